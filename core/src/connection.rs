@@ -1,0 +1,192 @@
+//! One JSON-RPC connection: the writer task, requests this side sent and awaits, and the
+//! raw incoming frames. Shared by the server and the client, which differ only in what
+//! they do with incoming requests and notifications.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::{SinkExt, StreamExt};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, Result};
+use crate::protocol::jsonrpc::{self, Response};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::transport::{FrameSink, FrameStream, Transport};
+
+/// How many outgoing messages may queue before senders wait for the writer.
+const OUTBOUND_CAPACITY: usize = 1024;
+
+type PendingReply = oneshot::Sender<std::result::Result<Box<RawValue>, ErrorObject>>;
+
+/// The sending half of a connection plus the table of requests awaiting an answer.
+pub(crate) struct Connection {
+    outbound: mpsc::Sender<String>,
+    pending: Mutex<HashMap<RequestId, PendingReply>>,
+    next_id: AtomicI64,
+    /// Cancelled when no more input will come: the peer closed, or this side closed.
+    closed: CancellationToken,
+    /// Cancelled to make the writer drain its queue, close the transport and stop.
+    stop_writing: CancellationToken,
+}
+
+impl Connection {
+    /// Starts the writer task and returns the connection and its incoming frames.
+    pub(crate) fn start(transport: Transport) -> (Arc<Connection>, FrameStream) {
+        let (outbound, queue) = mpsc::channel(OUTBOUND_CAPACITY);
+        let stop_writing = CancellationToken::new();
+        tokio::spawn(write_loop(queue, transport.outgoing, stop_writing.clone()));
+        let connection = Arc::new(Connection {
+            outbound,
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(0),
+            closed: CancellationToken::new(),
+            stop_writing,
+        });
+        (connection, transport.incoming)
+    }
+
+    /// Queues one message for writing.
+    pub(crate) async fn send(&self, text: String) -> Result<()> {
+        if self.stop_writing.is_cancelled() {
+            return Err(Error::ConnectionClosed);
+        }
+        self.outbound.send(text).await.map_err(|_| Error::ConnectionClosed)
+    }
+
+    /// Sends a notification.
+    pub(crate) async fn notify<P: Serialize>(&self, method: &str, params: Option<&P>) -> Result<()> {
+        self.send(jsonrpc::notification_text(method, params)).await
+    }
+
+    /// Allocates an id and registers it; the returned receiver gets the answer.
+    pub(crate) fn register(
+        &self,
+    ) -> (
+        RequestId,
+        oneshot::Receiver<std::result::Result<Box<RawValue>, ErrorObject>>,
+    ) {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        self.pending_table().insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    /// Forgets a request (it timed out or was cancelled).
+    pub(crate) fn forget(&self, id: &RequestId) {
+        self.pending_table().remove(id);
+    }
+
+    /// Sends a request and waits for its answer, with no timeout.
+    pub(crate) async fn request<P: Serialize>(&self, method: &str, params: Option<&P>) -> Result<Box<RawValue>> {
+        let (id, reply) = self.register();
+        if let Err(e) = self.send(jsonrpc::request_text(&id, method, params)).await {
+            self.forget(&id);
+            return Err(e);
+        }
+        await_reply(reply).await
+    }
+
+    /// Routes a response to the request that awaits it. Returns false when no request
+    /// with that id is pending (the response is dropped).
+    pub(crate) fn resolve(&self, response: Response) -> bool {
+        match self.pending_table().remove(&response.id) {
+            Some(waiter) => {
+                // The waiter may have given up (timeout); nothing to do then.
+                let _ = waiter.send(response.outcome);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Marks the input as over and fails every pending request with
+    /// [`Error::ConnectionClosed`]; queued output is still written.
+    pub(crate) fn input_ended(&self) {
+        self.closed.cancel();
+        self.pending_table().clear();
+    }
+
+    /// Ends the connection: fails pending requests, writes what is queued, then closes
+    /// the transport (for a child process: its stdin).
+    pub(crate) fn close(&self) {
+        self.input_ended();
+        self.stop_writing.cancel();
+    }
+
+    fn pending_table(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, PendingReply>> {
+        // The table holds no invariant a panic could break.
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Waits for a registered request's answer.
+pub(crate) async fn await_reply(
+    reply: oneshot::Receiver<std::result::Result<Box<RawValue>, ErrorObject>>,
+) -> Result<Box<RawValue>> {
+    match reply.await {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(error)) => Err(Error::Remote(error)),
+        Err(_) => Err(Error::ConnectionClosed),
+    }
+}
+
+/// Writes queued messages, flushing once the queue is empty so that bursts share a write.
+/// Ends when every sender is gone or `stop` fires (then what is queued is written first).
+async fn write_loop(mut queue: mpsc::Receiver<String>, mut sink: FrameSink, stop: CancellationToken) {
+    loop {
+        let first = tokio::select! {
+            biased;
+            message = queue.recv() => message,
+            _ = stop.cancelled() => None,
+        };
+        let Some(first) = first else { break };
+        if sink.feed(first).await.is_err() {
+            stop.cancel();
+            return;
+        }
+        while let Ok(next) = queue.try_recv() {
+            if sink.feed(next).await.is_err() {
+                stop.cancel();
+                return;
+            }
+        }
+        if sink.flush().await.is_err() {
+            stop.cancel();
+            return;
+        }
+    }
+    while let Ok(next) = queue.try_recv() {
+        if sink.feed(next).await.is_err() {
+            break;
+        }
+    }
+    let _ = sink.close().await;
+    stop.cancel();
+}
+
+/// Reads frames until the stream ends, handing each to `on_frame`; then closes the
+/// connection so that pending requests fail promptly.
+pub(crate) async fn read_loop<F>(connection: &Connection, mut incoming: FrameStream, mut on_frame: F)
+where
+    F: FnMut(crate::transport::Frame),
+{
+    loop {
+        let frame = tokio::select! {
+            frame = incoming.next() => frame,
+            _ = connection.stop_writing.cancelled() => None,
+        };
+        match frame {
+            Some(Ok(frame)) => on_frame(frame),
+            Some(Err(e)) => {
+                tracing::debug!(error = %e, "transport failed");
+                break;
+            }
+            None => break,
+        }
+    }
+    connection.input_ended();
+}

@@ -1,0 +1,21 @@
+//! # oxmcp
+//!
+//! The Model Context Protocol, written once in Rust: a server and a client that speak
+//! both protocol eras (the `initialize` handshake of 2024-11-05 to 2025-11-25, and the
+//! stateless per-request metadata of 2026-07-28) over stdio, in-memory pairs and more.
+//!
+//! - [`server`]: define tools, resources and prompts; serve them.
+//! - [`client`]: connect to a server, negotiate the era, call it.
+//! - [`protocol`]: the wire types of every revision.
+//! - [`transport`]: how bytes move.
+
+#![warn(missing_docs)]
+
+pub mod client;
+mod connection;
+mod error;
+pub mod protocol;
+pub mod server;
+pub mod transport;
+
+pub use error::{Error, Result};

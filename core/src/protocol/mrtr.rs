@@ -1,0 +1,72 @@
+//! Multi round-trip requests (2026-07-28): the server answers `input_required`, the client
+//! retries with the answers.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::elicitation::{ElicitRequestParams, ElicitResult};
+use super::meta::Meta;
+use super::result::{protocol_result, ResultType};
+use super::roots::ListRootsResult;
+use super::sampling::{CreateMessageRequestParams, CreateMessageResult};
+
+/// Something the server needs from the client before it can finish.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum InputRequest {
+    /// An LLM completion.
+    #[serde(rename = "sampling/createMessage")]
+    Sampling(CreateMessageRequestParams),
+    /// The user's input.
+    #[serde(rename = "elicitation/create")]
+    Elicitation(ElicitRequestParams),
+    /// The client's roots.
+    #[serde(rename = "roots/list")]
+    Roots(ListRootsRequestParams),
+}
+
+/// Params of `roots/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsRequestParams {
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The client's answer to one [`InputRequest`]. The shapes do not overlap, so the answer
+/// is recognised by its members.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum InputResponse {
+    /// Answer to a sampling request.
+    Sampling(CreateMessageResult),
+    /// Answer to an elicitation.
+    Elicitation(ElicitResult),
+    /// Answer to a roots request.
+    Roots(ListRootsResult),
+}
+
+/// Input requests by key.
+pub type InputRequests = BTreeMap<String, InputRequest>;
+/// Input responses by the key of the request they answer.
+pub type InputResponses = BTreeMap<String, InputResponse>;
+
+/// An interim result: the server needs input, and the client should retry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct InputRequiredResult {
+    /// What the server needs.
+    #[serde(rename = "inputRequests", default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<InputRequests>,
+    /// Opaque state to echo on the retry.
+    #[serde(rename = "requestState", default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// `input_required`.
+    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+protocol_result!(InputRequiredResult);

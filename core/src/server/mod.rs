@@ -1,0 +1,384 @@
+//! The MCP server: registries of tools, resources, templates and prompts, served over any
+//! transport in both protocol eras.
+//!
+//! ```no_run
+//! use oxmcp::server::{Context, Server, ToolDef};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Echo { text: String }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder("echo", "1.0.0")
+//!     .tool(ToolDef::new("echo").typed(|args: Echo, _ctx: Context| async move { args.text }))
+//!     .build()?;
+//! server.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::broadcast;
+
+mod completion;
+mod context;
+mod events;
+mod handler;
+mod pagination;
+mod prompts;
+mod registry;
+mod resources;
+mod schema;
+mod session;
+mod tools;
+pub mod uri_template;
+
+pub use completion::CompletionHandler;
+pub use context::Context;
+pub use handler::{BoxFuture, HandlerError};
+pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
+pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, TemplateDef};
+pub use schema::{schema_for, DefinitionError};
+pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
+
+use crate::connection::Connection;
+use crate::protocol::{
+    CacheScope, CacheableResult, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
+};
+use crate::transport::{self, Transport};
+use events::ServerEvent;
+use prompts::RegisteredPrompt;
+use registry::Registry;
+use resources::{RegisteredResource, RegisteredTemplate};
+use session::Session;
+use tools::RegisteredTool;
+
+/// How many change events may queue for a slow connection before it misses some.
+const EVENT_CAPACITY: usize = 256;
+
+/// An MCP server. Cheap to clone: clones share registries, so one value serves any number
+/// of connections, and tools added at runtime appear on all of them.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+struct ServerInner {
+    info: Arc<Implementation>,
+    instructions: Option<String>,
+    registry: RwLock<Arc<Registry>>,
+    events: broadcast::Sender<ServerEvent>,
+    page_size: Option<usize>,
+    cache_ttl_ms: u64,
+    cache_scope: CacheScope,
+    max_message_size: usize,
+}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDef>,
+    resources: Vec<ResourceDef>,
+    templates: Vec<TemplateDef>,
+    prompts: Vec<PromptDef>,
+    page_size: Option<usize>,
+    cache_ttl_ms: u64,
+    cache_scope: CacheScope,
+    max_message_size: usize,
+}
+
+impl ServerBuilder {
+    /// The server's description of itself (title, icons, web site…).
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.info = info;
+        self
+    }
+
+    /// Guidance for the model on how to use the server.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds a static resource.
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a resource template.
+    pub fn template(mut self, template: TemplateDef) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Splits list results into pages of at most `size` items (default: one page).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = Some(size.max(1));
+        self
+    }
+
+    /// The caching hints of modern list and read results (default: 0 ms, public).
+    pub fn cache_hints(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.cache_ttl_ms = ttl_ms;
+        self.cache_scope = scope;
+        self
+    }
+
+    /// The largest message accepted on stream transports (default 4 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// Compiles every definition (schemas, URI templates) and returns the server.
+    pub fn build(self) -> Result<Server, DefinitionError> {
+        let mut registry = Registry::default();
+        for tool in self.tools {
+            insert_unique(
+                &mut registry.tools,
+                RegisteredTool::compile(tool)?,
+                |t| t.tool.name.clone(),
+                "tool",
+            )?;
+        }
+        for resource in self.resources {
+            insert_unique(
+                &mut registry.resources,
+                RegisteredResource::compile(resource)?,
+                |r| r.resource.uri.clone(),
+                "resource",
+            )?;
+        }
+        for template in self.templates {
+            insert_unique(
+                &mut registry.templates,
+                RegisteredTemplate::compile(template)?,
+                |t| t.template.uri_template.clone(),
+                "resource template",
+            )?;
+        }
+        for prompt in self.prompts {
+            insert_unique(
+                &mut registry.prompts,
+                RegisteredPrompt::compile(prompt)?,
+                |p| p.prompt.name.clone(),
+                "prompt",
+            )?;
+        }
+        let (events, _) = broadcast::channel(EVENT_CAPACITY);
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: Arc::new(self.info),
+                instructions: self.instructions,
+                registry: RwLock::new(Arc::new(registry)),
+                events,
+                page_size: self.page_size,
+                cache_ttl_ms: self.cache_ttl_ms,
+                cache_scope: self.cache_scope,
+                max_message_size: self.max_message_size,
+            }),
+        })
+    }
+}
+
+fn insert_unique<T>(
+    map: &mut indexmap::IndexMap<String, Arc<T>>,
+    item: T,
+    key: impl Fn(&T) -> String,
+    kind: &str,
+) -> Result<(), DefinitionError> {
+    let key = key(&item);
+    if map.contains_key(&key) {
+        return Err(DefinitionError::new(format!("{kind} {key:?} is defined twice")));
+    }
+    map.insert(key, Arc::new(item));
+    Ok(())
+}
+
+impl Server {
+    /// Starts building a server with this name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            page_size: None,
+            cache_ttl_ms: 0,
+            cache_scope: CacheScope::Public,
+            max_message_size: transport::DEFAULT_MAX_MESSAGE_SIZE,
+        }
+    }
+
+    /// Serves one connection until its input ends and the requests in flight finish.
+    pub async fn serve(&self, transport: Transport) -> crate::Result<()> {
+        let (connection, incoming) = Connection::start(transport);
+        Session::new(self.clone(), connection).run(incoming).await;
+        Ok(())
+    }
+
+    /// Serves this process's stdin and stdout until stdin closes.
+    pub async fn serve_stdio(&self) -> crate::Result<()> {
+        self.serve(transport::stdio::stdio(self.inner.max_message_size)).await
+    }
+
+    /// Adds (or replaces) a tool; every connection is told the list changed.
+    pub fn add_tool(&self, tool: ToolDef) -> Result<(), DefinitionError> {
+        let tool = Arc::new(RegisteredTool::compile(tool)?);
+        self.change(ServerEvent::ToolsListChanged, |r| {
+            r.tools.insert(tool.tool.name.clone(), tool);
+        });
+        Ok(())
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.change(ServerEvent::ToolsListChanged, |r| r.tools.shift_remove(name).is_some())
+    }
+
+    /// Adds (or replaces) a static resource.
+    pub fn add_resource(&self, resource: ResourceDef) -> Result<(), DefinitionError> {
+        let resource = Arc::new(RegisteredResource::compile(resource)?);
+        self.change(ServerEvent::ResourcesListChanged, |r| {
+            r.resources.insert(resource.resource.uri.clone(), resource);
+        });
+        Ok(())
+    }
+
+    /// Removes a static resource; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.change(ServerEvent::ResourcesListChanged, |r| {
+            r.resources.shift_remove(uri).is_some()
+        })
+    }
+
+    /// Adds (or replaces) a resource template.
+    pub fn add_template(&self, template: TemplateDef) -> Result<(), DefinitionError> {
+        let template = Arc::new(RegisteredTemplate::compile(template)?);
+        self.change(ServerEvent::ResourcesListChanged, |r| {
+            r.templates.insert(template.template.uri_template.clone(), template);
+        });
+        Ok(())
+    }
+
+    /// Removes a resource template by its URI template; returns whether it existed.
+    pub fn remove_template(&self, uri_template: &str) -> bool {
+        self.change(ServerEvent::ResourcesListChanged, |r| {
+            r.templates.shift_remove(uri_template).is_some()
+        })
+    }
+
+    /// Adds (or replaces) a prompt.
+    pub fn add_prompt(&self, prompt: PromptDef) -> Result<(), DefinitionError> {
+        let prompt = Arc::new(RegisteredPrompt::compile(prompt)?);
+        self.change(ServerEvent::PromptsListChanged, |r| {
+            r.prompts.insert(prompt.prompt.name.clone(), prompt);
+        });
+        Ok(())
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change(ServerEvent::PromptsListChanged, |r| {
+            r.prompts.shift_remove(name).is_some()
+        })
+    }
+
+    /// Tells subscribers of `uri` that it changed.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        let _ = self.inner.events.send(ServerEvent::ResourceUpdated(uri.into()));
+    }
+
+    /// The server's name and version.
+    pub fn server_info(&self) -> Arc<Implementation> {
+        Arc::clone(&self.inner.info)
+    }
+
+    /// Applies `edit` to a copy of the registry, swaps it in, and announces `event` when
+    /// `edit` reports a change.
+    fn change<R: Into<Changed>>(&self, event: ServerEvent, edit: impl FnOnce(&mut Registry) -> R) -> bool {
+        let changed = {
+            let mut guard = self.inner.registry.write().unwrap_or_else(|e| e.into_inner());
+            let mut next = Registry::clone(&guard);
+            let changed = edit(&mut next).into().0;
+            if changed {
+                *guard = Arc::new(next);
+            }
+            changed
+        };
+        if changed {
+            let _ = self.inner.events.send(event);
+        }
+        changed
+    }
+
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.inner.registry.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    pub(crate) fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
+        self.inner.events.subscribe()
+    }
+
+    pub(crate) fn instructions(&self) -> Option<String> {
+        self.inner.instructions.clone()
+    }
+
+    pub(crate) fn page_size(&self) -> Option<usize> {
+        self.inner.page_size
+    }
+
+    pub(crate) fn stamp_cache_hints(&self, result: &mut impl CacheableResult) {
+        result.set_cache_hints(self.inner.cache_ttl_ms, self.inner.cache_scope);
+    }
+
+    /// Everything is declared: definitions may be added at runtime.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let list_changed = || {
+            Some(ListChangedCapability {
+                list_changed: Some(true),
+            })
+        };
+        ServerCapabilities {
+            logging: Some(Default::default()),
+            completions: Some(Default::default()),
+            prompts: list_changed(),
+            resources: Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            tools: list_changed(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Whether a registry edit changed anything: `()` always does, `bool` says.
+struct Changed(bool);
+
+impl From<()> for Changed {
+    fn from(_: ()) -> Self {
+        Changed(true)
+    }
+}
+
+impl From<bool> for Changed {
+    fn from(changed: bool) -> Self {
+        Changed(changed)
+    }
+}

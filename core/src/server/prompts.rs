@@ -1,0 +1,208 @@
+//! Prompt definitions.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use super::completion::{CompletionHandler, CompletionHandlers};
+use super::context::Context;
+use super::handler::{BoxFuture, HandlerError};
+use super::schema::DefinitionError;
+use crate::protocol::{GetPromptResult, Icon, Meta, Prompt, PromptArgument, PromptMessage};
+
+/// Renders a prompt from its arguments (required ones are checked before it runs).
+pub trait PromptHandler: Send + Sync + 'static {
+    /// Renders the prompt.
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>>;
+}
+
+/// Values a prompt handler may return.
+pub trait IntoPromptResult {
+    /// Converts into the result sent to the client.
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        Ok(self)
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        Ok(GetPromptResult {
+            messages: self,
+            ..Default::default()
+        })
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        vec![self].into_prompt_result()
+    }
+}
+
+/// Text becomes one user message.
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        PromptMessage::user(self).into_prompt_result()
+    }
+}
+
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        self.to_owned().into_prompt_result()
+    }
+}
+
+impl<T: IntoPromptResult, E: Into<HandlerError>> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        self.map_err(Into::into)?.into_prompt_result()
+    }
+}
+
+struct FnPromptHandler<F>(F);
+
+impl<F, Fut, R> PromptHandler for FnPromptHandler<F>
+where
+    F: Fn(BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoPromptResult,
+{
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
+        let future = (self.0)(arguments, ctx);
+        Box::pin(async move { future.await.into_prompt_result() })
+    }
+}
+
+/// A prompt to register.
+///
+/// ```
+/// use oxmcp::server::PromptDef;
+///
+/// let review = PromptDef::new("review")
+///     .argument("code", "The code to review", true)
+///     .handler(|args, _ctx| async move { format!("Please review:\n{}", args["code"]) });
+/// ```
+#[derive(Clone)]
+pub struct PromptDef {
+    pub(crate) prompt: Prompt,
+    pub(crate) handler: Option<Arc<dyn PromptHandler>>,
+    pub(crate) completions: CompletionHandlers,
+}
+
+impl PromptDef {
+    /// A prompt named `name` with no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        PromptDef {
+            prompt: Prompt {
+                name: name.into(),
+                title: None,
+                description: None,
+                arguments: None,
+                icons: None,
+                meta: None,
+            },
+            handler: None,
+            completions: CompletionHandlers::default(),
+        }
+    }
+
+    /// The display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.prompt.title = Some(title.into());
+        self
+    }
+
+    /// What the prompt is for.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.prompt.description = Some(description.into());
+        self
+    }
+
+    /// Adds an argument.
+    pub fn argument(mut self, name: impl Into<String>, description: impl Into<String>, required: bool) -> Self {
+        self.prompt.arguments.get_or_insert_with(Vec::new).push(PromptArgument {
+            name: name.into(),
+            title: None,
+            description: Some(description.into()),
+            required: Some(required),
+        });
+        self
+    }
+
+    /// Icons for display.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.prompt.icons = Some(icons);
+        self
+    }
+
+    /// Metadata.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.prompt.meta = Some(meta);
+        self
+    }
+
+    /// The handler.
+    pub fn handler<F, Fut, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        self.handler = Some(Arc::new(FnPromptHandler(handler)));
+        self
+    }
+
+    /// A handler implemented elsewhere (e.g. by a language binding).
+    pub fn handler_object(mut self, handler: Arc<dyn PromptHandler>) -> Self {
+        self.handler = Some(handler);
+        self
+    }
+
+    /// Completes values of the argument `argument`.
+    pub fn complete(mut self, argument: impl Into<String>, handler: impl CompletionHandler) -> Self {
+        self.completions.insert(argument.into(), Arc::new(handler));
+        self
+    }
+}
+
+/// A prompt ready to serve.
+pub(crate) struct RegisteredPrompt {
+    pub(crate) prompt: Prompt,
+    pub(crate) handler: Arc<dyn PromptHandler>,
+    pub(crate) completions: CompletionHandlers,
+}
+
+impl RegisteredPrompt {
+    pub(crate) fn compile(def: PromptDef) -> Result<Self, DefinitionError> {
+        let handler = def
+            .handler
+            .ok_or_else(|| DefinitionError::new(format!("prompt {:?} has no handler", def.prompt.name)))?;
+        Ok(RegisteredPrompt {
+            prompt: def.prompt,
+            handler,
+            completions: def.completions,
+        })
+    }
+
+    /// The names of required arguments missing from `arguments`.
+    pub(crate) fn missing_arguments(&self, arguments: &BTreeMap<String, String>) -> Vec<&str> {
+        self.prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+}

@@ -1,0 +1,335 @@
+//! Resource definitions: static resources by URI, and templates matched by RFC 6570.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use super::completion::{CompletionHandler, CompletionHandlers};
+use super::context::Context;
+use super::handler::{BoxFuture, HandlerError};
+use super::schema::DefinitionError;
+use super::uri_template::UriTemplate;
+use crate::protocol::{Annotations, Icon, Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+
+/// Reads a resource. `variables` holds the template's values (empty for a static
+/// resource).
+pub trait ResourceHandler: Send + Sync + 'static {
+    /// Reads `uri`.
+    fn read(
+        &self,
+        uri: String,
+        variables: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>>;
+}
+
+/// Values a resource handler may return. `mime_type` is the definition's MIME type.
+pub trait IntoReadResult {
+    /// Converts into the result for `uri`.
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError>;
+}
+
+impl IntoReadResult for ReadResourceResult {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
+        Ok(self)
+    }
+}
+
+impl IntoReadResult for Vec<ResourceContents> {
+    fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
+        Ok(ReadResourceResult {
+            contents: self,
+            ..Default::default()
+        })
+    }
+}
+
+impl IntoReadResult for ResourceContents {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
+        vec![self].into_read_result(uri, mime_type)
+    }
+}
+
+impl IntoReadResult for String {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
+        let mut contents = ResourceContents::text(uri, self);
+        if let ResourceContents::Text(text) = &mut contents {
+            text.mime_type = mime_type.map(str::to_owned);
+        }
+        contents.into_read_result(uri, mime_type)
+    }
+}
+
+impl IntoReadResult for &'static str {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
+        self.to_owned().into_read_result(uri, mime_type)
+    }
+}
+
+impl<T: IntoReadResult, E: Into<HandlerError>> IntoReadResult for Result<T, E> {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
+        self.map_err(Into::into)?.into_read_result(uri, mime_type)
+    }
+}
+
+struct FnResourceHandler<F> {
+    handler: F,
+    mime_type: Option<String>,
+}
+
+impl<F, Fut, R> ResourceHandler for FnResourceHandler<F>
+where
+    F: Fn(String, BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoReadResult,
+{
+    fn read(
+        &self,
+        uri: String,
+        variables: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+        let future = (self.handler)(uri.clone(), variables, ctx);
+        let mime_type = self.mime_type.clone();
+        Box::pin(async move { future.await.into_read_result(&uri, mime_type.as_deref()) })
+    }
+}
+
+/// A static resource to register.
+///
+/// ```
+/// use oxmcp::server::ResourceDef;
+///
+/// let readme = ResourceDef::new("file:///readme.md", "readme")
+///     .mime_type("text/markdown")
+///     .handler(|_uri, _vars, _ctx| async { "# Hello" });
+/// ```
+#[derive(Clone)]
+pub struct ResourceDef {
+    pub(crate) resource: Resource,
+    pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
+}
+
+impl ResourceDef {
+    /// A resource at `uri` named `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceDef {
+            resource: Resource {
+                uri: uri.into(),
+                name: name.into(),
+                title: None,
+                description: None,
+                mime_type: None,
+                annotations: None,
+                size: None,
+                icons: None,
+                meta: None,
+            },
+            handler: None,
+        }
+    }
+
+    /// A resource from a complete protocol definition.
+    pub fn from_resource(resource: Resource) -> Self {
+        ResourceDef {
+            resource,
+            handler: None,
+        }
+    }
+
+    /// The display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.resource.title = Some(title.into());
+        self
+    }
+
+    /// What it is.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.resource.description = Some(description.into());
+        self
+    }
+
+    /// Its MIME type; text returned by the handler is labelled with it.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.resource.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Usage hints.
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.resource.annotations = Some(annotations);
+        self
+    }
+
+    /// Size in bytes.
+    pub fn size(mut self, size: u64) -> Self {
+        self.resource.size = Some(size);
+        self
+    }
+
+    /// Icons for display.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.resource.icons = Some(icons);
+        self
+    }
+
+    /// Metadata.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.resource.meta = Some(meta);
+        self
+    }
+
+    /// The handler.
+    pub fn handler<F, Fut, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(String, BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult,
+    {
+        self.handler = Some(Arc::new(FnResourceHandler {
+            handler,
+            mime_type: self.resource.mime_type.clone(),
+        }));
+        self
+    }
+
+    /// A handler implemented elsewhere (e.g. by a language binding).
+    pub fn handler_object(mut self, handler: Arc<dyn ResourceHandler>) -> Self {
+        self.handler = Some(handler);
+        self
+    }
+}
+
+/// A resource template to register: every URI it matches is readable.
+///
+/// ```
+/// use oxmcp::server::TemplateDef;
+///
+/// let greeting = TemplateDef::new("greeting://{name}", "greeting")
+///     .handler(|_uri, vars, _ctx| async move { format!("Hello, {}!", vars["name"]) });
+/// ```
+#[derive(Clone)]
+pub struct TemplateDef {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
+    pub(crate) completions: CompletionHandlers,
+}
+
+impl TemplateDef {
+    /// A template with this RFC 6570 URI template and name.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        TemplateDef {
+            template: ResourceTemplate {
+                uri_template: uri_template.into(),
+                name: name.into(),
+                title: None,
+                description: None,
+                mime_type: None,
+                annotations: None,
+                icons: None,
+                meta: None,
+            },
+            handler: None,
+            completions: CompletionHandlers::default(),
+        }
+    }
+
+    /// The display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.template.title = Some(title.into());
+        self
+    }
+
+    /// What the resources are.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.template.description = Some(description.into());
+        self
+    }
+
+    /// The MIME type of every matching resource.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.template.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Icons for display.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.template.icons = Some(icons);
+        self
+    }
+
+    /// Metadata.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.template.meta = Some(meta);
+        self
+    }
+
+    /// The handler; it receives the matched variables.
+    pub fn handler<F, Fut, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(String, BTreeMap<String, String>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult,
+    {
+        self.handler = Some(Arc::new(FnResourceHandler {
+            handler,
+            mime_type: self.template.mime_type.clone(),
+        }));
+        self
+    }
+
+    /// A handler implemented elsewhere (e.g. by a language binding).
+    pub fn handler_object(mut self, handler: Arc<dyn ResourceHandler>) -> Self {
+        self.handler = Some(handler);
+        self
+    }
+
+    /// Completes values of the template variable `variable`.
+    pub fn complete(mut self, variable: impl Into<String>, handler: impl CompletionHandler) -> Self {
+        self.completions.insert(variable.into(), Arc::new(handler));
+        self
+    }
+}
+
+/// A static resource ready to serve.
+pub(crate) struct RegisteredResource {
+    pub(crate) resource: Resource,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+}
+
+impl RegisteredResource {
+    pub(crate) fn compile(def: ResourceDef) -> Result<Self, DefinitionError> {
+        let handler = def
+            .handler
+            .ok_or_else(|| DefinitionError::new(format!("resource {:?} has no handler", def.resource.uri)))?;
+        Ok(RegisteredResource {
+            resource: def.resource,
+            handler,
+        })
+    }
+}
+
+/// A template ready to serve, its URI template parsed once.
+pub(crate) struct RegisteredTemplate {
+    pub(crate) template: ResourceTemplate,
+    pub(crate) matcher: UriTemplate,
+    pub(crate) handler: Arc<dyn ResourceHandler>,
+    pub(crate) completions: CompletionHandlers,
+}
+
+impl RegisteredTemplate {
+    pub(crate) fn compile(def: TemplateDef) -> Result<Self, DefinitionError> {
+        let uri_template = &def.template.uri_template;
+        let matcher = UriTemplate::parse(uri_template)
+            .map_err(|e| DefinitionError::new(format!("resource template {uri_template:?}: {e}")))?;
+        let handler = def
+            .handler
+            .ok_or_else(|| DefinitionError::new(format!("resource template {uri_template:?} has no handler")))?;
+        Ok(RegisteredTemplate {
+            template: def.template,
+            matcher,
+            handler,
+            completions: def.completions,
+        })
+    }
+}

@@ -1,0 +1,110 @@
+//! JSON Schema: generation from Rust types and validation, compiled once per schema.
+
+use serde_json::{Map, Value};
+
+/// A tool, resource or prompt definition that cannot be served as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DefinitionError(String);
+
+impl DefinitionError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        DefinitionError(message.into())
+    }
+}
+
+/// The JSON Schema of `T`, as an object.
+pub fn schema_for<T: schemars::JsonSchema>() -> Map<String, Value> {
+    let schema = schemars::SchemaGenerator::default().into_root_schema_for::<T>();
+    match schema.to_value() {
+        Value::Object(map) => map,
+        // `true` (anything goes) as an object schema.
+        _ => Map::from_iter([("type".to_owned(), Value::from("object"))]),
+    }
+}
+
+/// A compiled validator. JSON Schema 2020-12 unless the schema names another dialect in
+/// `$schema`; remote `$ref`s are never fetched.
+pub(crate) struct CompiledSchema(jsonschema::Validator);
+
+impl CompiledSchema {
+    pub(crate) fn compile(schema: &Map<String, Value>) -> Result<Self, String> {
+        let schema = Value::Object(schema.clone());
+        let mut options = jsonschema::options();
+        if schema.get("$schema").is_none() {
+            options = options.with_draft(jsonschema::Draft::Draft202012);
+        }
+        options.build(&schema).map(CompiledSchema).map_err(|e| e.to_string())
+    }
+
+    /// `Ok` when `instance` is valid; otherwise every problem, one per line, each with
+    /// the path of the offending value.
+    pub(crate) fn validate(&self, instance: &Value) -> Result<(), String> {
+        let problems: Vec<String> = self
+            .0
+            .iter_errors(instance)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{path}: {e}")
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn compile(schema: Value) -> CompiledSchema {
+        CompiledSchema::compile(schema.as_object().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn reports_each_problem_with_its_path() {
+        let schema = compile(json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}},
+            "required": ["a", "b"]
+        }));
+        assert!(schema.validate(&json!({"a": 1, "b": 2})).is_ok());
+        let problems = schema.validate(&json!({"a": "x"})).unwrap_err();
+        assert!(problems.contains("/a"), "{problems}");
+        assert!(problems.contains("\"b\" is a required property"), "{problems}");
+    }
+
+    #[test]
+    fn defaults_to_2020_12_and_honours_schema() {
+        // `prefixItems` exists only from 2020-12 on.
+        let modern = compile(json!({"type": "array", "prefixItems": [{"type": "integer"}]}));
+        assert!(modern.validate(&json!(["x"])).is_err());
+        let draft7 = compile(json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "array", "prefixItems": [{"type": "integer"}]
+        }));
+        assert!(draft7.validate(&json!(["x"])).is_ok());
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Point {
+        x: f64,
+        y: f64,
+    }
+
+    #[test]
+    fn generates_object_schemas_from_types() {
+        let schema = schema_for::<Point>();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], json!(["x", "y"]));
+    }
+}

@@ -1,0 +1,705 @@
+//! One connection's view of the server: reads each request's era, dispatches it to the
+//! registries, and stamps the result the way the request's protocol version expects.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, RwLock};
+
+use futures::FutureExt;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::completion::completion_from;
+use super::context::Context;
+use super::events::ServerEvent;
+use super::pagination::page;
+use super::registry::ResourceMatch;
+use super::Server;
+use crate::connection::Connection;
+use crate::protocol::jsonrpc::{self, Incoming, InvalidMessage, Message, Notification, Request};
+use crate::protocol::{
+    code, meta, methods, CallToolRequestParams, CallToolResult, CancelledNotificationParams, ClientCapabilities,
+    CompleteRequestParams, CompleteResult, CompletionReference, DiscoverResult, EmptyResult, Era, ErrorObject,
+    GetPromptRequestParams, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Meta, ProtocolResult,
+    ProtocolVersion, ReadResourceRequestParams, RequestId, RequestMeta, ResourceUpdatedNotificationParams, ResultType,
+    SetLevelRequestParams, SubscriptionFilter, SubscriptionsListenParams, SubscriptionsListenResult,
+};
+use crate::transport::Frame;
+
+/// The protocol facts one request is served under.
+#[derive(Clone)]
+pub(crate) struct Exchange {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    /// The per-request log level (modern era).
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// What a legacy `initialize` established for the connection.
+struct Handshake {
+    exchange: Exchange,
+}
+
+/// The server side of one connection.
+pub(crate) struct Session {
+    server: Server,
+    connection: Arc<Connection>,
+    handshake: RwLock<Option<Handshake>>,
+    log_level: Mutex<Option<LoggingLevel>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    subscribed_uris: Mutex<HashSet<String>>,
+    /// Cancelled when the connection's input ends: stops subscription streams.
+    input_ended: CancellationToken,
+    tasks: TaskTracker,
+}
+
+/// How a request ends: a result's JSON text, or an error. `None` answers nothing (the
+/// request was cancelled).
+type Outcome = Result<String, ErrorObject>;
+
+impl Session {
+    pub(crate) fn new(server: Server, connection: Arc<Connection>) -> Arc<Self> {
+        Arc::new(Session {
+            server,
+            connection,
+            handshake: RwLock::new(None),
+            log_level: Mutex::new(None),
+            in_flight: Mutex::new(HashMap::new()),
+            subscribed_uris: Mutex::new(HashSet::new()),
+            input_ended: CancellationToken::new(),
+            tasks: TaskTracker::new(),
+        })
+    }
+
+    pub(crate) fn connection(&self) -> &Arc<Connection> {
+        &self.connection
+    }
+
+    /// The level set by `logging/setLevel`, if any.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *lock(&self.log_level)
+    }
+
+    /// Serves frames until the input ends, then waits for the requests in flight.
+    pub(crate) async fn run(self: Arc<Self>, incoming: crate::transport::FrameStream) {
+        let forwarder = tokio::spawn(Arc::clone(&self).forward_legacy_events(self.server.subscribe_events()));
+        crate::connection::read_loop(&self.connection, incoming, |frame| self.on_frame(frame)).await;
+        self.input_ended.cancel();
+        self.tasks.close();
+        self.tasks.wait().await;
+        forwarder.abort();
+        self.connection.close();
+    }
+
+    fn on_frame(self: &Arc<Self>, frame: Frame) {
+        let bytes = match frame {
+            Frame::Message(bytes) => bytes,
+            Frame::Oversized { limit } => {
+                let error = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
+                self.send_later(jsonrpc::error_text(None, &error));
+                return;
+            }
+        };
+        match jsonrpc::parse(&bytes) {
+            Ok(Incoming::Single(message)) => self.on_message(message),
+            Ok(Incoming::Batch(entries)) => self.on_batch(entries),
+            Err(invalid) => self.reject(&invalid),
+        }
+    }
+
+    fn reject(&self, invalid: &InvalidMessage) {
+        tracing::debug!(%invalid, "rejected a message");
+        self.send_later(jsonrpc::error_text(invalid.id(), &ErrorObject::from(invalid)));
+    }
+
+    fn on_message(self: &Arc<Self>, message: Message) {
+        match message {
+            Message::Request(request) => {
+                let session = Arc::clone(self);
+                self.tasks.spawn(async move {
+                    if let Some(text) = session.answer(request).await {
+                        let _ = session.connection.send(text).await;
+                    }
+                });
+            }
+            Message::Notification(notification) => self.on_notification(notification),
+            Message::Response(response) => {
+                if !self.connection.resolve(response) {
+                    tracing::debug!("dropped a response to an unknown request id");
+                }
+            }
+        }
+    }
+
+    /// JSON-RPC batches: only a 2025-03-26 session may send them.
+    fn on_batch(self: &Arc<Self>, entries: Vec<Result<Message, InvalidMessage>>) {
+        let version = read(&self.handshake).as_ref().map(|h| h.exchange.version);
+        if !version.is_some_and(ProtocolVersion::allows_batches) {
+            let error = ErrorObject::invalid_request("batches are only allowed in protocol version 2025-03-26");
+            self.send_later(jsonrpc::error_text(None, &error));
+            return;
+        }
+        let session = Arc::clone(self);
+        self.tasks.spawn(async move {
+            let mut answers = Vec::new();
+            for entry in entries {
+                match entry {
+                    Ok(Message::Request(request)) => answers.push(session.answer(request)),
+                    Ok(other) => session.on_message(other),
+                    Err(invalid) => {
+                        let text = jsonrpc::error_text(invalid.id(), &ErrorObject::from(&invalid));
+                        answers.push(Box::pin(std::future::ready(Some(text))));
+                    }
+                }
+            }
+            let texts: Vec<String> = futures::future::join_all(answers).await.into_iter().flatten().collect();
+            if !texts.is_empty() {
+                let _ = session.connection.send(format!("[{}]", texts.join(","))).await;
+            }
+        });
+    }
+
+    fn send_later(&self, text: String) {
+        let connection = Arc::clone(&self.connection);
+        self.tasks.spawn(async move {
+            let _ = connection.send(text).await;
+        });
+    }
+
+    fn on_notification(&self, notification: Notification) {
+        match notification.method.as_str() {
+            methods::CANCELLED => {
+                let Ok(params) = parse_params::<CancelledNotificationParams>(notification.params.as_deref()) else {
+                    tracing::debug!("ignored a malformed cancellation");
+                    return;
+                };
+                if let Some(token) = lock(&self.in_flight).get(&params.request_id) {
+                    token.cancel();
+                }
+            }
+            methods::INITIALIZED | methods::ROOTS_LIST_CHANGED => {}
+            other => tracing::debug!(method = other, "ignored a notification"),
+        }
+    }
+
+    /// Answers one request: the response text, or `None` when it was cancelled.
+    fn answer(self: &Arc<Self>, request: Request) -> futures::future::BoxFuture<'static, Option<String>> {
+        let session = Arc::clone(self);
+        Box::pin(async move {
+            let cancellation = CancellationToken::new();
+            lock(&session.in_flight).insert(request.id.clone(), cancellation.clone());
+            let id = request.id.clone();
+            let dispatch =
+                AssertUnwindSafe(Arc::clone(&session).dispatch(request, cancellation.clone())).catch_unwind();
+            let outcome = tokio::select! {
+                outcome = dispatch => Some(outcome.unwrap_or_else(|panic| {
+                    let detail = panic_message(&*panic);
+                    tracing::error!(detail, "a handler panicked");
+                    Err(ErrorObject::internal(format!("the handler panicked: {detail}")))
+                })),
+                _ = cancellation.cancelled() => None,
+            };
+            lock(&session.in_flight).remove(&id);
+            outcome.map(|outcome| match outcome {
+                Ok(result) => jsonrpc::raw_result_text(&id, &result),
+                Err(error) => jsonrpc::error_text(Some(&id), &error),
+            })
+        })
+    }
+
+    async fn dispatch(self: Arc<Self>, request: Request, cancellation: CancellationToken) -> Outcome {
+        let Request { id, method, params } = request;
+        let params = params.as_deref();
+        if method == methods::INITIALIZE {
+            return self.initialize(params);
+        }
+        let head: ParamsHead = parse_params(params)?;
+        let exchange = match self.exchange_for(&method, head.meta.as_deref())? {
+            Some(exchange) => exchange,
+            // `ping` before `initialize`.
+            None => return finish(EmptyResult::default(), None),
+        };
+        let era = exchange.version.era();
+        let raw_meta = head
+            .meta
+            .as_deref()
+            .map(|raw| serde_json::from_str::<Meta>(raw.get()))
+            .transpose()
+            .map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
+        let ctx = Context::new(Arc::clone(&self), id.clone(), exchange.clone(), raw_meta, cancellation);
+        let stamp = (era == Era::Modern).then(|| self.server.server_info());
+        let outcome = match (method.as_str(), era) {
+            (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
+            (methods::DISCOVER, Era::Modern) => self.discover(stamp),
+            (methods::TOOLS_LIST, _) => self.list_tools(params, stamp),
+            (methods::TOOLS_CALL, _) => self.call_tool(params, &ctx, stamp).await,
+            (methods::RESOURCES_LIST, _) => self.list_resources(params, stamp),
+            (methods::RESOURCES_TEMPLATES_LIST, _) => self.list_templates(params, stamp),
+            (methods::RESOURCES_READ, _) => self.read_resource(params, &ctx, stamp).await,
+            (methods::RESOURCES_SUBSCRIBE, Era::Legacy) => self.subscribe(params, true),
+            (methods::RESOURCES_UNSUBSCRIBE, Era::Legacy) => self.subscribe(params, false),
+            (methods::PROMPTS_LIST, _) => self.list_prompts(params, stamp),
+            (methods::PROMPTS_GET, _) => self.get_prompt(params, &ctx, stamp).await,
+            (methods::COMPLETION_COMPLETE, _) => self.complete(params, stamp).await,
+            (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
+            (methods::SUBSCRIPTIONS_LISTEN, Era::Modern) => self.listen(params, &id, &ctx, stamp).await,
+            _ => Err(ErrorObject::method_not_found(&method)),
+        };
+        ctx.finish();
+        outcome
+    }
+
+    /// Decides the request's era and protocol facts: the modern `_meta` fields when
+    /// present, else the legacy handshake. `Ok(None)` is a `ping` before the handshake.
+    fn exchange_for(&self, method: &str, raw_meta: Option<&RawValue>) -> Result<Option<Exchange>, ErrorObject> {
+        let request_meta: RequestMeta = match raw_meta {
+            Some(raw) => {
+                serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?
+            }
+            None => RequestMeta::default(),
+        };
+        if let Some(handshake) = read(&self.handshake).as_ref() {
+            return Ok(Some(handshake.exchange.clone()));
+        }
+        let Some(requested) = request_meta.protocol_version else {
+            if method == methods::PING {
+                return Ok(None);
+            }
+            return Err(ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] is missing: send `initialize` first (legacy era) or give the protocol version on every request (2026-07-28)",
+                meta::PROTOCOL_VERSION
+            )));
+        };
+        let version = ProtocolVersion::parse(&requested)
+            .filter(|v| v.era() == Era::Modern)
+            .ok_or_else(|| ErrorObject::unsupported_protocol_version(&requested, &ProtocolVersion::all_strs()))?;
+        let client_capabilities = request_meta.client_capabilities.ok_or_else(|| {
+            ErrorObject::invalid_params(format!("_meta[\"{}\"] is missing", meta::CLIENT_CAPABILITIES))
+        })?;
+        Ok(Some(Exchange {
+            version,
+            client_capabilities: Arc::new(client_capabilities),
+            client_info: request_meta.client_info.map(Arc::new),
+            log_level: request_meta.log_level,
+        }))
+    }
+
+    fn initialize(&self, params: Option<&RawValue>) -> Outcome {
+        let params: InitializeRequestParams = parse_params(params)?;
+        let version = ProtocolVersion::parse(&params.protocol_version)
+            .filter(|v| v.era() == Era::Legacy)
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let exchange = Exchange {
+            version,
+            client_capabilities: Arc::new(params.capabilities),
+            client_info: Some(Arc::new(params.client_info)),
+            log_level: None,
+        };
+        *write(&self.handshake) = Some(Handshake { exchange });
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.server.capabilities(),
+            server_info: (*self.server.server_info()).clone(),
+            instructions: self.server.instructions(),
+            result_type: None,
+            meta: None,
+        };
+        finish(result, None)
+    }
+
+    fn discover(&self, stamp: Option<Arc<Implementation>>) -> Outcome {
+        let mut result = DiscoverResult {
+            supported_versions: ProtocolVersion::all_strs().into_iter().map(str::to_owned).collect(),
+            capabilities: self.server.capabilities(),
+            instructions: self.server.instructions(),
+            result_type: None,
+            meta: None,
+            ttl_ms: None,
+            cache_scope: None,
+        };
+        self.server.stamp_cache_hints(&mut result);
+        finish(result, stamp)
+    }
+
+    fn list_tools(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+        let cursor: CursorParams = parse_params(params)?;
+        let registry = self.server.registry();
+        let (tools, next_cursor) = page(&registry.tools, cursor.cursor.as_deref(), self.server.page_size())?;
+        let mut result = ListToolsResult {
+            tools: tools.map(|t| t.tool.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        };
+        if stamp.is_some() {
+            self.server.stamp_cache_hints(&mut result);
+        }
+        finish(result, stamp)
+    }
+
+    async fn call_tool(&self, params: Option<&RawValue>, ctx: &Context, stamp: Option<Arc<Implementation>>) -> Outcome {
+        let params: CallToolRequestParams = parse_params(params)?;
+        let Some(tool) = self.server.registry().tools.get(&params.name).cloned() else {
+            return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        let arguments_value = Value::Object(arguments);
+        if let Err(problems) = tool.input.validate(&arguments_value) {
+            let message = format!("invalid arguments for tool {}: {problems}", params.name);
+            if ctx.protocol_version().reports_input_errors_as_results() {
+                return finish(CallToolResult::error(message), stamp);
+            }
+            return Err(ErrorObject::invalid_params(message));
+        }
+        let Value::Object(arguments) = arguments_value else {
+            unreachable!("built from an object above")
+        };
+        let mut result = match tool.handler.call(arguments, ctx.clone()).await {
+            Ok(result) => result,
+            Err(super::HandlerError::Message(message)) => CallToolResult::error(message),
+            Err(super::HandlerError::Rpc(error)) => return Err(error),
+        };
+        if result.is_error != Some(true) {
+            if let Some(output) = &tool.output {
+                let structured = result.structured_content.as_ref().ok_or_else(|| {
+                    ErrorObject::internal(format!(
+                        "tool {} has an output schema but returned no structured content",
+                        params.name
+                    ))
+                })?;
+                output.validate(structured).map_err(|problems| {
+                    ErrorObject::internal(format!(
+                        "tool {} returned output that breaks its schema: {problems}",
+                        params.name
+                    ))
+                })?;
+            }
+        }
+        if !ctx.protocol_version().has_structured_content() {
+            result.structured_content = None;
+        }
+        finish(result, stamp)
+    }
+
+    fn list_resources(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+        let cursor: CursorParams = parse_params(params)?;
+        let registry = self.server.registry();
+        let (resources, next_cursor) = page(&registry.resources, cursor.cursor.as_deref(), self.server.page_size())?;
+        let mut result = ListResourcesResult {
+            resources: resources.map(|r| r.resource.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        };
+        if stamp.is_some() {
+            self.server.stamp_cache_hints(&mut result);
+        }
+        finish(result, stamp)
+    }
+
+    fn list_templates(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+        let cursor: CursorParams = parse_params(params)?;
+        let registry = self.server.registry();
+        let (templates, next_cursor) = page(&registry.templates, cursor.cursor.as_deref(), self.server.page_size())?;
+        let mut result = ListResourceTemplatesResult {
+            resource_templates: templates.map(|t| t.template.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        };
+        if stamp.is_some() {
+            self.server.stamp_cache_hints(&mut result);
+        }
+        finish(result, stamp)
+    }
+
+    async fn read_resource(
+        &self,
+        params: Option<&RawValue>,
+        ctx: &Context,
+        stamp: Option<Arc<Implementation>>,
+    ) -> Outcome {
+        let params: ReadResourceRequestParams = parse_params(params)?;
+        let found = self.server.registry().find_resource(&params.uri);
+        let (handler, variables) = match found {
+            Some(ResourceMatch::Static(resource)) => (Arc::clone(&resource.handler), BTreeMap::new()),
+            Some(ResourceMatch::Template(template, variables)) => (Arc::clone(&template.handler), variables),
+            None => return Err(resource_not_found(&params.uri, ctx.era())),
+        };
+        let mut result = handler
+            .read(params.uri, variables, ctx.clone())
+            .await
+            .map_err(super::HandlerError::into_error_object)?;
+        if stamp.is_some() {
+            self.server.stamp_cache_hints(&mut result);
+        }
+        finish(result, stamp)
+    }
+
+    fn subscribe(&self, params: Option<&RawValue>, on: bool) -> Outcome {
+        let params: ReadResourceRequestParams = parse_params(params)?;
+        let mut uris = lock(&self.subscribed_uris);
+        if on {
+            uris.insert(params.uri);
+        } else {
+            uris.remove(&params.uri);
+        }
+        finish(EmptyResult::default(), None)
+    }
+
+    fn list_prompts(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+        let cursor: CursorParams = parse_params(params)?;
+        let registry = self.server.registry();
+        let (prompts, next_cursor) = page(&registry.prompts, cursor.cursor.as_deref(), self.server.page_size())?;
+        let mut result = ListPromptsResult {
+            prompts: prompts.map(|p| p.prompt.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        };
+        if stamp.is_some() {
+            self.server.stamp_cache_hints(&mut result);
+        }
+        finish(result, stamp)
+    }
+
+    async fn get_prompt(
+        &self,
+        params: Option<&RawValue>,
+        ctx: &Context,
+        stamp: Option<Arc<Implementation>>,
+    ) -> Outcome {
+        let params: GetPromptRequestParams = parse_params(params)?;
+        let Some(prompt) = self.server.registry().prompts.get(&params.name).cloned() else {
+            return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", params.name)));
+        };
+        let arguments = params.arguments.unwrap_or_default();
+        let missing = prompt.missing_arguments(&arguments);
+        if !missing.is_empty() {
+            return Err(ErrorObject::invalid_params(format!(
+                "prompt {} is missing required arguments: {}",
+                params.name,
+                missing.join(", ")
+            )));
+        }
+        let result = prompt
+            .handler
+            .get(arguments, ctx.clone())
+            .await
+            .map_err(super::HandlerError::into_error_object)?;
+        finish(result, stamp)
+    }
+
+    async fn complete(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+        let params: CompleteRequestParams = parse_params(params)?;
+        let registry = self.server.registry();
+        let handlers = match &params.reference {
+            CompletionReference::Prompt { name, .. } => registry
+                .prompts
+                .get(name)
+                .map(|p| &p.completions)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?,
+            CompletionReference::Resource { uri } => registry
+                .templates
+                .values()
+                .find(|t| &t.template.uri_template == uri)
+                .map(|t| &t.completions)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("unknown resource template: {uri}")))?,
+        };
+        let values = match handlers.get(&params.argument.name) {
+            Some(handler) => {
+                let context = params.context.and_then(|c| c.arguments).unwrap_or_default();
+                handler
+                    .complete(params.argument.value, context)
+                    .await
+                    .map_err(super::HandlerError::into_error_object)?
+            }
+            None => Vec::new(),
+        };
+        let result = CompleteResult {
+            completion: completion_from(values),
+            ..Default::default()
+        };
+        finish(result, stamp)
+    }
+
+    fn set_level(&self, params: Option<&RawValue>) -> Outcome {
+        let params: SetLevelRequestParams = parse_params(params)?;
+        *lock(&self.log_level) = Some(params.level);
+        finish(EmptyResult::default(), None)
+    }
+
+    /// `subscriptions/listen`: acknowledges, then forwards the chosen notifications tagged
+    /// with the subscription id until the client cancels or the input ends.
+    async fn listen(
+        &self,
+        params: Option<&RawValue>,
+        id: &RequestId,
+        ctx: &Context,
+        stamp: Option<Arc<Implementation>>,
+    ) -> Outcome {
+        let params: SubscriptionsListenParams = parse_params(params)?;
+        let filter = params.notifications;
+        let mut events = self.server.subscribe_events();
+        let tag = || {
+            Meta::from_iter([(
+                meta::SUBSCRIPTION_ID.to_owned(),
+                serde_json::to_value(id).unwrap_or_default(),
+            )])
+        };
+        let ack = SubscriptionsListenParams {
+            notifications: filter.clone(),
+            meta: Some(tag()),
+        };
+        self.connection
+            .notify(methods::SUBSCRIPTIONS_ACKNOWLEDGED, Some(&ack))
+            .await
+            .map_err(ErrorObject::internal)?;
+        loop {
+            let event = tokio::select! {
+                event = events.recv() => event,
+                _ = self.input_ended.cancelled() => break,
+                _ = ctx.cancellation().cancelled() => break,
+            };
+            let event = match event {
+                Ok(event) => event,
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "a subscription fell behind; notifications were dropped");
+                    continue;
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            };
+            if let Some((method, params)) = modern_notification(&event, &filter, tag()) {
+                if self
+                    .connection
+                    .send(jsonrpc::notification_text(method, Some(&params)))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        }
+        let result = SubscriptionsListenResult {
+            result_type: None,
+            meta: Some(tag()),
+        };
+        finish(result, stamp)
+    }
+
+    /// Sends list-changed and resource-updated notifications to a legacy client.
+    async fn forward_legacy_events(self: Arc<Self>, mut events: broadcast::Receiver<ServerEvent>) {
+        loop {
+            let event = match events.recv().await {
+                Ok(event) => event,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            if read(&self.handshake).is_none() {
+                continue;
+            }
+            let sent = match &event {
+                ServerEvent::ResourceUpdated(uri) => {
+                    if !lock(&self.subscribed_uris).contains(uri.as_ref()) {
+                        continue;
+                    }
+                    let params = ResourceUpdatedNotificationParams {
+                        uri: uri.to_string(),
+                        meta: None,
+                    };
+                    self.connection.notify(methods::RESOURCES_UPDATED, Some(&params)).await
+                }
+                list_changed => self.connection.notify(list_changed.method(), None::<&()>).await,
+            };
+            if sent.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The notification for `event` on a modern subscription with `filter`, if it asked for it.
+fn modern_notification(event: &ServerEvent, filter: &SubscriptionFilter, tag: Meta) -> Option<(&'static str, Value)> {
+    let wanted = match event {
+        ServerEvent::ToolsListChanged => filter.tools_list_changed == Some(true),
+        ServerEvent::PromptsListChanged => filter.prompts_list_changed == Some(true),
+        ServerEvent::ResourcesListChanged => filter.resources_list_changed == Some(true),
+        ServerEvent::ResourceUpdated(uri) => filter
+            .resource_subscriptions
+            .as_ref()
+            .is_some_and(|uris| uris.iter().any(|u| u == uri.as_ref())),
+    };
+    if !wanted {
+        return None;
+    }
+    let mut params = Map::new();
+    if let ServerEvent::ResourceUpdated(uri) = event {
+        params.insert("uri".into(), Value::from(uri.as_ref()));
+    }
+    params.insert("_meta".into(), Value::Object(tag));
+    Some((event.method(), Value::Object(params)))
+}
+
+/// The resource-not-found error of the request's era: -32002 before 2026-07-28, -32602 after.
+fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
+    let code = match era {
+        Era::Legacy => code::RESOURCE_NOT_FOUND,
+        Era::Modern => code::INVALID_PARAMS,
+    };
+    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+}
+
+/// Stamps the modern era's `resultType` and server info, then writes the result as JSON.
+fn finish<R: ProtocolResult + Serialize>(mut result: R, stamp: Option<Arc<Implementation>>) -> Outcome {
+    if let Some(server_info) = stamp {
+        *result.result_type_mut() = Some(ResultType::Complete);
+        let meta = result.meta_mut().get_or_insert_with(Meta::new);
+        meta.insert(
+            meta::SERVER_INFO.to_owned(),
+            serde_json::to_value(&*server_info).map_err(ErrorObject::internal)?,
+        );
+    }
+    serde_json::to_string(&result).map_err(ErrorObject::internal)
+}
+
+/// Only `_meta`, read before the method's own params.
+#[derive(Deserialize, Default)]
+struct ParamsHead {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Box<RawValue>>,
+}
+
+#[derive(Deserialize, Default)]
+struct CursorParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// Decodes a method's params; absent params read as `{}`.
+fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(ErrorObject::invalid_params)
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,321 @@
+//! Tool definitions: metadata, the handler, and the compiled argument and output
+//! validators.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::context::Context;
+use super::handler::{BoxFuture, HandlerError};
+use super::schema::{schema_for, CompiledSchema, DefinitionError};
+use crate::protocol::{CallToolResult, ContentBlock, Icon, Meta, Tool, ToolAnnotations, ToolExecution};
+
+/// Runs a tool. Implemented for closures by [`ToolDef::handler`] and [`ToolDef::typed`];
+/// bindings implement it to call into their host language.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Runs the tool with arguments that already passed the input schema.
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>>;
+}
+
+/// Values a tool handler may return.
+pub trait IntoToolResult {
+    /// Converts into the result sent to the client.
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError>;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        Ok(CallToolResult::success(vec![ContentBlock::text(self)]))
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        self.to_owned().into_tool_result()
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        Ok(CallToolResult::success(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        Ok(CallToolResult::success(self))
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        Ok(CallToolResult::success(Vec::new()))
+    }
+}
+
+/// Structured output: the value becomes `structuredContent`, and its JSON text the
+/// content, so that clients without structured output still see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        let value = serde_json::to_value(self.0)?;
+        Ok(CallToolResult::structured(value))
+    }
+}
+
+impl<T: IntoToolResult, E: Into<HandlerError>> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        self.map_err(Into::into)?.into_tool_result()
+    }
+}
+
+struct FnToolHandler<F>(F);
+
+impl<F, Fut, R> ToolHandler for FnToolHandler<F>
+where
+    F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoToolResult,
+{
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+        let future = (self.0)(arguments, ctx);
+        Box::pin(async move { future.await.into_tool_result() })
+    }
+}
+
+/// A tool to register: its metadata and its handler.
+///
+/// ```
+/// use oxmcp::server::{Context, ToolDef};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Add { a: i64, b: i64 }
+///
+/// let add = ToolDef::new("add")
+///     .description("Add two numbers")
+///     .typed(|args: Add, _ctx: Context| async move { (args.a + args.b).to_string() });
+/// ```
+#[derive(Clone)]
+pub struct ToolDef {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Option<Arc<dyn ToolHandler>>,
+}
+
+impl ToolDef {
+    /// A tool with this name, taking no arguments, with no handler yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        let mut input_schema = Map::new();
+        input_schema.insert("type".into(), "object".into());
+        ToolDef {
+            tool: Tool {
+                name: name.into(),
+                title: None,
+                description: None,
+                icons: None,
+                input_schema,
+                output_schema: None,
+                annotations: None,
+                execution: None,
+                meta: None,
+            },
+            handler: None,
+        }
+    }
+
+    /// A tool from a complete protocol definition.
+    pub fn from_tool(tool: Tool) -> Self {
+        ToolDef { tool, handler: None }
+    }
+
+    /// The display name.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// Icons for display.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.tool.icons = Some(icons);
+        self
+    }
+
+    /// Execution settings.
+    pub fn execution(mut self, execution: ToolExecution) -> Self {
+        self.tool.execution = Some(execution);
+        self
+    }
+
+    /// Metadata.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// The JSON Schema of the arguments. It must be an object schema.
+    pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
+        self.tool.input_schema = schema;
+        self
+    }
+
+    /// The JSON Schema of the structured output.
+    pub fn output_schema(mut self, schema: Map<String, Value>) -> Self {
+        self.tool.output_schema = Some(schema);
+        self
+    }
+
+    /// The output schema generated from `T`; return [`Json<T>`] from the handler.
+    pub fn structured_output<T: JsonSchema>(self) -> Self {
+        self.output_schema(schema_for::<T>())
+    }
+
+    /// The handler, taking the raw arguments.
+    pub fn handler<F, Fut, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        self.handler = Some(Arc::new(FnToolHandler(handler)));
+        self
+    }
+
+    /// The handler, taking arguments deserialized into `A`; the input schema is generated
+    /// from `A`.
+    pub fn typed<A, F, Fut, R>(mut self, handler: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        self.tool.input_schema = schema_for::<A>();
+        let handler = Arc::new(handler);
+        self.handler = Some(Arc::new(FnToolHandler(
+            move |arguments: Map<String, Value>, ctx: Context| {
+                let handler = Arc::clone(&handler);
+                async move {
+                    let args: A = serde_json::from_value(Value::Object(arguments))
+                        .map_err(|e| HandlerError::message(format!("invalid arguments: {e}")))?;
+                    handler(args, ctx).await.into_tool_result()
+                }
+            },
+        )));
+        self
+    }
+
+    /// A handler implemented elsewhere (e.g. by a language binding).
+    pub fn handler_object(mut self, handler: Arc<dyn ToolHandler>) -> Self {
+        self.handler = Some(handler);
+        self
+    }
+
+    /// The protocol definition as `tools/list` shows it.
+    pub fn definition(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+/// A tool ready to serve: validators compiled once, at registration.
+pub(crate) struct RegisteredTool {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Arc<dyn ToolHandler>,
+    pub(crate) input: CompiledSchema,
+    pub(crate) output: Option<CompiledSchema>,
+}
+
+impl RegisteredTool {
+    pub(crate) fn compile(def: ToolDef) -> Result<Self, DefinitionError> {
+        let name = &def.tool.name;
+        check_tool_name(name)?;
+        let handler = def
+            .handler
+            .ok_or_else(|| DefinitionError::new(format!("tool {name:?} has no handler")))?;
+        if def.tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(DefinitionError::new(format!(
+                "tool {name:?}: inputSchema must have \"type\": \"object\""
+            )));
+        }
+        let input = CompiledSchema::compile(&def.tool.input_schema)
+            .map_err(|e| DefinitionError::new(format!("tool {name:?}: inputSchema: {e}")))?;
+        let output = def
+            .tool
+            .output_schema
+            .as_ref()
+            .map(CompiledSchema::compile)
+            .transpose()
+            .map_err(|e| DefinitionError::new(format!("tool {name:?}: outputSchema: {e}")))?;
+        Ok(RegisteredTool {
+            tool: def.tool,
+            handler,
+            input,
+            output,
+        })
+    }
+}
+
+/// The spec's tool name rules: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
+fn check_tool_name(name: &str) -> Result<(), DefinitionError> {
+    let valid_chars = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if name.is_empty() || name.len() > 128 || !valid_chars {
+        return Err(DefinitionError::new(format!(
+            "tool name {name:?} must be 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.'"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_spec() {
+        assert!(check_tool_name("get_weather.v2-beta").is_ok());
+        assert!(check_tool_name("").is_err());
+        assert!(check_tool_name("has space").is_err());
+        assert!(check_tool_name(&"x".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn registration_needs_a_handler_and_an_object_schema() {
+        assert!(RegisteredTool::compile(ToolDef::new("t")).is_err());
+        let not_object = ToolDef::new("t")
+            .input_schema(serde_json::json!({"type": "string"}).as_object().unwrap().clone())
+            .handler(|_, _| async { "x" });
+        assert!(RegisteredTool::compile(not_object).is_err());
+    }
+}
