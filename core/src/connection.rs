@@ -21,6 +21,8 @@ use crate::transport::{FrameSink, FrameStream, Transport};
 const OUTBOUND_CAPACITY: usize = 1024;
 
 type PendingReply = oneshot::Sender<std::result::Result<Box<RawValue>, ErrorObject>>;
+/// Where a registered request's answer arrives.
+pub(crate) type PendingReceiver = oneshot::Receiver<std::result::Result<Box<RawValue>, ErrorObject>>;
 
 /// The sending half of a connection plus the table of requests awaiting an answer.
 pub(crate) struct Connection {
@@ -62,17 +64,18 @@ impl Connection {
         self.send(jsonrpc::notification_text(method, params)).await
     }
 
-    /// Allocates an id and registers it; the returned receiver gets the answer.
-    pub(crate) fn register(
-        &self,
-    ) -> (
-        RequestId,
-        oneshot::Receiver<std::result::Result<Box<RawValue>, ErrorObject>>,
-    ) {
+    /// Allocates an id and registers it; the returned receiver gets the answer. Fails once
+    /// the input has ended, since no answer could arrive.
+    pub(crate) fn register(&self) -> Result<(RequestId, PendingReceiver)> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        self.pending_table().insert(id.clone(), tx);
-        (id, rx)
+        let mut pending = self.pending_table();
+        // Checked under the lock that `input_ended` takes, so no request slips in after.
+        if self.closed.is_cancelled() {
+            return Err(Error::ConnectionClosed);
+        }
+        pending.insert(id.clone(), tx);
+        Ok((id, rx))
     }
 
     /// Forgets a request (it timed out or was cancelled).
@@ -82,7 +85,7 @@ impl Connection {
 
     /// Sends a request and waits for its answer, with no timeout.
     pub(crate) async fn request<P: Serialize>(&self, method: &str, params: Option<&P>) -> Result<Box<RawValue>> {
-        let (id, reply) = self.register();
+        let (id, reply) = self.register()?;
         if let Err(e) = self.send(jsonrpc::request_text(&id, method, params)).await {
             self.forget(&id);
             return Err(e);
@@ -106,8 +109,9 @@ impl Connection {
     /// Marks the input as over and fails every pending request with
     /// [`Error::ConnectionClosed`]; queued output is still written.
     pub(crate) fn input_ended(&self) {
+        let mut pending = self.pending_table();
         self.closed.cancel();
-        self.pending_table().clear();
+        pending.clear();
     }
 
     /// Ends the connection: fails pending requests, writes what is queued, then closes
@@ -124,9 +128,7 @@ impl Connection {
 }
 
 /// Waits for a registered request's answer.
-pub(crate) async fn await_reply(
-    reply: oneshot::Receiver<std::result::Result<Box<RawValue>, ErrorObject>>,
-) -> Result<Box<RawValue>> {
+pub(crate) async fn await_reply(reply: PendingReceiver) -> Result<Box<RawValue>> {
     match reply.await {
         Ok(Ok(result)) => Ok(result),
         Ok(Err(error)) => Err(Error::Remote(error)),

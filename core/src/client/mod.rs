@@ -305,7 +305,7 @@ impl Client {
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
         let connection = &self.inner.connection;
-        let (id, reply) = connection.register();
+        let (id, reply) = connection.register()?;
         let arrived = Arc::new(Notify::new());
         let wants_progress = options.on_progress.is_some() || options.reset_timeout_on_progress;
         if wants_progress {

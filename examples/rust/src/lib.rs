@@ -84,6 +84,11 @@ pub fn example_server() -> Result<Server, DefinitionError> {
                 .handler(|_, _| async { panic!("on purpose") as String }),
         )
         .tool(
+            ToolDef::new("crash")
+                .description("Ends the server process abruptly")
+                .handler(|_, _| async { std::process::exit(3) as String }),
+        )
+        .tool(
             ToolDef::new("log")
                 .description("Sends one log message of each level")
                 .handler(|_, ctx: Context| async move {
