@@ -38,7 +38,7 @@ use crate::protocol::{
     CompletionContext, CompletionReference, DiscoverResult, Era, ErrorObject, GetPromptResult, Implementation,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     LoggingLevel, ProgressNotificationParams, Prompt, ProtocolVersion, ReadResourceResult, RequestId, Resource,
-    ResourceTemplate, ResultType, ServerCapabilities, Tool,
+    ResourceTemplate, ResultType, ServerCapabilities, SubscriptionFilter, Tool,
 };
 use crate::transport::child::{ChildProcess, StdioCommand};
 use crate::transport::{Frame, Transport};
@@ -88,7 +88,7 @@ struct ClientInner {
     notifications: broadcast::Sender<ServerNotification>,
     progress: Mutex<HashMap<RequestId, ProgressWatch>>,
     log_level: Mutex<Option<LoggingLevel>>,
-    listens: Mutex<HashMap<String, CancellationToken>>,
+    resource_streams: Mutex<HashMap<String, Subscription>>,
     child: tokio::sync::Mutex<Option<ChildProcess>>,
 }
 
@@ -124,7 +124,7 @@ impl Client {
                 notifications,
                 progress: Mutex::new(HashMap::new()),
                 log_level: Mutex::new(None),
-                listens: Mutex::new(HashMap::new()),
+                resource_streams: Mutex::new(HashMap::new()),
                 child: tokio::sync::Mutex::new(child),
             }),
         };
@@ -592,8 +592,13 @@ impl Client {
                 .await?;
             return Ok(());
         }
-        let filter = serde_json::json!({ "resourceSubscriptions": [uri] });
-        self.listen(uri.to_owned(), filter).await
+        let filter = SubscriptionFilter {
+            resource_subscriptions: Some(vec![uri.to_owned()]),
+            ..Default::default()
+        };
+        let subscription = self.listen(filter).await?;
+        lock(&self.inner.resource_streams).insert(uri.to_owned(), subscription);
+        Ok(())
     }
 
     /// Stops updates of one resource.
@@ -605,29 +610,33 @@ impl Client {
                 .await?;
             return Ok(());
         }
-        if let Some(listen) = lock(&self.inner.listens).remove(uri) {
-            listen.cancel();
-        }
+        lock(&self.inner.resource_streams).remove(uri);
         Ok(())
     }
 
-    /// Opens a modern subscription stream, keyed for later cancellation. Returns once the
-    /// server acknowledged it.
-    async fn listen(&self, key: String, filter: Value) -> Result<()> {
+    /// Opens a `subscriptions/listen` stream (modern era) for the notifications in
+    /// `filter`; they arrive on [`Client::notifications`] until the returned
+    /// [`Subscription`] is dropped. Returns once the server acknowledged it.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        if self.protocol_version().era() == Era::Legacy {
+            return Err(Error::Unsupported(
+                "subscriptions/listen needs the 2026-07-28 era".into(),
+            ));
+        }
         let mut acks = self.notifications();
         let cancellation = CancellationToken::new();
-        lock(&self.inner.listens).insert(key, cancellation.clone());
-        let params = Map::from_iter([("notifications".to_owned(), filter)]);
+        let params = Map::from_iter([("notifications".to_owned(), to_value(&filter))]);
         let client = self.clone();
         let options = CallOptions {
             timeout: Some(None),
-            cancellation: Some(cancellation),
+            cancellation: Some(cancellation.clone()),
             ..Default::default()
         };
         tokio::spawn(async move {
             let ended: Result<Value> = client.request(methods::SUBSCRIPTIONS_LISTEN, params, &options).await;
             tracing::debug!(?ended, "a subscription ended");
         });
+        let subscription = Subscription { cancellation };
         let timeout = self.inner.options.timeout.unwrap_or(Duration::MAX);
         tokio::time::timeout(timeout, async {
             loop {
@@ -639,7 +648,8 @@ impl Client {
             }
         })
         .await
-        .map_err(|_| Error::Timeout(timeout))?
+        .map_err(|_| Error::Timeout(timeout))??;
+        Ok(subscription)
     }
 
     /// Sets the lowest level of log messages to receive: `logging/setLevel` in the legacy
@@ -674,6 +684,26 @@ impl Client {
             child.shutdown().await?;
         }
         Ok(())
+    }
+}
+
+/// An open `subscriptions/listen` stream; dropping it (or [`Subscription::cancel`])
+/// ends the stream.
+#[derive(Debug)]
+pub struct Subscription {
+    cancellation: CancellationToken,
+}
+
+impl Subscription {
+    /// Ends the stream.
+    pub fn cancel(&self) {
+        self.cancellation.cancel();
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.cancellation.cancel();
     }
 }
 

@@ -1,23 +1,34 @@
 //! The example server as a child process, driven by the oxmcp client over stdio in both
 //! protocol eras.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{connect, connect_with};
-use oxmcp::client::{CallOptions, ClientOptions, EraMode, ServerNotification};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::{
     code, CompletionReference, ContentBlock, Era, LoggingLevel, ProgressNotificationParams, ProtocolVersion,
     ResourceContents,
 };
+use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::Error;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
+
+/// A client of a fresh example server process, in `era`.
+async fn connect(era: EraMode) -> Client {
+    connect_with(ClientOptions::new("oxmcp-tests", "1.0.0").era(era)).await
+}
+
+/// A client of a fresh example server process, with `options`.
+async fn connect_with(options: ClientOptions) -> Client {
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_server")).stderr(StderrMode::Null);
+    Client::spawn(command, options)
+        .await
+        .expect("the example server starts")
+}
 
 fn text_of(content: &[ContentBlock]) -> String {
     content.iter().filter_map(ContentBlock::as_text).collect()
@@ -187,7 +198,7 @@ async fn progress_is_monotonic_and_reaches_the_callback() {
             .await
             .unwrap();
         assert_eq!(text_of(&result.content), "done after 4 steps");
-        let seen = seen.lock().unwrap();
+        let seen = std::mem::take(&mut *seen.lock().unwrap());
         let values: Vec<f64> = seen.iter().map(|p| p.progress).collect();
         assert_eq!(values, [1.0, 2.0, 3.0, 4.0], "{era:?}");
         assert!(seen.iter().all(|p| p.total == Some(4.0)));

@@ -1,8 +1,6 @@
 //! The example server's exact answers to bad input, read off its stdout: each bad message
 //! gets the error the spec asks for (or silence), and the next request is still answered.
 
-mod common;
-
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -20,7 +18,7 @@ struct RawServer {
 
 impl RawServer {
     async fn start() -> Self {
-        let mut child = Command::new(common::SERVER)
+        let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -1,0 +1,184 @@
+//! A server and a client in one process over the in-memory transport: what needs a
+//! handle on the server itself (runtime changes, configuration) in both eras.
+
+use std::time::Duration;
+
+use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
+use oxmcp::protocol::{code, ErrorObject, SubscriptionFilter};
+use oxmcp::server::{Context, HandlerError, PromptDef, Server, ToolDef};
+use serde_json::json;
+use tokio::sync::broadcast;
+
+const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
+
+fn tool(name: &str) -> ToolDef {
+    ToolDef::new(name).handler(|_, _| async { "ok" })
+}
+
+async fn connect(server: &Server, era: EraMode) -> Client {
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    let server = server.clone();
+    tokio::spawn(async move { server.serve(server_end).await });
+    Client::connect(client_end, ClientOptions::new("memory-tests", "1.0.0").era(era))
+        .await
+        .expect("connects")
+}
+
+/// The next notification within a short wait, skipping acknowledgements.
+async fn next_change(notifications: &mut broadcast::Receiver<ServerNotification>) -> Option<ServerNotification> {
+    loop {
+        match tokio::time::timeout(Duration::from_millis(300), notifications.recv()).await {
+            Ok(Ok(ServerNotification::SubscriptionAcknowledged(_))) => continue,
+            Ok(Ok(note)) => return Some(note),
+            _ => return None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn lists_are_paged_with_opaque_stable_cursors() {
+    let server = (0..5)
+        .fold(Server::builder("paged", "1"), |b, i| b.tool(tool(&format!("t{i}"))))
+        .page_size(2)
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let first = client.list_tools(None).await.unwrap();
+        assert_eq!(first.tools.len(), 2);
+        let cursor = first.next_cursor.expect("more pages");
+        let second = client.list_tools(Some(cursor.clone())).await.unwrap();
+        assert_eq!(second.tools[0].name, "t2");
+        let names: Vec<String> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["t0", "t1", "t2", "t3", "t4"]);
+        let bad = client.list_tools(Some("not a cursor".into())).await.unwrap_err();
+        assert_eq!(bad.as_remote().map(|e| e.code), Some(code::INVALID_PARAMS), "{era:?}");
+    }
+}
+
+#[tokio::test]
+async fn runtime_changes_notify_legacy_sessions_and_modern_listeners() {
+    let server = Server::builder("changing", "1").build().unwrap();
+    let legacy = connect(&server, EraMode::Legacy).await;
+    let modern = connect(&server, EraMode::Modern).await;
+    let mut legacy_notes = legacy.notifications();
+    let mut modern_notes = modern.notifications();
+    let subscription = modern
+        .listen(SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+
+    server.add_tool(tool("late")).unwrap();
+    assert_eq!(
+        next_change(&mut legacy_notes).await,
+        Some(ServerNotification::ToolListChanged)
+    );
+    assert_eq!(
+        next_change(&mut modern_notes).await,
+        Some(ServerNotification::ToolListChanged)
+    );
+    assert_eq!(modern.list_all_tools().await.unwrap()[0].name, "late");
+
+    server
+        .add_prompt(PromptDef::new("p").handler(|_, _| async { "hi" }))
+        .unwrap();
+    assert_eq!(
+        next_change(&mut modern_notes).await,
+        Some(ServerNotification::PromptListChanged)
+    );
+    assert!(server.remove_prompt("p"));
+    assert_eq!(
+        next_change(&mut modern_notes).await,
+        Some(ServerNotification::PromptListChanged)
+    );
+
+    // Not asked for on the modern stream, so not sent there.
+    server.notify_resource_updated("file:///x");
+    assert!(server.remove_tool("late"));
+    assert_eq!(
+        next_change(&mut modern_notes).await,
+        Some(ServerNotification::ToolListChanged)
+    );
+    assert!(!server.remove_tool("late"), "already gone: no change, no notification");
+
+    drop(subscription);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.add_tool(tool("after")).unwrap();
+    assert_eq!(next_change(&mut modern_notes).await, None, "the stream was closed");
+    assert!(modern.list_all_tools().await.unwrap().iter().any(|t| t.name == "after"));
+}
+
+#[tokio::test]
+async fn output_that_breaks_the_output_schema_is_an_internal_error() {
+    let server = Server::builder("strict", "1")
+        .tool(
+            ToolDef::new("bad")
+                .output_schema(
+                    json!({"type": "object", "required": ["n"]})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                )
+                .handler(|_, _| async { oxmcp::server::Json(json!({"m": 1})) }),
+        )
+        .tool(
+            ToolDef::new("rpc")
+                .handler(|_, _| async { Err::<String, _>(HandlerError::rpc(ErrorObject::new(-31999, "custom"))) }),
+        )
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let error = client.call_tool("bad", json!({})).await.unwrap_err();
+        let error = error.as_remote().expect("a JSON-RPC error");
+        assert_eq!(error.code, code::INTERNAL_ERROR);
+        assert!(error.message.contains("breaks its schema"), "{}", error.message);
+        let custom = client.call_tool("rpc", json!({})).await.unwrap_err();
+        assert_eq!(custom.as_remote().map(|e| e.code), Some(-31999));
+    }
+}
+
+#[tokio::test]
+async fn handlers_see_the_request_era_and_client() {
+    let server = Server::builder("introspective", "1")
+        .tool(ToolDef::new("whoami").handler(|_, ctx: Context| async move {
+            format!(
+                "{} {:?} {}",
+                ctx.protocol_version(),
+                ctx.era(),
+                ctx.client_info().map(|i| i.name.as_str()).unwrap_or("?")
+            )
+        }))
+        .build()
+        .unwrap();
+    for (era, expected) in [
+        (EraMode::Legacy, "2025-11-25 Legacy memory-tests"),
+        (EraMode::Modern, "2026-07-28 Modern memory-tests"),
+    ] {
+        let client = connect(&server, era).await;
+        let result = client.call_tool("whoami", json!(null)).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some(expected));
+    }
+}
+
+#[test]
+fn definitions_are_checked_when_the_server_is_built() {
+    let twice = Server::builder("dup", "1").tool(tool("a")).tool(tool("a")).build();
+    assert!(twice.err().unwrap().to_string().contains("defined twice"));
+    let bad_name = Server::builder("bad", "1").tool(tool("no spaces allowed")).build();
+    assert!(bad_name.is_err());
+    let bad_template = Server::builder("bad", "1")
+        .template(oxmcp::server::TemplateDef::new("x://{unclosed", "t").handler(|_, _, _| async { "" }))
+        .build();
+    assert!(bad_template.is_err());
+}
