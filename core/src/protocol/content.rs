@@ -23,7 +23,11 @@ pub struct Annotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<Role>>,
     /// Importance from 0 to 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::number::serialize_option"
+    )]
     pub priority: Option<f64>,
     /// ISO 8601 time of the last change.
     #[serde(rename = "lastModified", default, skip_serializing_if = "Option::is_none")]

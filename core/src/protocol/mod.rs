@@ -16,6 +16,7 @@ mod logging;
 pub mod meta;
 pub mod methods;
 mod mrtr;
+mod number;
 mod progress;
 mod prompts;
 mod resources;

@@ -11,19 +11,55 @@ use super::result::{protocol_result, ResultType};
 use super::roots::ListRootsResult;
 use super::sampling::{CreateMessageRequestParams, CreateMessageResult};
 
-/// Something the server needs from the client before it can finish.
+/// Something the server needs from the client before it can finish: `method` and
+/// `params`, as in a request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "params")]
+#[serde(from = "InputRequestWire", into = "InputRequestWire")]
 pub enum InputRequest {
     /// An LLM completion.
-    #[serde(rename = "sampling/createMessage")]
     Sampling(CreateMessageRequestParams),
     /// The user's input.
-    #[serde(rename = "elicitation/create")]
     Elicitation(ElicitRequestParams),
-    /// The client's roots.
-    #[serde(rename = "roots/list")]
+    /// The client's roots. `params` is optional on the wire: absent reads as empty, and
+    /// empty is written as absent.
     Roots(ListRootsRequestParams),
+}
+
+/// The wire form of [`InputRequest`], where `roots/list` may come without `params`.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "method")]
+enum InputRequestWire {
+    #[serde(rename = "sampling/createMessage")]
+    Sampling { params: CreateMessageRequestParams },
+    #[serde(rename = "elicitation/create")]
+    Elicitation { params: ElicitRequestParams },
+    #[serde(rename = "roots/list")]
+    Roots {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        params: Option<ListRootsRequestParams>,
+    },
+}
+
+impl From<InputRequestWire> for InputRequest {
+    fn from(wire: InputRequestWire) -> Self {
+        match wire {
+            InputRequestWire::Sampling { params } => InputRequest::Sampling(params),
+            InputRequestWire::Elicitation { params } => InputRequest::Elicitation(params),
+            InputRequestWire::Roots { params } => InputRequest::Roots(params.unwrap_or_default()),
+        }
+    }
+}
+
+impl From<InputRequest> for InputRequestWire {
+    fn from(request: InputRequest) -> Self {
+        match request {
+            InputRequest::Sampling(params) => InputRequestWire::Sampling { params },
+            InputRequest::Elicitation(params) => InputRequestWire::Elicitation { params },
+            InputRequest::Roots(params) => InputRequestWire::Roots {
+                params: (params != ListRootsRequestParams::default()).then_some(params),
+            },
+        }
+    }
 }
 
 /// Params of `roots/list`.

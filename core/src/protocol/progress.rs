@@ -15,9 +15,14 @@ pub struct ProgressNotificationParams {
     #[serde(rename = "progressToken")]
     pub progress_token: ProgressToken,
     /// Progress so far; increases with every notification.
+    #[serde(serialize_with = "super::number::serialize")]
     pub progress: f64,
     /// The total, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::number::serialize_option"
+    )]
     pub total: Option<f64>,
     /// What is happening.
     #[serde(default, skip_serializing_if = "Option::is_none")]

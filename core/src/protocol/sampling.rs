@@ -47,13 +47,28 @@ pub struct ModelPreferences {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<ModelHint>>,
     /// 0 to 1: how much cost matters.
-    #[serde(rename = "costPriority", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "costPriority",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::number::serialize_option"
+    )]
     pub cost_priority: Option<f64>,
     /// 0 to 1: how much speed matters.
-    #[serde(rename = "speedPriority", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "speedPriority",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::number::serialize_option"
+    )]
     pub speed_priority: Option<f64>,
     /// 0 to 1: how much capability matters.
-    #[serde(rename = "intelligencePriority", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "intelligencePriority",
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::number::serialize_option"
+    )]
     pub intelligence_priority: Option<f64>,
 }
 
@@ -88,7 +103,11 @@ pub struct CreateMessageRequestParams {
     #[serde(rename = "includeContext", default, skip_serializing_if = "Option::is_none")]
     pub include_context: Option<String>,
     /// Sampling temperature.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::number::serialize_option"
+    )]
     pub temperature: Option<f64>,
     /// The most tokens to generate.
     #[serde(rename = "maxTokens")]

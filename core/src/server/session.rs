@@ -198,13 +198,16 @@ impl Session {
             let id = request.id.clone();
             let dispatch =
                 AssertUnwindSafe(Arc::clone(&session).dispatch(request, cancellation.clone())).catch_unwind();
+            // Cancellation first: a handler that ends because it was cancelled (such as a
+            // subscription stream) must not answer.
             let outcome = tokio::select! {
+                biased;
+                _ = cancellation.cancelled() => None,
                 outcome = dispatch => Some(outcome.unwrap_or_else(|panic| {
                     let detail = panic_message(&*panic);
                     tracing::error!(detail, "a handler panicked");
                     Err(ErrorObject::internal(format!("the handler panicked: {detail}")))
                 })),
-                _ = cancellation.cancelled() => None,
             };
             lock(&session.in_flight).remove(&id);
             outcome.map(|outcome| match outcome {
