@@ -182,3 +182,29 @@ fn definitions_are_checked_when_the_server_is_built() {
         .build();
     assert!(bad_template.is_err());
 }
+
+#[tokio::test]
+async fn the_client_leaves_out_tools_with_invalid_header_annotations() {
+    let schema = |header: &str| {
+        json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": header}}})
+            .as_object()
+            .unwrap()
+            .clone()
+    };
+    let server = Server::builder("headers", "1")
+        .tool(tool("good").input_schema(schema("Region")))
+        .tool(tool("bad").input_schema(schema("Not A Token")))
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let names: Vec<String> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, ["good"], "{era:?}");
+    }
+}

@@ -32,6 +32,7 @@ pub use options::{ClientOptions, ElicitationHandler, EraMode, RootsHandler, Samp
 
 use crate::connection::{await_reply, read_loop, Connection};
 use crate::error::{Error, Result};
+use crate::protocol::headers::header_params;
 use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
 use crate::protocol::{
     code, meta, methods, CallToolResult, CompleteRequestParams, CompleteResult, Completion, CompletionArgument,
@@ -430,10 +431,20 @@ impl Client {
         let _ = self.inner.connection.send(text).await;
     }
 
-    /// One page of tools.
+    /// One page of tools. Tools whose `x-mcp-header` annotations break the spec's rules
+    /// are left out, with a warning.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
-        self.request(methods::TOOLS_LIST, cursor_params(cursor), &CallOptions::default())
-            .await
+        let mut page: ListToolsResult = self
+            .request(methods::TOOLS_LIST, cursor_params(cursor), &CallOptions::default())
+            .await?;
+        page.tools.retain(|tool| match header_params(&tool.input_schema) {
+            Ok(_) => true,
+            Err(reason) => {
+                tracing::warn!(tool = %tool.name, %reason, "left out a tool with invalid x-mcp-header annotations");
+                false
+            }
+        });
+        Ok(page)
     }
 
     /// Every tool, following cursors.

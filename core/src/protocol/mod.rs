@@ -10,6 +10,7 @@ mod completion;
 mod content;
 mod elicitation;
 mod error;
+pub mod headers;
 pub mod jsonrpc;
 mod lifecycle;
 mod logging;
