@@ -16,6 +16,7 @@ mod connection;
 mod error;
 pub mod protocol;
 pub mod server;
+pub mod state;
 pub mod transport;
 
 pub use error::{Error, Result};

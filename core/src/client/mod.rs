@@ -36,13 +36,17 @@ use crate::protocol::headers::header_params;
 use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
 use crate::protocol::{
     code, meta, methods, CallToolResult, CompleteRequestParams, CompleteResult, Completion, CompletionArgument,
-    CompletionContext, CompletionReference, DiscoverResult, Era, ErrorObject, GetPromptResult, Implementation,
-    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, ProgressNotificationParams, Prompt, ProtocolVersion, ReadResourceResult, RequestId, Resource,
-    ResourceTemplate, ResultType, ServerCapabilities, SubscriptionFilter, Tool,
+    CompletionContext, CompletionReference, DiscoverResult, ElicitRequestParams, Era, ErrorObject, GetPromptResult,
+    Implementation, InitializeResult, InputRequest, InputRequiredResult, InputResponse, InputResponses,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+    ProgressNotificationParams, Prompt, ProtocolVersion, ReadResourceResult, RequestId, Resource, ResourceTemplate,
+    ResultType, ServerCapabilities, SubscriptionFilter, Tool,
 };
 use crate::transport::child::{ChildProcess, StdioCommand};
 use crate::transport::{Frame, Transport};
+
+/// How many `input_required` rounds one request may take before the client gives up.
+pub const MAX_INPUT_ROUNDS: usize = 8;
 
 /// How many notifications may queue for a slow reader before it misses some.
 const NOTIFICATION_CAPACITY: usize = 1024;
@@ -274,28 +278,85 @@ impl Client {
         params
     }
 
-    /// Sends a request in the connection's era and decodes its result.
+    /// Sends a request in the connection's era and decodes its final result. In the
+    /// 2026-07-28 era an `input_required` answer is handled here: each input request goes
+    /// to the registered handler, and the request is retried with the answers and the
+    /// server's `requestState`, for at most [`MAX_INPUT_ROUNDS`] rounds.
     pub async fn request<R: DeserializeOwned>(
         &self,
         method: &str,
         params: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<R> {
+        let mut raw = self.request_raw(method, params.clone(), options).await?;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let head: ResultHead = decode(&raw)?;
+            if head.result_type != Some(ResultType::InputRequired) {
+                return decode(&raw);
+            }
+            let input: InputRequiredResult = decode(&raw)?;
+            let mut retry = params.clone();
+            let mut responses = InputResponses::new();
+            for (key, request) in input.input_requests.unwrap_or_default() {
+                let answer = self.answer_input(request).await.map_err(|e| {
+                    Error::Unsupported(format!(
+                        "{method}: the server's input request {key:?} could not be answered: {e}"
+                    ))
+                })?;
+                responses.insert(key, answer);
+            }
+            if !responses.is_empty() {
+                retry.insert("inputResponses".into(), to_value(&responses));
+            }
+            if let Some(state) = input.request_state {
+                retry.insert("requestState".into(), state.into());
+            }
+            raw = self.request_raw(method, retry, options).await?;
+        }
+        Err(Error::Protocol(format!(
+            "{method}: still no result after {MAX_INPUT_ROUNDS} input rounds"
+        )))
+    }
+
+    /// Sends one request in the connection's era and returns its raw result: an
+    /// `input_required` result is returned as is, for callers that drive multi round-trip
+    /// requests themselves.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Box<RawValue>> {
         let version = self.protocol_version();
         let params = match version.era() {
             Era::Modern => self.modern_params(params, version, *lock(&self.inner.log_level)),
             Era::Legacy => params,
         };
-        let raw = self.send_request(method, params, options).await?;
-        if version.era() == Era::Modern {
-            let head: ResultHead = decode(&raw)?;
-            if head.result_type == Some(ResultType::InputRequired) {
-                return Err(Error::Unsupported(format!(
-                    "{method}: the server needs input from the client (multi round-trip requests are not offered by this client yet)"
-                )));
-            }
+        self.send_request(method, params, options).await
+    }
+
+    /// Answers one request of the server with the registered handlers: sampling,
+    /// elicitation or roots, in either era.
+    async fn answer_input(&self, request: InputRequest) -> std::result::Result<InputResponse, ErrorObject> {
+        let options = &self.inner.options;
+        let missing = |what: &str| ErrorObject::method_not_found(what);
+        match request {
+            InputRequest::Sampling(params) => match &options.sampling {
+                Some(handler) => handler.create_message(params).await.map(InputResponse::Sampling),
+                None => Err(missing(methods::SAMPLING_CREATE_MESSAGE)),
+            },
+            InputRequest::Elicitation(ElicitRequestParams::Url(_)) if !options.elicitation_url => Err(
+                ErrorObject::invalid_params("this client does not support URL-mode elicitation"),
+            ),
+            InputRequest::Elicitation(params) => match &options.elicitation {
+                Some(handler) => handler.elicit(params).await.map(InputResponse::Elicitation),
+                None => Err(missing(methods::ELICITATION_CREATE)),
+            },
+            InputRequest::Roots(_) => match &options.roots {
+                Some(handler) => handler.list_roots().await.map(InputResponse::Roots),
+                None => Err(missing(methods::ROOTS_LIST)),
+            },
         }
-        decode(&raw)
     }
 
     /// Sends a request as is, with timeout, progress and cancellation handling.
@@ -394,34 +455,23 @@ impl Client {
 
     /// Answers a request from the server (legacy era): ping, sampling, elicitation, roots.
     async fn answer_server(&self, request: Request) {
-        fn params<T: DeserializeOwned>(raw: Option<&RawValue>) -> std::result::Result<T, ErrorObject> {
-            serde_json::from_str(raw.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)
-        }
-        let options = &self.inner.options;
-        let raw = request.params.as_deref();
-        let outcome: std::result::Result<Value, ErrorObject> = match request.method.as_str() {
+        let outcome = match request.method.as_str() {
             methods::PING => Ok(Value::Object(Map::new())),
-            methods::SAMPLING_CREATE_MESSAGE => match &options.sampling {
-                Some(handler) => match params(raw) {
-                    Ok(p) => handler.create_message(p).await.map(|r| to_value(&r)),
-                    Err(e) => Err(e),
-                },
-                None => Err(ErrorObject::method_not_found(&request.method)),
-            },
-            methods::ELICITATION_CREATE => match &options.elicitation {
-                Some(handler) => match params::<crate::protocol::ElicitRequestParams>(raw) {
-                    Ok(crate::protocol::ElicitRequestParams::Url(_)) if !options.elicitation_url => Err(
-                        ErrorObject::invalid_params("this client does not support URL-mode elicitation"),
-                    ),
-                    Ok(p) => handler.elicit(p).await.map(|r| to_value(&r)),
-                    Err(e) => Err(e),
-                },
-                None => Err(ErrorObject::method_not_found(&request.method)),
-            },
-            methods::ROOTS_LIST => match &options.roots {
-                Some(handler) => handler.list_roots().await.map(|r| to_value(&r)),
-                None => Err(ErrorObject::method_not_found(&request.method)),
-            },
+            methods::SAMPLING_CREATE_MESSAGE | methods::ELICITATION_CREATE | methods::ROOTS_LIST => {
+                let params = request
+                    .params
+                    .as_deref()
+                    .map_or(Ok(Value::Object(Map::new())), |raw| serde_json::from_str(raw.get()));
+                let input = params.and_then(|params| {
+                    serde_json::from_value::<InputRequest>(
+                        serde_json::json!({"method": request.method, "params": params}),
+                    )
+                });
+                match input {
+                    Ok(input) => self.answer_input(input).await.map(|answer| to_value(&answer)),
+                    Err(e) => Err(ErrorObject::invalid_params(e)),
+                }
+            }
             other => Err(ErrorObject::method_not_found(other)),
         };
         let text = match outcome {

@@ -1,7 +1,7 @@
 //! The per-request [`Context`] every handler receives.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -9,11 +9,15 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::HandlerError;
+use super::mrtr::InputRound;
+use super::schema::CompiledSchema;
 use super::session::{Exchange, Session};
 use crate::protocol::{
-    methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    Era, Implementation, ListRootsResult, LoggingLevel, LoggingMessageNotificationParams, Meta,
-    ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId,
+    methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
+    ElicitResult, ElicitationCapability, Era, ErrorObject, Implementation, InputRequest, InputResponse, InputResponses,
+    ListRootsRequestParams, ListRootsResult, LoggingLevel, LoggingMessageNotificationParams, Meta,
+    ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId, RootsCapability, SamplingCapability,
+    SamplingContent,
 };
 
 /// What a handler knows about the request it serves, and how it talks back: progress,
@@ -35,6 +39,8 @@ struct RequestState {
     last_progress: Mutex<Option<f64>>,
     /// Set once the response is sent: nothing more may be sent for the request.
     finished: AtomicBool,
+    /// The multi round-trip state of a modern tool call, prompt or resource read.
+    input: OnceLock<Arc<InputRound>>,
 }
 
 impl Context {
@@ -59,6 +65,7 @@ impl Context {
                 cancellation,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
+                input: OnceLock::new(),
             }),
         }
     }
@@ -152,48 +159,172 @@ impl Context {
         self.notify(methods::MESSAGE, &params).await;
     }
 
-    /// Asks the client's user for input (`elicitation/create`).
+    /// Asks the client's user for input (`elicitation/create`), in either era. An
+    /// accepted form is checked against the requested schema before it is returned.
+    ///
+    /// In the 2026-07-28 era the first call ends this run of the handler with an
+    /// `input_required` result; the client's retry runs the handler again, and this call
+    /// then returns the user's answer.
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, HandlerError> {
         let capability = self.client_capabilities().elicitation.as_ref();
-        let supported = match &params {
-            ElicitRequestParams::Form(_) => capability.is_some_and(|c| c.supports_form()),
-            ElicitRequestParams::Url(_) => capability.is_some_and(|c| c.supports_url()),
+        let (supported, required) = match &params {
+            ElicitRequestParams::Form(_) => (
+                capability.is_some_and(ElicitationCapability::supports_form),
+                ElicitationCapability {
+                    form: Some(Default::default()),
+                    url: None,
+                },
+            ),
+            ElicitRequestParams::Url(_) => (
+                capability.is_some_and(ElicitationCapability::supports_url),
+                ElicitationCapability {
+                    form: None,
+                    url: Some(Default::default()),
+                },
+            ),
         };
         if !supported {
-            return Err(HandlerError::message(
-                "the client does not support this mode of elicitation",
+            return Err(self.missing_capability(
+                "this mode of elicitation",
+                ClientCapabilities {
+                    elicitation: Some(required),
+                    ..Default::default()
+                },
             ));
         }
-        self.ask_client(methods::ELICITATION_CREATE, &params).await
+        let form_schema = match &params {
+            ElicitRequestParams::Form(form) => Some(form.requested_schema.clone()),
+            ElicitRequestParams::Url(_) => None,
+        };
+        let result: ElicitResult = match self.era() {
+            Era::Legacy => self.request_from_client(methods::ELICITATION_CREATE, &params).await?,
+            Era::Modern => match self.ask_input(InputRequest::Elicitation(params)).await? {
+                InputResponse::Elicitation(result) => result,
+                _ => {
+                    return Err(HandlerError::message(
+                        "the client answered an elicitation with something else",
+                    ))
+                }
+            },
+        };
+        if let (Some(schema), ElicitAction::Accept) = (form_schema, result.action) {
+            let content = serde_json::Value::Object(result.content.clone().unwrap_or_default());
+            CompiledSchema::compile(&schema)
+                .and_then(|schema| schema.validate(&content))
+                .map_err(|problems| {
+                    HandlerError::message(format!(
+                        "the user's answer does not match the requested schema: {problems}"
+                    ))
+                })?;
+        }
+        Ok(result)
     }
 
-    /// Asks the client's LLM for a completion (`sampling/createMessage`).
+    /// Asks the client's LLM for a completion (`sampling/createMessage`), in either era.
+    /// With tools, the conversation must keep every tool use answered by a tool result.
     pub async fn sample(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, HandlerError> {
         let capability = self.client_capabilities().sampling.as_ref();
-        let Some(capability) = capability else {
-            return Err(HandlerError::message("the client does not support sampling"));
-        };
-        if (params.tools.is_some() || params.tool_choice.is_some()) && capability.tools.is_none() {
-            return Err(HandlerError::message("the client does not support tools in sampling"));
+        let uses_tools = params.tools.is_some() || params.tool_choice.is_some();
+        if capability.is_none() || (uses_tools && capability.is_some_and(|c| c.tools.is_none())) {
+            let required = SamplingCapability {
+                context: None,
+                tools: uses_tools.then(Default::default),
+            };
+            let what = if uses_tools { "tools in sampling" } else { "sampling" };
+            return Err(self.missing_capability(
+                what,
+                ClientCapabilities {
+                    sampling: Some(required),
+                    ..Default::default()
+                },
+            ));
         }
-        self.ask_client(methods::SAMPLING_CREATE_MESSAGE, &params).await
+        check_tool_balance(&params).map_err(HandlerError::message)?;
+        match self.era() {
+            Era::Legacy => {
+                self.request_from_client(methods::SAMPLING_CREATE_MESSAGE, &params)
+                    .await
+            }
+            Era::Modern => match self.ask_input(InputRequest::Sampling(params)).await? {
+                InputResponse::Sampling(result) => Ok(result),
+                _ => Err(HandlerError::message(
+                    "the client answered a sampling request with something else",
+                )),
+            },
+        }
     }
 
-    /// Asks the client for its roots (`roots/list`).
+    /// Asks the client for its roots (`roots/list`), in either era.
     pub async fn list_roots(&self) -> Result<ListRootsResult, HandlerError> {
         if self.client_capabilities().roots.is_none() {
-            return Err(HandlerError::message("the client does not support roots"));
+            return Err(self.missing_capability(
+                "roots",
+                ClientCapabilities {
+                    roots: Some(RootsCapability::default()),
+                    ..Default::default()
+                },
+            ));
         }
-        self.ask_client(methods::ROOTS_LIST, &serde_json::Map::new()).await
+        match self.era() {
+            Era::Legacy => {
+                self.request_from_client(methods::ROOTS_LIST, &serde_json::Map::new())
+                    .await
+            }
+            Era::Modern => match self
+                .ask_input(InputRequest::Roots(ListRootsRequestParams::default()))
+                .await?
+            {
+                InputResponse::Roots(result) => Ok(result),
+                _ => Err(HandlerError::message(
+                    "the client answered a roots request with something else",
+                )),
+            },
+        }
     }
 
-    /// Sends a request to the client and awaits its answer (legacy era).
-    async fn ask_client<P: Serialize, R: DeserializeOwned>(&self, method: &str, params: &P) -> Result<R, HandlerError> {
-        if self.era() == Era::Modern {
-            return Err(HandlerError::message(format!(
-                "{method} in the modern era needs a multi round-trip request, which this server does not offer yet"
-            )));
+    /// The answers the client sent with this retry (explicit multi round-trip style).
+    pub fn input_responses(&self) -> Option<&InputResponses> {
+        self.inner.input.get().and_then(|round| round.responses.as_ref())
+    }
+
+    /// The state this handler returned with its last `input_required` result, after the
+    /// server checked it was not altered (explicit multi round-trip style).
+    pub fn request_state(&self) -> Option<&str> {
+        self.inner.input.get().and_then(|round| round.handler_state.as_deref())
+    }
+
+    pub(crate) fn attach_input(&self, round: Arc<InputRound>) {
+        // Attached once, by the dispatcher, before the handler runs.
+        let _ = self.inner.input.set(round);
+    }
+
+    /// The error for a capability the client lacks: in the modern era the request fails
+    /// with -32021; in the legacy era the handler gets a message it may act on.
+    fn missing_capability(&self, what: &str, required: ClientCapabilities) -> HandlerError {
+        match self.era() {
+            Era::Modern => HandlerError::rpc(ErrorObject::missing_required_client_capability(&required)),
+            Era::Legacy => HandlerError::message(format!("the client does not support {what}")),
         }
+    }
+
+    /// Modern era: the answer from an earlier round, or the end of this run.
+    async fn ask_input(&self, request: InputRequest) -> Result<InputResponse, HandlerError> {
+        let round = self.inner.input.get().ok_or_else(|| {
+            HandlerError::message("in 2026-07-28 only tool calls, prompts and resource reads can ask the client")
+        })?;
+        match round.ask(request) {
+            Some(answer) => Ok(answer),
+            // The dispatcher ends the run and answers `input_required`.
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Legacy era: sends a request to the client on this connection and awaits the answer.
+    async fn request_from_client<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, HandlerError> {
         let raw = self
             .inner
             .session
@@ -215,5 +346,114 @@ impl Context {
         }
         // A closed connection only means nobody is listening any more.
         let _ = self.inner.session.connection().notify(method, Some(params)).await;
+    }
+}
+
+/// Sampling with tools: every assistant message with tool uses is followed by a user
+/// message of only tool results, one per use, before anything else.
+fn check_tool_balance(params: &CreateMessageRequestParams) -> Result<(), String> {
+    let mut open: Vec<&str> = Vec::new();
+    for (index, message) in params.messages.iter().enumerate() {
+        let content = message.content.as_slice();
+        let results: Vec<&str> = content
+            .iter()
+            .filter_map(|c| match c {
+                SamplingContent::ToolResult(r) => Some(r.tool_use_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !results.is_empty() && results.len() != content.len() {
+            return Err(format!("message {index} mixes tool results with other content"));
+        }
+        let mut expected = std::mem::take(&mut open);
+        expected.sort_unstable();
+        let mut answered = results.clone();
+        answered.sort_unstable();
+        if expected != answered {
+            return Err(format!(
+                "message {index} must answer the tool uses {expected:?} with tool results, and only them (it has {answered:?})"
+            ));
+        }
+        open = content
+            .iter()
+            .filter_map(|c| match c {
+                SamplingContent::ToolUse(u) => Some(u.id.as_str()),
+                _ => None,
+            })
+            .collect();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{OneOrMany, Role, SamplingMessage, TextContent, ToolResultContent, ToolUseContent};
+
+    fn message(role: Role, content: Vec<SamplingContent>) -> SamplingMessage {
+        SamplingMessage {
+            role,
+            content: OneOrMany::Many(content),
+            meta: None,
+        }
+    }
+
+    fn text(t: &str) -> SamplingContent {
+        SamplingContent::Text(TextContent {
+            text: t.into(),
+            annotations: None,
+            meta: None,
+        })
+    }
+
+    fn tool_use(id: &str) -> SamplingContent {
+        SamplingContent::ToolUse(ToolUseContent {
+            id: id.into(),
+            name: "weather".into(),
+            input: Default::default(),
+            meta: None,
+        })
+    }
+
+    fn tool_result(id: &str) -> SamplingContent {
+        SamplingContent::ToolResult(ToolResultContent {
+            tool_use_id: id.into(),
+            content: Vec::new(),
+            structured_content: None,
+            is_error: None,
+            meta: None,
+        })
+    }
+
+    fn params(messages: Vec<SamplingMessage>) -> CreateMessageRequestParams {
+        serde_json::from_value(serde_json::json!({"messages": [], "maxTokens": 10}))
+            .map(|p: CreateMessageRequestParams| CreateMessageRequestParams { messages, ..p })
+            .unwrap()
+    }
+
+    #[test]
+    fn tool_uses_must_be_answered_by_tool_results_only() {
+        let ask = message(Role::User, vec![text("weather?")]);
+        let uses = message(Role::Assistant, vec![tool_use("a"), tool_use("b")]);
+        let good = params(vec![
+            ask.clone(),
+            uses.clone(),
+            message(Role::User, vec![tool_result("b"), tool_result("a")]),
+        ]);
+        assert!(check_tool_balance(&good).is_ok());
+        let missing = params(vec![
+            ask.clone(),
+            uses.clone(),
+            message(Role::User, vec![tool_result("a")]),
+        ]);
+        assert!(check_tool_balance(&missing).is_err());
+        let mixed = params(vec![
+            ask.clone(),
+            uses,
+            message(Role::User, vec![tool_result("a"), tool_result("b"), text("x")]),
+        ]);
+        assert!(check_tool_balance(&mixed).is_err());
+        let stray = params(vec![ask, message(Role::User, vec![tool_result("z")])]);
+        assert!(check_tool_balance(&stray).is_err());
     }
 }

@@ -4,7 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, InputRequest, InputRequests, InputRequiredResult};
 
 /// A boxed, sendable future: what handler traits return, so that bindings can implement
 /// them without naming their future types.
@@ -21,6 +21,9 @@ pub enum HandlerError {
     Message(String),
     /// A specific JSON-RPC error, sent as is.
     Rpc(ErrorObject),
+    /// The explicit multi round-trip style: answer `input_required` with these requests
+    /// and the handler's own state (2026-07-28; see [`HandlerError::input_required`]).
+    InputRequired(Box<InputRequiredResult>),
 }
 
 impl HandlerError {
@@ -34,11 +37,29 @@ impl HandlerError {
         HandlerError::Rpc(error)
     }
 
-    /// The JSON-RPC error for methods other than `tools/call`.
+    /// Ends the run with an `input_required` result carrying `requests` and `state`; the
+    /// retry brings the answers ([`Context::input_responses`](super::Context::input_responses))
+    /// and the state ([`Context::request_state`](super::Context::request_state)), which the
+    /// server seals so the client cannot alter it. Most handlers call `ctx.elicit(...)`
+    /// and friends instead, which do this for them.
+    pub fn input_required(requests: impl IntoIterator<Item = (String, InputRequest)>, state: Option<String>) -> Self {
+        let requests: InputRequests = requests.into_iter().collect();
+        HandlerError::InputRequired(Box::new(InputRequiredResult {
+            input_requests: (!requests.is_empty()).then_some(requests),
+            request_state: state,
+            result_type: None,
+            meta: None,
+        }))
+    }
+
+    /// The JSON-RPC error, where a result cannot carry the failure.
     pub(crate) fn into_error_object(self) -> ErrorObject {
         match self {
             HandlerError::Message(message) => ErrorObject::internal(message),
             HandlerError::Rpc(error) => error,
+            HandlerError::InputRequired(_) => ErrorObject::internal(
+                "the handler asked for input where only 2026-07-28 tool calls, prompts and resource reads can",
+            ),
         }
     }
 }

@@ -23,6 +23,7 @@ mod completion;
 mod context;
 mod events;
 mod handler;
+mod mrtr;
 mod pagination;
 mod prompts;
 mod registry;
@@ -44,8 +45,10 @@ use crate::connection::Connection;
 use crate::protocol::{
     CacheScope, CacheableResult, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
+use crate::state::KeyRing;
 use crate::transport::{self, Transport};
 use events::ServerEvent;
+use mrtr::InputPolicy;
 use prompts::RegisteredPrompt;
 use registry::Registry;
 use resources::{RegisteredResource, RegisteredTemplate};
@@ -71,6 +74,7 @@ struct ServerInner {
     cache_ttl_ms: u64,
     cache_scope: CacheScope,
     max_message_size: usize,
+    input_policy: InputPolicy,
 }
 
 /// Builds a [`Server`].
@@ -85,6 +89,9 @@ pub struct ServerBuilder {
     cache_ttl_ms: u64,
     cache_scope: CacheScope,
     max_message_size: usize,
+    request_state_keys: Option<KeyRing>,
+    max_input_rounds: u32,
+    request_state_ttl: std::time::Duration,
 }
 
 impl ServerBuilder {
@@ -143,6 +150,25 @@ impl ServerBuilder {
         self
     }
 
+    /// The keys that seal `requestState` (default: one random key per process). Give
+    /// every replica the same ring so that any of them can serve a retry.
+    pub fn request_state_keys(mut self, keys: KeyRing) -> Self {
+        self.request_state_keys = Some(keys);
+        self
+    }
+
+    /// How many `input_required` rounds one request may take (default 8).
+    pub fn max_input_rounds(mut self, rounds: u32) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    /// How long sealed `requestState` stays valid (default 10 minutes).
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
     /// Compiles every definition (schemas, URI templates) and returns the server.
     pub fn build(self) -> Result<Server, DefinitionError> {
         let mut registry = Registry::default();
@@ -178,6 +204,10 @@ impl ServerBuilder {
                 "prompt",
             )?;
         }
+        let keys = match self.request_state_keys {
+            Some(keys) => keys,
+            None => KeyRing::random().map_err(|e| DefinitionError::new(format!("request state keys: {e}")))?,
+        };
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         Ok(Server {
             inner: Arc::new(ServerInner {
@@ -189,6 +219,11 @@ impl ServerBuilder {
                 cache_ttl_ms: self.cache_ttl_ms,
                 cache_scope: self.cache_scope,
                 max_message_size: self.max_message_size,
+                input_policy: InputPolicy {
+                    keys,
+                    max_rounds: self.max_input_rounds,
+                    state_ttl: self.request_state_ttl,
+                },
             }),
         })
     }
@@ -222,6 +257,9 @@ impl Server {
             cache_ttl_ms: 0,
             cache_scope: CacheScope::Public,
             max_message_size: transport::DEFAULT_MAX_MESSAGE_SIZE,
+            request_state_keys: None,
+            max_input_rounds: 8,
+            request_state_ttl: std::time::Duration::from_secs(600),
         }
     }
 
@@ -337,6 +375,10 @@ impl Server {
 
     pub(crate) fn instructions(&self) -> Option<String> {
         self.inner.instructions.clone()
+    }
+
+    pub(crate) fn input_policy(&self) -> &InputPolicy {
+        &self.inner.input_policy
     }
 
     pub(crate) fn page_size(&self) -> Option<usize> {

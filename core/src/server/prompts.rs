@@ -117,6 +117,15 @@ impl PromptDef {
         }
     }
 
+    /// A prompt from a complete protocol definition (as language bindings receive it).
+    pub fn from_prompt(prompt: Prompt) -> Self {
+        PromptDef {
+            prompt,
+            handler: None,
+            completions: CompletionHandlers::default(),
+        }
+    }
+
     /// The display name.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.prompt.title = Some(title.into());

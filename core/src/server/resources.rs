@@ -234,6 +234,15 @@ impl TemplateDef {
         }
     }
 
+    /// A template from a complete protocol definition (as language bindings receive it).
+    pub fn from_template(template: ResourceTemplate) -> Self {
+        TemplateDef {
+            template,
+            handler: None,
+            completions: CompletionHandlers::default(),
+        }
+    }
+
     /// The display name.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.template.title = Some(title.into());

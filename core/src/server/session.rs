@@ -17,6 +17,7 @@ use tokio_util::task::TaskTracker;
 use super::completion::completion_from;
 use super::context::Context;
 use super::events::ServerEvent;
+use super::mrtr::{self, InputRound, Run};
 use super::pagination::page;
 use super::registry::ResourceMatch;
 use super::Server;
@@ -351,22 +352,36 @@ impl Session {
         let Some(tool) = self.server.registry().tools.get(&params.name).cloned() else {
             return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
         };
-        let arguments = params.arguments.unwrap_or_default();
-        let arguments_value = Value::Object(arguments);
-        if let Err(problems) = tool.input.validate(&arguments_value) {
+        let arguments = Value::Object(params.arguments.unwrap_or_default());
+        if let Err(problems) = tool.input.validate(&arguments) {
             let message = format!("invalid arguments for tool {}: {problems}", params.name);
             if ctx.protocol_version().reports_input_errors_as_results() {
                 return finish(CallToolResult::error(message), stamp);
             }
             return Err(ErrorObject::invalid_params(message));
         }
-        let Value::Object(arguments) = arguments_value else {
+        let round = self.input_round(
+            ctx,
+            methods::TOOLS_CALL,
+            &params.name,
+            &arguments,
+            params.request_state,
+            params.input_responses,
+        )?;
+        let Value::Object(arguments) = arguments else {
             unreachable!("built from an object above")
         };
-        let mut result = match tool.handler.call(arguments, ctx.clone()).await {
+        let outcome = match self
+            .run_handler(round.as_deref(), tool.handler.call(arguments, ctx.clone()))
+            .await
+        {
+            Handled::Done(outcome) => outcome,
+            Handled::NeedsInput(result) => return finish(result?, stamp),
+        };
+        let mut result = match outcome {
             Ok(result) => result,
             Err(super::HandlerError::Message(message)) => CallToolResult::error(message),
-            Err(super::HandlerError::Rpc(error)) => return Err(error),
+            Err(other) => return Err(other.into_error_object()),
         };
         if result.is_error != Some(true) {
             if let Some(output) = &tool.output {
@@ -388,6 +403,50 @@ impl Session {
             result.structured_content = None;
         }
         finish(result, stamp)
+    }
+
+    /// The multi round-trip state of a modern request that may ask the client for input.
+    fn input_round(
+        &self,
+        ctx: &Context,
+        method: &str,
+        target: &str,
+        arguments: &impl Serialize,
+        request_state: Option<String>,
+        responses: Option<crate::protocol::InputResponses>,
+    ) -> Result<Option<Arc<InputRound>>, ErrorObject> {
+        if ctx.era() != Era::Modern {
+            return Ok(None);
+        }
+        let binding = mrtr::binding(method, target, arguments);
+        let round = Arc::new(InputRound::start(
+            self.server.input_policy(),
+            binding,
+            request_state.as_deref(),
+            responses,
+        )?);
+        ctx.attach_input(Arc::clone(&round));
+        Ok(Some(round))
+    }
+
+    /// Runs a handler; in the modern era, a request for input ends the run with the
+    /// `input_required` result.
+    async fn run_handler<T>(
+        &self,
+        round: Option<&InputRound>,
+        handler: impl std::future::Future<Output = Result<T, super::HandlerError>>,
+    ) -> Handled<Result<T, super::HandlerError>> {
+        let Some(round) = round else {
+            return Handled::Done(handler.await);
+        };
+        let policy = self.server.input_policy();
+        match round.run(handler).await {
+            Run::Done(Err(super::HandlerError::InputRequired(explicit))) => {
+                Handled::NeedsInput(round.input_required(policy, Some(*explicit)))
+            }
+            Run::Done(outcome) => Handled::Done(outcome),
+            Run::NeedsInput => Handled::NeedsInput(round.input_required(policy, None)),
+        }
     }
 
     fn list_resources(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
@@ -433,10 +492,21 @@ impl Session {
             Some(ResourceMatch::Template(template, variables)) => (Arc::clone(&template.handler), variables),
             None => return Err(resource_not_found(&params.uri, ctx.era())),
         };
-        let mut result = handler
-            .read(params.uri, variables, ctx.clone())
+        let round = self.input_round(
+            ctx,
+            methods::RESOURCES_READ,
+            &params.uri,
+            &(),
+            params.request_state,
+            params.input_responses,
+        )?;
+        let mut result = match self
+            .run_handler(round.as_deref(), handler.read(params.uri, variables, ctx.clone()))
             .await
-            .map_err(super::HandlerError::into_error_object)?;
+        {
+            Handled::Done(outcome) => outcome.map_err(super::HandlerError::into_error_object)?,
+            Handled::NeedsInput(result) => return finish(result?, stamp),
+        };
         if stamp.is_some() {
             self.server.stamp_cache_hints(&mut result);
         }
@@ -488,11 +558,21 @@ impl Session {
                 missing.join(", ")
             )));
         }
-        let result = prompt
-            .handler
-            .get(arguments, ctx.clone())
+        let round = self.input_round(
+            ctx,
+            methods::PROMPTS_GET,
+            &params.name,
+            &arguments,
+            params.request_state,
+            params.input_responses,
+        )?;
+        let result = match self
+            .run_handler(round.as_deref(), prompt.handler.get(arguments, ctx.clone()))
             .await
-            .map_err(super::HandlerError::into_error_object)?;
+        {
+            Handled::Done(outcome) => outcome.map_err(super::HandlerError::into_error_object)?,
+            Handled::NeedsInput(result) => return finish(result?, stamp),
+        };
         finish(result, stamp)
     }
 
@@ -655,10 +735,19 @@ fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
     ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
 }
 
-/// Stamps the modern era's `resultType` and server info, then writes the result as JSON.
+/// How a handler run ended.
+enum Handled<T> {
+    /// The handler's own outcome.
+    Done(T),
+    /// The `input_required` result to send instead (or why it could not be made).
+    NeedsInput(Result<crate::protocol::InputRequiredResult, ErrorObject>),
+}
+
+/// Stamps the modern era's `resultType` (unless the result set its own) and server info,
+/// then writes the result as JSON.
 fn finish<R: ProtocolResult + Serialize>(mut result: R, stamp: Option<Arc<Implementation>>) -> Outcome {
     if let Some(server_info) = stamp {
-        *result.result_type_mut() = Some(ResultType::Complete);
+        result.result_type_mut().get_or_insert(ResultType::Complete);
         let meta = result.meta_mut().get_or_insert_with(Meta::new);
         meta.insert(
             meta::SERVER_INFO.to_owned(),

@@ -4,16 +4,15 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use oxmcp::protocol::{
-    ContentBlock, CreateMessageRequestParams, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, LoggingLevel,
-    OneOrMany, ResourceContents, Role, SamplingContent, SamplingMessage, TextContent, ToolAnnotations,
-};
+use oxmcp::protocol::{ContentBlock, ElicitAction, LoggingLevel, ResourceContents, ToolAnnotations};
 use oxmcp::server::{
-    Context, DefinitionError, HandlerError, Json, PromptDef, ResourceDef, Server, TemplateDef, ToolDef,
+    Context, DefinitionError, HandlerError, Json, PromptDef, ResourceDef, Server, ServerBuilder, TemplateDef, ToolDef,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+mod interactive;
 
 #[derive(Deserialize, JsonSchema)]
 struct EchoArgs {
@@ -45,6 +44,11 @@ struct NameArgs {
 
 /// The example server: every feature of the core in one place.
 pub fn example_server() -> Result<Server, DefinitionError> {
+    example_server_builder().build()
+}
+
+/// The example server's builder, for callers that change its settings.
+pub fn example_server_builder() -> ServerBuilder {
     Server::builder("oxmcp-example", env!("CARGO_PKG_VERSION"))
         .instructions("An example server: echo text, add numbers, read greetings.")
         .tool(
@@ -98,58 +102,43 @@ pub fn example_server() -> Result<Server, DefinitionError> {
                     "logged"
                 }),
         )
-        .tool(
-            ToolDef::new("confirm")
-                .description("Asks the user to confirm (elicitation)")
-                .handler(|_, ctx: Context| async move {
-                    let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
-                    let answer = ctx
-                        .elicit(ElicitRequestParams::Form(ElicitRequestFormParams {
-                            mode: None,
-                            message: "Confirm?".into(),
-                            requested_schema: schema.as_object().cloned().unwrap_or_default(),
-                            meta: None,
-                        }))
-                        .await?;
-                    Ok::<_, HandlerError>(match answer.action {
-                        ElicitAction::Accept => format!("confirmed: {}", json!(answer.content)),
-                        other => format!("not confirmed: {other:?}"),
-                    })
-                }),
-        )
+        .tool(ToolDef::new("confirm").description("Asks the user to confirm (elicitation)").handler(
+            |_, ctx: Context| async move {
+                let answer = interactive::ask(&ctx, "Confirm?", json!({"ok": {"type": "boolean"}})).await?;
+                Ok::<_, HandlerError>(match answer.action {
+                    ElicitAction::Accept => format!("confirmed: {}", json!(answer.content)),
+                    other => format!("not confirmed: {other:?}"),
+                })
+            },
+        ))
+        .tool(ToolDef::new("ask_twice").description("Asks the user two questions, one after the other").handler(
+            |_, ctx: Context| async move {
+                let name = interactive::ask_text(&ctx, "Your name?", "name").await?;
+                let city = interactive::ask_text(&ctx, &format!("Where do you live, {name}?"), "city").await?;
+                Ok::<_, HandlerError>(format!("{name} lives in {city}"))
+            },
+        ))
+        .tool(ToolDef::new("ask_both").description("Asks the user two questions at once").handler(
+            |_, ctx: Context| async move {
+                let (color, food) = futures::try_join!(
+                    interactive::ask_text(&ctx, "Favourite colour?", "color"),
+                    interactive::ask_text(&ctx, "Favourite food?", "food"),
+                )?;
+                Ok::<_, HandlerError>(format!("{color} and {food}"))
+            },
+        ))
         .tool(
             ToolDef::new("ask_llm")
                 .description("Asks the client's model a question (sampling)")
                 .handler(|_, ctx: Context| async move {
-                    let reply = ctx
-                        .sample(CreateMessageRequestParams {
-                            messages: vec![SamplingMessage {
-                                role: Role::User,
-                                content: OneOrMany::One(SamplingContent::Text(TextContent {
-                                    text: "What is the capital of France?".into(),
-                                    annotations: None,
-                                    meta: None,
-                                })),
-                                meta: None,
-                            }],
-                            model_preferences: None,
-                            system_prompt: None,
-                            include_context: None,
-                            temperature: None,
-                            max_tokens: 50,
-                            stop_sequences: None,
-                            metadata: None,
-                            tools: None,
-                            tool_choice: None,
-                            meta: None,
-                        })
-                        .await?;
-                    let text = reply.content.as_slice().iter().find_map(|c| match c {
-                        SamplingContent::Text(t) => Some(t.text.clone()),
-                        _ => None,
-                    });
-                    Ok::<_, HandlerError>(format!("the model said: {}", text.unwrap_or_default()))
+                    let reply = interactive::sample(&ctx, json!([interactive::user_text("What is the capital of France?")]), None).await?;
+                    Ok::<_, HandlerError>(format!("the model said: {}", interactive::text_of(&reply)))
                 }),
+        )
+        .tool(
+            ToolDef::new("weather_agent")
+                .description("Lets the client's model call a weather tool until it can answer (sampling with tools)")
+                .handler(|_, ctx: Context| async move { interactive::weather_agent(&ctx).await }),
         )
         .tool(
             ToolDef::new("roots")
@@ -204,7 +193,6 @@ pub fn example_server() -> Result<Server, DefinitionError> {
                     ["python", "rust", "typescript"].iter().filter(|n| n.starts_with(&value)).map(|n| n.to_string()).collect()
                 }),
         )
-        .build()
 }
 
 /// Adds the tools that change the server itself, which need a handle on it.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::{
-    code, CompletionReference, ContentBlock, Era, LoggingLevel, ProgressNotificationParams, ProtocolVersion,
+    code, CompletionReference, ContentBlock, LoggingLevel, ProgressNotificationParams, ProtocolVersion,
     ResourceContents,
 };
 use oxmcp::transport::child::{StderrMode, StdioCommand};
@@ -330,71 +330,6 @@ async fn runtime_tools_and_resource_updates_reach_subscribers() {
         client.unsubscribe_resource("greeting://ada").await.unwrap();
         client.close().await.unwrap();
     }
-}
-
-#[tokio::test]
-async fn legacy_server_requests_are_answered_by_client_handlers() {
-    let options = ClientOptions::new("oxmcp-tests", "1.0.0")
-        .era(EraMode::Legacy)
-        .on_elicitation(
-            |_params| async {
-                Ok(oxmcp::protocol::ElicitResult {
-                    action: oxmcp::protocol::ElicitAction::Accept,
-                    content: json!({"ok": true}).as_object().cloned(),
-                    meta: None,
-                })
-            },
-            false,
-        )
-        .on_sampling(
-            |_params| async {
-                Ok(oxmcp::protocol::CreateMessageResult {
-                    role: oxmcp::protocol::Role::Assistant,
-                    content: oxmcp::protocol::OneOrMany::One(oxmcp::protocol::SamplingContent::Text(
-                        oxmcp::protocol::TextContent {
-                            text: "Paris".into(),
-                            annotations: None,
-                            meta: None,
-                        },
-                    )),
-                    model: "test-model".into(),
-                    stop_reason: Some("endTurn".into()),
-                    meta: None,
-                })
-            },
-            false,
-        )
-        .on_roots(|| async {
-            Ok(oxmcp::protocol::ListRootsResult {
-                roots: vec![oxmcp::protocol::Root {
-                    uri: "file:///work".into(),
-                    name: None,
-                    meta: None,
-                }],
-                meta: None,
-            })
-        });
-    let client = connect_with(options).await;
-    let confirm = client.call_tool("confirm", json!({})).await.unwrap();
-    assert_eq!(text_of(&confirm.content), r#"confirmed: {"ok":true}"#);
-    let sampled = client.call_tool("ask_llm", json!({})).await.unwrap();
-    assert_eq!(text_of(&sampled.content), "the model said: Paris");
-    let roots = client.call_tool("roots", json!({})).await.unwrap();
-    assert_eq!(text_of(&roots.content), "file:///work");
-    client.close().await.unwrap();
-}
-
-#[tokio::test]
-async fn asking_a_client_without_the_capability_fails_the_tool_cleanly() {
-    let client = connect(EraMode::Legacy).await;
-    for tool in ["confirm", "ask_llm", "roots"] {
-        let result = client.call_tool(tool, json!({})).await.unwrap();
-        assert_eq!(result.is_error, Some(true), "{tool}");
-        assert!(text_of(&result.content).contains("does not support"), "{tool}");
-    }
-    assert_eq!(client.protocol_version().era(), Era::Legacy);
-    client.call_tool("echo", json!({"text": "fine"})).await.unwrap();
-    client.close().await.unwrap();
 }
 
 #[tokio::test]

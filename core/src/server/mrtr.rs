@@ -1,0 +1,276 @@
+//! Multi round-trip requests (2026-07-28) in the imperative style: a handler's
+//! `ctx.elicit(...)`, `ctx.sample(...)` or `ctx.list_roots()` ends the run with an
+//! `input_required` result, and the retry runs the handler again from the start with the
+//! answers, so each call returns its answer.
+//!
+//! Calls are keyed by their order in the run (`q0`, `q1`, …). The sealed `requestState`
+//! carries every answer so far, the round number, an expiry, and any state of the
+//! handler's own; it is bound to the method, the tool, prompt or resource name, and the
+//! arguments.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+use crate::protocol::{ErrorObject, InputRequest, InputRequiredResult, InputResponse, InputResponses, ResultType};
+use crate::state::KeyRing;
+
+/// How long other calls made at the same time get to join the first one's round.
+const GATHER_WINDOW: Duration = Duration::from_millis(2);
+
+/// The version of the sealed state's layout.
+const STATE_VERSION: u8 = 1;
+
+/// How the server seals state and bounds rounds.
+#[derive(Debug, Clone)]
+pub(crate) struct InputPolicy {
+    pub(crate) keys: KeyRing,
+    pub(crate) max_rounds: u32,
+    pub(crate) state_ttl: Duration,
+}
+
+/// What one run of a handler knows and asks.
+pub(crate) struct InputRound {
+    /// Every answer so far: from the sealed state and this request's `inputResponses`.
+    answers: BTreeMap<String, InputResponse>,
+    /// This request's `inputResponses` as sent, for handlers in the explicit style.
+    pub(crate) responses: Option<InputResponses>,
+    /// The handler's own state from an earlier explicit `input_required` result.
+    pub(crate) handler_state: Option<String>,
+    round: u32,
+    next_key: AtomicUsize,
+    asked: Mutex<BTreeMap<String, InputRequest>>,
+    asked_signal: Notify,
+    binding: Vec<u8>,
+}
+
+/// The sealed payload.
+#[derive(Serialize, Deserialize)]
+struct SealedState {
+    v: u8,
+    /// Expiry, in seconds since the Unix epoch.
+    exp: u64,
+    round: u32,
+    answers: BTreeMap<String, InputResponse>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    handler: Option<String>,
+}
+
+/// The outcome of one run of a handler.
+pub(crate) enum Run<T> {
+    /// The handler finished.
+    Done(T),
+    /// The handler asked for input it does not have yet.
+    NeedsInput,
+}
+
+impl InputRound {
+    /// Opens the request's state (if any) and merges its responses. Invalid, expired or
+    /// foreign state is rejected with -32602 before any handler runs.
+    pub(crate) fn start(
+        policy: &InputPolicy,
+        binding: Vec<u8>,
+        request_state: Option<&str>,
+        responses: Option<InputResponses>,
+    ) -> Result<Self, ErrorObject> {
+        let (mut answers, round, handler_state) = match request_state {
+            None => (BTreeMap::new(), 0, None),
+            Some(sealed) => {
+                let plaintext = policy
+                    .keys
+                    .open(sealed, &binding)
+                    .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;
+                let state: SealedState = serde_json::from_slice(&plaintext)
+                    .ok()
+                    .filter(|s: &SealedState| s.v == STATE_VERSION)
+                    .ok_or_else(|| ErrorObject::invalid_params("requestState: unknown layout"))?;
+                if state.exp < now_secs() {
+                    return Err(ErrorObject::invalid_params("requestState: expired"));
+                }
+                (state.answers, state.round, state.handler)
+            }
+        };
+        // Answers count only as a retry of a round we started.
+        if request_state.is_some() {
+            answers.extend(responses.iter().flatten().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        Ok(InputRound {
+            answers,
+            responses,
+            handler_state,
+            round,
+            next_key: AtomicUsize::new(0),
+            asked: Mutex::new(BTreeMap::new()),
+            asked_signal: Notify::new(),
+            binding,
+        })
+    }
+
+    /// The answer to the next call in this run from an earlier round; `None` records the
+    /// request for the `input_required` result, and the run ends before an answer comes.
+    pub(crate) fn ask(&self, request: InputRequest) -> Option<InputResponse> {
+        let key = format!("q{}", self.next_key.fetch_add(1, Ordering::SeqCst));
+        if let Some(answer) = self.answers.get(&key) {
+            return Some(answer.clone());
+        }
+        self.asked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, request);
+        self.asked_signal.notify_one();
+        None
+    }
+
+    /// Runs `handler` until it finishes or asks for input; calls made at about the same
+    /// time as the first ask join the same round.
+    pub(crate) async fn run<F: Future>(&self, handler: F) -> Run<F::Output> {
+        let mut handler = std::pin::pin!(handler);
+        tokio::select! {
+            biased;
+            output = &mut handler => return Run::Done(output),
+            _ = self.asked_signal.notified() => {}
+        }
+        loop {
+            tokio::select! {
+                biased;
+                output = &mut handler => return Run::Done(output),
+                _ = self.asked_signal.notified() => continue,
+                _ = tokio::time::sleep(GATHER_WINDOW) => return Run::NeedsInput,
+            }
+        }
+    }
+
+    /// The `input_required` result for what this run asked (or, in the explicit style,
+    /// what the handler returned), with the next round's sealed state.
+    pub(crate) fn input_required(
+        &self,
+        policy: &InputPolicy,
+        explicit: Option<InputRequiredResult>,
+    ) -> Result<InputRequiredResult, ErrorObject> {
+        let round = self.round + 1;
+        if round > policy.max_rounds {
+            return Err(ErrorObject::internal(format!(
+                "the handler still needs input after {} rounds",
+                policy.max_rounds
+            )));
+        }
+        let asked = std::mem::take(&mut *self.asked.lock().unwrap_or_else(|e| e.into_inner()));
+        let (input_requests, handler) = match explicit {
+            Some(result) => (result.input_requests, result.request_state),
+            None => (Some(asked), None),
+        };
+        let state = SealedState {
+            v: STATE_VERSION,
+            exp: now_secs().saturating_add(policy.state_ttl.as_secs()),
+            round,
+            answers: self.answers.clone(),
+            handler,
+        };
+        let plaintext = serde_json::to_vec(&state).map_err(ErrorObject::internal)?;
+        let sealed = policy
+            .keys
+            .seal(&plaintext, &self.binding)
+            .map_err(ErrorObject::internal)?;
+        Ok(InputRequiredResult {
+            input_requests: input_requests.filter(|r| !r.is_empty()),
+            request_state: Some(sealed),
+            result_type: Some(ResultType::InputRequired),
+            meta: None,
+        })
+    }
+}
+
+/// What sealed state is bound to: the method, the target's name, and the arguments.
+pub(crate) fn binding(method: &str, target: &str, arguments: &impl Serialize) -> Vec<u8> {
+    let mut binding = format!("{method}\0{target}\0").into_bytes();
+    // Maps serialize with sorted keys, so equal arguments give equal bytes.
+    binding.extend(serde_json::to_vec(arguments).unwrap_or_default());
+    binding
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ElicitAction, ElicitResult, ListRootsRequestParams};
+
+    fn policy() -> InputPolicy {
+        InputPolicy {
+            keys: KeyRing::random().unwrap(),
+            max_rounds: 2,
+            state_ttl: Duration::from_secs(60),
+        }
+    }
+
+    fn accept() -> InputResponse {
+        InputResponse::Elicitation(ElicitResult {
+            action: ElicitAction::Accept,
+            content: None,
+            meta: None,
+        })
+    }
+
+    fn roots() -> InputRequest {
+        InputRequest::Roots(ListRootsRequestParams::default())
+    }
+
+    #[tokio::test]
+    async fn a_second_round_answers_the_first_and_asks_the_next() {
+        let policy = policy();
+        let bind = || binding("tools/call", "t", &serde_json::json!({"a": 1}));
+        let first = InputRound::start(&policy, bind(), None, None).unwrap();
+        assert!(first.ask(roots()).is_none());
+        let result = first.input_required(&policy, None).unwrap();
+        assert_eq!(
+            result.input_requests.as_ref().unwrap().keys().collect::<Vec<_>>(),
+            ["q0"]
+        );
+
+        let responses = BTreeMap::from([("q0".to_owned(), accept())]);
+        let state = result.request_state.unwrap();
+        let second = InputRound::start(&policy, bind(), Some(&state), Some(responses.clone())).unwrap();
+        assert!(second.ask(roots()).is_some());
+        assert!(second.ask(roots()).is_none());
+        let third_state = second.input_required(&policy, None).unwrap().request_state.unwrap();
+        let third = InputRound::start(&policy, bind(), Some(&third_state), None).unwrap();
+        assert!(third.input_required(&policy, None).is_err(), "past the round limit");
+
+        let other = binding("tools/call", "t", &serde_json::json!({"a": 2}));
+        assert_eq!(
+            InputRound::start(&policy, other, Some(&state), None)
+                .err()
+                .unwrap()
+                .code,
+            -32602
+        );
+    }
+
+    #[tokio::test]
+    async fn calls_at_the_same_time_share_one_round() {
+        let round = InputRound::start(&policy(), Vec::new(), None, None).unwrap();
+        let ask_two = async {
+            let both = futures::join!(
+                async {
+                    round.ask(roots());
+                    std::future::pending::<()>().await
+                },
+                async {
+                    tokio::task::yield_now().await;
+                    round.ask(roots());
+                    std::future::pending::<()>().await
+                }
+            );
+            both.0
+        };
+        assert!(matches!(round.run(ask_two).await, Run::NeedsInput));
+        assert_eq!(round.asked.lock().unwrap().len(), 2);
+    }
+}

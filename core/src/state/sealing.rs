@@ -1,0 +1,175 @@
+//! Authenticated encryption of opaque state that travels through the client (the
+//! `requestState` of multi round-trip requests).
+//!
+//! A sealed blob is `base64url(key id ‖ nonce ‖ ciphertext)`, XChaCha20-Poly1305 with
+//! 24-byte random nonces. What the state is bound to (method, name, arguments) goes in as
+//! associated data: it is checked, never stored, so state replayed on another request
+//! fails to open.
+
+use std::sync::Arc;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+
+const KEY_ID_LEN: usize = 4;
+const NONCE_LEN: usize = 24;
+
+/// One 256-bit key and the id that names it in sealed blobs.
+#[derive(Clone)]
+pub struct SealingKey {
+    id: [u8; KEY_ID_LEN],
+    cipher: Arc<XChaCha20Poly1305>,
+}
+
+impl std::fmt::Debug for SealingKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SealingKey")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SealingKey {
+    /// A key from 32 secret bytes. Replicas given the same bytes open each other's state.
+    pub fn from_bytes(secret: [u8; 32]) -> Self {
+        // The id is derived from the key, so every replica names a shared key alike.
+        let cipher = XChaCha20Poly1305::new(&secret.into());
+        let id = cipher
+            .encrypt(
+                &XNonce::default(),
+                Payload {
+                    msg: &[],
+                    aad: b"oxmcp key id",
+                },
+            )
+            .map(|tag| [tag[0], tag[1], tag[2], tag[3]])
+            .unwrap_or_default();
+        SealingKey {
+            id,
+            cipher: Arc::new(cipher),
+        }
+    }
+
+    /// A fresh random key.
+    pub fn random() -> Result<Self, SealError> {
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret).map_err(|_| SealError::NoRandomness)?;
+        Ok(Self::from_bytes(secret))
+    }
+}
+
+/// The keys that open sealed state; the first one seals. Rotate by putting a new key
+/// first and keeping the old ones until their state has expired.
+#[derive(Debug, Clone)]
+pub struct KeyRing {
+    keys: Vec<SealingKey>,
+}
+
+/// Why state could not be sealed or opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SealError {
+    /// Not base64, too short, sealed by an unknown key, tampered with, or bound to another
+    /// request.
+    #[error("the state is invalid or was not issued for this request")]
+    Invalid,
+    /// The operating system gave no randomness.
+    #[error("no randomness available")]
+    NoRandomness,
+}
+
+impl KeyRing {
+    /// A ring whose first key seals and whose every key opens. Empty rings are not allowed.
+    pub fn new(keys: Vec<SealingKey>) -> Option<Self> {
+        (!keys.is_empty()).then_some(KeyRing { keys })
+    }
+
+    /// A ring of one fresh random key (state opens only in this process).
+    pub fn random() -> Result<Self, SealError> {
+        Ok(KeyRing {
+            keys: vec![SealingKey::random()?],
+        })
+    }
+
+    /// Seals `plaintext`, bound to `binding`.
+    pub fn seal(&self, plaintext: &[u8], binding: &[u8]) -> Result<String, SealError> {
+        let key = &self.keys[0];
+        let mut nonce = [0u8; NONCE_LEN];
+        getrandom::fill(&mut nonce).map_err(|_| SealError::NoRandomness)?;
+        let ciphertext = key
+            .cipher
+            .encrypt(
+                XNonce::from_slice(&nonce),
+                Payload {
+                    msg: plaintext,
+                    aad: binding,
+                },
+            )
+            .map_err(|_| SealError::Invalid)?;
+        let mut blob = Vec::with_capacity(KEY_ID_LEN + NONCE_LEN + ciphertext.len());
+        blob.extend_from_slice(&key.id);
+        blob.extend_from_slice(&nonce);
+        blob.extend_from_slice(&ciphertext);
+        Ok(URL_SAFE_NO_PAD.encode(blob))
+    }
+
+    /// Opens a blob this ring sealed for the same `binding`.
+    pub fn open(&self, sealed: &str, binding: &[u8]) -> Result<Vec<u8>, SealError> {
+        let blob = URL_SAFE_NO_PAD.decode(sealed).map_err(|_| SealError::Invalid)?;
+        if blob.len() < KEY_ID_LEN + NONCE_LEN {
+            return Err(SealError::Invalid);
+        }
+        let (id, rest) = blob.split_at(KEY_ID_LEN);
+        let (nonce, ciphertext) = rest.split_at(NONCE_LEN);
+        let key = self.keys.iter().find(|k| k.id == id).ok_or(SealError::Invalid)?;
+        key.cipher
+            .decrypt(
+                XNonce::from_slice(nonce),
+                Payload {
+                    msg: ciphertext,
+                    aad: binding,
+                },
+            )
+            .map_err(|_| SealError::Invalid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_what_it_sealed_for_the_same_binding_only() {
+        let ring = KeyRing::random().unwrap();
+        let sealed = ring.seal(b"state", b"tools/call\0book").unwrap();
+        assert_eq!(ring.open(&sealed, b"tools/call\0book").unwrap(), b"state");
+        assert_eq!(ring.open(&sealed, b"tools/call\0other"), Err(SealError::Invalid));
+        assert_ne!(
+            sealed,
+            ring.seal(b"state", b"tools/call\0book").unwrap(),
+            "nonces differ"
+        );
+    }
+
+    #[test]
+    fn rejects_tampering_and_strangers() {
+        let ring = KeyRing::random().unwrap();
+        let sealed = ring.seal(b"state", b"b").unwrap();
+        let mut bytes = URL_SAFE_NO_PAD.decode(&sealed).unwrap();
+        *bytes.last_mut().unwrap() ^= 1;
+        assert_eq!(ring.open(&URL_SAFE_NO_PAD.encode(bytes), b"b"), Err(SealError::Invalid));
+        assert_eq!(ring.open("not base64!", b"b"), Err(SealError::Invalid));
+        assert_eq!(KeyRing::random().unwrap().open(&sealed, b"b"), Err(SealError::Invalid));
+    }
+
+    #[test]
+    fn rotated_rings_open_old_state_and_shared_keys_work_across_replicas() {
+        let old = SealingKey::from_bytes([7; 32]);
+        let sealed = KeyRing::new(vec![old.clone()]).unwrap().seal(b"s", b"b").unwrap();
+        let rotated = KeyRing::new(vec![SealingKey::from_bytes([8; 32]), old]).unwrap();
+        assert_eq!(rotated.open(&sealed, b"b").unwrap(), b"s");
+        let replica = KeyRing::new(vec![SealingKey::from_bytes([7; 32])]).unwrap();
+        assert_eq!(replica.open(&sealed, b"b").unwrap(), b"s");
+    }
+}
