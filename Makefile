@@ -23,6 +23,22 @@ doc:
 test-rust:
 	$(CARGO) test --workspace
 
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+## peers: the official SDKs the interop tests run against, pinned (the Python SDK into .venv)
+PEER_PYTHON_PACKAGES := mcp==2.3.0
+.PHONY: peers
+peers: $(PY)
+	$(PY) -m pip install -q --disable-pip-version-check $(PEER_PYTHON_PACKAGES)
+
+# core/tests/http_client.rs runs servers written with the official Python SDK.
+test-rust: peers
+
 ## bench: criterion benchmarks of the core
 bench:
 	$(CARGO) bench -p oxmcp

@@ -17,6 +17,9 @@ use crate::protocol::jsonrpc::{self, Response};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::transport::{FrameSink, FrameStream, Transport};
 
+/// How long closing waits for the writer to flush and close the transport.
+const WRITER_CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How many outgoing messages may queue before senders wait for the writer.
 const OUTBOUND_CAPACITY: usize = 1024;
 
@@ -33,6 +36,7 @@ pub(crate) struct Connection {
     closed: CancellationToken,
     /// Cancelled to make the writer drain its queue, close the transport and stop.
     stop_writing: CancellationToken,
+    writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl Connection {
@@ -40,13 +44,14 @@ impl Connection {
     pub(crate) fn start(transport: Transport) -> (Arc<Connection>, FrameStream) {
         let (outbound, queue) = mpsc::channel(OUTBOUND_CAPACITY);
         let stop_writing = CancellationToken::new();
-        tokio::spawn(write_loop(queue, transport.outgoing, stop_writing.clone()));
+        let writer = tokio::spawn(write_loop(queue, transport.outgoing, stop_writing.clone()));
         let connection = Arc::new(Connection {
             outbound,
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(0),
             closed: CancellationToken::new(),
             stop_writing,
+            writer: Mutex::new(Some(writer)),
         });
         (connection, transport.incoming)
     }
@@ -83,16 +88,6 @@ impl Connection {
         self.pending_table().remove(id);
     }
 
-    /// Sends a request and waits for its answer, with no timeout.
-    pub(crate) async fn request<P: Serialize>(&self, method: &str, params: Option<&P>) -> Result<Box<RawValue>> {
-        let (id, reply) = self.register()?;
-        if let Err(e) = self.send(jsonrpc::request_text(&id, method, params)).await {
-            self.forget(&id);
-            return Err(e);
-        }
-        await_reply(reply).await
-    }
-
     /// Routes a response to the request that awaits it. Returns false when no request
     /// with that id is pending (the response is dropped).
     pub(crate) fn resolve(&self, response: Response) -> bool {
@@ -119,6 +114,17 @@ impl Connection {
     pub(crate) fn close(&self) {
         self.input_ended();
         self.stop_writing.cancel();
+    }
+
+    /// [`Connection::close`], then waits until the transport is closed (for HTTP: until
+    /// the session is deleted).
+    pub(crate) async fn shutdown(&self) {
+        self.close();
+        let writer = self.writer.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(writer) = writer {
+            // A peer that stopped reading must not hold the caller forever.
+            let _ = tokio::time::timeout(WRITER_CLOSE_TIMEOUT, writer).await;
+        }
     }
 
     fn pending_table(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, PendingReply>> {

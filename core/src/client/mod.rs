@@ -108,6 +108,14 @@ impl Client {
         Self::connect_with_child(transport, options, None).await
     }
 
+    /// Connects to a Streamable HTTP endpoint (an old server's HTTP+SSE endpoint works
+    /// too: the transport falls back to it).
+    pub async fn connect_http(url: impl Into<String>, options: ClientOptions) -> Result<Client> {
+        let transport =
+            crate::transport::http::client::connect(crate::transport::http::client::HttpClientOptions::new(url))?;
+        Self::connect(transport, options).await
+    }
+
     /// Starts a server process and connects to it over its stdin and stdout.
     pub async fn spawn(command: StdioCommand, options: ClientOptions) -> Result<Client> {
         let (transport, child) = command.spawn()?;
@@ -740,7 +748,7 @@ impl Client {
     /// Closes the connection; for a spawned server, shuts the process down (close stdin,
     /// wait, SIGTERM, wait, SIGKILL).
     pub async fn close(&self) -> Result<()> {
-        self.inner.connection.close();
+        self.inner.connection.shutdown().await;
         if let Some(child) = self.inner.child.lock().await.take() {
             child.shutdown().await?;
         }

@@ -1,6 +1,8 @@
 //! `x-mcp-header`: tool parameters mirrored into `Mcp-Param-*` HTTP headers (2026-07-28),
 //! and the rules a tool's input schema must follow to use them.
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use serde_json::{Map, Value};
 
 /// The largest integer a header value may carry: JavaScript's safe range.
@@ -96,6 +98,79 @@ fn check_header_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Opens a Base64-encoded header value.
+const SENTINEL_PREFIX: &str = "=?base64?";
+/// Closes a Base64-encoded header value.
+const SENTINEL_SUFFIX: &str = "?=";
+
+/// The header value that carries `value`: as is when it is safe plain ASCII, else the
+/// Base64 sentinel form. Empty values and values that look like the sentinel are
+/// encoded too, so that the server always reads back exactly `value`.
+pub fn encode_header_value(value: &str) -> String {
+    if is_plain(value) {
+        return value.to_owned();
+    }
+    let mut encoded = String::with_capacity(SENTINEL_PREFIX.len() + value.len().div_ceil(3) * 4 + 2);
+    encoded.push_str(SENTINEL_PREFIX);
+    STANDARD.encode_string(value.as_bytes(), &mut encoded);
+    encoded.push_str(SENTINEL_SUFFIX);
+    encoded
+}
+
+/// Reads a header value written by [`encode_header_value`]: decodes the sentinel form,
+/// returns anything else as is. `None` when the sentinel holds invalid Base64 or UTF-8.
+/// For the server's `Mcp-Name` / `Mcp-Param-*` validation.
+pub fn decode_header_value(value: &str) -> Option<String> {
+    match value
+        .strip_prefix(SENTINEL_PREFIX)
+        .and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX))
+    {
+        Some(encoded) => String::from_utf8(STANDARD.decode(encoded).ok()?).ok(),
+        None => Some(value.to_owned()),
+    }
+}
+
+/// The text form of a tool argument mirrored into a header: strings as they are,
+/// integers in decimal, booleans as `true` / `false`. `None` (no header) for null and
+/// for values a header cannot carry (numbers with a fraction or outside JavaScript's safe
+/// integer range, arrays, objects).
+pub fn header_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                return (i.abs() <= MAX_SAFE_INTEGER).then(|| i.to_string());
+            }
+            // 42.0 is the integer 42.
+            let f = n.as_f64()?;
+            let safe = f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64;
+            safe.then(|| (f as i64).to_string())
+        }
+        Value::Null | Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// Visible ASCII, spaces and tabs, not empty, no whitespace at either end, and not
+/// mistakable for the sentinel.
+fn is_plain(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+        return false;
+    };
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let sentinel_like = value.starts_with(SENTINEL_PREFIX) && value.ends_with(SENTINEL_SUFFIX);
+    let visible = bytes.iter().all(|&b| (0x20..=0x7e).contains(&b) || b == b'\t');
+    visible && !blank(first) && !blank(last) && !sentinel_like
+}
+
+/// The value at a chain of property names in the call's arguments.
+pub fn value_at<'a>(arguments: &'a Map<String, Value>, path: &[String]) -> Option<&'a Value> {
+    let (first, rest) = path.split_first()?;
+    rest.iter()
+        .try_fold(arguments.get(first)?, |value, key| value.as_object()?.get(key))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,5 +221,69 @@ mod tests {
         for case in cases {
             assert!(params(case.clone()).is_err(), "{case}");
         }
+    }
+
+    #[test]
+    fn encodes_the_spec_examples() {
+        // The Value Encoding table of the 2026-07-28 Streamable HTTP transport.
+        let table = [
+            ("us-west1", "us-west1"),
+            ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+            (" padded ", "=?base64?IHBhZGRlZCA=?="),
+            ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+            ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+        ];
+        for (original, encoded) in table {
+            assert_eq!(encode_header_value(original), encoded, "{original:?}");
+            assert_eq!(decode_header_value(encoded).as_deref(), Some(original), "{encoded:?}");
+        }
+    }
+
+    #[test]
+    fn encodes_what_a_header_cannot_carry_plainly() {
+        for value in ["", "\t", "tab\tinside ", "a\rb", "nul\0", "del\x7f", "é", "=?base64??="] {
+            let encoded = encode_header_value(value);
+            assert!(encoded.starts_with(SENTINEL_PREFIX), "{value:?} -> {encoded:?}");
+            assert_eq!(decode_header_value(&encoded).as_deref(), Some(value));
+        }
+        for value in ["a b", "tab\tinside", "file:///x?y=1", "=?base64?unterminated", "x?="] {
+            assert_eq!(encode_header_value(value), value);
+        }
+        assert_eq!(decode_header_value("=?base64?!!!?="), None);
+    }
+
+    #[test]
+    fn converts_argument_types() {
+        assert_eq!(header_text(&json!("x")).as_deref(), Some("x"));
+        assert_eq!(header_text(&json!(42)).as_deref(), Some("42"));
+        assert_eq!(header_text(&json!(-7)).as_deref(), Some("-7"));
+        assert_eq!(header_text(&json!(42.0)).as_deref(), Some("42"));
+        assert_eq!(header_text(&json!(true)).as_deref(), Some("true"));
+        assert_eq!(header_text(&json!(false)).as_deref(), Some("false"));
+        assert_eq!(
+            header_text(&json!(MAX_SAFE_INTEGER)).as_deref(),
+            Some("9007199254740991")
+        );
+        for none in [
+            json!(null),
+            json!(1.5),
+            json!(MAX_SAFE_INTEGER + 1),
+            json!([1]),
+            json!({}),
+        ] {
+            assert_eq!(header_text(&none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn values_are_found_by_property_path() {
+        let args = json!({"a": {"b": 42}, "s": "x", "t": true, "f": 2.5, "n": null});
+        let args = args.as_object().unwrap();
+        let at = |path: &[&str]| value_at(args, &path.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(at(&["a", "b"]).and_then(header_text), Some("42".into()));
+        assert_eq!(at(&["t"]).and_then(header_text), Some("true".into()));
+        assert_eq!(at(&["f"]).and_then(header_text), None);
+        assert_eq!(at(&["n"]).and_then(header_text), None);
+        assert_eq!(at(&["a", "missing"]), None);
     }
 }

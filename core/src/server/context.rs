@@ -10,8 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::HandlerError;
 use super::mrtr::InputRound;
+use super::reply::Reply;
 use super::schema::CompiledSchema;
-use super::session::{Exchange, Session};
+use super::session::{Exchange, Scope, Session};
+use crate::protocol::jsonrpc;
 use crate::protocol::{
     methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
     ElicitResult, ElicitationCapability, Era, ErrorObject, Implementation, InputRequest, InputResponse, InputResponses,
@@ -36,6 +38,7 @@ struct RequestState {
     progress_token: Option<ProgressToken>,
     meta: Option<Meta>,
     cancellation: CancellationToken,
+    reply: Reply,
     last_progress: Mutex<Option<f64>>,
     /// Set once the response is sent: nothing more may be sent for the request.
     finished: AtomicBool,
@@ -49,7 +52,7 @@ impl Context {
         request_id: RequestId,
         exchange: Exchange,
         meta: Option<Meta>,
-        cancellation: CancellationToken,
+        scope: Scope,
     ) -> Self {
         let progress_token = meta
             .as_ref()
@@ -62,7 +65,8 @@ impl Context {
                 exchange,
                 progress_token,
                 meta,
-                cancellation,
+                cancellation: scope.cancellation,
+                reply: scope.reply,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 input: OnceLock::new(),
@@ -325,13 +329,19 @@ impl Context {
         method: &str,
         params: &P,
     ) -> Result<R, HandlerError> {
-        let raw = self
+        let failed = |e: crate::Error| HandlerError::message(format!("{method} failed: {e}"));
+        let connection = self.inner.session.connection();
+        let (id, answer) = connection.register().map_err(failed)?;
+        if !self
             .inner
-            .session
-            .connection()
-            .request(method, Some(params))
+            .reply
+            .send(jsonrpc::request_text(&id, method, Some(params)))
             .await
-            .map_err(|e| HandlerError::message(format!("{method} failed: {e}")))?;
+        {
+            connection.forget(&id);
+            return Err(failed(crate::Error::ConnectionClosed));
+        }
+        let raw = crate::connection::await_reply(answer).await.map_err(failed)?;
         serde_json::from_str(raw.get()).map_err(|e| HandlerError::message(format!("invalid {method} answer: {e}")))
     }
 
@@ -340,12 +350,20 @@ impl Context {
         self.inner.finished.store(true, Ordering::Release);
     }
 
+    /// The route of this request's messages.
+    pub(crate) fn reply(&self) -> &Reply {
+        &self.inner.reply
+    }
+
     async fn notify<P: Serialize>(&self, method: &str, params: &P) {
         if self.inner.finished.load(Ordering::Acquire) || self.is_cancelled() {
             return;
         }
-        // A closed connection only means nobody is listening any more.
-        let _ = self.inner.session.connection().notify(method, Some(params)).await;
+        // A closed stream only means nobody is listening any more.
+        self.inner
+            .reply
+            .send(jsonrpc::notification_text(method, Some(params)))
+            .await;
     }
 }
 

@@ -27,9 +27,10 @@ mod mrtr;
 mod pagination;
 mod prompts;
 mod registry;
+pub(crate) mod reply;
 mod resources;
 mod schema;
-mod session;
+pub(crate) mod session;
 mod tools;
 pub mod uri_template;
 

@@ -20,6 +20,7 @@ use super::events::ServerEvent;
 use super::mrtr::{self, InputRound, Run};
 use super::pagination::page;
 use super::registry::ResourceMatch;
+use super::reply::Reply;
 use super::Server;
 use crate::connection::Connection;
 use crate::protocol::jsonrpc::{self, Incoming, InvalidMessage, Message, Notification, Request};
@@ -61,6 +62,24 @@ pub(crate) struct Session {
     tasks: TaskTracker,
 }
 
+/// How one request is served: where its messages go, what cancels it, and, for stateless
+/// HTTP, the legacy protocol version assumed when the request carries none.
+pub(crate) struct Scope {
+    pub(crate) reply: Reply,
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) assumed_version: Option<ProtocolVersion>,
+}
+
+impl Scope {
+    pub(crate) fn new(reply: Reply, cancellation: CancellationToken) -> Self {
+        Scope {
+            reply,
+            cancellation,
+            assumed_version: None,
+        }
+    }
+}
+
 /// How a request ends: a result's JSON text, or an error. `None` answers nothing (the
 /// request was cancelled).
 type Outcome = Result<String, ErrorObject>;
@@ -90,12 +109,28 @@ impl Session {
 
     /// Serves frames until the input ends, then waits for the requests in flight.
     pub(crate) async fn run(self: Arc<Self>, incoming: crate::transport::FrameStream) {
-        let forwarder = tokio::spawn(Arc::clone(&self).forward_legacy_events(self.server.subscribe_events()));
+        let forwarder = self.forward_events();
         crate::connection::read_loop(&self.connection, incoming, |frame| self.on_frame(frame)).await;
         self.input_ended.cancel();
         self.tasks.close();
         self.tasks.wait().await;
         forwarder.abort();
+        self.connection.close();
+    }
+
+    /// Starts sending list-changed and resource-updated notifications to a legacy client
+    /// on the connection; abort the handle to stop.
+    pub(crate) fn forward_events(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(Arc::clone(self).forward_legacy_events(self.server.subscribe_events()))
+    }
+
+    /// Ends a session whose requests arrive one by one (HTTP): subscription streams stop,
+    /// requests in flight are cancelled, and the connection closes.
+    pub(crate) fn end(&self) {
+        self.input_ended.cancel();
+        for cancellation in lock(&self.in_flight).values() {
+            cancellation.cancel();
+        }
         self.connection.close();
     }
 
@@ -109,10 +144,15 @@ impl Session {
             }
         };
         match jsonrpc::parse(&bytes) {
-            Ok(Incoming::Single(message)) => self.on_message(message),
+            Ok(Incoming::Single(message)) => self.accept(message, self.connection_reply()),
             Ok(Incoming::Batch(entries)) => self.on_batch(entries),
             Err(invalid) => self.reject(&invalid),
         }
+    }
+
+    /// The route of every message on a stream connection.
+    fn connection_reply(&self) -> Reply {
+        Reply::Connection(Arc::clone(&self.connection))
     }
 
     fn reject(&self, invalid: &InvalidMessage) {
@@ -120,13 +160,19 @@ impl Session {
         self.send_later(jsonrpc::error_text(invalid.id(), &ErrorObject::from(invalid)));
     }
 
-    fn on_message(self: &Arc<Self>, message: Message) {
+    /// Takes one message: a request is served on its own task, its messages sent on
+    /// `reply`; notifications and responses are handled at once.
+    pub(crate) fn accept(self: &Arc<Self>, message: Message, reply: Reply) {
         match message {
             Message::Request(request) => {
                 let session = Arc::clone(self);
                 self.tasks.spawn(async move {
-                    if let Some(text) = session.answer(request).await {
-                        let _ = session.connection.send(text).await;
+                    let cancellation = session.track(&request.id);
+                    let id = request.id.clone();
+                    let answer = session.answer(request, Scope::new(reply.clone(), cancellation)).await;
+                    lock(&session.in_flight).remove(&id);
+                    if let Some(text) = answer {
+                        reply.finish(text).await;
                     }
                 });
             }
@@ -152,8 +198,11 @@ impl Session {
             let mut answers = Vec::new();
             for entry in entries {
                 match entry {
-                    Ok(Message::Request(request)) => answers.push(session.answer(request)),
-                    Ok(other) => session.on_message(other),
+                    Ok(Message::Request(request)) => {
+                        let scope = Scope::new(session.connection_reply(), session.track(&request.id));
+                        answers.push(session.answer(request, scope));
+                    }
+                    Ok(other) => session.accept(other, session.connection_reply()),
                     Err(invalid) => {
                         let text = jsonrpc::error_text(invalid.id(), &ErrorObject::from(&invalid));
                         answers.push(Box::pin(std::future::ready(Some(text))));
@@ -190,15 +239,24 @@ impl Session {
         }
     }
 
+    /// Registers a request for cancellation by `notifications/cancelled`.
+    fn track(&self, id: &RequestId) -> CancellationToken {
+        let cancellation = CancellationToken::new();
+        lock(&self.in_flight).insert(id.clone(), cancellation.clone());
+        cancellation
+    }
+
     /// Answers one request: the response text, or `None` when it was cancelled.
-    fn answer(self: &Arc<Self>, request: Request) -> futures::future::BoxFuture<'static, Option<String>> {
+    pub(crate) fn answer(
+        self: &Arc<Self>,
+        request: Request,
+        scope: Scope,
+    ) -> futures::future::BoxFuture<'static, Option<String>> {
         let session = Arc::clone(self);
         Box::pin(async move {
-            let cancellation = CancellationToken::new();
-            lock(&session.in_flight).insert(request.id.clone(), cancellation.clone());
             let id = request.id.clone();
-            let dispatch =
-                AssertUnwindSafe(Arc::clone(&session).dispatch(request, cancellation.clone())).catch_unwind();
+            let cancellation = scope.cancellation.clone();
+            let dispatch = AssertUnwindSafe(Arc::clone(&session).dispatch(request, scope)).catch_unwind();
             // Cancellation first: a handler that ends because it was cancelled (such as a
             // subscription stream) must not answer.
             let outcome = tokio::select! {
@@ -210,7 +268,6 @@ impl Session {
                     Err(ErrorObject::internal(format!("the handler panicked: {detail}")))
                 })),
             };
-            lock(&session.in_flight).remove(&id);
             outcome.map(|outcome| match outcome {
                 Ok(result) => jsonrpc::raw_result_text(&id, &result),
                 Err(error) => jsonrpc::error_text(Some(&id), &error),
@@ -218,14 +275,14 @@ impl Session {
         })
     }
 
-    async fn dispatch(self: Arc<Self>, request: Request, cancellation: CancellationToken) -> Outcome {
+    async fn dispatch(self: Arc<Self>, request: Request, scope: Scope) -> Outcome {
         let Request { id, method, params } = request;
         let params = params.as_deref();
         if method == methods::INITIALIZE {
             return self.initialize(params);
         }
         let head: ParamsHead = parse_params(params)?;
-        let exchange = match self.exchange_for(&method, head.meta.as_deref())? {
+        let exchange = match self.exchange_for(&method, head.meta.as_deref(), scope.assumed_version)? {
             Some(exchange) => exchange,
             // `ping` before `initialize`.
             None => return finish(EmptyResult::default(), None),
@@ -237,7 +294,7 @@ impl Session {
             .map(|raw| serde_json::from_str::<Meta>(raw.get()))
             .transpose()
             .map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
-        let ctx = Context::new(Arc::clone(&self), id.clone(), exchange.clone(), raw_meta, cancellation);
+        let ctx = Context::new(Arc::clone(&self), id.clone(), exchange.clone(), raw_meta, scope);
         let stamp = (era == Era::Modern).then(|| self.server.server_info());
         let outcome = match (method.as_str(), era) {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
@@ -262,7 +319,12 @@ impl Session {
 
     /// Decides the request's era and protocol facts: the modern `_meta` fields when
     /// present, else the legacy handshake. `Ok(None)` is a `ping` before the handshake.
-    fn exchange_for(&self, method: &str, raw_meta: Option<&RawValue>) -> Result<Option<Exchange>, ErrorObject> {
+    fn exchange_for(
+        &self,
+        method: &str,
+        raw_meta: Option<&RawValue>,
+        assumed_version: Option<ProtocolVersion>,
+    ) -> Result<Option<Exchange>, ErrorObject> {
         let request_meta: RequestMeta = match raw_meta {
             Some(raw) => {
                 serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?
@@ -273,6 +335,14 @@ impl Session {
             return Ok(Some(handshake.exchange.clone()));
         }
         let Some(requested) = request_meta.protocol_version else {
+            if let Some(version) = assumed_version {
+                return Ok(Some(Exchange {
+                    version,
+                    client_capabilities: Arc::default(),
+                    client_info: None,
+                    log_level: None,
+                }));
+            }
             if method == methods::PING {
                 return Ok(None);
             }
@@ -637,10 +707,16 @@ impl Session {
             notifications: filter.clone(),
             meta: Some(tag()),
         };
-        self.connection
-            .notify(methods::SUBSCRIPTIONS_ACKNOWLEDGED, Some(&ack))
+        if !ctx
+            .reply()
+            .send(jsonrpc::notification_text(
+                methods::SUBSCRIPTIONS_ACKNOWLEDGED,
+                Some(&ack),
+            ))
             .await
-            .map_err(ErrorObject::internal)?;
+        {
+            return Err(ErrorObject::internal("the subscriber is gone"));
+        }
         loop {
             let event = tokio::select! {
                 event = events.recv() => event,
@@ -656,11 +732,10 @@ impl Session {
                 Err(broadcast::error::RecvError::Closed) => break,
             };
             if let Some((method, params)) = modern_notification(&event, &filter, tag()) {
-                if self
-                    .connection
+                if !ctx
+                    .reply()
                     .send(jsonrpc::notification_text(method, Some(&params)))
                     .await
-                    .is_err()
                 {
                     break;
                 }

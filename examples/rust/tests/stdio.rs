@@ -237,15 +237,17 @@ async fn a_timeout_cancels_the_request_and_a_progress_reset_keeps_it_alive() {
     };
     let outcome = client.call_tool_with("slow", json!({"steps": 10}), &short).await;
     assert!(matches!(outcome, Err(Error::Timeout(_))), "{outcome:?}");
+    // 12 steps of 50 ms outlast a 250 ms timeout that each progress notification resets.
     let reset = CallOptions {
+        timeout: Some(Some(Duration::from_millis(250))),
         reset_timeout_on_progress: true,
         ..short
     };
     let result = client
-        .call_tool_with("slow", json!({"steps": 6}), &reset)
+        .call_tool_with("slow", json!({"steps": 12}), &reset)
         .await
         .unwrap();
-    assert_eq!(text_of(&result.content), "done after 6 steps");
+    assert_eq!(text_of(&result.content), "done after 12 steps");
     client.close().await.unwrap();
 }
 

@@ -1,0 +1,49 @@
+//! Where the messages about one request go: its response, and the notifications and
+//! requests the server sends while serving it.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use crate::connection::Connection;
+
+/// One message about a request, as the HTTP transport needs to tell them apart.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    /// A notification or a request to the client; more follows.
+    Message(String),
+    /// The response; nothing follows.
+    Final(String),
+}
+
+/// The route of one request's messages.
+#[derive(Clone)]
+pub(crate) enum Reply {
+    /// The connection carries everything (stdio, in-memory).
+    Connection(Arc<Connection>),
+    /// The request's own stream (one HTTP response).
+    Stream(mpsc::Sender<Outgoing>),
+}
+
+impl Reply {
+    /// Sends a notification or request about the request. Returns false when nobody
+    /// listens any more.
+    pub(crate) async fn send(&self, text: String) -> bool {
+        match self {
+            Reply::Connection(connection) => connection.send(text).await.is_ok(),
+            Reply::Stream(stream) => stream.send(Outgoing::Message(text)).await.is_ok(),
+        }
+    }
+
+    /// Sends the response.
+    pub(crate) async fn finish(&self, text: String) {
+        match self {
+            Reply::Connection(connection) => {
+                let _ = connection.send(text).await;
+            }
+            Reply::Stream(stream) => {
+                let _ = stream.send(Outgoing::Final(text)).await;
+            }
+        }
+    }
+}

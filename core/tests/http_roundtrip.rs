@@ -1,0 +1,239 @@
+//! Our HTTP client transport against our own HTTP server, in both eras: SSE and JSON
+//! answers, sessions and stateless mode, `x-mcp-header` mirroring and the HeaderMismatch
+//! refresh, requests from the server, cancellation, and the HTTP+SSE fallback.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
+use oxmcp::protocol::{CallToolResult, Era, ErrorObject, ListRootsResult, Root};
+use oxmcp::server::{Context, Server, ToolDef};
+use oxmcp::transport::http::client::{connect, HttpClientOptions};
+use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
+use oxmcp::Error;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
+
+fn schema(value: Value) -> Map<String, Value> {
+    value.as_object().expect("an object").clone()
+}
+
+/// Sets its flag when dropped: a handler future dropped mid-way was cancelled.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn tenant_tool(mirrored: bool) -> ToolDef {
+    let mut property = json!({"type": "string"});
+    if mirrored {
+        property["x-mcp-header"] = json!("Tenant");
+    }
+    ToolDef::new("tenant")
+        .input_schema(schema(json!({"type": "object", "properties": {"tenant": property}})))
+        .handler(|args, _| async move { format!("tenant {}", args["tenant"].as_str().unwrap_or_default()) })
+}
+
+fn test_server(stopped: Arc<AtomicBool>) -> Server {
+    Server::builder("roundtrip", "1.0.0")
+        .tool(
+            ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or_default().to_owned() }),
+        )
+        .tool(
+            ToolDef::new("regional")
+                .input_schema(schema(json!({"type": "object", "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"},
+                    "count": {"type": "integer", "x-mcp-header": "Count"},
+                    "dry": {"type": "boolean", "x-mcp-header": "Dry"}
+                }})))
+                .handler(|args, _| async move { Value::Object(args).to_string() }),
+        )
+        .tool(tenant_tool(false))
+        .tool(ToolDef::new("steps").handler(|_, ctx: Context| async move {
+            for step in 1..=3 {
+                ctx.progress(step as f64, Some(3.0), None).await;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            "done"
+        }))
+        .tool(ToolDef::new("roots").handler(|_, ctx: Context| async move {
+            let roots = ctx.list_roots().await?;
+            Ok::<_, oxmcp::server::HandlerError>(
+                roots.roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(","),
+            )
+        }))
+        .tool(ToolDef::new("wait").handler(move |_, ctx: Context| {
+            let stopped = SetOnDrop(Arc::clone(&stopped));
+            async move {
+                ctx.progress(0.0, None, Some("waiting".into())).await;
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                drop(stopped);
+                "waited"
+            }
+        }))
+        .build()
+        .expect("a valid server")
+}
+
+async fn start(config: HttpConfig) -> (Server, HttpServerHandle, Arc<AtomicBool>) {
+    let stopped = Arc::new(AtomicBool::new(false));
+    let server = test_server(Arc::clone(&stopped));
+    let handle = server.bind_http("127.0.0.1:0", config).await.expect("binds");
+    (server, handle, stopped)
+}
+
+async fn client(url: String, era: EraMode) -> Client {
+    let options = ClientOptions::new("roundtrip-client", "1.0.0")
+        .era(era)
+        .timeout(Some(Duration::from_secs(20)))
+        .on_roots(|| async {
+            Ok::<_, ErrorObject>(ListRootsResult {
+                roots: vec![Root {
+                    uri: "file:///work".into(),
+                    name: None,
+                    meta: None,
+                }],
+                meta: None,
+            })
+        });
+    Client::connect(connect(HttpClientOptions::new(url)).expect("a transport"), options)
+        .await
+        .expect("connects")
+}
+
+fn text(result: &CallToolResult) -> String {
+    assert_ne!(result.is_error, Some(true), "the tool failed: {result:?}");
+    result.content.iter().filter_map(|b| b.as_text()).collect()
+}
+
+async fn exercise(client: &Client, streaming: bool) {
+    let echoed = client.call_tool("echo", json!({"text": "hello"})).await.unwrap();
+    assert_eq!(text(&echoed), "hello");
+    let regional = client
+        .call_tool("regional", json!({"region": "Zürich", "count": 42, "dry": true}))
+        .await
+        .unwrap();
+    let args: Value = serde_json::from_str(&text(&regional)).unwrap();
+    assert_eq!(args, json!({"region": "Zürich", "count": 42, "dry": true}));
+    if client.protocol_version().era() == Era::Modern || streaming {
+        // Legacy: a roots/list request on the POST's stream; modern: input_required.
+        let roots = client.call_tool("roots", json!({})).await.unwrap();
+        assert_eq!(text(&roots), "file:///work");
+    }
+    if streaming {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        let call = CallOptions {
+            on_progress: Some(Arc::new(move |p| sink.lock().unwrap().push(p.progress))),
+            ..Default::default()
+        };
+        let done = client.call_tool_with("steps", json!({}), &call).await.unwrap();
+        assert_eq!(text(&done), "done");
+        assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn both_eras_over_sse_and_json_answers() {
+    for json_response in [false, true] {
+        let (_server, handle, _) = start(HttpConfig::default().json_response(json_response)).await;
+        for era in ERAS {
+            let client = client(handle.url("/mcp"), era).await;
+            let expected = if era == EraMode::Legacy {
+                Era::Legacy
+            } else {
+                Era::Modern
+            };
+            assert_eq!(client.protocol_version().era(), expected);
+            exercise(&client, !json_response).await;
+            client.close().await.unwrap();
+        }
+        // Auto settles on the modern era with our server.
+        let auto = client(handle.url("/mcp"), EraMode::Auto).await;
+        assert_eq!(auto.protocol_version().era(), Era::Modern);
+        auto.close().await.unwrap();
+        handle.shutdown().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stateless_legacy_mode() {
+    let (_server, handle, _) = start(HttpConfig::default().stateless(true)).await;
+    let client = client(handle.url("/mcp"), EraMode::Legacy).await;
+    assert_eq!(client.protocol_version().era(), Era::Legacy);
+    let echoed = client.call_tool("echo", json!({"text": "no session"})).await.unwrap();
+    assert_eq!(text(&echoed), "no session");
+    client.close().await.unwrap();
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_that_starts_mirroring_a_header_is_refreshed_and_retried() {
+    let (server, handle, _) = start(HttpConfig::default()).await;
+    let client = client(handle.url("/mcp"), EraMode::Modern).await;
+    client.list_all_tools().await.unwrap();
+    let before = client.call_tool("tenant", json!({"tenant": "acme"})).await.unwrap();
+    assert_eq!(text(&before), "tenant acme");
+    // The server now wants Mcp-Param-Tenant; our cached schema does not know it.
+    assert!(server.remove_tool("tenant"));
+    server.add_tool(tenant_tool(true)).unwrap();
+    let after = client.call_tool("tenant", json!({"tenant": "globex"})).await.unwrap();
+    assert_eq!(text(&after), "tenant globex");
+    client.close().await.unwrap();
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_stops_the_handler_in_both_eras() {
+    for era in ERAS {
+        let (_server, handle, stopped) = start(HttpConfig::default()).await;
+        let client = client(handle.url("/mcp"), era).await;
+        let cancellation = CancellationToken::new();
+        let started = Arc::new(tokio::sync::Notify::new());
+        let notify = Arc::clone(&started);
+        let call = CallOptions {
+            cancellation: Some(cancellation.clone()),
+            on_progress: Some(Arc::new(move |_| notify.notify_one())),
+            ..Default::default()
+        };
+        let waiting = {
+            let client = client.clone();
+            tokio::spawn(async move { client.call_tool_with("wait", json!({}), &call).await })
+        };
+        tokio::time::timeout(Duration::from_secs(10), started.notified())
+            .await
+            .expect("the handler runs");
+        cancellation.cancel();
+        let outcome = tokio::time::timeout(Duration::from_secs(2), waiting)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(matches!(outcome, Err(Error::Cancelled)), "{era:?}: {outcome:?}");
+        let since = Instant::now();
+        while !stopped.load(Ordering::SeqCst) {
+            assert!(
+                since.elapsed() < Duration::from_secs(5),
+                "{era:?}: the handler still runs"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        client.close().await.unwrap();
+        handle.shutdown().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn falls_back_to_our_http_with_sse_endpoints() {
+    let (_server, handle, _) = start(HttpConfig::default().legacy_sse(true)).await;
+    let client = client(handle.url("/sse"), EraMode::Legacy).await;
+    assert_eq!(client.protocol_version().era(), Era::Legacy);
+    exercise(&client, true).await;
+    client.close().await.unwrap();
+    handle.shutdown().await.unwrap();
+}

@@ -1,0 +1,615 @@
+//! The Streamable HTTP server on a real socket, driven with raw HTTP requests so that
+//! every status code and header is visible: both eras, SSE, resumption, security.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use oxmcp::server::{Context, Server, ToolDef};
+use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+const MODERN: &str = "2026-07-28";
+
+/// Extra request headers; an empty value removes a header the helper would send.
+type Headers<'a> = Vec<(&'a str, &'a str)>;
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}
+    })
+}
+
+/// A server with tools for every case; `stopped` is set when `wait` is stopped.
+fn test_server(cancelled: Arc<AtomicBool>) -> Server {
+    Server::builder("http-tests", "1.0.0")
+        .tool(
+            ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or_default().to_owned() }),
+        )
+        .tool(
+            ToolDef::new("regional")
+                .input_schema(
+                    json!({"type": "object", "properties": {
+                        "region": {"type": "string", "x-mcp-header": "Region"},
+                        "count": {"type": "integer", "x-mcp-header": "Count"}
+                    }})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                )
+                .handler(|args, _| async move { format!("{}", Value::Object(args)) }),
+        )
+        .tool(ToolDef::new("steps").handler(|_, ctx: Context| async move {
+            for step in 1..=5 {
+                tokio::time::sleep(Duration::from_millis(40)).await;
+                ctx.progress(step as f64, Some(5.0), None).await;
+            }
+            "done"
+        }))
+        .tool(ToolDef::new("wait").handler(move |_, _| {
+            let stopped = StoppedFlag(Arc::clone(&cancelled));
+            async move {
+                tokio::time::sleep(Duration::from_secs(30)).await;
+                drop(stopped);
+                "waited"
+            }
+        }))
+        .tool(ToolDef::new("ask").handler(|_, ctx: Context| async move {
+            let roots = ctx.list_roots().await?;
+            Ok::<_, oxmcp::server::HandlerError>(roots.roots.len().to_string())
+        }))
+        .build()
+        .unwrap()
+}
+
+/// Sets its flag when dropped: a handler that holds it was stopped.
+struct StoppedFlag(Arc<AtomicBool>);
+
+impl Drop for StoppedFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+struct Fixture {
+    server: Server,
+    handle: HttpServerHandle,
+    http: reqwest::Client,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl Fixture {
+    async fn start(config: HttpConfig) -> Self {
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let server = test_server(Arc::clone(&cancelled));
+        let handle = server.bind_http("127.0.0.1:0", config).await.unwrap();
+        Fixture {
+            server,
+            handle,
+            http: reqwest::Client::new(),
+            cancelled,
+        }
+    }
+
+    fn url(&self) -> String {
+        self.handle.url("/mcp")
+    }
+
+    async fn post(&self, body: Value, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(self.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// A modern request with every header right unless `headers` overrides them.
+    async fn modern(&self, id: i64, method: &str, mut params: Value, headers: &[(&str, &str)]) -> reqwest::Response {
+        params["_meta"] = meta();
+        let name = params
+            .get("name")
+            .or(params.get("uri"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut all: Vec<(&str, &str)> = vec![("mcp-protocol-version", MODERN), ("mcp-method", method)];
+        if let Some(name) = name.as_deref() {
+            all.push(("mcp-name", name));
+        }
+        for (k, v) in headers {
+            all.retain(|(name, _)| name != k);
+            if !v.is_empty() {
+                all.push((k, v));
+            }
+        }
+        self.post(
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            &all,
+        )
+        .await
+    }
+
+    async fn initialize(&self, version: &str) -> String {
+        let response = self
+            .post(
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": version,
+                    "capabilities": {"roots": {}},
+                    "clientInfo": {"name": "raw", "version": "1"}}}),
+                &[],
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        let body: Value = json_of(response).await;
+        assert_eq!(body["result"]["protocolVersion"], version);
+        session
+    }
+
+    async fn legacy(&self, session: &str, body: Value) -> reqwest::Response {
+        self.post(
+            body,
+            &[("mcp-session-id", session), ("mcp-protocol-version", "2025-11-25")],
+        )
+        .await
+    }
+}
+
+/// SSE events (`id`, `data`) read until `done` says stop or the stream ends.
+async fn read_events(response: reqwest::Response, done: impl Fn(&[(String, String)]) -> bool) -> Vec<(String, String)> {
+    let mut events = Vec::new();
+    let mut buffer = String::new();
+    let mut body = response.bytes_stream();
+    while let Ok(Some(chunk)) = tokio::time::timeout(Duration::from_secs(5), body.next()).await {
+        buffer.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let field = |name: &str| {
+                block
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(|v| v.trim_start().to_owned())
+                    .unwrap_or_default()
+            };
+            if block.starts_with(':') {
+                continue;
+            }
+            events.push((field("id:"), field("data:")));
+            if done(&events) {
+                return events;
+            }
+        }
+    }
+    events
+}
+
+fn data_json(events: &[(String, String)]) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|(_, d)| !d.is_empty())
+        .map(|(_, d)| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+async fn json_of(response: reqwest::Response) -> Value {
+    serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+}
+
+async fn error_code(response: reqwest::Response) -> i64 {
+    let body: Value = json_of(response).await;
+    body["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {body}"))
+}
+
+#[tokio::test]
+async fn modern_requests_answer_json_and_check_every_header() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let ok = f
+        .modern(
+            1,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+            &[],
+        )
+        .await;
+    assert_eq!(ok.status(), StatusCode::OK);
+    assert_eq!(ok.headers()["content-type"], "application/json");
+    let body: Value = json_of(ok).await;
+    assert_eq!(body["result"]["content"][0]["text"], "hi");
+    assert_eq!(body["result"]["resultType"], "complete");
+
+    let echo = || json!({"name": "echo", "arguments": {"text": "hi"}});
+    let cases: Vec<(&str, Headers, StatusCode, i64)> = vec![
+        (
+            "no Mcp-Method",
+            vec![("mcp-method", "")],
+            StatusCode::BAD_REQUEST,
+            -32020,
+        ),
+        (
+            "wrong Mcp-Method",
+            vec![("mcp-method", "tools/list")],
+            StatusCode::BAD_REQUEST,
+            -32020,
+        ),
+        ("no Mcp-Name", vec![("mcp-name", "")], StatusCode::BAD_REQUEST, -32020),
+        (
+            "wrong Mcp-Name",
+            vec![("mcp-name", "other")],
+            StatusCode::BAD_REQUEST,
+            -32020,
+        ),
+        (
+            "base64 Mcp-Name",
+            vec![("mcp-name", "=?base64?ZWNobw==?=")],
+            StatusCode::OK,
+            0,
+        ),
+        (
+            "no version header",
+            vec![("mcp-protocol-version", "")],
+            StatusCode::BAD_REQUEST,
+            -32020,
+        ),
+        (
+            "version header differs",
+            vec![("mcp-protocol-version", "2025-11-25")],
+            StatusCode::BAD_REQUEST,
+            -32020,
+        ),
+    ];
+    for (case, headers, status, code) in cases {
+        let response = f.modern(2, "tools/call", echo(), &headers).await;
+        assert_eq!(response.status(), status, "{case}");
+        if code != 0 {
+            assert_eq!(error_code(response).await, code, "{case}");
+        }
+    }
+
+    let mut params = echo();
+    params["_meta"] = meta();
+    params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
+    let headers = [
+        ("mcp-protocol-version", "1900-01-01"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "echo"),
+    ];
+    let unsupported = f.post(body, &headers).await;
+    assert_eq!(unsupported.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(error_code(unsupported).await, -32022);
+
+    let unknown = f.modern(4, "tools/frobnicate", json!({}), &[]).await;
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    assert_eq!(error_code(unknown).await, -32601);
+
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let response = f.http.request(method, f.url()).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(response.headers()["allow"], "POST");
+    }
+}
+
+#[tokio::test]
+async fn mcp_param_headers_must_mirror_annotated_arguments() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let call = |args: Value| json!({"name": "regional", "arguments": args});
+    let cases: Vec<(&str, Value, Headers, StatusCode)> = vec![
+        (
+            "both mirrored",
+            json!({"region": "us-west1", "count": 3}),
+            vec![("mcp-param-region", "us-west1"), ("mcp-param-count", "3")],
+            StatusCode::OK,
+        ),
+        (
+            "numeric match",
+            json!({"count": 3}),
+            vec![("mcp-param-count", "3.0")],
+            StatusCode::OK,
+        ),
+        (
+            "base64 value",
+            json!({"region": "Zürich"}),
+            vec![("mcp-param-region", "=?base64?WsO8cmljaA==?=")],
+            StatusCode::OK,
+        ),
+        ("absent argument, no header", json!({}), vec![], StatusCode::OK),
+        (
+            "header missing",
+            json!({"region": "us-west1"}),
+            vec![],
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "header differs",
+            json!({"region": "us-west1"}),
+            vec![("mcp-param-region", "eu")],
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            "header without argument",
+            json!({}),
+            vec![("mcp-param-region", "eu")],
+            StatusCode::BAD_REQUEST,
+        ),
+    ];
+    for (case, args, headers, status) in cases {
+        let response = f.modern(1, "tools/call", call(args), &headers).await;
+        assert_eq!(response.status(), status, "{case}");
+        if status == StatusCode::BAD_REQUEST {
+            assert_eq!(error_code(response).await, -32020, "{case}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn progress_streams_as_sse_and_a_dropped_stream_cancels_the_handler() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let mut params = json!({"name": "steps", "arguments": {}});
+    params["_meta"] = meta();
+    params["_meta"]["progressToken"] = json!("p1");
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "steps"),
+    ];
+    let response = f.post(body, &headers).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    assert_eq!(response.headers()["x-accel-buffering"], "no");
+    let messages = data_json(&read_events(response, |_| false).await);
+    assert_eq!(messages.len(), 6, "{messages:?}");
+    assert!(messages[..5].iter().all(|m| m["method"] == "notifications/progress"));
+    assert_eq!(messages[5]["result"]["content"][0]["text"], "done");
+
+    let waiting = f.modern(8, "tools/call", json!({"name": "wait", "arguments": {}}), &[]);
+    let _ = tokio::time::timeout(Duration::from_millis(200), waiting).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        f.cancelled.load(Ordering::SeqCst),
+        "closing the response cancels the request"
+    );
+}
+
+#[tokio::test]
+async fn subscriptions_listen_is_a_long_lived_stream() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let response = f
+        .modern(
+            9,
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+            &[],
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let server = f.server.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        server
+            .add_tool(ToolDef::new("late").handler(|_, _| async { "x" }))
+            .unwrap();
+    });
+    let messages = data_json(&read_events(response, |events| events.len() >= 2).await);
+    assert_eq!(messages[0]["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(messages[1]["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        messages[1]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        9
+    );
+}
+
+#[tokio::test]
+async fn legacy_sessions_are_created_required_and_ended() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let session = f.initialize("2025-11-25").await;
+    assert_eq!(session.len(), 32);
+    assert!(session.bytes().all(|b| b.is_ascii_hexdigit()));
+    let initialized = f
+        .legacy(
+            &session,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )
+        .await;
+    assert_eq!(initialized.status(), StatusCode::ACCEPTED);
+
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+    let ok = f.legacy(&session, call.clone()).await;
+    assert_eq!(ok.status(), StatusCode::OK);
+    let body: Value = json_of(ok).await;
+    assert_eq!(body["result"]["content"][0]["text"], "x");
+
+    assert_eq!(
+        f.post(call.clone(), &[]).await.status(),
+        StatusCode::BAD_REQUEST,
+        "no session id"
+    );
+    let unknown = f.post(call.clone(), &[("mcp-session-id", "0000")]).await;
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    let bad_version = f
+        .post(
+            call.clone(),
+            &[("mcp-session-id", &session), ("mcp-protocol-version", "1999-01-01")],
+        )
+        .await;
+    assert_eq!(bad_version.status(), StatusCode::BAD_REQUEST);
+
+    let deleted = f
+        .http
+        .delete(f.url())
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::OK);
+    assert_eq!(f.legacy(&session, call).await.status(), StatusCode::NOT_FOUND, "ended");
+}
+
+#[tokio::test]
+async fn legacy_streams_carry_server_requests_and_the_get_stream_carries_changes() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let session = f.initialize("2025-11-25").await;
+    let get = f
+        .http
+        .get(f.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), StatusCode::OK);
+    let second_get = f
+        .http
+        .get(f.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(second_get.send().await.unwrap().status(), StatusCode::CONFLICT);
+    f.server
+        .add_tool(ToolDef::new("fresh").handler(|_, _| async { "x" }))
+        .unwrap();
+    let changes = data_json(&read_events(get, |events| events.iter().any(|(_, d)| !d.is_empty())).await);
+    assert_eq!(changes[0]["method"], "notifications/tools/list_changed");
+
+    let ask = f
+        .legacy(
+            &session,
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "ask"}}),
+        )
+        .await;
+    assert_eq!(ask.headers()["content-type"], "text/event-stream");
+    let mut events = ask.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("roots/list") {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), events.next()).await;
+        let chunk = chunk.unwrap_or_else(|_| panic!("no server request in: {seen:?}"));
+        seen.push_str(&String::from_utf8_lossy(&chunk.unwrap().unwrap()));
+    }
+    let request_line = seen.lines().find(|l| l.contains("roots/list")).unwrap();
+    let request: Value = serde_json::from_str(request_line.trim_start_matches("data:").trim()).unwrap();
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}});
+    assert_eq!(f.legacy(&session, answer).await.status(), StatusCode::ACCEPTED);
+    while !seen.contains("\"id\":5") {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), events.next()).await;
+        let chunk = chunk.unwrap_or_else(|_| panic!("no answer in: {seen:?}"));
+        seen.push_str(&String::from_utf8_lossy(&chunk.unwrap().unwrap()));
+    }
+    assert!(seen.contains(r#""text":"2""#), "{seen}");
+}
+
+#[tokio::test]
+async fn a_broken_legacy_stream_resumes_with_last_event_id_and_loses_nothing() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let session = f.initialize("2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+        "params": {"name": "steps", "_meta": {"progressToken": "t"}}});
+    let response = f.legacy(&session, call).await;
+    let first = read_events(response, |events| events.len() >= 3).await;
+    assert!(first[0].1.is_empty(), "a priming event comes first");
+    let last_id = first.last().unwrap().0.clone();
+    let resumed = f
+        .http
+        .get(f.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", &last_id)
+        .send()
+        .await
+        .unwrap();
+    let rest = read_events(resumed, |events| events.iter().any(|(_, d)| d.contains("\"result\""))).await;
+    let progress: Vec<f64> = data_json(&first)
+        .into_iter()
+        .chain(data_json(&rest))
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(progress, [1.0, 2.0, 3.0, 4.0, 5.0], "every event exactly once");
+    assert!(rest.iter().any(|(_, d)| d.contains("\"done\"")));
+}
+
+#[tokio::test]
+async fn origin_host_size_and_session_limits_are_enforced() {
+    let f = Fixture::start(HttpConfig::default().body_limit(1024).max_sessions(2)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}});
+    let headers = [("mcp-protocol-version", MODERN), ("mcp-method", "tools/list")];
+    let evil_origin = f
+        .post(
+            ping.clone(),
+            &[headers[0], headers[1], ("origin", "http://evil.example")],
+        )
+        .await;
+    assert_eq!(evil_origin.status(), StatusCode::FORBIDDEN);
+    let good_origin = f
+        .post(
+            ping.clone(),
+            &[headers[0], headers[1], ("origin", "http://localhost:5173")],
+        )
+        .await;
+    assert_eq!(good_origin.status(), StatusCode::OK);
+    let evil_host = f
+        .post(ping.clone(), &[headers[0], headers[1], ("host", "evil.example")])
+        .await;
+    assert_eq!(evil_host.status(), StatusCode::FORBIDDEN, "DNS rebinding");
+    let mut big = ping.clone();
+    big["params"]["pad"] = json!("x".repeat(2048));
+    assert_eq!(f.post(big, &headers).await.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    f.initialize("2025-11-25").await;
+    f.initialize("2025-11-25").await;
+    let third = f
+        .post(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}),
+            &[],
+        )
+        .await;
+    assert_eq!(third.status(), StatusCode::SERVICE_UNAVAILABLE);
+}
+
+#[tokio::test]
+async fn idle_sessions_are_reaped() {
+    let f = Fixture::start(HttpConfig::default().session_idle_timeout(Duration::from_millis(200))).await;
+    let mut sessions = Vec::new();
+    for _ in 0..1000 {
+        sessions.push(f.initialize("2025-11-25").await);
+    }
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    for session in sessions.iter().step_by(100) {
+        assert_eq!(f.legacy(session, ping.clone()).await.status(), StatusCode::NOT_FOUND);
+    }
+    // A fresh session still works after the churn.
+    let session = f.initialize("2025-11-25").await;
+    assert_eq!(f.legacy(&session, ping).await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn stateless_and_json_response_modes() {
+    let f = Fixture::start(HttpConfig::default().stateless(true).json_response(true)).await;
+    let init = f
+        .post(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}),
+            &[],
+        )
+        .await;
+    assert!(init.headers().get("mcp-session-id").is_none());
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "steps", "_meta": {"progressToken": 1}}});
+    let response = f.post(call, &[("mcp-protocol-version", "2025-06-18")]).await;
+    assert_eq!(
+        response.headers()["content-type"],
+        "application/json",
+        "JSON even with progress"
+    );
+    let body: Value = json_of(response).await;
+    assert_eq!(body["result"]["content"][0]["text"], "done");
+}
