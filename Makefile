@@ -3,7 +3,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test lint test-rust doc bench fmt
+.PHONY: demo test lint test-rust test-python doc bench fmt
 
 ## demo: the example client starts the example server over stdio and prints what they exchange, in both eras
 demo:
@@ -11,7 +11,7 @@ demo:
 	./target/debug/client ./target/debug/server
 
 ## test: lint, docs, then every test suite
-test: lint doc test-rust
+test: lint doc test-rust test-python conformance
 
 lint:
 	$(CARGO) fmt --all --check
@@ -23,12 +23,25 @@ doc:
 test-rust:
 	$(CARGO) test --workspace
 
+## test-python: build the Python binding into .venv (made if absent, pinned tools), lint it, check its stub, run pytest
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 ruff==0.17.6 mypy==2.4.1
+PYTHON_CODE := bindings-python/python bindings-python/tests
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
+
+test-python: peers
+	$(PY) -m pip install -q --disable-pip-version-check $(PYTHON_TOOLS)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q
+	$(CARGO) build -q -p oxmcp-examples --bin server
+	$(VENV)/bin/ruff check $(PYTHON_CODE)
+	$(VENV)/bin/ruff format --check $(PYTHON_CODE)
+	$(PY) -m mypy bindings-python/python/oxmcp
+	$(PY) -m mypy.stubtest oxmcp._native
+	$(PY) -m pytest
 
 ## peers: the official SDKs the interop tests run against, pinned (the Python SDK into .venv)
 PEER_PYTHON_PACKAGES := mcp==2.3.0
@@ -39,8 +52,19 @@ peers: $(PY)
 # core/tests/http_client.rs runs servers written with the official Python SDK.
 test-rust: peers
 
-## bench: criterion benchmarks of the core
-bench:
+## conformance: the official MCP conformance suite (pinned with the Node 22 it needs in
+## tests/conformance/package-lock.json): server suite for 2025-11-25 and 2026-07-28 against
+## conformance-server, client suite against conformance-client; ends with `N passed, N failed`
+.PHONY: conformance
+conformance:
+	CARGO="$(CARGO)" tests/conformance/run.sh
+
+## bench: the suite against the official SDKs (tests/bench/RESULTS.md, throughput.png), then criterion micro-benchmarks
+bench: peers
+	$(PY) -m pip install -q --disable-pip-version-check matplotlib==3.11.2 maturin==1.16.0
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q --release
+	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-examples
+	$(PY) tests/bench/run.py
 	$(CARGO) bench -p oxmcp
 
 fmt:

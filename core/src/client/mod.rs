@@ -209,8 +209,31 @@ impl Client {
         }
     }
 
+    /// `server/discover`; when the server rejects our version but lists a modern version
+    /// we speak, one more try with that one.
     async fn discover(&self) -> Result<()> {
-        let version = ProtocolVersion::LATEST;
+        match self.discover_at(ProtocolVersion::LATEST).await {
+            Err(Error::Remote(error)) if error.code == code::UNSUPPORTED_PROTOCOL_VERSION => {
+                let mutual = error
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| v.as_str().and_then(ProtocolVersion::parse))
+                    .filter(|v| v.era() == Era::Modern)
+                    .max();
+                match mutual {
+                    Some(version) => self.discover_at(version).await,
+                    None => Err(Error::Remote(error)),
+                }
+            }
+            other => other,
+        }
+    }
+
+    async fn discover_at(&self, version: ProtocolVersion) -> Result<()> {
         let params = self.modern_params(Map::new(), version, None);
         let raw = self
             .send_request(methods::DISCOVER, params, &CallOptions::default())

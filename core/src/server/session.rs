@@ -278,10 +278,16 @@ impl Session {
     async fn dispatch(self: Arc<Self>, request: Request, scope: Scope) -> Outcome {
         let Request { id, method, params } = request;
         let params = params.as_deref();
+        let head: ParamsHead = parse_params(params)?;
         if method == methods::INITIALIZE {
+            // 2026-07-28 removed `initialize`: a request of that era must not start a
+            // legacy handshake (on a shared stateless session it would change the era of
+            // every later request).
+            if is_modern_meta(head.meta.as_deref()) {
+                return Err(ErrorObject::method_not_found(&method));
+            }
             return self.initialize(params);
         }
-        let head: ParamsHead = parse_params(params)?;
         let exchange = match self.exchange_for(&method, head.meta.as_deref(), scope.assumed_version)? {
             Some(exchange) => exchange,
             // `ping` before `initialize`.
@@ -843,6 +849,17 @@ struct ParamsHead {
 struct CursorParams {
     #[serde(default)]
     cursor: Option<String>,
+}
+
+/// Whether `_meta` names a protocol version, which makes the request modern.
+fn is_modern_meta(meta: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct VersionOnly {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        protocol_version: Option<Value>,
+    }
+    meta.and_then(|raw| serde_json::from_str::<VersionOnly>(raw.get()).ok())
+        .is_some_and(|m| m.protocol_version.is_some())
 }
 
 /// Decodes a method's params; absent params read as `{}`.

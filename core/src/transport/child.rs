@@ -12,14 +12,29 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::{JsonLinesCodec, Transport, DEFAULT_MAX_MESSAGE_SIZE};
 
+/// Receives the child's stderr, one line at a time.
+pub type StderrLines = std::sync::Arc<dyn Fn(String) + Send + Sync>;
+
 /// What to do with the child's stderr.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Clone, Default)]
 pub enum StderrMode {
     /// Share this process's stderr (the default: server logs stay visible).
     #[default]
     Inherit,
     /// Discard it.
     Null,
+    /// Capture it: each line goes to the callback.
+    Capture(StderrLines),
+}
+
+impl std::fmt::Debug for StderrMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StderrMode::Inherit => "Inherit",
+            StderrMode::Null => "Null",
+            StderrMode::Capture(_) => "Capture",
+        })
+    }
 }
 
 /// How to start a server process.
@@ -99,6 +114,7 @@ impl StdioCommand {
             .stderr(match self.stderr {
                 StderrMode::Inherit => Stdio::inherit(),
                 StderrMode::Null => Stdio::null(),
+                StderrMode::Capture(_) => Stdio::piped(),
             })
             .kill_on_drop(true);
         if let Some(cwd) = &self.cwd {
@@ -106,6 +122,16 @@ impl StdioCommand {
         }
         let mut child = command.spawn()?;
         let missing = || io::Error::other("child pipes were not set up");
+        if let (StderrMode::Capture(lines), Some(stderr)) = (&self.stderr, child.stderr.take()) {
+            let lines = std::sync::Arc::clone(lines);
+            tokio::spawn(async move {
+                use tokio::io::AsyncBufReadExt;
+                let mut reader = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = reader.next_line().await {
+                    lines(line);
+                }
+            });
+        }
         let stdin = child.stdin.take().ok_or_else(missing)?;
         let stdout = child.stdout.take().ok_or_else(missing)?;
         let codec = JsonLinesCodec::new(self.max_message_size);

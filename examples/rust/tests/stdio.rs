@@ -343,3 +343,19 @@ async fn close_shuts_the_server_process_down() {
         .expect("the server exits once its stdin closes")
         .unwrap();
 }
+
+#[tokio::test]
+async fn the_server_stderr_can_be_captured_line_by_line() {
+    let captured: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&captured);
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_server")).stderr(StderrMode::Capture(Arc::new(move |line| {
+        sink.lock().unwrap().push(line)
+    })));
+    let client = Client::spawn(command, ClientOptions::new("oxmcp-tests", "1.0.0"))
+        .await
+        .unwrap();
+    client.call_tool("panic", json!({})).await.unwrap_err();
+    client.close().await.unwrap();
+    let captured = captured.lock().unwrap();
+    assert!(captured.iter().any(|line| line.contains("panicked")), "{captured:?}");
+}

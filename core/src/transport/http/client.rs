@@ -55,7 +55,7 @@ pub use reqwest::header::{HeaderName, HeaderValue};
 use reqwest::{Response, StatusCode, Url};
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::{CancellationToken, PollSender, WaitForCancellationFutureOwned};
 
@@ -86,6 +86,8 @@ const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(50);
 /// How many pages of `tools/list` a HeaderMismatch refresh reads at most.
 const MAX_REFRESH_PAGES: usize = 32;
+/// How long messages after `notifications/initialized` wait for the GET stream to open.
+const GET_STREAM_WAIT: Duration = Duration::from_secs(5);
 const JSON_AND_SSE: &str = "application/json, text/event-stream";
 const EVENT_STREAM: &str = "text/event-stream";
 
@@ -411,7 +413,11 @@ impl Shared {
             (_, false) => {
                 self.post_one_way(&message).await;
                 if message.method() == methods::INITIALIZED {
-                    self.start_listener();
+                    if let Some(opened) = self.start_listener() {
+                        // What the server sends on the standalone stream before it is
+                        // open is lost: let later messages wait (briefly) until it is.
+                        let _ = tokio::time::timeout(GET_STREAM_WAIT, opened).await;
+                    }
                 }
             }
         }
@@ -798,11 +804,12 @@ impl Shared {
 
     /// Opens the legacy GET stream once the session is initialized (a server without
     /// one answers 405, which ends the attempt).
-    fn start_listener(self: &Arc<Self>) {
+    /// The receiver resolves once the first GET is answered (or failed).
+    fn start_listener(self: &Arc<Self>) -> Option<oneshot::Receiver<()>> {
         let token = {
             let mut state = self.state();
             if !matches!(state.mode, Mode::Streamable) || state.negotiated_version.is_none() {
-                return;
+                return None;
             }
             let token = self.closing.child_token();
             if let Some(old) = state.listener.replace(token.clone()) {
@@ -811,23 +818,30 @@ impl Shared {
             token
         };
         let shared = Arc::clone(self);
+        let (opened, opened_rx) = oneshot::channel();
         tokio::spawn(async move {
             tokio::select! {
-                _ = shared.listen() => {}
+                _ = shared.listen(opened) => {}
                 _ = token.cancelled() => {}
             }
         });
+        Some(opened_rx)
     }
 
     /// Reads the GET stream, reconnecting with `Last-Event-ID` when it breaks; gives up
     /// after the configured number of attempts without an event in between.
-    async fn listen(&self) {
+    async fn listen(&self, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut parser = SseParser::new(self.options.max_message_size);
         let mut items = Vec::new();
         let mut failures = 0u32;
         loop {
             let last = parser.last_event_id().map(str::to_owned);
-            match self.open_get_stream(last.as_deref()).await {
+            let attempt = self.open_get_stream(last.as_deref()).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match attempt {
                 Ok(response) => {
                     parser.reconnected();
                     let mut body = response.bytes_stream();

@@ -1,0 +1,67 @@
+"""oxmcp: the Model Context Protocol for Python, over a Rust core.
+
+Servers::
+
+    from oxmcp import Server, Context
+
+    server = Server("demo", version="1.0.0")
+
+    @server.tool()
+    async def add(a: int, b: int) -> int:
+        '''Add two numbers.'''
+        return a + b
+
+    server.run()
+
+Clients::
+
+    from oxmcp import Client
+
+    async with Client.stdio(["python", "server.py"]) as client:
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+"""
+
+import atexit
+import os
+
+from . import _native, types
+from ._errors import McpError, ProtocolError, ToolError
+from ._version import __version__
+from .client import Client
+from .content import Audio, Image
+from .context import Context, ElicitationResult
+from .server import Server
+from .types import (
+    CallToolResult,
+    EmbeddedResource,
+    GetPromptResult,
+    PromptMessage,
+    ReadResourceResult,
+    ResourceLink,
+    TextContent,
+)
+
+atexit.register(_native.shutdown)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_native.after_fork_in_child)
+
+__all__ = [
+    "Audio",
+    "CallToolResult",
+    "Client",
+    "Context",
+    "ElicitationResult",
+    "EmbeddedResource",
+    "GetPromptResult",
+    "Image",
+    "McpError",
+    "PromptMessage",
+    "ProtocolError",
+    "ReadResourceResult",
+    "ResourceLink",
+    "Server",
+    "TextContent",
+    "ToolError",
+    "__version__",
+    "types",
+]

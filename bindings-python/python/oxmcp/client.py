@@ -1,0 +1,272 @@
+"""The client: ``async with Client.stdio([...])`` for a server process, ``Client(server)``
+for a server in this process."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from types import TracebackType
+from typing import Any, Literal
+
+from . import _native
+from ._convert import jsonable
+from ._version import __version__
+from .server import Server
+from .types import (
+    CallToolResult,
+    Completion,
+    CreateMessageRequest,
+    CreateMessageResult,
+    ElicitRequest,
+    ElicitResult,
+    GetPromptResult,
+    Implementation,
+    Prompt,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    Root,
+    Tool,
+)
+
+Era = Literal["auto", "legacy", "modern"]
+SamplingHandler = Callable[[CreateMessageRequest], Awaitable[CreateMessageResult | dict[str, Any]]]
+ElicitationHandler = Callable[[ElicitRequest], Awaitable[ElicitResult | dict[str, Any]]]
+RootsHandler = Callable[[], Awaitable[Sequence[Root | str]]]
+NotificationHandler = Callable[[str, Any], Awaitable[None] | None]
+ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
+
+
+class Client:
+    """A connection to an MCP server; use it as an async context manager.
+
+    >>> async with Client.stdio(["python", "server.py"]) as client:   # doctest: +SKIP
+    ...     result = await client.call_tool("add", {"a": 1, "b": 2})
+
+    ``era`` picks the protocol era: ``"auto"`` (probe the 2026-07-28 era, fall back to
+    the handshake), ``"legacy"`` or ``"modern"``. The handlers answer the server's
+    requests (sampling, elicitation, roots) and receive its notifications. Cancelling
+    the task awaiting a call cancels the request on the server.
+    """
+
+    def __init__(
+        self,
+        server: Server | None = None,
+        *,
+        name: str = "oxmcp-python",
+        version: str = __version__,
+        era: Era = "auto",
+        timeout: float | None = 60.0,
+        sampling_handler: SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
+        roots_handler: RootsHandler | None = None,
+        notification_handler: NotificationHandler | None = None,
+    ) -> None:
+        self._server = server
+        self._command: list[str] | None = None
+        self._env: dict[str, str] | None = None
+        self._cwd: str | None = None
+        self._quiet = False
+        self._config = _native.ClientConfig(
+            name,
+            version,
+            era,
+            timeout,
+            _sampling(sampling_handler) if sampling_handler else None,
+            _elicitation(elicitation_handler) if elicitation_handler else None,
+            _roots(roots_handler) if roots_handler else None,
+            _callback(notification_handler) if notification_handler else None,
+        )
+        self._native: _native.Client | None = None
+
+    @classmethod
+    def stdio(
+        cls,
+        command: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        quiet: bool = False,
+        **options: Any,
+    ) -> Client:
+        """A client of the server that ``command`` starts (program and arguments), over its
+        stdin and stdout. ``env`` adds variables; ``quiet`` discards its stderr. The other
+        options are the constructor's."""
+        client = cls(**options)
+        client._command = list(command)
+        client._env = env
+        client._cwd = cwd
+        client._quiet = quiet
+        return client
+
+    async def __aenter__(self) -> Client:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Connects and settles the protocol era (``async with`` does this)."""
+        if self._native is not None:
+            raise RuntimeError("the client is already connected")
+        if self._server is not None:
+            self._native = await _native.Client.connect_in_memory(self._server._native, self._config)
+        elif self._command is not None:
+            self._native = await _native.Client.connect_stdio(
+                self._command, self._config, self._env, self._cwd, self._quiet
+            )
+        else:
+            raise ValueError("give a Server, or use Client.stdio([...])")
+
+    async def close(self) -> None:
+        """Closes the connection; a server process is asked to exit, then stopped."""
+        if self._native is not None:
+            native, self._native = self._native, None
+            await native.close()
+
+    @property
+    def _connection(self) -> _native.Client:
+        if self._native is None:
+            raise RuntimeError("the client is not connected: use `async with client:`")
+        return self._native
+
+    @property
+    def protocol_version(self) -> str:
+        """The protocol version in use, e.g. ``"2026-07-28"``."""
+        return str(self._connection.server_details()["protocolVersion"])
+
+    @property
+    def server_info(self) -> Implementation | None:
+        """Who the server says it is."""
+        info = self._connection.server_details()["serverInfo"]
+        return Implementation.model_validate(info) if info else None
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """What the server can do."""
+        return dict(self._connection.server_details()["capabilities"])
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's guidance for the model."""
+        instructions = self._connection.server_details()["instructions"]
+        return str(instructions) if instructions is not None else None
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool."""
+        return [Tool.model_validate(tool) for tool in await self._connection.list_tools()]
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress_handler: ProgressHandler | None = None,
+    ) -> CallToolResult:
+        """Calls a tool. A tool's own failure is a result with ``is_error``; a protocol
+        error raises :class:`~oxmcp.McpError`. ``progress_handler(progress, total,
+        message)`` receives progress notifications."""
+        on_progress = _callback(progress_handler) if progress_handler else None
+        result = await self._connection.call_tool(name, jsonable(arguments), timeout, on_progress)
+        return CallToolResult.model_validate(result)
+
+    async def list_resources(self) -> list[Resource]:
+        """Every static resource."""
+        return [Resource.model_validate(r) for r in await self._connection.list_resources()]
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """Every resource template."""
+        return [ResourceTemplate.model_validate(t) for t in await self._connection.list_resource_templates()]
+
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        """Reads a resource."""
+        return ReadResourceResult.model_validate(await self._connection.read_resource(uri))
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """Asks for ``notifications/resources/updated`` of ``uri``."""
+        await self._connection.subscribe_resource(uri)
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """Stops updates of ``uri``."""
+        await self._connection.unsubscribe_resource(uri)
+
+    async def list_prompts(self) -> list[Prompt]:
+        """Every prompt."""
+        return [Prompt.model_validate(p) for p in await self._connection.list_prompts()]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> GetPromptResult:
+        """Renders a prompt with its arguments."""
+        return GetPromptResult.model_validate(await self._connection.get_prompt(name, arguments))
+
+    async def complete(
+        self,
+        argument: str,
+        value: str,
+        *,
+        prompt: str | None = None,
+        template: str | None = None,
+        context: dict[str, str] | None = None,
+    ) -> Completion:
+        """Suggests values for ``argument`` of a ``prompt`` (by name) or of a resource
+        ``template`` (by URI template), given its partial ``value``."""
+        if (prompt is None) == (template is None):
+            raise ValueError("give exactly one of prompt= and template=")
+        reference = {"type": "ref/prompt", "name": prompt} if prompt else {"type": "ref/resource", "uri": template}
+        return Completion.model_validate(await self._connection.complete(reference, argument, value, context))
+
+    async def set_log_level(
+        self, level: Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+    ) -> None:
+        """The lowest level of log messages the server should send."""
+        await self._connection.set_log_level(level)
+
+    async def ping(self) -> None:
+        """Checks that the server answers."""
+        await self._connection.ping()
+
+
+def _callback(handler: Callable[..., Any]) -> Callable[..., None]:
+    """A callback the native layer calls on the loop: sync handlers run there, async
+    ones become tasks."""
+    tasks: set[asyncio.Task[Any]] = set()
+
+    def call(*args: Any) -> None:
+        outcome = handler(*args)
+        if inspect.isawaitable(outcome):
+            task = asyncio.ensure_future(outcome)
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+    return call
+
+
+def _sampling(handler: SamplingHandler) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    async def answer(params: dict[str, Any]) -> dict[str, Any]:
+        result = await handler(CreateMessageRequest.model_validate(params))
+        return CreateMessageResult.model_validate(result).to_wire()
+
+    return answer
+
+
+def _elicitation(handler: ElicitationHandler) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    async def answer(params: dict[str, Any]) -> dict[str, Any]:
+        result = await handler(ElicitRequest.model_validate(params))
+        return ElicitResult.model_validate(result).to_wire()
+
+    return answer
+
+
+def _roots(handler: RootsHandler) -> Callable[[], Awaitable[dict[str, Any]]]:
+    async def answer() -> dict[str, Any]:
+        roots = [Root(uri=r) if isinstance(r, str) else r for r in await handler()]
+        return {"roots": [root.to_wire() for root in roots]}
+
+    return answer

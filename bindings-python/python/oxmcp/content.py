@@ -1,0 +1,57 @@
+"""Helpers that build content from bytes or files: return them from tools and prompts."""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from pathlib import Path
+
+from .types import AudioContent, ImageContent
+
+
+class _Media:
+    """Bytes or a file, and its MIME type (guessed from the file name when not given)."""
+
+    default_mime_type = "application/octet-stream"
+
+    def __init__(
+        self,
+        data: bytes | None = None,
+        *,
+        path: str | Path | None = None,
+        mime_type: str | None = None,
+    ) -> None:
+        if (data is None) == (path is None):
+            raise ValueError("give exactly one of data and path")
+        self.data = data
+        self.path = Path(path) if path is not None else None
+        self.mime_type = mime_type
+
+    def _payload(self) -> tuple[str, str]:
+        data = self.data if self.data is not None else self.path.read_bytes()  # type: ignore[union-attr]
+        mime_type = self.mime_type
+        if mime_type is None and self.path is not None:
+            mime_type = mimetypes.guess_type(self.path.name)[0]
+        return base64.b64encode(data).decode("ascii"), mime_type or self.default_mime_type
+
+
+class Image(_Media):
+    """An image from bytes or a file: ``return Image(path="chart.png")``."""
+
+    default_mime_type = "image/png"
+
+    def to_content(self) -> ImageContent:
+        """The image content block."""
+        data, mime_type = self._payload()
+        return ImageContent(data=data, mime_type=mime_type)
+
+
+class Audio(_Media):
+    """A sound from bytes or a file: ``return Audio(path="hello.wav")``."""
+
+    default_mime_type = "audio/wav"
+
+    def to_content(self) -> AudioContent:
+        """The audio content block."""
+        data, mime_type = self._payload()
+        return AudioContent(data=data, mime_type=mime_type)

@@ -1,0 +1,156 @@
+"""The per-request context a handler receives when it declares a parameter of type
+:class:`Context`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar, overload
+
+from pydantic import BaseModel
+
+from . import _native
+from .types import CreateMessageResult, Root, SamplingMessage
+
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+Model = TypeVar("Model", bound=BaseModel)
+Data = TypeVar("Data")
+
+
+@dataclass(frozen=True)
+class ElicitationResult(Generic[Data]):
+    """What the user did with an elicitation: ``action`` is ``"accept"`` (then ``data``
+    holds the answer), ``"decline"`` or ``"cancel"``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    data: Data | None = None
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the user accepted and answered."""
+        return self.action == "accept"
+
+
+class Context:
+    """What a handler knows about its request, and how it talks back to the client.
+
+    Declare a parameter annotated ``Context`` in a tool, resource or prompt function to
+    receive it. Progress, log messages and cancellation work in both protocol eras; so
+    do :meth:`elicit`, :meth:`sample` and :meth:`list_roots`, which ask the client.
+    When the client cancels the request, the handler's task is cancelled
+    (``asyncio.CancelledError`` is raised at its current ``await``).
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _native.Context) -> None:
+        self._native = native
+
+    @property
+    def request_id(self) -> int | str:
+        """The JSON-RPC id of the request."""
+        return self._native.request_id
+
+    @property
+    def protocol_version(self) -> str:
+        """The protocol version of the request, e.g. ``"2025-11-25"``."""
+        return self._native.protocol_version
+
+    @property
+    def era(self) -> Literal["legacy", "modern"]:
+        """The protocol era of the request."""
+        return self._native.era
+
+    @property
+    def client_info(self) -> dict[str, Any] | None:
+        """Who the client says it is (``name``, ``version``, ...), when it said."""
+        return self._native.client_info
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """What the client declared it can do."""
+        return self._native.client_capabilities
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        """The request's ``_meta``."""
+        return self._native.meta
+
+    @property
+    def is_cancelled(self) -> bool:
+        """Whether the client cancelled the request."""
+        return self._native.cancelled
+
+    async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Reports progress; sent only when the client asked for it. Values must increase."""
+        await self._native.progress(progress, total, message)
+
+    report_progress = progress
+
+    async def log(self, level: LogLevel, data: Any, logger: str | None = None) -> None:
+        """Sends a log message, if the client wants messages of this level."""
+        await self._native.log(level, data, logger)
+
+    async def debug(self, data: Any, logger: str | None = None) -> None:
+        """Sends a debug log message."""
+        await self.log("debug", data, logger)
+
+    async def info(self, data: Any, logger: str | None = None) -> None:
+        """Sends an info log message."""
+        await self.log("info", data, logger)
+
+    async def warning(self, data: Any, logger: str | None = None) -> None:
+        """Sends a warning log message."""
+        await self.log("warning", data, logger)
+
+    async def error(self, data: Any, logger: str | None = None) -> None:
+        """Sends an error log message."""
+        await self.log("error", data, logger)
+
+    @overload
+    async def elicit(self, message: str, schema: type[Model]) -> ElicitationResult[Model]: ...
+
+    @overload
+    async def elicit(self, message: str, schema: dict[str, Any]) -> ElicitationResult[dict[str, Any]]: ...
+
+    async def elicit(self, message: str, schema: type[BaseModel] | dict[str, Any]) -> ElicitationResult[Any]:
+        """Asks the client's user to fill in a form described by a pydantic model (or a
+        JSON Schema dict); an accepted answer comes back as that model (or dict)."""
+        requested = schema if isinstance(schema, dict) else schema.model_json_schema()
+        answer = await self._native.elicit({"mode": "form", "message": message, "requestedSchema": requested})
+        content = answer.get("content")
+        if answer["action"] != "accept" or content is None:
+            return ElicitationResult(answer["action"])
+        data = content if isinstance(schema, dict) else schema.model_validate(content)
+        return ElicitationResult("accept", data)
+
+    async def sample(
+        self,
+        messages: str | Sequence[SamplingMessage | dict[str, Any]],
+        *,
+        max_tokens: int = 512,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        stop_sequences: list[str] | None = None,
+        model_preferences: dict[str, Any] | None = None,
+    ) -> CreateMessageResult:
+        """Asks the client's model for a completion; a str is one user message."""
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {
+            "messages": [m.to_wire() if isinstance(m, SamplingMessage) else m for m in messages],
+            "maxTokens": max_tokens,
+        }
+        optional = {
+            "systemPrompt": system_prompt,
+            "temperature": temperature,
+            "stopSequences": stop_sequences,
+            "modelPreferences": model_preferences,
+        }
+        params.update({key: value for key, value in optional.items() if value is not None})
+        return CreateMessageResult.model_validate(await self._native.sample(params))
+
+    async def list_roots(self) -> list[Root]:
+        """The client's roots."""
+        answer = await self._native.list_roots()
+        return [Root.model_validate(root) for root in answer["roots"]]

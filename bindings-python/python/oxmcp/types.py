@@ -1,0 +1,288 @@
+"""The protocol's wire types as pydantic models.
+
+Attributes are snake_case (``result.structured_content``); the wire names (camelCase,
+as the official SDK spells them: ``result.structuredContent``) work as aliases, both to
+read attributes and to build models.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Role = Literal["user", "assistant"]
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+class WireModel(BaseModel):
+    """Base of every wire type: camelCase on the wire, snake_case in Python, extra fields kept."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="allow",
+        defer_build=True,
+    )
+
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta", repr=False)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON object as sent on the wire."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def __getattr__(self, name: str) -> Any:
+        snake = _CAMEL_HUMP.sub(r"_\1", name).lower()
+        if snake != name and snake in type(self).model_fields:
+            return getattr(self, snake)
+        return super().__getattr__(name)  # type: ignore[misc]
+
+
+class Annotations(WireModel):
+    """Hints on how a client should use an object."""
+
+    audience: list[Role] | None = None
+    priority: float | None = None
+    last_modified: str | None = None
+
+
+class TextContent(WireModel):
+    """Text."""
+
+    type: Literal["text"] = "text"
+    text: str
+    annotations: Annotations | None = None
+
+
+class ImageContent(WireModel):
+    """An image: base64 data and its MIME type."""
+
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+    annotations: Annotations | None = None
+
+
+class AudioContent(WireModel):
+    """A sound: base64 data and its MIME type."""
+
+    type: Literal["audio"] = "audio"
+    data: str
+    mime_type: str
+    annotations: Annotations | None = None
+
+
+class TextResourceContents(WireModel):
+    """A text resource's contents."""
+
+    uri: str
+    mime_type: str | None = None
+    text: str
+
+
+class BlobResourceContents(WireModel):
+    """A binary resource's contents, base64-encoded."""
+
+    uri: str
+    mime_type: str | None = None
+    blob: str
+
+
+ResourceContents = TextResourceContents | BlobResourceContents
+
+
+class ResourceLink(WireModel):
+    """A link to a resource the client can read."""
+
+    type: Literal["resource_link"] = "resource_link"
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: Annotations | None = None
+
+
+class EmbeddedResource(WireModel):
+    """A resource's contents, embedded in a result."""
+
+    type: Literal["resource"] = "resource"
+    resource: ResourceContents
+    annotations: Annotations | None = None
+
+
+ContentBlock = Annotated[
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
+    Field(discriminator="type"),
+]
+
+
+class ToolAnnotations(WireModel):
+    """Hints about a tool's behaviour."""
+
+    title: str | None = None
+    read_only_hint: bool | None = None
+    destructive_hint: bool | None = None
+    idempotent_hint: bool | None = None
+    open_world_hint: bool | None = None
+
+
+class Implementation(WireModel):
+    """Who a client or server is."""
+
+    name: str
+    version: str
+    title: str | None = None
+    description: str | None = None
+    website_url: str | None = None
+    icons: list[dict[str, Any]] | None = None
+
+
+class Tool(WireModel):
+    """A tool the server offers."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None = None
+    annotations: ToolAnnotations | None = None
+    icons: list[dict[str, Any]] | None = None
+
+
+class Resource(WireModel):
+    """A static resource the server offers."""
+
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: Annotations | None = None
+    icons: list[dict[str, Any]] | None = None
+
+
+class ResourceTemplate(WireModel):
+    """A family of resources named by an RFC 6570 URI template."""
+
+    uri_template: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: Annotations | None = None
+    icons: list[dict[str, Any]] | None = None
+
+
+class PromptArgument(WireModel):
+    """An argument of a prompt."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    required: bool | None = None
+
+
+class Prompt(WireModel):
+    """A prompt the server offers."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: list[PromptArgument] | None = None
+    icons: list[dict[str, Any]] | None = None
+
+
+class PromptMessage(WireModel):
+    """One message of a rendered prompt."""
+
+    role: Role
+    content: ContentBlock
+
+
+class CallToolResult(WireModel):
+    """The result of a tool call; return one from a tool to control every field."""
+
+    content: list[ContentBlock] = Field(default_factory=list)
+    structured_content: Any = None
+    is_error: bool | None = None
+
+
+class ReadResourceResult(WireModel):
+    """The contents of a resource."""
+
+    contents: list[ResourceContents]
+
+
+class GetPromptResult(WireModel):
+    """A rendered prompt."""
+
+    description: str | None = None
+    messages: list[PromptMessage]
+
+
+class Completion(WireModel):
+    """Suggested values for an argument."""
+
+    values: list[str]
+    total: int | None = None
+    has_more: bool | None = None
+
+
+class SamplingMessage(WireModel):
+    """One message of a sampling conversation."""
+
+    role: Role
+    content: Any
+
+
+class CreateMessageRequest(WireModel):
+    """What a server asks of the client's model (``sampling/createMessage`` params)."""
+
+    messages: list[SamplingMessage]
+    max_tokens: int
+    system_prompt: str | None = None
+    temperature: float | None = None
+    stop_sequences: list[str] | None = None
+    model_preferences: dict[str, Any] | None = None
+    include_context: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class CreateMessageResult(WireModel):
+    """The client's model's answer."""
+
+    role: Role
+    content: Any
+    model: str
+    stop_reason: str | None = None
+
+
+class ElicitRequest(WireModel):
+    """What a server asks of the client's user (``elicitation/create`` params)."""
+
+    message: str
+    requested_schema: dict[str, Any] | None = None
+    mode: str | None = None
+    url: str | None = None
+    elicitation_id: str | None = None
+
+
+class ElicitResult(WireModel):
+    """What the user did: ``accept`` (with ``content``), ``decline`` or ``cancel``."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+class Root(WireModel):
+    """A root the client exposes (a directory or other URI)."""
+
+    uri: str
+    name: str | None = None

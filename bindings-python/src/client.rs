@@ -1,0 +1,416 @@
+//! The client: a connection to a server process (stdio) or to a server in this process
+//! (in-memory pair), with Python handlers for the server's requests.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use oxmcp::client::{
+    CallOptions, Client as CoreClient, ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler,
+    ServerNotification,
+};
+use oxmcp::protocol::{
+    methods, CompletionReference, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
+    ErrorObject, ListRootsResult, LoggingLevel, ProgressNotificationParams,
+};
+use oxmcp::server::{BoxFuture, HandlerError};
+use oxmcp::transport::child::{StderrMode, StdioCommand};
+use oxmcp::transport::memory;
+
+use crate::handler::{LoopSlot, PyHandler};
+use crate::server::Server;
+use crate::{convert, error, runtime};
+
+/// How a client connects: identity, era, timeout, and the Python handlers of the
+/// server's requests and notifications.
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct ClientConfig {
+    name: String,
+    version: String,
+    era: EraMode,
+    timeout: Option<Duration>,
+    sampling: Option<Py<PyAny>>,
+    elicitation: Option<Py<PyAny>>,
+    roots: Option<Py<PyAny>>,
+    on_notification: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl ClientConfig {
+    /// `era` is "auto", "legacy" or "modern"; `timeout` in seconds (None: wait forever).
+    /// `sampling(params)`, `elicitation(params)` and `roots()` return awaitables of the
+    /// result dicts; `on_notification(method, params)` is called on the loop.
+    #[new]
+    #[pyo3(signature = (name, version, era="auto", timeout=None, sampling=None, elicitation=None, roots=None, on_notification=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        name: String,
+        version: String,
+        era: &str,
+        timeout: Option<f64>,
+        sampling: Option<Py<PyAny>>,
+        elicitation: Option<Py<PyAny>>,
+        roots: Option<Py<PyAny>>,
+        on_notification: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let era = match era {
+            "auto" => EraMode::Auto,
+            "legacy" => EraMode::Legacy,
+            "modern" => EraMode::Modern,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "era must be \"auto\", \"legacy\" or \"modern\", not {other:?}"
+                )))
+            }
+        };
+        Ok(ClientConfig {
+            name,
+            version,
+            era,
+            timeout: timeout.map(seconds).transpose()?,
+            sampling,
+            elicitation,
+            roots,
+            on_notification,
+        })
+    }
+}
+
+impl ClientConfig {
+    /// The core's options, with handlers that run on the loop in `slot`.
+    fn options(&self, py: Python<'_>, slot: &LoopSlot) -> ClientOptions {
+        let mut options = ClientOptions::new(&self.name, &self.version)
+            .era(self.era)
+            .timeout(self.timeout);
+        let bind = |callable: &Py<PyAny>| PyHandler::new(callable.clone_ref(py), slot.clone());
+        if let Some(sampling) = &self.sampling {
+            options = options.on_sampling(PySampling(bind(sampling)), false);
+        }
+        if let Some(elicitation) = &self.elicitation {
+            options = options.on_elicitation(PyElicitation(bind(elicitation)), false);
+        }
+        if let Some(roots) = &self.roots {
+            options = options.on_roots(PyRoots(bind(roots)));
+        }
+        options
+    }
+}
+
+/// A connection to an MCP server.
+#[pyclass(name = "Client", frozen, module = "oxmcp._native")]
+pub struct Client {
+    inner: CoreClient,
+    slot: LoopSlot,
+}
+
+#[pymethods]
+impl Client {
+    /// Starts `command` (program and arguments) and connects over its stdin and stdout.
+    #[staticmethod]
+    #[pyo3(signature = (command, config, env=None, cwd=None, quiet=false))]
+    fn connect_stdio<'py>(
+        py: Python<'py>,
+        command: Vec<String>,
+        config: &Bound<'py, ClientConfig>,
+        env: Option<HashMap<String, String>>,
+        cwd: Option<PathBuf>,
+        quiet: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (program, args) = command
+            .split_first()
+            .ok_or_else(|| PyValueError::new_err("the command is empty"))?;
+        let mut stdio = StdioCommand::new(program).args(args);
+        for (key, value) in env.unwrap_or_default() {
+            stdio = stdio.env(key, value);
+        }
+        if let Some(cwd) = cwd {
+            stdio = stdio.cwd(cwd);
+        }
+        if quiet {
+            stdio = stdio.stderr(StderrMode::Null);
+        }
+        let slot = LoopSlot::default();
+        slot.set(runtime::current_locals(py)?);
+        let options = config.get().options(py, &slot);
+        let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
+        runtime::future_into_py(py, async move {
+            let inner = CoreClient::spawn(stdio, options).await.map_err(error::raise)?;
+            Ok(Client::start(inner, slot, listener))
+        })
+    }
+
+    /// Connects to `server` in this process over an in-memory pair; the server's
+    /// handlers run on the running loop.
+    #[staticmethod]
+    fn connect_in_memory<'py>(
+        py: Python<'py>,
+        server: &Bound<'py, Server>,
+        config: &Bound<'py, ClientConfig>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (client_end, server_end) = memory::pair();
+        server.get().serve_in_background(py, server_end)?;
+        let slot = LoopSlot::default();
+        slot.set(runtime::current_locals(py)?);
+        let options = config.get().options(py, &slot);
+        let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
+        runtime::future_into_py(py, async move {
+            let inner = CoreClient::connect(client_end, options).await.map_err(error::raise)?;
+            Ok(Client::start(inner, slot, listener))
+        })
+    }
+
+    /// What the connection settled on: `protocolVersion`, `serverInfo`, `capabilities`,
+    /// `instructions`.
+    fn server_details<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let details = self.inner.server_details();
+        let mut map = Map::new();
+        map.insert("protocolVersion".into(), details.protocol_version.as_str().into());
+        map.insert("serverInfo".into(), to_value(&details.server_info));
+        map.insert("capabilities".into(), to_value(&details.capabilities));
+        map.insert("instructions".into(), to_value(&details.instructions));
+        convert::from_json(py, &Value::Object(map))
+    }
+
+    /// Every tool, following cursors.
+    fn list_tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.list_all_tools().await) })
+    }
+
+    /// Every resource, following cursors.
+    fn list_resources<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.list_all_resources().await) })
+    }
+
+    /// Every resource template, following cursors.
+    fn list_resource_templates<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.list_all_resource_templates().await) })
+    }
+
+    /// Every prompt, following cursors.
+    fn list_prompts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.list_all_prompts().await) })
+    }
+
+    /// Calls a tool; `on_progress(progress, total, message)` is called on the loop for
+    /// each progress notification. Cancelling the awaitable cancels the request.
+    #[pyo3(signature = (name, arguments=None, timeout=None, on_progress=None))]
+    fn call_tool<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments = arguments.map(convert::to_json).transpose()?.unwrap_or(Value::Null);
+        let mut options = CallOptions {
+            timeout: timeout.map(seconds).transpose()?.map(Some),
+            ..Default::default()
+        };
+        if let Some(callback) = on_progress {
+            let slot = self.slot.clone();
+            options.on_progress = Some(Arc::new(move |progress: ProgressNotificationParams| {
+                slot.call_soon(&callback, |py| {
+                    Ok(vec![
+                        progress.progress.into_pyobject(py)?.into_any(),
+                        progress.total.into_pyobject(py)?.into_any(),
+                        progress.message.as_deref().into_pyobject(py)?.into_any(),
+                    ])
+                })
+            }));
+        }
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            reply(client.call_tool_with(&name, arguments, &options).await)
+        })
+    }
+
+    /// Reads a resource.
+    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.read_resource(&uri).await) })
+    }
+
+    /// Gets a prompt with its (string) arguments.
+    #[pyo3(signature = (name, arguments=None))]
+    fn get_prompt<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<BTreeMap<String, String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            reply(client.get_prompt(&name, arguments.unwrap_or_default()).await)
+        })
+    }
+
+    /// Completes one argument of a prompt or template; `reference` is the wire `ref`
+    /// (`{"type": "ref/prompt", "name": ...}` or `{"type": "ref/resource", "uri": ...}`).
+    #[pyo3(signature = (reference, argument, value, context=None))]
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        reference: &Bound<'py, PyAny>,
+        argument: String,
+        value: String,
+        context: Option<BTreeMap<String, String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let reference: CompletionReference = convert::extract(reference, "completion reference")?;
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            reply(
+                client
+                    .complete(reference, &argument, &value, context.unwrap_or_default())
+                    .await,
+            )
+        })
+    }
+
+    /// Asks for updates of a resource; they arrive as notifications.
+    fn subscribe_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.subscribe_resource(&uri).await) })
+    }
+
+    /// Stops updates of a resource.
+    fn unsubscribe_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.unsubscribe_resource(&uri).await) })
+    }
+
+    /// Sets the lowest level of log messages to receive ("debug" ... "emergency").
+    fn set_log_level<'py>(&self, py: Python<'py>, level: &str) -> PyResult<Bound<'py, PyAny>> {
+        let level: LoggingLevel = serde_json::from_value(level.into())
+            .map_err(|_| PyValueError::new_err(format!("unknown log level: {level:?}")))?;
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.set_log_level(level).await) })
+    }
+
+    /// Checks that the server answers.
+    fn ping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.ping().await) })
+    }
+
+    /// Closes the connection; a server process is asked to exit, then stopped.
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.close().await) })
+    }
+}
+
+impl Client {
+    /// Wraps a connected client and starts forwarding notifications to `listener`.
+    fn start(inner: CoreClient, slot: LoopSlot, listener: Option<Py<PyAny>>) -> Client {
+        if let Some(listener) = listener {
+            let mut notifications = inner.notifications();
+            let slot = slot.clone();
+            drop(runtime::spawn(async move {
+                loop {
+                    let (method, params) = match notifications.recv().await {
+                        Ok(notification) => describe(notification),
+                        Err(RecvError::Lagged(_)) => continue,
+                        Err(RecvError::Closed) => return,
+                    };
+                    slot.call_soon(&listener, |py| {
+                        Ok(vec![
+                            method.into_pyobject(py)?.into_any(),
+                            convert::from_json(py, &params)?,
+                        ])
+                    });
+                }
+            }));
+        }
+        Client { inner, slot }
+    }
+}
+
+/// A notification's method and params.
+fn describe(notification: ServerNotification) -> (String, Value) {
+    let (method, params) = match notification {
+        ServerNotification::ToolListChanged => (methods::TOOLS_LIST_CHANGED, Value::Null),
+        ServerNotification::PromptListChanged => (methods::PROMPTS_LIST_CHANGED, Value::Null),
+        ServerNotification::ResourceListChanged => (methods::RESOURCES_LIST_CHANGED, Value::Null),
+        ServerNotification::ResourceUpdated(p) => (methods::RESOURCES_UPDATED, to_value(&p)),
+        ServerNotification::LogMessage(p) => (methods::MESSAGE, to_value(&p)),
+        ServerNotification::Progress(p) => (methods::PROGRESS, to_value(&p)),
+        ServerNotification::SubscriptionAcknowledged(p) => (methods::SUBSCRIPTIONS_ACKNOWLEDGED, to_value(&p)),
+        ServerNotification::Other { method, params } => return (method, params.unwrap_or(Value::Null)),
+    };
+    (method.to_owned(), params)
+}
+
+/// The Python value of a client call's outcome.
+fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> {
+    Python::attach(|py| match outcome {
+        Ok(value) => convert::to_python(py, &value).map(Bound::unbind),
+        Err(e) => Err(error::client_error(py, e)),
+    })
+}
+
+fn to_value(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn seconds(value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value).map_err(|e| PyValueError::new_err(format!("invalid timeout {value}: {e}")))
+}
+
+/// Runs a client-side handler; its failure becomes the JSON-RPC error sent back.
+fn answer_server<T: DeserializeOwned + Send + 'static>(
+    handler: &PyHandler,
+    what: &'static str,
+    args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
+) -> BoxFuture<'static, Result<T, ErrorObject>> {
+    let call = handler.call::<T>(what, args);
+    Box::pin(async move {
+        call.await.map_err(|e| match e {
+            HandlerError::Rpc(error) => error,
+            HandlerError::Message(message) => ErrorObject::internal(message),
+            other => ErrorObject::internal(format!("{other:?}")),
+        })
+    })
+}
+
+struct PySampling(PyHandler);
+
+impl SamplingHandler for PySampling {
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        answer_server(&self.0, "sampling result", move |py| {
+            Ok(vec![convert::to_python(py, &params)?])
+        })
+    }
+}
+
+struct PyElicitation(PyHandler);
+
+impl ElicitationHandler for PyElicitation {
+    fn elicit(&self, params: ElicitRequestParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        answer_server(&self.0, "elicitation result", move |py| {
+            Ok(vec![convert::to_python(py, &params)?])
+        })
+    }
+}
+
+struct PyRoots(PyHandler);
+
+impl RootsHandler for PyRoots {
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        answer_server(&self.0, "roots result", |_| Ok(Vec::new()))
+    }
+}

@@ -1,0 +1,144 @@
+//! The request context a Python handler receives: what it knows about the request, and
+//! how it talks back (progress, log messages, requests to the client).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use oxmcp::protocol::{CreateMessageRequestParams, ElicitRequestParams, Era, LoggingLevel};
+use oxmcp::server::Context as CoreContext;
+
+use crate::{convert, error, runtime};
+
+/// One request's context; the facade's `oxmcp.Context` wraps it.
+#[pyclass(name = "Context", frozen, module = "oxmcp._native")]
+pub struct Context {
+    inner: CoreContext,
+}
+
+impl Context {
+    pub fn new(inner: CoreContext) -> Self {
+        Context { inner }
+    }
+}
+
+#[pymethods]
+impl Context {
+    /// The JSON-RPC id of the request (int or str).
+    #[getter]
+    fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, self.inner.request_id())
+    }
+
+    /// The protocol version of the request, e.g. "2025-11-25".
+    #[getter]
+    fn protocol_version(&self) -> &'static str {
+        self.inner.protocol_version().as_str()
+    }
+
+    /// "legacy" or "modern".
+    #[getter]
+    fn era(&self) -> &'static str {
+        match self.inner.era() {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+    }
+
+    /// Who the client says it is (name, version, ...), when it said.
+    #[getter]
+    fn client_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.inner.client_info())
+    }
+
+    /// What the client declared it can do.
+    #[getter]
+    fn client_capabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, self.inner.client_capabilities())
+    }
+
+    /// The request's raw `_meta`, if any.
+    #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.inner.meta())
+    }
+
+    /// Whether the client cancelled the request.
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    /// Reports progress (sent only when the client asked for it; values must increase).
+    #[pyo3(signature = (progress, total=None, message=None))]
+    fn progress<'py>(
+        &self,
+        py: Python<'py>,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            ctx.progress(progress, total, message).await;
+            Ok(())
+        })
+    }
+
+    /// Sends a log message at `level` ("debug" ... "emergency"), if the client wants it.
+    #[pyo3(signature = (level, data, logger=None))]
+    fn log<'py>(
+        &self,
+        py: Python<'py>,
+        level: &str,
+        data: &Bound<'py, PyAny>,
+        logger: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let level: LoggingLevel = serde_json::from_value(level.into())
+            .map_err(|_| PyValueError::new_err(format!("unknown log level: {level:?}")))?;
+        let data = convert::to_json(data)?;
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            ctx.log(level, logger.as_deref(), data).await;
+            Ok(())
+        })
+    }
+
+    /// Asks the client's user for input: `params` as `elicitation/create` takes them;
+    /// resolves to the result as a dict.
+    fn elicit<'py>(&self, py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let params: ElicitRequestParams = convert::extract(params, "elicitation request")?;
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let outcome = ctx.elicit(params).await;
+            answer(outcome)
+        })
+    }
+
+    /// Asks the client's model for a completion: `params` as `sampling/createMessage`
+    /// takes them; resolves to the result as a dict.
+    fn sample<'py>(&self, py: Python<'py>, params: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let params: CreateMessageRequestParams = convert::extract(params, "sampling request")?;
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let outcome = ctx.sample(params).await;
+            answer(outcome)
+        })
+    }
+
+    /// Asks the client for its roots; resolves to the `roots/list` result as a dict.
+    fn list_roots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let outcome = ctx.list_roots().await;
+            answer(outcome)
+        })
+    }
+}
+
+/// The Python value of a context call's outcome.
+fn answer<T: serde::Serialize>(outcome: Result<T, oxmcp::server::HandlerError>) -> PyResult<Py<PyAny>> {
+    Python::attach(|py| match outcome {
+        Ok(value) => convert::to_python(py, &value).map(Bound::unbind),
+        Err(e) => Err(error::handler_error_to_py(py, e)),
+    })
+}

@@ -1,0 +1,108 @@
+//! Values across the boundary: Python's JSON-shaped objects (dict, list, str, int, float,
+//! bool, None) to `serde_json::Value` and back, and from there to the core's wire types.
+//!
+//! The facade turns richer objects (pydantic models, dataclasses) into plain ones before
+//! they get here, so this module knows nothing but JSON.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Number, Value};
+
+/// Reads a JSON-shaped Python object.
+pub fn to_json(object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if object.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(text) = object.cast::<PyString>() {
+        return Ok(Value::String(text.to_str()?.to_owned()));
+    }
+    // `bool` is a subclass of `int`: test it first.
+    if let Ok(flag) = object.cast::<PyBool>() {
+        return Ok(Value::Bool(flag.is_true()));
+    }
+    if object.is_instance_of::<PyInt>() {
+        if let Ok(int) = object.extract::<i64>() {
+            return Ok(Value::from(int));
+        }
+        if let Ok(int) = object.extract::<u64>() {
+            return Ok(Value::from(int));
+        }
+        return Err(PyValueError::new_err(
+            "integer out of the 64-bit range JSON carries here",
+        ));
+    }
+    if let Ok(float) = object.cast::<PyFloat>() {
+        let value = float.value();
+        return Number::from_f64(value)
+            .map(Value::Number)
+            .ok_or_else(|| PyValueError::new_err(format!("{value} is not a JSON number")));
+    }
+    if let Ok(dict) = object.cast::<PyDict>() {
+        let mut map = Map::with_capacity(dict.len());
+        for (key, value) in dict.iter() {
+            let key = key
+                .cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
+            map.insert(key.to_str()?.to_owned(), to_json(&value)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(list) = object.cast::<PyList>() {
+        return list
+            .iter()
+            .map(|item| to_json(&item))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
+    }
+    if let Ok(tuple) = object.cast::<PyTuple>() {
+        return tuple
+            .iter()
+            .map(|item| to_json(&item))
+            .collect::<PyResult<_>>()
+            .map(Value::Array);
+    }
+    let type_name = object.get_type().name()?;
+    Err(PyTypeError::new_err(format!("cannot send a {type_name} as JSON")))
+}
+
+/// Builds the Python object of a JSON value.
+pub fn from_json<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(flag) => PyBool::new(py, *flag).to_owned().into_any(),
+        Value::Number(number) => match (number.as_i64(), number.as_u64()) {
+            (Some(int), _) => int.into_pyobject(py)?.into_any(),
+            (None, Some(int)) => int.into_pyobject(py)?.into_any(),
+            _ => number.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
+        },
+        Value::String(text) => PyString::new(py, text).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(from_json(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                dict.set_item(key, from_json(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// Reads a wire type from a JSON-shaped Python object; `what` names it in the error.
+pub fn extract<T: DeserializeOwned>(object: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    serde_json::from_value(to_json(object)?).map_err(|e| PyValueError::new_err(format!("invalid {what}: {e}")))
+}
+
+/// Builds the Python object of a wire type.
+pub fn to_python<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_json::to_value(value).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    from_json(py, &value)
+}

@@ -1,0 +1,230 @@
+//! Calling Python from tokio tasks: a handler's coroutine runs as an asyncio task on the
+//! user's loop, its result comes back as JSON, and dropping the Rust future (the client
+//! cancelled, or the connection ended) cancels the task.
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use pyo3_async_runtimes::TaskLocals;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use oxmcp::server::{BoxFuture, HandlerError};
+
+use crate::{convert, error};
+
+/// The asyncio loop (and contextvars) Python handlers run on: captured when Python enters
+/// `serve_*` or connects a client, shared by every handler of that server or client.
+#[derive(Clone, Default)]
+pub struct LoopSlot(Arc<RwLock<Option<TaskLocals>>>);
+
+impl LoopSlot {
+    /// Handlers run on this loop from now on.
+    pub fn set(&self, locals: TaskLocals) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Some(locals);
+    }
+
+    fn get(&self) -> Option<TaskLocals> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Calls `callback(*args)` on the loop's thread, soon; does nothing when there is no
+    /// loop, or it is closed, or the interpreter is exiting.
+    pub fn call_soon(
+        &self,
+        callback: &Py<PyAny>,
+        args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
+    ) {
+        let Some(locals) = self.get() else { return };
+        Python::try_attach(|py| {
+            let scheduled = args(py).and_then(|args| {
+                let mut call = vec![callback.bind(py).clone()];
+                call.extend(args);
+                locals
+                    .event_loop(py)
+                    .call_method1("call_soon_threadsafe", PyTuple::new(py, call)?)
+            });
+            // A closed loop means nobody is listening any more.
+            drop(scheduled);
+        });
+    }
+
+    /// Runs the coroutine `start` makes as a task on the loop and returns its result as
+    /// JSON. Dropping the returned future cancels the task.
+    pub async fn run(
+        &self,
+        start: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyAny>>,
+    ) -> Result<Value, HandlerError> {
+        let Some(locals) = self.get() else {
+            return Err(HandlerError::message("no asyncio loop serves this handler"));
+        };
+        let (sender, receiver) = oneshot::channel();
+        let pending = Python::try_attach(|py| -> PyResult<Py<PendingCall>> {
+            let coroutine = start(py)?;
+            let pending = Py::new(py, PendingCall::new(sender))?;
+            let begin = pending.bind(py).getattr("begin")?;
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("context", locals.context(py))?;
+            locals
+                .event_loop(py)
+                .call_method("call_soon_threadsafe", (begin, coroutine), Some(&kwargs))?;
+            Ok(pending)
+        })
+        .ok_or_else(|| HandlerError::message("the Python interpreter is exiting"))?
+        .map_err(|e| Python::attach(|py| error::handler_error_from_py(py, &e)))?;
+        let guard = CancelOnDrop {
+            pending: Some(pending),
+            locals,
+        };
+        let outcome = receiver
+            .await
+            .unwrap_or_else(|_| Err(HandlerError::message("the handler's task ended without an answer")));
+        guard.disarm();
+        outcome
+    }
+}
+
+/// Cancels the task of a call whose Rust future was dropped before the answer came.
+struct CancelOnDrop {
+    pending: Option<Py<PendingCall>>,
+    locals: TaskLocals,
+}
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        if let Some(pending) = self.pending.take() {
+            Python::try_attach(|_| drop(pending));
+        }
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(pending) = self.pending.take() else { return };
+        Python::try_attach(|py| {
+            if let Ok(cancel) = pending.bind(py).getattr("cancel") {
+                // A closed loop has no task left to cancel.
+                let _ = self
+                    .locals
+                    .event_loop(py)
+                    .call_method1("call_soon_threadsafe", (cancel,));
+            }
+        });
+    }
+}
+
+/// One call of a Python handler, from the loop's side: starts the task, reports its end,
+/// cancels it on request. Its methods run on the loop's thread.
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct PendingCall {
+    sender: Mutex<Option<oneshot::Sender<Result<Value, HandlerError>>>>,
+    task: Mutex<Option<Py<PyAny>>>,
+    cancelled: Mutex<bool>,
+}
+
+impl PendingCall {
+    fn new(sender: oneshot::Sender<Result<Value, HandlerError>>) -> Self {
+        PendingCall {
+            sender: Mutex::new(Some(sender)),
+            task: Mutex::new(None),
+            cancelled: Mutex::new(false),
+        }
+    }
+
+    fn answer(&self, outcome: Result<Value, HandlerError>) {
+        if let Some(sender) = lock(&self.sender).take() {
+            let _ = sender.send(outcome);
+        }
+    }
+}
+
+#[pymethods]
+impl PendingCall {
+    /// Starts the coroutine as a task, unless the call was cancelled first.
+    fn begin(slf: &Bound<'_, Self>, coroutine: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        if *lock(&slf.get().cancelled) {
+            coroutine.call_method0("close")?;
+            return Ok(());
+        }
+        let task = py.import("asyncio")?.call_method1("ensure_future", (coroutine,))?;
+        let finish = slf.getattr("finish")?;
+        *lock(&slf.get().task) = Some(task.clone().unbind());
+        task.call_method1("add_done_callback", (finish,))?;
+        Ok(())
+    }
+
+    /// The task's done callback: sends its result (as JSON) or its failure.
+    fn finish(&self, task: &Bound<'_, PyAny>) {
+        let py = task.py();
+        lock(&self.task).take();
+        let outcome = if task
+            .call_method0("cancelled")
+            .and_then(|c| c.is_truthy())
+            .unwrap_or(true)
+        {
+            Err(HandlerError::message("the handler was cancelled"))
+        } else {
+            match task.call_method0("result") {
+                Ok(result) => convert::to_json(&result).map_err(|e| {
+                    HandlerError::message(format!("the handler returned what cannot be sent: {}", e.value(py)))
+                }),
+                Err(e) => Err(error::handler_error_from_py(py, &e)),
+            }
+        };
+        self.answer(outcome);
+    }
+
+    /// Cancels the task (or, before it started, keeps it from starting).
+    fn cancel(&self, py: Python<'_>) -> PyResult<()> {
+        *lock(&self.cancelled) = true;
+        let task = lock(&self.task).take();
+        if let Some(task) = task {
+            task.bind(py).call_method0("cancel")?;
+        }
+        Ok(())
+    }
+}
+
+/// A Python handler: a callable returning an awaitable, and the loop it runs on.
+#[derive(Clone)]
+pub struct PyHandler {
+    callable: Arc<Py<PyAny>>,
+    slot: LoopSlot,
+}
+
+impl PyHandler {
+    /// `callable` run on the loop in `slot`.
+    pub fn new(callable: Py<PyAny>, slot: LoopSlot) -> Self {
+        PyHandler {
+            callable: Arc::new(callable),
+            slot,
+        }
+    }
+
+    /// Calls the handler with the arguments `args` builds and decodes its answer as `T`
+    /// (`what` names it in the error).
+    pub fn call<T: DeserializeOwned>(
+        &self,
+        what: &'static str,
+        args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, HandlerError>> {
+        let handler = self.clone();
+        Box::pin(async move {
+            let value = handler
+                .slot
+                .run(|py| {
+                    let args = PyTuple::new(py, args(py)?)?;
+                    handler.callable.bind(py).call1(args)
+                })
+                .await?;
+            serde_json::from_value(value).map_err(|e| HandlerError::message(format!("invalid {what}: {e}")))
+        })
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,249 @@
+//! The server: the core's registries filled with Python handlers, served over stdio or an
+//! in-memory pair.
+//!
+//! Every handler is a Python callable returning an awaitable of a wire-shaped dict (the
+//! facade builds these wrappers); the adapters below implement the core's handler traits
+//! by running them on the loop in the server's [`LoopSlot`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::{Map, Value};
+
+use oxmcp::protocol::{
+    CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+use oxmcp::server::{
+    BoxFuture, CompletionHandler, Context as CoreContext, DefinitionError, HandlerError, PromptDef, PromptHandler,
+    ResourceDef, ResourceHandler, Server as CoreServer, TemplateDef, ToolDef, ToolHandler,
+};
+use oxmcp::transport::Transport;
+
+use crate::context::Context;
+use crate::handler::{LoopSlot, PyHandler};
+use crate::{convert, runtime};
+
+/// An MCP server whose handlers are Python callables.
+#[pyclass(name = "Server", frozen, module = "oxmcp._native")]
+pub struct Server {
+    inner: CoreServer,
+    slot: LoopSlot,
+}
+
+#[pymethods]
+impl Server {
+    /// A server describing itself with `info` (`name`, `version`, optional `title`,
+    /// `description`, `icons`, `websiteUrl`).
+    #[new]
+    #[pyo3(signature = (info, instructions=None, page_size=None))]
+    fn new(info: &Bound<'_, PyAny>, instructions: Option<String>, page_size: Option<usize>) -> PyResult<Self> {
+        let info: Implementation = convert::extract(info, "server info")?;
+        let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
+        if let Some(instructions) = instructions {
+            builder = builder.instructions(instructions);
+        }
+        if let Some(size) = page_size {
+            builder = builder.page_size(size);
+        }
+        let inner = builder.build().map_err(definition_error)?;
+        Ok(Server {
+            inner,
+            slot: LoopSlot::default(),
+        })
+    }
+
+    /// Adds or replaces a tool: `definition` as `tools/list` shows it; `handler(arguments,
+    /// ctx)` returns an awaitable of a `tools/call` result.
+    fn add_tool(&self, definition: &Bound<'_, PyAny>, handler: Py<PyAny>) -> PyResult<()> {
+        let tool: Tool = convert::extract(definition, "tool definition")?;
+        let handler = PyTool(self.bind_handler(handler));
+        self.inner
+            .add_tool(ToolDef::from_tool(tool).handler_object(Arc::new(handler)))
+            .map_err(definition_error)
+    }
+
+    /// Removes a tool; returns whether it existed.
+    fn remove_tool(&self, name: &str) -> bool {
+        self.inner.remove_tool(name)
+    }
+
+    /// Adds or replaces a static resource; `handler(uri, variables, ctx)` returns an
+    /// awaitable of a `resources/read` result.
+    fn add_resource(&self, definition: &Bound<'_, PyAny>, handler: Py<PyAny>) -> PyResult<()> {
+        let resource: Resource = convert::extract(definition, "resource definition")?;
+        let handler = PyResource(self.bind_handler(handler));
+        self.inner
+            .add_resource(ResourceDef::from_resource(resource).handler_object(Arc::new(handler)))
+            .map_err(definition_error)
+    }
+
+    /// Removes a static resource; returns whether it existed.
+    fn remove_resource(&self, uri: &str) -> bool {
+        self.inner.remove_resource(uri)
+    }
+
+    /// Adds or replaces a resource template; `completions` maps variable names to
+    /// `complete(value, context)` callables returning awaitables of lists of str.
+    #[pyo3(signature = (definition, handler, completions=None))]
+    fn add_template(
+        &self,
+        definition: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+        completions: Option<HashMap<String, Py<PyAny>>>,
+    ) -> PyResult<()> {
+        let template: ResourceTemplate = convert::extract(definition, "resource template definition")?;
+        let mut def =
+            TemplateDef::from_template(template).handler_object(Arc::new(PyResource(self.bind_handler(handler))));
+        for (variable, complete) in completions.unwrap_or_default() {
+            def = def.complete(variable, PyCompletion(self.bind_handler(complete)));
+        }
+        self.inner.add_template(def).map_err(definition_error)
+    }
+
+    /// Removes a resource template by its URI template; returns whether it existed.
+    fn remove_template(&self, uri_template: &str) -> bool {
+        self.inner.remove_template(uri_template)
+    }
+
+    /// Adds or replaces a prompt; `handler(arguments, ctx)` returns an awaitable of a
+    /// `prompts/get` result; `completions` as for templates, by argument name.
+    #[pyo3(signature = (definition, handler, completions=None))]
+    fn add_prompt(
+        &self,
+        definition: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+        completions: Option<HashMap<String, Py<PyAny>>>,
+    ) -> PyResult<()> {
+        let prompt: Prompt = convert::extract(definition, "prompt definition")?;
+        let mut def = PromptDef::from_prompt(prompt).handler_object(Arc::new(PyPrompt(self.bind_handler(handler))));
+        for (argument, complete) in completions.unwrap_or_default() {
+            def = def.complete(argument, PyCompletion(self.bind_handler(complete)));
+        }
+        self.inner.add_prompt(def).map_err(definition_error)
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    fn remove_prompt(&self, name: &str) -> bool {
+        self.inner.remove_prompt(name)
+    }
+
+    /// Tells subscribers of `uri` that it changed.
+    fn notify_resource_updated(&self, uri: &str) {
+        self.inner.notify_resource_updated(uri);
+    }
+
+    /// Serves this process's stdin and stdout until stdin closes; handlers run on the
+    /// running asyncio loop.
+    fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.slot.set(runtime::current_locals(py)?);
+        let server = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            server
+                .serve_stdio()
+                .await
+                .map_err(|e| Python::attach(|py| crate::error::client_error(py, e)))
+        })
+    }
+}
+
+impl Server {
+    /// Serves one in-memory connection in the background, handlers running on the loop
+    /// of `py`'s running task.
+    pub fn serve_in_background(&self, py: Python<'_>, transport: Transport) -> PyResult<()> {
+        self.slot.set(runtime::current_locals(py)?);
+        let server = self.inner.clone();
+        drop(runtime::spawn(async move {
+            if let Err(error) = server.serve(transport).await {
+                eprintln!("oxmcp: an in-memory connection failed: {error}");
+            }
+        }));
+        Ok(())
+    }
+
+    fn bind_handler(&self, callable: Py<PyAny>) -> PyHandler {
+        PyHandler::new(callable, self.slot.clone())
+    }
+}
+
+struct PyTool(PyHandler);
+
+impl ToolHandler for PyTool {
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+        self.0.call("tool result", move |py| {
+            Ok(vec![
+                convert::from_json(py, &Value::Object(arguments))?,
+                Bound::new(py, Context::new(ctx))?.into_any(),
+            ])
+        })
+    }
+}
+
+struct PyResource(PyHandler);
+
+impl ResourceHandler for PyResource {
+    fn read(
+        &self,
+        uri: String,
+        variables: BTreeMap<String, String>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+        self.0.call("resource contents", move |py| {
+            let vars = PyDict::new(py);
+            for (name, value) in &variables {
+                vars.set_item(name, value)?;
+            }
+            Ok(vec![
+                uri.into_pyobject(py)?.into_any(),
+                vars.into_any(),
+                Bound::new(py, Context::new(ctx))?.into_any(),
+            ])
+        })
+    }
+}
+
+struct PyPrompt(PyHandler);
+
+impl PromptHandler for PyPrompt {
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
+        self.0.call("prompt result", move |py| {
+            let args = PyDict::new(py);
+            for (name, value) in &arguments {
+                args.set_item(name, value)?;
+            }
+            Ok(vec![args.into_any(), Bound::new(py, Context::new(ctx))?.into_any()])
+        })
+    }
+}
+
+struct PyCompletion(PyHandler);
+
+impl CompletionHandler for PyCompletion {
+    fn complete(
+        &self,
+        value: String,
+        context: BTreeMap<String, String>,
+    ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>> {
+        self.0.call("completion values", move |py| {
+            let others = PyDict::new(py);
+            for (name, value) in &context {
+                others.set_item(name, value)?;
+            }
+            Ok(vec![value.into_pyobject(py)?.into_any(), others.into_any()])
+        })
+    }
+}
+
+fn definition_error(error: DefinitionError) -> PyErr {
+    PyValueError::new_err(error.to_string())
+}

@@ -1,0 +1,281 @@
+"""A server and client in one process over the in-memory transport: how Python functions
+become definitions, how return values become results, and where handlers run."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+import time
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel, Field
+
+from oxmcp import (
+    Audio,
+    CallToolResult,
+    Client,
+    Context,
+    EmbeddedResource,
+    Image,
+    McpError,
+    ResourceLink,
+    Server,
+    TextContent,
+)
+from oxmcp.types import TextResourceContents
+
+
+class Address(BaseModel):
+    street: str
+    city: str
+
+
+@dataclasses.dataclass
+class Person:
+    name: str
+    address: Address
+
+
+def returning(value: Any) -> Any:
+    """A function without parameters that returns `value`."""
+    return lambda: value
+
+
+def text_of(result: CallToolResult) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+async def test_arguments_are_coerced_into_the_annotated_types() -> None:
+    server = Server("coerce")
+    seen: dict[str, Any] = {}
+
+    @server.tool()
+    async def register(person: Person, tags: set[str], score: float, nickname: str | None = None) -> str:
+        seen.update(person=person, tags=tags, score=score, nickname=nickname)
+        return "ok"
+
+    async with Client(server) as client:
+        tool = (await client.list_tools())[0]
+        assert tool.input_schema["required"] == ["person", "tags", "score"]
+        assert "$defs" in tool.input_schema, "nested models are referenced"
+        arguments = {"person": {"name": "Ada", "address": {"street": "1 Main", "city": "London"}}, "tags": ["a", "b"]}
+        result = await client.call_tool("register", {**arguments, "score": 3})
+    assert text_of(result) == "ok"
+    assert seen["person"] == Person("Ada", Address(street="1 Main", city="London"))
+    assert seen["tags"] == {"a", "b"}
+    assert isinstance(seen["score"], float) and seen["nickname"] is None
+
+
+async def test_descriptions_come_from_docstrings_and_fields() -> None:
+    server = Server("docs")
+
+    @server.tool(description="Overrides the docstring")
+    def overridden() -> None:
+        """Not this."""
+
+    @server.tool()
+    def documented(count: Annotated[int, Field(description="How many", ge=1)]) -> None:
+        """Does a thing.
+
+        In detail.
+        """
+
+    async with Client(server) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+        assert tools["overridden"].description == "Overrides the docstring"
+        assert tools["documented"].description == "Does a thing.\n\nIn detail."
+        count = tools["documented"].input_schema["properties"]["count"]
+        assert (count["description"], count["minimum"]) == ("How many", 1)
+        invalid = await client.call_tool("documented", {"count": 0})
+        assert invalid.is_error is True, "the core validates the schema pydantic generated"
+
+
+async def test_return_values_become_content() -> None:
+    server = Server("content")
+    link = ResourceLink(uri="file:///a.txt", name="a")
+    embedded = EmbeddedResource(resource=TextResourceContents(uri="file:///b.txt", text="bee"))
+    returns: dict[str, Any] = {
+        "text": "plain",
+        "nothing": None,
+        "bytes": b"\x00\x01",
+        "image": Image(b"png-bytes", mime_type="image/png"),
+        "audio": Audio(b"wav-bytes"),
+        "link": link,
+        "embedded": embedded,
+        "mixed": ["one", TextContent(text="two")],
+        "full": CallToolResult(content=[TextContent(text="custom")], is_error=True),
+    }
+    for name, value in returns.items():
+        server.add_tool(returning(value), name=name, structured_output=False)
+
+    async with Client(server) as client:
+        results = {name: await client.call_tool(name) for name in returns}
+    assert text_of(results["text"]) == "plain"
+    assert results["nothing"].content == []
+    assert results["bytes"].content[0].type == "resource"
+    assert results["image"].content[0].mime_type == "image/png"
+    assert results["audio"].content[0].mime_type == "audio/wav"
+    assert results["link"].content[0] == link
+    assert results["embedded"].content[0] == embedded
+    assert [block.text for block in results["mixed"].content] == ["one", "two"]
+    assert (text_of(results["full"]), results["full"].is_error) == ("custom", True)
+
+
+async def test_output_schemas_follow_the_return_annotation() -> None:
+    server = Server("schemas")
+
+    @server.tool()
+    def listing() -> list[int]:
+        return [1, 2]
+
+    @server.tool()
+    def mapping() -> dict[str, int]:
+        return {"a": 1}
+
+    @server.tool()
+    def person() -> Person:
+        return Person("Ada", Address(street="s", city="c"))
+
+    @server.tool()
+    def untyped():  # type: ignore[no-untyped-def]
+        return {"free": "form"}
+
+    async with Client(server) as client:
+        tools = {tool.name: tool for tool in await client.list_tools()}
+        assert tools["listing"].output_schema is not None
+        assert tools["listing"].output_schema["properties"]["result"]["type"] == "array"
+        assert tools["mapping"].output_schema == {"type": "object", "additionalProperties": {"type": "integer"}}
+        assert tools["untyped"].output_schema is None
+        assert (await client.call_tool("listing")).structured_content == {"result": [1, 2]}
+        assert (await client.call_tool("mapping")).structured_content == {"a": 1}
+        ada = (await client.call_tool("person")).structured_content
+        assert ada == {"name": "Ada", "address": {"street": "s", "city": "c"}}
+        assert text_of(await client.call_tool("untyped")) == '{"free": "form"}'
+
+
+async def test_output_that_breaks_the_schema_is_an_error() -> None:
+    server = Server("liar")
+
+    @server.tool()
+    def count() -> int:
+        return "many"  # type: ignore[return-value]
+
+    async with Client(server) as client:
+        with pytest.raises(McpError) as raised:
+            await client.call_tool("count")
+    assert raised.value.code == -32603
+
+
+async def test_sync_handlers_run_on_worker_threads_and_async_ones_concurrently() -> None:
+    server = Server("threads")
+    loop_thread = threading.get_ident()
+
+    @server.tool()
+    def blocking() -> bool:
+        time.sleep(0.3)
+        return threading.get_ident() != loop_thread
+
+    @server.tool()
+    async def sleeper() -> bool:
+        await asyncio.sleep(0.3)
+        return threading.get_ident() == loop_thread
+
+    async with Client(server) as client:
+        started = time.perf_counter()
+        results = await asyncio.gather(
+            client.call_tool("blocking"),
+            client.call_tool("blocking"),
+            client.call_tool("sleeper"),
+            client.call_tool("sleeper"),
+        )
+        elapsed = time.perf_counter() - started
+    assert [r.structured_content for r in results] == [{"result": True}] * 4
+    assert elapsed < 0.55, f"the four calls overlapped ({elapsed:.2f} s)"
+
+
+async def test_resource_and_prompt_failures_are_json_rpc_errors() -> None:
+    server = Server("errors")
+
+    @server.resource("data://broken")
+    def broken() -> str:
+        raise RuntimeError("disk on fire")
+
+    @server.prompt()
+    def strict(count: int) -> str:
+        return "x" * count
+
+    async with Client(server, era="legacy") as client:
+        with pytest.raises(McpError) as read:
+            await client.read_resource("data://broken")
+        assert read.value.code == -32603 and "disk on fire" in read.value.message
+        with pytest.raises(McpError) as prompt:
+            await client.get_prompt("strict", {"count": "many"})
+        assert prompt.value.code == -32602
+        assert (await client.get_prompt("strict", {"count": "3"})).messages[0].content.text == "xxx"
+
+
+async def test_runtime_changes_are_announced(notifications: Any) -> None:
+    server = Server("runtime")
+    server.add_tool(lambda: "first", name="first")
+
+    async with Client(server, era="legacy", notification_handler=notifications) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["first"]
+        server.add_tool(lambda: "second", name="second")
+        await notifications.wait_for("notifications/tools/list_changed")
+        assert [tool.name for tool in await client.list_tools()] == ["first", "second"]
+        assert server.remove_tool("first") is True
+        assert server.remove_tool("first") is False
+        await notifications.wait_for("notifications/tools/list_changed", count=2)
+
+        server.add_resource(lambda: "r", "data://r")
+        await notifications.wait_for("notifications/resources/list_changed")
+        assert server.remove_resource("data://r") is True
+        server.add_prompt(lambda: "p", name="p")
+        await notifications.wait_for("notifications/prompts/list_changed")
+
+
+async def test_the_context_in_memory() -> None:
+    server = Server("ctx")
+
+    @server.tool()
+    async def info(ctx: Context) -> dict[str, Any]:
+        return {"id_type": type(ctx.request_id).__name__, "era": ctx.era, "cancelled": ctx.is_cancelled}
+
+    async with Client(server, era="modern") as client:
+        assert (await client.call_tool("info")).structured_content == {
+            "id_type": "int",
+            "era": "modern",
+            "cancelled": False,
+        }
+
+
+def test_definitions_are_checked_when_registered() -> None:
+    server = Server("checks")
+    with pytest.raises(TypeError, match="not URI variables"):
+        server.add_resource(lambda name, extra: name, "greeting://{name}")
+    with pytest.raises(TypeError, match="not parameters"):
+        server.add_resource(lambda: "x", "greeting://{name}")
+    with pytest.raises(TypeError, match="takes no parameters"):
+        server.add_resource(lambda x: x, "data://static")
+    with pytest.raises(ValueError, match="tool name"):
+        server.add_tool(lambda: None, name="has space")
+    with pytest.raises(TypeError, match=r"\*args"):
+        server.add_tool(lambda *args: None, name="variadic")
+
+
+def test_http_is_not_there_yet() -> None:
+    with pytest.raises(NotImplementedError, match="HTTP"):
+        Server("http").run(transport="http", host="127.0.0.1", port=8000)
+
+
+def test_wire_names_read_as_attributes() -> None:
+    result = CallToolResult(content=[TextContent(text="x")], structured_content={"a": 1}, is_error=False)
+    assert result.structuredContent == {"a": 1}
+    assert result.isError is False
+    assert result.to_wire() == {
+        "content": [{"type": "text", "text": "x"}],
+        "structuredContent": {"a": 1},
+        "isError": False,
+    }

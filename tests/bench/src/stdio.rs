@@ -1,0 +1,152 @@
+//! Driving a server over its stdin and stdout, with a window of requests in flight.
+
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::Semaphore;
+
+use crate::wire::{self, CallTemplate};
+use crate::{measure, Era, Run};
+
+type Error = Box<dyn std::error::Error>;
+
+/// The id of the first request, apart from the numbered calls (and within JSON's safe
+/// integers, which some servers insist on).
+const FIRST_ID: u64 = 1 << 40;
+
+/// Spawns `command`, settles the era, runs `warmup` then `calls` echo calls with
+/// `in_flight` outstanding, and stops the server.
+pub async fn run(
+    command: &[String],
+    era: Era,
+    tool: &str,
+    text: &str,
+    in_flight: usize,
+    warmup: usize,
+    calls: usize,
+) -> Result<Run, Error> {
+    let spawned = Instant::now();
+    let mut child = Command::new(&command[0])
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()?;
+    let pid = child.id().ok_or("the server exited at once")?;
+    let mut stdin = BufWriter::new(child.stdin.take().ok_or("no stdin")?);
+    let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
+    let template = CallTemplate::new(era, tool, text);
+    // The first answer: the handshake in the legacy era, a first call in the modern era.
+    let first = match era {
+        Era::Legacy => wire::initialize(FIRST_ID),
+        Era::Modern => template.with_id(FIRST_ID),
+    };
+    send(&mut stdin, &first).await?;
+    loop {
+        let line = lines.next_line().await?.ok_or("the server closed its output")?;
+        if wire::response_id(&line) == Some(FIRST_ID) {
+            break;
+        }
+    }
+    let startup = spawned.elapsed();
+    if era == Era::Legacy {
+        send(&mut stdin, &wire::initialized()).await?;
+    }
+    let total = warmup + calls;
+    let sent_at: Arc<Vec<AtomicU64>> = Arc::new((0..total).map(|_| AtomicU64::new(0)).collect());
+    let window = Arc::new(Semaphore::new(in_flight.max(1)));
+    let clock = Instant::now();
+    let writer = tokio::spawn(write_calls(
+        stdin,
+        template,
+        total,
+        Arc::clone(&sent_at),
+        Arc::clone(&window),
+        clock,
+    ));
+
+    let errors = AtomicUsize::new(0);
+    let mut latencies = Vec::with_capacity(calls);
+    let mut answered = 0;
+    let mut measured_start = None;
+    let mut cpu_start = None;
+    while answered < total {
+        let Some(line) = lines.next_line().await? else { break };
+        let Some(id) = wire::response_id(&line).filter(|id| (*id as usize) < total) else {
+            continue;
+        };
+        let now = clock.elapsed();
+        answered += 1;
+        window.add_permits(1);
+        if !wire::is_echo(&line, text) && errors.fetch_add(1, Ordering::Relaxed) == 0 {
+            eprintln!("mcp-load: unexpected answer: {line}");
+        }
+        if answered == warmup {
+            measured_start = Some(Instant::now());
+            cpu_start = measure::cpu(pid);
+        }
+        if id as usize >= warmup {
+            let sent = Duration::from_nanos(sent_at[id as usize].load(Ordering::Relaxed));
+            latencies.push(now.saturating_sub(sent));
+        }
+    }
+    let elapsed = measured_start.map_or(Duration::ZERO, |start| start.elapsed());
+    let server_cpu = measure::cpu(pid)
+        .zip(cpu_start)
+        .map(|(end, start)| end.saturating_sub(start));
+    let server_peak_rss_kib = measure::peak_rss_kib(pid);
+    writer.abort();
+    drop(lines);
+    let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+    let _ = child.kill().await;
+    let missing = total - answered;
+    Ok(Run {
+        latencies,
+        errors: errors.into_inner() + missing,
+        elapsed,
+        server_cpu,
+        server_peak_rss_kib,
+        startup: Some(startup),
+    })
+}
+
+/// Sends the calls as the window allows, flushing once per burst.
+async fn write_calls(
+    mut stdin: BufWriter<ChildStdin>,
+    template: CallTemplate,
+    total: usize,
+    sent_at: Arc<Vec<AtomicU64>>,
+    window: Arc<Semaphore>,
+    clock: Instant,
+) -> std::io::Result<()> {
+    let mut id = 0;
+    while id < total {
+        let Ok(permit) = window.acquire().await else {
+            return Ok(());
+        };
+        permit.forget();
+        let mut burst = 1;
+        while window.try_acquire().map(|p| p.forget()).is_ok() {
+            burst += 1;
+        }
+        for _ in 0..burst.min(total - id) {
+            sent_at[id].store(clock.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            stdin.write_all(template.with_id(id as u64).as_bytes()).await?;
+            stdin.write_all(b"\n").await?;
+            id += 1;
+        }
+        stdin.flush().await?;
+    }
+    Ok(())
+}
+
+async fn send(stdin: &mut BufWriter<ChildStdin>, message: &str) -> std::io::Result<()> {
+    stdin.write_all(message.as_bytes()).await?;
+    stdin.write_all(b"\n").await?;
+    stdin.flush().await
+}
