@@ -3,7 +3,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test lint test-rust test-python doc bench fmt
+.PHONY: demo test lint test-rust test-python test-node doc bench fmt
 
 ## demo: the example client starts the example server over stdio and prints what they exchange, in both eras
 demo:
@@ -11,7 +11,7 @@ demo:
 	./target/debug/client ./target/debug/server
 
 ## test: lint, docs, then every test suite
-test: lint doc test-rust test-python conformance
+test: lint doc test-rust test-python test-node conformance
 
 lint:
 	$(CARGO) fmt --all --check
@@ -51,6 +51,16 @@ peers: $(PY)
 
 # core/tests/http_client.rs runs servers written with the official Python SDK.
 test-rust: peers
+
+## test-node: install the npm packages pinned by package-lock.json, build the Node binding (native module +
+## TypeScript), type-check it in strict mode, run its node:test suites. (`npm install --no-save` rather than
+## `npm ci`: the registry lacks other platforms' optional packages, which `npm ci` insists on.)
+test-node:
+	npm install --ignore-scripts --no-audit --no-fund --no-save
+	$(CARGO) build -q -p oxmcp-examples --bin server
+	npm run build
+	npm run typecheck
+	node --test --test-reporter=tap bindings-node/tests/
 
 ## conformance: the official MCP conformance suite (pinned with the Node 22 it needs in
 ## tests/conformance/package-lock.json): server suite for 2025-11-25 and 2026-07-28 against

@@ -1,0 +1,5 @@
+// The ESM entry point: the CommonJS build's exports, so that `import` and `require`
+// share one module instance (one `McpError` class, one native binding).
+import oxmcp from '../dist/index.js';
+
+export const { Client, Context, ErrorCode, McpError, Registration, ResourceTemplate, Server } = oxmcp;

@@ -1,0 +1,461 @@
+//! `NativeClient`: the core's [`Client`], answering the server's requests (sampling,
+//! elicitation, roots) with JavaScript handlers.
+//!
+//! The facade hands each client one callback, `(kind, payload) => outcome`, for
+//! everything that flows from the server to it: `sampling`, `elicitation` and `roots`
+//! requests (answered with an outcome envelope), `notification` events and per-call
+//! `progress` (answers ignored).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use napi::bindgen_prelude::{FnArgs, PromiseRaw};
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+use napi::Env;
+use napi_derive::napi;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
+
+use oxmcp::client::{
+    CallOptions, Client, ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler, Subscription,
+};
+use oxmcp::protocol::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject, ListRootsResult,
+    LoggingLevel, SubscriptionFilter,
+};
+use oxmcp::server::BoxFuture;
+use oxmcp::transport::child::{StderrMode, StdioCommand};
+use oxmcp::transport::memory;
+
+use crate::convert::{self, decode_js, from_js, to_value, Failure};
+use crate::error::{client_error, invalid};
+use crate::runtime::{self, Callback};
+use crate::server::NativeServer;
+
+/// `(kind, payload) => outcome | Promise<outcome> | undefined`.
+type ClientCallback = Callback<FnArgs<(String, Value)>>;
+
+/// How to start a server process.
+#[napi(object)]
+pub struct SpawnOptions {
+    /// The program to run.
+    pub command: String,
+    /// Its arguments.
+    pub args: Option<Vec<String>>,
+    /// Environment variables on top of this process's.
+    pub env: Option<HashMap<String, String>>,
+    /// Its working directory.
+    pub cwd: Option<String>,
+    /// `inherit` (default: the server's logs show on this process's stderr) or `ignore`.
+    #[napi(ts_type = "'inherit' | 'ignore'")]
+    pub stderr: Option<String>,
+}
+
+/// How the client presents itself and what it can answer.
+#[napi(object)]
+pub struct ClientConfig {
+    /// The client's name.
+    pub name: String,
+    /// The client's version.
+    pub version: String,
+    /// `auto` (default), `legacy` or `modern`.
+    #[napi(ts_type = "'auto' | 'legacy' | 'modern'")]
+    pub era: Option<String>,
+    /// Default request timeout in milliseconds (default 60 000; `Infinity`: none).
+    pub timeout_ms: Option<f64>,
+    /// Answer sampling requests.
+    pub sampling: Option<bool>,
+    /// Declare support for tools in sampling requests.
+    pub sampling_tools: Option<bool>,
+    /// Answer elicitation requests (form mode).
+    pub elicitation: Option<bool>,
+    /// Answer URL-mode elicitation requests too.
+    pub elicitation_url: Option<bool>,
+    /// Answer roots requests.
+    pub roots: Option<bool>,
+}
+
+/// Per-call settings.
+#[napi(object)]
+pub struct CallSettings {
+    /// Identifies the call for `cancel(callId)` and for its `progress` events.
+    pub call_id: Option<u32>,
+    /// Overrides the client's timeout (`Infinity`: none).
+    pub timeout_ms: Option<f64>,
+    /// Ask for progress notifications; they arrive as `progress` events with `callId`.
+    pub progress: Option<bool>,
+    /// Restart the timeout whenever progress arrives.
+    pub reset_timeout_on_progress: Option<bool>,
+}
+
+/// Connects to a server process started with `spawn`.
+#[napi(
+    ts_args_type = "spawn: SpawnOptions, config: ClientConfig, callback: (kind: string, payload: unknown) => unknown",
+    ts_return_type = "Promise<NativeClient>"
+)]
+pub async fn connect_stdio(
+    spawn: SpawnOptions,
+    config: ClientConfig,
+    callback: ClientCallback,
+) -> napi::Result<NativeClient> {
+    let mut command = StdioCommand::new(spawn.command).args(spawn.args.unwrap_or_default());
+    for (key, value) in spawn.env.unwrap_or_default() {
+        command = command.env(key, value);
+    }
+    if let Some(cwd) = spawn.cwd {
+        command = command.cwd(cwd);
+    }
+    command = command.stderr(match spawn.stderr.as_deref() {
+        Some("ignore") => StderrMode::Null,
+        _ => StderrMode::Inherit,
+    });
+    let callback = Arc::new(callback);
+    let options = client_options(config, &callback)?;
+    let client = Client::spawn(command, options).await.map_err(client_error)?;
+    Ok(NativeClient::start(client, callback))
+}
+
+/// Connects to `server` in this process, over an in-memory transport.
+#[napi(
+    ts_args_type = "server: NativeServer, config: ClientConfig, callback: (kind: string, payload: unknown) => unknown",
+    ts_return_type = "Promise<NativeClient>"
+)]
+pub fn connect_in_process<'env>(
+    env: &'env Env,
+    server: &NativeServer,
+    config: ClientConfig,
+    callback: ClientCallback,
+) -> napi::Result<PromiseRaw<'env, NativeClient>> {
+    let core = server.core().clone();
+    let stopped = server.stopped();
+    let callback = Arc::new(callback);
+    let options = client_options(config, &callback)?;
+    env.spawn_future(async move {
+        let (client_end, server_end) = memory::pair();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = core.serve(server_end) => {}
+                _ = stopped.cancelled() => {}
+            }
+        });
+        let client = Client::connect(client_end, options).await.map_err(client_error)?;
+        Ok(NativeClient::start(client, callback))
+    })
+}
+
+/// A connection to an MCP server.
+#[napi]
+pub struct NativeClient {
+    client: Client,
+    callback: Arc<ClientCallback>,
+    /// Calls that may be cancelled, by the facade's call id.
+    calls: Arc<Mutex<HashMap<u32, CancellationToken>>>,
+    /// Open `subscriptions/listen` streams, by id.
+    subscriptions: Mutex<HashMap<u32, Subscription>>,
+    next_subscription: AtomicU32,
+    /// Fires on `close()`: stops forwarding notifications.
+    closed: CancellationToken,
+}
+
+impl NativeClient {
+    /// Wraps a connected client and starts forwarding its notifications.
+    fn start(client: Client, callback: Arc<ClientCallback>) -> Self {
+        let closed = CancellationToken::new();
+        let mut notifications = client.notifications();
+        let forward_to = Arc::clone(&callback);
+        let stop = closed.clone();
+        tokio::spawn(async move {
+            loop {
+                let notification = tokio::select! {
+                    _ = stop.cancelled() => break,
+                    received = notifications.recv() => match received {
+                        Ok(notification) => notification,
+                        Err(RecvError::Lagged(_)) => continue,
+                        Err(RecvError::Closed) => break,
+                    },
+                };
+                let event = convert::notification_event(&notification);
+                forward_to.call(
+                    FnArgs::from(("notification".to_owned(), event)),
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            }
+        });
+        NativeClient {
+            client,
+            callback,
+            calls: Arc::default(),
+            subscriptions: Mutex::default(),
+            next_subscription: AtomicU32::new(0),
+            closed,
+        }
+    }
+
+    /// The core's call options for `settings`, and the guard that forgets the call id
+    /// when the call ends.
+    fn call_options(&self, settings: Option<CallSettings>) -> (CallOptions, Option<CallGuard>) {
+        let Some(settings) = settings else {
+            return (CallOptions::default(), None);
+        };
+        let mut options = CallOptions {
+            timeout: settings.timeout_ms.map(duration_from_ms),
+            reset_timeout_on_progress: settings.reset_timeout_on_progress.unwrap_or(false),
+            ..Default::default()
+        };
+        let Some(call_id) = settings.call_id else {
+            return (options, None);
+        };
+        let cancellation = CancellationToken::new();
+        lock(&self.calls).insert(call_id, cancellation.clone());
+        options.cancellation = Some(cancellation);
+        if settings.progress == Some(true) {
+            let callback = Arc::clone(&self.callback);
+            options.on_progress = Some(Arc::new(move |progress| {
+                let event = json!({ "callId": call_id, "progress": to_value(&progress) });
+                callback.call(
+                    FnArgs::from(("progress".to_owned(), event)),
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            }));
+        }
+        let guard = CallGuard {
+            calls: Arc::clone(&self.calls),
+            call_id,
+        };
+        (options, Some(guard))
+    }
+}
+
+#[napi]
+impl NativeClient {
+    /// What the connection settled on: `{ protocolVersion, serverInfo, capabilities,
+    /// instructions }`.
+    #[napi(ts_return_type = "Record<string, unknown>")]
+    pub fn server_details(&self) -> Value {
+        let details = self.client.server_details();
+        json!({
+            "protocolVersion": details.protocol_version.as_str(),
+            "serverInfo": to_value(&details.server_info),
+            "capabilities": to_value(&details.capabilities),
+            "instructions": details.instructions,
+        })
+    }
+
+    /// One page of tools (`ListToolsResult`).
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn list_tools(&self, cursor: Option<String>) -> napi::Result<Value> {
+        encode(self.client.list_tools(cursor).await)
+    }
+
+    /// One page of resources (`ListResourcesResult`).
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn list_resources(&self, cursor: Option<String>) -> napi::Result<Value> {
+        encode(self.client.list_resources(cursor).await)
+    }
+
+    /// One page of resource templates (`ListResourceTemplatesResult`).
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn list_resource_templates(&self, cursor: Option<String>) -> napi::Result<Value> {
+        encode(self.client.list_resource_templates(cursor).await)
+    }
+
+    /// One page of prompts (`ListPromptsResult`).
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn list_prompts(&self, cursor: Option<String>) -> napi::Result<Value> {
+        encode(self.client.list_prompts(cursor).await)
+    }
+
+    /// Calls a tool (`CallToolResult`).
+    #[napi(
+        ts_args_type = "name: string, args: Record<string, unknown> | undefined | null, settings?: CallSettings",
+        ts_return_type = "Promise<Record<string, unknown>>"
+    )]
+    pub async fn call_tool(
+        &self,
+        name: String,
+        args: Option<Value>,
+        settings: Option<CallSettings>,
+    ) -> napi::Result<Value> {
+        let (options, _guard) = self.call_options(settings);
+        encode(self.client.call_tool_with(&name, args.map(from_js), &options).await)
+    }
+
+    /// Sends any request with these params in the connection's era (`resources/read`,
+    /// `prompts/get`, `completion/complete`…) and resolves to its result.
+    #[napi(
+        ts_args_type = "method: string, params: Record<string, unknown>, settings?: CallSettings",
+        ts_return_type = "Promise<Record<string, unknown>>"
+    )]
+    pub async fn request(&self, method: String, params: Value, settings: Option<CallSettings>) -> napi::Result<Value> {
+        let Value::Object(params) = from_js(params) else {
+            return Err(invalid(format!("{method}: params must be an object")));
+        };
+        let (options, _guard) = self.call_options(settings);
+        self.client
+            .request::<Value>(&method, params, &options)
+            .await
+            .map_err(client_error)
+    }
+
+    /// Checks the server answers.
+    #[napi]
+    pub async fn ping(&self) -> napi::Result<()> {
+        self.client.ping().await.map_err(client_error)
+    }
+
+    /// Sets the lowest level of log messages to receive.
+    #[napi(ts_args_type = "level: string")]
+    pub async fn set_log_level(&self, level: Value) -> napi::Result<()> {
+        let level: LoggingLevel = decode_js(level, "log level")?;
+        self.client.set_log_level(level).await.map_err(client_error)
+    }
+
+    /// Asks for `notifications/resources/updated` about `uri`.
+    #[napi]
+    pub async fn subscribe_resource(&self, uri: String) -> napi::Result<()> {
+        self.client.subscribe_resource(&uri).await.map_err(client_error)
+    }
+
+    /// Stops updates about `uri`.
+    #[napi]
+    pub async fn unsubscribe_resource(&self, uri: String) -> napi::Result<()> {
+        self.client.unsubscribe_resource(&uri).await.map_err(client_error)
+    }
+
+    /// Opens a `subscriptions/listen` stream (2026-07-28 era) for the notifications in
+    /// `filter` (a `SubscriptionFilter`); resolves, once the server acknowledged it, to an
+    /// id for `unlisten`. The notifications arrive as `notification` events.
+    #[napi(ts_args_type = "filter: Record<string, unknown>")]
+    pub async fn listen(&self, filter: Value) -> napi::Result<u32> {
+        let filter: SubscriptionFilter = decode_js(filter, "subscription filter")?;
+        let subscription = self.client.listen(filter).await.map_err(client_error)?;
+        let id = self.next_subscription.fetch_add(1, Ordering::Relaxed);
+        lock(&self.subscriptions).insert(id, subscription);
+        Ok(id)
+    }
+
+    /// Ends the stream `listen` opened.
+    #[napi]
+    pub fn unlisten(&self, id: u32) {
+        lock(&self.subscriptions).remove(&id);
+    }
+
+    /// Cancels the call `callId` (the server is told); its promise rejects with kind
+    /// `cancelled`.
+    #[napi]
+    pub fn cancel(&self, call_id: u32) {
+        if let Some(cancellation) = lock(&self.calls).remove(&call_id) {
+            cancellation.cancel();
+        }
+    }
+
+    /// Closes the connection; a spawned server process is shut down.
+    #[napi]
+    pub async fn close(&self) -> napi::Result<()> {
+        self.closed.cancel();
+        lock(&self.subscriptions).clear();
+        self.client.close().await.map_err(client_error)
+    }
+}
+
+/// Forgets a call id when its call ends.
+struct CallGuard {
+    calls: Arc<Mutex<HashMap<u32, CancellationToken>>>,
+    call_id: u32,
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        lock(&self.calls).remove(&self.call_id);
+    }
+}
+
+/// The core's client options for `config`, with JavaScript answering the server's
+/// requests the config says it answers.
+fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi::Result<ClientOptions> {
+    let era = match config.era.as_deref() {
+        None | Some("auto") => EraMode::Auto,
+        Some("legacy") => EraMode::Legacy,
+        Some("modern") => EraMode::Modern,
+        Some(other) => return Err(invalid(format!("era must be auto, legacy or modern, not {other:?}"))),
+    };
+    let mut options = ClientOptions::new(config.name, config.version).era(era);
+    if let Some(timeout) = config.timeout_ms {
+        options = options.timeout(duration_from_ms(timeout));
+    }
+    let answerer = || JsAnswerer {
+        callback: Arc::clone(callback),
+    };
+    if config.sampling == Some(true) {
+        options = options.on_sampling(answerer(), config.sampling_tools == Some(true));
+    }
+    if config.elicitation == Some(true) {
+        options = options.on_elicitation(answerer(), config.elicitation_url == Some(true));
+    }
+    if config.roots == Some(true) {
+        options = options.on_roots(answerer());
+    }
+    Ok(options)
+}
+
+/// Answers the server's requests by calling the facade.
+struct JsAnswerer {
+    callback: Arc<ClientCallback>,
+}
+
+impl JsAnswerer {
+    fn ask<R: DeserializeOwned>(
+        &self,
+        kind: &'static str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<R, ErrorObject>> {
+        let callback = Arc::clone(&self.callback);
+        Box::pin(async move {
+            let answer = runtime::call(&callback, FnArgs::from((kind.to_owned(), params)))
+                .await
+                .map_err(Failure::from)
+                .and_then(convert::outcome)
+                .map_err(Failure::into_rpc_error)?;
+            serde_json::from_value(answer).map_err(|e| ErrorObject::internal(format!("invalid {kind} answer: {e}")))
+        })
+    }
+}
+
+impl SamplingHandler for JsAnswerer {
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        self.ask("sampling", to_value(&params).unwrap_or_default())
+    }
+}
+
+impl ElicitationHandler for JsAnswerer {
+    fn elicit(&self, params: ElicitRequestParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        self.ask("elicitation", to_value(&params).unwrap_or_default())
+    }
+}
+
+impl RootsHandler for JsAnswerer {
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        self.ask("roots", Value::Object(Map::new()))
+    }
+}
+
+/// A timeout in milliseconds; not finite (`Infinity`) means none.
+fn duration_from_ms(ms: f64) -> Option<Duration> {
+    Duration::try_from_secs_f64(ms / 1000.0).ok()
+}
+
+fn encode<T: serde::Serialize>(result: oxmcp::Result<T>) -> napi::Result<Value> {
+    let value = result.map_err(client_error)?;
+    serde_json::to_value(value).map_err(|e| invalid(format!("unserializable result: {e}")))
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,145 @@
+//! `RequestContext`: the core's per-request [`Context`] as a JavaScript object, handed
+//! to every server handler (the facade wraps it in its own `Context`).
+
+use std::future::Future;
+
+use napi_derive::napi;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use oxmcp::protocol::{Era, LoggingLevel};
+use oxmcp::server::{Context, HandlerError};
+
+use crate::convert::{decode_js, from_js, to_value};
+use crate::error::handler_error;
+
+/// One request being served: what it is, and how the handler talks back.
+#[napi]
+pub struct RequestContext {
+    ctx: Context,
+    call_id: u32,
+    /// Fires when this run of the handler ends, however it ends.
+    run_ended: CancellationToken,
+}
+
+impl RequestContext {
+    pub(crate) fn new(ctx: Context, call_id: u32, run_ended: CancellationToken) -> Self {
+        RequestContext {
+            ctx,
+            call_id,
+            run_ended,
+        }
+    }
+
+    /// Runs a request to the client until it answers or this run of the handler ends
+    /// (cancelled, or ended for a multi round-trip retry), so that no promise is left
+    /// pending forever.
+    async fn until_run_ends<T>(&self, request: impl Future<Output = Result<T, HandlerError>>) -> napi::Result<T> {
+        tokio::select! {
+            answer = request => answer.map_err(handler_error),
+            _ = self.run_ended.cancelled() => Err(handler_error(HandlerError::message("the request has ended"))),
+        }
+    }
+}
+
+#[napi]
+impl RequestContext {
+    /// Identifies this handler run to the facade (for its AbortSignal).
+    #[napi(getter)]
+    pub fn call_id(&self) -> u32 {
+        self.call_id
+    }
+
+    /// The JSON-RPC id of the request.
+    #[napi(getter, ts_return_type = "string | number")]
+    pub fn request_id(&self) -> Option<Value> {
+        to_value(self.ctx.request_id())
+    }
+
+    /// The request's `_meta`, if it had one.
+    #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
+    pub fn meta(&self) -> Option<Value> {
+        self.ctx.meta().cloned().map(Value::Object)
+    }
+
+    /// The protocol version of the request, such as `2025-11-25`.
+    #[napi(getter)]
+    pub fn protocol_version(&self) -> String {
+        self.ctx.protocol_version().as_str().to_owned()
+    }
+
+    /// `legacy` or `modern`.
+    #[napi(getter, ts_return_type = "'legacy' | 'modern'")]
+    pub fn era(&self) -> String {
+        match self.ctx.era() {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+        .to_owned()
+    }
+
+    /// Who the client says it is.
+    #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
+    pub fn client_info(&self) -> Option<Value> {
+        self.ctx.client_info().and_then(to_value)
+    }
+
+    /// What the client can do.
+    #[napi(getter, ts_return_type = "Record<string, unknown>")]
+    pub fn client_capabilities(&self) -> Option<Value> {
+        to_value(self.ctx.client_capabilities())
+    }
+
+    /// Whether the client cancelled the request.
+    #[napi(getter)]
+    pub fn cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+
+    /// Reports progress when the client asked for it (values must increase).
+    #[napi]
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        self.ctx.progress(progress, total, message).await;
+    }
+
+    /// Sends a log message, if the client wants messages of this level.
+    #[napi(
+        ts_args_type = "level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency', data: unknown, logger?: string"
+    )]
+    pub async fn log(&self, level: Value, data: Value, logger: Option<String>) -> napi::Result<()> {
+        let level: LoggingLevel = decode_js(level, "log level")?;
+        self.ctx.log(level, logger.as_deref(), from_js(data)).await;
+        Ok(())
+    }
+
+    /// Asks the client's user for input (`elicitation/create` params); resolves to the
+    /// `ElicitResult`.
+    #[napi(
+        ts_args_type = "params: Record<string, unknown>",
+        ts_return_type = "Promise<Record<string, unknown>>"
+    )]
+    pub async fn elicit(&self, params: Value) -> napi::Result<Value> {
+        let params = decode_js(params, "elicitation params")?;
+        let result = self.until_run_ends(self.ctx.elicit(params)).await?;
+        Ok(to_value(&result).unwrap_or_default())
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage` params);
+    /// resolves to the `CreateMessageResult`.
+    #[napi(
+        ts_args_type = "params: Record<string, unknown>",
+        ts_return_type = "Promise<Record<string, unknown>>"
+    )]
+    pub async fn sample(&self, params: Value) -> napi::Result<Value> {
+        let params = decode_js(params, "sampling params")?;
+        let result = self.until_run_ends(self.ctx.sample(params)).await?;
+        Ok(to_value(&result).unwrap_or_default())
+    }
+
+    /// Asks the client for its roots; resolves to the `ListRootsResult`.
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn list_roots(&self) -> napi::Result<Value> {
+        let result = self.until_run_ends(self.ctx.list_roots()).await?;
+        Ok(to_value(&result).unwrap_or_default())
+    }
+}

@@ -1,0 +1,312 @@
+//! Conversions between the JSON values JavaScript handlers return and the core's types.
+//!
+//! Values cross the boundary as `serde_json::Value`. What a handler may return, and what
+//! each form becomes, is decided here once for the facade:
+//!
+//! | handler | returns | becomes |
+//! |---|---|---|
+//! | tool | string | one text block |
+//! | tool | object with a `content` array | the `CallToolResult` as is |
+//! | tool | any other object | `structuredContent`, plus its JSON text as content |
+//! | tool | `null` / `undefined` | no content |
+//! | tool | array, number, boolean | its JSON text |
+//! | resource | string | text contents (the definition's MIME type) |
+//! | resource | `{ text }` or `{ blob }` | one contents item (`uri` and `mimeType` filled in) |
+//! | resource | object with a `contents` array | the `ReadResourceResult` as is |
+//! | prompt | string | one user message |
+//! | prompt | array | the messages |
+//! | prompt | object with a `messages` array | the `GetPromptResult` as is |
+//! | completion | array of strings, or `{ values }` | the candidate values |
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use oxmcp::client::ServerNotification;
+use oxmcp::protocol::{
+    methods, CallToolResult, ContentBlock, ErrorObject, GetPromptResult, PromptMessage, ReadResourceResult,
+    ResourceContents,
+};
+use oxmcp::server::HandlerError;
+
+/// A failure a JavaScript handler reported: `message`, plus a JSON-RPC `code` (and
+/// `data`) when the handler threw an error that carries one.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub(crate) struct Failure {
+    message: String,
+    #[serde(default)]
+    code: Option<i64>,
+    #[serde(default)]
+    data: Option<Value>,
+}
+
+impl Failure {
+    fn new(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            code: None,
+            data: None,
+        }
+    }
+
+    /// For server handlers: a plain message (a tool execution error for tools, an
+    /// internal error elsewhere), or exactly the JSON-RPC error the handler threw.
+    pub(crate) fn into_handler_error(self) -> HandlerError {
+        match self.code {
+            Some(code) => HandlerError::rpc(self.into_error_object(code)),
+            None => HandlerError::message(self.message),
+        }
+    }
+
+    /// For client handlers (sampling, elicitation, roots): the JSON-RPC error sent back
+    /// to the server; internal error unless the handler chose a code.
+    pub(crate) fn into_rpc_error(self) -> ErrorObject {
+        let code = self.code.unwrap_or(oxmcp::protocol::code::INTERNAL_ERROR);
+        self.into_error_object(code)
+    }
+
+    fn into_error_object(self, code: i64) -> ErrorObject {
+        let error = ErrorObject::new(code, self.message);
+        match self.data {
+            Some(data) => error.with_data(data),
+            None => error,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::new(message)
+    }
+}
+
+/// Opens the facade's outcome envelope: `{ "ok": value }` or `{ "error": { message,
+/// code?, data? } }`.
+pub(crate) fn outcome(envelope: Value) -> Result<Value, Failure> {
+    let Value::Object(mut envelope) = envelope else {
+        return Err(Failure::new("the handler bridge returned no outcome"));
+    };
+    if let Some(error) = envelope.remove("error") {
+        return Err(serde_json::from_value(error).unwrap_or_else(|e| Failure::new(format!("unreadable failure: {e}"))));
+    }
+    Ok(envelope.remove("ok").unwrap_or(Value::Null))
+}
+
+/// What a tool handler returned, as a tool result.
+pub(crate) fn tool_result(value: Value) -> Result<CallToolResult, HandlerError> {
+    match value {
+        Value::Null => Ok(CallToolResult::success(Vec::new())),
+        Value::String(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
+        Value::Object(object) if object.get("content").is_some_and(Value::is_array) => {
+            decode(Value::Object(object), "tool result")
+        }
+        Value::Object(object) => Ok(CallToolResult::structured(Value::Object(object))),
+        other => Ok(CallToolResult::success(vec![ContentBlock::text(other.to_string())])),
+    }
+}
+
+/// What a resource handler returned for `uri`, as a read result.
+pub(crate) fn read_result(
+    value: Value,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> Result<ReadResourceResult, HandlerError> {
+    let contents = match value {
+        Value::String(text) => contents_item(Map::from_iter([("text".into(), Value::String(text))]), uri, mime_type)?,
+        Value::Object(object) if object.get("contents").is_some_and(Value::is_array) => {
+            return decode(Value::Object(object), "read result")
+        }
+        Value::Object(object) if object.contains_key("text") || object.contains_key("blob") => {
+            contents_item(object, uri, mime_type)?
+        }
+        _ => {
+            return Err(HandlerError::message(
+                "a resource handler must return a string, { text } or { blob }, or { contents: [...] }",
+            ))
+        }
+    };
+    Ok(ReadResourceResult {
+        contents: vec![contents],
+        ..Default::default()
+    })
+}
+
+/// One contents item, with the request's URI and the definition's MIME type unless the
+/// handler gave its own.
+fn contents_item(
+    mut object: Map<String, Value>,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> Result<ResourceContents, HandlerError> {
+    object.entry("uri").or_insert_with(|| uri.into());
+    if let Some(mime_type) = mime_type {
+        object.entry("mimeType").or_insert_with(|| mime_type.into());
+    }
+    decode(Value::Object(object), "resource contents")
+}
+
+/// What a prompt handler returned, as a prompt result.
+pub(crate) fn prompt_result(value: Value) -> Result<GetPromptResult, HandlerError> {
+    let messages = match value {
+        Value::String(text) => vec![PromptMessage::user(text)],
+        Value::Array(_) => decode(value, "prompt messages")?,
+        Value::Object(_) => return decode(value, "prompt result"),
+        _ => {
+            return Err(HandlerError::message(
+                "a prompt handler must return a string, an array of messages, or { messages: [...] }",
+            ))
+        }
+    };
+    Ok(GetPromptResult {
+        messages,
+        ..Default::default()
+    })
+}
+
+/// What a completion handler returned, as candidate values.
+pub(crate) fn completion_values(value: Value) -> Result<Vec<String>, HandlerError> {
+    let values = match value {
+        Value::Object(mut object) => object.remove("values").unwrap_or(Value::Null),
+        other => other,
+    };
+    decode(values, "completion values (an array of strings)")
+}
+
+/// The largest magnitude below which every whole `f64` is an exact integer (2^53).
+const EXACT_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
+
+/// A value from JavaScript, whose numbers all arrive as `f64`: whole ones become integers
+/// again, so that `50` is written as `50`, not `50.0` (and parsed back exactly).
+pub(crate) fn from_js(mut value: Value) -> Value {
+    whole_numbers(&mut value);
+    value
+}
+
+/// Reads a value from JavaScript as `T`; `what` names it in the error.
+pub(crate) fn decode_js<T: DeserializeOwned>(value: Value, what: &str) -> napi::Result<T> {
+    serde_json::from_value(from_js(value)).map_err(|e| crate::error::invalid(format!("{what}: {e}")))
+}
+
+fn whole_numbers(value: &mut Value) {
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            if let Some(float) = number.as_f64() {
+                if float.fract() == 0.0 && float.abs() < EXACT_INTEGER_LIMIT {
+                    // Exact: whole and within the range where the cast loses nothing.
+                    *number = (float as i64).into();
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Value::Object(members) => members.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
+}
+
+/// A server notification as the facade's `{ method, params }` event.
+pub(crate) fn notification_event(notification: &ServerNotification) -> Value {
+    let (method, params) = match notification {
+        ServerNotification::ToolListChanged => (methods::TOOLS_LIST_CHANGED, None),
+        ServerNotification::PromptListChanged => (methods::PROMPTS_LIST_CHANGED, None),
+        ServerNotification::ResourceListChanged => (methods::RESOURCES_LIST_CHANGED, None),
+        ServerNotification::ResourceUpdated(params) => (methods::RESOURCES_UPDATED, to_value(params)),
+        ServerNotification::LogMessage(params) => (methods::MESSAGE, to_value(params)),
+        ServerNotification::Progress(params) => (methods::PROGRESS, to_value(params)),
+        ServerNotification::SubscriptionAcknowledged(params) => (methods::SUBSCRIPTIONS_ACKNOWLEDGED, to_value(params)),
+        ServerNotification::Other { method, params } => {
+            return serde_json::json!({ "method": method, "params": params });
+        }
+    };
+    serde_json::json!({ "method": method, "params": params })
+}
+
+/// Any serializable value as JSON (`None` only if it cannot be one, which the
+/// protocol's types never are).
+pub(crate) fn to_value(value: &impl serde::Serialize) -> Option<Value> {
+    serde_json::to_value(value).ok()
+}
+
+/// Reads `value` as `T`; `what` names it in the error.
+pub(crate) fn decode<T: DeserializeOwned>(value: Value, what: &str) -> Result<T, HandlerError> {
+    serde_json::from_value(value).map_err(|e| HandlerError::message(format!("invalid {what}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn outcomes_open_into_values_or_failures() {
+        assert_eq!(outcome(json!({"ok": 3})), Ok(json!(3)));
+        assert_eq!(outcome(json!({})), Ok(Value::Null));
+        let failure = outcome(json!({"error": {"message": "no", "code": -32602}})).unwrap_err();
+        assert_eq!(
+            failure.clone().into_handler_error(),
+            HandlerError::rpc(ErrorObject::new(-32602, "no"))
+        );
+        let plain = outcome(json!({"error": {"message": "no"}})).unwrap_err();
+        assert_eq!(plain.into_handler_error(), HandlerError::message("no"));
+        assert!(outcome(json!(null)).is_err());
+    }
+
+    #[test]
+    fn tool_values_become_results() {
+        let text = tool_result(json!("hi")).unwrap();
+        assert_eq!(text.content, vec![ContentBlock::text("hi")]);
+        let structured = tool_result(json!({"result": 3})).unwrap();
+        assert_eq!(structured.structured_content, Some(json!({"result": 3})));
+        let full = tool_result(json!({"content": [{"type": "text", "text": "x"}], "isError": true})).unwrap();
+        assert_eq!(full.is_error, Some(true));
+        assert_eq!(tool_result(json!(42)).unwrap().content, vec![ContentBlock::text("42")]);
+        assert!(tool_result(Value::Null).unwrap().content.is_empty());
+        assert!(tool_result(json!({"content": [{"type": "nonsense"}]})).is_err());
+    }
+
+    #[test]
+    fn resource_values_fill_in_uri_and_mime_type() {
+        let text = read_result(json!("hello"), "greeting://ada", Some("text/plain")).unwrap();
+        let contents = serde_json::to_value(&text.contents[0]).unwrap();
+        assert_eq!(
+            contents,
+            json!({"uri": "greeting://ada", "mimeType": "text/plain", "text": "hello"})
+        );
+        let blob = read_result(
+            json!({"blob": "AAEC", "mimeType": "image/png"}),
+            "file:///x",
+            Some("a/b"),
+        )
+        .unwrap();
+        let contents = serde_json::to_value(&blob.contents[0]).unwrap();
+        assert_eq!(contents["mimeType"], "image/png");
+        assert!(read_result(json!(3), "file:///x", None).is_err());
+    }
+
+    #[test]
+    fn prompt_and_completion_values() {
+        let prompt = prompt_result(json!("review this")).unwrap();
+        assert_eq!(prompt.messages, vec![PromptMessage::user("review this")]);
+        let messages =
+            prompt_result(json!([{"role": "assistant", "content": {"type": "text", "text": "ok"}}])).unwrap();
+        assert_eq!(messages.messages, vec![PromptMessage::assistant("ok")]);
+        assert_eq!(completion_values(json!(["a", "b"])).unwrap(), ["a", "b"]);
+        assert_eq!(completion_values(json!({"values": ["c"]})).unwrap(), ["c"]);
+        assert!(completion_values(json!([1])).is_err());
+    }
+
+    #[test]
+    fn whole_numbers_from_javascript_become_integers() {
+        let value = from_js(json!({"big": 9_007_199_254_740_991.0_f64, "list": [2.0, 2.5], "huge": 1e21}));
+        assert_eq!(
+            value.to_string(),
+            r#"{"big":9007199254740991,"huge":1e+21,"list":[2,2.5]}"#
+        );
+    }
+
+    #[test]
+    fn notifications_become_events() {
+        assert_eq!(
+            notification_event(&ServerNotification::ToolListChanged),
+            json!({"method": "notifications/tools/list_changed", "params": null})
+        );
+    }
+}

@@ -1,0 +1,210 @@
+// A `Server` and its clients in one process (over the core's in-memory transport):
+// one server, many connections, runtime changes, definition errors.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { Client, McpError, Server } from 'oxmcp';
+import * as z from 'zod';
+
+import { nextEvent, textOf } from './helpers.mjs';
+
+function makeServer() {
+  const server = new Server({ name: 'in-process', version: '0.0.1' });
+  server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => text);
+  return server;
+}
+
+describe('in-process connections', () => {
+  it('serve any number of clients of one server, in both eras at once', async () => {
+    const server = makeServer();
+    const legacy = await Client.connectInProcess(server, { era: 'legacy' });
+    const modern = await Client.connectInProcess(server, { era: 'modern' });
+    try {
+      assert.equal(legacy.protocolVersion, '2025-11-25');
+      assert.equal(modern.protocolVersion, '2026-07-28');
+      const calls = Array.from({ length: 50 }, (_, i) =>
+        (i % 2 ? legacy : modern).callTool({ name: 'echo', arguments: { text: `n${i}` } }),
+      );
+      const texts = (await Promise.all(calls)).map(textOf);
+      assert.deepEqual(texts, Array.from({ length: 50 }, (_, i) => `n${i}`));
+    } finally {
+      await legacy.close();
+      await modern.close();
+      await server.close();
+    }
+  });
+
+  it('see tools registered, removed, disabled and enabled at runtime', async () => {
+    const server = makeServer();
+    const client = await Client.connectInProcess(server, { era: 'legacy' });
+    try {
+      let changed = nextEvent(client, 'notifications/tools/list_changed');
+      const late = server.registerTool('late', { description: 'Registered after connecting' }, () => 'late answer');
+      await changed;
+      assert.equal(textOf(await client.callTool({ name: 'late' })), 'late answer');
+
+      changed = nextEvent(client, 'notifications/tools/list_changed');
+      late.disable();
+      await changed;
+      assert.equal(late.enabled, false);
+      assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo']);
+
+      late.enable();
+      assert.equal(textOf(await client.callTool({ name: 'late' })), 'late answer');
+
+      changed = nextEvent(client, 'notifications/tools/list_changed');
+      late.remove();
+      await changed;
+      await assert.rejects(client.callTool({ name: 'late' }), McpError);
+      // Removed for good: the name is free again.
+      server.registerTool('late', {}, () => 'again');
+      assert.equal(textOf(await client.callTool({ name: 'late' })), 'again');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('announce resource and prompt changes', async () => {
+    const server = makeServer();
+    const client = await Client.connectInProcess(server, { era: 'legacy' });
+    try {
+      const resources = nextEvent(client, 'notifications/resources/list_changed');
+      const note = server.registerResource('note', 'memo://note', {}, () => 'remember');
+      await resources;
+      assert.equal((await client.readResource({ uri: 'memo://note' })).contents[0].text, 'remember');
+      note.remove();
+      await assert.rejects(client.readResource({ uri: 'memo://note' }), McpError);
+
+      const prompts = nextEvent(client, 'notifications/prompts/list_changed');
+      server.registerPrompt('hello', {}, () => 'Hello!');
+      await prompts;
+      assert.deepEqual((await client.listPrompts()).prompts.map((prompt) => prompt.name), ['hello']);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('survive a notification listener that throws, with a warning', async () => {
+    const server = makeServer();
+    const client = await Client.connectInProcess(server, { era: 'legacy' });
+    try {
+      client.on('notifications/tools/list_changed', () => {
+        throw new Error('listener bug');
+      });
+      const warning = nextEvent(process, 'warning');
+      server.registerTool('trigger', {}, () => 'x');
+      assert.match((await warning).message, /listener bug/);
+      assert.equal(textOf(await client.callTool({ name: 'trigger' })), 'x');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('end when the server closes', async () => {
+    const server = makeServer();
+    const client = await Client.connectInProcess(server);
+    assert.equal(textOf(await client.callTool({ name: 'echo', arguments: { text: 'before' } })), 'before');
+    await server.close();
+    await assert.rejects(client.callTool({ name: 'echo', arguments: { text: 'after' } }), (error) => {
+      assert.ok(error instanceof McpError);
+      assert.equal(error.kind, 'closed');
+      return true;
+    });
+    await client.close();
+  });
+
+  it('fire the handler AbortSignal when the client cancels', async () => {
+    const server = new Server({ name: 'cancel', version: '1' });
+    let signalled;
+    const reason = new Promise((resolve) => {
+      signalled = resolve;
+    });
+    server.registerTool('wait', {}, (ctx) => {
+      ctx.signal.addEventListener('abort', () => signalled(ctx.signal.reason));
+      return new Promise(() => {});
+    });
+    const client = await Client.connectInProcess(server);
+    try {
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'wait' }, { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('changed my mind')), 50);
+      await assert.rejects(call, /changed my mind/);
+      // The abort reaches the handler after the call rejected: wait for it (a timer keeps
+      // the event loop alive meanwhile; the server's callbacks never do).
+      let timer;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no abort within 5 s')), 5000);
+      });
+      try {
+        assert.equal((await Promise.race([reason, timeout])).name, 'AbortError');
+      } finally {
+        clearTimeout(timer);
+      }
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('answer failing resource and prompt handlers with JSON-RPC errors', async () => {
+    const server = new Server({ name: 'failing', version: '1' });
+    server.registerResource('broken', 'memo://broken', {}, () => {
+      throw new Error('cannot read');
+    });
+    server.registerPrompt('broken', {}, async () => {
+      throw new McpError(-32602, 'bad prompt');
+    });
+    const client = await Client.connectInProcess(server);
+    try {
+      await assert.rejects(client.readResource({ uri: 'memo://broken' }), (error) => {
+        assert.equal(error.code, -32603);
+        assert.match(error.message, /cannot read/);
+        return true;
+      });
+      await assert.rejects(
+        client.getPrompt({ name: 'broken' }),
+        (error) => error.code === -32602 && error.message === 'bad prompt',
+      );
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+describe('definitions', () => {
+  it('are refused twice under one name', () => {
+    const server = makeServer();
+    assert.throws(
+      () => server.registerTool('echo', {}, () => 'again'),
+      (error) => error instanceof McpError && error.kind === 'definition' && /already registered/.test(error.message),
+    );
+  });
+
+  it('are checked by the core', () => {
+    const server = makeServer();
+    assert.throws(
+      () => server.registerTool('has space', {}, () => 'x'),
+      (error) => error instanceof McpError && error.kind === 'definition' && /tool name/.test(error.message),
+    );
+    assert.throws(() => server.registerTool('strings', { inputSchema: { type: 'string' } }, () => 'x'), /type/);
+    assert.throws(() => server.registerResource('bad', 'bad://{a b}', {}, () => 'x'), McpError);
+    // A refused definition leaves its name free.
+    server.registerTool('strings', { inputSchema: { type: 'object' } }, () => 'x');
+  });
+});
+
+describe('listen', () => {
+  it('rejects the HTTP transport until the core has it', async () => {
+    const server = makeServer();
+    await assert.rejects(server.listen({ transport: 'http', host: '127.0.0.1', port: 0 }), (error) => {
+      assert.ok(error instanceof McpError);
+      assert.equal(error.kind, 'unsupported');
+      assert.match(error.message, /not available yet/);
+      return true;
+    });
+  });
+});

@@ -1,0 +1,109 @@
+// Processes end when they should: a stdio server when its stdin closes, a script when
+// its work is done. And both entry points (import, require) are one module.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { describe, it } from 'node:test';
+
+import * as esm from 'oxmcp';
+
+import { FIXTURE_SERVER } from './helpers.mjs';
+
+/** Waits for `child` to exit; kills it and fails after `ms`. */
+async function exitOf(child, ms = 10_000) {
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  try {
+    const [code, signal] = await once(child, 'exit');
+    assert.equal(signal, null, `the process did not exit by itself within ${ms} ms`);
+    return code;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs an ES module script with `node`; resolves to its exit code and output. */
+async function runScript(source) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+    cwd: new URL('.', import.meta.url),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  const code = await exitOf(child);
+  return { code, output };
+}
+
+describe('a stdio server process', () => {
+  it('answers over its pipes and exits when stdin closes', async () => {
+    const child = spawn(process.execPath, [FIXTURE_SERVER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      })}\n`,
+    );
+    const { value } = await lines.next();
+    const answer = JSON.parse(value);
+    assert.equal(answer.id, 1);
+    assert.equal(answer.result.protocolVersion, '2025-06-18');
+    assert.equal(answer.result.serverInfo.name, 'oxmcp-node-fixture');
+    child.stdin.end();
+    assert.equal(await exitOf(child), 0);
+  });
+});
+
+describe('a script', () => {
+  it('exits once its in-process server and client are closed', async () => {
+    const { code, output } = await runScript(`
+      import { Client, Server } from 'oxmcp';
+      const server = new Server({ name: 's', version: '1' });
+      server.registerTool('hi', {}, async () => 'hello');
+      const client = await Client.connectInProcess(server, { sampling: () => ({}) });
+      client.on('notification', () => {});
+      const result = await client.callTool({ name: 'hi' });
+      await client.close();
+      await server.close();
+      console.log(result.content[0].text);
+    `);
+    assert.equal(code, 0);
+    assert.equal(output.trim(), 'hello');
+  });
+
+  it('exits when it only defined a server', async () => {
+    const { code } = await runScript(`
+      import { Server } from 'oxmcp';
+      const server = new Server({ name: 's', version: '1' });
+      server.registerTool('hi', {}, () => 'hello');
+    `);
+    assert.equal(code, 0);
+  });
+
+  it('exits after its stdio client closed the server process', async () => {
+    const { code, output } = await runScript(`
+      import { Client } from 'oxmcp';
+      const server = ${JSON.stringify(FIXTURE_SERVER)};
+      const client = await Client.connectStdio({ command: process.execPath, args: [server] });
+      const { tools } = await client.listTools();
+      await client.close();
+      console.log(tools.length > 0);
+    `);
+    assert.equal(code, 0);
+    assert.equal(output.trim(), 'true');
+  });
+});
+
+describe('entry points', () => {
+  it('import and require give the same classes', () => {
+    const cjs = createRequire(import.meta.url)('oxmcp');
+    assert.deepEqual(Object.keys(esm).sort(), Object.keys(cjs).sort());
+    assert.equal(esm.Server, cjs.Server);
+    assert.equal(esm.McpError, cjs.McpError);
+  });
+});

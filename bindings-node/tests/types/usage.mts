@@ -1,0 +1,68 @@
+// Compiled by `npm run typecheck`, never run: what handlers receive and may return, as
+// the types of the `oxmcp` package say (ESM entry point). `@ts-expect-error` marks what
+// must not compile.
+import { Client, McpError, ResourceTemplate, Server, type CallToolResult } from 'oxmcp';
+import * as z from 'zod';
+
+const server = new Server({ name: 'types', version: '1.0.0' }, { instructions: 'for the compiler' });
+
+server.registerTool(
+  'add',
+  { description: 'Add', inputSchema: { a: z.number(), b: z.number().optional() }, outputSchema: { result: z.number() } },
+  async ({ a, b }, ctx) => {
+    const sum: number = a + (b ?? 0);
+    ctx.signal.throwIfAborted();
+    await ctx.progress(1, 2, 'half');
+    return { result: sum };
+  },
+);
+
+// @ts-expect-error the output schema wants a number
+server.registerTool('bad_output', { outputSchema: { result: z.number() } }, () => ({ result: 'no' }));
+
+// @ts-expect-error `a` is a number, not a string
+server.registerTool('wrong_args', { inputSchema: { a: z.number() } }, ({ a }: { a: string }) => a);
+
+server.registerTool('object', { inputSchema: z.object({ name: z.string() }) }, ({ name }) => name.toUpperCase());
+
+server.registerTool(
+  'json',
+  { inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } },
+  (args) => String(args['n']),
+);
+
+server.registerTool('no_args', { description: 'Takes only the context' }, (ctx): CallToolResult => ({
+  content: [{ type: 'text', text: ctx.protocolVersion }],
+}));
+
+server.registerResource('greeting', 'greeting://{name}{?lang}', { mimeType: 'text/plain' }, (uri, { name, lang }) => {
+  const greeting: string = `Hello, ${name} (${lang ?? 'en'}) at ${uri.href}`;
+  return greeting;
+});
+
+server.registerResource('readme', 'file:///readme.md', {}, (uri, ctx) => `${uri.pathname} ${ctx.era}`);
+
+server.registerResource(
+  'user',
+  new ResourceTemplate('users://{id}', { complete: { id: (value) => [value] } }),
+  {},
+  (_uri, { id }) => ({ text: id }),
+);
+
+server.registerPrompt('review', { argsSchema: { code: z.string() } }, ({ code }) => `Review ${code}`);
+
+server.registerPrompt('plain', {}, (ctx) => [{ role: 'user', content: { type: 'text', text: ctx.era } }]);
+
+const client = await Client.connectInProcess(server, {
+  era: 'modern',
+  elicitation: (params) => ({ action: 'accept', content: { ok: params.message.length > 0 } }),
+});
+const result: CallToolResult = await client.callTool(
+  { name: 'add', arguments: { a: 1 } },
+  { timeout: 1000, signal: AbortSignal.timeout(500), onprogress: (p) => p.progress },
+);
+client.on('notifications/tools/list_changed', () => {});
+const error: unknown = new McpError(-32602, 'bad', { field: 'a' });
+void [result, error];
+await client.close();
+await server.close();

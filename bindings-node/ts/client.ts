@@ -1,0 +1,378 @@
+/**
+ * `Client`: connects to an MCP server (a process over stdio, or a `Server` in this
+ * process), settles the protocol era, and calls it. Server notifications are events.
+ *
+ * ```ts
+ * import { Client } from 'oxmcp';
+ *
+ * const client = await Client.connectStdio({ command: 'node', args: ['server.js'] });
+ * const { tools } = await client.listTools();
+ * const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+ * await client.close();
+ * ```
+ */
+
+import { EventEmitter } from 'node:events';
+
+import { compact } from './compact';
+import { fromNative, McpError, native } from './errors';
+import { nativeModule, type CallSettings, type ClientConfig, type NativeClient } from './native';
+import { settle, type Outcome } from './outcome';
+import type { Server } from './server';
+import type {
+  CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  EraMode,
+  GetPromptResult,
+  Implementation,
+  ListPromptsResult,
+  ListResourceTemplatesResult,
+  ListResourcesResult,
+  ListRootsResult,
+  ListToolsResult,
+  LoggingLevel,
+  Meta,
+  ProgressNotificationParams,
+  ReadResourceResult,
+  ServerCapabilities,
+  ServerNotification,
+} from './types';
+
+/** Answers the server's requests. Each may be sync or async; a throw answers with an error. */
+export interface ClientHandlers {
+  /** Answers `sampling/createMessage`: run the model. */
+  sampling?: (params: CreateMessageRequestParams) => CreateMessageResult | Promise<CreateMessageResult>;
+  /** Answers `elicitation/create`: ask the user. */
+  elicitation?: (params: ElicitRequestParams) => ElicitResult | Promise<ElicitResult>;
+  /** Answers `roots/list`. */
+  roots?: () => ListRootsResult | Promise<ListRootsResult>;
+}
+
+/** How a client presents itself and behaves. */
+export interface ClientOptions extends ClientHandlers {
+  /** The client's name (default `oxmcp-node`). */
+  name?: string;
+  /** The client's version (default `0.1.0`). */
+  version?: string;
+  /** `auto` (default: probe the 2026-07-28 era, fall back to the handshake), `legacy` or `modern`. */
+  era?: EraMode;
+  /** Default timeout of each request in milliseconds (default 60 000; `Infinity`: none). */
+  timeout?: number;
+  /** Declare support for tools in sampling requests. */
+  samplingTools?: boolean;
+  /** Answer URL-mode elicitation too. */
+  elicitationUrl?: boolean;
+}
+
+/** A server process to start. */
+export interface StdioServerParameters extends ClientOptions {
+  command: string;
+  args?: string[];
+  /** Environment variables on top of this process's. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** The server's stderr: `inherit` (default) or `ignore`. */
+  stderr?: 'inherit' | 'ignore';
+}
+
+/** Per-request settings. */
+export interface RequestOptions {
+  /** Timeout in milliseconds (`Infinity`: none); overrides the client's. */
+  timeout?: number;
+  /** Cancels the request: the server is told, and the call rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  /** Receives the request's progress notifications. */
+  onprogress?: (progress: ProgressNotificationParams) => void;
+  /** Restart the timeout whenever progress arrives. */
+  resetTimeoutOnProgress?: boolean;
+}
+
+/** What a `subscriptions/listen` stream carries. */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs. */
+  resourceSubscriptions?: string[];
+}
+
+/** An open `subscriptions/listen` stream. */
+export interface Subscription {
+  /** Ends the stream. */
+  close(): void;
+}
+
+/** `tools/call` params. */
+export interface CallToolParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Meta;
+}
+
+/** Events a client emits: `notification` for every server notification, and each one under its method name. */
+export interface ClientEvents {
+  notification: [ServerNotification];
+  'notifications/tools/list_changed': [undefined];
+  'notifications/prompts/list_changed': [undefined];
+  'notifications/resources/list_changed': [undefined];
+  'notifications/resources/updated': [{ uri: string }];
+  'notifications/message': [{ level: LoggingLevel; logger?: string; data: unknown }];
+  'notifications/progress': [ProgressNotificationParams];
+}
+
+/**
+ * Routes what the native client reports to the handlers, progress callbacks and the
+ * client's events. It holds the client only weakly, so that the native client's callback
+ * into it makes no reference cycle.
+ */
+class ClientChannel {
+  readonly progress = new Map<number, (progress: ProgressNotificationParams) => void>();
+  #client: WeakRef<Client> | undefined;
+
+  constructor(private readonly handlers: ClientHandlers) {}
+
+  attach(client: Client): void {
+    this.#client = new WeakRef(client);
+  }
+
+  readonly receive = (kind: string, payload: unknown): Outcome | Promise<Outcome> | undefined => {
+    const { sampling, elicitation, roots } = this.handlers;
+    switch (kind) {
+      case 'sampling':
+        return settle(() => sampling?.(payload as CreateMessageRequestParams));
+      case 'elicitation':
+        return settle(() => elicitation?.(payload as ElicitRequestParams));
+      case 'roots':
+        return settle(() => roots?.());
+      case 'progress': {
+        const { callId, progress } = payload as { callId: number; progress: ProgressNotificationParams };
+        deliver(() => this.progress.get(callId)?.(progress));
+        return undefined;
+      }
+      case 'notification': {
+        const notification = payload as ServerNotification;
+        const client = this.#client?.deref();
+        deliver(() => {
+          client?.emit('notification', notification);
+          client?.emit(notification.method, notification.params ?? undefined);
+        });
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  };
+}
+
+/** Runs a user callback that must not throw into the native module. */
+function deliver(callback: () => void): void {
+  try {
+    callback();
+  } catch (error) {
+    process.emitWarning(`an oxmcp client listener threw: ${String(error)}`);
+  }
+}
+
+let nextCallId = 1;
+
+/** A connection to an MCP server. */
+export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]>> {
+  readonly #native: NativeClient;
+  readonly #channel: ClientChannel;
+
+  private constructor(nativeClient: NativeClient, channel: ClientChannel) {
+    super();
+    this.#native = nativeClient;
+    this.#channel = channel;
+    channel.attach(this);
+  }
+
+  /** Starts `command` and connects to it over its stdin and stdout. */
+  static async connectStdio(parameters: StdioServerParameters): Promise<Client> {
+    const { command, args, env, cwd, stderr } = parameters;
+    const channel = new ClientChannel(parameters);
+    const spawn = compact({ command, args, env, cwd, stderr });
+    const connected = await native(nativeModule.connectStdio(spawn, clientConfig(parameters), channel.receive));
+    return new Client(connected, channel);
+  }
+
+  /** Connects to `server` in this process (no process, no pipes). */
+  static async connectInProcess(server: Server, options: ClientOptions = {}): Promise<Client> {
+    const channel = new ClientChannel(options);
+    const connected = await native(
+      nativeModule.connectInProcess(server.native, clientConfig(options), channel.receive),
+    );
+    return new Client(connected, channel);
+  }
+
+  /** The protocol version the connection settled on, such as `2025-11-25`. */
+  get protocolVersion(): string {
+    return this.#details().protocolVersion as string;
+  }
+
+  /** Who the server says it is (`getServerVersion()` in the official SDK). */
+  getServerVersion(): Implementation | undefined {
+    return (this.#details().serverInfo ?? undefined) as Implementation | undefined;
+  }
+
+  /** What the server can do. */
+  getServerCapabilities(): ServerCapabilities {
+    return this.#details().capabilities as ServerCapabilities;
+  }
+
+  /** The server's guidance for the model. */
+  getInstructions(): string | undefined {
+    return (this.#details().instructions ?? undefined) as string | undefined;
+  }
+
+  /** One page of tools. */
+  async listTools(params: { cursor?: string } = {}): Promise<ListToolsResult> {
+    return (await native(this.#native.listTools(params.cursor))) as ListToolsResult;
+  }
+
+  /** One page of resources. */
+  async listResources(params: { cursor?: string } = {}): Promise<ListResourcesResult> {
+    return (await native(this.#native.listResources(params.cursor))) as ListResourcesResult;
+  }
+
+  /** One page of resource templates. */
+  async listResourceTemplates(params: { cursor?: string } = {}): Promise<ListResourceTemplatesResult> {
+    return (await native(this.#native.listResourceTemplates(params.cursor))) as ListResourceTemplatesResult;
+  }
+
+  /** One page of prompts. */
+  async listPrompts(params: { cursor?: string } = {}): Promise<ListPromptsResult> {
+    return (await native(this.#native.listPrompts(params.cursor))) as ListPromptsResult;
+  }
+
+  /**
+   * Calls a tool. A tool that failed resolves with `isError: true`; a request the server
+   * refused rejects with an `McpError`.
+   */
+  async callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult> {
+    if (params._meta !== undefined) {
+      return (await this.#request('tools/call', { ...params }, options)) as CallToolResult;
+    }
+    return (await this.#call(
+      (settings) => this.#native.callTool(params.name, params.arguments, settings),
+      options,
+    )) as CallToolResult;
+  }
+
+  /** Reads a resource. */
+  async readResource(params: { uri: string; _meta?: Meta }, options?: RequestOptions): Promise<ReadResourceResult> {
+    return (await this.#request('resources/read', { ...params }, options)) as ReadResourceResult;
+  }
+
+  /** Gets a prompt with its arguments. */
+  async getPrompt(
+    params: { name: string; arguments?: Record<string, string>; _meta?: Meta },
+    options?: RequestOptions,
+  ): Promise<GetPromptResult> {
+    return (await this.#request('prompts/get', { ...params }, options)) as GetPromptResult;
+  }
+
+  /** Asks for completions of a prompt argument or template variable. */
+  async complete(params: CompleteRequestParams, options?: RequestOptions): Promise<CompleteResult> {
+    return (await this.#request('completion/complete', { ...params }, options)) as CompleteResult;
+  }
+
+  /** Checks the server answers. */
+  async ping(): Promise<void> {
+    await native(this.#native.ping());
+  }
+
+  /** Sets the lowest level of `notifications/message` to receive. */
+  async setLoggingLevel(level: LoggingLevel): Promise<void> {
+    await native(this.#native.setLogLevel(level));
+  }
+
+  /** Asks for `notifications/resources/updated` about a resource. */
+  async subscribeResource(params: { uri: string }): Promise<void> {
+    await native(this.#native.subscribeResource(params.uri));
+  }
+
+  /** Stops updates about a resource. */
+  async unsubscribeResource(params: { uri: string }): Promise<void> {
+    await native(this.#native.unsubscribeResource(params.uri));
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream (2026-07-28 era; the legacy era sends these
+   * notifications unasked) for list changes and resource updates; they arrive as events
+   * until the returned subscription is closed. Resolves once the server acknowledged it.
+   */
+  async listen(filter: SubscriptionFilter): Promise<Subscription> {
+    const id = await native(this.#native.listen({ ...filter }));
+    return { close: () => this.#native.unlisten(id) };
+  }
+
+  /** Closes the connection; a server process is shut down (stdin closed, then signals). */
+  async close(): Promise<void> {
+    await native(this.#native.close());
+  }
+
+  #details(): Record<string, unknown> {
+    return this.#native.serverDetails();
+  }
+
+  #request(method: string, params: Record<string, unknown>, options: RequestOptions | undefined): Promise<unknown> {
+    return this.#call((settings) => this.#native.request(method, params, settings), options);
+  }
+
+  /** Runs one native call with the timeout, progress and cancellation `options` ask for. */
+  async #call(
+    start: (settings: CallSettings | undefined) => Promise<unknown>,
+    options?: RequestOptions,
+  ): Promise<unknown> {
+    if (options === undefined) {
+      return native(start(undefined));
+    }
+    const { signal, onprogress } = options;
+    signal?.throwIfAborted();
+    const callId = nextCallId;
+    nextCallId = (nextCallId % 0xffff_fffe) + 1; // a u32 for the native side
+    const settings: CallSettings = compact({
+      callId,
+      timeoutMs: options.timeout,
+      progress: onprogress !== undefined,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+    });
+    if (onprogress !== undefined) {
+      this.#channel.progress.set(callId, onprogress);
+    }
+    const onAbort = (): void => this.#native.cancel(callId);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await start(settings);
+    } catch (error) {
+      const failure = fromNative(error);
+      if (signal?.aborted && failure instanceof McpError && failure.kind === 'cancelled') {
+        throw signal.reason;
+      }
+      throw failure;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.#channel.progress.delete(callId);
+    }
+  }
+}
+
+function clientConfig(options: ClientOptions): ClientConfig {
+  return compact({
+    name: options.name ?? 'oxmcp-node',
+    version: options.version ?? '0.1.0',
+    era: options.era,
+    timeoutMs: options.timeout,
+    sampling: options.sampling !== undefined,
+    samplingTools: options.samplingTools,
+    elicitation: options.elicitation !== undefined,
+    elicitationUrl: options.elicitationUrl,
+    roots: options.roots !== undefined,
+  }) as unknown as ClientConfig;
+}

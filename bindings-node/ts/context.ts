@@ -1,0 +1,132 @@
+/**
+ * `Context`: what a server handler knows about the request it serves, and how it talks
+ * back to the client. The same in both protocol eras: the core translates.
+ */
+
+import { native } from './errors';
+import type { RequestContext } from './native';
+import { toJsonSchema, type SchemaInput } from './schema';
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  Era,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  Meta,
+} from './types';
+
+/** Form elicitation params whose `requestedSchema` may also be a zod object or shape. */
+export type ElicitInput =
+  | ElicitRequestParams
+  | { mode?: 'form'; message: string; requestedSchema: SchemaInput; _meta?: Meta };
+
+/** The per-request context every server handler receives as its last argument. */
+export class Context {
+  readonly #native: RequestContext;
+  #controller: AbortController | undefined;
+  #cancelled = false;
+
+  /** @internal Made by the server for each handler run. */
+  constructor(nativeContext: RequestContext) {
+    this.#native = nativeContext;
+  }
+
+  /** @internal Identifies the run to the server's cancellation routing. */
+  get callId(): number {
+    return this.#native.callId;
+  }
+
+  /**
+   * Fires when the client cancels the request (or the connection ends, or, in the
+   * 2026-07-28 era, the run ends because the server asked the client for input and the
+   * handler will run again on the client's retry). Pass it on to `fetch` and friends.
+   */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#cancelled) {
+        this.#controller.abort(cancelledReason());
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  /** @internal Called by the server when the core stopped waiting for this run. */
+  cancel(): void {
+    this.#cancelled = true;
+    this.#controller?.abort(cancelledReason());
+  }
+
+  /** The JSON-RPC id of the request. */
+  get requestId(): string | number {
+    return this.#native.requestId;
+  }
+
+  /** The request's `_meta` (progress token, client metadata…), if it had one. */
+  get meta(): Meta | undefined {
+    return this.#native.meta;
+  }
+
+  /** The protocol version of the request, such as `2025-11-25` or `2026-07-28`. */
+  get protocolVersion(): string {
+    return this.#native.protocolVersion;
+  }
+
+  /** The request's era. Handlers rarely need it: the core translates. */
+  get era(): Era {
+    return this.#native.era;
+  }
+
+  /** Who the client says it is. */
+  get clientInfo(): Implementation | undefined {
+    return this.#native.clientInfo as Implementation | undefined;
+  }
+
+  /** What the client can do. */
+  get clientCapabilities(): ClientCapabilities {
+    return this.#native.clientCapabilities as ClientCapabilities;
+  }
+
+  /**
+   * Reports progress, when the client asked for it; otherwise does nothing. Values must
+   * increase.
+   */
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    await this.#native.progress(progress, total, message);
+  }
+
+  /** Sends a log message to the client, if it wants messages of this level. */
+  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    await native(this.#native.log(level, data, logger));
+  }
+
+  /**
+   * Asks the client's user for input (`elicitation/create`). `requestedSchema` may be
+   * JSON Schema or a zod object or shape. An accepted form is checked against it.
+   */
+  async elicit(params: ElicitInput): Promise<ElicitResult> {
+    const wire =
+      'requestedSchema' in params
+        ? { ...params, requestedSchema: toJsonSchema(params.requestedSchema, 'input') }
+        : params;
+    return (await native(this.#native.elicit(wire))) as ElicitResult;
+  }
+
+  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  async sample(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    return (await native(this.#native.sample({ ...params }))) as CreateMessageResult;
+  }
+
+  /** Asks the client for its roots (`roots/list`). */
+  async listRoots(): Promise<ListRootsResult> {
+    return (await native(this.#native.listRoots())) as ListRootsResult;
+  }
+}
+
+function cancelledReason(): Error {
+  return new DOMException('the request was cancelled', 'AbortError');
+}

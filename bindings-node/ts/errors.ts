@@ -1,0 +1,111 @@
+/**
+ * Errors: `McpError` is what failed calls reject with, and what handlers throw to answer
+ * with a specific JSON-RPC error.
+ */
+
+/** JSON-RPC and MCP error codes. */
+export const ErrorCode = {
+  ConnectionClosed: -32000,
+  RequestTimeout: -32001,
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ResourceNotFound: -32002,
+  UrlElicitationRequired: -32042,
+} as const;
+
+/** What went wrong with a call: the peer's JSON-RPC error (`remote`), or a local cause. */
+export type McpErrorKind =
+  | 'remote'
+  | 'handler'
+  | 'timeout'
+  | 'cancelled'
+  | 'closed'
+  | 'invalid_response'
+  | 'protocol'
+  | 'unsupported'
+  | 'io'
+  | 'definition';
+
+/**
+ * An MCP failure with a JSON-RPC `code`.
+ *
+ * Thrown from a tool handler, an `McpError` answers the request with exactly this
+ * JSON-RPC error; any other error becomes a tool execution error (`isError: true`) the
+ * model can read. From other handlers every error is a JSON-RPC error (internal error
+ * unless it is an `McpError`).
+ */
+export class McpError extends Error {
+  override readonly name = 'McpError';
+
+  /**
+   * @param code the JSON-RPC error code
+   * @param message what went wrong
+   * @param data anything that helps the receiver act on the error
+   * @param kind where the error came from (`remote` when the peer sent it)
+   */
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+    readonly kind: McpErrorKind = 'remote',
+  ) {
+    super(message);
+  }
+}
+
+/** The native module's rejection details: see `bindings-node/src/error.rs`. */
+interface NativeFailure {
+  kind: McpErrorKind;
+  message: string;
+  code?: number;
+  data?: unknown;
+}
+
+const LOCAL_CODES: Partial<Record<McpErrorKind, number>> = {
+  timeout: ErrorCode.RequestTimeout,
+  closed: ErrorCode.ConnectionClosed,
+  definition: ErrorCode.InvalidParams,
+};
+
+/**
+ * Turns a native rejection into an `McpError` (or, for a `ctx` request that failed
+ * without a JSON-RPC code, a plain `Error`); anything else is returned as is.
+ */
+export function fromNative(error: unknown): unknown {
+  if (!(error instanceof Error) || !error.message.startsWith('{"')) {
+    return error;
+  }
+  let failure: NativeFailure;
+  try {
+    failure = JSON.parse(error.message) as NativeFailure;
+  } catch {
+    return error;
+  }
+  if (failure.kind === 'handler' && failure.code === undefined) {
+    // A failure described for the model: rethrown from a tool, it stays a tool error.
+    return new Error(failure.message);
+  }
+  const code = failure.code ?? LOCAL_CODES[failure.kind] ?? ErrorCode.InternalError;
+  return new McpError(code, failure.message, failure.data ?? undefined, failure.kind);
+}
+
+/** Awaits a native call, rethrowing its failure as an `McpError`. */
+export async function native<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw fromNative(error);
+  }
+}
+
+/** Runs a synchronous native call, rethrowing its failure as an `McpError`. */
+export function nativeSync<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (error) {
+    throw fromNative(error);
+  }
+}

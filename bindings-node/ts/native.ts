@@ -1,0 +1,11 @@
+/**
+ * The compiled module, loaded through the loader `napi build` generates (it picks the
+ * local `.node` file, or the per-platform package in production).
+ */
+
+import * as binding from '../native/index.js';
+
+export type { CallSettings, ClientConfig, NativeClient, NativeServer, RequestContext } from '../native/index.js';
+
+/** The native module's exports. */
+export const nativeModule = binding;

@@ -1,0 +1,56 @@
+/**
+ * The outcome envelope every facade callback answers the native module with:
+ * `{ ok: value }` or `{ error: { message, code?, data? } }`. Callbacks never throw, so a
+ * handler's synchronous `throw` cannot reach N-API (where it would crash the process).
+ */
+
+import { McpError } from './errors';
+
+/** A handler's value, or how it failed. */
+export type Outcome = { ok: unknown } | { error: { message: string; code?: number; data?: unknown } };
+
+/** Runs `run` and settles its value (awaited if it is a Promise) into an outcome. */
+export function settle(
+  run: () => unknown,
+  convert: (value: unknown) => unknown = identity,
+): Outcome | Promise<Outcome> {
+  let value: unknown;
+  try {
+    value = run();
+  } catch (error) {
+    return failure(error);
+  }
+  if (isPromiseLike(value)) {
+    return Promise.resolve(value).then((resolved) => success(resolved, convert), failure);
+  }
+  return success(value, convert);
+}
+
+function success(value: unknown, convert: (value: unknown) => unknown): Outcome {
+  try {
+    return { ok: convert(value) ?? null };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** The envelope of a thrown value: an `McpError` keeps its code and data. */
+export function failure(error: unknown): Outcome {
+  if (error instanceof McpError) {
+    return { error: { message: error.message, code: error.code, data: error.data } };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { error: { message } };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function identity(value: unknown): unknown {
+  return value;
+}

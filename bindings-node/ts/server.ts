@@ -1,0 +1,515 @@
+/**
+ * `Server`: tools, resources and prompts written in TypeScript, served by the Rust core
+ * in both protocol eras. One `Server` serves any number of connections.
+ *
+ * ```ts
+ * import { Server } from 'oxmcp';
+ * import * as z from 'zod';
+ *
+ * const server = new Server({ name: 'demo', version: '1.0.0' });
+ * server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({ result: a + b }));
+ * await server.listen({ transport: 'stdio' });
+ * ```
+ */
+
+import { compact } from './compact';
+import { Context } from './context';
+import { McpError, native, nativeSync } from './errors';
+import { nativeModule, type NativeServer, type RequestContext } from './native';
+import { failure, settle, type Outcome } from './outcome';
+import { promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
+import type {
+  Annotations,
+  CallToolResult,
+  GetPromptResult,
+  Icon,
+  Implementation,
+  Meta,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceContents,
+  ToolAnnotations,
+} from './types';
+
+/** Server settings beyond its name and version. */
+export interface ServerOptions {
+  /** Guidance for the model on how to use the server. */
+  instructions?: string;
+  /** Splits list results into pages of at most this many items (default: one page). */
+  pageSize?: number;
+}
+
+/** How `listen` serves. */
+export type ListenOptions =
+  | { transport: 'stdio' }
+  | { transport: 'http'; host?: string; port?: number; path?: string };
+
+/** A tool's description. */
+export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaInput | undefined> {
+  title?: string;
+  description?: string;
+  /** A zod raw shape, a zod object (any Standard JSON Schema), or an object JSON Schema. */
+  inputSchema?: I;
+  /** The schema of `structuredContent`; the core checks results against it. */
+  outputSchema?: O;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/**
+ * What a tool handler may return: a string (text), a `CallToolResult`, or (with an
+ * `outputSchema`, or any object) the structured value itself, which is sent as
+ * `structuredContent` and as JSON text.
+ */
+export type ToolReturn<O> =
+  | CallToolResult
+  | (O extends SchemaInput ? Infer<O, 'output'> : string | Record<string, unknown> | null | undefined | void);
+
+/** A tool handler: `(args, ctx)` with an `inputSchema`, `(ctx)` without one. Sync or async. */
+export type ToolHandler<I, O> = I extends SchemaInput
+  ? (args: Infer<I, 'input'>, ctx: Context) => ToolReturn<O> | Promise<ToolReturn<O>>
+  : (ctx: Context) => ToolReturn<O> | Promise<ToolReturn<O>>;
+
+/** Suggests values for an argument or template variable from its partial value. */
+export type CompleteCallback = (
+  value: string,
+  context: { arguments: Record<string, string> },
+) => string[] | Promise<string[]>;
+
+/** A resource's description. */
+export interface ResourceMetadata {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  size?: number;
+  _meta?: Meta;
+}
+
+/**
+ * What a resource handler may return: a string (text contents, with the definition's
+ * MIME type), a `Uint8Array` (blob contents), `{ text }` / `{ blob }` (one contents item;
+ * `blob` may be a `Uint8Array`), or a full `ReadResourceResult`.
+ */
+export type ResourceReturn =
+  | string
+  | Uint8Array
+  | ReadResourceResult
+  | Partial<ResourceContents>
+  | { blob: Uint8Array; mimeType?: string };
+
+type TemplateExpressions<T extends string> = T extends `${string}{${infer Expression}}${infer Rest}`
+  ? Expression | TemplateExpressions<Rest>
+  : never;
+type VariableName<N extends string> = N extends `${infer V}*` ? V : N extends `${infer V}:${string}` ? V : N;
+type ExpressionNames<E extends string> = E extends `${infer A},${infer B}`
+  ? VariableName<A> | ExpressionNames<B>
+  : VariableName<E>;
+type OptionalNames<E> = E extends `${'?' | '&'}${infer Names}` ? ExpressionNames<Names> : never;
+type RequiredNames<E> = E extends `${'?' | '&'}${string}`
+  ? never
+  : E extends `${'+' | '#' | '.' | '/' | ';'}${infer Names}`
+    ? ExpressionNames<Names>
+    : E extends string
+      ? ExpressionNames<E>
+      : never;
+
+/** The variables of an RFC 6570 URI template (query variables may be missing). */
+export type TemplateVariables<T extends string> = string extends T
+  ? Record<string, string | undefined>
+  : { [K in RequiredNames<TemplateExpressions<T>>]: string } & {
+      [K in OptionalNames<TemplateExpressions<T>>]?: string;
+    };
+
+type HasVariables<T extends string> = string extends T
+  ? false
+  : [TemplateExpressions<T>] extends [never]
+    ? false
+    : true;
+
+/** A static resource handler. */
+export type StaticResourceHandler = (uri: URL, ctx: Context) => ResourceReturn | Promise<ResourceReturn>;
+
+/** A resource template handler: it receives the matched variables. */
+export type TemplateResourceHandler<T extends string> = (
+  uri: URL,
+  variables: TemplateVariables<T>,
+  ctx: Context,
+) => ResourceReturn | Promise<ResourceReturn>;
+
+/** The handler `registerResource` expects for `uri`: a template's when it has variables. */
+export type ResourceHandlerFor<T extends string> = HasVariables<T> extends true
+  ? TemplateResourceHandler<T>
+  : StaticResourceHandler;
+
+/** A family of resources: an RFC 6570 URI template, with completions for its variables. */
+export class ResourceTemplate<T extends string = string> {
+  /**
+   * @param uriTemplate such as `users://{id}/profile`
+   * @param options `complete`: completion callbacks by variable name. (`list`, which
+   * the official SDK accepts, is not supported.)
+   */
+  constructor(
+    readonly uriTemplate: T,
+    readonly options: { list?: undefined; complete?: Record<string, CompleteCallback> } = {},
+  ) {}
+}
+
+/** A prompt's description. */
+export interface PromptConfig<A extends SchemaInput | undefined> {
+  title?: string;
+  description?: string;
+  /** A zod raw shape (string fields), or JSON Schema: becomes the prompt's arguments. */
+  argsSchema?: A;
+  /** Completion callbacks by argument name. */
+  complete?: Record<string, CompleteCallback>;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** What a prompt handler may return: a string (one user message), messages, or a result. */
+export type PromptReturn = string | PromptMessage[] | GetPromptResult;
+
+/** A prompt handler: `(args, ctx)` with an `argsSchema`, `(ctx)` without one. */
+export type PromptHandler<A> = A extends SchemaInput
+  ? (args: Infer<A, 'input'>, ctx: Context) => PromptReturn | Promise<PromptReturn>
+  : (ctx: Context) => PromptReturn | Promise<PromptReturn>;
+
+/**
+ * A registered tool, resource, template or prompt. Disabling removes it from the lists
+ * (clients are told the list changed) until it is enabled again.
+ */
+export class Registration {
+  #enabled = true;
+  #removed = false;
+
+  /** @internal */
+  constructor(
+    private readonly attach: () => void,
+    private readonly detach: () => void,
+    private readonly forget: () => void,
+  ) {
+    attach();
+  }
+
+  /** Whether clients see it. */
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  /** Shows it again. */
+  enable(): void {
+    if (!this.#enabled && !this.#removed) {
+      this.attach();
+      this.#enabled = true;
+    }
+  }
+
+  /** Hides it from clients. */
+  disable(): void {
+    if (this.#enabled && !this.#removed) {
+      this.detach();
+      this.#enabled = false;
+    }
+  }
+
+  /** Removes it for good; its name may be registered again. */
+  remove(): void {
+    this.disable();
+    if (!this.#removed) {
+      this.#removed = true;
+      this.forget();
+    }
+  }
+}
+
+/** A registered tool. */
+export type RegisteredTool = Registration;
+/** A registered static resource. */
+export type RegisteredResource = Registration;
+/** A registered resource template. */
+export type RegisteredResourceTemplate = Registration;
+/** A registered prompt. */
+export type RegisteredPrompt = Registration;
+
+/** Runs one registered handler with the core's input for it. */
+type Runner = (input: unknown, ctx: Context | undefined) => unknown;
+
+/**
+ * The handlers the native server calls, by id, and the runs in flight (for their
+ * AbortSignals). It holds no reference to the native server, so the native server's
+ * callbacks into it make no reference cycle.
+ */
+class HandlerTable {
+  readonly #runners = new Map<number, { run: Runner; convert: (value: unknown) => unknown }>();
+  readonly #runs = new Map<number, Context>();
+  #nextId = 0;
+
+  add(run: Runner, convert: (value: unknown) => unknown = (value) => value): number {
+    const id = this.#nextId++;
+    this.#runners.set(id, { run, convert });
+    return id;
+  }
+
+  delete(id: number): void {
+    this.#runners.delete(id);
+  }
+
+  readonly dispatch = (
+    handlerId: number,
+    input: unknown,
+    nativeContext: RequestContext | null,
+  ): Outcome | Promise<Outcome> => {
+    const runner = this.#runners.get(handlerId);
+    if (runner === undefined) {
+      return failure(new McpError(-32603, 'the handler was removed'));
+    }
+    const ctx = nativeContext === null ? undefined : new Context(nativeContext);
+    if (ctx === undefined) {
+      return settle(() => runner.run(input, ctx), runner.convert);
+    }
+    const callId = ctx.callId;
+    this.#runs.set(callId, ctx);
+    const outcome = settle(() => runner.run(input, ctx), runner.convert);
+    if (outcome instanceof Promise) {
+      return outcome.then((settled) => {
+        this.#runs.delete(callId);
+        return settled;
+      });
+    }
+    this.#runs.delete(callId);
+    return outcome;
+  };
+
+  readonly cancel = (callId: number): void => {
+    this.#runs.get(callId)?.cancel();
+    this.#runs.delete(callId);
+  };
+}
+
+/** An MCP server whose tools, resources and prompts are TypeScript functions. */
+export class Server {
+  readonly #native: NativeServer;
+  readonly #handlers = new HandlerTable();
+  readonly #names = new Map<string, Registration>();
+  #listening = false;
+
+  /**
+   * @param info the server's name and version (and optional title, icons…)
+   * @param options instructions for the model, page size of list results
+   */
+  constructor(info: Implementation, options: ServerOptions = {}) {
+    this.#native = nativeSync(
+      () => new nativeModule.NativeServer({ ...info }, { ...options }, this.#handlers.dispatch, this.#handlers.cancel),
+    );
+  }
+
+  /** @internal The native server, for in-process clients. */
+  get native(): NativeServer {
+    return this.#native;
+  }
+
+  /**
+   * Registers a tool. Arguments are validated by the core against `inputSchema` before
+   * the handler runs; a thrown error becomes a tool execution error (`isError: true`),
+   * or the JSON-RPC error of a thrown `McpError`.
+   */
+  registerTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig<I, O>,
+    handler: ToolHandler<I, O>,
+  ): RegisteredTool {
+    const definition = compact({
+      name,
+      title: config.title,
+      description: config.description,
+      inputSchema: config.inputSchema === undefined ? { type: 'object' } : toJsonSchema(config.inputSchema, 'input'),
+      outputSchema: config.outputSchema === undefined ? undefined : toJsonSchema(config.outputSchema, 'output'),
+      annotations: config.annotations,
+      icons: config.icons,
+      _meta: config._meta,
+    });
+    const call = handler as (...args: unknown[]) => unknown;
+    const run: Runner =
+      config.inputSchema === undefined ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
+    const id = this.#handlers.add(run);
+    return this.#register(
+      `tool ${name}`,
+      () => this.#native.addTool(definition, id),
+      () => this.#native.removeTool(name),
+      [id],
+    );
+  }
+
+  /**
+   * Registers a static resource (`uri`), or a family of resources (a URI template such
+   * as `greeting://{name}`, or a `ResourceTemplate`).
+   */
+  registerResource<T extends string>(
+    name: string,
+    template: ResourceTemplate<T>,
+    metadata: ResourceMetadata,
+    handler: TemplateResourceHandler<T>,
+  ): RegisteredResourceTemplate;
+  registerResource<U extends string>(
+    name: string,
+    uri: U,
+    metadata: ResourceMetadata,
+    handler: ResourceHandlerFor<U>,
+  ): RegisteredResource;
+  registerResource(
+    name: string,
+    uriOrTemplate: string | ResourceTemplate,
+    metadata: ResourceMetadata,
+    handler: StaticResourceHandler | TemplateResourceHandler<string>,
+  ): Registration {
+    const call = handler as (...args: unknown[]) => unknown;
+    const template =
+      uriOrTemplate instanceof ResourceTemplate
+        ? uriOrTemplate
+        : /\{[^}]+\}/.test(uriOrTemplate)
+          ? new ResourceTemplate(uriOrTemplate)
+          : undefined;
+    if (template === undefined) {
+      const uri = uriOrTemplate as string;
+      const definition = compact({ uri, name, ...metadata });
+      const id = this.#handlers.add((input, ctx) => call(new URL((input as ResourceInput).uri), ctx), resourceValue);
+      return this.#register(
+        `resource ${uri}`,
+        () => this.#native.addResource(definition, id),
+        () => this.#native.removeResource(uri),
+        [id],
+      );
+    }
+    const { uriTemplate } = template;
+    const definition = compact({ uriTemplate, name, ...metadata });
+    const id = this.#handlers.add((input, ctx) => {
+      const { uri, variables } = input as ResourceInput;
+      return call(new URL(uri), variables, ctx);
+    }, resourceValue);
+    const completions = this.#completions(template.options.complete);
+    return this.#register(
+      `resource template ${uriTemplate}`,
+      () => this.#native.addTemplate(definition, id, completions.ids),
+      () => this.#native.removeTemplate(uriTemplate),
+      [id, ...Object.values(completions.ids)],
+    );
+  }
+
+  /** Registers a prompt; its arguments come from `argsSchema`. */
+  registerPrompt<A extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: PromptConfig<A>,
+    handler: PromptHandler<A>,
+  ): RegisteredPrompt {
+    const definition = compact({
+      name,
+      title: config.title,
+      description: config.description,
+      arguments: config.argsSchema === undefined ? undefined : promptArguments(config.argsSchema),
+      icons: config.icons,
+      _meta: config._meta,
+    });
+    const call = handler as (...args: unknown[]) => unknown;
+    const run: Runner =
+      config.argsSchema === undefined ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
+    const id = this.#handlers.add(run);
+    const completions = this.#completions(config.complete);
+    return this.#register(
+      `prompt ${name}`,
+      () => this.#native.addPrompt(definition, id, completions.ids),
+      () => this.#native.removePrompt(name),
+      [id, ...Object.values(completions.ids)],
+    );
+  }
+
+  /** Tells clients subscribed to `uri` that it changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.#native.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Serves until the connection ends: for stdio, until stdin closes (then nothing of
+   * the server keeps the process alive). While serving on stdio, stdout belongs to the
+   * protocol: log to stderr.
+   */
+  async listen(options: ListenOptions = { transport: 'stdio' }): Promise<void> {
+    if (options.transport === 'http') {
+      throw new McpError(
+        -32603,
+        "transport 'http' is not available yet: the core's Streamable HTTP transport is being built; " +
+          "use 'stdio' or Client.connectInProcess",
+        undefined,
+        'unsupported',
+      );
+    }
+    if (this.#listening) {
+      throw new McpError(-32603, 'the server already listens on stdio', undefined, 'unsupported');
+    }
+    this.#listening = true;
+    try {
+      await native(this.#native.serveStdio());
+    } finally {
+      this.#listening = false;
+    }
+  }
+
+  /** Stops every connection for good; `listen()` resolves. */
+  async close(): Promise<void> {
+    this.#native.close();
+  }
+
+  #register(key: string, attach: () => void, detach: () => void, ids: number[]): Registration {
+    if (this.#names.has(key)) {
+      throw new McpError(-32602, `${key} is already registered`, undefined, 'definition');
+    }
+    const forget = (): void => ids.forEach((id) => this.#handlers.delete(id));
+    let registration: Registration;
+    try {
+      registration = new Registration(() => nativeSync(attach), detach, () => {
+        this.#names.delete(key);
+        forget();
+      });
+    } catch (error) {
+      forget();
+      throw error;
+    }
+    this.#names.set(key, registration);
+    return registration;
+  }
+
+  #completions(callbacks: Record<string, CompleteCallback> | undefined): { ids: Record<string, number> } {
+    const ids: Record<string, number> = {};
+    for (const [name, callback] of Object.entries(callbacks ?? {})) {
+      ids[name] = this.#handlers.add((input) => {
+        const { value, context } = input as { value: string; context: Record<string, string> };
+        return callback(value, { arguments: context });
+      });
+    }
+    return { ids };
+  }
+}
+
+/** What the core hands a resource handler. */
+interface ResourceInput {
+  uri: string;
+  variables: Record<string, string>;
+}
+
+/** Binary resource values as base64 blobs; everything else as is. */
+function resourceValue(value: unknown): unknown {
+  if (value instanceof Uint8Array) {
+    return { blob: base64(value) };
+  }
+  if (typeof value === 'object' && value !== null && (value as { blob?: unknown }).blob instanceof Uint8Array) {
+    const item = value as { blob: Uint8Array };
+    return { ...item, blob: base64(item.blob) };
+  }
+  return value;
+}
+
+function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
