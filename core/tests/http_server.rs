@@ -597,7 +597,7 @@ async fn stateless_and_json_response_modes() {
     let init = f
         .post(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}),
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}),
             &[],
         )
         .await;
@@ -612,4 +612,11 @@ async fn stateless_and_json_response_modes() {
     );
     let body: Value = json_of(response).await;
     assert_eq!(body["result"]["content"][0]["text"], "done");
+
+    // One client's handshake (2025-11-25 above) must not decide another's version: without
+    // the header a request is 2025-03-26, where bad arguments are -32602, not an isError result.
+    let bad = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "regional", "arguments": {"region": 5}}});
+    let body = json_of(f.post(bad, &[]).await).await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
 }

@@ -53,6 +53,8 @@ struct Handshake {
 pub(crate) struct Session {
     server: Server,
     connection: Arc<Connection>,
+    /// Whether `initialize` sets up this session (false for a session shared by many clients).
+    remembers_handshake: bool,
     handshake: RwLock<Option<Handshake>>,
     log_level: Mutex<Option<LoggingLevel>>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -86,9 +88,20 @@ type Outcome = Result<String, ErrorObject>;
 
 impl Session {
     pub(crate) fn new(server: Server, connection: Arc<Connection>) -> Arc<Self> {
+        Self::build(server, connection, true)
+    }
+
+    /// A session shared by unrelated requests (stateless HTTP): an `initialize` is
+    /// answered but not remembered, so no client's handshake applies to another's requests.
+    pub(crate) fn shared(server: Server, connection: Arc<Connection>) -> Arc<Self> {
+        Self::build(server, connection, false)
+    }
+
+    fn build(server: Server, connection: Arc<Connection>, remembers_handshake: bool) -> Arc<Self> {
         Arc::new(Session {
             server,
             connection,
+            remembers_handshake,
             handshake: RwLock::new(None),
             log_level: Mutex::new(None),
             in_flight: Mutex::new(HashMap::new()),
@@ -382,7 +395,9 @@ impl Session {
             client_info: Some(Arc::new(params.client_info)),
             log_level: None,
         };
-        *write(&self.handshake) = Some(Handshake { exchange });
+        if self.remembers_handshake {
+            *write(&self.handshake) = Some(Handshake { exchange });
+        }
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
             capabilities: self.server.capabilities(),

@@ -282,7 +282,7 @@ impl Endpoint {
     fn new(server: Server, config: HttpConfig) -> Arc<Self> {
         let (connection, _) = Connection::start(silent_transport(futures::sink::drain().sink_map_err(|e| match e {})));
         let endpoint = Arc::new(Endpoint {
-            stateless: Session::new(server.clone(), connection),
+            stateless: Session::shared(server.clone(), connection),
             sessions: Mutex::new(HashMap::new()),
             sse_sessions: Mutex::new(HashMap::new()),
             server,
