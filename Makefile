@@ -11,7 +11,7 @@ demo:
 	./target/debug/client ./target/debug/server
 
 ## test: lint, docs, then every test suite
-test: lint doc test-rust test-python test-node conformance
+test: lint doc test-rust test-python test-node conformance test-kotlin
 
 lint:
 	$(CARGO) fmt --all --check
@@ -79,3 +79,57 @@ bench: peers
 
 fmt:
 	$(CARGO) fmt --all
+
+## test-kotlin: build the UniFFI library (bindings-uniffi), generate its Kotlin and Swift sources with the workspace's
+## own uniffi-bindgen (library mode) into target/uniffi/, compile the Kotlin and its tests with kotlinc (npm
+## kotlin-compiler, pinned) against JNA and kotlinx-coroutines, run them. Installs the JDK and JNA from Debian if missing.
+.PHONY: test-kotlin uniffi-bindings kotlin-toolchain
+TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
+UNIFFI_OUT := $(TARGET_DIR)/uniffi
+UNIFFI_LIB := $(TARGET_DIR)/debug/liboxmcp_ffi.$(if $(filter Darwin,$(shell uname -s)),dylib,so)
+KOTLIN_DIR := bindings-uniffi/kotlin
+KOTLIN_HOME := $(KOTLIN_DIR)/node_modules/kotlin-compiler
+KOTLINC := $(KOTLIN_HOME)/bin/kotlinc
+JNA_JAR := /usr/share/java/jna.jar
+KOTLIN_LIBS := $(JNA_JAR):$(KOTLIN_HOME)/lib/kotlinx-coroutines-core-jvm.jar
+KOTLIN_BINDINGS := $(UNIFFI_OUT)/kotlin/io/github/oxmcp/oxmcp_ffi.kt
+
+$(KOTLINC): $(KOTLIN_DIR)/package-lock.json
+	npm ci --prefix $(KOTLIN_DIR) --ignore-scripts --no-audit --no-fund
+	touch $@
+
+kotlin-toolchain: $(KOTLINC)
+	@missing=""; command -v javac >/dev/null || missing="default-jdk-headless"; \
+	test -f $(JNA_JAR) || missing="$$missing libjna-java"; \
+	if [ -n "$$missing" ]; then apt-get update -q && apt-get install -y -q $$missing; fi
+
+## uniffi-bindings: the Kotlin and Swift sources of bindings-uniffi, generated into target/uniffi/ (any OS). They are
+## regenerated every time but the Kotlin file is replaced only when it changed, so kotlinc runs only when needed.
+uniffi-bindings:
+	$(CARGO) build -q -p oxmcp-ffi
+	rm -rf $(UNIFFI_OUT)/.new && mkdir -p $(UNIFFI_OUT)/.new
+	$(TARGET_DIR)/debug/uniffi-bindgen generate --no-format --library $(UNIFFI_LIB) \
+		--language kotlin --language swift --out-dir $(UNIFFI_OUT)/.new
+	mkdir -p $(dir $(KOTLIN_BINDINGS)) $(UNIFFI_OUT)/swift/Sources/Oxmcp $(UNIFFI_OUT)/swift/Headers
+	cmp -s $(UNIFFI_OUT)/.new/io/github/oxmcp/oxmcp_ffi.kt $(KOTLIN_BINDINGS) || \
+		cp $(UNIFFI_OUT)/.new/io/github/oxmcp/oxmcp_ffi.kt $(KOTLIN_BINDINGS)
+	cp $(UNIFFI_OUT)/.new/Oxmcp.swift $(UNIFFI_OUT)/swift/Sources/Oxmcp/Oxmcp.swift
+	cp $(UNIFFI_OUT)/.new/OxmcpFFI.h $(UNIFFI_OUT)/swift/Headers/OxmcpFFI.h
+	cp $(UNIFFI_OUT)/.new/OxmcpFFI.modulemap $(UNIFFI_OUT)/swift/Headers/module.modulemap
+	cp bindings-uniffi/swift/Package.swift $(UNIFFI_OUT)/swift/Package.swift
+	rm -rf $(UNIFFI_OUT)/.new
+	bindings-uniffi/swift/check-sources.sh $(UNIFFI_OUT)/swift $(UNIFFI_LIB)
+
+$(UNIFFI_OUT)/oxmcp-kotlin.jar: $(KOTLIN_BINDINGS) | kotlin-toolchain
+	$(KOTLINC) -nowarn $(KOTLIN_BINDINGS) -cp $(KOTLIN_LIBS) -d $@
+
+$(UNIFFI_OUT)/oxmcp-kotlin-tests.jar: $(UNIFFI_OUT)/oxmcp-kotlin.jar $(wildcard $(KOTLIN_DIR)/tests/*.kt)
+	$(KOTLINC) -nowarn $(KOTLIN_DIR)/tests/*.kt -cp $(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS) -d $@
+
+test-kotlin: kotlin-toolchain uniffi-bindings
+	$(CARGO) build -q -p oxmcp-examples --bin server --bin client
+	$(MAKE) --no-print-directory $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar
+	java -Djna.library.path=$(TARGET_DIR)/debug \
+		-Doxmcp.exampleServer=$(TARGET_DIR)/debug/server -Doxmcp.exampleClient=$(TARGET_DIR)/debug/client \
+		-cp $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar:$(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS):$(KOTLIN_HOME)/lib/kotlin-stdlib.jar \
+		io.github.oxmcp.tests.MainKt $(KOTLIN_TESTS)

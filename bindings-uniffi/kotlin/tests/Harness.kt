@@ -1,0 +1,136 @@
+// A small test harness: named suspend tests run one after the other, each with a time
+// limit; a closing line `N passed, N failed`; exit status 1 when anything failed.
+// (No JUnit: the tests compile with kotlinc alone.)
+
+package io.github.oxmcp.tests
+
+import java.io.File
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.TimeUnit
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+
+class Suite {
+    private val tests = mutableListOf<Pair<String, suspend () -> Unit>>()
+    private val cleanups = mutableListOf<() -> Unit>()
+
+    fun test(name: String, body: suspend () -> Unit) {
+        tests += name to body
+    }
+
+    /** Runs after every test, last registered first (stops processes, servers). */
+    fun cleanup(action: () -> Unit) {
+        cleanups += action
+    }
+
+    /** Runs the tests whose names contain [filter]; returns how many failed. */
+    fun run(filter: String?): Int {
+        var passed = 0
+        var failed = 0
+        try {
+            for ((name, body) in tests) {
+                if (filter != null && !name.contains(filter)) continue
+                val started = System.nanoTime()
+                try {
+                    runBlocking { withTimeout(60_000) { body() } }
+                    passed++
+                    println("ok - $name (${(System.nanoTime() - started) / 1_000_000} ms)")
+                } catch (e: TimeoutCancellationException) {
+                    failed++
+                    val tookMs = (System.nanoTime() - started) / 1_000_000
+                    println("FAIL - $name: a time limit ran out after $tookMs ms: ${e.message}")
+                    e.printStackTrace(System.out)
+                } catch (e: Throwable) {
+                    failed++
+                    println("FAIL - $name: $e")
+                    e.printStackTrace(System.out)
+                }
+            }
+        } finally {
+            for (action in cleanups.reversed()) {
+                runCatching(action).onFailure { println("# cleanup failed: $it") }
+            }
+        }
+        println("$passed passed, $failed failed")
+        return failed
+    }
+}
+
+class AssertionFailed(message: String) : AssertionError(message)
+
+fun check(condition: Boolean, message: () -> String) {
+    if (!condition) throw AssertionFailed(message())
+}
+
+fun <T> assertEquals(expected: T, actual: T, what: String = "value") {
+    if (expected != actual) throw AssertionFailed("$what: expected <$expected>, got <$actual>")
+}
+
+/** Runs [block] and returns the exception of type [E] it threw; fails on anything else. */
+suspend inline fun <reified E : Throwable> assertThrows(crossinline block: suspend () -> Unit): E {
+    try {
+        block()
+    } catch (e: Throwable) {
+        if (e is E) return e
+        throw AssertionFailed("expected ${E::class.simpleName}, got $e")
+    }
+    throw AssertionFailed("expected ${E::class.simpleName}, but nothing was thrown")
+}
+
+/** A required system property (paths the Makefile passes with -D). */
+fun property(name: String): String =
+    System.getProperty(name) ?: error("run with -D$name=… (see `make test-kotlin`)")
+
+/**
+ * A server process started by a test: `BINARY --http 127.0.0.1:0`, whose stderr announces
+ * `LISTENING <url>`. Its stderr is drained for as long as it runs; [close] stops it.
+ */
+class HttpServerProcess(binary: String) : AutoCloseable {
+    private val process: Process = ProcessBuilder(binary, "--http", "127.0.0.1:0")
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start()
+    val url: String
+
+    init {
+        val announced = CompletableFuture<String>()
+        val drain = Thread {
+            process.errorStream.bufferedReader().useLines { lines ->
+                for (line in lines) {
+                    if (line.startsWith("LISTENING ")) announced.complete(line.removePrefix("LISTENING ").trim())
+                }
+            }
+            announced.completeExceptionally(IllegalStateException("the server ended without listening"))
+        }
+        drain.isDaemon = true
+        drain.start()
+        url = try {
+            announced.get(30, TimeUnit.SECONDS)
+        } catch (e: Exception) {
+            close()
+            throw e
+        }
+    }
+
+    override fun close() {
+        process.destroy()
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            process.destroyForcibly()
+            process.waitFor(5, TimeUnit.SECONDS)
+        }
+    }
+}
+
+/** A shell script that runs this JVM's classpath with another main class (for stdio servers). */
+fun javaLauncher(mainClass: String): File {
+    val java = ProcessHandle.current().info().command().orElse("java")
+    val classpath = System.getProperty("java.class.path")
+    val libraryPath = System.getProperty("jna.library.path") ?: ""
+    val script = File.createTempFile("oxmcp-kotlin-server", ".sh")
+    script.deleteOnExit()
+    script.writeText(
+        "#!/bin/sh\nexec '$java' -Djna.library.path='$libraryPath' -cp '$classpath' $mainClass \"$@\"\n"
+    )
+    script.setExecutable(true)
+    return script
+}

@@ -1,0 +1,178 @@
+// A server written in Kotlin on the oxmcp core: the tools, resources and prompts of the
+// example server that the Rust example client calls (echo, add, greeting://{name}, review),
+// plus tools that exercise the binding (elicitation through the Context, progress,
+// cancellation, errors). `main` serves it over stdio.
+
+package io.github.oxmcp.tests
+
+import io.github.oxmcp.CallToolResult
+import io.github.oxmcp.CompletionHandler
+import io.github.oxmcp.ContentBlock
+import io.github.oxmcp.Context
+import io.github.oxmcp.ElicitAction
+import io.github.oxmcp.ElicitRequest
+import io.github.oxmcp.GetPromptResult
+import io.github.oxmcp.McpException
+import io.github.oxmcp.Prompt
+import io.github.oxmcp.PromptArgument
+import io.github.oxmcp.PromptHandler
+import io.github.oxmcp.PromptMessage
+import io.github.oxmcp.Resource
+import io.github.oxmcp.ResourceContents
+import io.github.oxmcp.ResourceHandler
+import io.github.oxmcp.ResourceTemplate
+import io.github.oxmcp.Role
+import io.github.oxmcp.Server
+import io.github.oxmcp.Tool
+import io.github.oxmcp.ToolAnnotations
+import io.github.oxmcp.ToolHandler
+import io.github.oxmcp.jsonPointer
+import io.github.oxmcp.jsonPointerString
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.system.exitProcess
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.awaitCancellation
+import kotlinx.coroutines.runBlocking
+
+/** What the tools of [kotlinServer] saw, for the tests to check. */
+class ServerProbe {
+    /** Completes when the handler of `wait_for_cancel` is cancelled. */
+    @Volatile var handlerCancelled = CompletableDeferred<Unit>()
+    /** Completes when the handler of `wait_for_cancel` has started. */
+    @Volatile var handlerStarted = CompletableDeferred<Unit>()
+    /** How many times `ask_name` ran (twice per call in the modern era: once per round). */
+    val askRuns = AtomicInteger()
+}
+
+fun text(value: String): ContentBlock = ContentBlock.Text(text = value)
+
+fun textResult(value: String) = CallToolResult(content = listOf(text(value)))
+
+/** A tool handler from a suspend lambda. */
+fun tool(body: suspend (argumentsJson: String, context: Context) -> CallToolResult) = object : ToolHandler {
+    override suspend fun call(argumentsJson: String, context: Context) = body(argumentsJson, context)
+}
+
+/** Completes with the [choices] that start with what the user typed. */
+fun completer(vararg choices: String) = object : CompletionHandler {
+    override suspend fun complete(value: String, context: Map<String, String>) = choices.filter { it.startsWith(value) }
+}
+
+private const val TEXT_SCHEMA =
+    """{"type":"object","properties":{"text":{"type":"string","description":"The text to send back."}},"required":["text"]}"""
+private const val NO_ARGUMENTS = """{"type":"object"}"""
+
+fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
+    val server = Server("oxmcp-kotlin-example", "0.1.0", "A server written in Kotlin.")
+    server.addTool(
+        Tool(
+            name = "echo",
+            description = "Send the text back",
+            inputSchemaJson = TEXT_SCHEMA,
+            annotations = ToolAnnotations(readOnlyHint = true),
+        ),
+        tool { args, _ -> textResult(jsonPointerString(args, "/text")!!) },
+    )
+    server.addTool(
+        Tool(
+            name = "add",
+            description = "Add two integers",
+            inputSchemaJson = """{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"]}""",
+            outputSchemaJson = """{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}""",
+        ),
+        tool { args, _ ->
+            val sum = jsonPointer(args, "/a")!!.toLong() + jsonPointer(args, "/b")!!.toLong()
+            val structured = """{"result":$sum}"""
+            CallToolResult(content = listOf(text(structured)), structuredContentJson = structured)
+        },
+    )
+    server.addTool(
+        Tool(name = "shout", description = "Upper-cases the text", inputSchemaJson = TEXT_SCHEMA),
+        tool { args, _ -> textResult(jsonPointerString(args, "/text")!!.uppercase()) },
+    )
+    server.addTool(
+        Tool(name = "ask_name", description = "Asks the user's name (elicitation)", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, context ->
+            probe.askRuns.incrementAndGet()
+            val answer = context.elicit(
+                ElicitRequest.Form(
+                    message = "Your name?",
+                    requestedSchemaJson = """{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}""",
+                )
+            )
+            if (answer.action != ElicitAction.ACCEPT) {
+                textResult("no name: ${answer.action}")
+            } else {
+                textResult("hello ${jsonPointerString(answer.contentJson!!, "/name")} (${context.era()})")
+            }
+        },
+    )
+    server.addTool(
+        Tool(name = "count", description = "Reports progress three times", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, context ->
+            for (step in 1..3) context.progress(step.toDouble(), 3.0, "step $step")
+            textResult("counted")
+        },
+    )
+    server.addTool(
+        Tool(name = "wait_for_cancel", description = "Runs until cancelled", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, _ ->
+            try {
+                probe.handlerStarted.complete(Unit)
+                awaitCancellation()
+            } finally {
+                probe.handlerCancelled.complete(Unit)
+            }
+        },
+    )
+    server.addTool(
+        Tool(name = "boom", description = "Throws a Kotlin exception", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, _ -> throw IllegalStateException("kotlin says no") },
+    )
+    server.addTool(
+        Tool(name = "reject", description = "Answers with a JSON-RPC error", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, _ -> throw McpException.Remote(-32042L, "rejected by kotlin", """{"why":"test"}""") },
+    )
+    server.addResource(
+        Resource(uri = "memo://today", name = "today", mimeType = "text/plain"),
+        object : ResourceHandler {
+            override suspend fun read(uri: String, variables: Map<String, String>, context: Context) =
+                listOf(ResourceContents.Text(uri = uri, text = "buy milk", mimeType = "text/plain"))
+        },
+    )
+    server.addResourceTemplate(
+        ResourceTemplate(uriTemplate = "greeting://{name}", name = "greeting", mimeType = "text/plain"),
+        object : ResourceHandler {
+            override suspend fun read(uri: String, variables: Map<String, String>, context: Context) =
+                listOf(ResourceContents.Text(uri = uri, text = "Hello, ${variables["name"]}!", mimeType = "text/plain"))
+        },
+        mapOf("name" to completer("ada", "alan", "grace")),
+    )
+    server.addPrompt(
+        Prompt(
+            name = "review",
+            description = "Review a piece of code",
+            arguments = listOf(
+                PromptArgument(name = "code", description = "The code to review", required = true),
+                PromptArgument(name = "language", description = "Its language"),
+            ),
+        ),
+        object : PromptHandler {
+            override suspend fun get(arguments: Map<String, String>, context: Context): GetPromptResult {
+                val language = arguments["language"] ?: "code"
+                return GetPromptResult(
+                    messages = listOf(PromptMessage(Role.USER, text("Please review this $language:\n${arguments["code"]}")))
+                )
+            }
+        },
+        mapOf("language" to completer("kotlin", "swift", "rust")),
+    )
+    return server
+}
+
+/** Serves [kotlinServer] over stdio until stdin closes. */
+fun main() {
+    val server = kotlinServer()
+    runBlocking { server.serveStdio() }
+    exitProcess(0)
+}

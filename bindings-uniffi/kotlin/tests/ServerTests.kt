@@ -1,0 +1,215 @@
+// The Kotlin server (tools, resources and prompts implemented in Kotlin) served by the oxmcp
+// core over HTTP to the Kotlin client in both eras, and over stdio to the Rust example client.
+
+package io.github.oxmcp.tests
+
+import io.github.oxmcp.CallOptions
+import io.github.oxmcp.CompletionReference
+import io.github.oxmcp.ContentBlock
+import io.github.oxmcp.EraMode
+import io.github.oxmcp.McpException
+import io.github.oxmcp.ResourceContents
+import io.github.oxmcp.Server
+import io.github.oxmcp.ServerNotification
+import io.github.oxmcp.Tool
+import io.github.oxmcp.jsonPointer
+import io.github.oxmcp.jsonPointerString
+import java.util.concurrent.TimeUnit
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
+
+fun serverTests(suite: Suite) {
+    val probe = ServerProbe()
+    val served by lazy {
+        val server = kotlinServer(probe)
+        val url = runBlocking { server.serveHttp("127.0.0.1:0") }
+        suite.cleanup {
+            runBlocking { server.shutdown() }
+            server.close()
+        }
+        server to url
+    }
+    val url by lazy { served.second }
+
+    suite.test("server: serveHttp binds loopback and returns the endpoint's URL") {
+        check(Regex("""http://127\.0\.0\.1:\d+/mcp""").matches(url)) { "url: $url" }
+    }
+
+    suite.test("server: a definition the core rejects throws InvalidInput") {
+        val server = Server("bad", "1.0")
+        try {
+            assertThrows<McpException.InvalidInput> {
+                server.addTool(Tool(name = "bad name", inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> textResult("") })
+            }
+            assertThrows<McpException.InvalidInput> {
+                server.addTool(Tool(name = "t", inputSchemaJson = """{"type":"string"}"""), tool { _, _ -> textResult("") })
+            }
+            assertThrows<McpException.InvalidInput> {
+                server.addTool(Tool(name = "t", inputSchemaJson = "{oops"), tool { _, _ -> textResult("") })
+            }
+        } finally {
+            server.close()
+        }
+    }
+
+    suite.test("server: a server freed without shutdown() stops listening") {
+        val server = kotlinServer()
+        val address = server.serveHttp("127.0.0.1:0")
+        withClient(address, EraMode.MODERN) { c -> c.client.ping() }
+        server.close() // frees the native object; no shutdown()
+        val port = Regex(""":(\d+)/""").find(address)!!.groupValues[1].toInt()
+        withTimeout(10_000) {
+            while (true) {
+                val refused = runCatching { java.net.Socket("127.0.0.1", port).close() }.isFailure
+                if (refused) break
+                delay(50)
+            }
+        }
+    }
+
+    for (era in listOf(EraMode.LEGACY, EraMode.MODERN)) {
+        val tag = "server/${era.name.lowercase()}"
+
+        suite.test("$tag: Kotlin tools are listed and called, arguments checked by the core") {
+            withClient(url, era) { c ->
+                assertEquals("oxmcp-kotlin-example", c.client.serverDetails().serverInfo?.name, "server name")
+                assertEquals("A server written in Kotlin.", c.client.serverDetails().instructions, "instructions")
+                val tools = c.client.listAllTools().associateBy { it.name }
+                check("shout" in tools && "ask_name" in tools) { "tools: ${tools.keys}" }
+                assertEquals("\"string\"", jsonPointer(tools.getValue("echo").inputSchemaJson, "/properties/text/type"), "schema")
+                assertEquals("HELLO", firstText(c.client.callTool("shout", """{"text":"hello"}""").content), "shout")
+                val sum = c.client.callTool("add", """{"a":20,"b":22}""")
+                assertEquals("42", jsonPointer(sum.structuredContentJson!!, "/result"), "add")
+                // The core checks arguments against the schema before the Kotlin handler runs.
+                val missing = c.client.callTool("shout", "{}")
+                assertEquals(true, missing.isError, "missing argument")
+                check(firstText(missing.content).contains("invalid arguments")) { "text: ${missing.content}" }
+            }
+        }
+
+        suite.test("$tag: any method through request(), with JSON text") {
+            withClient(url, era) { c ->
+                val listed = c.client.request("tools/list")
+                check(jsonPointerString(listed, "/tools/0/name") != null) { "tools/list: $listed" }
+                val called = c.client.request("tools/call", """{"name":"shout","arguments":{"text":"raw"}}""")
+                assertEquals("RAW", jsonPointerString(called, "/content/0/text"), "raw call")
+                val unknown = assertThrows<McpException.Remote> { c.client.request("no/such/method") }
+                assertEquals(-32601L, unknown.code, "unknown method")
+            }
+        }
+
+        suite.test("$tag: a Kotlin tool asks the client through its Context") {
+            withClient(url, era) { c ->
+                val runsBefore = probe.askRuns.get()
+                val result = c.client.callTool("ask_name")
+                assertEquals("hello Ada (${era.name})", firstText(result.content), "ask_name")
+                assertEquals(1, c.elicitation.questions.size, "questions asked")
+                // Modern era: the first run ends with input_required, the retry runs it again.
+                val runs = probe.askRuns.get() - runsBefore
+                assertEquals(if (era == EraMode.MODERN) 2 else 1, runs, "handler runs")
+            }
+        }
+
+        suite.test("$tag: a Kotlin tool reports progress") {
+            withClient(url, era) { c ->
+                val progress = ProgressInbox()
+                assertEquals("counted", firstText(c.client.callTool("count", null, CallOptions(progress = progress)).content), "count")
+                assertEquals(listOf(1.0, 2.0, 3.0), progress.updates.map { it.progress }, "progress")
+            }
+        }
+
+        suite.test("$tag: cancelling the client's coroutine cancels the Kotlin tool's coroutine") {
+            withClient(url, era) { c ->
+                probe.handlerStarted = CompletableDeferred()
+                probe.handlerCancelled = CompletableDeferred()
+                coroutineScope {
+                    val call = async { c.client.callTool("wait_for_cancel") }
+                    withTimeout(5_000) { probe.handlerStarted.await() }
+                    call.cancel()
+                    check(runCatching { call.await() }.exceptionOrNull() is CancellationException) { "not cancelled" }
+                }
+                withTimeout(5_000) { probe.handlerCancelled.await() }
+            }
+        }
+
+        suite.test("$tag: Kotlin exceptions become tool errors or JSON-RPC errors") {
+            withClient(url, era) { c ->
+                val boom = c.client.callTool("boom")
+                assertEquals(true, boom.isError, "isError")
+                check(firstText(boom.content).contains("kotlin says no")) { "text: ${boom.content}" }
+                val rejected = assertThrows<McpException.Remote> { c.client.callTool("reject") }
+                assertEquals(-32042L, rejected.code, "code")
+                assertEquals("rejected by kotlin", rejected.detail, "detail")
+                assertEquals("\"test\"", jsonPointer(rejected.dataJson!!, "/why"), "data")
+            }
+        }
+
+        suite.test("$tag: Kotlin resources, templates and prompts") {
+            withClient(url, era) { c ->
+                val memo = c.client.readResource("memo://today").contents.single() as ResourceContents.Text
+                assertEquals("buy milk", memo.text, "memo")
+                val greeting = c.client.readResource("greeting://grace").contents.single() as ResourceContents.Text
+                assertEquals("Hello, grace!", greeting.text, "template")
+                val unknown = assertThrows<McpException.Remote> { c.client.readResource("memo://tomorrow") }
+                check(unknown.code == -32002L || unknown.code == -32602L) { "code ${unknown.code}" }
+                val prompt = c.client.getPrompt("review", mapOf("code" to "val x = 1", "language" to "kotlin"))
+                assertEquals("Please review this kotlin:\nval x = 1", firstText(listOf(prompt.messages.single().content)), "prompt")
+                val languages = c.client.complete(CompletionReference.Prompt("review"), "language", "s")
+                assertEquals(listOf("swift"), languages.values, "prompt argument completions")
+                val names = c.client.complete(CompletionReference.ResourceTemplate("greeting://{name}"), "name", "a")
+                assertEquals(listOf("ada", "alan"), names.values, "template variable completions")
+                assertEquals(false, names.hasMore, "hasMore")
+            }
+        }
+
+        suite.test("$tag: tools added and removed at runtime, with list-changed notifications") {
+            withClient(url, era) { c ->
+                c.client.listenListChanges()
+                val (server, _) = served
+                val name = "temp_${era.name.lowercase()}"
+                // Legacy era: the notification travels on the GET stream, which the client opens in the
+                // background after the handshake; a change made before it is up reaches nobody. So
+                // change the list until a notification comes (a few times at most).
+                var notified = false
+                for (attempt in 1..5) {
+                    server.addTool(Tool(name = name, inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> textResult("temporary") })
+                    notified = c.inbox.poll(1_000) { it is ServerNotification.ToolListChanged } != null
+                    if (notified) break
+                }
+                check(notified) { "no ToolListChanged after 5 changes" }
+                assertEquals("temporary", firstText(c.client.callTool(name).content), "the new tool")
+                check(server.removeTool(name)) { "removeTool says it existed" }
+                check(c.client.listAllTools().none { it.name == name }) { "the tool is gone" }
+            }
+        }
+    }
+
+    suite.test("server/stdio: the Rust example client calls the Kotlin server") {
+        val launcher = javaLauncher("io.github.oxmcp.tests.KotlinServerKt")
+        val process = ProcessBuilder(property("oxmcp.exampleClient"), launcher.path)
+            .redirectErrorStream(true)
+            .start()
+        val output = StringBuilder()
+        val reader = Thread { output.append(process.inputStream.bufferedReader().readText()) }
+        reader.isDaemon = true
+        reader.start()
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly()
+            throw AssertionFailed("the Rust client did not finish: $output")
+        }
+        reader.join(5_000)
+        assertEquals(0, process.exitValue(), "the Rust client's exit status (output: $output)")
+        val text = output.toString()
+        for (expected in listOf(
+            "== Legacy era", "== Modern era", "oxmcp-kotlin-example", "\"text\":\"hello\"",
+            "\"structuredContent\":{\"result\":5}", "Hello, ada!", "Please review this code:",
+        )) {
+            check(text.contains(expected)) { "missing <$expected> in:\n$text" }
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! The MCP client for Kotlin and Swift: [`Client`], its [`ClientOptions`], per-call
+//! [`CallOptions`] and [`CancellationHandle`].
+//!
+//! Every method is a `suspend fun` in Kotlin and `async throws` in Swift. Cancelling the
+//! Kotlin coroutine drops the Rust future, and the core then tells the server to stop the
+//! request (`notifications/cancelled`, or the end of the modern request's stream). Swift
+//! does not propagate task cancellation across the FFI: pass a [`CancellationHandle`] and
+//! cancel it from `withTaskCancellationHandler`.
+//!
+//! ```kotlin
+//! val client = Client.connectHttp("http://127.0.0.1:8000/mcp", ClientOptions(name = "app", version = "1.0"))
+//! val result = client.callTool("echo", """{"text":"hi"}""")
+//! client.disconnect()
+//! ```
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oxmcp::client::{CallOptions as CoreCallOptions, ClientOptions as CoreClientOptions, Subscription};
+use oxmcp::transport::child::{StderrMode, StdioCommand as CoreStdioCommand};
+use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::McpError;
+use crate::handlers::{
+    Elicitation, ElicitationHandler, NotificationListener, ProgressListener, Roots, RootsHandler, Sampling,
+    SamplingHandler, TokenProvider,
+};
+use crate::types::{
+    json_text, parse_json, parse_object, to_btree, CallToolResult, Completion, CompletionReference, EraMode,
+    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, Tool,
+};
+
+/// How a client connects: its identity, era, timeouts, and the handlers that answer the
+/// server's requests. Only `name` and `version` are required.
+#[derive(uniffi::Record)]
+pub struct ClientOptions {
+    /// The client's name, sent to the server.
+    pub name: String,
+    /// The client's version.
+    pub version: String,
+    /// Which era to speak (default `Auto`: probe with `server/discover`, fall back to the
+    /// `initialize` handshake).
+    #[uniffi(default = None)]
+    pub era: Option<EraMode>,
+    /// The default timeout of every request in milliseconds (default 60 000).
+    #[uniffi(default = 60000)]
+    pub timeout_ms: i64,
+    /// Requests have no timeout at all (overrides `timeout_ms`).
+    #[uniffi(default = false)]
+    pub wait_forever: bool,
+    /// How long the `Auto` probe waits before taking the server for legacy (default 5000).
+    #[uniffi(default = 5000)]
+    pub probe_timeout_ms: i64,
+    /// Answers elicitation requests (form mode).
+    #[uniffi(default = None)]
+    pub elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// The elicitation handler also takes URL-mode requests.
+    #[uniffi(default = false)]
+    pub elicitation_url: bool,
+    /// Answers sampling requests.
+    #[uniffi(default = None)]
+    pub sampling: Option<Arc<dyn SamplingHandler>>,
+    /// The sampling handler supports tools.
+    #[uniffi(default = false)]
+    pub sampling_tools: bool,
+    /// Answers roots requests.
+    #[uniffi(default = None)]
+    pub roots: Option<Arc<dyn RootsHandler>>,
+    /// Receives every notification of the connection.
+    #[uniffi(default = None)]
+    pub notifications: Option<Arc<dyn NotificationListener>>,
+}
+
+impl ClientOptions {
+    fn to_core(&self) -> CoreClientOptions {
+        let mut options = CoreClientOptions::new(&self.name, &self.version)
+            .era(self.era.unwrap_or_default().into())
+            .timeout((!self.wait_forever).then(|| millis(self.timeout_ms)))
+            .probe_timeout(millis(self.probe_timeout_ms));
+        if let Some(handler) = &self.elicitation {
+            options = options.on_elicitation(Elicitation(Arc::clone(handler)), self.elicitation_url);
+        }
+        if let Some(handler) = &self.sampling {
+            options = options.on_sampling(Sampling(Arc::clone(handler)), self.sampling_tools);
+        }
+        if let Some(handler) = &self.roots {
+            options = options.on_roots(Roots(Arc::clone(handler)));
+        }
+        options
+    }
+}
+
+fn millis(ms: i64) -> Duration {
+    Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+}
+
+/// Settings of the HTTP transport; every field has a default.
+#[derive(uniffi::Record)]
+pub struct HttpSettings {
+    /// Headers added to every HTTP request (the protocol's own headers take precedence).
+    #[uniffi(default)]
+    pub headers: HashMap<String, String>,
+    /// Supplies `Authorization: Bearer …` before every HTTP request.
+    #[uniffi(default = None)]
+    pub token: Option<Arc<dyn TokenProvider>>,
+    /// How long opening a connection may take, in milliseconds (default 10 000).
+    #[uniffi(default = 10000)]
+    pub connect_timeout_ms: i64,
+    /// Fall back to the old HTTP+SSE transport (2024-11-05) when the server has no
+    /// Streamable HTTP endpoint (default on).
+    #[uniffi(default = true)]
+    pub legacy_sse_fallback: bool,
+}
+
+impl HttpSettings {
+    fn to_core(&self, url: String) -> Result<HttpClientOptions, McpError> {
+        let mut options = HttpClientOptions::new(url)
+            .connect_timeout(millis(self.connect_timeout_ms))
+            .legacy_sse_fallback(self.legacy_sse_fallback);
+        for (name, value) in &self.headers {
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|e| McpError::invalid_input(format!("header name {name:?}: {e}")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|e| McpError::invalid_input(format!("header {name}: {e}")))?;
+            options = options.header(name, value);
+        }
+        if let Some(provider) = &self.token {
+            let provider = Arc::clone(provider);
+            options = options.bearer_token(move || {
+                let provider = Arc::clone(&provider);
+                async move {
+                    provider.token().await.unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "the token provider failed");
+                        None
+                    })
+                }
+            });
+        }
+        Ok(options)
+    }
+}
+
+/// A server to start as a child process and talk to over its stdin and stdout.
+#[derive(uniffi::Record)]
+pub struct StdioCommand {
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    #[uniffi(default)]
+    pub args: Vec<String>,
+    /// Environment variables set on top of this process's environment.
+    #[uniffi(default)]
+    pub env: HashMap<String, String>,
+    /// The working directory.
+    #[uniffi(default = None)]
+    pub cwd: Option<String>,
+    /// Discard the server's stderr instead of sharing this process's.
+    #[uniffi(default = false)]
+    pub quiet: bool,
+}
+
+impl From<StdioCommand> for CoreStdioCommand {
+    fn from(c: StdioCommand) -> Self {
+        let mut command = CoreStdioCommand::new(c.program).args(c.args);
+        for (key, value) in c.env {
+            command = command.env(key, value);
+        }
+        if let Some(cwd) = c.cwd {
+            command = command.cwd(cwd);
+        }
+        if c.quiet {
+            command = command.stderr(StderrMode::Null);
+        }
+        command
+    }
+}
+
+/// Cancels the requests it was given to. For Swift (whose task cancellation does not cross
+/// the FFI) and for cancelling from elsewhere than the calling coroutine.
+#[derive(Debug, Default, uniffi::Object)]
+pub struct CancellationHandle {
+    token: CancellationToken,
+}
+
+#[uniffi::export]
+impl CancellationHandle {
+    /// A handle not cancelled yet.
+    #[uniffi::constructor]
+    pub fn new() -> Arc<Self> {
+        Arc::new(CancellationHandle::default())
+    }
+
+    /// Cancels every request given this handle; they fail with `Cancelled`.
+    pub fn cancel(&self) {
+        self.token.cancel();
+    }
+
+    /// Whether [`CancellationHandle::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.token.is_cancelled()
+    }
+}
+
+/// Settings of one call.
+#[derive(uniffi::Record)]
+pub struct CallOptions {
+    /// This call's timeout in milliseconds (default: the client's).
+    #[uniffi(default = None)]
+    pub timeout_ms: Option<i64>,
+    /// This call has no timeout (overrides `timeout_ms`).
+    #[uniffi(default = false)]
+    pub wait_forever: bool,
+    /// Receives the call's progress reports.
+    #[uniffi(default = None)]
+    pub progress: Option<Arc<dyn ProgressListener>>,
+    /// Restart the timeout whenever progress arrives.
+    #[uniffi(default = false)]
+    pub reset_timeout_on_progress: bool,
+    /// Cancels the call when cancelled.
+    #[uniffi(default = None)]
+    pub cancellation: Option<Arc<CancellationHandle>>,
+}
+
+impl CallOptions {
+    fn to_core(&self) -> CoreCallOptions {
+        let timeout = if self.wait_forever {
+            Some(None)
+        } else {
+            self.timeout_ms.map(|ms| Some(millis(ms)))
+        };
+        CoreCallOptions {
+            timeout,
+            on_progress: self.progress.as_ref().map(|listener| {
+                let listener = Arc::clone(listener);
+                Arc::new(move |p: oxmcp::protocol::ProgressNotificationParams| listener.on_progress(p.into()))
+                    as oxmcp::client::ProgressCallback
+            }),
+            reset_timeout_on_progress: self.reset_timeout_on_progress,
+            cancellation: self.cancellation.as_ref().map(|c| c.token.clone()),
+        }
+    }
+}
+
+/// A connection to an MCP server.
+#[derive(uniffi::Object)]
+pub struct Client {
+    inner: oxmcp::client::Client,
+    /// Stops the task that feeds the notification listener.
+    listener: CancellationToken,
+    /// Open modern-era subscriptions, ended on disconnect.
+    subscriptions: Mutex<Vec<Subscription>>,
+    /// Set by [`Client::disconnect`]; otherwise dropping the client closes the connection.
+    disconnected: AtomicBool,
+    /// The runtime the connection runs on, to close it from `Drop`.
+    runtime: Option<tokio::runtime::Handle>,
+}
+
+impl Client {
+    fn wrap(inner: oxmcp::client::Client, options: &ClientOptions) -> Arc<Self> {
+        let listener = CancellationToken::new();
+        if let Some(target) = options.notifications.clone() {
+            let mut notifications = inner.notifications();
+            let stop = listener.clone();
+            tokio::spawn(async move {
+                loop {
+                    let next = tokio::select! {
+                        _ = stop.cancelled() => return,
+                        next = notifications.recv() => next,
+                    };
+                    match next {
+                        Ok(notification) => target.on_notification(notification.into()),
+                        Err(RecvError::Lagged(_)) => continue,
+                        Err(RecvError::Closed) => return,
+                    }
+                }
+            });
+        }
+        Arc::new(Client {
+            inner,
+            listener,
+            subscriptions: Mutex::new(Vec::new()),
+            disconnected: AtomicBool::new(false),
+            runtime: tokio::runtime::Handle::try_current().ok(),
+        })
+    }
+}
+
+/// A client freed without [`Client::disconnect`] (Kotlin `close()`, Swift `deinit`) still
+/// closes its connection and shuts a spawned server down, in the background.
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.listener.cancel();
+        if self.disconnected.load(Ordering::Acquire) {
+            return;
+        }
+        if let Some(runtime) = &self.runtime {
+            let inner = self.inner.clone();
+            runtime.spawn(async move {
+                let _ = inner.close().await;
+            });
+        }
+    }
+}
+
+#[uniffi::export(async_runtime = "tokio")]
+impl Client {
+    /// Connects to a Streamable HTTP endpoint (an old HTTP+SSE endpoint works too) and
+    /// settles the era. `http` adds headers, a bearer token, transport settings.
+    #[uniffi::constructor(default(http = None))]
+    pub async fn connect_http(
+        url: String,
+        options: ClientOptions,
+        http: Option<HttpSettings>,
+    ) -> Result<Arc<Self>, McpError> {
+        let inner = match http {
+            None => oxmcp::client::Client::connect_http(url, options.to_core()).await?,
+            Some(http) => {
+                let transport = oxmcp::transport::http::client::connect(http.to_core(url)?)?;
+                oxmcp::client::Client::connect(transport, options.to_core()).await?
+            }
+        };
+        Ok(Client::wrap(inner, &options))
+    }
+
+    /// Starts a server process and connects to it over its stdin and stdout (desktop JVM,
+    /// macOS; not on iOS or Android).
+    #[uniffi::constructor]
+    pub async fn spawn(command: StdioCommand, options: ClientOptions) -> Result<Arc<Self>, McpError> {
+        let inner = oxmcp::client::Client::spawn(command.into(), options.to_core()).await?;
+        Ok(Client::wrap(inner, &options))
+    }
+
+    /// What the connection settled on: version, era, server info, capabilities.
+    pub fn server_details(&self) -> ServerDetails {
+        self.inner.server_details().into()
+    }
+
+    /// One page of tools.
+    #[uniffi::method(default(cursor = None))]
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, McpError> {
+        Ok(self.inner.list_tools(cursor).await?.into())
+    }
+
+    /// Every tool, following cursors.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, McpError> {
+        Ok(self.inner.list_all_tools().await?.into_iter().map(Into::into).collect())
+    }
+
+    /// One page of resources.
+    #[uniffi::method(default(cursor = None))]
+    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult, McpError> {
+        Ok(self.inner.list_resources(cursor).await?.into())
+    }
+
+    /// Every resource, following cursors.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, McpError> {
+        Ok(self
+            .inner
+            .list_all_resources()
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    /// One page of resource templates.
+    #[uniffi::method(default(cursor = None))]
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(self.inner.list_resource_templates(cursor).await?.into())
+    }
+
+    /// Every resource template, following cursors.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
+        Ok(self
+            .inner
+            .list_all_resource_templates()
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    /// One page of prompts.
+    #[uniffi::method(default(cursor = None))]
+    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, McpError> {
+        Ok(self.inner.list_prompts(cursor).await?.into())
+    }
+
+    /// Every prompt, following cursors.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, McpError> {
+        Ok(self
+            .inner
+            .list_all_prompts()
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
+    }
+
+    /// Calls a tool. `arguments_json` is a JSON object as text (`None`: no arguments). A
+    /// tool that fails returns a result with `isError`; a protocol failure (unknown tool,
+    /// arguments that break the schema) throws `McpException.Remote`.
+    #[uniffi::method(default(arguments_json = None, options = None))]
+    pub async fn call_tool(
+        &self,
+        name: String,
+        arguments_json: Option<String>,
+        options: Option<CallOptions>,
+    ) -> Result<CallToolResult, McpError> {
+        let arguments = match arguments_json {
+            Some(text) => parse_json(&text, "tool arguments")?,
+            None => serde_json::Value::Null,
+        };
+        if !(arguments.is_object() || arguments.is_null()) {
+            return Err(McpError::invalid_input("tool arguments must be a JSON object"));
+        }
+        let options = options.map(|o| o.to_core()).unwrap_or_default();
+        Ok(self.inner.call_tool_with(&name, arguments, &options).await?.into())
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: String) -> Result<ReadResourceResult, McpError> {
+        Ok(self.inner.read_resource(&uri).await?.into())
+    }
+
+    /// Gets a prompt rendered with its arguments.
+    #[uniffi::method(default(arguments))]
+    pub async fn get_prompt(
+        &self,
+        name: String,
+        arguments: HashMap<String, String>,
+    ) -> Result<GetPromptResult, McpError> {
+        Ok(self.inner.get_prompt(&name, to_btree(arguments)).await?.into())
+    }
+
+    /// Asks for completions of one argument of a prompt or resource template; `context`
+    /// holds the values of the other arguments.
+    #[uniffi::method(default(context))]
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: String,
+        value: String,
+        context: HashMap<String, String>,
+    ) -> Result<Completion, McpError> {
+        Ok(self
+            .inner
+            .complete(reference.into(), &argument, &value, to_btree(context))
+            .await?
+            .into())
+    }
+
+    /// Asks for updates of one resource; they arrive on the notification listener as
+    /// `ResourceUpdated`.
+    pub async fn subscribe_resource(&self, uri: String) -> Result<(), McpError> {
+        Ok(self.inner.subscribe_resource(&uri).await?)
+    }
+
+    /// Stops updates of one resource.
+    pub async fn unsubscribe_resource(&self, uri: String) -> Result<(), McpError> {
+        Ok(self.inner.unsubscribe_resource(&uri).await?)
+    }
+
+    /// Opens a stream of list-changed notifications (modern era: `subscriptions/listen`;
+    /// the legacy era sends them unasked). They arrive on the notification listener until
+    /// [`Client::disconnect`].
+    pub async fn listen_list_changes(&self) -> Result<(), McpError> {
+        if self.inner.protocol_version().era() == oxmcp::protocol::Era::Legacy {
+            return Ok(());
+        }
+        let filter = oxmcp::protocol::SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            ..Default::default()
+        };
+        let subscription = self.inner.listen(filter).await?;
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(subscription);
+        Ok(())
+    }
+
+    /// Sends any request (an extension method, say) in the connection's era and returns its
+    /// result as JSON text. `params_json` must be a JSON object (`None`: no params). Multi
+    /// round-trip answers are handled as for every other request.
+    #[uniffi::method(default(params_json = None, options = None))]
+    pub async fn request(
+        &self,
+        method: String,
+        params_json: Option<String>,
+        options: Option<CallOptions>,
+    ) -> Result<String, McpError> {
+        let params = match params_json {
+            Some(text) => parse_object(&text, "params")?,
+            None => serde_json::Map::new(),
+        };
+        let options = options.map(|o| o.to_core()).unwrap_or_default();
+        let result: serde_json::Value = self.inner.request(&method, params, &options).await?;
+        Ok(json_text(&result))
+    }
+
+    /// Sets the lowest level of log messages to receive.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), McpError> {
+        Ok(self.inner.set_log_level(level.into()).await?)
+    }
+
+    /// Checks the server answers.
+    pub async fn ping(&self) -> Result<(), McpError> {
+        Ok(self.inner.ping().await?)
+    }
+
+    /// Closes the connection; a spawned server process is shut down. (Named so as not to
+    /// clash with `AutoCloseable.close`, which frees the native object.)
+    pub async fn disconnect(&self) -> Result<(), McpError> {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.listener.cancel();
+        self.disconnected.store(true, Ordering::Release);
+        Ok(self.inner.close().await?)
+    }
+}

@@ -1,0 +1,177 @@
+//! The one error type of the binding, [`McpError`] (`McpException` in Kotlin, `McpError` in
+//! Swift), mapped from the core's errors, and back into the core's handler errors when a
+//! Kotlin or Swift handler throws it.
+//!
+//! No variant has a field named `message`: Kotlin exceptions already have one.
+
+use oxmcp::protocol::ErrorObject;
+use oxmcp::server::{DefinitionError, HandlerError};
+
+/// What can go wrong: the peer's JSON-RPC error, a closed connection, a timeout, a
+/// cancellation, a broken answer, bad input from this side, or a failed handler.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, uniffi::Error)]
+pub enum McpError {
+    /// The peer answered with a JSON-RPC error (or, thrown by a handler: answer with it).
+    #[error("the peer returned an error: {detail} ({code})")]
+    Remote {
+        /// The JSON-RPC error code, e.g. -32602.
+        code: i64,
+        /// The error's text.
+        detail: String,
+        /// The error's `data` as JSON text, when it had some.
+        data_json: Option<String>,
+    },
+    /// The connection closed (or the server process exited) before the answer came.
+    #[error("the connection is closed")]
+    ConnectionClosed,
+    /// No answer within the request's timeout; the request was cancelled.
+    #[error("no answer within {after_ms} ms")]
+    Timeout {
+        /// The timeout that ran out, in milliseconds.
+        after_ms: i64,
+    },
+    /// The request was cancelled (by a cancellation handle, or the server).
+    #[error("the request was cancelled")]
+    Cancelled,
+    /// The peer's answer could not be read as the expected type.
+    #[error("invalid answer from the peer: {detail}")]
+    InvalidResponse {
+        /// What was wrong.
+        detail: String,
+    },
+    /// The peer broke the protocol, or the two sides share no protocol version.
+    #[error("protocol error: {detail}")]
+    Protocol {
+        /// What was wrong.
+        detail: String,
+    },
+    /// Something this side lacks (a capability, a handler, an era).
+    #[error("not supported: {detail}")]
+    Unsupported {
+        /// What is missing.
+        detail: String,
+    },
+    /// Starting or talking to a process or socket failed.
+    #[error("I/O error: {detail}")]
+    Io {
+        /// The operating system's description.
+        detail: String,
+    },
+    /// A value given to the binding is unusable (e.g. JSON text that does not parse, or a
+    /// schema that is not an object).
+    #[error("invalid input: {detail}")]
+    InvalidInput {
+        /// What was wrong.
+        detail: String,
+    },
+    /// A handler failed. Thrown by a tool handler, it becomes a tool execution error
+    /// (`isError: true`) whose text is `detail`; elsewhere a JSON-RPC internal error.
+    #[error("{detail}")]
+    Handler {
+        /// What went wrong, for the model or user.
+        detail: String,
+    },
+}
+
+impl McpError {
+    pub(crate) fn invalid_input(detail: impl std::fmt::Display) -> Self {
+        McpError::InvalidInput {
+            detail: detail.to_string(),
+        }
+    }
+}
+
+impl From<oxmcp::Error> for McpError {
+    fn from(error: oxmcp::Error) -> Self {
+        match error {
+            oxmcp::Error::Remote(e) => e.into(),
+            oxmcp::Error::ConnectionClosed => McpError::ConnectionClosed,
+            oxmcp::Error::Timeout(after) => McpError::Timeout {
+                after_ms: i64::try_from(after.as_millis()).unwrap_or(i64::MAX),
+            },
+            oxmcp::Error::Cancelled => McpError::Cancelled,
+            oxmcp::Error::InvalidResponse(detail) => McpError::InvalidResponse { detail },
+            oxmcp::Error::Protocol(detail) => McpError::Protocol { detail },
+            oxmcp::Error::Unsupported(detail) => McpError::Unsupported { detail },
+            oxmcp::Error::Io(e) => McpError::Io { detail: e.to_string() },
+        }
+    }
+}
+
+impl From<ErrorObject> for McpError {
+    fn from(error: ErrorObject) -> Self {
+        McpError::Remote {
+            code: error.code,
+            detail: error.message,
+            data_json: error.data.map(|d| d.to_string()),
+        }
+    }
+}
+
+impl From<DefinitionError> for McpError {
+    fn from(error: DefinitionError) -> Self {
+        McpError::invalid_input(error)
+    }
+}
+
+impl From<std::io::Error> for McpError {
+    fn from(error: std::io::Error) -> Self {
+        McpError::Io {
+            detail: error.to_string(),
+        }
+    }
+}
+
+impl McpError {
+    /// What a handler's failure becomes in the core: `Remote` answers with exactly that
+    /// JSON-RPC error; everything else is a failure described by its text. (Not a `From`:
+    /// the core converts every `Display` error into a message already.)
+    pub(crate) fn into_handler_error(self) -> HandlerError {
+        match self {
+            McpError::Remote {
+                code,
+                detail,
+                data_json,
+            } => {
+                let mut object = ErrorObject::new(code, detail);
+                object.data = data_json.and_then(|d| serde_json::from_str(&d).ok());
+                HandlerError::rpc(object)
+            }
+            McpError::Handler { detail } => HandlerError::message(detail),
+            other => HandlerError::message(other.to_string()),
+        }
+    }
+}
+
+/// A handler's failure as the JSON-RPC error the client-side core sends back to the
+/// server (sampling, elicitation, roots).
+impl From<McpError> for ErrorObject {
+    fn from(error: McpError) -> Self {
+        match error.into_handler_error() {
+            HandlerError::Rpc(object) => object,
+            HandlerError::Message(detail) => ErrorObject::internal(detail),
+            HandlerError::InputRequired(_) => ErrorObject::internal("unexpected input request"),
+        }
+    }
+}
+
+/// The core's handler errors, as Kotlin or Swift sees them when a context call fails
+/// (for example `ctx.elicit` when the client cannot elicit).
+impl From<HandlerError> for McpError {
+    fn from(error: HandlerError) -> Self {
+        match error {
+            HandlerError::Message(detail) => McpError::Handler { detail },
+            HandlerError::Rpc(object) => object.into(),
+            HandlerError::InputRequired(_) => McpError::Protocol {
+                detail: "the handler asked for input outside a multi round-trip request".into(),
+            },
+        }
+    }
+}
+
+/// A Kotlin or Swift handler threw something other than [`McpError`].
+impl From<uniffi::UnexpectedUniFFICallbackError> for McpError {
+    fn from(error: uniffi::UnexpectedUniFFICallbackError) -> Self {
+        McpError::Handler { detail: error.reason }
+    }
+}
