@@ -14,8 +14,10 @@ import datetime
 import json
 import os
 import platform
+import socket
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,8 +67,23 @@ def start_http(command: list[str]) -> tuple[subprocess.Popen[str], str]:
     assert process.stderr is not None
     for line in process.stderr:
         if line.startswith("LISTENING "):
-            return process, line.split()[1]
+            url = line.split()[1]
+            wait_for_port(url)
+            return process, url
     raise RuntimeError(f"{command} did not start")
+
+
+def wait_for_port(url: str) -> None:
+    """Waits until the server accepts connections (some print their URL before binding)."""
+    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, int(port)), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{url} never accepted a connection")
 
 
 def run(quick: bool) -> list[dict]:
