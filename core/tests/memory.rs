@@ -24,6 +24,17 @@ async fn connect(server: &Server, era: EraMode) -> Client {
         .expect("connects")
 }
 
+/// The names of every tool the client lists.
+async fn tool_names(client: &Client) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect()
+}
+
 /// The next notification within a short wait, skipping acknowledgements.
 async fn next_change(notifications: &mut broadcast::Receiver<ServerNotification>) -> Option<ServerNotification> {
     loop {
@@ -49,13 +60,7 @@ async fn lists_are_paged_with_opaque_stable_cursors() {
         let cursor = first.next_cursor.expect("more pages");
         let second = client.list_tools(Some(cursor.clone())).await.unwrap();
         assert_eq!(second.tools[0].name, "t2");
-        let names: Vec<String> = client
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
+        let names = tool_names(&client).await;
         assert_eq!(names, ["t0", "t1", "t2", "t3", "t4"]);
         let bad = client.list_tools(Some("not a cursor".into())).await.unwrap_err();
         assert_eq!(bad.as_remote().map(|e| e.code), Some(code::INVALID_PARAMS), "{era:?}");
@@ -198,13 +203,7 @@ async fn the_client_leaves_out_tools_with_invalid_header_annotations() {
         .unwrap();
     for era in ERAS {
         let client = connect(&server, era).await;
-        let names: Vec<String> = client
-            .list_all_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
+        let names = tool_names(&client).await;
         assert_eq!(names, ["good"], "{era:?}");
     }
 }

@@ -697,8 +697,8 @@ fn resumable_stream(
     }
 }
 
-/// The events of a logged stream: a priming event (id and retry), what was missed, then
-/// live events.
+/// The events of a logged stream: a priming event (id and retry) at position `after`, so a
+/// reconnection resumes from there, then what was missed, then live events.
 fn logged_events(stream: u64, after: u64, attached: Attached, retry: Duration) -> impl Stream<Item = Bytes> + Send {
     let priming = Bytes::from(format!(
         "id: {stream}-{after}\nretry: {}\ndata: \n\n",
@@ -880,7 +880,7 @@ async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -
     match session.hub.attach(stream, after, STREAM_CAPACITY) {
         Some(attached) => sse_response(logged_events(
             stream,
-            after.min(latest(after)),
+            after.min(attached.position),
             attached,
             endpoint.config.retry,
         )),
@@ -889,15 +889,6 @@ async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -
             None,
             ErrorObject::invalid_request("unknown stream"),
         ),
-    }
-}
-
-/// The priming event id of a fresh standalone stream carries no position.
-fn latest(after: u64) -> u64 {
-    if after == u64::MAX {
-        0
-    } else {
-        after
     }
 }
 

@@ -28,6 +28,8 @@ pub(crate) struct Attached {
     pub(crate) missed: Vec<Event>,
     /// `None` when the stream is already complete.
     pub(crate) live: Option<mpsc::Receiver<Event>>,
+    /// The sequence number of the stream's latest event when the reader attached.
+    pub(crate) position: u64,
 }
 
 struct StreamLog {
@@ -109,7 +111,11 @@ impl StreamHub {
             log.live = Some(tx);
             rx
         });
-        Some(Attached { missed, live })
+        Some(Attached {
+            missed,
+            live,
+            position: log.next_seq,
+        })
     }
 
     /// Whether a reader is attached to `stream`.
