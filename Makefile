@@ -33,9 +33,13 @@ PYTHON_CODE := bindings-python/python bindings-python/tests
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-test-python: peers
+## python-dev: the Python binding built into .venv (debug), with the pinned tools
+.PHONY: python-dev
+python-dev: peers
 	$(PY) -m pip install -q --disable-pip-version-check $(PYTHON_TOOLS)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q
+
+test-python: python-dev
 	$(CARGO) build -q -p oxmcp-examples --bin server
 	$(VENV)/bin/ruff check $(PYTHON_CODE)
 	$(VENV)/bin/ruff format --check $(PYTHON_CODE)
@@ -52,29 +56,46 @@ peers: $(PY)
 # core/tests/http_client.rs runs servers written with the official Python SDK.
 test-rust: peers
 
-## test-node: install the npm packages pinned by package-lock.json, build the Node binding (native module +
-## TypeScript), type-check it in strict mode, run its node:test suites. (`npm install --no-save` rather than
-## `npm ci`: the registry lacks other platforms' optional packages, which `npm ci` insists on.)
-test-node:
+## node-peers: the npm packages pinned by package-lock.json, among them the official TypeScript SDK the interop
+## tests run against. (`npm install --no-save` rather than `npm ci`: the registry lacks other platforms' optional
+## packages, which `npm ci` insists on.)
+.PHONY: node-peers
+node-peers:
 	npm install --ignore-scripts --no-audit --no-fund --no-save
-	$(CARGO) build -q -p oxmcp-examples --bin server
+
+# core/tests/http_official_clients.rs and http_client_typescript.rs run the official TypeScript SDK's client and server.
+test-rust: node-peers
+
+## node-build: the Node binding's native module and TypeScript, over the pinned npm packages
+.PHONY: node-build
+node-build: node-peers
 	npm run build
+
+## test-node: build the Node binding, type-check it in strict mode, run its node:test suites
+test-node: node-build
+	$(CARGO) build -q -p oxmcp-examples --bin server
 	npm run typecheck
 	node --test --test-reporter=tap bindings-node/tests/
 
 ## conformance: the official MCP conformance suite (pinned with the Node 22 it needs in
-## tests/conformance/package-lock.json): server suite for 2025-11-25 and 2026-07-28 against
-## conformance-server, client suite against conformance-client; ends with `N passed, N failed`
+## tests/conformance/package-lock.json): server suite for 2025-11-25 and 2026-07-28 against the
+## Rust, Python and TypeScript fixtures, client suite against conformance-client; ends with `N passed, N failed`
 .PHONY: conformance
-conformance:
+conformance: python-dev node-build
 	CARGO="$(CARGO)" tests/conformance/run.sh
 
-## bench: the suite against the official SDKs (tests/bench/RESULTS.md, throughput.png), then criterion micro-benchmarks
+## bench: the suite against the official SDKs and rmcp (tests/bench/RESULTS.md, throughput.png), then criterion
+## micro-benchmarks. Builds what it measures in release: the load driver and the example server, the Python binding
+## (maturin), the Node binding (native module + TypeScript), and the rmcp echo server (its own lock file, outside
+## the workspace); the official TypeScript SDK comes from package-lock.json.
 bench: peers
 	$(PY) -m pip install -q --disable-pip-version-check matplotlib==3.11.2 maturin==1.16.0
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q --release
+	npm install --ignore-scripts --no-audit --no-fund --no-save
+	npm run build:release
 	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-examples
-	$(PY) tests/bench/run.py
+	$(CARGO) build -q --release --locked --manifest-path tests/bench/servers/rmcp/Cargo.toml --target-dir $(TARGET_DIR)/bench-rmcp
+	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/run.py
 	$(CARGO) bench -p oxmcp
 
 fmt:

@@ -2,4 +2,5 @@
 // share one module instance (one `McpError` class, one native binding).
 import oxmcp from '../dist/index.js';
 
-export const { Client, Context, ErrorCode, McpError, Registration, ResourceTemplate, Server } = oxmcp;
+export const { Client, Context, ErrorCode, InputRequired, McpError, Registration, ResourceTemplate, Server, completable } =
+  oxmcp;

@@ -29,15 +29,16 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::BoxFuture;
 use oxmcp::transport::child::{StderrMode, StdioCommand};
-use oxmcp::transport::memory;
+use oxmcp::transport::{http, memory, Transport};
 
 use crate::convert::{self, decode_js, from_js, to_value, Failure};
 use crate::error::{client_error, invalid};
+use crate::http::HttpSettings;
 use crate::runtime::{self, Callback};
 use crate::server::NativeServer;
 
 /// `(kind, payload) => outcome | Promise<outcome> | undefined`.
-type ClientCallback = Callback<FnArgs<(String, Value)>>;
+pub(crate) type ClientCallback = Callback<FnArgs<(String, Value)>>;
 
 /// How to start a server process.
 #[napi(object)]
@@ -132,8 +133,6 @@ pub fn connect_in_process<'env>(
 ) -> napi::Result<PromiseRaw<'env, NativeClient>> {
     let core = server.core().clone();
     let stopped = server.stopped();
-    let callback = Arc::new(callback);
-    let options = client_options(config, &callback)?;
     env.spawn_future(async move {
         let (client_end, server_end) = memory::pair();
         tokio::spawn(async move {
@@ -142,9 +141,24 @@ pub fn connect_in_process<'env>(
                 _ = stopped.cancelled() => {}
             }
         });
-        let client = Client::connect(client_end, options).await.map_err(client_error)?;
-        Ok(NativeClient::start(client, callback))
+        NativeClient::connect(client_end, config, Arc::new(callback)).await
     })
+}
+
+/// Connects to the Streamable HTTP endpoint at `url` (an old HTTP+SSE endpoint works too).
+#[napi(
+    ts_args_type = "url: string, http: HttpSettings, config: ClientConfig, callback: (kind: string, payload: unknown) => unknown",
+    ts_return_type = "Promise<NativeClient>"
+)]
+pub async fn connect_http(
+    url: String,
+    http: HttpSettings,
+    config: ClientConfig,
+    callback: ClientCallback,
+) -> napi::Result<NativeClient> {
+    let callback = Arc::new(callback);
+    let transport = http::client::connect(http.into_core(url, &callback)?).map_err(|e| client_error(e.into()))?;
+    NativeClient::connect(transport, config, callback).await
 }
 
 /// A connection to an MCP server.
@@ -162,6 +176,13 @@ pub struct NativeClient {
 }
 
 impl NativeClient {
+    /// Connects over `transport` as `config` says, with `callback` answering the server.
+    async fn connect(transport: Transport, config: ClientConfig, callback: Arc<ClientCallback>) -> napi::Result<Self> {
+        let options = client_options(config, &callback)?;
+        let client = Client::connect(transport, options).await.map_err(client_error)?;
+        Ok(NativeClient::start(client, callback))
+    }
+
     /// Wraps a connected client and starts forwarding its notifications.
     fn start(client: Client, callback: Arc<ClientCallback>) -> Self {
         let closed = CancellationToken::new();

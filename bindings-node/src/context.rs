@@ -90,6 +90,20 @@ impl RequestContext {
         to_value(self.ctx.client_capabilities())
     }
 
+    /// The client's answers to the `input_required` result of the previous run, by the
+    /// keys that run gave its requests (2026-07-28, explicit multi round-trip style).
+    #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
+    pub fn input_responses(&self) -> Option<Value> {
+        self.ctx.input_responses().and_then(to_value)
+    }
+
+    /// The state the previous run returned with its `input_required` result, checked
+    /// unaltered by the core.
+    #[napi(getter)]
+    pub fn request_state(&self) -> Option<String> {
+        self.ctx.request_state().map(str::to_owned)
+    }
+
     /// Whether the client cancelled the request.
     #[napi(getter)]
     pub fn cancelled(&self) -> bool {

@@ -23,13 +23,14 @@ use serde_json::{Map, Value};
 
 use oxmcp::client::ServerNotification;
 use oxmcp::protocol::{
-    methods, CallToolResult, ContentBlock, ErrorObject, GetPromptResult, PromptMessage, ReadResourceResult,
-    ResourceContents,
+    methods, CallToolResult, ContentBlock, ErrorObject, GetPromptResult, InputRequiredResult, PromptMessage,
+    ReadResourceResult, ResourceContents,
 };
 use oxmcp::server::HandlerError;
 
 /// A failure a JavaScript handler reported: `message`, plus a JSON-RPC `code` (and
-/// `data`) when the handler threw an error that carries one.
+/// `data`) when the handler threw an error that carries one, or the `input_required`
+/// result (`{ inputRequests, requestState }`) when it threw `InputRequired`.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub(crate) struct Failure {
     message: String,
@@ -37,6 +38,8 @@ pub(crate) struct Failure {
     code: Option<i64>,
     #[serde(default)]
     data: Option<Value>,
+    #[serde(default, rename = "inputRequired")]
+    input_required: Option<Value>,
 }
 
 impl Failure {
@@ -45,12 +48,19 @@ impl Failure {
             message: message.into(),
             code: None,
             data: None,
+            input_required: None,
         }
     }
 
     /// For server handlers: a plain message (a tool execution error for tools, an
     /// internal error elsewhere), or exactly the JSON-RPC error the handler threw.
     pub(crate) fn into_handler_error(self) -> HandlerError {
+        if let Some(input_required) = self.input_required {
+            return match serde_json::from_value::<InputRequiredResult>(input_required) {
+                Ok(result) => HandlerError::InputRequired(Box::new(result)),
+                Err(e) => HandlerError::message(format!("invalid input requests: {e}")),
+            };
+        }
         match self.code {
             Some(code) => HandlerError::rpc(self.into_error_object(code)),
             None => HandlerError::message(self.message),
@@ -247,6 +257,16 @@ mod tests {
         let plain = outcome(json!({"error": {"message": "no"}})).unwrap_err();
         assert_eq!(plain.into_handler_error(), HandlerError::message("no"));
         assert!(outcome(json!(null)).is_err());
+        let asked = outcome(json!({"error": {"message": "input required", "inputRequired": {
+            "inputRequests": {"roots": {"method": "roots/list"}}, "requestState": "s"}}}))
+        .unwrap_err();
+        let HandlerError::InputRequired(result) = asked.into_handler_error() else {
+            panic!("not an input_required failure")
+        };
+        assert_eq!(result.request_state.as_deref(), Some("s"));
+        assert!(result
+            .input_requests
+            .is_some_and(|requests| requests.contains_key("roots")));
     }
 
     #[test]

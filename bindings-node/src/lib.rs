@@ -8,6 +8,7 @@
 //! - `context`: `RequestContext`, the per-request context handed to them.
 //! - `client`: `NativeClient`, the core client answering server requests in JavaScript.
 //! - `convert`: what JavaScript handlers return, as the core's types.
+//! - `http`: Streamable HTTP settings of both sides, and the server's listener.
 //! - `error`: failures as JavaScript sees them.
 //! - `runtime`: calling JavaScript from tokio tasks (weak threadsafe functions).
 
@@ -19,5 +20,6 @@ mod client;
 mod context;
 mod convert;
 mod error;
+mod http;
 mod runtime;
 mod server;

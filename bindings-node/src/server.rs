@@ -26,6 +26,7 @@ use oxmcp::server::{
 use crate::context::RequestContext;
 use crate::convert::{self, decode_js, Failure};
 use crate::error::{client_error, definition_error};
+use crate::http::{HttpOptions, NativeHttpListener};
 use crate::runtime::{self, Callback};
 
 /// `(handlerId, input, ctx) => outcome | Promise<outcome>`; completion handlers get no
@@ -213,7 +214,18 @@ impl NativeServer {
         }
     }
 
-    /// Stops every connection this server serves.
+    /// Binds an HTTP listener (`options.host`, default `127.0.0.1`; `options.port`,
+    /// default 0: any free port) and serves the Streamable HTTP endpoint on it in the
+    /// background; resolves once bound. One server may listen on any number of them.
+    #[napi]
+    pub async fn bind_http(&self, options: HttpOptions) -> napi::Result<NativeHttpListener> {
+        let (address, config, path) = options.into_core()?;
+        let handle = self.server.bind_http(address, config).await.map_err(client_error)?;
+        Ok(NativeHttpListener::new(handle, &path))
+    }
+
+    /// Stops every connection this server serves (over stdio and in process; HTTP
+    /// listeners are closed on their own).
     #[napi]
     pub fn close(&self) {
         self.stop.cancel();

@@ -1,6 +1,11 @@
-// Shared by the tests: where the fixtures are, and small readers of results.
+// Shared by the tests: where the fixtures are, how to reach them over each transport,
+// and small readers of results.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 import { Client } from 'oxmcp';
@@ -33,6 +38,69 @@ export const ANSWERING_HANDLERS = {
 /** An oxmcp client of a fresh process running `script` under this Node. */
 export function connectScript(script, options = {}) {
   return Client.connectStdio({ command: process.execPath, args: [script], stderr: 'inherit', ...options });
+}
+
+/** The transports every fixture serves: stdio, and Streamable HTTP (`--http`). */
+export const TRANSPORTS = ['stdio', 'http'];
+
+/** Waits for `child` to exit by itself; kills it and fails after `ms`. Resolves to its exit code. */
+export async function exitOf(child, ms = 10_000) {
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  try {
+    const [code, signal] = child.exitCode === null ? await once(child, 'exit') : [child.exitCode, null];
+    assert.equal(signal, null, `the process did not exit by itself within ${ms} ms`);
+    return code;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts `script --http`, which serves HTTP on a free port of 127.0.0.1 and prints its
+ * URL as its first line. `stop()` asks it to close (SIGTERM) and checks it then exits by
+ * itself with status 0.
+ */
+export async function startHttpScript(script) {
+  const child = spawn(process.execPath, [script, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    assert.equal(await exitOf(child), 0);
+  };
+  const lines = createInterface({ input: child.stdout });
+  const [url] = await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])]);
+  lines.close();
+  if (url === undefined || !url.startsWith('http://127.0.0.1:')) {
+    child.kill('SIGKILL');
+    throw new Error(`${script} did not print its URL (got ${url})`);
+  }
+  return { url, stop };
+}
+
+/**
+ * An oxmcp client of `script` over `transport` (`stdio`, or `http` to the script's
+ * `--http` process), as `{ client, close }`: `close()` closes the client and stops what
+ * was started.
+ */
+export async function connectOver(transport, script, options = {}) {
+  if (transport === 'stdio') {
+    const client = await connectScript(script, options);
+    return { client, close: () => client.close() };
+  }
+  const server = await startHttpScript(script);
+  let client;
+  try {
+    client = await Client.connectHttp(server.url, options);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.stop();
+    },
+  };
 }
 
 /** The text of a result's text content. */

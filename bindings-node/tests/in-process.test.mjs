@@ -196,15 +196,3 @@ describe('definitions', () => {
     server.registerTool('strings', { inputSchema: { type: 'object' } }, () => 'x');
   });
 });
-
-describe('listen', () => {
-  it('rejects the HTTP transport until the core has it', async () => {
-    const server = makeServer();
-    await assert.rejects(server.listen({ transport: 'http', host: '127.0.0.1', port: 0 }), (error) => {
-      assert.ok(error instanceof McpError);
-      assert.equal(error.kind, 'unsupported');
-      assert.match(error.message, /not available yet/);
-      return true;
-    });
-  });
-});

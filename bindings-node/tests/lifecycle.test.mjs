@@ -1,27 +1,15 @@
 // Processes end when they should: a stdio server when its stdin closes, a script when
-// its work is done. And both entry points (import, require) are one module.
+// its work is done (its servers, HTTP listeners included, and clients closed). And both
+// entry points (import, require) are one module.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { describe, it } from 'node:test';
 
 import * as esm from 'oxmcp';
 
-import { FIXTURE_SERVER } from './helpers.mjs';
-
-/** Waits for `child` to exit; kills it and fails after `ms`. */
-async function exitOf(child, ms = 10_000) {
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  try {
-    const [code, signal] = await once(child, 'exit');
-    assert.equal(signal, null, `the process did not exit by itself within ${ms} ms`);
-    return code;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { exitOf, FIXTURE_SERVER } from './helpers.mjs';
 
 /** Runs an ES module script with `node`; resolves to its exit code and output. */
 async function runScript(source) {
@@ -60,20 +48,44 @@ describe('a stdio server process', () => {
 });
 
 describe('a script', () => {
-  it('exits once its in-process server and client are closed', async () => {
+  for (const [how, connect] of [
+    ['in process', 'Client.connectInProcess(server, { sampling: () => ({}) })'],
+    ...['legacy', 'modern'].map((era) => [
+      `over HTTP, ${era} era`,
+      `Client.connectHttp((await server.listen({ transport: 'http', port: 0 })).url, { era: '${era}' })`,
+    ]),
+  ]) {
+    it(`exits once its server and its client ${how} are closed`, async () => {
+      const { code, output } = await runScript(`
+        import { Client, Server } from 'oxmcp';
+        const server = new Server({ name: 's', version: '1' });
+        server.registerTool('hi', {}, async () => 'hello');
+        const client = await ${connect};
+        client.on('notification', () => {});
+        const result = await client.callTool({ name: 'hi' });
+        await client.close();
+        await server.close();
+        console.log(result.content[0].text);
+      `);
+      assert.equal(code, 0);
+      assert.equal(output.trim(), 'hello');
+    });
+  }
+
+  it('stays alive while its HTTP server listens', async () => {
     const { code, output } = await runScript(`
-      import { Client, Server } from 'oxmcp';
+      import { Server } from 'oxmcp';
       const server = new Server({ name: 's', version: '1' });
-      server.registerTool('hi', {}, async () => 'hello');
-      const client = await Client.connectInProcess(server, { sampling: () => ({}) });
-      client.on('notification', () => {});
-      const result = await client.callTool({ name: 'hi' });
-      await client.close();
-      await server.close();
-      console.log(result.content[0].text);
+      const { url } = await server.listen({ transport: 'http', port: 0 });
+      // Only the listener keeps the process alive until then (an unref'd timer does not).
+      setTimeout(async () => {
+        const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        await server.close();
+        console.log(answer.status);
+      }, 200).unref();
     `);
     assert.equal(code, 0);
-    assert.equal(output.trim(), 'hello');
+    assert.equal(output.trim(), '400');
   });
 
   it('exits when it only defined a server', async () => {

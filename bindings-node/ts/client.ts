@@ -1,6 +1,6 @@
 /**
- * `Client`: connects to an MCP server (a process over stdio, or a `Server` in this
- * process), settles the protocol era, and calls it. Server notifications are events.
+ * `Client`: connects to an MCP server (a process over stdio, a Streamable HTTP endpoint,
+ * or a `Server` in this process), settles the protocol era, and calls it. Server notifications are events.
  *
  * ```ts
  * import { Client } from 'oxmcp';
@@ -16,7 +16,7 @@ import { EventEmitter } from 'node:events';
 
 import { compact } from './compact';
 import { fromNative, McpError, native } from './errors';
-import { nativeModule, type CallSettings, type ClientConfig, type NativeClient } from './native';
+import { nativeModule, type CallSettings, type ClientConfig, type HttpSettings, type NativeClient } from './native';
 import { settle, type Outcome } from './outcome';
 import type { Server } from './server';
 import type {
@@ -80,6 +80,26 @@ export interface StdioServerParameters extends ClientOptions {
   stderr?: 'inherit' | 'ignore';
 }
 
+/** A Streamable HTTP endpoint's client settings. */
+export interface HttpClientOptions extends ClientOptions {
+  /** Headers sent with every HTTP request (the protocol's own headers take precedence). */
+  headers?: Record<string, string>;
+  /**
+   * Called before every HTTP request; its token is sent as `Authorization: Bearer …`
+   * (nothing when it gives none, or throws).
+   */
+  token?: () => string | undefined | Promise<string | undefined>;
+  /** How long opening a connection may take, in milliseconds (default 10 000). */
+  connectTimeout?: number;
+  /**
+   * How long one HTTP request may take until its JSON answer is complete (or an SSE
+   * answer's headers arrive), in milliseconds (default: only `timeout` applies).
+   */
+  requestTimeout?: number;
+  /** Fall back to the 2024-11-05 HTTP+SSE transport for old servers (default `true`). */
+  legacySseFallback?: boolean;
+}
+
 /** Per-request settings. */
 export interface RequestOptions {
   /** Timeout in milliseconds (`Infinity`: none); overrides the client's. */
@@ -134,7 +154,7 @@ class ClientChannel {
   readonly progress = new Map<number, (progress: ProgressNotificationParams) => void>();
   #client: WeakRef<Client> | undefined;
 
-  constructor(private readonly handlers: ClientHandlers) {}
+  constructor(private readonly handlers: ClientHandlers & Pick<HttpClientOptions, 'token'>) {}
 
   attach(client: Client): void {
     this.#client = new WeakRef(client);
@@ -149,6 +169,8 @@ class ClientChannel {
         return settle(() => elicitation?.(payload as ElicitRequestParams));
       case 'roots':
         return settle(() => roots?.());
+      case 'token':
+        return settle(() => this.handlers.token?.());
       case 'progress': {
         const { callId, progress } = payload as { callId: number; progress: ProgressNotificationParams };
         deliver(() => this.progress.get(callId)?.(progress));
@@ -198,6 +220,27 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
     const channel = new ClientChannel(parameters);
     const spawn = compact({ command, args, env, cwd, stderr });
     const connected = await native(nativeModule.connectStdio(spawn, clientConfig(parameters), channel.receive));
+    return new Client(connected, channel);
+  }
+
+  /**
+   * Connects to the Streamable HTTP endpoint at `url` (an old HTTP+SSE endpoint works
+   * too). Nothing is sent until the era is settled: `auto` probes the 2026-07-28 era and
+   * falls back to the legacy handshake.
+   */
+  static async connectHttp(url: string | URL, options: HttpClientOptions = {}): Promise<Client> {
+    const { headers, token, connectTimeout, requestTimeout, legacySseFallback } = options;
+    const channel = new ClientChannel(options);
+    const http: HttpSettings = compact({
+      headers,
+      bearer: token !== undefined,
+      connectTimeoutMs: connectTimeout,
+      requestTimeoutMs: requestTimeout,
+      legacySseFallback,
+    });
+    const connected = await native(
+      nativeModule.connectHttp(String(url), http, clientConfig(options), channel.receive),
+    );
     return new Client(connected, channel);
   }
 

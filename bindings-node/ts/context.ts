@@ -14,6 +14,7 @@ import type {
   ElicitResult,
   Era,
   Implementation,
+  InputResponses,
   ListRootsResult,
   LoggingLevel,
   Meta,
@@ -89,6 +90,19 @@ export class Context {
   /** What the client can do. */
   get clientCapabilities(): ClientCapabilities {
     return this.#native.clientCapabilities as ClientCapabilities;
+  }
+
+  /**
+   * The client's answers to what the previous run asked for by throwing
+   * `InputRequired`, by the keys it gave them (2026-07-28 era; otherwise `undefined`).
+   */
+  get inputResponses(): InputResponses | undefined {
+    return this.#native.inputResponses as InputResponses | undefined;
+  }
+
+  /** The `requestState` the previous run threw with `InputRequired`, unaltered. */
+  get requestState(): string | undefined {
+    return this.#native.requestState ?? undefined;
   }
 
   /**

@@ -3,6 +3,8 @@
  * with a specific JSON-RPC error.
  */
 
+import type { InputRequest } from './types';
+
 /** JSON-RPC and MCP error codes. */
 export const ErrorCode = {
   ConnectionClosed: -32000,
@@ -53,6 +55,35 @@ export class McpError extends Error {
     readonly kind: McpErrorKind = 'remote',
   ) {
     super(message);
+  }
+}
+
+/**
+ * Thrown from a handler in the 2026-07-28 era, ends the run with an `input_required`
+ * result: the client answers `inputRequests` and retries, and the handler runs again
+ * with the answers in `ctx.inputResponses` and its `requestState` back in
+ * `ctx.requestState` (sealed by the core, so the client cannot alter it). This is the
+ * explicit multi round-trip style; `ctx.elicit()` and friends do it for you.
+ *
+ * ```ts
+ * const name = ctx.inputResponses?.user_name;
+ * if (name === undefined) {
+ *   throw new InputRequired({ user_name: { method: 'elicitation/create', params } });
+ * }
+ * ```
+ */
+export class InputRequired extends Error {
+  override readonly name = 'InputRequired';
+
+  /**
+   * @param inputRequests what the server needs, by keys of the handler's choosing
+   * @param requestState state the next run gets back
+   */
+  constructor(
+    readonly inputRequests: Record<string, InputRequest>,
+    readonly requestState?: string,
+  ) {
+    super('the client must answer first');
   }
 }
 

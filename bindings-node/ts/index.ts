@@ -4,8 +4,10 @@
  *
  * - `Server`: `registerTool` / `registerResource` / `registerPrompt` with zod or JSON
  *   Schema, then `listen()`.
- * - `Client`: `Client.connectStdio(...)` or `Client.connectInProcess(server)`, then
- *   `listTools()`, `callTool()`…
+ * - `Server`: `listen({ transport: 'stdio' })` or `listen({ transport: 'http', port })`.
+ * - `Client`: `Client.connectStdio(...)`, `Client.connectHttp(url)` or
+ *   `Client.connectInProcess(server)`, then `listTools()`, `callTool()`…
+ * - `completable()`: a prompt argument's zod schema that suggests values.
  */
 
 export { Client } from './client';
@@ -14,6 +16,7 @@ export type {
   ClientEvents,
   ClientHandlers,
   ClientOptions,
+  HttpClientOptions,
   RequestOptions,
   StdioServerParameters,
   Subscription,
@@ -21,12 +24,15 @@ export type {
 } from './client';
 export { Context } from './context';
 export type { ElicitInput } from './context';
-export { ErrorCode, McpError } from './errors';
+export { completable } from './completable';
+export type { CompleteCallback } from './completable';
+export { ErrorCode, InputRequired, McpError } from './errors';
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';
 export type {
-  CompleteCallback,
+  HttpAddress,
+  HttpListenOptions,
   ListenOptions,
   PromptConfig,
   PromptHandler,
@@ -40,6 +46,7 @@ export type {
   ResourceReturn,
   ServerOptions,
   StaticResourceHandler,
+  StdioListenOptions,
   TemplateResourceHandler,
   TemplateVariables,
   ToolConfig,

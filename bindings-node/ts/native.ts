@@ -5,7 +5,15 @@
 
 import * as binding from '../native/index.js';
 
-export type { CallSettings, ClientConfig, NativeClient, NativeServer, RequestContext } from '../native/index.js';
+export type {
+  CallSettings,
+  ClientConfig,
+  HttpSettings,
+  NativeClient,
+  NativeHttpListener,
+  NativeServer,
+  RequestContext,
+} from '../native/index.js';
 
 /** The native module's exports. */
 export const nativeModule = binding;

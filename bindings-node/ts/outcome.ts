@@ -4,10 +4,12 @@
  * handler's synchronous `throw` cannot reach N-API (where it would crash the process).
  */
 
-import { McpError } from './errors';
+import { InputRequired, McpError } from './errors';
 
 /** A handler's value, or how it failed. */
-export type Outcome = { ok: unknown } | { error: { message: string; code?: number; data?: unknown } };
+export type Outcome =
+  | { ok: unknown }
+  | { error: { message: string; code?: number; data?: unknown; inputRequired?: Record<string, unknown> } };
 
 /** Runs `run` and settles its value (awaited if it is a Promise) into an outcome. */
 export function settle(
@@ -34,8 +36,15 @@ function success(value: unknown, convert: (value: unknown) => unknown): Outcome 
   }
 }
 
-/** The envelope of a thrown value: an `McpError` keeps its code and data. */
+/**
+ * The envelope of a thrown value: an `McpError` keeps its code and data, an
+ * `InputRequired` its requests and state.
+ */
 export function failure(error: unknown): Outcome {
+  if (error instanceof InputRequired) {
+    const { inputRequests, requestState } = error;
+    return { error: { message: error.message, inputRequired: { inputRequests, requestState } } };
+  }
   if (error instanceof McpError) {
     return { error: { message: error.message, code: error.code, data: error.data } };
   }

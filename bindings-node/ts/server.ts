@@ -13,9 +13,10 @@
  */
 
 import { compact } from './compact';
+import { completersOf, type CompleteCallback } from './completable';
 import { Context } from './context';
-import { McpError, native, nativeSync } from './errors';
-import { nativeModule, type NativeServer, type RequestContext } from './native';
+import { ErrorCode, McpError, native, nativeSync } from './errors';
+import { nativeModule, type NativeHttpListener, type NativeServer, type RequestContext } from './native';
 import { failure, settle, type Outcome } from './outcome';
 import { promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
 import type {
@@ -39,10 +40,56 @@ export interface ServerOptions {
   pageSize?: number;
 }
 
+/** Serve this process's stdin and stdout. */
+export interface StdioListenOptions {
+  transport: 'stdio';
+}
+
+/** Serve Streamable HTTP (both eras on one endpoint); every setting has a default. */
+export interface HttpListenOptions {
+  transport: 'http';
+  /** The address to bind (default `127.0.0.1`: local servers must not listen on every interface). */
+  host?: string;
+  /** The port (default 0: the system picks a free one; see the resolved `port`). */
+  port?: number;
+  /** The endpoint's path (default `/mcp`). */
+  path?: string;
+  /** `Origin` values allowed to call (default: pages served from loopback hosts). */
+  allowedOrigins?: string[];
+  /** `Host` names accepted (default: loopback names, against DNS rebinding); `[]` accepts any. */
+  allowedHosts?: string[];
+  /** Serve the legacy era without sessions (no `Mcp-Session-Id`, no GET stream). */
+  stateless?: boolean;
+  /** Answer every request with one JSON object, never an SSE stream. */
+  jsonResponse?: boolean;
+  /** How long an idle legacy session lives, in milliseconds (default 30 minutes). */
+  sessionIdleTimeout?: number;
+  /** The most legacy sessions at once (default 10 000). */
+  maxSessions?: number;
+  /** The largest request body accepted, in bytes (default 4 MiB). */
+  bodyLimit?: number;
+  /** Also serve the 2024-11-05 HTTP+SSE transport at `/sse` and `/messages`. */
+  legacySse?: boolean;
+  /** How many events each legacy SSE stream keeps for resumption (default 1024). */
+  eventsKept?: number;
+  /** The reconnection delay suggested to legacy SSE clients, in milliseconds (default 1000). */
+  retry?: number;
+  /** Origins allowed by CORS. */
+  corsOrigins?: string[];
+}
+
 /** How `listen` serves. */
-export type ListenOptions =
-  | { transport: 'stdio' }
-  | { transport: 'http'; host?: string; port?: number; path?: string };
+export type ListenOptions = StdioListenOptions | HttpListenOptions;
+
+/** Where an HTTP listener is bound. */
+export interface HttpAddress {
+  /** The endpoint's URL, such as `http://127.0.0.1:8000/mcp`. */
+  url: string;
+  /** The bound address. */
+  host: string;
+  /** The bound port (the one the system chose, for port 0). */
+  port: number;
+}
 
 /** A tool's description. */
 export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaInput | undefined> {
@@ -70,12 +117,6 @@ export type ToolReturn<O> =
 export type ToolHandler<I, O> = I extends SchemaInput
   ? (args: Infer<I, 'input'>, ctx: Context) => ToolReturn<O> | Promise<ToolReturn<O>>
   : (ctx: Context) => ToolReturn<O> | Promise<ToolReturn<O>>;
-
-/** Suggests values for an argument or template variable from its partial value. */
-export type CompleteCallback = (
-  value: string,
-  context: { arguments: Record<string, string> },
-) => string[] | Promise<string[]>;
 
 /** A resource's description. */
 export interface ResourceMetadata {
@@ -163,7 +204,10 @@ export interface PromptConfig<A extends SchemaInput | undefined> {
   description?: string;
   /** A zod raw shape (string fields), or JSON Schema: becomes the prompt's arguments. */
   argsSchema?: A;
-  /** Completion callbacks by argument name. */
+  /**
+   * Completion callbacks by argument name (or mark fields of `argsSchema` with
+   * `completable()`).
+   */
   complete?: Record<string, CompleteCallback>;
   icons?: Icon[];
   _meta?: Meta;
@@ -294,7 +338,9 @@ export class Server {
   readonly #native: NativeServer;
   readonly #handlers = new HandlerTable();
   readonly #names = new Map<string, Registration>();
+  readonly #listeners = new Set<NativeHttpListener>();
   #listening = false;
+  #closed = false;
 
   /**
    * @param info the server's name and version (and optional title, icons…)
@@ -416,7 +462,10 @@ export class Server {
     const run: Runner =
       config.argsSchema === undefined ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
     const id = this.#handlers.add(run);
-    const completions = this.#completions(config.complete);
+    const completions = this.#completions({
+      ...(config.argsSchema === undefined ? {} : completersOf(config.argsSchema)),
+      ...config.complete,
+    });
     return this.#register(
       `prompt ${name}`,
       () => this.#native.addPrompt(definition, id, completions.ids),
@@ -431,19 +480,21 @@ export class Server {
   }
 
   /**
-   * Serves until the connection ends: for stdio, until stdin closes (then nothing of
-   * the server keeps the process alive). While serving on stdio, stdout belongs to the
-   * protocol: log to stderr.
+   * Serves Streamable HTTP: resolves once the listener is bound, with its address. The
+   * listener keeps the process alive until `close()`. Any number of HTTP listeners and
+   * a stdio connection may serve one server at once.
    */
-  async listen(options: ListenOptions = { transport: 'stdio' }): Promise<void> {
+  listen(options: HttpListenOptions): Promise<HttpAddress>;
+  /**
+   * Serves stdio until stdin closes (then nothing of the server keeps the process
+   * alive). While serving on stdio, stdout belongs to the protocol: log to stderr.
+   */
+  listen(options?: StdioListenOptions): Promise<void>;
+  /** Serves over the transport `options` name. */
+  listen(options: ListenOptions): Promise<HttpAddress | void>;
+  async listen(options: ListenOptions = { transport: 'stdio' }): Promise<HttpAddress | void> {
     if (options.transport === 'http') {
-      throw new McpError(
-        -32603,
-        "transport 'http' is not available yet: the core's Streamable HTTP transport is being built; " +
-          "use 'stdio' or Client.connectInProcess",
-        undefined,
-        'unsupported',
-      );
+      return this.#listenHttp(options);
     }
     if (this.#listening) {
       throw new McpError(-32603, 'the server already listens on stdio', undefined, 'unsupported');
@@ -456,9 +507,28 @@ export class Server {
     }
   }
 
-  /** Stops every connection for good; `listen()` resolves. */
+  /** Stops every connection and HTTP listener for good; a stdio `listen()` resolves. */
   async close(): Promise<void> {
+    this.#closed = true;
     this.#native.close();
+    const listeners = [...this.#listeners];
+    this.#listeners.clear();
+    await Promise.all(listeners.map((listener) => native(listener.close())));
+  }
+
+  async #listenHttp(options: HttpListenOptions): Promise<HttpAddress> {
+    const { transport: _transport, sessionIdleTimeout, retry, ...settings } = options;
+    const listener = await native(
+      this.#native.bindHttp(compact({ ...settings, sessionIdleTimeoutMs: sessionIdleTimeout, retryMs: retry })),
+    );
+    if (this.#closed) {
+      await native(listener.close());
+      throw new McpError(ErrorCode.ConnectionClosed, 'the server is closed', undefined, 'closed');
+    }
+    this.#listeners.add(listener);
+    // Pending until the listener closes: keeps the process alive meanwhile.
+    void listener.wait();
+    return { url: listener.url, host: listener.host, port: listener.port };
   }
 
   #register(key: string, attach: () => void, detach: () => void, ids: number[]): Registration {

@@ -322,3 +322,12 @@ export interface ServerNotification {
   method: string;
   params?: Record<string, unknown> | null;
 }
+
+/** Something a server needs from the client before it can finish (2026-07-28). */
+export type InputRequest =
+  | { method: 'elicitation/create'; params: ElicitRequestParams }
+  | { method: 'sampling/createMessage'; params: CreateMessageRequestParams }
+  | { method: 'roots/list'; params?: Record<string, unknown> };
+
+/** The client's answers to input requests, by the keys the server gave them. */
+export type InputResponses = Record<string, ElicitResult | CreateMessageResult | ListRootsResult>;

@@ -1,7 +1,9 @@
-//! The client: a connection to a server process (stdio) or to a server in this process
-//! (in-memory pair), with Python handlers for the server's requests.
+//! The client: a connection to a server process (stdio), a Streamable HTTP endpoint, or
+//! a server in this process (in-memory pair), with Python handlers for the server's
+//! requests.
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +24,7 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::{BoxFuture, HandlerError};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
+use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::transport::memory;
 
 use crate::handler::{LoopSlot, PyHandler};
@@ -74,7 +77,7 @@ impl ClientConfig {
             name,
             version,
             era,
-            timeout: timeout.map(seconds).transpose()?,
+            timeout: timeout.map(convert::seconds).transpose()?,
             sampling,
             elicitation,
             roots,
@@ -89,7 +92,7 @@ impl ClientConfig {
         let mut options = ClientOptions::new(&self.name, &self.version)
             .era(self.era)
             .timeout(self.timeout);
-        let bind = |callable: &Py<PyAny>| PyHandler::new(callable.clone_ref(py), slot.clone());
+        let bind = |callable: &Py<PyAny>| PyHandler::new(callable.bind(py), slot.clone());
         if let Some(sampling) = &self.sampling {
             options = options.on_sampling(PySampling(bind(sampling)), false);
         }
@@ -136,14 +139,7 @@ impl Client {
         if quiet {
             stdio = stdio.stderr(StderrMode::Null);
         }
-        let slot = LoopSlot::default();
-        slot.set(runtime::current_locals(py)?);
-        let options = config.get().options(py, &slot);
-        let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
-        runtime::future_into_py(py, async move {
-            let inner = CoreClient::spawn(stdio, options).await.map_err(error::raise)?;
-            Ok(Client::start(inner, slot, listener))
-        })
+        Client::open(py, config, |_, options, _| CoreClient::spawn(stdio, options))
     }
 
     /// Connects to `server` in this process over an in-memory pair; the server's
@@ -156,13 +152,52 @@ impl Client {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (client_end, server_end) = memory::pair();
         server.get().serve_in_background(py, server_end)?;
-        let slot = LoopSlot::default();
-        slot.set(runtime::current_locals(py)?);
-        let options = config.get().options(py, &slot);
-        let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
-        runtime::future_into_py(py, async move {
-            let inner = CoreClient::connect(client_end, options).await.map_err(error::raise)?;
-            Ok(Client::start(inner, slot, listener))
+        Client::open(py, config, |_, options, _| CoreClient::connect(client_end, options))
+    }
+
+    /// Connects to the Streamable HTTP endpoint at `url` (an old server's HTTP+SSE
+    /// endpoint works too). `headers` go with every HTTP request; `bearer_token()` is
+    /// called on the loop before each one and returns an awaitable of the token (or None);
+    /// `connect_timeout` in seconds; `legacy_sse_fallback` allows the HTTP+SSE fallback.
+    #[staticmethod]
+    #[pyo3(signature = (url, config, headers=None, bearer_token=None, connect_timeout=None, legacy_sse_fallback=true))]
+    fn connect_http<'py>(
+        py: Python<'py>,
+        url: String,
+        config: &Bound<'py, ClientConfig>,
+        headers: Option<HashMap<String, String>>,
+        bearer_token: Option<Py<PyAny>>,
+        connect_timeout: Option<f64>,
+        legacy_sse_fallback: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut http = HttpClientOptions::new(url).legacy_sse_fallback(legacy_sse_fallback);
+        for (name, value) in headers.unwrap_or_default() {
+            let header = HeaderName::try_from(name.as_str())
+                .map_err(|e| PyValueError::new_err(format!("invalid header name {name:?}: {e}")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|e| PyValueError::new_err(format!("invalid value of header {name:?}: {e}")))?;
+            http = http.header(header, value);
+        }
+        if let Some(timeout) = connect_timeout {
+            http = http.connect_timeout(convert::seconds(timeout)?);
+        }
+        Client::open(py, config, move |py, options, slot| {
+            if let Some(source) = bearer_token {
+                let source = PyHandler::new(source.bind(py), slot.clone());
+                http = http.bearer_token(move || {
+                    let token = source.call::<Option<String>>("bearer token", |_| Ok(Vec::new()));
+                    async move {
+                        token.await.unwrap_or_else(|e| {
+                            eprintln!("oxmcp: the bearer token callback failed: {e:?}");
+                            None
+                        })
+                    }
+                });
+            }
+            async move {
+                let transport = oxmcp::transport::http::client::connect(http)?;
+                CoreClient::connect(transport, options).await
+            }
         })
     }
 
@@ -215,7 +250,7 @@ impl Client {
     ) -> PyResult<Bound<'py, PyAny>> {
         let arguments = arguments.map(convert::to_json).transpose()?.unwrap_or(Value::Null);
         let mut options = CallOptions {
-            timeout: timeout.map(seconds).transpose()?.map(Some),
+            timeout: timeout.map(convert::seconds).transpose()?.map(Some),
             ..Default::default()
         };
         if let Some(callback) = on_progress {
@@ -312,6 +347,24 @@ impl Client {
 }
 
 impl Client {
+    /// Connects with `connect`, giving it the core's options with handlers bound to the
+    /// running loop (the slot, for more handlers), and resolves to the connected client.
+    fn open<'py, F, Fut>(py: Python<'py>, config: &Bound<'py, ClientConfig>, connect: F) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: FnOnce(Python<'py>, ClientOptions, &LoopSlot) -> Fut,
+        Fut: Future<Output = oxmcp::Result<CoreClient>> + Send + 'static,
+    {
+        let slot = LoopSlot::default();
+        slot.set(runtime::current_locals(py)?);
+        let options = config.get().options(py, &slot);
+        let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
+        let connecting = connect(py, options, &slot);
+        runtime::future_into_py(py, async move {
+            let inner = connecting.await.map_err(error::raise)?;
+            Ok(Client::start(inner, slot, listener))
+        })
+    }
+
     /// Wraps a connected client and starts forwarding notifications to `listener`.
     fn start(inner: CoreClient, slot: LoopSlot, listener: Option<Py<PyAny>>) -> Client {
         if let Some(listener) = listener {
@@ -362,10 +415,6 @@ fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> 
 
 fn to_value(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-fn seconds(value: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(value).map_err(|e| PyValueError::new_err(format!("invalid timeout {value}: {e}")))
 }
 
 /// Runs a client-side handler; its failure becomes the JSON-RPC error sent back.

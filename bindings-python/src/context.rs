@@ -4,8 +4,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use oxmcp::protocol::{CreateMessageRequestParams, ElicitRequestParams, Era, LoggingLevel};
-use oxmcp::server::Context as CoreContext;
+use oxmcp::protocol::{CreateMessageRequestParams, ElicitRequestParams, Era, InputRequests, LoggingLevel};
+use oxmcp::server::{Context as CoreContext, HandlerError};
 
 use crate::{convert, error, runtime};
 
@@ -60,6 +60,32 @@ impl Context {
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         convert::to_python(py, &self.inner.meta())
+    }
+
+    /// The answers the client sent with this retry, by request key, as wire dicts
+    /// (explicit multi round-trip style, 2026-07-28); None on a first run.
+    #[getter]
+    fn input_responses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.inner.input_responses())
+    }
+
+    /// The state the handler gave with its last `input_required` answer, checked by the
+    /// server to be unaltered (explicit multi round-trip style).
+    #[getter]
+    fn request_state(&self) -> Option<&str> {
+        self.inner.request_state()
+    }
+
+    /// The exception that ends this run with an `input_required` result: `requests` maps
+    /// keys to wire input requests (`{"method": "elicitation/create", "params": {...}}`),
+    /// `state` comes back sealed on the retry. Raise it.
+    #[pyo3(signature = (requests, state=None))]
+    fn input_required(&self, py: Python<'_>, requests: &Bound<'_, PyAny>, state: Option<String>) -> PyResult<PyErr> {
+        let requests: InputRequests = convert::extract(requests, "input requests")?;
+        Ok(error::handler_error_to_py(
+            py,
+            HandlerError::input_required(requests, state),
+        ))
     }
 
     /// Whether the client cancelled the request.

@@ -4,6 +4,8 @@
 //! The facade turns richer objects (pydantic models, dataclasses) into plain ones before
 //! they get here, so this module knows nothing but JSON.
 
+use std::time::Duration;
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -105,4 +107,9 @@ pub fn extract<T: DeserializeOwned>(object: &Bound<'_, PyAny>, what: &str) -> Py
 pub fn to_python<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound<'py, PyAny>> {
     let value = serde_json::to_value(value).map_err(|e| PyValueError::new_err(e.to_string()))?;
     from_json(py, &value)
+}
+
+/// A duration given in seconds (a timeout).
+pub fn seconds(value: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value).map_err(|e| PyValueError::new_err(format!("invalid duration {value} s: {e}")))
 }

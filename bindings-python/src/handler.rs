@@ -1,6 +1,7 @@
 //! Calling Python from tokio tasks: a handler's coroutine runs as an asyncio task on the
 //! user's loop, its result comes back as JSON, and dropping the Rust future (the client
-//! cancelled, or the connection ended) cancels the task.
+//! cancelled, or the connection ended) cancels the task. A plain function runs on one of
+//! tokio's blocking threads instead, never touching the loop.
 
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -13,7 +14,7 @@ use tokio::sync::oneshot;
 
 use oxmcp::server::{BoxFuture, HandlerError};
 
-use crate::{convert, error};
+use crate::{convert, error, runtime};
 
 /// The asyncio loop (and contextvars) Python handlers run on: captured when Python enters
 /// `serve_*` or connects a client, shared by every handler of that server or client.
@@ -168,9 +169,7 @@ impl PendingCall {
             Err(HandlerError::message("the handler was cancelled"))
         } else {
             match task.call_method0("result") {
-                Ok(result) => convert::to_json(&result).map_err(|e| {
-                    HandlerError::message(format!("the handler returned what cannot be sent: {}", e.value(py)))
-                }),
+                Ok(result) => to_answer(&result),
                 Err(e) => Err(error::handler_error_from_py(py, &e)),
             }
         };
@@ -188,19 +187,29 @@ impl PendingCall {
     }
 }
 
-/// A Python handler: a callable returning an awaitable, and the loop it runs on.
+/// A Python handler: a callable returning an awaitable (run on the loop), or a plain
+/// function (run on a worker thread, off the loop), and the loop it runs on.
 #[derive(Clone)]
 pub struct PyHandler {
     callable: Arc<Py<PyAny>>,
     slot: LoopSlot,
+    blocking: bool,
 }
 
 impl PyHandler {
-    /// `callable` run on the loop in `slot`.
-    pub fn new(callable: Py<PyAny>, slot: LoopSlot) -> Self {
+    /// `callable` run on the loop in `slot` when it is a coroutine function, else on a
+    /// worker thread.
+    pub fn new(callable: &Bound<'_, PyAny>, slot: LoopSlot) -> Self {
+        let blocking = !callable
+            .py()
+            .import("inspect")
+            .and_then(|inspect| inspect.call_method1("iscoroutinefunction", (callable,)))
+            .and_then(|answer| answer.is_truthy())
+            .unwrap_or(false);
         PyHandler {
-            callable: Arc::new(callable),
+            callable: Arc::new(callable.clone().unbind()),
             slot,
+            blocking,
         }
     }
 
@@ -213,16 +222,50 @@ impl PyHandler {
     ) -> BoxFuture<'static, Result<T, HandlerError>> {
         let handler = self.clone();
         Box::pin(async move {
-            let value = handler
-                .slot
-                .run(|py| {
-                    let args = PyTuple::new(py, args(py)?)?;
-                    handler.callable.bind(py).call1(args)
-                })
-                .await?;
+            let value = if handler.blocking {
+                let callable = Arc::clone(&handler.callable);
+                runtime::spawn_blocking(move || call_here(&callable, args))
+                    .await
+                    .unwrap_or_else(|| Err(HandlerError::message("the Python interpreter is exiting")))?
+            } else {
+                handler
+                    .slot
+                    .run(|py| {
+                        let args = PyTuple::new(py, args(py)?)?;
+                        handler.callable.bind(py).call1(args)
+                    })
+                    .await?
+            };
             serde_json::from_value(value).map_err(|e| HandlerError::message(format!("invalid {what}: {e}")))
         })
     }
+}
+
+/// Calls a plain function on this thread and reads its result as JSON.
+fn call_here(
+    callable: &Py<PyAny>,
+    args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
+) -> Result<Value, HandlerError> {
+    Python::try_attach(|py| {
+        let outcome = args(py)
+            .and_then(|args| PyTuple::new(py, args))
+            .and_then(|args| callable.bind(py).call1(args));
+        match outcome {
+            Ok(result) => to_answer(&result),
+            Err(e) => Err(error::handler_error_from_py(py, &e)),
+        }
+    })
+    .unwrap_or_else(|| Err(HandlerError::message("the Python interpreter is exiting")))
+}
+
+/// A handler's result as JSON.
+fn to_answer(result: &Bound<'_, PyAny>) -> Result<Value, HandlerError> {
+    convert::to_json(result).map_err(|e| {
+        HandlerError::message(format!(
+            "the handler returned what cannot be sent: {}",
+            e.value(result.py())
+        ))
+    })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

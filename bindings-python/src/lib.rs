@@ -12,6 +12,7 @@ mod context;
 mod convert;
 mod error;
 mod handler;
+mod http;
 mod runtime;
 mod server;
 
@@ -21,6 +22,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::Context>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<client::ClientConfig>()?;
+    m.add_class::<http::HttpConfig>()?;
+    m.add_class::<http::HttpServer>()?;
     m.add_class::<handler::PendingCall>()?;
     m.add_class::<error::PendingInput>()?;
     m.add("InputRequired", m.py().get_type::<error::InputRequired>())?;

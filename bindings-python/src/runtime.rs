@@ -11,7 +11,7 @@ use std::cell::OnceCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 use pyo3_async_runtimes::generic::{ContextExt, JoinError, Runtime};
 use pyo3_async_runtimes::TaskLocals;
 use tokio::runtime::Handle;
+use tokio::sync::Semaphore;
 
 /// How long interpreter exit waits for tasks (such as a blocked stdin read) to stop.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
@@ -56,6 +57,20 @@ pub fn handle() -> Option<Handle> {
 /// Runs `future` on the runtime; dropped unstarted after interpreter exit.
 pub fn spawn(future: impl Future<Output = ()> + Send + 'static) -> Task {
     Task(handle().map(|h| h.spawn(future)))
+}
+
+/// Runs the blocking `f` (a call of a plain Python function) on a worker thread;
+/// resolves to its result, or `None` when it could not run (interpreter exit) or panicked.
+/// At most as many run at once as `asyncio.to_thread` would (CPUs + 4, up to 32): more
+/// threads would only take turns at the interpreter lock.
+pub async fn spawn_blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Option<R> {
+    static THREADS: OnceLock<Semaphore> = OnceLock::new();
+    let threads = THREADS.get_or_init(|| {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Semaphore::new((cpus + 4).min(32))
+    });
+    let _turn = threads.acquire().await.ok()?;
+    handle()?.spawn_blocking(f).await.ok()
 }
 
 /// Turns a Rust future into a Python awaitable bound to the running asyncio loop.

@@ -1,5 +1,5 @@
-//! The server: the core's registries filled with Python handlers, served over stdio or an
-//! in-memory pair.
+//! The server: the core's registries filled with Python handlers, served over stdio,
+//! Streamable HTTP or an in-memory pair.
 //!
 //! Every handler is a Python callable returning an awaitable of a wire-shaped dict (the
 //! facade builds these wrappers); the adapters below implement the core's handler traits
@@ -24,6 +24,7 @@ use oxmcp::transport::Transport;
 
 use crate::context::Context;
 use crate::handler::{LoopSlot, PyHandler};
+use crate::http::{HttpConfig, HttpServer};
 use crate::{convert, runtime};
 
 /// An MCP server whose handlers are Python callables.
@@ -57,7 +58,7 @@ impl Server {
 
     /// Adds or replaces a tool: `definition` as `tools/list` shows it; `handler(arguments,
     /// ctx)` returns an awaitable of a `tools/call` result.
-    fn add_tool(&self, definition: &Bound<'_, PyAny>, handler: Py<PyAny>) -> PyResult<()> {
+    fn add_tool(&self, definition: &Bound<'_, PyAny>, handler: &Bound<'_, PyAny>) -> PyResult<()> {
         let tool: Tool = convert::extract(definition, "tool definition")?;
         let handler = PyTool(self.bind_handler(handler));
         self.inner
@@ -72,7 +73,7 @@ impl Server {
 
     /// Adds or replaces a static resource; `handler(uri, variables, ctx)` returns an
     /// awaitable of a `resources/read` result.
-    fn add_resource(&self, definition: &Bound<'_, PyAny>, handler: Py<PyAny>) -> PyResult<()> {
+    fn add_resource(&self, definition: &Bound<'_, PyAny>, handler: &Bound<'_, PyAny>) -> PyResult<()> {
         let resource: Resource = convert::extract(definition, "resource definition")?;
         let handler = PyResource(self.bind_handler(handler));
         self.inner
@@ -91,14 +92,14 @@ impl Server {
     fn add_template(
         &self,
         definition: &Bound<'_, PyAny>,
-        handler: Py<PyAny>,
-        completions: Option<HashMap<String, Py<PyAny>>>,
+        handler: &Bound<'_, PyAny>,
+        completions: Option<HashMap<String, Bound<'_, PyAny>>>,
     ) -> PyResult<()> {
         let template: ResourceTemplate = convert::extract(definition, "resource template definition")?;
         let mut def =
             TemplateDef::from_template(template).handler_object(Arc::new(PyResource(self.bind_handler(handler))));
         for (variable, complete) in completions.unwrap_or_default() {
-            def = def.complete(variable, PyCompletion(self.bind_handler(complete)));
+            def = def.complete(variable, PyCompletion(self.bind_handler(&complete)));
         }
         self.inner.add_template(def).map_err(definition_error)
     }
@@ -114,13 +115,13 @@ impl Server {
     fn add_prompt(
         &self,
         definition: &Bound<'_, PyAny>,
-        handler: Py<PyAny>,
-        completions: Option<HashMap<String, Py<PyAny>>>,
+        handler: &Bound<'_, PyAny>,
+        completions: Option<HashMap<String, Bound<'_, PyAny>>>,
     ) -> PyResult<()> {
         let prompt: Prompt = convert::extract(definition, "prompt definition")?;
         let mut def = PromptDef::from_prompt(prompt).handler_object(Arc::new(PyPrompt(self.bind_handler(handler))));
         for (argument, complete) in completions.unwrap_or_default() {
-            def = def.complete(argument, PyCompletion(self.bind_handler(complete)));
+            def = def.complete(argument, PyCompletion(self.bind_handler(&complete)));
         }
         self.inner.add_prompt(def).map_err(definition_error)
     }
@@ -133,6 +134,29 @@ impl Server {
     /// Tells subscribers of `uri` that it changed.
     fn notify_resource_updated(&self, uri: &str) {
         self.inner.notify_resource_updated(uri);
+    }
+
+    /// Listens on `host`:`port` (port 0: any free port) and serves the Streamable HTTP
+    /// endpoint `config` describes in the background; handlers run on the running asyncio
+    /// loop. Resolves to the running [`HttpServer`] once the port is bound.
+    fn start_http<'py>(
+        &self,
+        py: Python<'py>,
+        host: String,
+        port: u16,
+        config: &Bound<'py, HttpConfig>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.slot.set(runtime::current_locals(py)?);
+        let server = self.inner.clone();
+        let config = config.get();
+        let (core, path) = (config.core(), config.path().to_owned());
+        runtime::future_into_py(py, async move {
+            let handle = server
+                .bind_http((host.as_str(), port), core)
+                .await
+                .map_err(crate::error::raise)?;
+            Ok(HttpServer::new(handle, &path))
+        })
     }
 
     /// Serves this process's stdin and stdout until stdin closes; handlers run on the
@@ -163,7 +187,7 @@ impl Server {
         Ok(())
     }
 
-    fn bind_handler(&self, callable: Py<PyAny>) -> PyHandler {
+    fn bind_handler(&self, callable: &Bound<'_, PyAny>) -> PyHandler {
         PyHandler::new(callable, self.slot.clone())
     }
 }

@@ -1,20 +1,33 @@
-"""Shared pieces of the Python tests: the server commands and a notification recorder."""
+"""Shared pieces of the Python tests: the server commands, HTTP server processes, and a
+notification recorder."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import re
+import signal
+import subprocess
 import sys
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from oxmcp import Client
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent.parent
 DEMO_SERVER = [sys.executable, str(TESTS / "servers" / "demo.py")]
 OFFICIAL_SERVER = [sys.executable, str(TESTS / "servers" / "official.py")]
 ERAS = ["legacy", "modern"]
+TRANSPORTS = ["stdio", "http"]
+#: Every (transport, era) pair, for fixture params; test ids like "http-modern".
+CONNECTIONS = [pytest.param((transport, era), id=f"{transport}-{era}") for transport in TRANSPORTS for era in ERAS]
+NOISE = ("Traceback", "Event loop is closed", "Exception ignored", "panicked")
+_URL = re.compile(r"http://127\.0\.0\.1:\d+/\S*")
 MRTR_PENDING = "multi round-trip"
 
 
@@ -22,6 +35,57 @@ def rust_server() -> Path:
     """The Rust example server binary (`cargo build -p oxmcp-examples`)."""
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
     return target / "debug" / "server"
+
+
+def stop(process: subprocess.Popen[str], timeout: float = 5.0) -> tuple[int, str]:
+    """Waits for the process (killing it if it hangs) and returns its code and stderr."""
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        stderr = process.stderr.read() if process.stderr else ""
+        raise AssertionError(f"the server did not exit within {timeout} s; stderr:\n{stderr}") from None
+    return process.returncode, process.stderr.read() if process.stderr else ""
+
+
+@contextlib.contextmanager
+def http_server(command: Sequence[str], *, noise_free: bool = True) -> Iterator[str]:
+    """Starts an HTTP server process that tells its URL in a line on stderr, yields the
+    URL, then stops it with Ctrl-C and checks that it exited with 0 and (when
+    `noise_free`) wrote no traceback or panic."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    try:
+        lines = []
+        for line in process.stderr:
+            lines.append(line)
+            if found := _URL.search(line):
+                break
+        else:
+            raise AssertionError(f"{command} did not tell its URL; stderr:\n{''.join(lines)}")
+        yield found.group(0)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        code, stderr = stop(process)
+    assert code == 0, stderr
+    assert not (noise_free and any(noise in stderr for noise in NOISE)), stderr
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    command: Sequence[str], transport: str, *, noise_free: bool = True, **options: Any
+) -> AsyncIterator[Client]:
+    """A client of the server `command` starts, over stdio or (with `--http`) HTTP; see
+    `http_server` for `noise_free`."""
+    if transport == "stdio":
+        async with Client.stdio(command, **options) as client:
+            yield client
+        return
+    with http_server([*command, "--http"], noise_free=noise_free) as url:
+        async with Client.http(url, **options) as client:
+            yield client
 
 
 class Notifications:

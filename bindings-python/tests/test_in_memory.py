@@ -24,7 +24,9 @@ from oxmcp import (
     Server,
     TextContent,
 )
-from oxmcp.types import TextResourceContents
+from oxmcp.types import ElicitRequest, ElicitResult, TextResourceContents
+
+NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
 class Address(BaseModel):
@@ -265,9 +267,29 @@ def test_definitions_are_checked_when_registered() -> None:
         server.add_tool(lambda *args: None, name="variadic")
 
 
-def test_http_is_not_there_yet() -> None:
-    with pytest.raises(NotImplementedError, match="HTTP"):
-        Server("http").run(transport="http", host="127.0.0.1", port=8000)
+async def test_handlers_can_name_their_input_requests_and_keep_state() -> None:
+    server = Server("explicit")
+
+    @server.tool(input_schema={"type": "object", "properties": {"greeting": {"type": "string", "minLength": 2}}})
+    async def greet(greeting: str, ctx: Context) -> str:
+        answer = (ctx.input_responses or {}).get("who")
+        if answer is None:
+            ctx.input_required(
+                {"who": {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": NAME}}},
+                state=f"asked for {greeting}",
+            )
+        return f"{greeting}, {answer['content']['name']} ({ctx.request_state})"
+
+    async def elicit(request: ElicitRequest) -> ElicitResult:
+        assert request.message == "Name?"
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with Client(server, era="modern", elicitation_handler=elicit) as client:
+        tool = (await client.list_tools())[0]
+        assert tool.input_schema["properties"]["greeting"]["minLength"] == 2, "the schema given is used"
+        assert text_of(await client.call_tool("greet", {"greeting": "Hi"})) == "Hi, Ada (asked for Hi)"
+        refused = await client.call_tool("greet", {"greeting": "H"})
+        assert refused.is_error is True, "the core validates against the schema given"
 
 
 def test_wire_names_read_as_attributes() -> None:

@@ -1,5 +1,6 @@
 """A Python oxmcp server process from start to end: it exits when stdin closes, Ctrl-C
-stops it cleanly, and closing the client stops it — with nothing alarming on stderr."""
+stops it cleanly (over stdio, and over HTTP with a request in flight), and closing the
+client stops it — with nothing alarming on stderr."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import signal
 import subprocess
 import time
 
-from conftest import DEMO_SERVER
-from oxmcp import Client
+import pytest
+
+from conftest import DEMO_SERVER, NOISE, http_server, stop
+from oxmcp import Client, McpError
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -19,7 +22,6 @@ INITIALIZE = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
 }
-NOISE = ("Traceback", "Event loop is closed", "Exception ignored", "panicked")
 
 
 def start_demo() -> subprocess.Popen[str]:
@@ -36,25 +38,12 @@ def initialize(process: subprocess.Popen[str]) -> dict[str, object]:
     return answer
 
 
-def finish(process: subprocess.Popen[str], timeout: float = 5.0) -> tuple[int, str]:
-    """Waits for the process (killing it if it hangs) and returns its code and stderr."""
-    assert process.stderr is not None
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        raise AssertionError(f"the server did not exit within {timeout} s; stderr:\n{process.stderr.read()}") from None
-    stderr = process.stderr.read()
-    return process.returncode, stderr
-
-
 def test_the_server_exits_when_stdin_closes() -> None:
     process = start_demo()
     assert initialize(process)["id"] == 1
     assert process.stdin is not None
     process.stdin.close()
-    code, stderr = finish(process)
+    code, stderr = stop(process)
     assert code == 0, stderr
     assert not any(noise in stderr for noise in NOISE), stderr
 
@@ -63,7 +52,7 @@ def test_ctrl_c_stops_the_server_cleanly() -> None:
     process = start_demo()
     assert initialize(process)["id"] == 1
     process.send_signal(signal.SIGINT)
-    code, stderr = finish(process)
+    code, stderr = stop(process)
     assert code == 0, stderr
     assert not any(noise in stderr for noise in NOISE), stderr
 
@@ -79,7 +68,7 @@ def test_print_in_a_handler_does_not_corrupt_stdout() -> None:
     answer = json.loads(process.stdout.readline())
     assert answer["result"]["content"][0]["text"] == "A"
     process.stdin.close()
-    assert finish(process)[0] == 0
+    assert stop(process)[0] == 0
 
 
 async def test_closing_the_client_stops_the_server_process() -> None:
@@ -94,3 +83,16 @@ async def test_closing_the_client_stops_the_server_process() -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"server process {pid} still runs after the client closed")
+
+
+async def test_ctrl_c_stops_the_http_server_with_a_request_in_flight() -> None:
+    """`http_server` sends Ctrl-C when the block ends and checks the exit (0, no noise)."""
+    started = asyncio.Event()
+    with http_server([*DEMO_SERVER, "--http"]) as url:
+        async with Client.http(url, era="legacy") as client:
+            call = asyncio.create_task(
+                client.call_tool("slow", {"steps": 1000}, progress_handler=lambda *_: started.set())
+            )
+            await started.wait()
+    with pytest.raises((McpError, ConnectionError)):
+        await call

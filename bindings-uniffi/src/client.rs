@@ -16,11 +16,13 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use oxmcp::client::{CallOptions as CoreCallOptions, ClientOptions as CoreClientOptions, Subscription};
+use oxmcp::protocol::{methods, GetPromptRequestParams, ReadResourceRequestParams};
 use oxmcp::transport::child::{StderrMode, StdioCommand as CoreStdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
@@ -30,8 +32,8 @@ use crate::handlers::{
     SamplingHandler, TokenProvider,
 };
 use crate::types::{
-    json_text, parse_json, parse_object, to_btree, CallToolResult, Completion, CompletionReference, EraMode,
-    GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    duration_ms, json_text, parse_json, parse_object, size, to_btree, CallToolResult, Completion, CompletionReference,
+    EraMode, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, Tool,
 };
 
@@ -77,11 +79,16 @@ pub struct ClientOptions {
 }
 
 impl ClientOptions {
-    fn to_core(&self) -> CoreClientOptions {
+    fn to_core(&self) -> Result<CoreClientOptions, McpError> {
+        let timeout = if self.wait_forever {
+            None
+        } else {
+            Some(duration_ms(self.timeout_ms, "timeoutMs")?)
+        };
         let mut options = CoreClientOptions::new(&self.name, &self.version)
             .era(self.era.unwrap_or_default().into())
-            .timeout((!self.wait_forever).then(|| millis(self.timeout_ms)))
-            .probe_timeout(millis(self.probe_timeout_ms));
+            .timeout(timeout)
+            .probe_timeout(duration_ms(self.probe_timeout_ms, "probeTimeoutMs")?);
         if let Some(handler) = &self.elicitation {
             options = options.on_elicitation(Elicitation(Arc::clone(handler)), self.elicitation_url);
         }
@@ -91,12 +98,20 @@ impl ClientOptions {
         if let Some(handler) = &self.roots {
             options = options.on_roots(Roots(Arc::clone(handler)));
         }
-        options
+        Ok(options)
     }
 }
 
-fn millis(ms: i64) -> Duration {
-    Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+/// How a broken SSE stream of the legacy era is reconnected: wait `initial_ms` (or the
+/// server's `retry:`), doubling up to `max_ms`, for at most `attempts` tries in a row.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ReconnectPolicy {
+    /// The first wait, in milliseconds.
+    pub initial_ms: i64,
+    /// The longest wait, in milliseconds.
+    pub max_ms: i64,
+    /// Tries in a row before the stream is given up.
+    pub attempts: i64,
 }
 
 /// Settings of the HTTP transport; every field has a default.
@@ -111,6 +126,19 @@ pub struct HttpSettings {
     /// How long opening a connection may take, in milliseconds (default 10 000).
     #[uniffi(default = 10000)]
     pub connect_timeout_ms: i64,
+    /// How long one HTTP request may take until its JSON answer is complete (or an SSE
+    /// answer's headers arrive), in milliseconds (default `None`: only the client's request
+    /// timeout applies).
+    #[uniffi(default = None)]
+    pub request_timeout_ms: Option<i64>,
+    /// The largest message accepted from the server, in bytes (default `None`: 4 MiB); a
+    /// larger answer fails its request.
+    #[uniffi(default = None)]
+    pub max_message_size: Option<i64>,
+    /// How broken SSE streams are reconnected (default `None`: after 250 ms, doubling up
+    /// to 5 s, 4 tries).
+    #[uniffi(default = None)]
+    pub reconnect: Option<ReconnectPolicy>,
     /// Fall back to the old HTTP+SSE transport (2024-11-05) when the server has no
     /// Streamable HTTP endpoint (default on).
     #[uniffi(default = true)]
@@ -119,9 +147,24 @@ pub struct HttpSettings {
 
 impl HttpSettings {
     fn to_core(&self, url: String) -> Result<HttpClientOptions, McpError> {
+        let request_timeout = self
+            .request_timeout_ms
+            .map(|ms| duration_ms(ms, "requestTimeoutMs"))
+            .transpose()?;
         let mut options = HttpClientOptions::new(url)
-            .connect_timeout(millis(self.connect_timeout_ms))
+            .connect_timeout(duration_ms(self.connect_timeout_ms, "connectTimeoutMs")?)
+            .request_timeout(request_timeout)
             .legacy_sse_fallback(self.legacy_sse_fallback);
+        if let Some(bytes) = self.max_message_size {
+            options = options.max_message_size(size(bytes, "maxMessageSize")?);
+        }
+        if let Some(policy) = &self.reconnect {
+            options = options.reconnect(
+                duration_ms(policy.initial_ms, "reconnect.initialMs")?,
+                duration_ms(policy.max_ms, "reconnect.maxMs")?,
+                u32::try_from(size(policy.attempts, "reconnect.attempts")?).unwrap_or(u32::MAX),
+            );
+        }
         for (name, value) in &self.headers {
             let name = HeaderName::try_from(name.as_str())
                 .map_err(|e| McpError::invalid_input(format!("header name {name:?}: {e}")))?;
@@ -162,10 +205,18 @@ pub struct StdioCommand {
     /// Discard the server's stderr instead of sharing this process's.
     #[uniffi(default = false)]
     pub quiet: bool,
+    /// The largest message accepted from the server, in bytes (default `None`: 4 MiB).
+    #[uniffi(default = None)]
+    pub max_message_size: Option<i64>,
+    /// How long each step of the shutdown waits (after closing stdin, after SIGTERM), in
+    /// milliseconds (default `None`: 2000).
+    #[uniffi(default = None)]
+    pub shutdown_grace_ms: Option<i64>,
 }
 
-impl From<StdioCommand> for CoreStdioCommand {
-    fn from(c: StdioCommand) -> Self {
+impl TryFrom<StdioCommand> for CoreStdioCommand {
+    type Error = McpError;
+    fn try_from(c: StdioCommand) -> Result<Self, McpError> {
         let mut command = CoreStdioCommand::new(c.program).args(c.args);
         for (key, value) in c.env {
             command = command.env(key, value);
@@ -176,7 +227,13 @@ impl From<StdioCommand> for CoreStdioCommand {
         if c.quiet {
             command = command.stderr(StderrMode::Null);
         }
-        command
+        if let Some(bytes) = c.max_message_size {
+            command = command.max_message_size(size(bytes, "maxMessageSize")?);
+        }
+        if let Some(ms) = c.shutdown_grace_ms {
+            command = command.shutdown_grace(duration_ms(ms, "shutdownGraceMs")?);
+        }
+        Ok(command)
     }
 }
 
@@ -227,13 +284,13 @@ pub struct CallOptions {
 }
 
 impl CallOptions {
-    fn to_core(&self) -> CoreCallOptions {
-        let timeout = if self.wait_forever {
-            Some(None)
-        } else {
-            self.timeout_ms.map(|ms| Some(millis(ms)))
+    fn to_core(&self) -> Result<CoreCallOptions, McpError> {
+        let timeout = match (self.wait_forever, self.timeout_ms) {
+            (true, _) => Some(None),
+            (false, Some(ms)) => Some(Some(duration_ms(ms, "timeoutMs")?)),
+            (false, None) => None,
         };
-        CoreCallOptions {
+        Ok(CoreCallOptions {
             timeout,
             on_progress: self.progress.as_ref().map(|listener| {
                 let listener = Arc::clone(listener);
@@ -242,7 +299,12 @@ impl CallOptions {
             }),
             reset_timeout_on_progress: self.reset_timeout_on_progress,
             cancellation: self.cancellation.as_ref().map(|c| c.token.clone()),
-        }
+        })
+    }
+
+    /// The core's options of a call given these (or no) options.
+    fn core_or_default(options: Option<CallOptions>) -> Result<CoreCallOptions, McpError> {
+        options.map(|o| o.to_core()).transpose().map(Option::unwrap_or_default)
     }
 }
 
@@ -261,6 +323,23 @@ pub struct Client {
 }
 
 impl Client {
+    /// Sends `method` with typed params and per-call options (the core's `read_resource`
+    /// and `get_prompt` take none), decoding the final result.
+    async fn typed_request<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        options: Option<CallOptions>,
+    ) -> Result<R, McpError> {
+        let serde_json::Value::Object(params) =
+            serde_json::to_value(params).map_err(|e| McpError::invalid_input(format!("{method} params: {e}")))?
+        else {
+            return Err(McpError::invalid_input(format!("{method} params must be an object")));
+        };
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.request(method, params, &options).await?)
+    }
+
     fn wrap(inner: oxmcp::client::Client, options: &ClientOptions) -> Arc<Self> {
         let listener = CancellationToken::new();
         if let Some(target) = options.notifications.clone() {
@@ -318,10 +397,10 @@ impl Client {
         http: Option<HttpSettings>,
     ) -> Result<Arc<Self>, McpError> {
         let inner = match http {
-            None => oxmcp::client::Client::connect_http(url, options.to_core()).await?,
+            None => oxmcp::client::Client::connect_http(url, options.to_core()?).await?,
             Some(http) => {
                 let transport = oxmcp::transport::http::client::connect(http.to_core(url)?)?;
-                oxmcp::client::Client::connect(transport, options.to_core()).await?
+                oxmcp::client::Client::connect(transport, options.to_core()?).await?
             }
         };
         Ok(Client::wrap(inner, &options))
@@ -331,7 +410,7 @@ impl Client {
     /// macOS; not on iOS or Android).
     #[uniffi::constructor]
     pub async fn spawn(command: StdioCommand, options: ClientOptions) -> Result<Arc<Self>, McpError> {
-        let inner = oxmcp::client::Client::spawn(command.into(), options.to_core()).await?;
+        let inner = oxmcp::client::Client::spawn(command.try_into()?, options.to_core()?).await?;
         Ok(Client::wrap(inner, &options))
     }
 
@@ -422,23 +501,47 @@ impl Client {
         if !(arguments.is_object() || arguments.is_null()) {
             return Err(McpError::invalid_input("tool arguments must be a JSON object"));
         }
-        let options = options.map(|o| o.to_core()).unwrap_or_default();
+        let options = CallOptions::core_or_default(options)?;
         Ok(self.inner.call_tool_with(&name, arguments, &options).await?.into())
     }
 
-    /// Reads a resource.
-    pub async fn read_resource(&self, uri: String) -> Result<ReadResourceResult, McpError> {
-        Ok(self.inner.read_resource(&uri).await?.into())
+    /// Reads a resource. `options` may set a timeout or a cancellation handle.
+    #[uniffi::method(default(options = None))]
+    pub async fn read_resource(
+        &self,
+        uri: String,
+        options: Option<CallOptions>,
+    ) -> Result<ReadResourceResult, McpError> {
+        let params = ReadResourceRequestParams {
+            uri,
+            input_responses: None,
+            request_state: None,
+            meta: None,
+        };
+        let result: oxmcp::protocol::ReadResourceResult =
+            self.typed_request(methods::RESOURCES_READ, &params, options).await?;
+        Ok(result.into())
     }
 
-    /// Gets a prompt rendered with its arguments.
-    #[uniffi::method(default(arguments))]
+    /// Gets a prompt rendered with its arguments. `options` may set a timeout or a
+    /// cancellation handle.
+    #[uniffi::method(default(options = None, arguments))]
     pub async fn get_prompt(
         &self,
         name: String,
         arguments: HashMap<String, String>,
+        options: Option<CallOptions>,
     ) -> Result<GetPromptResult, McpError> {
-        Ok(self.inner.get_prompt(&name, to_btree(arguments)).await?.into())
+        let params = GetPromptRequestParams {
+            name,
+            arguments: (!arguments.is_empty()).then(|| to_btree(arguments)),
+            input_responses: None,
+            request_state: None,
+            meta: None,
+        };
+        let result: oxmcp::protocol::GetPromptResult =
+            self.typed_request(methods::PROMPTS_GET, &params, options).await?;
+        Ok(result.into())
     }
 
     /// Asks for completions of one argument of a prompt or resource template; `context`
@@ -504,7 +607,7 @@ impl Client {
             Some(text) => parse_object(&text, "params")?,
             None => serde_json::Map::new(),
         };
-        let options = options.map(|o| o.to_core()).unwrap_or_default();
+        let options = CallOptions::core_or_default(options)?;
         let result: serde_json::Value = self.inner.request(&method, params, &options).await?;
         Ok(json_text(&result))
     }

@@ -21,8 +21,8 @@ use serde_json::{Map, Value};
 use crate::error::McpError;
 use crate::server::Context;
 use crate::types::{
-    json_text, CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, GetPromptResult,
-    ProgressUpdate, ResourceContents, Root, ServerNotification,
+    json_text, try_map, CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult,
+    GetPromptResult, ProgressUpdate, ResourceContents, Root, ServerNotification,
 };
 
 /// Answers the server's elicitation requests: shows the user the question, returns what
@@ -164,7 +164,7 @@ impl oxmcp::client::RootsHandler for Roots {
         Box::pin(async move {
             let roots = handler.list_roots().await?;
             Ok(core::ListRootsResult {
-                roots: roots.into_iter().map(Into::into).collect(),
+                roots: try_map(roots)?,
                 meta: None,
             })
         })
@@ -213,7 +213,7 @@ impl oxmcp::server::ResourceHandler for Resource {
                 .await
                 .map_err(McpError::into_handler_error)?;
             Ok(core::ReadResourceResult {
-                contents: contents.into_iter().map(Into::into).collect(),
+                contents: try_map(contents).map_err(McpError::into_handler_error)?,
                 ..Default::default()
             })
         })

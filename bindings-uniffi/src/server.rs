@@ -20,43 +20,108 @@ use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
 use crate::error::McpError;
 use crate::handlers::{self, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
 use crate::types::{
-    json_text, parse_json, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Era, LoggingLevel,
-    Prompt, Resource, ResourceTemplate, Root, Tool,
+    duration_ms, json_text, parse_json, size, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult,
+    Era, LoggingLevel, Prompt, Resource, ResourceTemplate, Root, Tool,
 };
 
-/// Settings of the HTTP endpoint; every field has a default.
+/// Settings of the HTTP endpoint; every field has a default. `None` in a numeric field
+/// keeps the core's default, given in its description.
 #[derive(Debug, Clone, uniffi::Record)]
 pub struct HttpOptions {
     /// The endpoint's path (default `/mcp`).
     #[uniffi(default = "/mcp")]
     pub path: String,
-    /// The `Host` names accepted (default: loopback names, against DNS rebinding).
+    /// The `Host` names accepted (default: `localhost`, `127.0.0.1`, `[::1]`, against DNS
+    /// rebinding). An empty list accepts any host: only behind a proxy that checks it.
     #[uniffi(default = None)]
     pub allowed_hosts: Option<Vec<String>>,
-    /// The `Origin` values allowed (default: pages served from loopback hosts).
+    /// The `Origin` values allowed, `scheme://host` with any port or `scheme://host:port`
+    /// (default: pages served from loopback hosts). Requests without `Origin` pass; others
+    /// get 403.
     #[uniffi(default = None)]
     pub allowed_origins: Option<Vec<String>>,
-    /// Answer with one JSON object, never SSE.
+    /// Answer with one JSON object, never SSE (notifications during a request, progress
+    /// among them, are then dropped).
     #[uniffi(default = false)]
     pub json_response: bool,
-    /// Legacy era without sessions.
+    /// Legacy era without sessions: no `Mcp-Session-Id`, no GET stream.
     #[uniffi(default = false)]
     pub stateless: bool,
+    /// How long an idle legacy session lives, in milliseconds (default 30 minutes).
+    #[uniffi(default = None)]
+    pub session_idle_timeout_ms: Option<i64>,
+    /// The most legacy sessions at once (default 10 000); past it `initialize` gets 503.
+    #[uniffi(default = None)]
+    pub max_sessions: Option<i64>,
+    /// The largest request body in bytes (default 4 MiB); a larger one gets 413.
+    #[uniffi(default = None)]
+    pub body_limit: Option<i64>,
+    /// Also serve the deprecated HTTP+SSE transport of 2024-11-05 at `/sse` (the stream)
+    /// and `/messages` (the POSTs).
+    #[uniffi(default = false)]
+    pub legacy_sse: bool,
+    /// How many events each legacy SSE stream keeps for resumption (default 1024).
+    #[uniffi(default = None)]
+    pub events_kept: Option<i64>,
+    /// The reconnection delay suggested to clients of legacy SSE streams, in milliseconds
+    /// (default 1000).
+    #[uniffi(default = None)]
+    pub retry_ms: Option<i64>,
+    /// Origins allowed by CORS (`*` for any); answers to them expose `Mcp-Session-Id`.
+    #[uniffi(default)]
+    pub cors_origins: Vec<String>,
 }
 
-impl From<HttpOptions> for HttpConfig {
-    fn from(o: HttpOptions) -> Self {
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".into(),
+            allowed_hosts: None,
+            allowed_origins: None,
+            json_response: false,
+            stateless: false,
+            session_idle_timeout_ms: None,
+            max_sessions: None,
+            body_limit: None,
+            legacy_sse: false,
+            events_kept: None,
+            retry_ms: None,
+            cors_origins: Vec::new(),
+        }
+    }
+}
+
+impl TryFrom<HttpOptions> for HttpConfig {
+    type Error = McpError;
+    fn try_from(o: HttpOptions) -> Result<Self, McpError> {
         let mut config = HttpConfig::default()
             .path(o.path)
             .json_response(o.json_response)
-            .stateless(o.stateless);
+            .stateless(o.stateless)
+            .legacy_sse(o.legacy_sse)
+            .cors_origins(o.cors_origins);
         if let Some(hosts) = o.allowed_hosts {
             config = config.allowed_hosts(hosts);
         }
         if let Some(origins) = o.allowed_origins {
             config = config.allowed_origins(origins);
         }
-        config
+        if let Some(ms) = o.session_idle_timeout_ms {
+            config = config.session_idle_timeout(duration_ms(ms, "sessionIdleTimeoutMs")?);
+        }
+        if let Some(sessions) = o.max_sessions {
+            config = config.max_sessions(size(sessions, "maxSessions")?);
+        }
+        if let Some(bytes) = o.body_limit {
+            config = config.body_limit(size(bytes, "bodyLimit")?);
+        }
+        if let Some(events) = o.events_kept {
+            config = config.events_kept(size(events, "eventsKept")?);
+        }
+        if let Some(ms) = o.retry_ms {
+            config = config.retry(duration_ms(ms, "retryMs")?);
+        }
+        Ok(config)
     }
 }
 
@@ -174,15 +239,9 @@ impl Server {
     /// front checks `Host`. Stops on [`Server::shutdown`].
     #[uniffi::method(default(addr = "127.0.0.1:0", options = None))]
     pub async fn serve_http(&self, addr: String, options: Option<HttpOptions>) -> Result<String, McpError> {
-        let options = options.unwrap_or(HttpOptions {
-            path: "/mcp".into(),
-            allowed_hosts: None,
-            allowed_origins: None,
-            json_response: false,
-            stateless: false,
-        });
+        let options = options.unwrap_or_default();
         let path = options.path.clone();
-        let handle = self.inner.bind_http(addr, options.into()).await?;
+        let handle = self.inner.bind_http(addr, options.try_into()?).await?;
         let url = handle.url(&path);
         self.listeners
             .lock()
@@ -240,6 +299,18 @@ impl Context {
     /// The client's name, when it said.
     pub fn client_name(&self) -> Option<String> {
         self.inner.client_info().map(|info| info.name.clone())
+    }
+
+    /// What the client declared it can do (for this request, in the 2026-07-28 era), as
+    /// JSON object text.
+    pub fn client_capabilities_json(&self) -> String {
+        json_text(self.inner.client_capabilities())
+    }
+
+    /// The request's `_meta` as the client sent it, as JSON object text (`progressToken`
+    /// and, in the 2026-07-28 era, the protocol's own keys among the client's).
+    pub fn meta_json(&self) -> Option<String> {
+        self.inner.meta().map(json_text)
     }
 
     /// Whether the client cancelled the request (the handler's coroutine is cancelled too).

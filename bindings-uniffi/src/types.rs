@@ -7,6 +7,7 @@
 //! Integers are signed (`Long` in Kotlin, `Int64` in Swift).
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
 
 use oxmcp::protocol as core;
 use serde::Serialize;
@@ -58,11 +59,21 @@ fn to_u64(n: i64, what: &str) -> Result<u64, McpError> {
     u64::try_from(n).map_err(|_| McpError::invalid_input(format!("{what} must not be negative")))
 }
 
+/// A count or size in bytes given by the foreign side.
+pub(crate) fn size(n: i64, what: &str) -> Result<usize, McpError> {
+    Ok(usize::try_from(to_u64(n, what)?).unwrap_or(usize::MAX))
+}
+
+/// A duration in milliseconds given by the foreign side.
+pub(crate) fn duration_ms(ms: i64, what: &str) -> Result<Duration, McpError> {
+    Ok(Duration::from_millis(to_u64(ms, what)?))
+}
+
 fn non_empty<T>(items: Vec<T>) -> Option<Vec<T>> {
     (!items.is_empty()).then_some(items)
 }
 
-fn try_map<A, B>(items: Vec<A>) -> Result<Vec<B>, McpError>
+pub(crate) fn try_map<A, B>(items: Vec<A>) -> Result<Vec<B>, McpError>
 where
     B: TryFrom<A, Error = McpError>,
 {
@@ -341,6 +352,9 @@ pub enum ContentBlock {
         /// Usage hints.
         #[uniffi(default = None)]
         annotations: Option<Annotations>,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
     /// An image: base64 data and its MIME type.
     Image {
@@ -351,6 +365,9 @@ pub enum ContentBlock {
         /// Usage hints.
         #[uniffi(default = None)]
         annotations: Option<Annotations>,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
     /// A sound: base64 data and its MIME type.
     Audio {
@@ -361,8 +378,11 @@ pub enum ContentBlock {
         /// Usage hints.
         #[uniffi(default = None)]
         annotations: Option<Annotations>,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
-    /// A link to a resource the client can read.
+    /// A link to a resource the client can read (its `_meta` is the resource's).
     ResourceLink {
         /// The resource.
         resource: Resource,
@@ -374,31 +394,59 @@ pub enum ContentBlock {
         /// Usage hints.
         #[uniffi(default = None)]
         annotations: Option<Annotations>,
+        /// `_meta` of the item (the contents have their own), as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
+}
+
+/// The parts of an image or sound item, as the binding's fields hold them.
+type Media = (String, String, Option<Annotations>, Option<String>);
+
+fn media_from(m: core::MediaContent) -> Media {
+    (m.data, m.mime_type, m.annotations.map(Into::into), meta_text(&m.meta))
+}
+
+fn media_into((data, mime_type, annotations, meta_json): Media) -> Result<core::MediaContent, McpError> {
+    Ok(core::MediaContent {
+        data,
+        mime_type,
+        annotations: annotations.map(Into::into),
+        meta: parse_meta(meta_json)?,
+    })
 }
 
 impl From<core::ContentBlock> for ContentBlock {
     fn from(block: core::ContentBlock) -> Self {
-        let annotations = |a: Option<core::Annotations>| a.map(Into::into);
         match block {
             core::ContentBlock::Text(t) => ContentBlock::Text {
                 text: t.text,
-                annotations: annotations(t.annotations),
+                annotations: t.annotations.map(Into::into),
+                meta_json: meta_text(&t.meta),
             },
-            core::ContentBlock::Image(m) => ContentBlock::Image {
-                data: m.data,
-                mime_type: m.mime_type,
-                annotations: annotations(m.annotations),
-            },
-            core::ContentBlock::Audio(m) => ContentBlock::Audio {
-                data: m.data,
-                mime_type: m.mime_type,
-                annotations: annotations(m.annotations),
-            },
+            core::ContentBlock::Image(m) => {
+                let (data, mime_type, annotations, meta_json) = media_from(m);
+                ContentBlock::Image {
+                    data,
+                    mime_type,
+                    annotations,
+                    meta_json,
+                }
+            }
+            core::ContentBlock::Audio(m) => {
+                let (data, mime_type, annotations, meta_json) = media_from(m);
+                ContentBlock::Audio {
+                    data,
+                    mime_type,
+                    annotations,
+                    meta_json,
+                }
+            }
             core::ContentBlock::ResourceLink(r) => ContentBlock::ResourceLink { resource: r.into() },
             core::ContentBlock::Resource(e) => ContentBlock::EmbeddedResource {
                 contents: e.resource.into(),
-                annotations: annotations(e.annotations),
+                annotations: e.annotations.map(Into::into),
+                meta_json: meta_text(&e.meta),
             },
         }
     }
@@ -407,36 +455,38 @@ impl From<core::ContentBlock> for ContentBlock {
 impl TryFrom<ContentBlock> for core::ContentBlock {
     type Error = McpError;
     fn try_from(block: ContentBlock) -> Result<Self, McpError> {
-        let media = |data, mime_type, annotations: Option<Annotations>| core::MediaContent {
-            data,
-            mime_type,
-            annotations: annotations.map(Into::into),
-            meta: None,
-        };
         Ok(match block {
-            ContentBlock::Text { text, annotations } => core::ContentBlock::Text(core::TextContent {
+            ContentBlock::Text {
+                text,
+                annotations,
+                meta_json,
+            } => core::ContentBlock::Text(core::TextContent {
                 text,
                 annotations: annotations.map(Into::into),
-                meta: None,
+                meta: parse_meta(meta_json)?,
             }),
             ContentBlock::Image {
                 data,
                 mime_type,
                 annotations,
-            } => core::ContentBlock::Image(media(data, mime_type, annotations)),
+                meta_json,
+            } => core::ContentBlock::Image(media_into((data, mime_type, annotations, meta_json))?),
             ContentBlock::Audio {
                 data,
                 mime_type,
                 annotations,
-            } => core::ContentBlock::Audio(media(data, mime_type, annotations)),
+                meta_json,
+            } => core::ContentBlock::Audio(media_into((data, mime_type, annotations, meta_json))?),
             ContentBlock::ResourceLink { resource } => core::ContentBlock::ResourceLink(resource.try_into()?),
-            ContentBlock::EmbeddedResource { contents, annotations } => {
-                core::ContentBlock::Resource(core::EmbeddedResource {
-                    resource: contents.into(),
-                    annotations: annotations.map(Into::into),
-                    meta: None,
-                })
-            }
+            ContentBlock::EmbeddedResource {
+                contents,
+                annotations,
+                meta_json,
+            } => core::ContentBlock::Resource(core::EmbeddedResource {
+                resource: contents.try_into()?,
+                annotations: annotations.map(Into::into),
+                meta: parse_meta(meta_json)?,
+            }),
         })
     }
 }
@@ -599,6 +649,8 @@ pub struct ListToolsResult {
     pub tools: Vec<Tool>,
     /// Where the next page starts.
     pub next_cursor: Option<String>,
+    /// The result's `_meta`, as JSON object text.
+    pub meta_json: Option<String>,
 }
 
 impl From<core::ListToolsResult> for ListToolsResult {
@@ -606,6 +658,7 @@ impl From<core::ListToolsResult> for ListToolsResult {
         ListToolsResult {
             tools: r.tools.into_iter().map(Into::into).collect(),
             next_cursor: r.next_cursor,
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -747,6 +800,9 @@ pub enum ResourceContents {
         /// Its MIME type.
         #[uniffi(default = None)]
         mime_type: Option<String>,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
     /// Binary contents.
     Blob {
@@ -757,6 +813,9 @@ pub enum ResourceContents {
         /// Its MIME type.
         #[uniffi(default = None)]
         mime_type: Option<String>,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
 }
 
@@ -764,11 +823,13 @@ impl From<core::ResourceContents> for ResourceContents {
     fn from(c: core::ResourceContents) -> Self {
         match c {
             core::ResourceContents::Text(t) => ResourceContents::Text {
+                meta_json: meta_text(&t.meta),
                 uri: t.uri,
                 text: t.text,
                 mime_type: t.mime_type,
             },
             core::ResourceContents::Blob(b) => ResourceContents::Blob {
+                meta_json: meta_text(&b.meta),
                 uri: b.uri,
                 blob: b.blob,
                 mime_type: b.mime_type,
@@ -777,26 +838,33 @@ impl From<core::ResourceContents> for ResourceContents {
     }
 }
 
-impl From<ResourceContents> for core::ResourceContents {
-    fn from(c: ResourceContents) -> Self {
-        match c {
-            ResourceContents::Text { uri, text, mime_type } => {
-                core::ResourceContents::Text(core::TextResourceContents {
-                    uri,
-                    mime_type,
-                    text,
-                    meta: None,
-                })
-            }
-            ResourceContents::Blob { uri, blob, mime_type } => {
-                core::ResourceContents::Blob(core::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    meta: None,
-                })
-            }
-        }
+impl TryFrom<ResourceContents> for core::ResourceContents {
+    type Error = McpError;
+    fn try_from(c: ResourceContents) -> Result<Self, McpError> {
+        Ok(match c {
+            ResourceContents::Text {
+                uri,
+                text,
+                mime_type,
+                meta_json,
+            } => core::ResourceContents::Text(core::TextResourceContents {
+                uri,
+                mime_type,
+                text,
+                meta: parse_meta(meta_json)?,
+            }),
+            ResourceContents::Blob {
+                uri,
+                blob,
+                mime_type,
+                meta_json,
+            } => core::ResourceContents::Blob(core::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                meta: parse_meta(meta_json)?,
+            }),
+        })
     }
 }
 
@@ -805,12 +873,15 @@ impl From<ResourceContents> for core::ResourceContents {
 pub struct ReadResourceResult {
     /// The contents (a resource may have several parts).
     pub contents: Vec<ResourceContents>,
+    /// The result's `_meta`, as JSON object text.
+    pub meta_json: Option<String>,
 }
 
 impl From<core::ReadResourceResult> for ReadResourceResult {
     fn from(r: core::ReadResourceResult) -> Self {
         ReadResourceResult {
             contents: r.contents.into_iter().map(Into::into).collect(),
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -822,6 +893,8 @@ pub struct ListResourcesResult {
     pub resources: Vec<Resource>,
     /// Where the next page starts.
     pub next_cursor: Option<String>,
+    /// The result's `_meta`, as JSON object text.
+    pub meta_json: Option<String>,
 }
 
 impl From<core::ListResourcesResult> for ListResourcesResult {
@@ -829,6 +902,7 @@ impl From<core::ListResourcesResult> for ListResourcesResult {
         ListResourcesResult {
             resources: r.resources.into_iter().map(Into::into).collect(),
             next_cursor: r.next_cursor,
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -840,6 +914,8 @@ pub struct ListResourceTemplatesResult {
     pub resource_templates: Vec<ResourceTemplate>,
     /// Where the next page starts.
     pub next_cursor: Option<String>,
+    /// The result's `_meta`, as JSON object text.
+    pub meta_json: Option<String>,
 }
 
 impl From<core::ListResourceTemplatesResult> for ListResourceTemplatesResult {
@@ -847,6 +923,7 @@ impl From<core::ListResourceTemplatesResult> for ListResourceTemplatesResult {
         ListResourceTemplatesResult {
             resource_templates: r.resource_templates.into_iter().map(Into::into).collect(),
             next_cursor: r.next_cursor,
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -959,6 +1036,9 @@ pub struct GetPromptResult {
     /// What the prompt is for.
     #[uniffi(default = None)]
     pub description: Option<String>,
+    /// The result's `_meta`, as JSON object text.
+    #[uniffi(default = None)]
+    pub meta_json: Option<String>,
 }
 
 impl From<core::GetPromptResult> for GetPromptResult {
@@ -973,6 +1053,7 @@ impl From<core::GetPromptResult> for GetPromptResult {
                 })
                 .collect(),
             description: r.description,
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -993,6 +1074,7 @@ impl TryFrom<GetPromptResult> for core::GetPromptResult {
         Ok(core::GetPromptResult {
             description: r.description,
             messages,
+            meta: parse_meta(r.meta_json)?,
             ..Default::default()
         })
     }
@@ -1005,6 +1087,8 @@ pub struct ListPromptsResult {
     pub prompts: Vec<Prompt>,
     /// Where the next page starts.
     pub next_cursor: Option<String>,
+    /// The result's `_meta`, as JSON object text.
+    pub meta_json: Option<String>,
 }
 
 impl From<core::ListPromptsResult> for ListPromptsResult {
@@ -1012,6 +1096,7 @@ impl From<core::ListPromptsResult> for ListPromptsResult {
         ListPromptsResult {
             prompts: r.prompts.into_iter().map(Into::into).collect(),
             next_cursor: r.next_cursor,
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -1078,6 +1163,9 @@ pub enum SamplingContent {
     Text {
         /// The text.
         text: String,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
     /// An image: base64 data and its MIME type.
     Image {
@@ -1085,6 +1173,9 @@ pub enum SamplingContent {
         data: String,
         /// The MIME type.
         mime_type: String,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
     /// A sound: base64 data and its MIME type.
     Audio {
@@ -1092,6 +1183,9 @@ pub enum SamplingContent {
         data: String,
         /// The MIME type.
         mime_type: String,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
     /// The model asks to call a tool.
     ToolUse {
@@ -1101,6 +1195,9 @@ pub enum SamplingContent {
         name: String,
         /// The arguments, as JSON object text.
         input_json: String,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
     /// The result of a tool the model asked for.
     ToolResult {
@@ -1114,31 +1211,41 @@ pub enum SamplingContent {
         /// Structured output, as JSON text.
         #[uniffi(default = None)]
         structured_content_json: Option<String>,
+        /// `_meta`, as JSON object text.
+        #[uniffi(default = None)]
+        meta_json: Option<String>,
     },
 }
 
 impl From<core::SamplingContent> for SamplingContent {
     fn from(c: core::SamplingContent) -> Self {
         match c {
-            core::SamplingContent::Text(t) => SamplingContent::Text { text: t.text },
+            core::SamplingContent::Text(t) => SamplingContent::Text {
+                text: t.text,
+                meta_json: meta_text(&t.meta),
+            },
             core::SamplingContent::Image(m) => SamplingContent::Image {
+                meta_json: meta_text(&m.meta),
                 data: m.data,
                 mime_type: m.mime_type,
             },
             core::SamplingContent::Audio(m) => SamplingContent::Audio {
+                meta_json: meta_text(&m.meta),
                 data: m.data,
                 mime_type: m.mime_type,
             },
             core::SamplingContent::ToolUse(u) => SamplingContent::ToolUse {
+                input_json: json_text(&u.input),
+                meta_json: meta_text(&u.meta),
                 id: u.id,
                 name: u.name,
-                input_json: json_text(&u.input),
             },
             core::SamplingContent::ToolResult(r) => SamplingContent::ToolResult {
-                tool_use_id: r.tool_use_id,
                 content: r.content.into_iter().map(Into::into).collect(),
                 is_error: r.is_error.unwrap_or(false),
                 structured_content_json: r.structured_content.as_ref().map(json_text),
+                meta_json: meta_text(&r.meta),
+                tool_use_id: r.tool_use_id,
             },
         }
     }
@@ -1147,31 +1254,39 @@ impl From<core::SamplingContent> for SamplingContent {
 impl TryFrom<SamplingContent> for core::SamplingContent {
     type Error = McpError;
     fn try_from(c: SamplingContent) -> Result<Self, McpError> {
-        let media = |data, mime_type| core::MediaContent {
-            data,
-            mime_type,
-            annotations: None,
-            meta: None,
-        };
         Ok(match c {
-            SamplingContent::Text { text } => core::SamplingContent::Text(core::TextContent {
+            SamplingContent::Text { text, meta_json } => core::SamplingContent::Text(core::TextContent {
                 text,
                 annotations: None,
-                meta: None,
+                meta: parse_meta(meta_json)?,
             }),
-            SamplingContent::Image { data, mime_type } => core::SamplingContent::Image(media(data, mime_type)),
-            SamplingContent::Audio { data, mime_type } => core::SamplingContent::Audio(media(data, mime_type)),
-            SamplingContent::ToolUse { id, name, input_json } => core::SamplingContent::ToolUse(core::ToolUseContent {
+            SamplingContent::Image {
+                data,
+                mime_type,
+                meta_json,
+            } => core::SamplingContent::Image(media_into((data, mime_type, None, meta_json))?),
+            SamplingContent::Audio {
+                data,
+                mime_type,
+                meta_json,
+            } => core::SamplingContent::Audio(media_into((data, mime_type, None, meta_json))?),
+            SamplingContent::ToolUse {
+                id,
+                name,
+                input_json,
+                meta_json,
+            } => core::SamplingContent::ToolUse(core::ToolUseContent {
                 id,
                 name,
                 input: parse_object(&input_json, "tool use input")?,
-                meta: None,
+                meta: parse_meta(meta_json)?,
             }),
             SamplingContent::ToolResult {
                 tool_use_id,
                 content,
                 is_error,
                 structured_content_json,
+                meta_json,
             } => core::SamplingContent::ToolResult(core::ToolResultContent {
                 tool_use_id,
                 content: try_map(content)?,
@@ -1179,7 +1294,7 @@ impl TryFrom<SamplingContent> for core::SamplingContent {
                     .map(|t| parse_json(&t, "structuredContent"))
                     .transpose()?,
                 is_error: is_error.then_some(true),
-                meta: None,
+                meta: parse_meta(meta_json)?,
             }),
         })
     }
@@ -1342,6 +1457,9 @@ pub struct CreateMessageResult {
     /// Why generation stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse` or other.
     #[uniffi(default = None)]
     pub stop_reason: Option<String>,
+    /// The result's `_meta`, as JSON object text.
+    #[uniffi(default = None)]
+    pub meta_json: Option<String>,
 }
 
 impl From<core::CreateMessageResult> for CreateMessageResult {
@@ -1351,6 +1469,7 @@ impl From<core::CreateMessageResult> for CreateMessageResult {
             model: r.model,
             role: Some(r.role.into()),
             stop_reason: r.stop_reason,
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -1363,7 +1482,7 @@ impl TryFrom<CreateMessageResult> for core::CreateMessageResult {
             content: one_or_many(try_map(r.content)?),
             model: r.model,
             stop_reason: r.stop_reason,
-            meta: None,
+            meta: parse_meta(r.meta_json)?,
         })
     }
 }
@@ -1457,6 +1576,9 @@ pub struct ElicitResult {
     /// The submitted values with `Accept` in form mode, as JSON object text.
     #[uniffi(default = None)]
     pub content_json: Option<String>,
+    /// The result's `_meta`, as JSON object text.
+    #[uniffi(default = None)]
+    pub meta_json: Option<String>,
 }
 
 impl From<core::ElicitResult> for ElicitResult {
@@ -1468,6 +1590,7 @@ impl From<core::ElicitResult> for ElicitResult {
                 core::ElicitAction::Cancel => ElicitAction::Cancel,
             },
             content_json: r.content.as_ref().map(json_text),
+            meta_json: meta_text(&r.meta),
         }
     }
 }
@@ -1482,7 +1605,7 @@ impl TryFrom<ElicitResult> for core::ElicitResult {
                 ElicitAction::Cancel => core::ElicitAction::Cancel,
             },
             content: parse_optional_object(r.content_json, "elicitation content")?,
-            meta: None,
+            meta: parse_meta(r.meta_json)?,
         })
     }
 }
@@ -1499,24 +1622,29 @@ pub struct Root {
     /// Display name.
     #[uniffi(default = None)]
     pub name: Option<String>,
+    /// `_meta`, as JSON object text.
+    #[uniffi(default = None)]
+    pub meta_json: Option<String>,
 }
 
 impl From<core::Root> for Root {
     fn from(r: core::Root) -> Self {
         Root {
+            meta_json: meta_text(&r.meta),
             uri: r.uri,
             name: r.name,
         }
     }
 }
 
-impl From<Root> for core::Root {
-    fn from(r: Root) -> Self {
-        core::Root {
+impl TryFrom<Root> for core::Root {
+    type Error = McpError;
+    fn try_from(r: Root) -> Result<Self, McpError> {
+        Ok(core::Root {
+            meta: parse_meta(r.meta_json)?,
             uri: r.uri,
             name: r.name,
-            meta: None,
-        }
+        })
     }
 }
 
@@ -1723,6 +1851,66 @@ mod tests {
         assert!(matches!(parse_json("{", "x"), Err(McpError::InvalidInput { .. })));
     }
 
+    /// Converts `value` to the core type, checks it comes back equal through the wire JSON,
+    /// and returns that JSON.
+    fn through_the_wire<F, C>(value: F) -> Value
+    where
+        F: From<C> + Clone + PartialEq + std::fmt::Debug,
+        C: TryFrom<F, Error = McpError> + Serialize + serde::de::DeserializeOwned,
+    {
+        let wire = serde_json::to_value(C::try_from(value.clone()).unwrap()).unwrap();
+        let back = F::from(serde_json::from_value::<C>(wire.clone()).unwrap());
+        assert_eq!(back, value);
+        wire
+    }
+
+    #[test]
+    fn meta_crosses_as_json_text_on_content_and_results() {
+        let meta = || Some(r#"{"com.example/tag":"x"}"#.to_owned());
+        let audio = ContentBlock::Audio {
+            data: "AA".into(),
+            mime_type: "audio/wav".into(),
+            annotations: None,
+            meta_json: meta(),
+        };
+        let wire = through_the_wire::<_, core::ContentBlock>(audio);
+        assert_eq!(wire["_meta"]["com.example/tag"], "x");
+        let tool_use = SamplingContent::ToolUse {
+            id: "1".into(),
+            name: "t".into(),
+            input_json: "{}".into(),
+            meta_json: meta(),
+        };
+        assert_eq!(
+            through_the_wire::<_, core::SamplingContent>(tool_use)["_meta"]["com.example/tag"],
+            "x"
+        );
+        let root = Root {
+            uri: "file:///a".into(),
+            name: None,
+            meta_json: meta(),
+        };
+        assert_eq!(through_the_wire::<_, core::Root>(root)["_meta"]["com.example/tag"], "x");
+        let answer = ElicitResult {
+            action: ElicitAction::Decline,
+            content_json: None,
+            meta_json: meta(),
+        };
+        assert_eq!(
+            through_the_wire::<_, core::ElicitResult>(answer)["_meta"]["com.example/tag"],
+            "x"
+        );
+        let not_an_object = ContentBlock::Text {
+            text: "t".into(),
+            annotations: None,
+            meta_json: Some("[1]".into()),
+        };
+        assert!(matches!(
+            core::ContentBlock::try_from(not_an_object),
+            Err(McpError::InvalidInput { .. })
+        ));
+    }
+
     #[test]
     fn json_helpers_read_and_build_json_text() {
         let doc = r#"{"user":{"name":"ada","age":36}}"#.to_owned();
@@ -1746,10 +1934,14 @@ mod tests {
     #[test]
     fn one_sampling_item_is_sent_as_one() {
         let result = CreateMessageResult {
-            content: vec![SamplingContent::Text { text: "Paris".into() }],
+            content: vec![SamplingContent::Text {
+                text: "Paris".into(),
+                meta_json: None,
+            }],
             model: "m".into(),
             role: None,
             stop_reason: None,
+            meta_json: None,
         };
         let core_result = core::CreateMessageResult::try_from(result).unwrap();
         assert!(matches!(core_result.content, core::OneOrMany::One(_)));

@@ -6,189 +6,42 @@
 //! Each test starts its own server process (core/tests/peers/python_server.py) on
 //! 127.0.0.1 and a free port, and kills it when done.
 
-use std::path::PathBuf;
-use std::process::Stdio;
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
-use oxmcp::protocol::{
-    CallToolResult, ElicitAction, ElicitRequestParams, ElicitResult, Era, ErrorObject, ProgressNotificationParams,
-    ResourceContents,
+use common::{
+    client_for, client_with, exercise_legacy, options, progress_log, resource_text, slow_with_progress, text,
+    PeerServer, Sdk,
 };
+use oxmcp::client::{Client, EraMode, ServerNotification};
+use oxmcp::protocol::{CallToolResult, Era};
 use oxmcp::transport::http::client::{connect, HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::Error;
-use serde_json::{json, Map};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-/// A Python SDK server process; killed when dropped.
-struct PythonPeer {
-    child: Child,
-    port: u16,
-}
+/// The server's name in its `initialize` answer.
+const NAME: &str = "python-peer";
 
-impl PythonPeer {
-    async fn start(args: &[&str]) -> PythonPeer {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let python = std::env::var_os("OXMCP_TEST_PYTHON")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root.join("../.venv/bin/python"));
-        assert!(
-            python.exists(),
-            "{} is missing: run `make peers` to create the venv with the official Python SDK",
-            python.display()
-        );
-        let mut child = Command::new(&python)
-            .arg(root.join("tests/peers/python_server.py"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("starts the Python server");
-        let stdout = child.stdout.take().expect("piped");
-        let mut lines = BufReader::new(stdout).lines();
-        let port = tokio::time::timeout(Duration::from_secs(60), async {
-            while let Some(line) = lines.next_line().await.expect("reads the server's stdout") {
-                if let Some(port) = line.strip_prefix("LISTENING ") {
-                    return port.trim().parse::<u16>().expect("a port");
-                }
-            }
-            panic!("the Python server exited before listening")
-        })
-        .await
-        .expect("the Python server listens within 60 s");
-        // Keep draining stdout so that the server never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        PythonPeer { child, port }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-
-    async fn kill(&mut self) {
-        self.child.kill().await.expect("kills the server");
-    }
-}
-
-fn options(era: EraMode) -> ClientOptions {
-    ClientOptions::new("oxmcp-http-tests", "1.0.0")
-        .era(era)
-        .timeout(Some(Duration::from_secs(30)))
-        .on_elicitation(
-            |params: ElicitRequestParams| async move {
-                assert!(matches!(params, ElicitRequestParams::Form(_)), "{params:?}");
-                Ok::<_, ErrorObject>(ElicitResult {
-                    action: ElicitAction::Accept,
-                    content: Some(Map::from_iter([("name".to_owned(), json!("Ada"))])),
-                    meta: None,
-                })
-            },
-            false,
-        )
-}
-
-async fn client_for(url: String, era: EraMode) -> Client {
-    client_with(HttpClientOptions::new(url), era).await
-}
-
-async fn client_with(http: HttpClientOptions, era: EraMode) -> Client {
-    let transport = connect(http).expect("a transport");
-    Client::connect(transport, options(era)).await.expect("connects")
-}
-
-fn text(result: &CallToolResult) -> String {
-    assert_ne!(result.is_error, Some(true), "the tool failed: {result:?}");
-    result
-        .content
-        .iter()
-        .filter_map(|block| block.as_text())
-        .collect::<Vec<_>>()
-        .join("")
-}
-
-fn resource_text(contents: &[ResourceContents]) -> String {
-    match contents.first() {
-        Some(ResourceContents::Text(text)) => text.text.clone(),
-        other => panic!("not a text resource: {other:?}"),
-    }
-}
-
-/// A progress callback and what it saw.
-fn progress_log() -> (Arc<Mutex<Vec<ProgressNotificationParams>>>, CallOptions) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&seen);
-    let options = CallOptions {
-        on_progress: Some(Arc::new(move |progress| sink.lock().unwrap().push(progress))),
-        ..Default::default()
-    };
-    (seen, options)
-}
-
-/// Everything a client does in the legacy era, against one server. `streaming`: the
-/// server answers with SSE streams, so it can send progress and requests mid-call (in
-/// JSON mode the official SDK drops both).
-async fn exercise_legacy(client: &Client, streaming: bool) {
-    assert_eq!(client.protocol_version().era(), Era::Legacy);
-    assert_eq!(client.protocol_version().as_str(), "2025-11-25");
-    let details = client.server_details();
-    assert_eq!(details.server_info.expect("server info").name, "python-peer");
-
-    let tools = client.list_all_tools().await.unwrap();
-    assert!(tools.iter().any(|t| t.name == "echo"), "{tools:?}");
-    let echoed = client.call_tool("echo", json!({"text": "hi there"})).await.unwrap();
-    assert_eq!(text(&echoed), "hi there");
-
-    let resources = client.list_all_resources().await.unwrap();
-    assert!(resources.iter().any(|r| r.uri == "greeting://world"), "{resources:?}");
-    let read = client.read_resource("greeting://world").await.unwrap();
-    assert_eq!(resource_text(&read.contents), "Hello, world");
-
-    // An unknown tool is the server's error, not a transport failure.
-    let missing = client.call_tool("no-such-tool", json!({})).await;
-    match missing {
-        Ok(result) => assert_eq!(result.is_error, Some(true)),
-        Err(Error::Remote(error)) => assert!(error.message.contains("no-such-tool"), "{error:?}"),
-        Err(other) => panic!("unexpected failure: {other}"),
-    }
-    let templated = client.read_resource("greeting://people/Zoë").await.unwrap();
-    assert_eq!(resource_text(&templated.contents), "Hello, Zoë");
-
-    if !streaming {
-        return;
-    }
-    // Progress notifications arrive before the result, on the POST's SSE stream.
-    let (seen, call) = progress_log();
-    let done = client
-        .call_tool_with("slow", json!({"steps": 3, "delay": 0.05}), &call)
-        .await
-        .unwrap();
-    assert_eq!(text(&done), "done after 3 steps");
-    let progress: Vec<f64> = seen.lock().unwrap().iter().map(|p| p.progress).collect();
-    assert_eq!(progress, [1.0, 2.0, 3.0]);
-
-    // A server-to-client request (elicitation/create), answered by our handler.
-    let greeted = client.call_tool("greet", json!({})).await.unwrap();
-    assert_eq!(text(&greeted), "Hello, Ada!");
+async fn python_server(args: &[&str]) -> PeerServer {
+    PeerServer::start(Sdk::Python, "python_server.py", args).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_over_sse_answers() {
-    let server = PythonPeer::start(&["streamable-http"]).await;
+    let server = python_server(&["streamable-http"]).await;
     let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
-    exercise_legacy(&client, true).await;
+    exercise_legacy(&client, NAME, true).await;
     client.close().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_over_json_answers() {
-    let server = PythonPeer::start(&["streamable-http", "--json-response"]).await;
+    let server = python_server(&["streamable-http", "--json-response"]).await;
     let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
-    exercise_legacy(&client, false).await;
+    exercise_legacy(&client, NAME, false).await;
     client.close().await.unwrap();
 
     let modern = client_for(server.url("/mcp"), EraMode::Modern).await;
@@ -202,7 +55,7 @@ async fn legacy_era_over_json_answers() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_without_sessions() {
-    let server = PythonPeer::start(&["streamable-http", "--stateless"]).await;
+    let server = python_server(&["streamable-http", "--stateless"]).await;
     let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
     assert_eq!(client.protocol_version().era(), Era::Legacy);
     let echoed = client.call_tool("echo", json!({"text": "stateless"})).await.unwrap();
@@ -214,7 +67,7 @@ async fn legacy_era_without_sessions() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn modern_era_with_header_mirroring() {
-    let server = PythonPeer::start(&["streamable-http"]).await;
+    let server = python_server(&["streamable-http"]).await;
     // Auto settles on 2026-07-28: the official SDK speaks it.
     let client = client_for(server.url("/mcp"), EraMode::Auto).await;
     assert_eq!(client.protocol_version().as_str(), "2026-07-28");
@@ -245,13 +98,7 @@ async fn modern_era_with_header_mirroring() {
     assert_eq!(text(&after), "tenant acme, header acme");
 
     // Progress on the request's SSE stream.
-    let (seen, call) = progress_log();
-    let done = client
-        .call_tool_with("slow", json!({"steps": 2, "delay": 0.05}), &call)
-        .await
-        .unwrap();
-    assert_eq!(text(&done), "done after 2 steps");
-    assert_eq!(seen.lock().unwrap().len(), 2);
+    assert_eq!(slow_with_progress(&client, 2).await, [1.0, 2.0]);
 
     // Elicitation is a multi round-trip request in this era, answered by the same handler.
     let greeted = client.call_tool("greet", json!({})).await.unwrap();
@@ -261,7 +108,7 @@ async fn modern_era_with_header_mirroring() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_closes_the_request_stream() {
-    let server = PythonPeer::start(&["streamable-http"]).await;
+    let server = python_server(&["streamable-http"]).await;
     for era in [EraMode::Modern, EraMode::Legacy] {
         let client = client_for(server.url("/mcp"), era).await;
         let cancellation = CancellationToken::new();
@@ -295,7 +142,7 @@ async fn cancelling_closes_the_request_stream() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_broken_stream_is_resumed_without_losing_messages() {
-    let server = PythonPeer::start(&["streamable-http", "--event-store"]).await;
+    let server = python_server(&["streamable-http", "--event-store"]).await;
     let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
     let (seen, call) = progress_log();
     let result = client.call_tool_with("interrupted", json!({}), &call).await.unwrap();
@@ -320,7 +167,7 @@ async fn a_broken_stream_is_resumed_without_losing_messages() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_broken_get_stream_is_resumed_without_losing_messages() {
-    let server = PythonPeer::start(&["streamable-http", "--event-store"]).await;
+    let server = python_server(&["streamable-http", "--event-store"]).await;
     let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
     let mut notifications = client.notifications();
     // Let the GET stream open before the server writes to it.
@@ -343,7 +190,7 @@ async fn a_broken_get_stream_is_resumed_without_losing_messages() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn custom_headers_and_bearer_tokens_reach_the_server() {
-    let server = PythonPeer::start(&["streamable-http"]).await;
+    let server = python_server(&["streamable-http"]).await;
     let asked = Arc::new(Mutex::new(0u32));
     let counter = Arc::clone(&asked);
     let http = HttpClientOptions::new(server.url("/mcp"))
@@ -375,14 +222,14 @@ async fn custom_headers_and_bearer_tokens_reach_the_server() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_lost_session_fails_the_request_and_a_new_client_starts_over() {
-    let mut server = PythonPeer::start(&["streamable-http"]).await;
+    let mut server = python_server(&["streamable-http"]).await;
     let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
     let echoed = client.call_tool("echo", json!({"text": "one"})).await.unwrap();
     assert_eq!(text(&echoed), "one");
     // A restarted server knows no session: it answers the old session id with 404.
     server.kill().await;
     let port = server.port.to_string();
-    let server = PythonPeer::start(&["streamable-http", "--port", &port]).await;
+    let server = python_server(&["streamable-http", "--port", &port]).await;
     let started = Instant::now();
     let expired = client.call_tool("echo", json!({"text": "two"})).await;
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -404,9 +251,9 @@ async fn a_lost_session_fails_the_request_and_a_new_client_starts_over() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn falls_back_to_http_with_sse() {
-    let server = PythonPeer::start(&["sse"]).await;
+    let server = python_server(&["sse"]).await;
     let client = client_for(server.url("/sse"), EraMode::Legacy).await;
-    exercise_legacy(&client, true).await;
+    exercise_legacy(&client, NAME, true).await;
     client.close().await.unwrap();
 
     // Probing with server/discover first finds the same transport; the official SDK
@@ -420,7 +267,7 @@ async fn falls_back_to_http_with_sse() {
 
 /// Starts a long call, waits for its first progress notification, kills the server and
 /// returns how the call ended and how long that took.
-async fn kill_mid_stream(server: &mut PythonPeer, client: &Client) -> (oxmcp::Result<CallToolResult>, Duration) {
+async fn kill_mid_stream(server: &mut PeerServer, client: &Client) -> (oxmcp::Result<CallToolResult>, Duration) {
     let (seen, call) = progress_log();
     let slow = {
         let client = client.clone();
@@ -452,7 +299,7 @@ async fn a_server_killed_mid_stream_fails_pending_calls_promptly() {
         (&["streamable-http", "--event-store"][..], EraMode::Legacy, "/mcp"),
         (&["sse"][..], EraMode::Legacy, "/sse"),
     ] {
-        let mut server = PythonPeer::start(args).await;
+        let mut server = python_server(args).await;
         let client = client_for(server.url(path), era).await;
         let (outcome, took) = kill_mid_stream(&mut server, &client).await;
         assert!(outcome.is_err(), "{args:?} {era:?}: {outcome:?}");

@@ -620,3 +620,88 @@ async fn stateless_and_json_response_modes() {
     let body = json_of(f.post(bad, &[]).await).await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
 }
+
+#[tokio::test]
+async fn every_method_checks_origin_host_session_and_accept() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let session = f.initialize("2025-11-25").await;
+    let send = |method: reqwest::Method, headers: Headers| {
+        let mut request = f.http.request(method, f.url());
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        async move { request.send().await.unwrap().status() }
+    };
+    let sse = ("accept", "text/event-stream");
+    let refused: [(&str, (&str, &str)); 4] = [
+        ("a foreign page", ("origin", "http://evil.example")),
+        ("an opaque origin", ("origin", "null")),
+        ("a look-alike origin", ("origin", "http://localhost.evil.example")),
+        ("a rebound host", ("host", "evil.example:80")),
+    ];
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        for (case, header) in refused {
+            let status = send(method.clone(), vec![sse, ("mcp-session-id", &session), header]).await;
+            assert_eq!(status, StatusCode::FORBIDDEN, "{method} from {case}");
+        }
+        let status = send(method.clone(), vec![sse]).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{method} without a session");
+        let status = send(method.clone(), vec![sse, ("mcp-session-id", "0000")]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method} for an unknown session");
+    }
+    let json_only = vec![("accept", "application/json"), ("mcp-session-id", &session)];
+    assert_eq!(send(reqwest::Method::GET, json_only).await, StatusCode::NOT_ACCEPTABLE);
+    // The refused DELETEs ended nothing.
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(f.legacy(&session, ping).await.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn bodies_and_modern_headers_are_checked_for_every_named_method() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}});
+    let as_text = f
+        .http
+        .post(f.url())
+        .header("content-type", "text/plain")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "tools/list")
+        .body(ping.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(as_text.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let batch = f.post(json!([ping.clone(), ping]), &[]).await;
+    assert_eq!(batch.status(), StatusCode::BAD_REQUEST);
+
+    // Each with one header wrong (an empty value: missing).
+    let cases: [(&str, Value, (&str, &str)); 5] = [
+        ("resources/read", json!({"uri": "file:///a"}), ("mcp-name", "file:///b")),
+        ("resources/read", json!({"uri": "file:///a"}), ("mcp-name", "")),
+        ("prompts/get", json!({"name": "review"}), ("mcp-name", "other")),
+        (
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "x"}}),
+            ("mcp-name", "=?base64?***?="),
+        ),
+        (
+            "tools/call",
+            json!({"name": "regional", "arguments": {"region": "eu"}}),
+            ("mcp-param-region", "=?base64?***?="),
+        ),
+    ];
+    for (method, params, header) in cases {
+        let response = f.modern(2, method, params, &[header]).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{method} {header:?}");
+        assert_eq!(error_code(response).await, -32020, "{method} {header:?}");
+    }
+    // A modern version header on a body without the modern _meta: the body must agree.
+    let legacy_body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    let mixed = f
+        .post(
+            legacy_body,
+            &[("mcp-protocol-version", MODERN), ("mcp-method", "tools/list")],
+        )
+        .await;
+    assert_eq!(mixed.status(), StatusCode::BAD_REQUEST);
+}

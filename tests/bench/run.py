@@ -4,7 +4,9 @@ plot, throughput.png) next to this file.
 
     python tests/bench/run.py [--quick]
 
-Servers whose runtime is missing are reported as skipped, not silently dropped.
+Each measurement lasts a fixed time (`--seconds`), so slow and fast servers cost the same
+and the whole run stays within minutes. Servers whose runtime is missing, or whose binding
+lacks a transport, are reported as skipped with the reason, not silently dropped.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import datetime
 import json
 import os
 import platform
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,134 +27,498 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-RELEASE = ROOT / "target" / "release"
+SERVERS = HERE / "servers"
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+RELEASE = TARGET / "release"
 LOAD = RELEASE / "mcp-load"
 PYTHON = ROOT / ".venv" / "bin" / "python"
+NODE = shutil.which("node") or "node"
+RMCP = TARGET / "bench-rmcp" / "release" / "rmcp-echo"
+SMALL, LARGE = 64, 64 * 1024
+# The window of the main comparison: 32 requests in flight (stdio) or 32 workers (HTTP).
+WIDE = 32
 
 
 @dataclass
-class Subject:
-    """A server under test: how to start it over stdio, and over HTTP if it can."""
+class Setup:
+    """One server under test in one configuration, on one transport."""
 
-    name: str
-    stdio: list[str]
-    http: list[str] | None
+    server: str
+    config: str
+    transport: str
+    command: list[str]
     eras: tuple[str, ...]
+    requires: list[Path]
+    # Legacy sessions (HTTP): measured with 1 and 32 sessions, and idle.
+    sessions: bool = False
 
-    def available(self) -> bool:
-        return Path(self.stdio[0]).exists()
+    @property
+    def oxmcp(self) -> bool:
+        return self.server.startswith("oxmcp")
+
+    def missing(self) -> str | None:
+        absent = [str(p) for p in self.requires if not p.exists()]
+        return f"not built or not installed: {', '.join(absent)}" if absent else None
 
 
-SUBJECTS = [
-    Subject("oxmcp-rust", [str(RELEASE / "server")], [str(RELEASE / "server"), "--http", "127.0.0.1:0"], ("legacy", "modern")),
-    Subject("official-python", [str(PYTHON), str(HERE / "servers" / "official_python.py")],
-            [str(PYTHON), str(HERE / "servers" / "official_python.py"), "http"], ("legacy",)),
-    Subject("oxmcp-python", [str(PYTHON), str(HERE / "servers" / "oxmcp_python.py")], None, ("legacy", "modern")),
-]
+def setups() -> list[Setup]:
+    py, node_sdk = [PYTHON], ROOT / "node_modules" / "@modelcontextprotocol" / "sdk"
+    ox_node = [ROOT / "bindings-node" / "dist" / "index.js"]
+    both, legacy = ("legacy", "modern"), ("legacy",)
+    official_py = [str(PYTHON), str(SERVERS / "official_python.py")]
+    official_ts = [NODE, str(SERVERS / "official_ts.mjs")]
+    return [
+        Setup("oxmcp-rust", "default", "stdio", [str(RELEASE / "server")], both, [RELEASE / "server"]),
+        Setup("oxmcp-python", "default", "stdio", [str(PYTHON), str(SERVERS / "oxmcp_python.py")], both, py),
+        Setup("oxmcp-node", "default", "stdio", [NODE, str(SERVERS / "oxmcp_node.mjs"), "stdio"], both, ox_node),
+        Setup("rmcp", "stdio()", "stdio", [str(RMCP), "stdio"], legacy, [RMCP]),
+        Setup("rmcp", "stdio_pipes()", "stdio", [str(RMCP), "stdio-pipes"], legacy, [RMCP]),
+        Setup("official-python", "default", "stdio", official_py, legacy, py),
+        Setup("official-ts", "default", "stdio", [*official_ts, "stdio"], legacy, [node_sdk]),
+        Setup(
+            "oxmcp-rust",
+            "default",
+            "http",
+            [str(RELEASE / "server"), "--http", "127.0.0.1:0"],
+            both,
+            [RELEASE / "server"],
+            sessions=True,
+        ),
+        Setup(
+            "oxmcp-python",
+            "default",
+            "http",
+            [str(PYTHON), str(SERVERS / "oxmcp_python.py"), "http"],
+            both,
+            py,
+            sessions=True,
+        ),
+        Setup(
+            "oxmcp-node",
+            "default",
+            "http",
+            [NODE, str(SERVERS / "oxmcp_node.mjs"), "http"],
+            both,
+            ox_node,
+            sessions=True,
+        ),
+        Setup("rmcp", "stateful, TCP_NODELAY", "http", [str(RMCP), "http"], legacy, [RMCP], sessions=True),
+        # rmcp's default socket options: Nagle's algorithm holds each answer ~40 ms.
+        Setup("rmcp", "stateful, default socket", "http", [str(RMCP), "http-default"], legacy, [RMCP]),
+        Setup("rmcp", "stateless JSON", "http", [str(RMCP), "stateless"], both, [RMCP]),
+        Setup("official-python", "stateful", "http", [*official_py, "http"], legacy, py, sessions=True),
+        Setup("official-ts", "stateful", "http", [*official_ts, "http"], legacy, [node_sdk], sessions=True),
+        Setup("official-ts", "stateless JSON", "http", [*official_ts, "stateless"], legacy, [node_sdk]),
+    ]
+
+
+class Skip(Exception):
+    """A setup that cannot run here, and why."""
 
 
 def load(args: list[str]) -> dict | None:
     """One `mcp-load` run; its JSON line, or None when it failed."""
-    done = subprocess.run([str(LOAD), *args], capture_output=True, text=True, timeout=600)
+    try:
+        done = subprocess.run([str(LOAD), *args], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        print(f"  failed: {' '.join(args[:12])}: timed out", file=sys.stderr)
+        return None
     line = done.stdout.strip().splitlines()[-1:] or [""]
     if not line[0]:
-        print(f"  failed: {' '.join(args[:8])}: {done.stderr.strip()[-300:]}", file=sys.stderr)
+        print(f"  failed: {' '.join(args[:12])}: {done.stderr.strip()[-300:]}", file=sys.stderr)
         return None
     result = json.loads(line[0])
     result["failed"] = done.returncode != 0
+    if result["failed"]:
+        print(f"  {result.get('errors')} errors: {done.stderr.strip()[-300:]}", file=sys.stderr)
     return result
 
 
 def start_http(command: list[str]) -> tuple[subprocess.Popen[str], str]:
-    """Starts an HTTP server and reads the URL it prints."""
+    """Starts an HTTP server and reads the URL it prints (`LISTENING <url>` on stderr); a
+    server that prints `UNSUPPORTED <why>` or exits first is skipped."""
     process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     assert process.stderr is not None
+    said = []
     for line in process.stderr:
         if line.startswith("LISTENING "):
             url = line.split()[1]
-            wait_for_port(url)
+            wait_for_port(process, url)
             return process, url
-    raise RuntimeError(f"{command} did not start")
+        if line.startswith("UNSUPPORTED "):
+            stop(process)
+            raise Skip(line.removeprefix("UNSUPPORTED ").strip())
+        said.append(line.strip())
+    stop(process)
+    raise Skip(f"exited before listening: {' '.join(said)[-300:]}")
 
 
-def wait_for_port(url: str) -> None:
+def wait_for_port(process: subprocess.Popen[str], url: str) -> None:
     """Waits until the server accepts connections (some print their URL before binding)."""
     host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            assert process.stderr is not None
+            raise Skip(f"exited before listening: {process.stderr.read().strip()[-300:]}")
         try:
             socket.create_connection((host, int(port)), timeout=1).close()
             return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"{url} never accepted a connection")
+    stop(process)
+    raise Skip(f"{url} never accepted a connection")
 
 
-def run(quick: bool) -> list[dict]:
-    calls = ["--calls", "3000" if quick else "20000", "--warmup", "300" if quick else "1000"]
-    results: list[dict] = []
-    for subject in SUBJECTS:
-        if not subject.available():
-            print(f"skipped {subject.name}: not built or not installed", file=sys.stderr)
-            continue
-        for era in subject.eras:
-            for in_flight in (1, 32):
-                print(f"{subject.name} stdio {era} in-flight {in_flight}", file=sys.stderr)
-                common = ["--name", subject.name, "--era", era, *calls]
-                result = load([*common, "stdio", "--in-flight", str(in_flight), "--", *subject.stdio])
-                if result:
-                    results.append(result)
-        if subject.http is None:
-            continue
-        for era in subject.eras:
-            process, url = start_http(subject.http)
+def stop(process: subprocess.Popen[str]) -> None:
+    process.kill()
+    process.wait()
+
+
+class Runner:
+    """Runs every setup and collects the results, and the setups skipped with why."""
+
+    def __init__(self, quick: bool) -> None:
+        seconds = "1" if quick else "3"
+        # The call cap is far above what a fast server does in the time, so time decides.
+        self.timing = ["--seconds", seconds, "--calls", "1000000"]
+        self.warmup = 300 if quick else 2000
+        self.idle_sessions = "200" if quick else "1000"
+        self.results: list[dict] = []
+        self.skipped: list[tuple[Setup, str]] = []
+        # Runs that gave no figures at all (the driver failed), by label.
+        self.failures: list[str] = []
+
+    def measure(self, setup: Setup, label: str, args: list[str]) -> None:
+        label = f"{setup.server} [{setup.config}] {setup.transport} {label}"
+        print(label, file=sys.stderr)
+        result = load(["--name", setup.server, *args])
+        if result:
+            self.results.append({**result, "config": setup.config})
+        else:
+            self.failures.append(label)
+
+    def calls(self, setup: Setup, era: str, payload: int, window: str, args: list[str]) -> None:
+        # Large payloads are ~100x slower per call: a tenth of the warm-up calls keeps it short.
+        warmup = self.warmup if payload == SMALL else self.warmup // 10
+        timing = ["--era", era, "--payload", str(payload), "--warmup", str(warmup), *self.timing]
+        self.measure(setup, f"{era} {payload} B {window}", [*timing, *args])
+
+    def run(self, setup: Setup) -> None:
+        if missing := setup.missing():
+            self.skip(setup, missing)
+        elif setup.transport == "stdio":
+            self.stdio(setup)
+        else:
             try:
-                print(f"{subject.name} http {era}", file=sys.stderr)
-                common = ["--name", subject.name, "--era", era, *calls]
-                result = load([*common, "http", "--url", url, "--concurrency", "32", "--server-pid", str(process.pid)])
-                if result:
-                    results.append(result)
-                if era == "legacy":
-                    idle = load(["--name", subject.name, "idle-sessions", "--url", url, "--sessions", "200" if quick else "1000",
-                                 "--server-pid", str(process.pid)])
-                    if idle:
-                        results.append(idle)
-            finally:
-                process.kill()
-                process.wait()
-    return results
+                self.http(setup)
+            except Skip as why:
+                self.skip(setup, str(why))
+
+    def skip(self, setup: Setup, why: str) -> None:
+        print(f"skipped {setup.server} [{setup.config}] {setup.transport}: {why}", file=sys.stderr)
+        self.skipped.append((setup, why))
+
+    def stdio(self, setup: Setup) -> None:
+        stdio = lambda in_flight: ["stdio", "--in-flight", str(in_flight), "--", *setup.command]  # noqa: E731
+        for era in setup.eras:
+            for in_flight in (1, WIDE):
+                self.calls(setup, era, SMALL, f"{in_flight} in flight", stdio(in_flight))
+        self.calls(setup, setup.eras[0], LARGE, f"{WIDE} in flight", stdio(WIDE))
+
+    def http(self, setup: Setup) -> None:
+        process, url = start_http(setup.command)
+        http = lambda sessions: [  # noqa: E731
+            "http",
+            "--url",
+            url,
+            "--concurrency",
+            str(WIDE),
+            "--sessions",
+            str(sessions),
+            "--server-pid",
+            str(process.pid),
+        ]
+        try:
+            for era in setup.eras:
+                for sessions in (1, WIDE) if setup.sessions and era == "legacy" else (1,):
+                    self.calls(setup, era, SMALL, f"{WIDE} workers, {sessions} sessions", http(sessions))
+            # Last, so that the peak memory it reports is that of the large payloads.
+            self.calls(setup, setup.eras[0], LARGE, f"{WIDE} workers", http(1))
+        finally:
+            stop(process)
+        if setup.sessions:
+            self.idle(setup)
+
+    def idle(self, setup: Setup) -> None:
+        """Memory per idle session, on a fresh server: one that served load first has free
+        heap left over that new sessions fill without growing."""
+        process, url = start_http(setup.command)
+        try:
+            args = ["idle-sessions", "--url", url, "--sessions", self.idle_sessions, "--server-pid", str(process.pid)]
+            self.measure(setup, "idle sessions", args)
+        finally:
+            stop(process)
 
 
-def markdown(results: list[dict]) -> str:
+# Reading the results
+
+
+def throughput_rows(results: list[dict]) -> list[dict]:
+    return [r for r in results if "calls_per_s" in r and not r.get("failed")]
+
+
+def best(
+    rows: list[dict], transport: str, payload: int = SMALL, window: int = WIDE, server: str | None = None
+) -> dict | None:
+    """The row with the highest throughput on `transport` with `payload` and `window` in flight,
+    of `server`, or of the peers (every server but oxmcp's) when `server` is None."""
+    kept = [
+        r
+        for r in rows
+        if (r["transport"], r["payload"], r["concurrency"]) == (transport, payload, window)
+        and (r["server"] == server if server else not is_oxmcp(r))
+    ]
+    return max(kept, key=lambda r: r["calls_per_s"], default=None)
+
+
+def is_oxmcp(row: dict) -> bool:
+    return row["server"].startswith("oxmcp")
+
+
+def main_window(row: dict, transport: str) -> bool:
+    """The comparison point of the targets: 64 B payloads with 32 in flight."""
+    return row["transport"] == transport and row["payload"] == SMALL and row["concurrency"] == WIDE
+
+
+def who(row: dict | None) -> str:
+    if row is None:
+        return "-"
+    return f"{row['server']} [{row['config']}]" + (f" {row['era']}" if row.get("era") else "")
+
+
+@dataclass
+class Target:
+    """One target of the issue, with what was measured against it."""
+
+    goal: str
+    ours: dict | None
+    theirs: dict | None
+    measured: str
+    met: bool | None
+
+
+def ratio_target(goal: str, ours: dict | None, theirs: dict | None, factor: float) -> Target:
+    if ours is None or theirs is None:
+        return Target(goal, ours, theirs, "not measured", None)
+    ratio = ours["calls_per_s"] / theirs["calls_per_s"]
+    return Target(
+        goal,
+        ours,
+        theirs,
+        f"{ratio:.2f}x ({ours['calls_per_s']:.0f} vs {theirs['calls_per_s']:.0f} calls/s)",
+        ratio >= factor,
+    )
+
+
+def targets(results: list[dict]) -> list[Target]:
+    rows = throughput_rows(results)
+    found: list[Target] = []
+    for transport in ("stdio", "http"):
+        ours, peer = best(rows, transport, server="oxmcp-rust"), best(rows, transport)
+        found.append(ratio_target(f"Rust {transport}: throughput ≥ fastest peer", ours, peer, 1.0))
+        if ours and peer:
+            found.append(
+                Target(
+                    f"Rust {transport}: lower p99",
+                    ours,
+                    peer,
+                    f"{ours['p99_us']:.0f} vs {peer['p99_us']:.0f} µs",
+                    ours["p99_us"] < peer["p99_us"],
+                )
+            )
+            cpu, peer_cpu = ours.get("server_cpu_us_per_call"), peer.get("server_cpu_us_per_call")
+            if cpu is not None and peer_cpu:
+                found.append(
+                    Target(
+                        f"Rust {transport}: server CPU/call ≤ 2/3 of the fastest peer's",
+                        ours,
+                        peer,
+                        f"{cpu:.1f} vs {peer_cpu:.1f} µs ({cpu / peer_cpu:.2f})",
+                        cpu <= peer_cpu * 2 / 3,
+                    )
+                )
+    for ours_name, peer_name, factors in (
+        ("oxmcp-python", "official-python", {"stdio": 10, "http": 10}),
+        ("oxmcp-node", "official-ts", {"stdio": 1.5, "http": 5}),
+    ):
+        for transport, factor in factors.items():
+            ours, peer = best(rows, transport, server=ours_name), best(rows, transport, server=peer_name)
+            found.append(ratio_target(f"{ours_name} {transport}: ≥ {factor}x {peer_name}", ours, peer, factor))
+    idle = {r["server"]: r for r in results if "idle_session_kib" in r}
+    for name in ("oxmcp-rust", "oxmcp-python", "oxmcp-node"):
+        r = idle.get(name)
+        found.append(
+            Target(
+                f"{name}: idle legacy HTTP session < 8 KiB",
+                r,
+                None,
+                "not measured" if r is None else f"{r['idle_session_kib']:.1f} KiB",
+                r and r["idle_session_kib"] < 8,
+            )
+        )
+    for name, limit in (("oxmcp-rust", 5), ("oxmcp-python", 200), ("oxmcp-node", 130)):
+        starts = [r for r in results if r["server"] == name and r.get("startup_ms") is not None]
+        first = min(starts, key=lambda r: r["startup_ms"], default=None)
+        found.append(
+            Target(
+                f"{name}: start-up < {limit} ms",
+                first,
+                None,
+                "not measured" if first is None else f"{first['startup_ms']:.1f} ms (fastest of its runs)",
+                first and first["startup_ms"] < limit,
+            )
+        )
+    for name in ("oxmcp-rust", "oxmcp-python", "oxmcp-node"):
+        growth = peak_growth(rows, name)
+        found.append(
+            Target(
+                f"{name}: peak RSS bounded with 64 KiB payloads at 32 in flight (< {GROWTH_LIMIT_MIB} MiB over 64 B)",
+                None,
+                None,
+                "not measured" if growth is None else f"+{growth / 1024:.1f} MiB",
+                None if growth is None else growth < GROWTH_LIMIT_MIB * 1024,
+            )
+        )
+    return found
+
+
+# Peak memory with 64 KiB payloads may exceed that with 64 B by this much at most: 32 in
+# flight, each held a few times over (request, arguments, result, answer), with room to spare.
+GROWTH_LIMIT_MIB = 32
+
+
+def peak_growth(rows: list[dict], server: str) -> int | None:
+    """The largest growth of `server`'s peak RSS (KiB) from 64 B to 64 KiB payloads, on one transport."""
+    growths = []
+    for transport in ("stdio", "http"):
+        peaks = {
+            size: [
+                r["server_peak_rss_kib"]
+                for r in rows
+                if (r["server"], r["transport"], r["payload"]) == (server, transport, size)
+                and r.get("server_peak_rss_kib")
+            ]
+            for size in (SMALL, LARGE)
+        }
+        if peaks[SMALL] and peaks[LARGE]:
+            growths.append(max(peaks[LARGE]) - min(peaks[SMALL]))
+    return max(growths, default=None)
+
+
+def versions() -> str:
+    """The versions of what ran, as one sentence."""
+    found = [f"Python {platform.python_version()}"]
+    for command, label in (([NODE, "--version"], "Node"), (["rustc", "--version"], "")):
+        try:
+            found.append(f"{label} {subprocess.run(command, capture_output=True, text=True).stdout.strip()}".strip())
+        except OSError:
+            pass
+    lock = SERVERS / "rmcp" / "Cargo.lock"
+    if match := re.search(r'name = "rmcp"\nversion = "([^"]+)"', lock.read_text() if lock.exists() else ""):
+        found.append(f"rmcp {match[1]}")
+    sdk = ROOT / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+    if sdk.exists():
+        found.append(f"@modelcontextprotocol/sdk {json.loads(sdk.read_text())['version']}")
+    mcp = subprocess.run(
+        [str(PYTHON), "-c", "import importlib.metadata as m; print(m.version('mcp'))"], capture_output=True, text=True
+    ).stdout.strip()
+    if mcp:
+        found.append(f"mcp (Python) {mcp}")
+    return ", ".join(found)
+
+
+def markdown(results: list[dict], skipped: list[tuple[Setup, str]], failures: list[str]) -> str:
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    fmt = lambda v, f="{:.0f}": "-" if v is None else f.format(v)  # noqa: E731
     lines = [
         "# Benchmark results",
         "",
         f"Generated by `make bench` (`tests/bench/run.py`) on {now}: {platform.platform()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}. 64-byte echo payloads.",
+        f"{os.cpu_count()} cores; {versions()}.",
+        "",
+        "Every server exposes the same `echo(text)` tool, written as its SDK's users would "
+        "(`tests/bench/servers/`). `mcp-load` checks every answer; a run with errors is marked failed. "
+        "Server CPU per call is the server process's CPU time divided by the calls, which still compares "
+        "fairly when the two cores are saturated by server plus driver.",
         "",
         "![throughput](throughput.png)",
         "",
-        "| server | transport | era | in flight | calls/s | p50 µs | p90 µs | p99 µs | server CPU µs/call | peak RSS KiB | start-up ms |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "## Targets",
+        "",
+        "Measured at 64 B payloads with 32 in flight (stdio) or 32 workers (HTTP), the best configuration "
+        "and era of each server against the best of the peers.",
+        "",
+        "| target | ours | against | measured | |",
+        "|---|---|---|---|---|",
     ]
-    fmt = lambda v, f="{:.0f}": "–" if v is None else f.format(v)  # noqa: E731
-    for r in results:
-        if "calls_per_s" not in r:
-            continue
-        lines.append(
-            f"| {r['server']} | {r['transport']} | {r['era']} | {r['concurrency']} | {fmt(r['calls_per_s'])} | "
-            f"{fmt(r['p50_us'])} | {fmt(r['p90_us'])} | {fmt(r['p99_us'])} | {fmt(r['server_cpu_us_per_call'], '{:.1f}')} | "
-            f"{fmt(r['server_peak_rss_kib'])} | {fmt(r.get('startup_ms'), '{:.1f}')} |"
-        )
+    for t in targets(results):
+        verdict = {True: "met", False: "**missed**", None: "-"}[t.met if t.met is None else bool(t.met)]
+        lines.append(f"| {t.goal} | {who(t.ours)} | {who(t.theirs)} | {t.measured} | {verdict} |")
+    lines += [
+        "",
+        "## All runs",
+        "",
+        "`vs best peer`: calls/s over the fastest non-oxmcp server on the same transport, payload and window.",
+        "",
+        "| server | config | transport | era | payload B | in flight | sessions | calls/s | vs best peer | "
+        "p50 µs | p90 µs | p99 µs | server CPU µs/call | driver CPU µs/call | peak RSS KiB | start-up ms | errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    rows = throughput_rows(results)
+    for r in (r for r in results if "calls_per_s" in r):
+        peer = best(rows, r["transport"], r["payload"], r["concurrency"])
+        vs = None if peer is None else r["calls_per_s"] / peer["calls_per_s"]
+        sessions = r["sessions"] if r["transport"] == "http" and r["era"] == "legacy" else None
+        cells = [
+            r["server"],
+            r["config"],
+            r["transport"],
+            r["era"],
+            r["payload"],
+            r["concurrency"],
+            fmt(sessions),
+            fmt(r["calls_per_s"]),
+            fmt(vs, "{:.2f}x"),
+            *(fmt(r[k]) for k in ("p50_us", "p90_us", "p99_us")),
+            fmt(r["server_cpu_us_per_call"], "{:.1f}"),
+            fmt(r["driver_cpu_us_per_call"], "{:.1f}"),
+            fmt(r["server_peak_rss_kib"]),
+            fmt(r.get("startup_ms"), "{:.1f}"),
+            f"{r['errors']}{' (failed)' if r.get('failed') else ''}",
+        ]
+        lines.append(f"| {' | '.join(str(c) for c in cells)} |")
     idle = [r for r in results if "idle_session_kib" in r]
     if idle:
-        lines += ["", "| server | idle legacy HTTP sessions | KiB per session |", "|---|---|---|"]
-        lines += [f"| {r['server']} | {r['sessions']} | {r['idle_session_kib']:.1f} |" for r in idle]
+        lines += [
+            "",
+            "## Idle legacy HTTP sessions",
+            "",
+            "| server | config | sessions | KiB per session |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| {r['server']} | {r['config']} | {r['sessions']} | {r['idle_session_kib']:.1f} |" for r in idle]
+    if failures:
+        lines += ["", "## Failed (no figures)", ""]
+        lines += [f"- {label}" for label in failures]
+    if skipped:
+        lines += ["", "## Skipped", ""]
+        lines += [f"- {s.server} [{s.config}] {s.transport}: {why}" for s, why in skipped]
     return "\n".join(lines) + "\n"
 
 
 def plot(results: list[dict]) -> None:
+    """Throughput at the comparison point, one panel per transport, oxmcp in its own colour."""
     try:
         import matplotlib
 
@@ -159,26 +527,45 @@ def plot(results: list[dict]) -> None:
     except ImportError:
         print("matplotlib missing: no plot", file=sys.stderr)
         return
-    rows = [r for r in results if "calls_per_s" in r]
-    labels = [f"{r['server']}\n{r['transport']} {r['era']} ×{r['concurrency']}" for r in rows]
-    fig, ax = plt.subplots(figsize=(max(8, len(rows) * 0.9), 5))
-    ax.bar(range(len(rows)), [r["calls_per_s"] for r in rows])
-    ax.set_xticks(range(len(rows)), labels, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel("calls/s")
-    ax.set_title("echo throughput (higher is better)")
+    rows = throughput_rows(results)
+    panels = [
+        (t, sorted((r for r in rows if main_window(r, t)), key=lambda r: r["calls_per_s"])) for t in ("stdio", "http")
+    ]
+    fig, axes = plt.subplots(1, 2, figsize=(14, 6))
+    for ax, (transport, chosen) in zip(axes, panels, strict=True):
+        labels = [
+            f"{r['server']} [{r['config']}] {r['era']}"
+            + (f" x{r['sessions']}s" if transport == "http" and r["era"] == "legacy" else "")
+            for r in chosen
+        ]
+        colours = ["tab:orange" if is_oxmcp(r) else "tab:gray" for r in chosen]
+        ax.barh(range(len(chosen)), [r["calls_per_s"] for r in chosen], color=colours)
+        ax.set_yticks(range(len(chosen)), labels, fontsize=7)
+        ax.set_xlabel("calls/s (higher is better)")
+        ax.set_title(f"{transport}: echo, 64 B, 32 in flight")
+    fig.suptitle("oxmcp (orange) against the official SDKs and rmcp (grey)")
     fig.tight_layout()
     fig.savefig(HERE / "throughput.png", dpi=110)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="fewer calls, for a smoke run")
-    results = run(parser.parse_args().quick)
-    (HERE / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
-    (HERE / "RESULTS.md").write_text(markdown(results))
-    plot(results)
-    failed = [r for r in results if r.get("failed")]
-    print(f"{len(results) - len(failed)} passed, {len(failed)} failed")
+    parser.add_argument("--quick", action="store_true", help="shorter runs, for a smoke run")
+    parser.add_argument("--only", help="run only the servers whose name contains this")
+    args = parser.parse_args()
+    runner = Runner(args.quick)
+    for setup in setups():
+        if args.only is None or args.only in setup.server:
+            runner.run(setup)
+    (HERE / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runner.results))
+    (HERE / "RESULTS.md").write_text(markdown(runner.results, runner.skipped, runner.failures))
+    plot(runner.results)
+    failed = len([r for r in runner.results if r.get("failed")]) + len(runner.failures)
+    print(
+        f"{len(runner.results) + len(runner.failures) - failed} passed, {failed} failed, {len(runner.skipped)} skipped"
+    )
+    if failed:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned with the
-# Node 22 it needs in package-lock.json) against oxmcp:
+# Node 22 it needs in package-lock.json) against oxmcp's fixtures:
 #
-#   server suite --suite all --spec-version 2025-11-25   against conformance-server
-#   server suite --suite all --spec-version 2026-07-28   against the same endpoint
-#   client suite --suite all                             with conformance-client
+#   usage: run.sh [rust] [python] [node]        (default: all three)
 #
-# Scenarios in deferred.txt (the OAuth flows: the OAuth client is not built yet) still run
-# and are reported, but are counted apart, not as passes or failures.
+# For each fixture named, the server suite --suite all at --spec-version 2025-11-25 and
+# 2026-07-28 against that fixture's endpoint:
 #
-# then judges every scenario against expected-failures.txt (report.mjs) and ends with one
+#   rust     conformance-server (src/bin), and also the client suite --suite all with
+#            conformance-client
+#   python   python/server.py, written with the Python package (needs .venv with oxmcp
+#            installed: `make conformance` sees to it)
+#   node     node/server.ts, written with the Node package, run by the pinned Node 22
+#            (which strips the types); needs the package built (`npm run build`)
+#
+# Scenarios in deferred.txt (features not built yet; none today) still run and are reported,
+# but are counted apart, not as passes or failures.
+#
+# Then judges every scenario against expected-failures.txt (report.mjs) and ends with one
 # line `N passed, N failed`. Exits non-zero on any unexpected failure or unexpected pass.
 #
 # Environment: CARGO (default cargo), CARGO_TARGET_DIR (honoured), CONFORMANCE_TIMEOUT_MS
@@ -38,19 +46,21 @@ esac
 # The suite (and anything it spawns through a shell) must find this Node first.
 export PATH="$(dirname "$node"):$PATH"
 
-# --- the two binaries -------------------------------------------------------------------
+fixtures=("$@")
+[[ ${#fixtures[@]} -gt 0 ]] || fixtures=(rust python node)
+
+# --- the Rust binaries and where results go ---------------------------------------------
 echo "conformance: building conformance-server and conformance-client" >&2
 (cd "$root" && "$cargo" build -q -p oxmcp-conformance --bins)
 target_dir="$(cd "$root" && "$cargo" metadata --format-version 1 --no-deps |
     "$node" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')"
-server_bin="$target_dir/debug/conformance-server"
 client_bin="$target_dir/debug/conformance-client"
 
 results="$target_dir/conformance"
 rm -rf "$results"
 mkdir -p "$results"
 
-# --- the server under test --------------------------------------------------------------
+# --- processes --------------------------------------------------------------------------
 # Every process this script starts is stopped by its id, on success, failure or interrupt.
 server_pid=""
 suite_pid=""
@@ -67,28 +77,47 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$server_bin" --port 0 >"$results/server.stdout" 2>"$results/server.stderr" &
-server_pid=$!
-url=""
-for _ in $(seq 1 100); do
-    url="$(head -n 1 "$results/server.stdout" 2>/dev/null || true)"
-    [[ "$url" == http://127.0.0.1:* ]] && break
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        echo "conformance: conformance-server exited early:" >&2
-        cat "$results/server.stderr" >&2
+# The command that starts a fixture on a free port; it prints its URL as its first line.
+fixture_command() {
+    case "$1" in
+    rust) fixture=("$target_dir/debug/conformance-server" --port 0) ;;
+    python) fixture=("$root/.venv/bin/python" "$here/python/server.py" --port 0) ;;
+    node) fixture=("$node" "$here/node/server.ts" --port 0) ;;
+    *)
+        echo "conformance: unknown fixture '$1' (rust, python or node)" >&2
+        exit 2
+        ;;
+    esac
+}
+
+# Starts fixture $1 and sets server_pid and url.
+start_server() {
+    local name="$1"
+    fixture_command "$name"
+    "${fixture[@]}" >"$results/$name-server.stdout" 2>"$results/$name-server.stderr" &
+    server_pid=$!
+    url=""
+    for _ in $(seq 1 300); do
+        url="$(head -n 1 "$results/$name-server.stdout" 2>/dev/null || true)"
+        [[ "$url" == http://127.0.0.1:* ]] && break
+        if ! kill -0 "$server_pid" 2>/dev/null; then
+            echo "conformance: the $name fixture exited early:" >&2
+            cat "$results/$name-server.stderr" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+    if [[ "$url" != http://127.0.0.1:* ]]; then
+        echo "conformance: the $name fixture did not report its URL" >&2
         exit 1
     fi
-    sleep 0.1
-done
-if [[ "$url" != http://127.0.0.1:* ]]; then
-    echo "conformance: conformance-server did not report its URL" >&2
-    exit 1
-fi
-echo "conformance: server under test at $url" >&2
+    echo "conformance: $name server under test at $url" >&2
+}
 
 # --- the suites -------------------------------------------------------------------------
 # The suite's own exit status reflects failures, which report.mjs judges against the
 # expected failures; a run that crashed leaves no summary, which report.mjs counts as a failure.
+runs=()
 run_suite() {
     local name="$1"
     shift
@@ -97,17 +126,28 @@ run_suite() {
     suite_pid=$!
     wait "$suite_pid" || true
     suite_pid=""
+    runs+=("$name")
 }
-run_suite server-2025-11-25 server --url "$url" --suite all --spec-version 2025-11-25
-run_suite server-2026-07-28 server --url "$url" --suite all --spec-version 2026-07-28
-if ! kill -0 "$server_pid" 2>/dev/null; then
-    echo "conformance: conformance-server died during the server suites:" >&2
-    tail -n 20 "$results/server.stderr" >&2
-fi
-run_suite client client --command "$client_bin" --suite all --timeout "${CONFORMANCE_TIMEOUT_MS:-30000}"
+
+for name in "${fixtures[@]}"; do
+    # The Rust fixture's runs keep their historical names (server-<version>, client).
+    prefix="$name-"
+    [[ "$name" == rust ]] && prefix=""
+    start_server "$name"
+    for version in 2025-11-25 2026-07-28; do
+        run_suite "${prefix}server-$version" server --url "$url" --suite all --spec-version "$version"
+    done
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+        echo "conformance: the $name fixture died during the server suites:" >&2
+        tail -n 20 "$results/$name-server.stderr" >&2
+    fi
+    stop "$server_pid"
+    server_pid=""
+    if [[ "$name" == rust ]]; then
+        run_suite client client --command "$client_bin" --suite all --timeout "${CONFORMANCE_TIMEOUT_MS:-30000}"
+    fi
+done
 
 cleanup
-server_pid=""
 
-exec "$node" "$here/report.mjs" "$here/expected-failures.txt" "$here/deferred.txt" "$results" \
-    server-2025-11-25 server-2026-07-28 client
+exec "$node" "$here/report.mjs" "$here/expected-failures.txt" "$here/deferred.txt" "$results" "${runs[@]}"

@@ -1,7 +1,16 @@
 // Compiled by `npm run typecheck`, never run: what handlers receive and may return, as
 // the types of the `oxmcp` package say (ESM entry point). `@ts-expect-error` marks what
 // must not compile.
-import { Client, McpError, ResourceTemplate, Server, type CallToolResult } from 'oxmcp';
+import {
+  Client,
+  completable,
+  InputRequired,
+  McpError,
+  ResourceTemplate,
+  Server,
+  type CallToolResult,
+  type HttpAddress,
+} from 'oxmcp';
 import * as z from 'zod';
 
 const server = new Server({ name: 'types', version: '1.0.0' }, { instructions: 'for the compiler' });
@@ -50,6 +59,27 @@ server.registerResource(
 );
 
 server.registerPrompt('review', { argsSchema: { code: z.string() } }, ({ code }) => `Review ${code}`);
+
+server.registerPrompt(
+  'completable',
+  { argsSchema: { city: completable(z.string(), (value, { arguments: given }) => [value, given['other'] ?? '']) } },
+  ({ city }) => `Visit ${city}`,
+);
+
+server.registerTool('explicit', {}, (ctx) => {
+  const answer = ctx.inputResponses?.['name'];
+  if (answer === undefined) {
+    throw new InputRequired({ name: { method: 'roots/list' } }, ctx.requestState);
+  }
+  return JSON.stringify(answer);
+});
+
+const address: HttpAddress = await server.listen({ transport: 'http', port: 0, stateless: true, allowedHosts: [] });
+const overHttp = await Client.connectHttp(address.url, { headers: { 'x-tenant': 'a' }, token: async () => 'secret' });
+await overHttp.close();
+// @ts-expect-error: a stdio listen resolves to nothing
+const none: HttpAddress = await server.listen({ transport: 'stdio' });
+void none;
 
 server.registerPrompt('plain', {}, (ctx) => [{ role: 'user', content: { type: 'text', text: ctx.era } }]);
 

@@ -11,7 +11,8 @@ Servers::
         '''Add two numbers.'''
         return a + b
 
-    server.run()
+    server.run()                                    # stdio
+    server.run(transport="http", port=8000)         # Streamable HTTP at http://127.0.0.1:8000/mcp
 
 Clients::
 
@@ -19,6 +20,9 @@ Clients::
 
     async with Client.stdio(["python", "server.py"]) as client:
         result = await client.call_tool("add", {"a": 1, "b": 2})
+
+    async with Client.http("http://127.0.0.1:8000/mcp") as client:
+        tools = await client.list_tools()
 """
 
 import atexit
@@ -30,7 +34,7 @@ from ._version import __version__
 from .client import Client
 from .content import Audio, Image
 from .context import Context, ElicitationResult
-from .server import Server
+from .server import HttpOptions, HttpServer, Server
 from .types import (
     CallToolResult,
     EmbeddedResource,
@@ -53,6 +57,8 @@ __all__ = [
     "ElicitationResult",
     "EmbeddedResource",
     "GetPromptResult",
+    "HttpOptions",
+    "HttpServer",
     "Image",
     "McpError",
     "PromptMessage",

@@ -8,6 +8,8 @@ __all__ = [
     "Client",
     "ClientConfig",
     "Context",
+    "HttpConfig",
+    "HttpServer",
     "InputRequired",
     "PendingCall",
     "PendingInput",
@@ -17,7 +19,8 @@ __all__ = [
 ]
 
 _Json = Any
-_Handler = Callable[..., Awaitable[Any]]
+# An async function (run on the loop) or a plain one (run on a worker thread).
+_Handler = Callable[..., Any]
 
 class InputRequired(BaseException):
     """Ends this run of a handler so that the client can supply input (multi round-trip,
@@ -52,6 +55,11 @@ class Context:
     @property
     def meta(self) -> dict[str, Any] | None: ...
     @property
+    def input_responses(self) -> dict[str, Any] | None: ...
+    @property
+    def request_state(self) -> str | None: ...
+    def input_required(self, requests: dict[str, Any], state: str | None = None) -> InputRequired: ...
+    @property
     def cancelled(self) -> bool: ...
     def progress(self, progress: float, total: float | None = None, message: str | None = None) -> Awaitable[None]: ...
     def log(self, level: str, data: _Json, logger: str | None = None) -> Awaitable[None]: ...
@@ -77,7 +85,41 @@ class Server:
     ) -> None: ...
     def remove_prompt(self, name: str) -> bool: ...
     def notify_resource_updated(self, uri: str) -> None: ...
+    def start_http(self, host: str, port: int, config: HttpConfig) -> Awaitable[HttpServer]: ...
     def serve_stdio(self) -> Awaitable[None]: ...
+
+@final
+class HttpConfig:
+    """Settings of the HTTP endpoint."""
+
+    def __new__(
+        cls,
+        path: str | None = None,
+        allowed_origins: list[str] | None = None,
+        allowed_hosts: list[str] | None = None,
+        stateless: bool | None = None,
+        json_response: bool | None = None,
+        session_idle_timeout: float | None = None,
+        max_sessions: int | None = None,
+        body_limit: int | None = None,
+        legacy_sse: bool | None = None,
+        cors_origins: list[str] | None = None,
+    ) -> HttpConfig: ...
+    @property
+    def path(self) -> str: ...
+
+@final
+class HttpServer:
+    """A running HTTP listener of a server."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    def wait(self) -> Awaitable[None]: ...
+    def close(self) -> Awaitable[None]: ...
 
 @final
 class ClientConfig:
@@ -109,6 +151,15 @@ class Client:
     ) -> Awaitable[Client]: ...
     @staticmethod
     def connect_in_memory(server: Server, config: ClientConfig) -> Awaitable[Client]: ...
+    @staticmethod
+    def connect_http(
+        url: str,
+        config: ClientConfig,
+        headers: dict[str, str] | None = None,
+        bearer_token: Callable[[], Awaitable[str | None]] | None = None,
+        connect_timeout: float | None = None,
+        legacy_sse_fallback: bool = True,
+    ) -> Awaitable[Client]: ...
     def server_details(self) -> dict[str, Any]: ...
     def list_tools(self) -> Awaitable[list[dict[str, Any]]]: ...
     def list_resources(self) -> Awaitable[list[dict[str, Any]]]: ...

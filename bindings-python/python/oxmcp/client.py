@@ -1,5 +1,6 @@
-"""The client: ``async with Client.stdio([...])`` for a server process, ``Client(server)``
-for a server in this process."""
+"""The client: ``async with Client.stdio([...])`` for a server process,
+``Client.http(url)`` for a Streamable HTTP endpoint, ``Client(server)`` for a server in
+this process."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ ElicitationHandler = Callable[[ElicitRequest], Awaitable[ElicitResult | dict[str
 RootsHandler = Callable[[], Awaitable[Sequence[Root | str]]]
 NotificationHandler = Callable[[str, Any], Awaitable[None] | None]
 ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | None]
+TokenSource = Callable[[], str | Awaitable[str | None] | None]
 
 
 class Client:
@@ -43,6 +45,8 @@ class Client:
 
     >>> async with Client.stdio(["python", "server.py"]) as client:   # doctest: +SKIP
     ...     result = await client.call_tool("add", {"a": 1, "b": 2})
+    >>> async with Client.http("http://127.0.0.1:8000/mcp") as client:   # doctest: +SKIP
+    ...     tools = await client.list_tools()
 
     ``era`` picks the protocol era: ``"auto"`` (probe the 2026-07-28 era, fall back to
     the handshake), ``"legacy"`` or ``"modern"``. The handlers answer the server's
@@ -68,6 +72,7 @@ class Client:
         self._env: dict[str, str] | None = None
         self._cwd: str | None = None
         self._quiet = False
+        self._http: dict[str, Any] | None = None
         self._config = _native.ClientConfig(
             name,
             version,
@@ -100,6 +105,40 @@ class Client:
         client._quiet = quiet
         return client
 
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        bearer_token: str | TokenSource | None = None,
+        connect_timeout: float | None = None,
+        legacy_sse_fallback: bool = True,
+        **options: Any,
+    ) -> Client:
+        """A client of the Streamable HTTP endpoint at ``url`` (e.g.
+        ``http://127.0.0.1:8000/mcp``); an old server's HTTP+SSE endpoint works too unless
+        ``legacy_sse_fallback=False``. ``headers`` go with every HTTP request;
+        ``bearer_token`` is a token, or a function (sync or async) asked before each
+        request, sent as ``Authorization: Bearer ...`` (nothing when it returns None).
+        ``connect_timeout`` bounds opening a connection, in seconds. The other options
+        are the constructor's."""
+        client = cls(**options)
+        headers = dict(headers or {})
+        token = None
+        if isinstance(bearer_token, str):
+            headers["Authorization"] = f"Bearer {bearer_token}"
+        elif bearer_token is not None:
+            token = _token(bearer_token)
+        client._http = {
+            "url": url,
+            "headers": headers,
+            "bearer_token": token,
+            "connect_timeout": connect_timeout,
+            "legacy_sse_fallback": legacy_sse_fallback,
+        }
+        return client
+
     async def __aenter__(self) -> Client:
         await self.connect()
         return self
@@ -122,11 +161,14 @@ class Client:
             self._native = await _native.Client.connect_stdio(
                 self._command, self._config, self._env, self._cwd, self._quiet
             )
+        elif self._http is not None:
+            self._native = await _native.Client.connect_http(config=self._config, **self._http)
         else:
-            raise ValueError("give a Server, or use Client.stdio([...])")
+            raise ValueError("give a Server, or use Client.stdio([...]) or Client.http(url)")
 
     async def close(self) -> None:
-        """Closes the connection; a server process is asked to exit, then stopped."""
+        """Closes the connection; a server process is asked to exit, then stopped; an
+        HTTP session is ended."""
         if self._native is not None:
             native, self._native = self._native, None
             await native.close()
@@ -246,6 +288,14 @@ def _callback(handler: Callable[..., Any]) -> Callable[..., None]:
             task.add_done_callback(tasks.discard)
 
     return call
+
+
+def _token(source: TokenSource) -> Callable[[], Awaitable[str | None]]:
+    async def token() -> str | None:
+        value = source()
+        return await value if inspect.isawaitable(value) else value
+
+    return token
 
 
 def _sampling(handler: SamplingHandler) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import Any, Generic, Literal, NoReturn, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -75,6 +75,27 @@ class Context:
     def meta(self) -> dict[str, Any] | None:
         """The request's ``_meta``."""
         return self._native.meta
+
+    @property
+    def input_responses(self) -> dict[str, Any] | None:
+        """The answers the client sent with this retry, by the keys of
+        :meth:`input_required` (wire dicts); None on a first run."""
+        return self._native.input_responses
+
+    @property
+    def request_state(self) -> str | None:
+        """The ``state`` given to :meth:`input_required` last time, checked unaltered."""
+        return self._native.request_state
+
+    def input_required(self, requests: dict[str, dict[str, Any]], *, state: str | None = None) -> NoReturn:
+        """Ends this run with an ``input_required`` result (2026-07-28, explicit multi
+        round-trip style): ``requests`` maps keys to wire input requests such as
+        ``{"method": "elicitation/create", "params": {...}}``; the client retries with
+        :attr:`input_responses` under the same keys, and ``state`` comes back as
+        :attr:`request_state` (sealed: the client cannot alter it). :meth:`elicit`,
+        :meth:`sample` and :meth:`list_roots` do this for you; this is for handlers that
+        name their requests and keep their own state."""
+        raise self._native.input_required(requests, state)
 
     @property
     def is_cancelled(self) -> bool:

@@ -1,5 +1,6 @@
 """The server: decorators that turn Python functions into tools, resources and prompts,
-served by the Rust core over stdio (or in memory, to an in-process :class:`Client`)."""
+served by the Rust core over stdio, Streamable HTTP, or in memory to an in-process
+:class:`Client`."""
 
 from __future__ import annotations
 
@@ -12,17 +13,21 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal, TypeVar, overload
 
 from pydantic import ValidationError
+from typing_extensions import TypedDict, Unpack
 
 from . import _native
 from ._convert import prompt_result, read_result, tool_result
 from ._errors import INVALID_PARAMS, McpError
-from ._schema import FunctionSpec, input_schema, inspect_function, json_coercer, output_schema, string_coercer
+from ._schema import FunctionSpec, inspect_function, json_coercer, output_schema, string_coercer
+from ._schema import input_schema as schema_of
 from .context import Context
 from .types import Annotations, ToolAnnotations
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 Completer = Callable[..., Iterable[str] | Awaitable[Iterable[str]]]
 Wire = dict[str, Any]
+#: A handler's keyword arguments and the native context.
+Arguments = tuple[dict[str, Any], Any]
 _TEMPLATE_EXPRESSION = re.compile(r"\{[+#./;?&]?([^}]+)\}")
 
 
@@ -35,7 +40,8 @@ class Server:
     ...     '''Add two numbers.'''
     ...     return a + b
 
-    ``server.run()`` serves stdio; ``Client(server)`` talks to it in the same process.
+    ``server.run()`` serves stdio, ``server.run(transport="http", port=8000)`` Streamable
+    HTTP; ``Client(server)`` talks to it in the same process.
     Definitions may be added and removed while the server runs: clients are told.
     """
 
@@ -81,6 +87,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        input_schema: dict[str, Any] | None = None,
     ) -> Callable[[Handler], Handler]: ...
 
     def tool(
@@ -94,6 +101,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        input_schema: dict[str, Any] | None = None,
     ) -> Any:
         """Registers a function as a tool: ``@server.tool``, ``@server.tool()`` or
         ``@server.tool("name", ...)``.
@@ -102,6 +110,8 @@ class Server:
         documents one); the docstring, the description; the return annotation, the output
         schema (objects as they are, anything else as ``{"result": ...}``; text and content
         stay unstructured). ``structured_output=False`` turns the output schema off.
+        ``input_schema`` replaces the generated input schema (the arguments still reach
+        the parameters of the same names).
         """
         if callable(fn_or_name):
             self.add_tool(fn_or_name)
@@ -117,6 +127,7 @@ class Server:
                 icons=icons,
                 meta=meta,
                 structured_output=structured_output,
+                input_schema=input_schema,
             )
             return fn
 
@@ -133,6 +144,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        input_schema: dict[str, Any] | None = None,
     ) -> None:
         """Adds (or replaces) a tool; connected clients are told the list changed."""
         spec = inspect_function(fn)
@@ -146,7 +158,7 @@ class Server:
                 "name": name or spec.name,
                 "title": title,
                 "description": description or spec.description,
-                "inputSchema": input_schema(spec),
+                "inputSchema": input_schema if input_schema is not None else schema_of(spec),
                 "outputSchema": schema,
                 "annotations": annotations,
                 "icons": icons,
@@ -157,16 +169,18 @@ class Server:
         accepted = {p.name for p in spec.parameters}
         structured = schema is not None
 
-        async def call(arguments: Wire, native_ctx: _native.Context) -> Wire:
+        def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
             kwargs = {
                 key: coercers[key](value) if key in coercers else value
                 for key, value in arguments.items()
                 if key in accepted
             }
-            value = await _invoke(fn, spec, kwargs, native_ctx)
+            return kwargs, native_ctx
+
+        def result_of(value: Any, *_: Any) -> Wire:
             return tool_result(value, structured, wrapped)
 
-        self._native.add_tool(definition, call)
+        self._native.add_tool(definition, _handler(fn, spec, arguments_of, result_of))
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
@@ -241,25 +255,28 @@ class Server:
             }
         )
         variables = _template_variables(uri)
+
+        def contents_of(value: Any, uri: str, *_: Any) -> Wire:
+            return read_result(value, uri, mime_type)
+
         if not variables:
             if spec.parameters:
                 raise TypeError(f"resource {uri}: a static resource takes no parameters (besides a Context)")
 
-            async def read(uri: str, _variables: dict[str, str], native_ctx: _native.Context) -> Wire:
-                return read_result(await _invoke(fn, spec, {}, native_ctx), uri, mime_type)
+            def no_arguments(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
+                return {}, native_ctx
 
-            self._native.add_resource({**definition, "uri": uri}, read)
+            self._native.add_resource({**definition, "uri": uri}, _handler(fn, spec, no_arguments, contents_of))
             return
         _check_template_parameters(uri, variables, spec)
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
 
-        async def read_template(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Wire:
-            kwargs = _coerce_strings(variables, coercers, f"resource {uri}")
-            return read_result(await _invoke(fn, spec, kwargs, native_ctx), uri, mime_type)
+        def variables_of(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
+            return _coerce_strings(variables, coercers, f"resource {uri}"), native_ctx
 
         self._native.add_template(
             {**definition, "uriTemplate": uri},
-            read_template,
+            _handler(fn, spec, variables_of, contents_of),
             _completers(completions),
         )
 
@@ -356,11 +373,13 @@ class Server:
         )
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
 
-        async def get(arguments: dict[str, str], native_ctx: _native.Context) -> Wire:
-            kwargs = _coerce_strings(arguments, coercers, f"prompt {definition['name']}")
-            return prompt_result(await _invoke(fn, spec, kwargs, native_ctx), description)
+        def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
+            return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
 
-        self._native.add_prompt(definition, get, _completers(completions))
+        def messages_of(value: Any, *_: Any) -> Wire:
+            return prompt_result(value, description)
+
+        self._native.add_prompt(definition, _handler(fn, spec, arguments_of, messages_of), _completers(completions))
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; returns whether it existed."""
@@ -376,26 +395,146 @@ class Server:
         with contextlib.redirect_stdout(sys.stderr):
             await self._native.serve_stdio()
 
+    async def start_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Unpack[HttpOptions]) -> HttpServer:
+        """Starts serving Streamable HTTP (both protocol eras on one endpoint) on the
+        running asyncio loop and returns once the port is bound; ``port=0`` picks a free
+        one (read it from the returned :class:`HttpServer`). Close it when done::
+
+            http = await server.start_http(port=0)
+            print(http.url)          # http://127.0.0.1:54321/mcp
+            ...
+            await http.close()
+
+        Listen on ``127.0.0.1`` (the default) unless a proxy guards the server. The
+        options are those of :class:`HttpOptions`.
+        """
+        config = _native.HttpConfig(**options)
+        return HttpServer(await self._native.start_http(host, port, config))
+
+    async def serve_http(
+        self, host: str = "127.0.0.1", port: int = 8000, *, announce: bool = False, **options: Unpack[HttpOptions]
+    ) -> None:
+        """Serves Streamable HTTP on the running loop until cancelled, then closes the
+        listener. ``announce`` tells the URL on stderr once listening; the other
+        arguments are those of :meth:`start_http`."""
+        async with await self.start_http(host, port, **options) as http:
+            if announce:
+                print(f"oxmcp: serving Streamable HTTP at {http.url}", file=sys.stderr, flush=True)
+            await http.wait()
+
     def run(self, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
-        """Serves until the input ends or Ctrl-C: stdio (the default). ``"http"`` (Streamable
-        HTTP) is not available yet."""
+        """Serves until Ctrl-C: stdio (the default; also until stdin closes), or
+        Streamable HTTP with ``transport="http"`` and the options of :meth:`serve_http`
+        (``host``, ``port``, ``path``, ...), telling its URL on stderr."""
         if transport == "http":
-            raise NotImplementedError("the Streamable HTTP transport is not in oxmcp yet; use transport='stdio'")
-        if transport != "stdio":
-            raise ValueError(f"unknown transport {transport!r}; use 'stdio'")
-        if options:
-            raise TypeError(f"the stdio transport takes no options: {', '.join(options)}")
+            serving = self.serve_http(announce=True, **options)
+        elif transport == "stdio":
+            if options:
+                raise TypeError(f"the stdio transport takes no options: {', '.join(options)}")
+            serving = self.serve_stdio()
+        else:
+            raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(self.serve_stdio())
+            asyncio.run(serving)
 
 
-async def _invoke(fn: Callable[..., Any], spec: FunctionSpec, kwargs: dict[str, Any], native_ctx: Any) -> Any:
-    """Calls a handler: ``async def`` on this loop, plain ``def`` on a worker thread."""
-    if spec.context_parameter is not None:
-        kwargs[spec.context_parameter] = Context(native_ctx)
+class HttpOptions(TypedDict, total=False):
+    """Settings of the Streamable HTTP endpoint; each left out keeps its default."""
+
+    path: str
+    """The endpoint's path (default ``/mcp``)."""
+    allowed_origins: list[str]
+    """``Origin`` values allowed to call (default: pages from loopback hosts); requests
+    without ``Origin`` (not from a browser) always pass."""
+    allowed_hosts: list[str]
+    """``Host`` names accepted, against DNS rebinding (default ``localhost``, ``127.0.0.1``,
+    ``[::1]``); an empty list accepts any: only behind a proxy that checks it."""
+    stateless: bool
+    """Serve the legacy era without sessions: no ``Mcp-Session-Id``, no GET stream."""
+    json_response: bool
+    """Answer every request with one JSON object, never an SSE stream (notifications sent
+    during a request are then dropped)."""
+    session_idle_timeout: float
+    """Seconds an idle legacy session lives (default 30 minutes)."""
+    max_sessions: int
+    """The most legacy sessions at once (default 10,000)."""
+    body_limit: int
+    """The largest request body in bytes (default 4 MiB)."""
+    legacy_sse: bool
+    """Also serve the deprecated HTTP+SSE transport of 2024-11-05 at ``/sse`` and
+    ``/messages``."""
+    cors_origins: list[str]
+    """Origins given CORS headers (for browser clients)."""
+
+
+class HttpServer:
+    """A running Streamable HTTP listener, from :meth:`Server.start_http`; ``async with``
+    closes it."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _native.HttpServer) -> None:
+        self._native = native
+
+    @property
+    def url(self) -> str:
+        """The endpoint's URL, e.g. ``http://127.0.0.1:8000/mcp``."""
+        return self._native.url
+
+    @property
+    def host(self) -> str:
+        """The address the listener is bound to."""
+        return self._native.host
+
+    @property
+    def port(self) -> int:
+        """The port the listener is bound to (the chosen one, for port 0)."""
+        return self._native.port
+
+    async def wait(self) -> None:
+        """Waits until the listener is closed."""
+        await self._native.wait()
+
+    async def close(self) -> None:
+        """Stops accepting connections and gives open requests a short grace period."""
+        await self._native.close()
+
+    async def __aenter__(self) -> HttpServer:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+def _handler(
+    fn: Callable[..., Any],
+    spec: FunctionSpec,
+    arguments: Callable[..., Arguments],
+    result: Callable[..., Wire],
+) -> Callable[..., Any]:
+    """The function the native layer calls with its arguments (the last one the native
+    context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the context,
+    ``result(value, *native)`` the wire result. An ``async def`` ``fn`` gets a coroutine
+    function, run on the loop; a plain ``def`` gets a plain function, which the native
+    layer runs on a worker thread."""
+
+    def prepare(native: tuple[Any, ...]) -> dict[str, Any]:
+        kwargs, native_ctx = arguments(*native)
+        if spec.context_parameter is not None:
+            kwargs[spec.context_parameter] = Context(native_ctx)
+        return kwargs
+
     if spec.is_async:
-        return await fn(**kwargs)
-    return await asyncio.to_thread(fn, **kwargs)
+
+        async def run_on_loop(*native: Any) -> Wire:
+            return result(await fn(**prepare(native)), *native)
+
+        return run_on_loop
+
+    def run_here(*native: Any) -> Wire:
+        return result(fn(**prepare(native)), *native)
+
+    return run_here
 
 
 def _coerce_strings(values: dict[str, str], coercers: dict[str, Any], what: str) -> dict[str, Any]:

@@ -1,6 +1,8 @@
-"""The demo server of the Python tests: every feature of the binding, served over stdio.
+"""The demo server of the Python tests: every feature of the binding, served over stdio or
+Streamable HTTP.
 
-Run it as ``python demo.py``; the tests start it as a child process.
+Run it as ``python demo.py`` (stdio) or ``python demo.py --http`` (Streamable HTTP on a free
+port of 127.0.0.1, its URL on stderr); the tests start it as a child process.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import asyncio
 import base64
 import dataclasses
 import os
+import sys
 from typing import Annotated
 
 from pydantic import BaseModel, Field
@@ -233,4 +236,7 @@ async def chat(topic: str, turns: int = 1) -> list[PromptMessage]:
 
 
 if __name__ == "__main__":
-    server.run()
+    if "--http" in sys.argv[1:]:
+        server.run(transport="http", port=0)
+    else:
+        server.run()

@@ -1,7 +1,14 @@
-"""A server written with the official `mcp` package, for the oxmcp client to drive."""
+"""A server written with the official `mcp` package, for the oxmcp client to drive: over
+stdio, or with ``--http`` over Streamable HTTP on a free port of 127.0.0.1 (its URL on
+stderr)."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import sys
+
+import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
@@ -56,5 +63,21 @@ def review(code: str) -> str:
     return f"Please review:\n{code}"
 
 
+def serve_http() -> None:
+    """Serves the official SDK's Streamable HTTP app with uvicorn on a socket listening
+    before the URL is told, so that clients can connect at once."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    print(f"official server at http://127.0.0.1:{listener.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    # uvicorn stops on Ctrl-C, then raises it again.
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[listener])
+
+
 if __name__ == "__main__":
-    server.run()
+    if "--http" in sys.argv[1:]:
+        serve_http()
+    else:
+        server.run()

@@ -23,6 +23,7 @@ import io.github.oxmcp.McpException
 import io.github.oxmcp.NotificationListener
 import io.github.oxmcp.ProgressListener
 import io.github.oxmcp.ProgressUpdate
+import io.github.oxmcp.ReconnectPolicy
 import io.github.oxmcp.ResourceContents
 import io.github.oxmcp.Root
 import io.github.oxmcp.RootsHandler
@@ -378,6 +379,33 @@ fun clientTests(suite: Suite) {
         }
     }
 
+    suite.test("client/http: transport settings: request timeout, message size, reconnection") {
+        val options = ClientOptions(name = "kotlin-tests", version = "1.0", era = EraMode.MODERN, timeoutMs = 20_000)
+        val quick = Client.connectHttp(exampleServer.url, options, HttpSettings(requestTimeoutMs = 300))
+        try {
+            // The slow tool answers after 2 s (no progress asked for): the HTTP request gives up first.
+            val gaveUp = assertThrows<McpException.Remote> { quick.callTool("slow", """{"steps":40}""") }
+            check(gaveUp.detail.contains("timed out")) { "detail: ${gaveUp.detail}" }
+            assertEquals("fast", firstText(quick.callTool("echo", """{"text":"fast"}""").content), "a quick call")
+        } finally {
+            quick.disconnect()
+            quick.close()
+        }
+        val small = Client.connectHttp(exampleServer.url, options, HttpSettings(maxMessageSize = 4_096, reconnect = ReconnectPolicy(100, 1_000, 2)))
+        try {
+            assertEquals("short", firstText(small.callTool("echo", """{"text":"short"}""").content), "a short answer")
+            val tooLarge = assertThrows<McpException.Remote> { small.callTool("echo", """{"text":"${"x".repeat(10_000)}"}""") }
+            check(tooLarge.detail.contains("4096-byte limit")) { "detail: ${tooLarge.detail}" }
+        } finally {
+            small.disconnect()
+            small.close()
+        }
+        for (bad in listOf(HttpSettings(connectTimeoutMs = -1), HttpSettings(maxMessageSize = -1), HttpSettings(reconnect = ReconnectPolicy(1, 1, -1)))) {
+            assertThrows<McpException.InvalidInput> { Client.connectHttp(exampleServer.url, options, bad) }
+        }
+        assertThrows<McpException.InvalidInput> { Client.connectHttp(exampleServer.url, options.copy(timeoutMs = -1)) }
+    }
+
     suite.test("client/stdio: a client freed without disconnect() still stops its server process") {
         val binary = java.io.File(property("oxmcp.exampleServer")).canonicalPath
         fun servers() = ProcessHandle.current().children().filter { child ->
@@ -397,7 +425,10 @@ fun clientTests(suite: Suite) {
 
     suite.test("client/stdio: spawns the example server and talks to it") {
         val options = ClientOptions(name = "kotlin-tests", version = "1.0", era = EraMode.LEGACY)
-        val client = Client.spawn(StdioCommand(program = property("oxmcp.exampleServer"), quiet = true), options)
+        val program = property("oxmcp.exampleServer")
+        assertThrows<McpException.InvalidInput> { Client.spawn(StdioCommand(program = program, shutdownGraceMs = -1), options) }
+        val command = StdioCommand(program = program, quiet = true, maxMessageSize = 1_000_000, shutdownGraceMs = 1_000)
+        val client = Client.spawn(command, options)
         try {
             assertEquals(Era.LEGACY, client.serverDetails().era, "era")
             assertEquals("over stdio", firstText(client.callTool("echo", """{"text":"over stdio"}""").content), "echo")

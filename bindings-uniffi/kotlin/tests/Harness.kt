@@ -134,3 +134,56 @@ fun javaLauncher(mainClass: String): File {
     script.setExecutable(true)
     return script
 }
+
+/** The status line's code and the headers (names in lower case) of a raw HTTP answer. */
+class RawResponse(val status: Int, val headers: Map<String, String>)
+
+/**
+ * Sends one HTTP/1.1 request over a plain socket (so that any `Host` header can be sent) to
+ * the server of [url] and reads the answer's head; the body (an SSE stream, say) is not read.
+ */
+fun rawRequest(
+    url: String,
+    method: String,
+    path: String = java.net.URI(url).path,
+    headers: Map<String, String> = emptyMap(),
+    body: String = "",
+): RawResponse {
+    val uri = java.net.URI(url)
+    java.net.Socket(uri.host, uri.port).use { socket ->
+        socket.soTimeout = 10_000
+        val bytes = body.toByteArray()
+        val head = StringBuilder("$method $path HTTP/1.1\r\n")
+        val all = mapOf("Host" to "${uri.host}:${uri.port}", "Connection" to "close", "Content-Length" to "${bytes.size}") + headers
+        for ((name, value) in all) head.append("$name: $value\r\n")
+        head.append("\r\n")
+        socket.getOutputStream().apply {
+            write(head.toString().toByteArray())
+            write(bytes)
+            flush()
+        }
+        val reader = socket.getInputStream().bufferedReader()
+        val status = reader.readLine()?.split(" ")?.getOrNull(1)?.toInt() ?: error("no answer from $url")
+        val answer = mutableMapOf<String, String>()
+        while (true) {
+            val line = reader.readLine() ?: break
+            if (line.isEmpty()) break
+            val (name, value) = line.split(":", limit = 2)
+            answer[name.trim().lowercase()] = value.trim()
+        }
+        return RawResponse(status, answer)
+    }
+}
+
+/** A legacy `initialize` request body, as a client sends it. */
+fun initializeBody(clientName: String = "raw") =
+    """{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",""" +
+        """"capabilities":{},"clientInfo":{"name":"$clientName","version":"1"}}}"""
+
+/** POSTs [body] as an MCP client would (JSON, accepting JSON or SSE). */
+fun rawPost(url: String, body: String = initializeBody(), headers: Map<String, String> = emptyMap()) =
+    rawRequest(
+        url, "POST",
+        headers = mapOf("Content-Type" to "application/json", "Accept" to "application/json, text/event-stream") + headers,
+        body = body,
+    )

@@ -62,6 +62,12 @@ private const val TEXT_SCHEMA =
     """{"type":"object","properties":{"text":{"type":"string","description":"The text to send back."}},"required":["text"]}"""
 private const val NO_ARGUMENTS = """{"type":"object"}"""
 
+/** A `_meta` object naming where it was put: `{"com.example/tag": where}`. */
+fun tag(where: String) = """{"com.example/tag":"$where"}"""
+
+/** The contents of the memo resource, tagged. */
+fun memo(uri: String) = ResourceContents.Text(uri = uri, text = "buy milk", mimeType = "text/plain", metaJson = tag("contents"))
+
 fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
     val server = Server("oxmcp-kotlin-example", "0.1.0", "A server written in Kotlin.")
     server.addTool(
@@ -133,11 +139,30 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
         Tool(name = "reject", description = "Answers with a JSON-RPC error", inputSchemaJson = NO_ARGUMENTS),
         tool { _, _ -> throw McpException.Remote(-32042L, "rejected by kotlin", """{"why":"test"}""") },
     )
+    server.addTool(
+        Tool(name = "tagged", description = "Content with _meta everywhere", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, _ ->
+            CallToolResult(
+                content = listOf(
+                    ContentBlock.Text(text = "tagged", metaJson = tag("text")),
+                    ContentBlock.Image(data = "AAEC", mimeType = "image/png", metaJson = tag("image")),
+                    ContentBlock.EmbeddedResource(contents = memo("memo://today"), metaJson = tag("embedded")),
+                    ContentBlock.ResourceLink(Resource(uri = "memo://today", name = "today", metaJson = tag("link"))),
+                ),
+                metaJson = tag("result"),
+            )
+        },
+    )
+    server.addTool(
+        Tool(name = "request_meta", description = "The request's _meta and client capabilities", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, context ->
+            CallToolResult(content = listOf(text(context.metaJson() ?: "null"), text(context.clientCapabilitiesJson())))
+        },
+    )
     server.addResource(
         Resource(uri = "memo://today", name = "today", mimeType = "text/plain"),
         object : ResourceHandler {
-            override suspend fun read(uri: String, variables: Map<String, String>, context: Context) =
-                listOf(ResourceContents.Text(uri = uri, text = "buy milk", mimeType = "text/plain"))
+            override suspend fun read(uri: String, variables: Map<String, String>, context: Context) = listOf(memo(uri))
         },
     )
     server.addResourceTemplate(
@@ -160,9 +185,8 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
         object : PromptHandler {
             override suspend fun get(arguments: Map<String, String>, context: Context): GetPromptResult {
                 val language = arguments["language"] ?: "code"
-                return GetPromptResult(
-                    messages = listOf(PromptMessage(Role.USER, text("Please review this $language:\n${arguments["code"]}")))
-                )
+                val request = ContentBlock.Text(text = "Please review this $language:\n${arguments["code"]}", metaJson = tag("message"))
+                return GetPromptResult(messages = listOf(PromptMessage(Role.USER, request)), metaJson = tag("prompt"))
             }
         },
         mapOf("language" to completer("kotlin", "swift", "rust")),

@@ -10,6 +10,7 @@ fun main(args: Array<String>) {
     val suite = Suite()
     clientTests(suite)
     serverTests(suite)
+    httpOptionsTests(suite)
     val failed = suite.run(args.firstOrNull())
     exitProcess(if (failed == 0) 0 else 1)
 }

@@ -4,6 +4,7 @@
 package io.github.oxmcp.tests
 
 import io.github.oxmcp.CallOptions
+import io.github.oxmcp.CancellationHandle
 import io.github.oxmcp.CompletionReference
 import io.github.oxmcp.ContentBlock
 import io.github.oxmcp.EraMode
@@ -22,6 +23,9 @@ import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
+
+/** The `com.example/tag` member of a `_meta` object given as JSON text (see [tag]). */
+fun tagOf(metaJson: String?): String? = metaJson?.let { jsonPointerString(it, "/com.example~1tag") }
 
 fun serverTests(suite: Suite) {
     val probe = ServerProbe()
@@ -164,6 +168,48 @@ fun serverTests(suite: Suite) {
                 val names = c.client.complete(CompletionReference.ResourceTemplate("greeting://{name}"), "name", "a")
                 assertEquals(listOf("ada", "alan"), names.values, "template variable completions")
                 assertEquals(false, names.hasMore, "hasMore")
+            }
+        }
+
+        suite.test("$tag: _meta crosses on content items, resource contents and results") {
+            withClient(url, era) { c ->
+                val result = c.client.callTool("tagged")
+                assertEquals("result", tagOf(result.metaJson), "the result's _meta")
+                val (text, image, embedded, link) = result.content
+                assertEquals("text", tagOf((text as ContentBlock.Text).metaJson), "text item")
+                assertEquals("image", tagOf((image as ContentBlock.Image).metaJson), "image item")
+                embedded as ContentBlock.EmbeddedResource
+                assertEquals("embedded", tagOf(embedded.metaJson), "embedded item")
+                assertEquals("contents", tagOf((embedded.contents as ResourceContents.Text).metaJson), "embedded contents")
+                assertEquals("link", tagOf((link as ContentBlock.ResourceLink).resource.metaJson), "resource link")
+
+                val read = c.client.readResource("memo://today")
+                assertEquals("contents", tagOf((read.contents.single() as ResourceContents.Text).metaJson), "read contents")
+
+                val prompt = c.client.getPrompt("review", mapOf("code" to "x"))
+                assertEquals("prompt", tagOf(prompt.metaJson), "the prompt result's _meta")
+                assertEquals("message", tagOf((prompt.messages.single().content as ContentBlock.Text).metaJson), "message")
+
+                // The handler sees the request's _meta (a progress token here) and the client's capabilities.
+                val seen = c.client.callTool("request_meta", null, CallOptions(progress = ProgressInbox())).content
+                check(jsonPointer(firstText(seen), "/progressToken") != null) { "request _meta: ${firstText(seen)}" }
+                val capabilities = (seen[1] as ContentBlock.Text).text
+                check(jsonPointer(capabilities, "/elicitation") != null) { "client capabilities: $capabilities" }
+
+                // An item given no _meta has none.
+                assertEquals(null, (c.client.callTool("shout", """{"text":"x"}""").content.single() as ContentBlock.Text).metaJson, "plain")
+            }
+        }
+
+        suite.test("$tag: reading a resource and getting a prompt take call options") {
+            withClient(url, era) { c ->
+                val handle = CancellationHandle()
+                handle.cancel()
+                assertThrows<McpException.Cancelled> { c.client.readResource("memo://today", CallOptions(cancellation = handle)) }
+                assertThrows<McpException.Cancelled> { c.client.getPrompt("review", mapOf("code" to "x"), CallOptions(cancellation = handle)) }
+                assertThrows<McpException.InvalidInput> { c.client.readResource("memo://today", CallOptions(timeoutMs = -1)) }
+                val read = c.client.readResource("memo://today", CallOptions(timeoutMs = 10_000))
+                assertEquals("buy milk", (read.contents.single() as ResourceContents.Text).text, "read with options")
             }
         }
 

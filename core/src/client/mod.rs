@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
 
+pub mod auth;
 mod notifications;
 mod options;
 

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -35,8 +36,10 @@ struct RequestState {
     session: Arc<Session>,
     request_id: RequestId,
     exchange: Exchange,
-    progress_token: Option<ProgressToken>,
-    meta: Option<Meta>,
+    /// `_meta` as sent, read into `meta` only when asked for: most handlers never look,
+    /// and building the map cost more than the rest of the dispatch.
+    raw_meta: Option<Box<RawValue>>,
+    meta: OnceLock<Option<Meta>>,
     cancellation: CancellationToken,
     reply: Reply,
     last_progress: Mutex<Option<f64>>,
@@ -51,20 +54,16 @@ impl Context {
         session: Arc<Session>,
         request_id: RequestId,
         exchange: Exchange,
-        meta: Option<Meta>,
+        raw_meta: Option<Box<RawValue>>,
         scope: Scope,
     ) -> Self {
-        let progress_token = meta
-            .as_ref()
-            .and_then(|m| m.get(crate::protocol::meta::PROGRESS_TOKEN))
-            .and_then(|token| serde_json::from_value(token.clone()).ok());
         Context {
             inner: Arc::new(RequestState {
                 session,
                 request_id,
                 exchange,
-                progress_token,
-                meta,
+                raw_meta,
+                meta: OnceLock::new(),
                 cancellation: scope.cancellation,
                 reply: scope.reply,
                 last_progress: Mutex::new(None),
@@ -101,7 +100,17 @@ impl Context {
 
     /// The request's raw `_meta`.
     pub fn meta(&self) -> Option<&Meta> {
-        self.inner.meta.as_ref()
+        let inner = &self.inner;
+        inner
+            .meta
+            .get_or_init(|| serde_json::from_str(inner.raw_meta.as_deref()?.get()).ok())
+            .as_ref()
+    }
+
+    /// The progress token the client sent in `_meta`, if any.
+    fn progress_token(&self) -> Option<ProgressToken> {
+        let token = self.meta()?.get(crate::protocol::meta::PROGRESS_TOKEN)?;
+        serde_json::from_value(token.clone()).ok()
     }
 
     /// Fires when the client cancels the request (or the connection ends). The handler's
@@ -119,7 +128,7 @@ impl Context {
     /// increase: a value not above the last one is dropped, and nothing is sent after the
     /// response.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        let Some(token) = &self.inner.progress_token else {
+        let Some(token) = self.progress_token() else {
             return;
         };
         {
@@ -131,7 +140,7 @@ impl Context {
             *last = Some(progress);
         }
         let params = ProgressNotificationParams {
-            progress_token: token.clone(),
+            progress_token: token,
             progress,
             total,
             message,

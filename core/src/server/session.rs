@@ -307,13 +307,9 @@ impl Session {
             None => return finish(EmptyResult::default(), None),
         };
         let era = exchange.version.era();
-        let raw_meta = head
-            .meta
-            .as_deref()
-            .map(|raw| serde_json::from_str::<Meta>(raw.get()))
-            .transpose()
-            .map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?;
-        let ctx = Context::new(Arc::clone(&self), id.clone(), exchange.clone(), raw_meta, scope);
+        // `exchange_for` read `_meta` as an object already, so the context's lazy read of it
+        // cannot fail.
+        let ctx = Context::new(Arc::clone(&self), id.clone(), exchange.clone(), head.meta, scope);
         let stamp = (era == Era::Modern).then(|| self.server.server_info());
         let outcome = match (method.as_str(), era) {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),

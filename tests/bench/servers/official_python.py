@@ -1,7 +1,7 @@
 """The echo tool written with the official Python SDK (`mcp`), as its users would.
 
-    python official_python.py stdio
-    python official_python.py http      # prints LISTENING <url> on stderr
+python official_python.py stdio
+python official_python.py http      # prints LISTENING <url> on stderr
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::wire::{self, CallTemplate};
-use crate::{measure, Era, Run};
+use crate::{measure, Era, Plan, Run};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -14,8 +14,8 @@ struct Channel {
     session: Option<String>,
 }
 
-/// Runs `warmup` then `calls` echo calls spread over `concurrency` workers sharing
-/// `sessions` legacy sessions (modern: no sessions).
+/// Runs the planned warm-up then measured echo calls spread over `concurrency` workers
+/// sharing `sessions` legacy sessions (modern: no sessions).
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
     url: &str,
@@ -25,8 +25,7 @@ pub async fn run(
     concurrency: usize,
     sessions: usize,
     server_pid: Option<u32>,
-    warmup: usize,
-    calls: usize,
+    plan: Plan,
 ) -> Result<Run, Error> {
     let http = reqwest::Client::builder()
         .tcp_nodelay(true)
@@ -43,7 +42,7 @@ pub async fn run(
     let next = Arc::new(AtomicUsize::new(0));
     let errors = Arc::new(AtomicUsize::new(0));
     let text: Arc<str> = text.into();
-    let drive = |limit: usize| {
+    let drive = |limit: usize, clock: Option<(Instant, Plan)>| {
         let workers: Vec<_> = (0..concurrency.max(1))
             .map(|worker| {
                 let (http, url, template, next, errors, text) = (
@@ -58,6 +57,10 @@ pub async fn run(
                 tokio::spawn(async move {
                     let mut latencies = Vec::new();
                     loop {
+                        // Out of time is checked first, so that every id handed out is a call made.
+                        if clock.is_some_and(|(started, plan)| plan.expired(started)) {
+                            return latencies;
+                        }
                         let id = next.fetch_add(1, Ordering::Relaxed);
                         if id >= limit {
                             return latencies;
@@ -75,29 +78,35 @@ pub async fn run(
             .collect();
         futures::future::join_all(workers)
     };
-    drive(warmup).await;
+    drive(plan.warmup, None).await;
     next.store(0, Ordering::Relaxed);
     errors.store(0, Ordering::Relaxed);
     let cpu_start = server_pid.and_then(measure::cpu);
+    let own_cpu_start = measure::own_cpu();
     let started = Instant::now();
-    let latencies: Vec<Duration> = drive(calls)
+    let latencies: Vec<Duration> = drive(plan.calls, Some((started, plan)))
         .await
         .into_iter()
         .filter_map(Result::ok)
         .flatten()
         .collect();
     let elapsed = started.elapsed();
+    let driver_cpu = measure::own_cpu().saturating_sub(own_cpu_start);
     let server_cpu = server_pid
         .and_then(measure::cpu)
         .zip(cpu_start)
         .map(|(end, start)| end.saturating_sub(start));
+    // Calls started (ids handed out below the cap) that neither answered nor failed are lost.
+    let started_calls = next.load(Ordering::Relaxed).min(plan.calls);
+    let errors = errors.load(Ordering::Relaxed);
     Ok(Run {
-        errors: errors.load(Ordering::Relaxed) + calls.saturating_sub(latencies.len() + errors.load(Ordering::Relaxed)),
+        errors: errors + started_calls.saturating_sub(latencies.len() + errors),
         latencies,
         elapsed,
         server_cpu,
         server_peak_rss_kib: server_pid.and_then(measure::peak_rss_kib),
         startup: None,
+        driver_cpu,
     })
 }
 
@@ -112,7 +121,10 @@ async fn open(http: &reqwest::Client, url: &str, era: Era) -> Result<Channel, Er
         .get("mcp-session-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    response.bytes().await?;
+    let answer = first_answer(response).await?;
+    if !answer.contains("\"result\"") {
+        return Err(format!("initialize failed: {answer}").into());
+    }
     let channel = Channel { session };
     post(
         http,
@@ -135,9 +147,45 @@ async fn call(http: &reqwest::Client, url: &str, era: Era, channel: &Channel, bo
             .header("mcp-method", "tools/call")
             .header("mcp-name", "echo"),
     };
-    let body = request.send().await?.text().await?;
-    // An SSE answer: the data line holding the response.
-    Ok(body)
+    // The whole body (JSON, or an SSE stream that ends after the answer), so the connection
+    // goes back to the pool; the caller checks the echo in it.
+    Ok(request.send().await?.text().await?)
+}
+
+/// The JSON-RPC message answering a request: the whole body of a JSON answer, or the first
+/// SSE event that carries a message. Some servers keep an SSE answer open after it (and send
+/// an empty priming event before it), so the body is read only as far as needed and then
+/// dropped, which closes that one stream; the session lives on.
+async fn first_answer(mut response: reqwest::Response) -> Result<String, Error> {
+    let is_sse = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !is_sse {
+        return Ok(response.text().await?);
+    }
+    let mut buffer = String::new();
+    while let Some(chunk) = response.chunk().await? {
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        // Lines may end in CRLF (the official Python SDK's do).
+        let normalized = buffer.replace("\r\n", "\n");
+        if let Some(message) = sse_message(&normalized) {
+            return Ok(message.to_owned());
+        }
+    }
+    Err(format!("the SSE answer ended without a message: {buffer}").into())
+}
+
+/// The data of the first complete SSE event in `buffer` that holds a JSON-RPC message.
+fn sse_message(buffer: &str) -> Option<&str> {
+    let complete = &buffer[..buffer.rfind("\n\n")?];
+    complete
+        .split("\n\n")
+        .flat_map(str::lines)
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|data| data.contains("\"jsonrpc\""))
 }
 
 fn post(
@@ -161,8 +209,8 @@ fn post(
     request
 }
 
-/// Memory per idle legacy session: opens `sessions`, then reads the server's resident
-/// memory growth per session.
+/// Memory per idle legacy session: opens `sessions` (handshake only, no GET stream), then
+/// reads the server's resident memory growth per session.
 pub async fn idle_session_kib(url: &str, sessions: usize, server_pid: u32) -> Result<f64, Error> {
     let http = reqwest::Client::builder().tcp_nodelay(true).build()?;
     let before = measure::rss_kib(server_pid).ok_or("no such process")?;
@@ -173,4 +221,25 @@ pub async fn idle_session_kib(url: &str, sessions: usize, server_pid: u32) -> Re
     tokio::time::sleep(Duration::from_millis(200)).await;
     let after = measure::rss_kib(server_pid).ok_or("no such process")?;
     Ok(after.saturating_sub(before) as f64 / sessions as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sse_message;
+
+    #[test]
+    fn the_first_message_event_is_found_past_a_priming_event() {
+        let primed =
+            "id: 0\nretry: 3000\ndata:\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n";
+        assert_eq!(
+            sse_message(primed),
+            Some("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}")
+        );
+        assert_eq!(
+            sse_message("data: {\"jsonrpc\":\"2.0\""),
+            None,
+            "an event is complete at its blank line"
+        );
+        assert_eq!(sse_message("id: 0\ndata:\n\n"), None);
+    }
 }

@@ -36,6 +36,10 @@ struct Args {
     /// Warm-up calls, not measured.
     #[arg(long, global = true, default_value_t = 1_000)]
     warmup: usize,
+    /// Stop starting measured calls after this many seconds (then `--calls` is a cap), so
+    /// that slow and fast servers each take about the same time.
+    #[arg(long, global = true)]
+    seconds: Option<f64>,
     /// Bytes of text echoed per call.
     #[arg(long, global = true, default_value_t = 64)]
     payload: usize,
@@ -116,6 +120,29 @@ pub struct Report {
     driver_cpu_us_per_call: f64,
 }
 
+/// How many calls a run makes.
+#[derive(Clone, Copy)]
+pub struct Plan {
+    /// Calls before the measurement, not measured.
+    pub warmup: usize,
+    /// At most this many measured calls.
+    pub calls: usize,
+    /// No measured call starts later than this after the measurement began.
+    pub limit: Option<Duration>,
+}
+
+impl Plan {
+    /// Warm-up plus measured calls, the most a run sends.
+    pub fn total(&self) -> usize {
+        self.warmup + self.calls
+    }
+
+    /// Whether the measurement that began at `started` is out of time.
+    pub fn expired(&self, started: std::time::Instant) -> bool {
+        self.limit.is_some_and(|limit| started.elapsed() >= limit)
+    }
+}
+
 /// What a run measured, before it is reported.
 pub struct Run {
     /// Each measured call's latency.
@@ -130,6 +157,8 @@ pub struct Run {
     pub server_peak_rss_kib: Option<u64>,
     /// Spawn to first answer.
     pub startup: Option<Duration>,
+    /// The driver's own CPU time spent on the measured calls.
+    pub driver_cpu: Duration,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -147,19 +176,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     let text = "x".repeat(args.payload);
-    let driver_cpu_before = measure::own_cpu();
+    let plan = Plan {
+        warmup: args.warmup,
+        calls: args.calls,
+        limit: args.seconds.map(Duration::from_secs_f64),
+    };
     let (transport, concurrency, sessions, run) = match &args.transport {
         Transport::Stdio { in_flight, command } => {
-            let run = stdio::run(
-                command,
-                args.era,
-                &args.tool,
-                &text,
-                *in_flight,
-                args.warmup,
-                args.calls,
-            )
-            .await?;
+            let run = stdio::run(command, args.era, &args.tool, &text, *in_flight, plan).await?;
             ("stdio", *in_flight, 1, run)
         }
         Transport::Http {
@@ -176,16 +200,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 *concurrency,
                 *sessions,
                 *server_pid,
-                args.warmup,
-                args.calls,
+                plan,
             )
             .await?;
             ("http", *concurrency, *sessions, run)
         }
         Transport::IdleSessions { .. } => unreachable!("handled above"),
     };
-    let driver_cpu = measure::own_cpu().saturating_sub(driver_cpu_before);
-    let report = report(&args, transport, concurrency, sessions, run, driver_cpu);
+    let report = report(&args, transport, concurrency, sessions, run);
     println!("{}", serde_json::to_string(&report)?);
     if report.errors > 0 {
         std::process::exit(1);
@@ -193,14 +215,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn report(
-    args: &Args,
-    transport: &'static str,
-    concurrency: usize,
-    sessions: usize,
-    run: Run,
-    driver_cpu: Duration,
-) -> Report {
+fn report(args: &Args, transport: &'static str, concurrency: usize, sessions: usize, run: Run) -> Report {
     let mut latencies = run.latencies;
     latencies.sort_unstable();
     let percentile = |p: f64| {
@@ -227,6 +242,6 @@ fn report(
         startup_ms: run.startup.map(|d| d.as_secs_f64() * 1e3),
         server_cpu_us_per_call: run.server_cpu.map(per_call),
         server_peak_rss_kib: run.server_peak_rss_kib,
-        driver_cpu_us_per_call: per_call(driver_cpu),
+        driver_cpu_us_per_call: per_call(run.driver_cpu),
     }
 }

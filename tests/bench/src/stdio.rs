@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{ChildStdin, Command};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::wire::{self, CallTemplate};
-use crate::{measure, Era, Run};
+use crate::{measure, Era, Plan, Run};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -18,16 +18,15 @@ type Error = Box<dyn std::error::Error>;
 /// integers, which some servers insist on).
 const FIRST_ID: u64 = 1 << 40;
 
-/// Spawns `command`, settles the era, runs `warmup` then `calls` echo calls with
-/// `in_flight` outstanding, and stops the server.
+/// Spawns `command`, settles the era, runs the planned warm-up then measured echo calls
+/// with `in_flight` outstanding, and stops the server.
 pub async fn run(
     command: &[String],
     era: Era,
     tool: &str,
     text: &str,
     in_flight: usize,
-    warmup: usize,
-    calls: usize,
+    plan: Plan,
 ) -> Result<Run, Error> {
     let spawned = Instant::now();
     let mut child = Command::new(&command[0])
@@ -57,41 +56,46 @@ pub async fn run(
     if era == Era::Legacy {
         send(&mut stdin, &wire::initialized()).await?;
     }
-    let total = warmup + calls;
-    let sent_at: Arc<Vec<AtomicU64>> = Arc::new((0..total).map(|_| AtomicU64::new(0)).collect());
-    let window = Arc::new(Semaphore::new(in_flight.max(1)));
-    let clock = Instant::now();
-    let writer = tokio::spawn(write_calls(
-        stdin,
-        template,
-        total,
-        Arc::clone(&sent_at),
-        Arc::clone(&window),
-        clock,
-    ));
+    let (warmup, total) = (plan.warmup, plan.total());
+    let calls = Arc::new(Calls {
+        sent_at: (0..total).map(|_| AtomicU64::new(0)).collect(),
+        window: Semaphore::new(in_flight.max(1)),
+        clock: Instant::now(),
+        sent: AtomicUsize::new(total),
+        stopped: Notify::new(),
+    });
+    let writer = tokio::spawn(write_calls(stdin, template, plan, Arc::clone(&calls)));
 
     let errors = AtomicUsize::new(0);
-    let mut latencies = Vec::with_capacity(calls);
+    let mut latencies = Vec::new();
     let mut answered = 0;
     let mut measured_start = None;
     let mut cpu_start = None;
-    while answered < total {
-        let Some(line) = lines.next_line().await? else { break };
+    let mut own_cpu_start = Duration::ZERO;
+    while answered < calls.sent.load(Ordering::Acquire) {
+        // The writer may stop early (out of time) after the last answer came; its signal
+        // ends the wait then.
+        let line = tokio::select! {
+            line = lines.next_line() => line?,
+            () = calls.stopped.notified() => continue,
+        };
+        let Some(line) = line else { break };
         let Some(id) = wire::response_id(&line).filter(|id| (*id as usize) < total) else {
             continue;
         };
-        let now = clock.elapsed();
+        let now = calls.clock.elapsed();
         answered += 1;
-        window.add_permits(1);
+        calls.window.add_permits(1);
         if !wire::is_echo(&line, text) && errors.fetch_add(1, Ordering::Relaxed) == 0 {
             eprintln!("mcp-load: unexpected answer: {line}");
         }
         if answered == warmup {
             measured_start = Some(Instant::now());
             cpu_start = measure::cpu(pid);
+            own_cpu_start = measure::own_cpu();
         }
         if id as usize >= warmup {
-            let sent = Duration::from_nanos(sent_at[id as usize].load(Ordering::Relaxed));
+            let sent = Duration::from_nanos(calls.sent_at[id as usize].load(Ordering::Relaxed));
             latencies.push(now.saturating_sub(sent));
         }
     }
@@ -100,11 +104,12 @@ pub async fn run(
         .zip(cpu_start)
         .map(|(end, start)| end.saturating_sub(start));
     let server_peak_rss_kib = measure::peak_rss_kib(pid);
+    let driver_cpu = measure::own_cpu().saturating_sub(own_cpu_start);
     writer.abort();
     drop(lines);
     let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
     let _ = child.kill().await;
-    let missing = total - answered;
+    let missing = calls.sent.load(Ordering::Acquire).saturating_sub(answered);
     Ok(Run {
         latencies,
         errors: errors.into_inner() + missing,
@@ -112,36 +117,62 @@ pub async fn run(
         server_cpu,
         server_peak_rss_kib,
         startup: Some(startup),
+        driver_cpu,
     })
 }
 
-/// Sends the calls as the window allows, flushing once per burst.
+/// What the writer and the reader of a run share.
+struct Calls {
+    /// When each call was sent, in nanoseconds since `clock`.
+    sent_at: Vec<AtomicU64>,
+    /// Permits for calls in flight: the writer takes one per call, the reader returns it.
+    window: Semaphore,
+    clock: Instant,
+    /// How many calls will have been sent: the plan's total until the writer stops early.
+    sent: AtomicUsize,
+    /// Signalled when the writer has stopped early.
+    stopped: Notify,
+}
+
+/// Sends the calls as the window allows, flushing once per burst, until the plan's total
+/// or its time limit.
 async fn write_calls(
     mut stdin: BufWriter<ChildStdin>,
     template: CallTemplate,
-    total: usize,
-    sent_at: Arc<Vec<AtomicU64>>,
-    window: Arc<Semaphore>,
-    clock: Instant,
+    plan: Plan,
+    calls: Arc<Calls>,
 ) -> std::io::Result<()> {
+    let total = plan.total();
+    let mut measured_from = None;
     let mut id = 0;
     while id < total {
-        let Ok(permit) = window.acquire().await else {
+        if measured_from.is_some_and(|started| plan.expired(started)) {
+            calls.sent.store(id, Ordering::Release);
+            calls.stopped.notify_one();
+            break;
+        }
+        let Ok(permit) = calls.window.acquire().await else {
             return Ok(());
         };
         permit.forget();
         let mut burst = 1;
-        while window.try_acquire().map(|p| p.forget()).is_ok() {
+        while calls.window.try_acquire().map(|p| p.forget()).is_ok() {
             burst += 1;
         }
         for _ in 0..burst.min(total - id) {
-            sent_at[id].store(clock.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            if id == plan.warmup {
+                measured_from = Some(Instant::now());
+            }
+            calls.sent_at[id].store(calls.clock.elapsed().as_nanos() as u64, Ordering::Relaxed);
             stdin.write_all(template.with_id(id as u64).as_bytes()).await?;
             stdin.write_all(b"\n").await?;
             id += 1;
         }
         stdin.flush().await?;
     }
+    // Keep stdin open until the run ends (the task is aborted then): a server may take its
+    // end as the signal to exit before it has answered the calls still in flight.
+    std::future::pending::<()>().await;
     Ok(())
 }
 

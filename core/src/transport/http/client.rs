@@ -52,7 +52,7 @@ use bytes::{Bytes, BytesMut};
 use futures::{Sink, StreamExt};
 use reqwest::header::{HeaderMap, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 pub use reqwest::header::{HeaderName, HeaderValue};
-use reqwest::{Response, StatusCode, Url};
+use reqwest::{Method, Response, StatusCode, Url};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -88,11 +88,38 @@ const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(50);
 const MAX_REFRESH_PAGES: usize = 32;
 /// How long messages after `notifications/initialized` wait for the GET stream to open.
 const GET_STREAM_WAIT: Duration = Duration::from_secs(5);
+/// How many times a refused POST is sent again after its authorizer acted: once for
+/// new tokens, once more for what the new tokens may need (a DPoP nonce, a step-up).
+const AUTHORIZATION_RETRIES: u32 = 2;
 const JSON_AND_SSE: &str = "application/json, text/event-stream";
 const EVENT_STREAM: &str = "text/event-stream";
 
 /// Produces the bearer token of each request (or none), e.g. from an OAuth token cache.
 pub type TokenSource = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
+
+/// An error of an [`HttpAuthorizer`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Authorizes the transport's HTTP requests and answers the server's refusals; the
+/// OAuth client [`OAuthProvider`](crate::client::auth::OAuthProvider) is one.
+pub trait HttpAuthorizer: Send + Sync {
+    /// The authorization headers of the next request to `url` with `method`: its
+    /// `Authorization` header, if any, and any header that goes with it (a DPoP proof).
+    fn authorization<'a>(&'a self, method: &'a Method, url: &'a Url) -> BoxFuture<'a, HeaderMap>;
+
+    /// The server refused a request to `url` with `status` (401 or 403) and `headers`
+    /// (its `WWW-Authenticate` challenge), when the request carried `sent`. `Ok(true)`:
+    /// authorized anew (or ready with what the server asked for), the transport sends
+    /// the request again, at most twice in all; `Ok(false)`: the refusal stands; an
+    /// error fails the request with its message.
+    fn refused<'a>(
+        &'a self,
+        url: &'a Url,
+        status: StatusCode,
+        headers: &'a HeaderMap,
+        sent: Option<&'a HeaderValue>,
+    ) -> BoxFuture<'a, Result<bool, BoxError>>;
+}
 
 /// Where and how to connect.
 ///
@@ -111,6 +138,7 @@ pub struct HttpClientOptions {
     url: String,
     headers: HeaderMap,
     bearer_token: Option<TokenSource>,
+    authorizer: Option<Arc<dyn HttpAuthorizer>>,
     request_timeout: Option<Duration>,
     connect_timeout: Duration,
     max_message_size: usize,
@@ -149,6 +177,7 @@ impl std::fmt::Debug for HttpClientOptions {
             .field("url", &self.url)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("bearer_token", &self.bearer_token.is_some())
+            .field("authorizer", &self.authorizer.is_some())
             .field("request_timeout", &self.request_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_message_size", &self.max_message_size)
@@ -168,6 +197,7 @@ impl HttpClientOptions {
             url: url.into(),
             headers: HeaderMap::new(),
             bearer_token: None,
+            authorizer: None,
             request_timeout: None,
             connect_timeout: Duration::from_secs(10),
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
@@ -195,6 +225,15 @@ impl HttpClientOptions {
         Fut: Future<Output = Option<String>> + Send + 'static,
     {
         self.bearer_token = Some(Arc::new(move || Box::pin(source())));
+        self
+    }
+
+    /// Lets `authorizer` (e.g. an [`OAuthProvider`](crate::client::auth::OAuthProvider))
+    /// authorize every request, in place of a [`bearer_token`](Self::bearer_token):
+    /// a POST refused with 401 (or 403 `insufficient_scope`) is sent again after it
+    /// authorized anew, at most twice.
+    pub fn authorizer(mut self, authorizer: impl HttpAuthorizer + 'static) -> Self {
+        self.authorizer = Some(Arc::new(authorizer));
         self
     }
 
@@ -635,16 +674,37 @@ impl Shared {
             (CONTENT_TYPE, HeaderValue::from_static("application/json")),
         ];
         protocol.extend(headers);
-        let request = self
-            .http
-            .post(self.url.clone())
-            .headers(self.headers(protocol).await)
-            .body(message.body.clone());
-        let response = self
-            .within_request_timeout(request.send())
-            .await?
-            .map_err(|e| transport_error(&e))?;
-        Ok(Sent { response, session })
+        let mut retries = 0;
+        loop {
+            let headers = self.headers(&Method::POST, &self.url, protocol.clone()).await;
+            let request = self
+                .http
+                .post(self.url.clone())
+                .headers(headers.clone())
+                .body(message.body.clone());
+            let response = self
+                .within_request_timeout(request.send())
+                .await?
+                .map_err(|e| transport_error(&e))?;
+            let status = response.status();
+            let refused = matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
+            match &self.options.authorizer {
+                Some(authorizer) if refused && retries < AUTHORIZATION_RETRIES => {
+                    let sent = headers.get(AUTHORIZATION);
+                    match authorizer.refused(&self.url, status, response.headers(), sent).await {
+                        Ok(true) => retries += 1,
+                        Ok(false) => return Ok(Sent { response, session }),
+                        Err(e) => {
+                            return Err(ErrorObject::new(
+                                code::INTERNAL_ERROR,
+                                format!("HTTP {status}: authorization failed: {e}"),
+                            ))
+                        }
+                    }
+                }
+                _ => return Ok(Sent { response, session }),
+            }
+        }
     }
 
     /// Reads the answer of a request up to its final response, which it returns without
@@ -778,7 +838,10 @@ impl Shared {
         if let Some(last) = last_event_id.and_then(|last| HeaderValue::from_str(last).ok()) {
             protocol.push((HeaderName::from_static(message::LAST_EVENT_ID), last));
         }
-        let request = self.http.get(self.url.clone()).headers(self.headers(protocol).await);
+        let request = self
+            .http
+            .get(self.url.clone())
+            .headers(self.headers(&Method::GET, &self.url, protocol).await);
         let response = match self.within_request_timeout(request.send()).await {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => return Err(GetFailure::Retry(e.to_string())),
@@ -959,7 +1022,10 @@ impl Shared {
         if let Some(version) = version {
             protocol.push((HeaderName::from_static(message::PROTOCOL_VERSION), version));
         }
-        let request = self.http.delete(self.url.clone()).headers(self.headers(protocol).await);
+        let request = self
+            .http
+            .delete(self.url.clone())
+            .headers(self.headers(&Method::DELETE, &self.url, protocol).await);
         match tokio::time::timeout(DELETE_TIMEOUT, request.send()).await {
             Ok(Ok(response)) => tracing::debug!(status = %response.status(), "ended the session"),
             Ok(Err(e)) => tracing::debug!(error = %e, "ending the session failed"),
@@ -968,13 +1034,16 @@ impl Shared {
     }
 
     /// The headers of one HTTP request: the configured ones, then `protocol` (which
-    /// replace configured ones of the same name), then the bearer token, if any.
-    async fn headers(&self, protocol: Vec<(HeaderName, HeaderValue)>) -> HeaderMap {
+    /// replace configured ones of the same name), then the authorization of a request to
+    /// `url` with `method`, if any.
+    async fn headers(&self, method: &Method, url: &Url, protocol: Vec<(HeaderName, HeaderValue)>) -> HeaderMap {
         let mut headers = self.options.headers.clone();
         for (name, value) in protocol {
             headers.insert(name, value);
         }
-        if let Some(source) = &self.options.bearer_token {
+        if let Some(authorizer) = &self.options.authorizer {
+            headers.extend(authorizer.authorization(method, url).await);
+        } else if let Some(source) = &self.options.bearer_token {
             let token = source().await;
             match token.map(|token| HeaderValue::try_from(format!("Bearer {token}"))) {
                 Some(Ok(mut value)) => {

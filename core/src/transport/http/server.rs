@@ -22,6 +22,7 @@ use axum::Router;
 use futures::{SinkExt, Stream, StreamExt};
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -450,7 +451,15 @@ async fn post_modern(endpoint: &Arc<Endpoint>, headers: &HeaderMap, request: Req
 /// The header rules of 2026-07-28: version, method, name and parameter headers must match
 /// the body; `_meta` must carry the required fields.
 fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
-    let meta = request_meta(request).unwrap_or_default();
+    // One pass reads both; when it fails, each is read on its own, so that a flaw in one
+    // does not hide the other (a broken target must not read as a missing `_meta`).
+    let (meta, target) = match Head::<RequestMeta>::read(request) {
+        Some(mut head) => (head.meta.take().unwrap_or_default(), head.into_target()),
+        None => (
+            request_meta(request).unwrap_or_default(),
+            Target::read(request).unwrap_or_default(),
+        ),
+    };
     let Some(body_version) = meta.protocol_version.as_deref() else {
         return Err(ErrorObject::invalid_params(
             "_meta[\"io.modelcontextprotocol/protocolVersion\"] is missing",
@@ -484,7 +493,6 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
         ));
     }
     expect_header(headers, header::METHOD, Some(&request.method), "Mcp-Method")?;
-    let target = target_of(request);
     if matches!(
         request.method.as_str(),
         methods::TOOLS_CALL | methods::RESOURCES_READ | methods::PROMPTS_GET
@@ -497,21 +505,54 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
     Ok(())
 }
 
-/// The name or URI and arguments of a request, for header checks.
+/// What the modern header checks read from a request's params: `_meta` (as `M`) and the
+/// name or URI and arguments. The arguments stay raw until a tool with `x-mcp-header`
+/// parameters needs them: most tools have none, and building a map of every argument cost
+/// more than the rest of the checks.
 #[derive(Deserialize, Default)]
-struct Target {
+#[serde(bound = "M: Deserialize<'de>")]
+struct Head<M> {
+    #[serde(rename = "_meta", default)]
+    meta: Option<M>,
     #[serde(default, alias = "uri")]
     name: Option<String>,
     #[serde(default)]
-    arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    arguments: Option<Box<RawValue>>,
 }
 
-fn target_of(request: &Request) -> Target {
-    request
-        .params
-        .as_deref()
-        .and_then(|p| serde_json::from_str(p.get()).ok())
-        .unwrap_or_default()
+/// The name or URI and arguments of a request, whatever its `_meta`.
+type Target = Head<serde::de::IgnoredAny>;
+
+impl<M> Head<M> {
+    /// The params of `request` (all fields absent when it has none); `None` when they do
+    /// not parse or the arguments are not an object, as a typed read of them would fail.
+    fn read(request: &Request) -> Option<Self>
+    where
+        M: for<'de> Deserialize<'de> + Default,
+    {
+        let Some(params) = request.params.as_deref() else {
+            return Some(Head::default());
+        };
+        let head: Self = serde_json::from_str(params.get()).ok()?;
+        let arguments_are_object = head
+            .arguments
+            .as_deref()
+            .is_none_or(|raw| raw.get().trim_start().starts_with('{'));
+        arguments_are_object.then_some(head)
+    }
+
+    /// The arguments as an object (none when absent).
+    fn arguments(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        serde_json::from_str(self.arguments.as_deref()?.get()).ok()
+    }
+
+    fn into_target(self) -> Target {
+        Head {
+            meta: None,
+            name: self.name,
+            arguments: self.arguments,
+        }
+    }
 }
 
 /// Checks that header `name` is present, decodes, and equals `expected`.
@@ -546,12 +587,14 @@ fn check_param_headers(endpoint: &Endpoint, headers: &HeaderMap, target: &Target
     let Ok(params) = header_params(&tool.tool.input_schema) else {
         return Ok(());
     };
-    let empty = serde_json::Map::new();
-    let arguments = target.arguments.as_ref().unwrap_or(&empty);
+    if params.is_empty() {
+        return Ok(());
+    }
+    let arguments = target.arguments().unwrap_or_default();
     for param in params {
         let header_name = format!("{}{}", header::PARAM_PREFIX, param.name.to_ascii_lowercase());
         let label = format!("Mcp-Param-{}", param.name);
-        let body = value_at(arguments, &param.path).filter(|v| !v.is_null());
+        let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
         match (body, headers.get(&header_name)) {
             (None, None) => {}
             (None, Some(_)) => {
@@ -828,6 +871,15 @@ fn rpc_error(status: StatusCode, id: Option<&crate::protocol::RequestId>, error:
 
 /// Modern errors that the transport reports with an HTTP status too.
 fn status_for_modern(text: &str) -> StatusCode {
+    // A result's text has its `"result":` key right after the id (`jsonrpc::raw_result_text`),
+    // and that pattern cannot occur inside a JSON string (its quotes would be escaped): a
+    // result is known from its first bytes, and only an error's text is read.
+    if text
+        .find("\"result\":")
+        .is_some_and(|at| !text[..at].contains("\"error\":"))
+    {
+        return StatusCode::OK;
+    }
     #[derive(Deserialize)]
     struct ErrorHead {
         error: Option<ErrorCode>,

@@ -11,14 +11,22 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use oxmcp::client::auth::{request_id_jag, ClientCredentials, ClientMetadata, OAuthProvider, SigningKey};
 use oxmcp::client::{Client, ClientOptions, EraMode};
 use oxmcp::protocol::{
     CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, ErrorObject,
     ListRootsResult, OneOrMany, Role, Root, SamplingContent, TextContent, Tool,
 };
+use oxmcp::transport::http::client::{connect, HttpClientOptions};
 use serde_json::{json, Map, Value};
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+/// The redirect URI the auth scenarios' client registers; nothing listens there, since
+/// the suite's authorization server approves at once and the client reads its redirect.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+/// The client ID metadata document URL the suite expects (`auth/basic-cimd`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 #[tokio::main]
 async fn main() {
@@ -131,7 +139,67 @@ impl Run {
     }
 
     async fn connect(&self) -> Result<Client, Failure> {
-        Ok(Client::connect_http(self.url.clone(), self.options()).await?)
+        if !self.scenario.starts_with("auth/") {
+            return Ok(Client::connect_http(self.url.clone(), self.options()).await?);
+        }
+        let transport = connect(HttpClientOptions::new(self.url.clone()).authorizer(self.oauth()?))?;
+        Ok(Client::connect(transport, self.options()).await?)
+    }
+
+    /// The OAuth client of the auth scenarios, with the credentials of the scenario's
+    /// context when it gives some.
+    fn oauth(&self) -> Result<OAuthProvider, Failure> {
+        let field = |name: &str| self.context.get(name).and_then(Value::as_str);
+        let credentials = field("client_id").map(|id| {
+            let credentials = ClientCredentials::new(id);
+            match field("client_secret") {
+                Some(secret) => credentials.secret(secret),
+                None => credentials,
+            }
+        });
+        let owned = |name: &str| {
+            field(name)
+                .map(str::to_owned)
+                .ok_or(format!("the scenario's context has no {name}"))
+        };
+        match self.scenario.as_str() {
+            "auth/client-credentials-basic" => {
+                let credentials = credentials.ok_or("the scenario's context has no client_id")?;
+                return Ok(OAuthProvider::client_credentials(credentials));
+            }
+            "auth/client-credentials-jwt" => {
+                let key = SigningKey::from_pkcs8_pem(&owned("private_key_pem")?)?;
+                let credentials = ClientCredentials::new(owned("client_id")?).private_key(key);
+                return Ok(OAuthProvider::client_credentials(credentials));
+            }
+            "auth/wif-jwt-bearer" => {
+                let credentials = credentials.ok_or("the scenario's context has no client_id")?;
+                let jwt = owned("valid_jwt")?;
+                return Ok(OAuthProvider::jwt_bearer(credentials, move |_| {
+                    std::future::ready(Ok::<_, Failure>(jwt.clone()))
+                }));
+            }
+            "auth/enterprise-managed-authorization" => {
+                let credentials = credentials.ok_or("the scenario's context has no client_id")?;
+                let endpoint = owned("idp_token_endpoint")?;
+                let idp_client = ClientCredentials::new(owned("idp_client_id")?);
+                let id_token = owned("idp_id_token")?;
+                return Ok(OAuthProvider::jwt_bearer(credentials, move |target| {
+                    let (endpoint, idp_client, id_token) = (endpoint.clone(), idp_client.clone(), id_token.clone());
+                    async move { request_id_jag(&endpoint, &idp_client, &id_token, &target).await }
+                }));
+            }
+            _ => {}
+        }
+        let metadata = ClientMetadata::new("oxmcp-conformance-client", REDIRECT_URI);
+        // DPoP is used with the authorization servers that offer it (auth/dpop*).
+        let provider = OAuthProvider::authorization_code(metadata, approve)
+            .client_metadata_url(CLIENT_METADATA_URL)
+            .dpop(SigningKey::generate()?);
+        Ok(match credentials {
+            Some(credentials) => provider.pre_registered(credentials),
+            None => provider,
+        })
     }
 
     /// Connects, lists the tools, and closes.
@@ -222,6 +290,22 @@ impl Run {
         }
         Ok(())
     }
+}
+
+/// The user's part of the authorization code flow: the suite's authorization server
+/// approves at once, so the redirect it answers with is the callback.
+async fn approve(url: reqwest::Url) -> Result<String, Failure> {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let response = http.get(url).send().await?;
+    let location = response.headers().get(reqwest::header::LOCATION).ok_or_else(|| {
+        format!(
+            "the authorization endpoint answered {} without a redirect",
+            response.status()
+        )
+    })?;
+    Ok(location.to_str()?.to_owned())
 }
 
 /// Arguments that satisfy a tool's input schema: a value of the right type for each

@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
-use reqwest::Url;
+use reqwest::{Method, Url};
 
 use super::message::{error_of, Outgoing};
 use super::{http_error, is_event_stream, transport_error, Shared, EVENT_STREAM, ONE_WAY_TIMEOUT};
@@ -29,7 +29,10 @@ impl Shared {
     /// the transport) and the endpoint is returned.
     pub(super) async fn open_legacy_sse(self: &Arc<Self>) -> Option<Url> {
         let accept = vec![(ACCEPT, HeaderValue::from_static(EVENT_STREAM))];
-        let request = self.http.get(self.url.clone()).headers(self.headers(accept).await);
+        let request = self
+            .http
+            .get(self.url.clone())
+            .headers(self.headers(&Method::GET, &self.url, accept).await);
         let response = tokio::time::timeout(ENDPOINT_TIMEOUT, request.send())
             .await
             .ok()?
@@ -125,11 +128,8 @@ impl Shared {
 
     async fn post_legacy(&self, message: &Outgoing, endpoint: Url) -> Result<(), ErrorObject> {
         let json = vec![(CONTENT_TYPE, HeaderValue::from_static("application/json"))];
-        let request = self
-            .http
-            .post(endpoint)
-            .headers(self.headers(json).await)
-            .body(message.body.clone());
+        let headers = self.headers(&Method::POST, &endpoint, json).await;
+        let request = self.http.post(endpoint).headers(headers).body(message.body.clone());
         let response = self
             .within_request_timeout(request.send())
             .await?

@@ -1,5 +1,5 @@
-// The oxmcp Node client drives the oxmcp Node test server (a real process over stdio), in
-// both protocol eras.
+// The oxmcp Node client drives the oxmcp Node test server (a real process, over stdio and
+// over Streamable HTTP), in both protocol eras.
 import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,38 +7,53 @@ import { after, before, describe, it } from 'node:test';
 
 import { Client, McpError } from 'oxmcp';
 
-import { ANSWERING_HANDLERS, connectScript, FIXTURE_SERVER, mrtrMissing, nextEvent, textOf } from './helpers.mjs';
+import {
+  ANSWERING_HANDLERS,
+  connectOver,
+  connectScript,
+  FIXTURE_SERVER,
+  mrtrMissing,
+  nextEvent,
+  textOf,
+  TRANSPORTS,
+} from './helpers.mjs';
 
-describe('era negotiation', () => {
-  for (const [era, version] of [
-    ['legacy', '2025-11-25'],
-    ['modern', '2026-07-28'],
-    ['auto', '2026-07-28'],
-  ]) {
-    it(`${era} settles on ${version}`, async () => {
-      const client = await connectScript(FIXTURE_SERVER, { era });
-      try {
-        assert.equal(client.protocolVersion, version);
-        assert.deepEqual(client.getServerVersion(), { name: 'oxmcp-node-fixture', version: '1.0.0' });
-        assert.match(client.getInstructions(), /echo, add/);
-        assert.deepEqual(client.getServerCapabilities().tools, { listChanged: true });
-      } finally {
-        await client.close();
-      }
-    });
-  }
-});
+for (const transport of TRANSPORTS) {
+  describe(`era negotiation over ${transport}`, () => {
+    for (const [era, version] of [
+      ['legacy', '2025-11-25'],
+      ['modern', '2026-07-28'],
+      ['auto', '2026-07-28'],
+    ]) {
+      it(`${era} settles on ${version}`, async () => {
+        const { client, close } = await connectOver(transport, FIXTURE_SERVER, { era });
+        try {
+          assert.equal(client.protocolVersion, version);
+          assert.deepEqual(client.getServerVersion(), { name: 'oxmcp-node-fixture', version: '1.0.0' });
+          assert.match(client.getInstructions(), /echo, add/);
+          assert.deepEqual(client.getServerCapabilities().tools, { listChanged: true });
+        } finally {
+          await close();
+        }
+      });
+    }
+  });
+}
 
-for (const era of ['legacy', 'modern']) {
-  describe(`oxmcp client and oxmcp server over stdio, ${era} era`, () => {
+for (const [transport, era] of TRANSPORTS.flatMap((transport) => [
+  [transport, 'legacy'],
+  [transport, 'modern'],
+])) {
+  describe(`oxmcp client and oxmcp server over ${transport}, ${era} era`, () => {
     let client;
+    let close;
 
     before(async () => {
-      client = await connectScript(FIXTURE_SERVER, { era, ...ANSWERING_HANDLERS });
+      ({ client, close } = await connectOver(transport, FIXTURE_SERVER, { era, ...ANSWERING_HANDLERS }));
     });
 
     after(async () => {
-      await client.close();
+      await close();
     });
 
     it('lists tools with schemas converted from zod and JSON Schema', async () => {
@@ -229,6 +244,19 @@ for (const era of ['legacy', 'modern']) {
       });
     }
 
+    it('asks for input in the explicit multi round-trip style (2026-07-28 only)', async () => {
+      if (era === 'modern') {
+        assert.equal(textOf(await client.callTool({ name: 'explicit' })), '{"ok":true} with state round-1');
+        return;
+      }
+      await assert.rejects(client.callTool({ name: 'explicit' }), (error) => {
+        assert.ok(error instanceof McpError);
+        assert.equal(error.code, -32603);
+        assert.match(error.message, /2026-07-28/);
+        return true;
+      });
+    });
+
     it('sends log messages at the level the client set', async () => {
       await client.setLoggingLevel('error');
       const messages = [];
@@ -300,23 +328,25 @@ describe('the server process', () => {
   });
 });
 
-describe('client handlers that fail', () => {
-  it('turn into an error the server handler sees', async () => {
-    const client = await connectScript(FIXTURE_SERVER, {
-      era: 'legacy',
-      elicitation: () => {
-        throw new Error('the user walked away');
-      },
+for (const transport of TRANSPORTS) {
+  describe(`client handlers that fail, over ${transport}`, () => {
+    it('turn into an error the server handler sees', async () => {
+      const { client, close } = await connectOver(transport, FIXTURE_SERVER, {
+        era: 'legacy',
+        elicitation: () => {
+          throw new Error('the user walked away');
+        },
+      });
+      try {
+        const result = await client.callTool({ name: 'confirm' });
+        assert.equal(result.isError, true);
+        assert.match(textOf(result), /the user walked away/);
+        const unanswered = await client.callTool({ name: 'ask_llm' });
+        assert.equal(unanswered.isError, true);
+        assert.match(textOf(unanswered), /does not support sampling/);
+      } finally {
+        await close();
+      }
     });
-    try {
-      const result = await client.callTool({ name: 'confirm' });
-      assert.equal(result.isError, true);
-      assert.match(textOf(result), /the user walked away/);
-      const unanswered = await client.callTool({ name: 'ask_llm' });
-      assert.equal(unanswered.isError, true);
-      assert.match(textOf(unanswered), /does not support sampling/);
-    } finally {
-      await client.close();
-    }
   });
-});
+}

@@ -1,5 +1,5 @@
 """The demo server (oxmcp, Python) as a child process, driven by the oxmcp Python client
-over stdio in both protocol eras."""
+over stdio and Streamable HTTP, in both protocol eras."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conftest import DEMO_SERVER, ERAS, MRTR_PENDING, Notifications
+from conftest import CONNECTIONS, DEMO_SERVER, MRTR_PENDING, TRANSPORTS, Notifications, connect
 from oxmcp import Client, McpError
 from oxmcp.types import CreateMessageRequest, ElicitRequest, ElicitResult, Root
 
@@ -33,11 +33,13 @@ async def answer_roots() -> list[Root | str]:
     return ["file:///a", Root(uri="file:///b", name="b")]
 
 
-@pytest.fixture(params=ERAS)
+@pytest.fixture(params=CONNECTIONS)
 async def client(request: pytest.FixtureRequest, notifications: Notifications) -> AsyncIterator[Client]:
-    async with Client.stdio(
+    transport, era = request.param
+    async with connect(
         DEMO_SERVER,
-        era=request.param,
+        transport,
+        era=era,
         elicitation_handler=answer_elicitation,
         sampling_handler=answer_sampling,
         roots_handler=answer_roots,
@@ -54,9 +56,10 @@ def era_of(client: Client) -> str:
     return "modern" if client.protocol_version == VERSIONS["modern"] else "legacy"
 
 
-async def test_eras_are_negotiated_as_asked() -> None:
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_eras_are_negotiated_as_asked(transport: str) -> None:
     for era, version in [("legacy", "2025-11-25"), ("modern", "2026-07-28"), ("auto", "2026-07-28")]:
-        async with Client.stdio(DEMO_SERVER, era=era) as client:
+        async with connect(DEMO_SERVER, transport, era=era) as client:
             assert client.protocol_version == version, era
             assert client.server_info is not None
             assert (client.server_info.name, client.server_info.version) == ("oxmcp-python-demo", "1.2.3")
@@ -121,6 +124,7 @@ async def test_failures_become_error_results_or_json_rpc_errors(client: Client) 
     with pytest.raises(McpError) as unknown:
         await client.call_tool("no_such_tool")
     assert unknown.value.code == -32602
+    assert (await client.call_tool("add", {"a": 1, "b": 1})).structured_content == {"result": 2}, "still serving"
 
 
 async def test_content_helpers(client: Client) -> None:

@@ -1,0 +1,242 @@
+//! Streamable HTTP: the server's endpoint settings ([`HttpOptions`], the core's
+//! [`HttpConfig`]) and its running listener ([`NativeHttpListener`]); the client's
+//! transport settings ([`HttpSettings`], the core's [`HttpClientOptions`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use napi::bindgen_prelude::FnArgs;
+use napi_derive::napi;
+use serde_json::Value;
+use tokio::sync::watch;
+
+use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
+use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
+
+use crate::client::ClientCallback;
+use crate::convert::{self, Failure};
+use crate::error::invalid;
+use crate::runtime;
+
+/// How long `close()` waits for open requests and streams (such as a legacy client's GET
+/// stream) to end; the listener stops accepting at once either way.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// The endpoint's path unless told otherwise (the core's default too).
+const DEFAULT_PATH: &str = "/mcp";
+
+/// Where and how a server listens over HTTP. Every setting is optional and keeps the
+/// core's default.
+#[napi(object)]
+pub struct HttpOptions {
+    /// The address to bind (default `127.0.0.1`).
+    pub host: Option<String>,
+    /// The port (default 0: the system picks a free one).
+    pub port: Option<u32>,
+    /// The endpoint's path (default `/mcp`).
+    pub path: Option<String>,
+    /// `Origin` values allowed to call (default: pages served from loopback hosts).
+    pub allowed_origins: Option<Vec<String>>,
+    /// `Host` names accepted (default: loopback names); empty accepts any.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Legacy era without sessions.
+    pub stateless: Option<bool>,
+    /// Answer with one JSON object, never SSE.
+    pub json_response: Option<bool>,
+    /// How long an idle legacy session lives, in milliseconds.
+    pub session_idle_timeout_ms: Option<f64>,
+    /// The most legacy sessions at once.
+    pub max_sessions: Option<u32>,
+    /// The largest request body accepted, in bytes.
+    pub body_limit: Option<u32>,
+    /// Also serve the 2024-11-05 HTTP+SSE endpoints (`/sse`, `/messages`).
+    pub legacy_sse: Option<bool>,
+    /// How many events each legacy SSE stream keeps for resumption.
+    pub events_kept: Option<u32>,
+    /// The reconnection delay suggested to legacy SSE clients, in milliseconds.
+    pub retry_ms: Option<f64>,
+    /// Origins allowed by CORS.
+    pub cors_origins: Option<Vec<String>>,
+}
+
+impl HttpOptions {
+    /// The address to bind, and the core's endpoint settings.
+    pub(crate) fn into_core(self) -> napi::Result<((String, u16), HttpConfig, String)> {
+        let path = self.path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
+        if !path.starts_with('/') {
+            return Err(invalid(format!("the path must start with '/', not {path:?}")));
+        }
+        let port = u16::try_from(self.port.unwrap_or(0)).map_err(|_| invalid("the port must be below 65536"))?;
+        let host = self.host.unwrap_or_else(|| "127.0.0.1".to_owned());
+        let mut config = HttpConfig::default().path(path.clone());
+        if let Some(origins) = self.allowed_origins {
+            config = config.allowed_origins(origins);
+        }
+        if let Some(hosts) = self.allowed_hosts {
+            config = config.allowed_hosts(hosts);
+        }
+        if let Some(on) = self.stateless {
+            config = config.stateless(on);
+        }
+        if let Some(on) = self.json_response {
+            config = config.json_response(on);
+        }
+        if let Some(ms) = self.session_idle_timeout_ms {
+            config = config.session_idle_timeout(duration_ms(ms, "sessionIdleTimeout")?);
+        }
+        if let Some(sessions) = self.max_sessions {
+            config = config.max_sessions(sessions as usize);
+        }
+        if let Some(bytes) = self.body_limit {
+            config = config.body_limit(bytes as usize);
+        }
+        if let Some(on) = self.legacy_sse {
+            config = config.legacy_sse(on);
+        }
+        if let Some(events) = self.events_kept {
+            config = config.events_kept(events as usize);
+        }
+        if let Some(ms) = self.retry_ms {
+            config = config.retry(duration_ms(ms, "retry")?);
+        }
+        if let Some(origins) = self.cors_origins {
+            config = config.cors_origins(origins);
+        }
+        Ok(((host, port), config, path))
+    }
+}
+
+/// A server's running HTTP listener.
+#[napi]
+pub struct NativeHttpListener {
+    url: String,
+    host: String,
+    port: u32,
+    handle: Mutex<Option<HttpServerHandle>>,
+    closed: watch::Sender<bool>,
+}
+
+impl NativeHttpListener {
+    /// Wraps a bound listener whose endpoint is at `path`.
+    pub(crate) fn new(handle: HttpServerHandle, path: &str) -> Self {
+        let address = handle.local_addr();
+        NativeHttpListener {
+            url: handle.url(path),
+            host: address.ip().to_string(),
+            port: u32::from(address.port()),
+            handle: Mutex::new(Some(handle)),
+            closed: watch::Sender::new(false),
+        }
+    }
+}
+
+#[napi]
+impl NativeHttpListener {
+    /// The endpoint's URL, such as `http://127.0.0.1:8000/mcp`.
+    #[napi(getter)]
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// The address the listener is bound to.
+    #[napi(getter)]
+    pub fn host(&self) -> String {
+        self.host.clone()
+    }
+
+    /// The port the listener is bound to (the one the system chose, for port 0).
+    #[napi(getter)]
+    pub fn port(&self) -> u32 {
+        self.port
+    }
+
+    /// Resolves when the listener is closed. While it is pending, the Node process stays
+    /// alive (as a listening `node:http` server keeps it).
+    #[napi]
+    pub async fn wait(&self) {
+        let mut closed = self.closed.subscribe();
+        // The sender lives as long as this object, which the caller holds.
+        let _ = closed.wait_for(|closed| *closed).await;
+    }
+
+    /// Stops accepting connections, gives open requests and streams a short grace period
+    /// to end, and resolves when that is done. Closing again does nothing.
+    #[napi]
+    pub async fn close(&self) -> napi::Result<()> {
+        let handle = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some(handle) = handle else { return Ok(()) };
+        let outcome = tokio::time::timeout(CLOSE_GRACE, handle.shutdown()).await;
+        self.closed.send_replace(true);
+        match outcome {
+            Ok(Err(e)) => Err(invalid(format!("the HTTP listener failed: {e}"))),
+            // Past the grace period the listener is closed; what streams remain end with
+            // the process.
+            Ok(Ok(())) | Err(_) => Ok(()),
+        }
+    }
+}
+
+/// How a client reaches an HTTP endpoint, beyond its URL.
+#[napi(object)]
+pub struct HttpSettings {
+    /// Headers sent with every HTTP request.
+    pub headers: Option<HashMap<String, String>>,
+    /// Ask the client callback (`token` events) for a bearer token before each request.
+    pub bearer: Option<bool>,
+    /// How long opening a connection may take, in milliseconds (default 10 000).
+    pub connect_timeout_ms: Option<f64>,
+    /// How long one HTTP request may take until its JSON answer is complete (or an SSE
+    /// answer's headers arrive), in milliseconds (default: only the request timeout).
+    pub request_timeout_ms: Option<f64>,
+    /// Fall back to the 2024-11-05 HTTP+SSE transport (default on).
+    pub legacy_sse_fallback: Option<bool>,
+}
+
+impl HttpSettings {
+    /// The core's transport options for `url`; `callback` answers `token` requests.
+    pub(crate) fn into_core(self, url: String, callback: &Arc<ClientCallback>) -> napi::Result<HttpClientOptions> {
+        let mut options = HttpClientOptions::new(url);
+        for (name, value) in self.headers.unwrap_or_default() {
+            let name =
+                HeaderName::try_from(name.as_str()).map_err(|e| invalid(format!("header name {name:?}: {e}")))?;
+            let value = HeaderValue::try_from(value.as_str()).map_err(|e| invalid(format!("header {name}: {e}")))?;
+            options = options.header(name, value);
+        }
+        if let Some(ms) = self.connect_timeout_ms {
+            options = options.connect_timeout(duration_ms(ms, "connectTimeout")?);
+        }
+        if let Some(ms) = self.request_timeout_ms {
+            options = options.request_timeout(Some(duration_ms(ms, "requestTimeout")?));
+        }
+        if let Some(on) = self.legacy_sse_fallback {
+            options = options.legacy_sse_fallback(on);
+        }
+        if self.bearer == Some(true) {
+            let callback = Arc::clone(callback);
+            options = options.bearer_token(move || {
+                let callback = Arc::clone(&callback);
+                async move { token(&callback).await }
+            });
+        }
+        Ok(options)
+    }
+}
+
+/// The token the client's callback gives (none when it gives none, or fails).
+async fn token(callback: &ClientCallback) -> Option<String> {
+    let answer = runtime::call(callback, FnArgs::from(("token".to_owned(), Value::Null)))
+        .await
+        .map_err(Failure::from)
+        .and_then(convert::outcome);
+    match answer {
+        Ok(Value::String(token)) => Some(token),
+        _ => None,
+    }
+}
+
+/// A duration in milliseconds; `what` names it in the error.
+fn duration_ms(ms: f64, what: &str) -> napi::Result<Duration> {
+    Duration::try_from_secs_f64(ms / 1000.0)
+        .map_err(|_| invalid(format!("{what} must be a finite, non-negative number of milliseconds")))
+}

@@ -1,0 +1,360 @@
+//! What the HTTP interop tests share: programs written with the official SDKs (the Python
+//! SDK in `.venv`, `make peers`; the TypeScript SDK in `node_modules`, `make node-peers`) run
+//! as child processes, the oxmcp server they talk to, and the checks our client makes.
+//!
+//! A missing interpreter or SDK fails the test with the command that installs it: these
+//! tests never skip.
+
+// Each test binary uses a part of this module.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
+use oxmcp::protocol::{
+    CallToolResult, CreateMessageRequestParams, ElicitAction, ElicitRequestFormParams, ElicitRequestParams,
+    ElicitResult, Era, ErrorObject, LoggingLevel, ProgressNotificationParams, ResourceContents, SamplingContent,
+};
+use oxmcp::server::{Context, HandlerError, Json, PromptDef, ResourceDef, Server, TemplateDef, ToolDef};
+use oxmcp::transport::http::client::{connect, HttpClientOptions};
+use oxmcp::Error;
+use serde_json::{json, Map, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// How long a peer may take to start or to finish its whole script: a guard against hangs
+/// only (they take a few seconds).
+const PEER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The official SDK a peer program is written with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sdk {
+    Python,
+    TypeScript,
+}
+
+impl Sdk {
+    /// A command that runs `script` (in core/tests/peers) with this SDK's interpreter, after
+    /// checking that the interpreter and the SDK are installed.
+    fn command(self, script: &str) -> Command {
+        let core = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let root = core.join("..");
+        let program = match self {
+            Sdk::Python => {
+                let python = std::env::var_os("OXMCP_TEST_PYTHON")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| root.join(".venv/bin/python"));
+                assert!(
+                    python.exists(),
+                    "{} is missing: run `make peers` to create the venv with the official Python SDK",
+                    python.display()
+                );
+                python
+            }
+            Sdk::TypeScript => {
+                let node = std::env::var_os("OXMCP_TEST_NODE")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| "node".into());
+                let version = std::process::Command::new(&node).arg("--version").output();
+                assert!(
+                    version.is_ok_and(|v| v.status.success()),
+                    "`{}` does not run: install Node.js 20 or later (or set OXMCP_TEST_NODE)",
+                    node.display()
+                );
+                let sdk = root.join("node_modules/@modelcontextprotocol/sdk/package.json");
+                assert!(
+                    sdk.exists(),
+                    "{} is missing: run `make node-peers` to install the official TypeScript SDK",
+                    sdk.display()
+                );
+                node
+            }
+        };
+        let mut command = Command::new(program);
+        command
+            .arg(core.join("tests/peers").join(script))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        command
+    }
+}
+
+/// A server written with an official SDK; killed when dropped.
+pub struct PeerServer {
+    child: Child,
+    pub port: u16,
+}
+
+impl PeerServer {
+    /// Starts `script` and waits for its `LISTENING <port>` line on stdout.
+    pub async fn start(sdk: Sdk, script: &str, args: &[&str]) -> PeerServer {
+        let mut child = sdk.command(script).args(args).spawn().expect("starts the peer server");
+        let stdout = child.stdout.take().expect("piped");
+        let mut lines = BufReader::new(stdout).lines();
+        let port = tokio::time::timeout(PEER_TIMEOUT, async {
+            while let Some(line) = lines.next_line().await.expect("reads the server's stdout") {
+                if let Some(port) = line.strip_prefix("LISTENING ") {
+                    return port.trim().parse::<u16>().expect("a port");
+                }
+            }
+            panic!("the {sdk:?} server exited before listening")
+        })
+        .await
+        .unwrap_or_else(|_| panic!("the {sdk:?} server listens within {PEER_TIMEOUT:?}"));
+        // Keep draining stdout so that the server never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        PeerServer { child, port }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub async fn kill(&mut self) {
+        self.child.kill().await.expect("kills the server");
+    }
+}
+
+/// Runs a peer client `script` to its end and returns the JSON object it printed last.
+pub async fn run_peer_client(sdk: Sdk, script: &str, args: &[&str]) -> Value {
+    let child = sdk.command(script).args(args).spawn().expect("starts the peer client");
+    // On timeout the future, and with it the child, is dropped: kill_on_drop ends it.
+    let output = tokio::time::timeout(PEER_TIMEOUT, child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("the {sdk:?} client {args:?} did not finish within {PEER_TIMEOUT:?}"))
+        .expect("waits for the peer client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the {sdk:?} client {args:?} failed ({}); its stdout: {stdout}",
+        output.status
+    );
+    let last = stdout.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("the {sdk:?} client printed no JSON ({e}): {stdout}"))
+}
+
+fn schema(value: Value) -> Map<String, Value> {
+    value.as_object().expect("an object").clone()
+}
+
+/// The text of a sampling reply.
+fn sampled_text(content: &[SamplingContent]) -> String {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            SamplingContent::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The oxmcp server the official clients talk to: one of every feature, each with an
+/// answer a client can check.
+pub fn interop_server() -> Server {
+    Server::builder("oxmcp-interop", "1.0.0")
+        .tool(
+            ToolDef::new("echo")
+                .input_schema(schema(
+                    json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+                ))
+                .handler(|args, _| async move { args["text"].as_str().unwrap_or_default().to_owned() }),
+        )
+        .tool(
+            ToolDef::new("add")
+                .input_schema(schema(json!({"type": "object", "properties": {
+                    "a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]})))
+                .output_schema(schema(
+                    json!({"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}),
+                ))
+                .handler(|args, _| async move {
+                    let sum = args["a"].as_i64().unwrap_or_default() + args["b"].as_i64().unwrap_or_default();
+                    Json(json!({ "sum": sum }))
+                }),
+        )
+        .tool(
+            ToolDef::new("fail").handler(|_, _| async { Err::<String, _>(HandlerError::message("failed on purpose")) }),
+        )
+        .tool(
+            ToolDef::new("slow")
+                .input_schema(schema(
+                    json!({"type": "object", "properties": {"steps": {"type": "integer"}}}),
+                ))
+                .handler(|args, ctx: Context| async move {
+                    let steps = args["steps"].as_u64().unwrap_or(1);
+                    for step in 1..=steps {
+                        ctx.progress(step as f64, Some(steps as f64), Some(format!("step {step}")))
+                            .await;
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    format!("done after {steps} steps")
+                }),
+        )
+        .tool(ToolDef::new("confirm").handler(|_, ctx: Context| async move {
+            let form = ElicitRequestFormParams {
+                mode: None,
+                message: "Your name?".into(),
+                requested_schema: schema(
+                    json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+                ),
+                meta: None,
+            };
+            let answer = ctx.elicit(ElicitRequestParams::Form(form)).await?;
+            let name = answer
+                .content
+                .as_ref()
+                .and_then(|c| c.get("name"))
+                .and_then(Value::as_str);
+            Ok::<_, HandlerError>(format!("{:?}: {}", answer.action, name.unwrap_or_default()))
+        }))
+        .tool(ToolDef::new("ask_llm").handler(|_, ctx: Context| async move {
+            let params: CreateMessageRequestParams = serde_json::from_value(json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": "The capital of France?"}}],
+                "maxTokens": 20
+            }))?;
+            let reply = ctx.sample(params).await?;
+            Ok::<_, HandlerError>(format!(
+                "{} said {}",
+                reply.model,
+                sampled_text(reply.content.as_slice())
+            ))
+        }))
+        .tool(ToolDef::new("log").handler(|_, ctx: Context| async move {
+            for level in [LoggingLevel::Debug, LoggingLevel::Info, LoggingLevel::Error] {
+                ctx.log(level, Some("interop"), json!({ "level": format!("{level:?}") }))
+                    .await;
+            }
+            "logged"
+        }))
+        .resource(
+            ResourceDef::new("greeting://world", "world")
+                .mime_type("text/plain")
+                .handler(|_, _, _| async { "Hello, world" }),
+        )
+        .template(
+            TemplateDef::new("greeting://people/{name}", "person")
+                .mime_type("text/plain")
+                .handler(|_, vars: BTreeMap<String, String>, _| async move { format!("Hello, {}", vars["name"]) }),
+        )
+        .prompt(
+            PromptDef::new("review")
+                .argument("code", "The code to review", true)
+                .handler(|args: BTreeMap<String, String>, _| async move { format!("Please review: {}", args["code"]) }),
+        )
+        .build()
+        .expect("a valid server")
+}
+
+/// Our client's options: an elicitation handler that answers "Ada".
+pub fn options(era: EraMode) -> ClientOptions {
+    ClientOptions::new("oxmcp-http-tests", "1.0.0")
+        .era(era)
+        .timeout(Some(Duration::from_secs(30)))
+        .on_elicitation(
+            |params: ElicitRequestParams| async move {
+                assert!(matches!(params, ElicitRequestParams::Form(_)), "{params:?}");
+                Ok::<_, ErrorObject>(ElicitResult {
+                    action: ElicitAction::Accept,
+                    content: Some(Map::from_iter([("name".to_owned(), json!("Ada"))])),
+                    meta: None,
+                })
+            },
+            false,
+        )
+}
+
+pub async fn client_for(url: String, era: EraMode) -> Client {
+    client_with(HttpClientOptions::new(url), era).await
+}
+
+pub async fn client_with(http: HttpClientOptions, era: EraMode) -> Client {
+    let transport = connect(http).expect("a transport");
+    Client::connect(transport, options(era)).await.expect("connects")
+}
+
+/// The text of a successful tool result.
+pub fn text(result: &CallToolResult) -> String {
+    assert_ne!(result.is_error, Some(true), "the tool failed: {result:?}");
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text())
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+pub fn resource_text(contents: &[ResourceContents]) -> String {
+    match contents.first() {
+        Some(ResourceContents::Text(text)) => text.text.clone(),
+        other => panic!("not a text resource: {other:?}"),
+    }
+}
+
+/// A progress callback and what it saw.
+pub fn progress_log() -> (Arc<Mutex<Vec<ProgressNotificationParams>>>, CallOptions) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let options = CallOptions {
+        on_progress: Some(Arc::new(move |progress| sink.lock().unwrap().push(progress))),
+        ..Default::default()
+    };
+    (seen, options)
+}
+
+/// Calls a peer server's `slow` tool for `steps` steps; the progress values it reported.
+pub async fn slow_with_progress(client: &Client, steps: u32) -> Vec<f64> {
+    let (seen, call) = progress_log();
+    let done = client
+        .call_tool_with("slow", json!({"steps": steps, "delay": 0.05}), &call)
+        .await
+        .unwrap();
+    assert_eq!(text(&done), format!("done after {steps} steps"));
+    let progress = seen.lock().unwrap().iter().map(|p| p.progress).collect();
+    progress
+}
+
+/// Everything our client does in the legacy era against a peer server named `server_name`
+/// (core/tests/peers/*_server.*: `echo`, `slow`, `greet`, `greeting://` resources).
+/// `streaming`: the server answers with SSE streams, so it can send progress and requests
+/// mid-call (in JSON mode the official SDKs drop both).
+pub async fn exercise_legacy(client: &Client, server_name: &str, streaming: bool) {
+    assert_eq!(client.protocol_version().era(), Era::Legacy);
+    assert_eq!(client.protocol_version().as_str(), "2025-11-25");
+    let details = client.server_details();
+    assert_eq!(details.server_info.expect("server info").name, server_name);
+
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "echo"), "{tools:?}");
+    let echoed = client.call_tool("echo", json!({"text": "hi there"})).await.unwrap();
+    assert_eq!(text(&echoed), "hi there");
+
+    let resources = client.list_all_resources().await.unwrap();
+    assert!(resources.iter().any(|r| r.uri == "greeting://world"), "{resources:?}");
+    let read = client.read_resource("greeting://world").await.unwrap();
+    assert_eq!(resource_text(&read.contents), "Hello, world");
+
+    // An unknown tool is the server's error, not a transport failure.
+    let missing = client.call_tool("no-such-tool", json!({})).await;
+    match missing {
+        Ok(result) => assert_eq!(result.is_error, Some(true)),
+        Err(Error::Remote(error)) => assert!(error.message.contains("no-such-tool"), "{error:?}"),
+        Err(other) => panic!("unexpected failure: {other}"),
+    }
+    let templated = client.read_resource("greeting://people/Zoë").await.unwrap();
+    assert_eq!(resource_text(&templated.contents), "Hello, Zoë");
+
+    if !streaming {
+        return;
+    }
+    // Progress notifications arrive before the result, on the POST's SSE stream.
+    assert_eq!(slow_with_progress(client, 3).await, [1.0, 2.0, 3.0]);
+
+    // A server-to-client request (elicitation/create), answered by our handler.
+    let greeted = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(text(&greeted), "Hello, Ada!");
+}
