@@ -1,14 +1,16 @@
-# oxmcp: `make demo` runs the example server and client; `make test` runs every suite.
+# oxmcp: `make demo` runs the example servers and clients; `make test` runs every suite.
 
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
 .PHONY: demo test lint test-rust test-python test-node doc bench fmt
 
-## demo: the example client starts the example server over stdio and prints what they exchange, in both eras
-demo:
+## demo: the Rust example client starts the Rust example server over stdio, then the Node example client starts
+## the Python example server over Streamable HTTP; each pair prints what it exchanges, in both eras
+demo: python-dev node-build
 	$(CARGO) build -q -p oxmcp-examples --bins
-	./target/debug/client ./target/debug/server
+	$(TARGET_DIR)/debug/client $(TARGET_DIR)/debug/server
+	node examples/node/client.mjs $(PY)
 
 ## test: lint, docs, then every test suite
 test: lint doc test-rust test-python test-node conformance test-kotlin
@@ -28,7 +30,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 ruff==0.17.6 mypy==2.4.1
-PYTHON_CODE := bindings-python/python bindings-python/tests
+PYTHON_CODE := bindings-python/python bindings-python/tests examples/python
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

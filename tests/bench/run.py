@@ -21,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +145,9 @@ def start_http(command: list[str]) -> tuple[subprocess.Popen[str], str]:
         if line.startswith("LISTENING "):
             url = line.split()[1]
             wait_for_port(process, url)
+            # Keep reading what it logs: a full pipe would block the server mid-run (the
+            # official Python SDK logs every dropped stream of the idle-session probe).
+            threading.Thread(target=process.stderr.read, daemon=True).start()
             return process, url
         if line.startswith("UNSUPPORTED "):
             stop(process)
@@ -535,7 +539,7 @@ def plot(results: list[dict]) -> None:
     for ax, (transport, chosen) in zip(axes, panels, strict=True):
         labels = [
             f"{r['server']} [{r['config']}] {r['era']}"
-            + (f" x{r['sessions']}s" if transport == "http" and r["era"] == "legacy" else "")
+            + (f", {r['sessions']} sessions" if transport == "http" and r["era"] == "legacy" else "")
             for r in chosen
         ]
         colours = ["tab:orange" if is_oxmcp(r) else "tab:gray" for r in chosen]

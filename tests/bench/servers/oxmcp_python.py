@@ -1,12 +1,12 @@
 """The echo tool written with oxmcp's Python package, as its users would.
 
 python oxmcp_python.py stdio
-python oxmcp_python.py http      # prints LISTENING <url> on stderr
+python oxmcp_python.py http      # prints LISTENING <url> on stderr once bound
 """
 
 from __future__ import annotations
 
-import socket
+import asyncio
 import sys
 
 from oxmcp import Server
@@ -20,16 +20,14 @@ def echo(text: str) -> str:
     return text
 
 
-def serve_http() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    print(f"LISTENING http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
-    server.run(transport="http", host="127.0.0.1", port=port)
+async def serve_http() -> None:
+    async with await server.start_http(host="127.0.0.1", port=0) as http:
+        print(f"LISTENING {http.url}", file=sys.stderr, flush=True)
+        await http.wait()
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["http"]:
-        serve_http()
+        asyncio.run(serve_http())
     else:
         server.run()

@@ -212,11 +212,18 @@ fn post(
 /// Memory per idle legacy session: opens `sessions` (handshake only, no GET stream), then
 /// reads the server's resident memory growth per session.
 pub async fn idle_session_kib(url: &str, sessions: usize, server_pid: u32) -> Result<f64, Error> {
-    let http = reqwest::Client::builder().tcp_nodelay(true).build()?;
+    // A server that stops answering fails the probe instead of hanging it.
+    let http = reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .timeout(Duration::from_secs(10))
+        .build()?;
     let before = measure::rss_kib(server_pid).ok_or("no such process")?;
     let mut open_sessions = Vec::with_capacity(sessions);
-    for _ in 0..sessions {
-        open_sessions.push(open(&http, url, Era::Legacy).await?);
+    for opened in 0..sessions {
+        let session = open(&http, url, Era::Legacy)
+            .await
+            .map_err(|e| format!("opening session {} failed: {e}", opened + 1))?;
+        open_sessions.push(session);
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     let after = measure::rss_kib(server_pid).ok_or("no such process")?;
