@@ -52,6 +52,8 @@ class Setup:
     requires: list[Path]
     # Legacy sessions (HTTP): measured with 1 and 32 sessions, and idle.
     sessions: bool = False
+    # More arguments for the driver, such as the tool it calls.
+    load_args: tuple[str, ...] = ()
 
     @property
     def oxmcp(self) -> bool:
@@ -84,6 +86,17 @@ def setups() -> list[Setup]:
             both,
             [RELEASE / "server"],
             sessions=True,
+        ),
+        # The same server answering with SSE streams: each call asks for progress, and the
+        # tool reports it before its result (a plain call gets one JSON body).
+        Setup(
+            "oxmcp-rust",
+            "SSE answers",
+            "http",
+            [str(RELEASE / "server"), "--http", "127.0.0.1:0"],
+            both,
+            [RELEASE / "server"],
+            load_args=("--tool", "echo_with_progress", "--progress"),
         ),
         Setup(
             "oxmcp-python",
@@ -206,7 +219,7 @@ class Runner:
         # Large payloads are ~100x slower per call: a tenth of the warm-up calls keeps it short.
         warmup = self.warmup if payload == SMALL else self.warmup // 10
         timing = ["--era", era, "--payload", str(payload), "--warmup", str(warmup), *self.timing]
-        self.measure(setup, f"{era} {payload} B {window}", [*timing, *args])
+        self.measure(setup, f"{era} {payload} B {window}", [*timing, *args, *setup.load_args])
 
     def run(self, setup: Setup) -> None:
         if missing := setup.missing():

@@ -78,6 +78,16 @@ pub fn example_server_builder() -> ServerBuilder {
                 }),
         )
         .tool(
+            // Over HTTP a call that reports progress is answered with an SSE stream (the
+            // progress, then the result), where a plain call gets one JSON body.
+            ToolDef::new("echo_with_progress")
+                .description("Send the text back after one progress report")
+                .typed(|args: EchoArgs, ctx: Context| async move {
+                    ctx.progress(1.0, Some(1.0), None).await;
+                    args.text
+                }),
+        )
+        .tool(
             ToolDef::new("fail")
                 .description("Always fails, as a tool execution error")
                 .handler(|_, _| async { Err::<String, _>(HandlerError::message("the tool failed on purpose")) }),

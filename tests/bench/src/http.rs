@@ -22,6 +22,7 @@ pub async fn run(
     era: Era,
     tool: &str,
     text: &str,
+    progress: bool,
     concurrency: usize,
     sessions: usize,
     server_pid: Option<u32>,
@@ -38,7 +39,7 @@ pub async fn run(
             break;
         }
     }
-    let template = Arc::new(CallTemplate::new(era, tool, text));
+    let template = Arc::new(CallTemplate::new(era, tool, text, progress));
     let next = Arc::new(AtomicUsize::new(0));
     let errors = Arc::new(AtomicUsize::new(0));
     let text: Arc<str> = text.into();
@@ -66,7 +67,7 @@ pub async fn run(
                             return latencies;
                         }
                         let started = Instant::now();
-                        match call(&http, &url, era, &channel, &template.with_id(id as u64)).await {
+                        match call(&http, &url, era, &channel, &template, id as u64).await {
                             Ok(body) if wire::is_echo(&body, &text) => latencies.push(started.elapsed()),
                             _ => {
                                 errors.fetch_add(1, Ordering::Relaxed);
@@ -140,12 +141,20 @@ async fn open(http: &reqwest::Client, url: &str, era: Era) -> Result<Channel, Er
     Ok(channel)
 }
 
-async fn call(http: &reqwest::Client, url: &str, era: Era, channel: &Channel, body: &str) -> Result<String, Error> {
+async fn call(
+    http: &reqwest::Client,
+    url: &str,
+    era: Era,
+    channel: &Channel,
+    template: &CallTemplate,
+    id: u64,
+) -> Result<String, Error> {
+    let body = &template.with_id(id);
     let request = match era {
         Era::Legacy => post(http, url, channel.session.as_deref(), body, Some("2025-11-25")),
         Era::Modern => post(http, url, None, body, Some("2026-07-28"))
             .header("mcp-method", "tools/call")
-            .header("mcp-name", "echo"),
+            .header("mcp-name", template.tool()),
     };
     // The whole body (JSON, or an SSE stream that ends after the answer), so the connection
     // goes back to the pool; the caller checks the echo in it.
@@ -177,7 +186,8 @@ async fn first_answer(mut response: reqwest::Response) -> Result<String, Error> 
     Err(format!("the SSE answer ended without a message: {buffer}").into())
 }
 
-/// The data of the first complete SSE event in `buffer` that holds a JSON-RPC message.
+/// The data of the first complete SSE event in `buffer` that holds a JSON-RPC response
+/// (one with an id: the progress notifications before it have none).
 fn sse_message(buffer: &str) -> Option<&str> {
     let complete = &buffer[..buffer.rfind("\n\n")?];
     complete
@@ -185,7 +195,7 @@ fn sse_message(buffer: &str) -> Option<&str> {
         .flat_map(str::lines)
         .filter_map(|line| line.strip_prefix("data:"))
         .map(str::trim)
-        .find(|data| data.contains("\"jsonrpc\""))
+        .find(|data| data.contains("\"id\""))
 }
 
 fn post(
@@ -248,5 +258,15 @@ mod tests {
             "an event is complete at its blank line"
         );
         assert_eq!(sse_message("id: 0\ndata:\n\n"), None);
+    }
+
+    #[test]
+    fn progress_before_the_answer_is_passed_over() {
+        let stream = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":7,\"progress\":1}}\n\n\
+                      data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n";
+        assert_eq!(
+            sse_message(stream),
+            Some("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}")
+        );
     }
 }

@@ -46,6 +46,10 @@ struct Args {
     /// The echo tool's name.
     #[arg(long, global = true, default_value = "echo")]
     tool: String,
+    /// Ask for progress with every call (HTTP: a server that reports progress answers with
+    /// an SSE stream rather than one JSON body).
+    #[arg(long, global = true)]
+    progress: bool,
 }
 
 #[derive(Subcommand)]
@@ -183,7 +187,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let (transport, concurrency, sessions, run) = match &args.transport {
         Transport::Stdio { in_flight, command } => {
-            let run = stdio::run(command, args.era, &args.tool, &text, *in_flight, plan).await?;
+            let run = stdio::run(command, args.era, &args.tool, &text, args.progress, *in_flight, plan).await?;
             ("stdio", *in_flight, 1, run)
         }
         Transport::Http {
@@ -197,6 +201,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 args.era,
                 &args.tool,
                 &text,
+                args.progress,
                 *concurrency,
                 *sessions,
                 *server_pid,

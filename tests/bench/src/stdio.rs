@@ -25,6 +25,7 @@ pub async fn run(
     era: Era,
     tool: &str,
     text: &str,
+    progress: bool,
     in_flight: usize,
     plan: Plan,
 ) -> Result<Run, Error> {
@@ -39,7 +40,7 @@ pub async fn run(
     let pid = child.id().ok_or("the server exited at once")?;
     let mut stdin = BufWriter::new(child.stdin.take().ok_or("no stdin")?);
     let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
-    let template = CallTemplate::new(era, tool, text);
+    let template = CallTemplate::new(era, tool, text, progress);
     // The first answer: the handshake in the legacy era, a first call in the modern era.
     let first = match era {
         Era::Legacy => wire::initialize(FIRST_ID),

@@ -28,33 +28,51 @@ pub fn initialized() -> String {
     json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()
 }
 
-/// A `tools/call` of the echo tool split around its id, so each request is one concat.
+/// Where the request id goes in a call template (a JSON string, so it cannot clash).
+const ID_MARKER: &str = "\"@id@\"";
+
+/// A `tools/call` of the echo tool split around its id (which is also its progress token
+/// when progress is asked for), so each request is a few concats.
 pub struct CallTemplate {
-    head: String,
-    tail: String,
+    tool: String,
+    parts: Vec<String>,
 }
 
 impl CallTemplate {
-    /// The call of `tool` with `text`, in `era`.
-    pub fn new(era: Era, tool: &str, text: &str) -> Self {
+    /// The call of `tool` with `text`, in `era`; with `progress`, the call asks for
+    /// progress reports (its id is its progress token).
+    pub fn new(era: Era, tool: &str, text: &str, progress: bool) -> Self {
+        let marker = serde_json::Value::String("@id@".into());
         let mut params = json!({"name": tool, "arguments": {"text": text}});
         if era == Era::Modern {
             params["_meta"] = modern_meta();
         }
-        let full = json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": params}).to_string();
-        let (head, tail) = full.split_once("\"id\":0").expect("the id is in the template");
-        CallTemplate {
-            head: format!("{head}\"id\":"),
-            tail: tail.to_owned(),
+        if progress {
+            params["_meta"]["progressToken"] = marker.clone();
         }
+        let full = json!({"jsonrpc": "2.0", "id": marker, "method": "tools/call", "params": params}).to_string();
+        CallTemplate {
+            tool: tool.to_owned(),
+            parts: full.split(ID_MARKER).map(str::to_owned).collect(),
+        }
+    }
+
+    /// The tool called (the modern era's `Mcp-Name` header).
+    pub fn tool(&self) -> &str {
+        &self.tool
     }
 
     /// The request with `id`.
     pub fn with_id(&self, id: u64) -> String {
-        let mut text = String::with_capacity(self.head.len() + self.tail.len() + 20);
-        text.push_str(&self.head);
-        text.push_str(&id.to_string());
-        text.push_str(&self.tail);
+        let id = id.to_string();
+        let length = self.parts.iter().map(String::len).sum::<usize>() + self.parts.len() * id.len();
+        let mut text = String::with_capacity(length);
+        for (index, part) in self.parts.iter().enumerate() {
+            if index > 0 {
+                text.push_str(&id);
+            }
+            text.push_str(part);
+        }
         text
     }
 }
@@ -93,7 +111,7 @@ mod tests {
 
     #[test]
     fn templates_make_valid_requests_and_ids_are_found() {
-        let template = CallTemplate::new(Era::Modern, "echo", "hi");
+        let template = CallTemplate::new(Era::Modern, "echo", "hi", false);
         let request: serde_json::Value = serde_json::from_str(&template.with_id(42)).unwrap();
         assert_eq!(request["id"], 42);
         assert_eq!(request["params"]["arguments"]["text"], "hi");
@@ -107,5 +125,13 @@ mod tests {
         let long = "y".repeat(100);
         assert!(is_echo(&format!(r#"{{"result":{{"text":"{long}"}}}}"#), &long));
         assert!(!is_echo(&format!(r#"{{"result":{{"text":"{}"}}}}"#, &long[1..]), &long));
+    }
+
+    #[test]
+    fn a_call_asking_for_progress_uses_its_id_as_the_token() {
+        let template = CallTemplate::new(Era::Legacy, "echo_with_progress", "hi", true);
+        let request: serde_json::Value = serde_json::from_str(&template.with_id(7)).unwrap();
+        assert_eq!(request["id"], 7);
+        assert_eq!(request["params"]["_meta"]["progressToken"], 7);
     }
 }
