@@ -1,13 +1,14 @@
 //! The Streamable HTTP server on a real socket, driven with raw HTTP requests so that
 //! every status code and header is visible: both eras, SSE, resumption, security.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use oxmcp::server::{Context, Server, ToolDef};
-use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
+use oxmcp::server::{BoxFuture, Context, Server, ToolDef};
+use oxmcp::transport::http::server::{EventStore, HttpConfig, HttpServerHandle, InMemoryEventStore, StoredEvent};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -506,9 +507,9 @@ async fn legacy_streams_carry_server_requests_and_the_get_stream_carries_changes
     assert!(seen.contains(r#""text":"2""#), "{seen}");
 }
 
-#[tokio::test]
-async fn a_broken_legacy_stream_resumes_with_last_event_id_and_loses_nothing() {
-    let f = Fixture::start(HttpConfig::default()).await;
+/// Breaks a legacy POST stream after its third event, resumes it with `Last-Event-ID`
+/// after `pause` and checks that every event came exactly once.
+async fn break_and_resume(f: &Fixture, pause: Duration) {
     let session = f.initialize("2025-11-25").await;
     let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
         "params": {"name": "steps", "_meta": {"progressToken": "t"}}});
@@ -516,6 +517,7 @@ async fn a_broken_legacy_stream_resumes_with_last_event_id_and_loses_nothing() {
     let first = read_events(response, |events| events.len() >= 3).await;
     assert!(first[0].1.is_empty(), "a priming event comes first");
     let last_id = first.last().unwrap().0.clone();
+    tokio::time::sleep(pause).await;
     let resumed = f
         .http
         .get(f.url())
@@ -534,6 +536,80 @@ async fn a_broken_legacy_stream_resumes_with_last_event_id_and_loses_nothing() {
         .collect();
     assert_eq!(progress, [1.0, 2.0, 3.0, 4.0, 5.0], "every event exactly once");
     assert!(rest.iter().any(|(_, d)| d.contains("\"done\"")));
+}
+
+#[tokio::test]
+async fn a_broken_legacy_stream_resumes_with_last_event_id_and_loses_nothing() {
+    break_and_resume(&Fixture::start(HttpConfig::default()).await, Duration::ZERO).await;
+}
+
+/// An event store that counts what goes through it, kept in an [`InMemoryEventStore`].
+struct CountingStore {
+    inner: InMemoryEventStore,
+    appended: AtomicUsize,
+    replayed: AtomicUsize,
+    ended: AtomicUsize,
+}
+
+impl EventStore for CountingStore {
+    fn append<'a>(&'a self, session: &'a str, stream: u64, event: StoredEvent) -> BoxFuture<'a, io::Result<()>> {
+        self.appended.fetch_add(1, Ordering::SeqCst);
+        self.inner.append(session, stream, event)
+    }
+
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'a, io::Result<Option<Vec<StoredEvent>>>> {
+        self.replayed.fetch_add(1, Ordering::SeqCst);
+        self.inner.replay(session, stream, after)
+    }
+
+    fn stream_finished<'a>(&'a self, session: &'a str, stream: u64) -> BoxFuture<'a, io::Result<()>> {
+        self.inner.stream_finished(session, stream)
+    }
+
+    fn session_ended<'a>(&'a self, session: &'a str) -> BoxFuture<'a, io::Result<()>> {
+        self.ended.fetch_add(1, Ordering::SeqCst);
+        self.inner.session_ended(session)
+    }
+}
+
+#[tokio::test]
+async fn a_pluggable_event_store_logs_the_streams_and_serves_the_resumption() {
+    let store = Arc::new(CountingStore {
+        inner: InMemoryEventStore::new(16),
+        appended: AtomicUsize::new(0),
+        replayed: AtomicUsize::new(0),
+        ended: AtomicUsize::new(0),
+    });
+    let f = Fixture::start(HttpConfig::default().event_store(Arc::clone(&store) as Arc<dyn EventStore>)).await;
+    // Long enough for the request to finish: everything after the break comes from the store.
+    break_and_resume(&f, Duration::from_millis(500)).await;
+    assert_eq!(
+        store.appended.load(Ordering::SeqCst),
+        6,
+        "five progress events and the answer"
+    );
+    assert_eq!(store.replayed.load(Ordering::SeqCst), 1, "one resumption");
+    let session = f.initialize("2025-11-25").await;
+    let ended = f
+        .http
+        .delete(f.url())
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), StatusCode::OK);
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while store.ended.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the store hears that the session ended");
 }
 
 #[tokio::test]

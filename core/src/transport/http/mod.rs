@@ -2,6 +2,7 @@
 //! transport of 2024-11-05) and the client transport.
 
 pub mod client;
+mod event_store;
 mod security;
 pub mod server;
 pub(crate) mod sse;

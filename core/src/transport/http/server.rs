@@ -26,6 +26,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+pub use super::event_store::{EventStore, InMemoryEventStore, StoredEvent};
 use super::security::Guard;
 use super::streams::{parse_event_id, Attached, Event, StreamHub, STANDALONE};
 use crate::connection::Connection;
@@ -62,6 +63,7 @@ pub struct HttpConfig {
     max_sessions: usize,
     legacy_sse: bool,
     events_kept: usize,
+    event_store: Option<Arc<dyn EventStore>>,
     retry: Duration,
     keep_alive: Duration,
     cors_origins: Vec<String>,
@@ -79,6 +81,7 @@ impl Default for HttpConfig {
             max_sessions: 10_000,
             legacy_sse: false,
             events_kept: 1024,
+            event_store: None,
             retry: Duration::from_secs(1),
             keep_alive: Duration::from_secs(15),
             cors_origins: Vec::new(),
@@ -145,9 +148,26 @@ impl HttpConfig {
         self
     }
 
-    /// How many events each legacy SSE stream keeps for resumption (default 1024).
+    /// How many events each legacy SSE stream keeps for resumption (default 1024). A
+    /// store set with [`event_store`](Self::event_store) keeps what it decides instead.
     pub fn events_kept(mut self, events: usize) -> Self {
         self.events_kept = events;
+        self
+    }
+
+    /// Where legacy SSE streams log their events for resumption with `Last-Event-ID`
+    /// (default: each session in its own memory, bounded by
+    /// [`events_kept`](Self::events_kept)). A store shared by several endpoints, or kept
+    /// outside the process, is set here.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use oxmcp::transport::http::server::{HttpConfig, InMemoryEventStore};
+    ///
+    /// let config = HttpConfig::default().event_store(Arc::new(InMemoryEventStore::new(256)));
+    /// ```
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = Some(store);
         self
     }
 
@@ -307,10 +327,13 @@ impl Endpoint {
         }
         let id =
             random_id().map_err(|e| Rejection::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorObject::internal(e)))?;
-        let hub = Arc::new(StreamHub::new(self.config.events_kept));
+        let hub = Arc::new(match &self.config.event_store {
+            Some(store) => StreamHub::with_store(Arc::clone(store), id.clone()),
+            None => StreamHub::new(self.config.events_kept),
+        });
         let standalone = Arc::clone(&hub);
         let sink = futures::sink::unfold(standalone, |hub, text: String| async move {
-            hub.push(STANDALONE, text, false);
+            hub.push(STANDALONE, text, false).await;
             Ok::<_, std::io::Error>(hub)
         });
         let (connection, _) = Connection::start(silent_transport(sink));
@@ -666,7 +689,7 @@ async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, message: Mes
             drop(first);
             respond(rx, true, None, endpoint.config.keep_alive, |_| StatusCode::OK).await
         }
-        Some(Outgoing::Message(first)) => resumable_stream(endpoint, &session.hub, first, rx),
+        Some(Outgoing::Message(first)) => resumable_stream(endpoint, &session.hub, first, rx).await,
     };
     if let Some(id) = new_id {
         if let Ok(value) = HeaderValue::from_str(&id) {
@@ -709,29 +732,29 @@ async fn post_stateless(endpoint: &Arc<Endpoint>, message: Message, version: Pro
 
 /// A legacy POST's SSE stream: logged in the session's hub so that the client can resume
 /// it with `Last-Event-ID`; the request goes on when the client disconnects.
-fn resumable_stream(
+async fn resumable_stream(
     endpoint: &Endpoint,
     hub: &Arc<StreamHub>,
     first: String,
     mut rx: mpsc::Receiver<Outgoing>,
 ) -> Response {
     let stream = hub.open();
-    let attached = hub.attach(stream, 0, STREAM_CAPACITY);
-    hub.push(stream, first, false);
+    let attached = hub.attach(stream, 0, STREAM_CAPACITY).await;
     let pump_hub = Arc::clone(hub);
     tokio::spawn(async move {
+        pump_hub.push(stream, first, false).await;
         while let Some(outgoing) = rx.recv().await {
             match outgoing {
-                Outgoing::Message(text) => pump_hub.push(stream, text, false),
+                Outgoing::Message(text) => pump_hub.push(stream, text, false).await,
                 Outgoing::Final(text) => {
-                    pump_hub.push(stream, text, true);
+                    pump_hub.push(stream, text, true).await;
                     return;
                 }
             }
         }
     });
     match attached {
-        Some(attached) => sse_response(logged_events(stream, 0, attached, endpoint.config.retry)),
+        Some(attached) => sse_response(logged_events(stream, attached, endpoint.config.retry)),
         None => rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             None,
@@ -740,25 +763,28 @@ fn resumable_stream(
     }
 }
 
-/// The events of a logged stream: a priming event (id and retry) at position `after`, so a
-/// reconnection resumes from there, then what was missed, then live events.
-fn logged_events(stream: u64, after: u64, attached: Attached, retry: Duration) -> impl Stream<Item = Bytes> + Send {
+/// The events of a logged stream: a priming event (id and retry) at the reader's position,
+/// so a reconnection resumes from there, then what was missed, then live events.
+fn logged_events(stream: u64, attached: Attached, retry: Duration) -> impl Stream<Item = Bytes> + Send {
     let priming = Bytes::from(format!(
-        "id: {stream}-{after}\nretry: {}\ndata: \n\n",
+        "id: {stream}-{}\nretry: {}\ndata: \n\n",
+        attached.position,
         retry.as_millis()
     ));
-    let missed = futures::stream::iter(attached.missed).map(|event| encode_event(&event));
+    let seen = attached.seen();
+    let missed = futures::stream::iter(attached.missed).map(move |event| encode_event(stream, &event));
     let live = match attached.live {
         Some(rx) => tokio_stream::wrappers::ReceiverStream::new(rx)
-            .map(|event| encode_event(&event))
+            .filter(move |event| futures::future::ready(event.seq > seen))
+            .map(move |event| encode_event(stream, &event))
             .boxed(),
         None => futures::stream::empty().boxed(),
     };
     futures::stream::once(async move { priming }).chain(missed).chain(live)
 }
 
-fn encode_event(event: &Event) -> Bytes {
-    Bytes::from(format!("id: {}\ndata: {}\n\n", event.id, event.data))
+fn encode_event(stream: u64, event: &Event) -> Bytes {
+    Bytes::from(format!("id: {stream}-{}\ndata: {}\n\n", event.seq, event.data))
 }
 
 /// Answers from a request's messages: one JSON object when the answer comes first (or
@@ -929,13 +955,8 @@ async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -
             (STANDALONE, u64::MAX)
         }
     };
-    match session.hub.attach(stream, after, STREAM_CAPACITY) {
-        Some(attached) => sse_response(logged_events(
-            stream,
-            after.min(attached.position),
-            attached,
-            endpoint.config.retry,
-        )),
+    match session.hub.attach(stream, after, STREAM_CAPACITY).await {
+        Some(attached) => sse_response(logged_events(stream, attached, endpoint.config.retry)),
         None => rpc_error(
             StatusCode::NOT_FOUND,
             None,

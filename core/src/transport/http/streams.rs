@@ -1,159 +1,218 @@
-//! The SSE streams of one legacy HTTP session: every event is logged with an id so that a
-//! client whose stream broke can reconnect with `Last-Event-ID` and lose nothing.
+//! The SSE streams of one legacy HTTP session: every event is logged (in the session's own
+//! bounded memory, or in the configured [`EventStore`]) so that a client whose stream broke
+//! can reconnect with `Last-Event-ID` and lose nothing, and passed to the reader attached
+//! to its stream, if any.
 //!
 //! Stream 0 is the session's standalone GET stream; each POST that answers with SSE gets
 //! a stream of its own. Event ids are `{stream}-{sequence}`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
+
+use super::event_store::{EventStore, SessionLog, StoredEvent};
 
 /// The standalone stream opened by GET.
 pub(crate) const STANDALONE: u64 = 0;
 
-/// How many finished POST streams a session keeps for resumption.
-const FINISHED_STREAMS_KEPT: usize = 32;
-
-/// One SSE event, ready to write.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Event {
-    pub(crate) id: String,
-    pub(crate) data: String,
-}
+/// One SSE event; its id is `{stream}-{seq}`, written only when the event is.
+pub(crate) type Event = StoredEvent;
 
 /// What a (re)attached reader gets: the events it missed, then the live ones.
 pub(crate) struct Attached {
     pub(crate) missed: Vec<Event>,
     /// `None` when the stream is already complete.
     pub(crate) live: Option<mpsc::Receiver<Event>>,
-    /// The sequence number of the stream's latest event when the reader attached.
+    /// Where the reader stands before `missed`: the sequence number it asked to resume
+    /// after, or the stream's latest when that is lower (a fresh GET starts there).
     pub(crate) position: u64,
 }
 
-struct StreamLog {
-    next_seq: u64,
-    events: VecDeque<(u64, String)>,
-    live: Option<mpsc::Sender<Event>>,
-    finished: bool,
+impl Attached {
+    /// The last sequence number the reader has once it read `missed`: live events up to
+    /// it were replayed already (the log and the live channel may both carry an event
+    /// pushed while the reader attached).
+    pub(crate) fn seen(&self) -> u64 {
+        self.missed.last().map_or(self.position, |event| event.seq)
+    }
 }
 
-/// The logs of one session's streams.
+/// What the hub knows of a stream still open; a finished one is known only to the log.
+struct OpenStream {
+    next_seq: u64,
+    live: Option<mpsc::Sender<Event>>,
+}
+
+/// Where a session's events are kept.
+enum Log {
+    /// The default: in the hub, without a boxed future per event.
+    Memory(Mutex<SessionLog>),
+    /// A configured store, which knows the session by its id.
+    Store {
+        store: Arc<dyn EventStore>,
+        session: String,
+    },
+}
+
+/// The streams of one session.
 pub(crate) struct StreamHub {
     next_stream: AtomicU64,
-    streams: Mutex<HashMap<u64, StreamLog>>,
-    events_kept: usize,
-    finished_order: Mutex<VecDeque<u64>>,
+    open: Mutex<HashMap<u64, OpenStream>>,
+    log: Log,
 }
 
 impl StreamHub {
-    /// A hub that keeps at most `events_kept` events per stream.
+    /// A hub that keeps at most `events_kept` events per stream in memory.
     pub(crate) fn new(events_kept: usize) -> Self {
+        Self::with_log(Log::Memory(Mutex::new(SessionLog::new(events_kept))))
+    }
+
+    /// A hub that logs the events of session `session` in `store`.
+    pub(crate) fn with_store(store: Arc<dyn EventStore>, session: String) -> Self {
+        Self::with_log(Log::Store { store, session })
+    }
+
+    fn with_log(log: Log) -> Self {
         StreamHub {
             next_stream: AtomicU64::new(STANDALONE + 1),
-            streams: Mutex::new(HashMap::from([(STANDALONE, StreamLog::new())])),
-            events_kept: events_kept.max(1),
-            finished_order: Mutex::new(VecDeque::new()),
+            open: Mutex::new(HashMap::from([(STANDALONE, OpenStream::new())])),
+            log,
         }
     }
 
-    /// Opens a stream for one POST; its first (priming) event id is returned with it.
+    /// Opens a stream for one POST.
     pub(crate) fn open(&self) -> u64 {
         let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        self.logs().insert(stream, StreamLog::new());
+        self.streams().insert(stream, OpenStream::new());
         stream
     }
 
-    /// Logs an event on `stream` and passes it to the attached reader, if any. `last`
-    /// marks the stream complete.
-    pub(crate) fn push(&self, stream: u64, data: String, last: bool) {
-        let mut logs = self.logs();
-        let log = logs.entry(stream).or_insert_with(StreamLog::new);
-        log.next_seq += 1;
-        let event = Event {
-            id: event_id(stream, log.next_seq),
-            data: data.clone(),
+    /// Logs an event on `stream`, then passes it to the attached reader, if any. `last`
+    /// marks the stream complete. The events of one stream must be pushed one at a time.
+    pub(crate) async fn push(&self, stream: u64, data: String, last: bool) {
+        let seq = {
+            let mut streams = self.streams();
+            let open = streams.entry(stream).or_insert_with(OpenStream::new);
+            open.next_seq += 1;
+            open.next_seq
         };
-        log.events.push_back((log.next_seq, data));
-        if log.events.len() > self.events_kept {
-            log.events.pop_front();
+        let event = Event { seq, data };
+        match &self.log {
+            Log::Memory(log) => lock(log).append(stream, event.clone()),
+            Log::Store { store, session } => {
+                report(store.append(session, stream, event.clone()).await, "append");
+            }
         }
-        if let Some(live) = &log.live {
-            // A reader that cannot keep up is detached; it resumes from the log.
-            if live.try_send(event).is_err() {
-                log.live = None;
+        {
+            let mut streams = self.streams();
+            if let Some(open) = streams.get_mut(&stream) {
+                if let Some(live) = &open.live {
+                    // A reader that cannot keep up is detached; it resumes from the log.
+                    if live.try_send(event).is_err() {
+                        open.live = None;
+                    }
+                }
+            }
+            if last {
+                streams.remove(&stream);
             }
         }
         if last {
-            log.finished = true;
-            log.live = None;
-            drop(logs);
-            self.retire(stream);
+            match &self.log {
+                Log::Memory(log) => lock(log).finish(stream),
+                Log::Store { store, session } => {
+                    report(store.stream_finished(session, stream).await, "stream_finished");
+                }
+            }
         }
     }
 
-    /// Attaches a reader to `stream` after event `after` (0: from the start).
-    pub(crate) fn attach(&self, stream: u64, after: u64, capacity: usize) -> Option<Attached> {
-        let mut logs = self.logs();
-        let log = logs.get_mut(&stream)?;
-        let missed = log
-            .events
-            .iter()
-            .filter(|(seq, _)| *seq > after)
-            .map(|(seq, data)| Event {
-                id: event_id(stream, *seq),
-                data: data.clone(),
-            })
-            .collect();
-        let live = (!log.finished).then(|| {
+    /// Attaches a reader to `stream` after event `after` (0: from the start; `u64::MAX`:
+    /// from now on). `None` when the stream is neither open nor in the log.
+    pub(crate) async fn attach(&self, stream: u64, after: u64, capacity: usize) -> Option<Attached> {
+        // The reader is attached before the log is read, so that nothing pushed meanwhile
+        // is lost; what both carry is skipped by `Attached::seen`.
+        let open = self.streams().get_mut(&stream).map(|open| {
             let (tx, rx) = mpsc::channel(capacity);
-            log.live = Some(tx);
-            rx
+            open.live = Some(tx);
+            (open.next_seq, rx)
         });
-        Some(Attached {
-            missed,
-            live,
-            position: log.next_seq,
+        Some(match open {
+            Some((latest, live)) => Attached {
+                missed: if after < latest {
+                    self.replay(stream, after).await.unwrap_or_default()
+                } else {
+                    Vec::new()
+                },
+                live: Some(live),
+                position: after.min(latest),
+            },
+            None => Attached {
+                missed: self.replay(stream, after).await?,
+                live: None,
+                position: after,
+            },
         })
     }
 
     /// Whether a reader is attached to `stream`.
     pub(crate) fn is_attached(&self, stream: u64) -> bool {
-        self.logs()
+        self.streams()
             .get(&stream)
-            .is_some_and(|log| log.live.as_ref().is_some_and(|l| !l.is_closed()))
+            .is_some_and(|open| open.live.as_ref().is_some_and(|l| !l.is_closed()))
     }
 
-    fn retire(&self, stream: u64) {
-        let mut order = self.finished_order.lock().unwrap_or_else(|e| e.into_inner());
-        order.push_back(stream);
-        if order.len() > FINISHED_STREAMS_KEPT {
-            if let Some(oldest) = order.pop_front() {
-                self.logs().remove(&oldest);
-            }
+    async fn replay(&self, stream: u64, after: u64) -> Option<Vec<Event>> {
+        match &self.log {
+            Log::Memory(log) => lock(log).replay(stream, after),
+            Log::Store { store, session } => report(store.replay(session, stream, after).await, "replay").flatten(),
         }
     }
 
-    fn logs(&self) -> std::sync::MutexGuard<'_, HashMap<u64, StreamLog>> {
-        self.streams.lock().unwrap_or_else(|e| e.into_inner())
+    fn streams(&self) -> MutexGuard<'_, HashMap<u64, OpenStream>> {
+        lock(&self.open)
     }
 }
 
-impl StreamLog {
+impl Drop for StreamHub {
+    /// Tells a configured store that the session ended; the hub is dropped once the
+    /// session and every stream still being written are gone.
+    fn drop(&mut self) {
+        let Log::Store { store, session } = &mut self.log else {
+            return;
+        };
+        let (store, session) = (Arc::clone(store), std::mem::take(session));
+        // Outside a runtime (an endpoint dropped after its runtime) there is no one to
+        // wait for the store; it keeps the session until it frees it by itself.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                report(store.session_ended(&session).await, "session_ended");
+            });
+        }
+    }
+}
+
+impl OpenStream {
     fn new() -> Self {
-        StreamLog {
+        OpenStream {
             next_seq: 0,
-            events: VecDeque::new(),
             live: None,
-            finished: false,
         }
     }
 }
 
-/// The id of event `seq` on `stream`.
-pub(crate) fn event_id(stream: u64, seq: u64) -> String {
-    format!("{stream}-{seq}")
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A store's failure costs only resumption: it is logged, and the stream goes on.
+fn report<T>(result: io::Result<T>, operation: &str) -> Option<T> {
+    result
+        .inspect_err(|error| tracing::warn!(%error, operation, "the event store failed"))
+        .ok()
 }
 
 /// Reads an event id back into its stream and sequence number.
@@ -165,53 +224,55 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::event_store::InMemoryEventStore;
 
-    #[test]
-    fn a_reader_that_reattaches_gets_what_it_missed_then_the_rest() {
-        let hub = StreamHub::new(100);
+    fn event(seq: u64, data: &str) -> Event {
+        Event { seq, data: data.into() }
+    }
+
+    async fn reattach(hub: StreamHub) {
         let stream = hub.open();
-        let first = hub.attach(stream, 0, 8).unwrap();
-        hub.push(stream, "one".into(), false);
+        let first = hub.attach(stream, 0, 8).await.unwrap();
+        hub.push(stream, "one".into(), false).await;
         let mut live = first.live.unwrap();
-        assert_eq!(live.try_recv().unwrap().data, "one");
+        assert_eq!(live.try_recv().unwrap(), event(1, "one"));
         drop(live);
-        hub.push(stream, "two".into(), false);
-        let again = hub.attach(stream, 1, 8).unwrap();
-        assert_eq!(
-            again.missed,
-            vec![Event {
-                id: "1-2".into(),
-                data: "two".into()
-            }]
-        );
-        hub.push(stream, "three".into(), true);
+        hub.push(stream, "two".into(), false).await;
+        let again = hub.attach(stream, 1, 8).await.unwrap();
+        assert_eq!(again.missed, vec![event(2, "two")]);
+        assert_eq!(again.seen(), 2);
+        hub.push(stream, "three".into(), true).await;
         let mut live = again.live.unwrap();
-        assert_eq!(live.try_recv().unwrap().data, "three");
+        assert_eq!(live.try_recv().unwrap(), event(3, "three"));
         assert!(live.try_recv().is_err(), "closed after the last event");
-        assert!(hub.attach(stream, 3, 8).unwrap().live.is_none(), "complete");
+        let finished = hub.attach(stream, 1, 8).await.unwrap();
+        assert!(finished.live.is_none(), "complete");
+        assert_eq!(finished.missed, vec![event(2, "two"), event(3, "three")]);
+        assert!(hub.attach(stream + 1, 0, 8).await.is_none(), "unknown stream");
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_reattaches_gets_what_it_missed_then_the_rest() {
+        reattach(StreamHub::new(100)).await;
+        reattach(StreamHub::with_store(
+            Arc::new(InMemoryEventStore::new(100)),
+            "s".into(),
+        ))
+        .await;
+    }
+
+    #[tokio::test]
+    async fn a_fresh_reader_starts_at_the_latest_event() {
+        let hub = StreamHub::new(100);
+        hub.push(STANDALONE, "old".into(), false).await;
+        let attached = hub.attach(STANDALONE, u64::MAX, 8).await.unwrap();
+        assert!(attached.missed.is_empty());
+        assert_eq!(attached.position, 1);
     }
 
     #[test]
-    fn logs_are_bounded() {
-        let hub = StreamHub::new(2);
-        for i in 0..5 {
-            hub.push(STANDALONE, i.to_string(), false);
-        }
-        let attached = hub.attach(STANDALONE, 0, 8).unwrap();
-        assert_eq!(
-            attached.missed.iter().map(|e| e.data.as_str()).collect::<Vec<_>>(),
-            ["3", "4"]
-        );
-        for _ in 0..(FINISHED_STREAMS_KEPT + 3) {
-            let stream = hub.open();
-            hub.push(stream, "x".into(), true);
-        }
-        assert!(hub.logs().len() <= FINISHED_STREAMS_KEPT + 1);
-    }
-
-    #[test]
-    fn event_ids_round_trip() {
-        assert_eq!(parse_event_id(&event_id(7, 42)), Some((7, 42)));
+    fn event_ids_parse() {
+        assert_eq!(parse_event_id("7-42"), Some((7, 42)));
         assert_eq!(parse_event_id("nonsense"), None);
     }
 }

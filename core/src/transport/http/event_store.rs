@@ -1,0 +1,236 @@
+//! Where the events of legacy SSE streams are kept for resumption with `Last-Event-ID`:
+//! the [`EventStore`] trait, and [`InMemoryEventStore`], the bounded in-memory log.
+//!
+//! The endpoint numbers a session's streams (stream 0 is the standalone GET stream; each
+//! POST answered with SSE gets one of its own) and the events of each stream from 1; an
+//! event's id on the wire is `{stream}-{sequence}`. A store keeps `(sequence, data)` pairs
+//! per `(session, stream)` and hands back those after a sequence number: a sorted set or a
+//! table keyed by session and stream, ordered by sequence.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::io;
+use std::sync::Mutex;
+
+use crate::server::BoxFuture;
+
+/// How many finished POST streams a session keeps for resumption.
+const FINISHED_STREAMS_KEPT: usize = 32;
+
+/// One event of a stream: its sequence number in the stream and its data (one JSON-RPC
+/// message).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The event's position in its stream, from 1.
+    pub seq: u64,
+    /// The message the event carries.
+    pub data: String,
+}
+
+/// A log of the SSE events of legacy sessions, from which a client that reconnects with
+/// `Last-Event-ID` gets what it missed. Set one with
+/// [`HttpConfig::event_store`](super::server::HttpConfig::event_store); without it each
+/// session keeps its events in memory as [`InMemoryEventStore`] does.
+///
+/// Live delivery to a connected client does not go through the store: it only has to
+/// answer [`replay`](EventStore::replay) for a client that reconnects. The events of one
+/// stream are appended in order, one at a time; a store may keep only the latest ones.
+/// A failure is logged by the endpoint and costs the client only its resumption.
+///
+/// # Example
+///
+/// A store that counts what goes through it and keeps the events in memory:
+///
+/// ```
+/// use std::io;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use oxmcp::server::BoxFuture;
+/// use oxmcp::transport::http::server::{EventStore, InMemoryEventStore, StoredEvent};
+///
+/// struct Counted {
+///     inner: InMemoryEventStore,
+///     appended: AtomicUsize,
+/// }
+///
+/// impl EventStore for Counted {
+///     fn append<'a>(&'a self, session: &'a str, stream: u64, event: StoredEvent) -> BoxFuture<'a, io::Result<()>> {
+///         self.appended.fetch_add(1, Ordering::Relaxed);
+///         self.inner.append(session, stream, event)
+///     }
+///     fn replay<'a>(&'a self, session: &'a str, stream: u64, after: u64)
+///         -> BoxFuture<'a, io::Result<Option<Vec<StoredEvent>>>> {
+///         self.inner.replay(session, stream, after)
+///     }
+///     fn stream_finished<'a>(&'a self, session: &'a str, stream: u64) -> BoxFuture<'a, io::Result<()>> {
+///         self.inner.stream_finished(session, stream)
+///     }
+///     fn session_ended<'a>(&'a self, session: &'a str) -> BoxFuture<'a, io::Result<()>> {
+///         self.inner.session_ended(session)
+///     }
+/// }
+/// ```
+pub trait EventStore: Send + Sync {
+    /// Keeps `event` as the latest of `stream` in `session`.
+    fn append<'a>(&'a self, session: &'a str, stream: u64, event: StoredEvent) -> BoxFuture<'a, io::Result<()>>;
+
+    /// The kept events of `stream` in `session` whose sequence number is above `after`, in
+    /// order; `None` when the store does not know the stream (never seen, or freed).
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'a, io::Result<Option<Vec<StoredEvent>>>>;
+
+    /// `stream` got its last event: the store may free it once it is no longer worth
+    /// resuming.
+    fn stream_finished<'a>(&'a self, session: &'a str, stream: u64) -> BoxFuture<'a, io::Result<()>>;
+
+    /// `session` ended: none of its streams will be resumed.
+    fn session_ended<'a>(&'a self, session: &'a str) -> BoxFuture<'a, io::Result<()>>;
+}
+
+impl fmt::Debug for dyn EventStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EventStore")
+    }
+}
+
+/// The events of every session, in memory: `events_kept` per stream, the streams of the
+/// last 32 finished POSTs per session.
+#[derive(Debug)]
+pub struct InMemoryEventStore {
+    events_kept: usize,
+    sessions: Mutex<HashMap<String, SessionLog>>,
+}
+
+impl InMemoryEventStore {
+    /// A store that keeps at most `events_kept` events per stream.
+    pub fn new(events_kept: usize) -> Self {
+        InMemoryEventStore {
+            events_kept,
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionLog>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl EventStore for InMemoryEventStore {
+    fn append<'a>(&'a self, session: &'a str, stream: u64, event: StoredEvent) -> BoxFuture<'a, io::Result<()>> {
+        let mut sessions = self.sessions();
+        // Looked up before inserting so that an append allocates no key.
+        match sessions.get_mut(session) {
+            Some(log) => log.append(stream, event),
+            None => {
+                let mut log = SessionLog::new(self.events_kept);
+                log.append(stream, event);
+                sessions.insert(session.to_owned(), log);
+            }
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn replay<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'a, io::Result<Option<Vec<StoredEvent>>>> {
+        let events = self.sessions().get(session).and_then(|log| log.replay(stream, after));
+        Box::pin(std::future::ready(Ok(events)))
+    }
+
+    fn stream_finished<'a>(&'a self, session: &'a str, stream: u64) -> BoxFuture<'a, io::Result<()>> {
+        if let Some(log) = self.sessions().get_mut(session) {
+            log.finish(stream);
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn session_ended<'a>(&'a self, session: &'a str) -> BoxFuture<'a, io::Result<()>> {
+        self.sessions().remove(session);
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// The bounded logs of one session's streams: what [`InMemoryEventStore`] keeps per
+/// session, and what a session keeps by itself when no store is configured.
+#[derive(Debug)]
+pub(crate) struct SessionLog {
+    events_kept: usize,
+    streams: HashMap<u64, VecDeque<StoredEvent>>,
+    finished: VecDeque<u64>,
+}
+
+impl SessionLog {
+    pub(crate) fn new(events_kept: usize) -> Self {
+        SessionLog {
+            events_kept: events_kept.max(1),
+            streams: HashMap::new(),
+            finished: VecDeque::new(),
+        }
+    }
+
+    pub(crate) fn append(&mut self, stream: u64, event: StoredEvent) {
+        let events = self.streams.entry(stream).or_default();
+        events.push_back(event);
+        if events.len() > self.events_kept {
+            events.pop_front();
+        }
+    }
+
+    pub(crate) fn replay(&self, stream: u64, after: u64) -> Option<Vec<StoredEvent>> {
+        let events = self.streams.get(&stream)?;
+        Some(events.iter().filter(|e| e.seq > after).cloned().collect())
+    }
+
+    pub(crate) fn finish(&mut self, stream: u64) {
+        self.finished.push_back(stream);
+        if self.finished.len() > FINISHED_STREAMS_KEPT {
+            if let Some(oldest) = self.finished.pop_front() {
+                self.streams.remove(&oldest);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(seq: u64) -> StoredEvent {
+        StoredEvent {
+            seq,
+            data: seq.to_string(),
+        }
+    }
+
+    #[test]
+    fn logs_are_bounded() {
+        let mut log = SessionLog::new(2);
+        for seq in 1..=5 {
+            log.append(0, event(seq));
+        }
+        assert_eq!(log.replay(0, 0), Some(vec![event(4), event(5)]));
+        assert_eq!(log.replay(0, 4), Some(vec![event(5)]));
+        for stream in 1..=(FINISHED_STREAMS_KEPT as u64 + 3) {
+            log.append(stream, event(1));
+            log.finish(stream);
+        }
+        assert_eq!(log.streams.len(), FINISHED_STREAMS_KEPT + 1);
+        assert_eq!(log.replay(1, 0), None, "the oldest finished streams are freed");
+    }
+
+    #[tokio::test]
+    async fn the_in_memory_store_keeps_sessions_apart_and_frees_them() {
+        let store = InMemoryEventStore::new(8);
+        store.append("a", 1, event(1)).await.unwrap();
+        assert_eq!(store.replay("a", 1, 0).await.unwrap(), Some(vec![event(1)]));
+        assert_eq!(store.replay("b", 1, 0).await.unwrap(), None);
+        store.session_ended("a").await.unwrap();
+        assert_eq!(store.replay("a", 1, 0).await.unwrap(), None);
+    }
+}
