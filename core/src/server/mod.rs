@@ -68,6 +68,8 @@ pub struct Server {
 
 struct ServerInner {
     info: Arc<Implementation>,
+    /// `info` as JSON, stamped into every modern result's `_meta`.
+    info_json: serde_json::Value,
     instructions: Option<String>,
     registry: RwLock<Arc<Registry>>,
     events: broadcast::Sender<ServerEvent>,
@@ -212,6 +214,8 @@ impl ServerBuilder {
         let (events, _) = broadcast::channel(EVENT_CAPACITY);
         Ok(Server {
             inner: Arc::new(ServerInner {
+                info_json: serde_json::to_value(&self.info)
+                    .map_err(|e| DefinitionError::new(format!("server info: {e}")))?,
                 info: Arc::new(self.info),
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(registry)),
@@ -346,6 +350,11 @@ impl Server {
     /// The server's name and version.
     pub fn server_info(&self) -> Arc<Implementation> {
         Arc::clone(&self.inner.info)
+    }
+
+    /// [`server_info`](Self::server_info) as JSON, made once.
+    pub(crate) fn server_info_json(&self) -> &serde_json::Value {
+        &self.inner.info_json
     }
 
     /// Applies `edit` to a copy of the registry, swaps it in, and announces `event` when

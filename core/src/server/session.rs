@@ -70,6 +70,9 @@ pub(crate) struct Scope {
     pub(crate) reply: Reply,
     pub(crate) cancellation: CancellationToken,
     pub(crate) assumed_version: Option<ProtocolVersion>,
+    /// The request's `_meta` when the transport has read it already (the modern HTTP
+    /// header checks do), so that it is not read twice.
+    pub(crate) meta: Option<RequestMeta>,
 }
 
 impl Scope {
@@ -78,6 +81,7 @@ impl Scope {
             reply,
             cancellation,
             assumed_version: None,
+            meta: None,
         }
     }
 }
@@ -288,7 +292,7 @@ impl Session {
         })
     }
 
-    async fn dispatch(self: Arc<Self>, request: Request, scope: Scope) -> Outcome {
+    async fn dispatch(self: Arc<Self>, request: Request, mut scope: Scope) -> Outcome {
         let Request { id, method, params } = request;
         let params = params.as_deref();
         let head: ParamsHead = parse_params(params)?;
@@ -301,7 +305,11 @@ impl Session {
             }
             return self.initialize(params);
         }
-        let exchange = match self.exchange_for(&method, head.meta.as_deref(), scope.assumed_version)? {
+        let request_meta = match scope.meta.take() {
+            Some(read) => read,
+            None => read_request_meta(head.meta.as_deref())?,
+        };
+        let exchange = match self.exchange_for(&method, request_meta, scope.assumed_version)? {
             Some(exchange) => exchange,
             // `ping` before `initialize`.
             None => return finish(EmptyResult::default(), None),
@@ -310,7 +318,7 @@ impl Session {
         // `exchange_for` read `_meta` as an object already, so the context's lazy read of it
         // cannot fail.
         let ctx = Context::new(Arc::clone(&self), id.clone(), exchange.clone(), head.meta, scope);
-        let stamp = (era == Era::Modern).then(|| self.server.server_info());
+        let stamp = (era == Era::Modern).then(|| self.server.server_info_json());
         let outcome = match (method.as_str(), era) {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
             (methods::DISCOVER, Era::Modern) => self.discover(stamp),
@@ -337,15 +345,9 @@ impl Session {
     fn exchange_for(
         &self,
         method: &str,
-        raw_meta: Option<&RawValue>,
+        request_meta: RequestMeta,
         assumed_version: Option<ProtocolVersion>,
     ) -> Result<Option<Exchange>, ErrorObject> {
-        let request_meta: RequestMeta = match raw_meta {
-            Some(raw) => {
-                serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}")))?
-            }
-            None => RequestMeta::default(),
-        };
         if let Some(handshake) = read(&self.handshake).as_ref() {
             return Ok(Some(handshake.exchange.clone()));
         }
@@ -405,7 +407,7 @@ impl Session {
         finish(result, None)
     }
 
-    fn discover(&self, stamp: Option<Arc<Implementation>>) -> Outcome {
+    fn discover(&self, stamp: Option<&Value>) -> Outcome {
         let mut result = DiscoverResult {
             supported_versions: ProtocolVersion::all_strs().into_iter().map(str::to_owned).collect(),
             capabilities: self.server.capabilities(),
@@ -419,7 +421,7 @@ impl Session {
         finish(result, stamp)
     }
 
-    fn list_tools(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+    fn list_tools(&self, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
         let cursor: CursorParams = parse_params(params)?;
         let registry = self.server.registry();
         let (tools, next_cursor) = page(&registry.tools, cursor.cursor.as_deref(), self.server.page_size())?;
@@ -434,7 +436,7 @@ impl Session {
         finish(result, stamp)
     }
 
-    async fn call_tool(&self, params: Option<&RawValue>, ctx: &Context, stamp: Option<Arc<Implementation>>) -> Outcome {
+    async fn call_tool(&self, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
         let params: CallToolRequestParams = parse_params(params)?;
         let Some(tool) = self.server.registry().tools.get(&params.name).cloned() else {
             return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
@@ -536,7 +538,7 @@ impl Session {
         }
     }
 
-    fn list_resources(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+    fn list_resources(&self, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
         let cursor: CursorParams = parse_params(params)?;
         let registry = self.server.registry();
         let (resources, next_cursor) = page(&registry.resources, cursor.cursor.as_deref(), self.server.page_size())?;
@@ -551,7 +553,7 @@ impl Session {
         finish(result, stamp)
     }
 
-    fn list_templates(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+    fn list_templates(&self, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
         let cursor: CursorParams = parse_params(params)?;
         let registry = self.server.registry();
         let (templates, next_cursor) = page(&registry.templates, cursor.cursor.as_deref(), self.server.page_size())?;
@@ -566,12 +568,7 @@ impl Session {
         finish(result, stamp)
     }
 
-    async fn read_resource(
-        &self,
-        params: Option<&RawValue>,
-        ctx: &Context,
-        stamp: Option<Arc<Implementation>>,
-    ) -> Outcome {
+    async fn read_resource(&self, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
         let params: ReadResourceRequestParams = parse_params(params)?;
         let found = self.server.registry().find_resource(&params.uri);
         let (handler, variables) = match found {
@@ -611,7 +608,7 @@ impl Session {
         finish(EmptyResult::default(), None)
     }
 
-    fn list_prompts(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+    fn list_prompts(&self, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
         let cursor: CursorParams = parse_params(params)?;
         let registry = self.server.registry();
         let (prompts, next_cursor) = page(&registry.prompts, cursor.cursor.as_deref(), self.server.page_size())?;
@@ -626,12 +623,7 @@ impl Session {
         finish(result, stamp)
     }
 
-    async fn get_prompt(
-        &self,
-        params: Option<&RawValue>,
-        ctx: &Context,
-        stamp: Option<Arc<Implementation>>,
-    ) -> Outcome {
+    async fn get_prompt(&self, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
         let params: GetPromptRequestParams = parse_params(params)?;
         let Some(prompt) = self.server.registry().prompts.get(&params.name).cloned() else {
             return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", params.name)));
@@ -663,7 +655,7 @@ impl Session {
         finish(result, stamp)
     }
 
-    async fn complete(&self, params: Option<&RawValue>, stamp: Option<Arc<Implementation>>) -> Outcome {
+    async fn complete(&self, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
         let params: CompleteRequestParams = parse_params(params)?;
         let registry = self.server.registry();
         let handlers = match &params.reference {
@@ -704,13 +696,7 @@ impl Session {
 
     /// `subscriptions/listen`: acknowledges, then forwards the chosen notifications tagged
     /// with the subscription id until the client cancels or the input ends.
-    async fn listen(
-        &self,
-        params: Option<&RawValue>,
-        id: &RequestId,
-        ctx: &Context,
-        stamp: Option<Arc<Implementation>>,
-    ) -> Outcome {
+    async fn listen(&self, params: Option<&RawValue>, id: &RequestId, ctx: &Context, stamp: Option<&Value>) -> Outcome {
         let params: SubscriptionsListenParams = parse_params(params)?;
         let filter = params.notifications;
         let mut events = self.server.subscribe_events();
@@ -835,18 +821,23 @@ enum Handled<T> {
     NeedsInput(Result<crate::protocol::InputRequiredResult, ErrorObject>),
 }
 
-/// Stamps the modern era's `resultType` (unless the result set its own) and server info,
-/// then writes the result as JSON.
-fn finish<R: ProtocolResult + Serialize>(mut result: R, stamp: Option<Arc<Implementation>>) -> Outcome {
+/// Stamps the modern era's `resultType` (unless the result set its own) and server info
+/// (as JSON already, see [`Server::server_info_json`]), then writes the result as JSON.
+fn finish<R: ProtocolResult + Serialize>(mut result: R, stamp: Option<&Value>) -> Outcome {
     if let Some(server_info) = stamp {
         result.result_type_mut().get_or_insert(ResultType::Complete);
         let meta = result.meta_mut().get_or_insert_with(Meta::new);
-        meta.insert(
-            meta::SERVER_INFO.to_owned(),
-            serde_json::to_value(&*server_info).map_err(ErrorObject::internal)?,
-        );
+        meta.insert(meta::SERVER_INFO.to_owned(), server_info.clone());
     }
     serde_json::to_string(&result).map_err(ErrorObject::internal)
+}
+
+/// The protocol fields of a request's `_meta` (all absent without one).
+fn read_request_meta(raw: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
+    match raw {
+        Some(raw) => serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}"))),
+        None => Ok(RequestMeta::default()),
+    }
 }
 
 /// Only `_meta`, read before the method's own params.

@@ -448,16 +448,21 @@ fn request_meta(request: &Request) -> Option<RequestMeta> {
 }
 
 async fn post_modern(endpoint: &Arc<Endpoint>, headers: &HeaderMap, request: Request) -> Response {
-    if let Err(error) = check_modern_headers(endpoint, headers, &request) {
-        return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error);
-    }
+    let meta = match check_modern_headers(endpoint, headers, &request) {
+        Ok(meta) => meta,
+        Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
+    };
     let cancellation = CancellationToken::new();
     let cancel_on_drop = cancellation.clone().drop_guard();
     let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
     let session = Arc::clone(&endpoint.stateless);
     tokio::spawn(async move {
         let reply = Reply::Stream(tx);
-        if let Some(text) = session.answer(request, Scope::new(reply.clone(), cancellation)).await {
+        let scope = Scope {
+            meta: Some(meta),
+            ..Scope::new(reply.clone(), cancellation)
+        };
+        if let Some(text) = session.answer(request, scope).await {
             reply.finish(text).await;
         }
     });
@@ -472,8 +477,12 @@ async fn post_modern(endpoint: &Arc<Endpoint>, headers: &HeaderMap, request: Req
 }
 
 /// The header rules of 2026-07-28: version, method, name and parameter headers must match
-/// the body; `_meta` must carry the required fields.
-fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Request) -> Result<(), ErrorObject> {
+/// the body; `_meta` must carry the required fields. Gives the `_meta` it read.
+fn check_modern_headers(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    request: &Request,
+) -> Result<RequestMeta, ErrorObject> {
     // One pass reads both; when it fails, each is read on its own, so that a flaw in one
     // does not hide the other (a broken target must not read as a missing `_meta`).
     let (meta, target) = match Head::<RequestMeta>::read(request) {
@@ -525,7 +534,7 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
     if request.method == methods::TOOLS_CALL {
         check_param_headers(endpoint, headers, &target)?;
     }
-    Ok(())
+    Ok(meta)
 }
 
 /// What the modern header checks read from a request's params: `_meta` (as `M`) and the
