@@ -2,6 +2,8 @@
 
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
+# One-shot builds (CI, a newcomer's first `make test`) gain nothing from cargo's incremental cache but disk.
+export CARGO_INCREMENTAL ?= 0
 
 .PHONY: demo test lint test-rust test-python test-node doc bench fmt
 

@@ -30,6 +30,11 @@ NOISE = ("Traceback", "Event loop is closed", "Exception ignored", "panicked")
 _URL = re.compile(r"http://127\.0\.0\.1:\d+/\S*")
 MRTR_PENDING = "multi round-trip"
 
+# A shell starting pytest in the background leaves SIGINT ignored, and children inherit an
+# ignored signal: the Ctrl-C tests would then test nothing. A handler here is reset to the
+# default in every child at exec.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 def rust_server() -> Path:
     """The Rust example server binary (`cargo build -p oxmcp-examples`)."""
