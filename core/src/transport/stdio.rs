@@ -6,12 +6,16 @@ use super::{JsonLinesCodec, Transport};
 
 /// A transport over this process's stdin and stdout, accepting messages of at most
 /// `max_message_size` bytes. Nothing else may write to stdout while it is in use.
+///
+/// When both are pipes (as when an MCP client spawns the server) on Linux, they are read
+/// and written through tokio's reactor; otherwise through tokio's blocking handles, which
+/// hand every read and write to a worker thread and so add a thread switch to each message.
 pub fn stdio(max_message_size: usize) -> Transport {
-    let codec = JsonLinesCodec::new(max_message_size);
-    Transport::new(
-        FramedRead::new(tokio::io::stdin(), codec.clone()),
-        FramedWrite::new(tokio::io::stdout(), codec),
-    )
+    #[cfg(target_os = "linux")]
+    if let Some((reader, writer)) = pipes::stdin_stdout() {
+        return from_streams(reader, writer, max_message_size);
+    }
+    from_streams(tokio::io::stdin(), tokio::io::stdout(), max_message_size)
 }
 
 /// A transport over any pair of byte streams, with newline-delimited framing.
@@ -22,4 +26,36 @@ pub fn from_streams(
 ) -> Transport {
     let codec = JsonLinesCodec::new(max_message_size);
     Transport::new(FramedRead::new(reader, codec.clone()), FramedWrite::new(writer, codec))
+}
+
+#[cfg(target_os = "linux")]
+mod pipes {
+    use std::os::fd::OwnedFd;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+
+    use tokio::net::unix::pipe;
+
+    /// Stdin and stdout as non-blocking pipe ends, or `None` when either is not a pipe.
+    ///
+    /// Each is opened anew through `/proc/self/fd`, which gives it an open file description
+    /// of its own: `O_NONBLOCK` set there does not reach fd 0 and 1 themselves, nor stderr
+    /// when it shares stdout's pipe, nor the children that inherit them.
+    pub(super) fn stdin_stdout() -> Option<(pipe::Receiver, pipe::Sender)> {
+        let reader = reopen_fifo(0, false)?;
+        let writer = reopen_fifo(1, true)?;
+        Some((
+            pipe::Receiver::from_owned_fd(reader).ok()?,
+            pipe::Sender::from_owned_fd(writer).ok()?,
+        ))
+    }
+
+    fn reopen_fifo(fd: i32, write: bool) -> Option<OwnedFd> {
+        let file = std::fs::OpenOptions::new()
+            .read(!write)
+            .write(write)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(format!("/proc/self/fd/{fd}"))
+            .ok()?;
+        file.metadata().ok()?.file_type().is_fifo().then(|| file.into())
+    }
 }
