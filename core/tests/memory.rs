@@ -124,7 +124,7 @@ async fn runtime_changes_notify_legacy_sessions_and_modern_listeners() {
 }
 
 #[tokio::test]
-async fn output_that_breaks_the_output_schema_is_an_internal_error() {
+async fn output_that_breaks_the_output_schema_or_a_schema_that_does_not_compile_is_an_internal_error() {
     let server = Server::builder("strict", "1")
         .tool(
             ToolDef::new("bad")
@@ -140,14 +140,32 @@ async fn output_that_breaks_the_output_schema_is_an_internal_error() {
             ToolDef::new("rpc")
                 .handler(|_, _| async { Err::<String, _>(HandlerError::rpc(ErrorObject::new(-31999, "custom"))) }),
         )
+        .tool(
+            ToolDef::new("misspelt")
+                .input_schema(
+                    json!({"type": "object", "properties": {"n": {"type": "integr"}}})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                )
+                .handler(|_, _| async { "unreachable" }),
+        )
         .build()
-        .unwrap();
+        .expect("schemas compile at the first call, not at build");
     for era in ERAS {
         let client = connect(&server, era).await;
         let error = client.call_tool("bad", json!({})).await.unwrap_err();
         let error = error.as_remote().expect("a JSON-RPC error");
         assert_eq!(error.code, code::INTERNAL_ERROR);
         assert!(error.message.contains("breaks its schema"), "{}", error.message);
+        let misspelt = client.call_tool("misspelt", json!({"n": 1})).await.unwrap_err();
+        let misspelt = misspelt.as_remote().expect("a JSON-RPC error");
+        assert_eq!(misspelt.code, code::INTERNAL_ERROR);
+        assert!(
+            misspelt.message.contains("input schema that does not compile"),
+            "{}",
+            misspelt.message
+        );
         let custom = client.call_tool("rpc", json!({})).await.unwrap_err();
         assert_eq!(custom.as_remote().map(|e| e.code), Some(-31999));
     }

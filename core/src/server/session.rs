@@ -21,6 +21,7 @@ use super::mrtr::{self, InputRound, Run};
 use super::pagination::page;
 use super::registry::ResourceMatch;
 use super::reply::Reply;
+use super::schema::Rejection;
 use super::Server;
 use crate::connection::Connection;
 use crate::protocol::jsonrpc::{self, Incoming, InvalidMessage, Message, Notification, Request};
@@ -442,12 +443,21 @@ impl Session {
             return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
         };
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        if let Err(problems) = tool.input.validate(&arguments) {
-            let message = format!("invalid arguments for tool {}: {problems}", params.name);
-            if ctx.protocol_version().reports_input_errors_as_results() {
-                return finish(CallToolResult::error(message), stamp);
+        match tool.input.validate(&arguments) {
+            Ok(()) => {}
+            Err(Rejection::BadSchema(problem)) => {
+                return Err(ErrorObject::internal(format!(
+                    "tool {} has an input schema that does not compile: {problem}",
+                    params.name
+                )))
             }
-            return Err(ErrorObject::invalid_params(message));
+            Err(Rejection::Invalid(problems)) => {
+                let message = format!("invalid arguments for tool {}: {problems}", params.name);
+                if ctx.protocol_version().reports_input_errors_as_results() {
+                    return finish(CallToolResult::error(message), stamp);
+                }
+                return Err(ErrorObject::invalid_params(message));
+            }
         }
         let round = self.input_round(
             ctx,
@@ -480,11 +490,17 @@ impl Session {
                         params.name
                     ))
                 })?;
-                output.validate(structured).map_err(|problems| {
-                    ErrorObject::internal(format!(
-                        "tool {} returned output that breaks its schema: {problems}",
-                        params.name
-                    ))
+                output.validate(structured).map_err(|rejection| {
+                    ErrorObject::internal(match rejection {
+                        Rejection::BadSchema(problem) => format!(
+                            "tool {} has an output schema that does not compile: {problem}",
+                            params.name
+                        ),
+                        Rejection::Invalid(problems) => format!(
+                            "tool {} returned output that breaks its schema: {problems}",
+                            params.name
+                        ),
+                    })
                 })?;
             }
         }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::context::Context;
 use super::handler::{BoxFuture, HandlerError};
-use super::schema::{schema_for, CompiledSchema, DefinitionError};
+use super::schema::{schema_for, DefinitionError, LazySchema};
 use crate::protocol::{CallToolResult, ContentBlock, Icon, Meta, Tool, ToolAnnotations, ToolExecution};
 
 /// Runs a tool. Implemented for closures by [`ToolDef::handler`] and [`ToolDef::typed`];
@@ -183,7 +183,9 @@ impl ToolDef {
         self
     }
 
-    /// The JSON Schema of the arguments. It must be an object schema.
+    /// The JSON Schema of the arguments. It must be an object schema. Schemas are compiled
+    /// at the tool's first call; one that does not compile fails that call (and every later
+    /// one) with an internal error that names the problem.
     pub fn input_schema(mut self, schema: Map<String, Value>) -> Self {
         self.tool.input_schema = schema;
         self
@@ -247,12 +249,12 @@ impl ToolDef {
     }
 }
 
-/// A tool ready to serve: validators compiled once, at registration.
+/// A tool ready to serve: its validators are compiled once, at its first call.
 pub(crate) struct RegisteredTool {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
-    pub(crate) input: CompiledSchema,
-    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) input: LazySchema,
+    pub(crate) output: Option<LazySchema>,
 }
 
 impl RegisteredTool {
@@ -267,15 +269,8 @@ impl RegisteredTool {
                 "tool {name:?}: inputSchema must have \"type\": \"object\""
             )));
         }
-        let input = CompiledSchema::compile(&def.tool.input_schema)
-            .map_err(|e| DefinitionError::new(format!("tool {name:?}: inputSchema: {e}")))?;
-        let output = def
-            .tool
-            .output_schema
-            .as_ref()
-            .map(CompiledSchema::compile)
-            .transpose()
-            .map_err(|e| DefinitionError::new(format!("tool {name:?}: outputSchema: {e}")))?;
+        let input = LazySchema::new(def.tool.input_schema.clone());
+        let output = def.tool.output_schema.clone().map(LazySchema::new);
         Ok(RegisteredTool {
             tool: def.tool,
             handler,

@@ -36,7 +36,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use regex::Regex;
+use regex_automata::meta;
+use regex_automata::util::captures::Captures;
 
 /// Characters copied as they are by simple expansion: RFC 3986 `unreserved`.
 const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
@@ -171,11 +172,11 @@ impl UriTemplate {
     /// the match fail.
     #[must_use]
     pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
-        let captures = self.matcher.0.captures(uri)?;
+        let captures = self.matcher.captures(uri)?;
         let areas: Vec<(&Expression, &str)> = self
             .expressions()
             .zip(captures.iter().skip(1))
-            .map(|(expression, area)| (expression, area.map_or("", |area| area.as_str())))
+            .map(|(expression, area)| (expression, area.map_or("", |area| &uri[area.range()])))
             .collect();
         // Query expressions share one query component, so `{?a}{&b}` also
         // matches `?b=1&a=2`.
@@ -443,14 +444,21 @@ fn starts_with_pct_triplet(bytes: &[u8]) -> bool {
 /// The template compiled into an anchored regular expression with one
 /// capture group per expression, holding all the text that expression
 /// expanded to.
+///
+/// Built without the fully compiled DFA the `regex` crate would add for such
+/// small patterns: determinizing it took most of a server's start-up, and the
+/// lazy DFA matches a URI as quickly.
 #[derive(Debug, Clone)]
-struct Matcher(Regex);
+struct Matcher {
+    pattern: String,
+    regex: meta::Regex,
+}
 
 // Equal templates compile to equal patterns, so comparing the patterns keeps
 // `UriTemplate` equality derivable.
 impl PartialEq for Matcher {
     fn eq(&self, other: &Self) -> bool {
-        self.0.as_str() == other.0.as_str()
+        self.pattern == other.pattern
     }
 }
 
@@ -461,13 +469,24 @@ impl Matcher {
         let mut pattern = String::from(r"(?s)\A");
         for part in parts {
             match part {
-                Part::Literal(text) => pattern.push_str(&regex::escape(text)),
+                Part::Literal(text) => pattern.push_str(&regex_syntax::escape(text)),
                 Part::Expression(expression) => pattern.push_str(&expression_pattern(expression)),
             }
         }
         pattern.push_str(r"\z");
         // The only possible failure is exceeding the compiled size limit.
-        Regex::new(&pattern).map(Self).map_err(|_| UriTemplateError::TooComplex)
+        let regex = meta::Regex::builder()
+            .configure(meta::Regex::config().dfa(false))
+            .build(&pattern)
+            .map_err(|_| UriTemplateError::TooComplex)?;
+        Ok(Matcher { pattern, regex })
+    }
+
+    /// The capture groups of a match of the whole `uri`.
+    fn captures(&self, uri: &str) -> Option<Captures> {
+        let mut captures = self.regex.create_captures();
+        self.regex.captures(uri, &mut captures);
+        captures.is_match().then_some(captures)
     }
 }
 
