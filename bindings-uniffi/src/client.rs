@@ -18,11 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use oxmcp::client::{CallOptions as CoreCallOptions, ClientOptions as CoreClientOptions, Subscription};
-use oxmcp::protocol::{methods, GetPromptRequestParams, ReadResourceRequestParams};
 use oxmcp::transport::child::{StderrMode, StdioCommand as CoreStdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
@@ -323,23 +320,6 @@ pub struct Client {
 }
 
 impl Client {
-    /// Sends `method` with typed params and per-call options (the core's `read_resource`
-    /// and `get_prompt` take none), decoding the final result.
-    async fn typed_request<P: Serialize, R: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: &P,
-        options: Option<CallOptions>,
-    ) -> Result<R, McpError> {
-        let serde_json::Value::Object(params) =
-            serde_json::to_value(params).map_err(|e| McpError::invalid_input(format!("{method} params: {e}")))?
-        else {
-            return Err(McpError::invalid_input(format!("{method} params must be an object")));
-        };
-        let options = CallOptions::core_or_default(options)?;
-        Ok(self.inner.request(method, params, &options).await?)
-    }
-
     fn wrap(inner: oxmcp::client::Client, options: &ClientOptions) -> Arc<Self> {
         let listener = CancellationToken::new();
         if let Some(target) = options.notifications.clone() {
@@ -419,10 +399,15 @@ impl Client {
         self.inner.server_details().into()
     }
 
-    /// One page of tools.
-    #[uniffi::method(default(cursor = None))]
-    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, McpError> {
-        Ok(self.inner.list_tools(cursor).await?.into())
+    /// One page of tools. `options` may set a timeout or a cancellation handle.
+    #[uniffi::method(default(cursor = None, options = None))]
+    pub async fn list_tools(
+        &self,
+        cursor: Option<String>,
+        options: Option<CallOptions>,
+    ) -> Result<ListToolsResult, McpError> {
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.list_tools_with(cursor, &options).await?.into())
     }
 
     /// Every tool, following cursors.
@@ -430,10 +415,15 @@ impl Client {
         Ok(self.inner.list_all_tools().await?.into_iter().map(Into::into).collect())
     }
 
-    /// One page of resources.
-    #[uniffi::method(default(cursor = None))]
-    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult, McpError> {
-        Ok(self.inner.list_resources(cursor).await?.into())
+    /// One page of resources. `options` may set a timeout or a cancellation handle.
+    #[uniffi::method(default(cursor = None, options = None))]
+    pub async fn list_resources(
+        &self,
+        cursor: Option<String>,
+        options: Option<CallOptions>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.list_resources_with(cursor, &options).await?.into())
     }
 
     /// Every resource, following cursors.
@@ -447,13 +437,15 @@ impl Client {
             .collect())
     }
 
-    /// One page of resource templates.
-    #[uniffi::method(default(cursor = None))]
+    /// One page of resource templates. `options` may set a timeout or a cancellation handle.
+    #[uniffi::method(default(cursor = None, options = None))]
     pub async fn list_resource_templates(
         &self,
         cursor: Option<String>,
+        options: Option<CallOptions>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(self.inner.list_resource_templates(cursor).await?.into())
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.list_resource_templates_with(cursor, &options).await?.into())
     }
 
     /// Every resource template, following cursors.
@@ -467,10 +459,15 @@ impl Client {
             .collect())
     }
 
-    /// One page of prompts.
-    #[uniffi::method(default(cursor = None))]
-    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, McpError> {
-        Ok(self.inner.list_prompts(cursor).await?.into())
+    /// One page of prompts. `options` may set a timeout or a cancellation handle.
+    #[uniffi::method(default(cursor = None, options = None))]
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<String>,
+        options: Option<CallOptions>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.list_prompts_with(cursor, &options).await?.into())
     }
 
     /// Every prompt, following cursors.
@@ -512,15 +509,8 @@ impl Client {
         uri: String,
         options: Option<CallOptions>,
     ) -> Result<ReadResourceResult, McpError> {
-        let params = ReadResourceRequestParams {
-            uri,
-            input_responses: None,
-            request_state: None,
-            meta: None,
-        };
-        let result: oxmcp::protocol::ReadResourceResult =
-            self.typed_request(methods::RESOURCES_READ, &params, options).await?;
-        Ok(result.into())
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.read_resource_with(&uri, &options).await?.into())
     }
 
     /// Gets a prompt rendered with its arguments. `options` may set a timeout or a
@@ -532,31 +522,30 @@ impl Client {
         arguments: HashMap<String, String>,
         options: Option<CallOptions>,
     ) -> Result<GetPromptResult, McpError> {
-        let params = GetPromptRequestParams {
-            name,
-            arguments: (!arguments.is_empty()).then(|| to_btree(arguments)),
-            input_responses: None,
-            request_state: None,
-            meta: None,
-        };
-        let result: oxmcp::protocol::GetPromptResult =
-            self.typed_request(methods::PROMPTS_GET, &params, options).await?;
-        Ok(result.into())
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self
+            .inner
+            .get_prompt_with(&name, to_btree(arguments), &options)
+            .await?
+            .into())
     }
 
     /// Asks for completions of one argument of a prompt or resource template; `context`
-    /// holds the values of the other arguments.
-    #[uniffi::method(default(context))]
+    /// holds the values of the other arguments. `options` may set a timeout or a
+    /// cancellation handle.
+    #[uniffi::method(default(options = None, context))]
     pub async fn complete(
         &self,
         reference: CompletionReference,
         argument: String,
         value: String,
         context: HashMap<String, String>,
+        options: Option<CallOptions>,
     ) -> Result<Completion, McpError> {
+        let options = CallOptions::core_or_default(options)?;
         Ok(self
             .inner
-            .complete(reference.into(), &argument, &value, to_btree(context))
+            .complete_with(reference.into(), &argument, &value, to_btree(context), &options)
             .await?
             .into())
     }

@@ -305,6 +305,24 @@ fun clientTests(suite: Suite) {
             }
         }
 
+        suite.test("$tag: lists, completions, reads and prompts take call options") {
+            withClient(exampleServer.url, era) { c ->
+                val cancelled = CallOptions(cancellation = io.github.oxmcp.CancellationHandle().also { it.cancel() })
+                assertThrows<McpException.Cancelled> { c.client.listTools(options = cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.listResources(options = cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.listResourceTemplates(options = cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.listPrompts(options = cancelled) }
+                val greeting = CompletionReference.ResourceTemplate("greeting://{name}")
+                assertThrows<McpException.Cancelled> { c.client.complete(greeting, "name", "a", options = cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.readResource("file:///readme.md", cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.getPrompt("review", mapOf("code" to "x"), cancelled) }
+                val patient = CallOptions(timeoutMs = 5_000)
+                check(c.client.listTools(options = patient).tools.isNotEmpty()) { "tools listed" }
+                val names = c.client.complete(greeting, "name", "a", options = patient)
+                assertEquals(listOf("ada", "alan"), names.values, "completions")
+            }
+        }
+
         suite.test("$tag: a call times out") {
             withClient(exampleServer.url, era) { c ->
                 val timeout = assertThrows<McpException.Timeout> {

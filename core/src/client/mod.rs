@@ -516,8 +516,13 @@ impl Client {
     /// One page of tools. Tools whose `x-mcp-header` annotations break the spec's rules
     /// are left out, with a warning.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
+        self.list_tools_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_tools`] with per-call options (timeout, cancellation).
+    pub async fn list_tools_with(&self, cursor: Option<String>, options: &CallOptions) -> Result<ListToolsResult> {
         let mut page: ListToolsResult = self
-            .request(methods::TOOLS_LIST, cursor_params(cursor), &CallOptions::default())
+            .request(methods::TOOLS_LIST, cursor_params(cursor), options)
             .await?;
         page.tools.retain(|tool| match header_params(&tool.input_schema) {
             Ok(_) => true,
@@ -540,7 +545,16 @@ impl Client {
 
     /// One page of resources.
     pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
-        self.request(methods::RESOURCES_LIST, cursor_params(cursor), &CallOptions::default())
+        self.list_resources_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_resources`] with per-call options.
+    pub async fn list_resources_with(
+        &self,
+        cursor: Option<String>,
+        options: &CallOptions,
+    ) -> Result<ListResourcesResult> {
+        self.request(methods::RESOURCES_LIST, cursor_params(cursor), options)
             .await
     }
 
@@ -555,12 +569,17 @@ impl Client {
 
     /// One page of resource templates.
     pub async fn list_resource_templates(&self, cursor: Option<String>) -> Result<ListResourceTemplatesResult> {
-        self.request(
-            methods::RESOURCES_TEMPLATES_LIST,
-            cursor_params(cursor),
-            &CallOptions::default(),
-        )
-        .await
+        self.list_resource_templates_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_resource_templates`] with per-call options.
+    pub async fn list_resource_templates_with(
+        &self,
+        cursor: Option<String>,
+        options: &CallOptions,
+    ) -> Result<ListResourceTemplatesResult> {
+        self.request(methods::RESOURCES_TEMPLATES_LIST, cursor_params(cursor), options)
+            .await
     }
 
     /// Every resource template, following cursors.
@@ -574,7 +593,12 @@ impl Client {
 
     /// One page of prompts.
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
-        self.request(methods::PROMPTS_LIST, cursor_params(cursor), &CallOptions::default())
+        self.list_prompts_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_prompts`] with per-call options.
+    pub async fn list_prompts_with(&self, cursor: Option<String>, options: &CallOptions) -> Result<ListPromptsResult> {
+        self.request(methods::PROMPTS_LIST, cursor_params(cursor), options)
             .await
     }
 
@@ -631,19 +655,32 @@ impl Client {
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        self.read_resource_with(uri, &CallOptions::default()).await
+    }
+
+    /// [`Client::read_resource`] with per-call options (timeout, progress, cancellation).
+    pub async fn read_resource_with(&self, uri: &str, options: &CallOptions) -> Result<ReadResourceResult> {
         let params = Map::from_iter([("uri".to_owned(), Value::from(uri))]);
-        self.request(methods::RESOURCES_READ, params, &CallOptions::default())
-            .await
+        self.request(methods::RESOURCES_READ, params, options).await
     }
 
     /// Gets a prompt with its arguments.
     pub async fn get_prompt(&self, name: &str, arguments: BTreeMap<String, String>) -> Result<GetPromptResult> {
+        self.get_prompt_with(name, arguments, &CallOptions::default()).await
+    }
+
+    /// [`Client::get_prompt`] with per-call options (timeout, progress, cancellation).
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+        options: &CallOptions,
+    ) -> Result<GetPromptResult> {
         let mut params = Map::from_iter([("name".to_owned(), Value::from(name))]);
         if !arguments.is_empty() {
             params.insert("arguments".into(), to_value(&arguments));
         }
-        self.request(methods::PROMPTS_GET, params, &CallOptions::default())
-            .await
+        self.request(methods::PROMPTS_GET, params, options).await
     }
 
     /// Asks for completions of one argument of a prompt or resource template.
@@ -653,6 +690,19 @@ impl Client {
         argument: &str,
         value: &str,
         context: BTreeMap<String, String>,
+    ) -> Result<Completion> {
+        self.complete_with(reference, argument, value, context, &CallOptions::default())
+            .await
+    }
+
+    /// [`Client::complete`] with per-call options (timeout, cancellation).
+    pub async fn complete_with(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        context: BTreeMap<String, String>,
+        options: &CallOptions,
     ) -> Result<Completion> {
         let params = CompleteRequestParams {
             reference,
@@ -668,9 +718,7 @@ impl Client {
         let Value::Object(params) = to_value(&params) else {
             unreachable!("a struct")
         };
-        let result: CompleteResult = self
-            .request(methods::COMPLETION_COMPLETE, params, &CallOptions::default())
-            .await?;
+        let result: CompleteResult = self.request(methods::COMPLETION_COMPLETE, params, options).await?;
         Ok(result.completion)
     }
 
