@@ -1,9 +1,11 @@
 //! A server and a client in one process over the in-memory transport: what needs a
 //! handle on the server itself (runtime changes, configuration) in both eras.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::{code, ErrorObject, SubscriptionFilter};
 use oxmcp::server::{Context, HandlerError, PromptDef, Server, ToolDef};
 use serde_json::json;
@@ -169,6 +171,39 @@ async fn output_that_breaks_the_output_schema_or_a_schema_that_does_not_compile_
         let custom = client.call_tool("rpc", json!({})).await.unwrap_err();
         assert_eq!(custom.as_remote().map(|e| e.code), Some(-31999));
     }
+}
+
+#[tokio::test]
+async fn a_call_cancelled_before_it_starts_is_not_sent() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let server = Server::builder("counting", "1")
+        .tool(ToolDef::new("count").handler(move |_, _| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async { "counted" }
+        }))
+        .build()
+        .unwrap();
+    let cancelled = tokio_util::sync::CancellationToken::new();
+    cancelled.cancel();
+    let options = CallOptions {
+        cancellation: Some(cancelled),
+        ..Default::default()
+    };
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let outcome = client.call_tool_with("count", json!({}), &options).await;
+        assert!(matches!(outcome, Err(oxmcp::Error::Cancelled)), "{era:?}: {outcome:?}");
+        assert!(matches!(
+            client.list_tools_with(None, &options).await,
+            Err(oxmcp::Error::Cancelled)
+        ));
+        assert_eq!(
+            client.call_tool("count", json!({})).await.unwrap().content[0].as_text(),
+            Some("counted")
+        );
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "only the calls not cancelled ran");
 }
 
 #[tokio::test]

@@ -398,6 +398,14 @@ impl Client {
         mut params: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
+        // A request cancelled before it starts is not sent at all.
+        if options
+            .cancellation
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
+            return Err(Error::Cancelled);
+        }
         let connection = &self.inner.connection;
         let (id, reply) = connection.register()?;
         let arrived = Arc::new(Notify::new());
