@@ -162,6 +162,16 @@ impl Fixture {
         )
         .await
     }
+
+    /// Ends a legacy session.
+    async fn delete(&self, session: &str) -> reqwest::Response {
+        self.http
+            .delete(self.url())
+            .header("mcp-session-id", session)
+            .send()
+            .await
+            .unwrap()
+    }
 }
 
 /// SSE events (`id`, `data`) read until `done` says stop or the stream ends.
@@ -444,14 +454,7 @@ async fn legacy_sessions_are_created_required_and_ended() {
         .await;
     assert_eq!(bad_version.status(), StatusCode::BAD_REQUEST);
 
-    let deleted = f
-        .http
-        .delete(f.url())
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(deleted.status(), StatusCode::OK);
+    assert_eq!(f.delete(&session).await.status(), StatusCode::OK);
     assert_eq!(f.legacy(&session, call).await.status(), StatusCode::NOT_FOUND, "ended");
 }
 
@@ -595,14 +598,7 @@ async fn a_pluggable_event_store_logs_the_streams_and_serves_the_resumption() {
     );
     assert_eq!(store.replayed.load(Ordering::SeqCst), 1, "one resumption");
     let session = f.initialize("2025-11-25").await;
-    let ended = f
-        .http
-        .delete(f.url())
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(ended.status(), StatusCode::OK);
+    assert_eq!(f.delete(&session).await.status(), StatusCode::OK);
     tokio::time::timeout(Duration::from_secs(5), async {
         while store.ended.load(Ordering::SeqCst) == 0 {
             tokio::time::sleep(Duration::from_millis(10)).await;

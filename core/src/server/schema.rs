@@ -62,13 +62,12 @@ impl CompiledSchema {
     }
 }
 
-/// A schema compiled on its first use. The first schema a process compiles also builds
-/// jsonschema's validator of the meta-schema, about 12 million instructions (three quarters
-/// of a server's start-up when done at registration); `initialize` need not wait for it.
-pub(crate) struct LazySchema {
-    schema: Map<String, Value>,
-    compiled: OnceLock<Result<CompiledSchema, String>>,
-}
+/// The validator of a schema its owner keeps, compiled on first use. The first schema a
+/// process compiles also builds jsonschema's validator of the meta-schema, about 12 million
+/// instructions (three quarters of a server's start-up when done at registration);
+/// `initialize` need not wait for it.
+#[derive(Default)]
+pub(crate) struct LazySchema(OnceLock<Result<CompiledSchema, String>>);
 
 /// Why [`LazySchema::validate`] refused an instance.
 #[derive(Debug, PartialEq, Eq)]
@@ -80,15 +79,9 @@ pub(crate) enum Rejection {
 }
 
 impl LazySchema {
-    pub(crate) fn new(schema: Map<String, Value>) -> Self {
-        LazySchema {
-            schema,
-            compiled: OnceLock::new(),
-        }
-    }
-
-    pub(crate) fn validate(&self, instance: &Value) -> Result<(), Rejection> {
-        match self.compiled.get_or_init(|| CompiledSchema::compile(&self.schema)) {
+    /// Checks `instance` against `schema`, which must be the same schema on every call.
+    pub(crate) fn validate(&self, schema: &Map<String, Value>, instance: &Value) -> Result<(), Rejection> {
+        match self.0.get_or_init(|| CompiledSchema::compile(schema)) {
             Ok(compiled) => compiled.validate(instance).map_err(Rejection::Invalid),
             Err(problem) => Err(Rejection::BadSchema(problem.clone())),
         }
@@ -131,13 +124,17 @@ mod tests {
 
     #[test]
     fn a_lazy_schema_compiles_on_first_use_and_tells_a_bad_schema_from_a_bad_instance() {
-        let schema = |value: Value| LazySchema::new(value.as_object().unwrap().clone());
-        let integers = schema(json!({"type": "object", "properties": {"a": {"type": "integer"}}}));
-        assert!(integers.compiled.get().is_none());
-        assert_eq!(integers.validate(&json!({"a": 1})), Ok(()));
-        assert!(matches!(integers.validate(&json!({"a": "x"})), Err(Rejection::Invalid(p)) if p.contains("/a")));
-        let broken = schema(json!({"type": "object", "properties": {"a": {"type": "strnig"}}}));
-        assert!(matches!(broken.validate(&json!({})), Err(Rejection::BadSchema(_))));
+        let integers = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+        let integers = integers.as_object().unwrap();
+        let lazy = LazySchema::default();
+        assert!(lazy.0.get().is_none());
+        assert_eq!(lazy.validate(integers, &json!({"a": 1})), Ok(()));
+        assert!(lazy.0.get().is_some(), "compiled once, then kept");
+        let invalid = lazy.validate(integers, &json!({"a": "x"}));
+        assert!(matches!(invalid, Err(Rejection::Invalid(p)) if p.contains("/a")));
+        let broken = json!({"type": "object", "properties": {"a": {"type": "strnig"}}});
+        let broken = LazySchema::default().validate(broken.as_object().unwrap(), &json!({}));
+        assert!(matches!(broken, Err(Rejection::BadSchema(_))));
     }
 
     #[derive(schemars::JsonSchema)]

@@ -443,7 +443,7 @@ impl Session {
             return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
         };
         let arguments = Value::Object(params.arguments.unwrap_or_default());
-        match tool.input.validate(&arguments) {
+        match tool.validate_input(&arguments) {
             Ok(()) => {}
             Err(Rejection::BadSchema(problem)) => {
                 return Err(ErrorObject::internal(format!(
@@ -482,27 +482,25 @@ impl Session {
             Err(super::HandlerError::Message(message)) => CallToolResult::error(message),
             Err(other) => return Err(other.into_error_object()),
         };
-        if result.is_error != Some(true) {
-            if let Some(output) = &tool.output {
-                let structured = result.structured_content.as_ref().ok_or_else(|| {
-                    ErrorObject::internal(format!(
-                        "tool {} has an output schema but returned no structured content",
+        if result.is_error != Some(true) && tool.tool.output_schema.is_some() {
+            let structured = result.structured_content.as_ref().ok_or_else(|| {
+                ErrorObject::internal(format!(
+                    "tool {} has an output schema but returned no structured content",
+                    params.name
+                ))
+            })?;
+            tool.validate_output(structured).map_err(|rejection| {
+                ErrorObject::internal(match rejection {
+                    Rejection::BadSchema(problem) => format!(
+                        "tool {} has an output schema that does not compile: {problem}",
                         params.name
-                    ))
-                })?;
-                output.validate(structured).map_err(|rejection| {
-                    ErrorObject::internal(match rejection {
-                        Rejection::BadSchema(problem) => format!(
-                            "tool {} has an output schema that does not compile: {problem}",
-                            params.name
-                        ),
-                        Rejection::Invalid(problems) => format!(
-                            "tool {} returned output that breaks its schema: {problems}",
-                            params.name
-                        ),
-                    })
-                })?;
-            }
+                    ),
+                    Rejection::Invalid(problems) => format!(
+                        "tool {} returned output that breaks its schema: {problems}",
+                        params.name
+                    ),
+                })
+            })?;
         }
         if !ctx.protocol_version().has_structured_content() {
             result.structured_content = None;

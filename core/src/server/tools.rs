@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::context::Context;
 use super::handler::{BoxFuture, HandlerError};
-use super::schema::{schema_for, DefinitionError, LazySchema};
+use super::schema::{schema_for, DefinitionError, LazySchema, Rejection};
 use crate::protocol::{CallToolResult, ContentBlock, Icon, Meta, Tool, ToolAnnotations, ToolExecution};
 
 /// Runs a tool. Implemented for closures by [`ToolDef::handler`] and [`ToolDef::typed`];
@@ -249,12 +249,12 @@ impl ToolDef {
     }
 }
 
-/// A tool ready to serve: its validators are compiled once, at its first call.
+/// A tool ready to serve: the validators of its schemas are compiled once, at its first call.
 pub(crate) struct RegisteredTool {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
-    pub(crate) input: LazySchema,
-    pub(crate) output: Option<LazySchema>,
+    input: LazySchema,
+    output: LazySchema,
 }
 
 impl RegisteredTool {
@@ -269,14 +269,25 @@ impl RegisteredTool {
                 "tool {name:?}: inputSchema must have \"type\": \"object\""
             )));
         }
-        let input = LazySchema::new(def.tool.input_schema.clone());
-        let output = def.tool.output_schema.clone().map(LazySchema::new);
         Ok(RegisteredTool {
             tool: def.tool,
             handler,
-            input,
-            output,
+            input: LazySchema::default(),
+            output: LazySchema::default(),
         })
+    }
+
+    /// Checks call arguments against the input schema.
+    pub(crate) fn validate_input(&self, arguments: &Value) -> Result<(), Rejection> {
+        self.input.validate(&self.tool.input_schema, arguments)
+    }
+
+    /// Checks structured content against the output schema (anything passes without one).
+    pub(crate) fn validate_output(&self, structured: &Value) -> Result<(), Rejection> {
+        match &self.tool.output_schema {
+            Some(schema) => self.output.validate(schema, structured),
+            None => Ok(()),
+        }
     }
 }
 
