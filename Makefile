@@ -17,9 +17,12 @@ demo: python-dev node-build
 ## test: lint, docs, then every test suite
 test: lint doc test-rust test-python test-node conformance test-kotlin
 
+## lint: formatting, clippy over everything, and the core without its default features (stdio only: no axum,
+## reqwest or aws-lc)
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -q -- -D warnings
+	$(CARGO) clippy -p oxmcp --no-default-features -q -- -D warnings
 
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps -q

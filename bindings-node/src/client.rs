@@ -27,9 +27,9 @@ use oxmcp::protocol::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject, ListRootsResult,
     LoggingLevel, SubscriptionFilter,
 };
-use oxmcp::server::BoxFuture;
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::{http, memory, Transport};
+use oxmcp::BoxFuture;
 
 use crate::convert::{self, decode_js, from_js, to_value, Failure};
 use crate::error::{client_error, invalid};

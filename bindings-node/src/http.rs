@@ -11,8 +11,8 @@ use napi_derive::napi;
 use serde_json::Value;
 use tokio::sync::watch;
 
+use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
-use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
 
 use crate::client::ClientCallback;
 use crate::convert::{self, Failure};

@@ -19,9 +19,10 @@ use oxmcp::protocol::{
     CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use oxmcp::server::{
-    BoxFuture, CompletionHandler, Context, HandlerError, PromptDef, PromptHandler, ResourceDef, ResourceHandler,
-    Server, TemplateDef, ToolDef, ToolHandler,
+    CompletionHandler, Context, HandlerError, PromptDef, PromptHandler, ResourceDef, ResourceHandler, Server,
+    TemplateDef, ToolDef, ToolHandler,
 };
+use oxmcp::BoxFuture;
 
 use crate::context::RequestContext;
 use crate::convert::{self, decode_js, Failure};

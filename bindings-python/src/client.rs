@@ -22,10 +22,11 @@ use oxmcp::protocol::{
     methods, CompletionReference, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ErrorObject, ListRootsResult, LoggingLevel, ProgressNotificationParams,
 };
-use oxmcp::server::{BoxFuture, HandlerError};
+use oxmcp::server::HandlerError;
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::transport::memory;
+use oxmcp::BoxFuture;
 
 use crate::handler::{LoopSlot, PyHandler};
 use crate::server::Server;

@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use oxmcp::server::{BoxFuture, HandlerError};
+use oxmcp::server::HandlerError;
+use oxmcp::BoxFuture;
 
 use crate::{convert, error, runtime};
 

@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tokio::sync::watch;
 
-use oxmcp::transport::http::server::{HttpConfig as CoreHttpConfig, HttpServerHandle};
+use oxmcp::server::http::{HttpConfig as CoreHttpConfig, HttpServerHandle};
 
 use crate::{convert, error, runtime};
 

@@ -17,10 +17,11 @@ use oxmcp::protocol::{
     CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
 use oxmcp::server::{
-    BoxFuture, CompletionHandler, Context as CoreContext, DefinitionError, HandlerError, PromptDef, PromptHandler,
-    ResourceDef, ResourceHandler, Server as CoreServer, TemplateDef, ToolDef, ToolHandler,
+    CompletionHandler, Context as CoreContext, DefinitionError, HandlerError, PromptDef, PromptHandler, ResourceDef,
+    ResourceHandler, Server as CoreServer, TemplateDef, ToolDef, ToolHandler,
 };
 use oxmcp::transport::Transport;
+use oxmcp::BoxFuture;
 
 use crate::context::Context;
 use crate::handler::{LoopSlot, PyHandler};

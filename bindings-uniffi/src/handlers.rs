@@ -15,7 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use oxmcp::protocol as core;
-use oxmcp::server::{BoxFuture, HandlerError};
+use oxmcp::server::HandlerError;
+use oxmcp::BoxFuture;
 use serde_json::{Map, Value};
 
 use crate::error::McpError;

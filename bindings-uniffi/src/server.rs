@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::{PromptDef, ResourceDef, TemplateDef, ToolDef};
-use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
 
 use crate::error::McpError;
 use crate::handlers::{self, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};

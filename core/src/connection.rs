@@ -1,6 +1,10 @@
 //! One JSON-RPC connection: the writer task, requests this side sent and awaits, and the
 //! raw incoming frames. Shared by the server and the client, which differ only in what
 //! they do with incoming requests and notifications.
+//!
+//! The table of requests awaiting an answer is [`PendingRequests`], apart from the
+//! connection: the server keeps one per session, whose requests to the client may leave
+//! on one HTTP response and be answered on another.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -27,13 +31,65 @@ type PendingReply = oneshot::Sender<std::result::Result<Box<RawValue>, ErrorObje
 /// Where a registered request's answer arrives.
 pub(crate) type PendingReceiver = oneshot::Receiver<std::result::Result<Box<RawValue>, ErrorObject>>;
 
+/// Requests this side sent and awaits, by id.
+#[derive(Default)]
+pub(crate) struct PendingRequests {
+    table: Mutex<HashMap<RequestId, PendingReply>>,
+    next_id: AtomicI64,
+    /// Cancelled when no answer can come any more: the peer closed, or this side closed.
+    closed: CancellationToken,
+}
+
+impl PendingRequests {
+    /// Allocates an id and registers it; the returned receiver gets the answer. Fails once
+    /// the input has ended, since no answer could arrive.
+    pub(crate) fn register(&self) -> Result<(RequestId, PendingReceiver)> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        let mut table = self.table();
+        // Checked under the lock that `close` takes, so no request slips in after.
+        if self.closed.is_cancelled() {
+            return Err(Error::ConnectionClosed);
+        }
+        table.insert(id.clone(), tx);
+        Ok((id, rx))
+    }
+
+    /// Forgets a request (it timed out or was cancelled).
+    pub(crate) fn forget(&self, id: &RequestId) {
+        self.table().remove(id);
+    }
+
+    /// Routes a response to the request that awaits it. Returns false when no request
+    /// with that id is pending (the response is dropped).
+    pub(crate) fn resolve(&self, response: Response) -> bool {
+        match self.table().remove(&response.id) {
+            Some(waiter) => {
+                // The waiter may have given up (timeout); nothing to do then.
+                let _ = waiter.send(response.outcome);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Fails every pending request with [`Error::ConnectionClosed`], and every later one.
+    pub(crate) fn close(&self) {
+        let mut table = self.table();
+        self.closed.cancel();
+        table.clear();
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, PendingReply>> {
+        // The table holds no invariant a panic could break.
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// The sending half of a connection plus the table of requests awaiting an answer.
 pub(crate) struct Connection {
     outbound: mpsc::Sender<String>,
-    pending: Mutex<HashMap<RequestId, PendingReply>>,
-    next_id: AtomicI64,
-    /// Cancelled when no more input will come: the peer closed, or this side closed.
-    closed: CancellationToken,
+    pending: PendingRequests,
     /// Cancelled to make the writer drain its queue, close the transport and stop.
     stop_writing: CancellationToken,
     writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -47,9 +103,7 @@ impl Connection {
         let writer = tokio::spawn(write_loop(queue, transport.outgoing, stop_writing.clone()));
         let connection = Arc::new(Connection {
             outbound,
-            pending: Mutex::new(HashMap::new()),
-            next_id: AtomicI64::new(0),
-            closed: CancellationToken::new(),
+            pending: PendingRequests::default(),
             stop_writing,
             writer: Mutex::new(Some(writer)),
         });
@@ -69,44 +123,15 @@ impl Connection {
         self.send(jsonrpc::notification_text(method, params)).await
     }
 
-    /// Allocates an id and registers it; the returned receiver gets the answer. Fails once
-    /// the input has ended, since no answer could arrive.
-    pub(crate) fn register(&self) -> Result<(RequestId, PendingReceiver)> {
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = oneshot::channel();
-        let mut pending = self.pending_table();
-        // Checked under the lock that `input_ended` takes, so no request slips in after.
-        if self.closed.is_cancelled() {
-            return Err(Error::ConnectionClosed);
-        }
-        pending.insert(id.clone(), tx);
-        Ok((id, rx))
-    }
-
-    /// Forgets a request (it timed out or was cancelled).
-    pub(crate) fn forget(&self, id: &RequestId) {
-        self.pending_table().remove(id);
-    }
-
-    /// Routes a response to the request that awaits it. Returns false when no request
-    /// with that id is pending (the response is dropped).
-    pub(crate) fn resolve(&self, response: Response) -> bool {
-        match self.pending_table().remove(&response.id) {
-            Some(waiter) => {
-                // The waiter may have given up (timeout); nothing to do then.
-                let _ = waiter.send(response.outcome);
-                true
-            }
-            None => false,
-        }
+    /// The requests this side sent on the connection and awaits.
+    pub(crate) fn pending(&self) -> &PendingRequests {
+        &self.pending
     }
 
     /// Marks the input as over and fails every pending request with
     /// [`Error::ConnectionClosed`]; queued output is still written.
     pub(crate) fn input_ended(&self) {
-        let mut pending = self.pending_table();
-        self.closed.cancel();
-        pending.clear();
+        self.pending.close();
     }
 
     /// Ends the connection: fails pending requests, writes what is queued, then closes
@@ -125,11 +150,6 @@ impl Connection {
             // A peer that stopped reading must not hold the caller forever.
             let _ = tokio::time::timeout(WRITER_CLOSE_TIMEOUT, writer).await;
         }
-    }
-
-    fn pending_table(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, PendingReply>> {
-        // The table holds no invariant a panic could break.
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -20,3 +20,10 @@ pub mod state;
 pub mod transport;
 
 pub use error::{Error, Result};
+
+/// A boxed, sendable future: what handler and store traits return, so that bindings and
+/// users can implement them without naming their future types.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// A boxed error from user code (an authorizer, a token source, a credential provider).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

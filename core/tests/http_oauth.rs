@@ -17,9 +17,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use oxmcp::client::auth::{AuthError, BearerChallenge, ClientMetadata, OAuthProvider};
 use oxmcp::client::{Client, ClientOptions, EraMode};
+use oxmcp::server::http::HttpConfig;
 use oxmcp::server::{Server, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
-use oxmcp::transport::http::server::HttpConfig;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 

@@ -11,7 +11,7 @@ mod common;
 
 use common::{interop_server, options, run_peer_client, Sdk};
 use oxmcp::client::{Client, EraMode};
-use oxmcp::transport::http::server::HttpConfig;
+use oxmcp::server::http::HttpConfig;
 use serde_json::{json, Value};
 
 /// What a run of a peer client covers.

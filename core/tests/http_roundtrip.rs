@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
 use oxmcp::protocol::{CallToolResult, Era, ErrorObject, ListRootsResult, Root};
+use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::{Context, Server, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
-use oxmcp::transport::http::server::{HttpConfig, HttpServerHandle};
 use oxmcp::Error;
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;

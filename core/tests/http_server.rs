@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use oxmcp::server::{BoxFuture, Context, Server, ToolDef};
-use oxmcp::transport::http::server::{EventStore, HttpConfig, HttpServerHandle, InMemoryEventStore, StoredEvent};
+use oxmcp::server::http::{HttpConfig, HttpServerHandle};
+use oxmcp::server::{Context, Server, ToolDef};
+use oxmcp::state::{EventStore, InMemoryEventStore, StoredEvent};
+use oxmcp::BoxFuture;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 

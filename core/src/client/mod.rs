@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "oauth")]
 pub mod auth;
 mod notifications;
 mod options;
@@ -111,6 +112,7 @@ impl Client {
 
     /// Connects to a Streamable HTTP endpoint (an old server's HTTP+SSE endpoint works
     /// too: the transport falls back to it).
+    #[cfg(feature = "http-client")]
     pub async fn connect_http(url: impl Into<String>, options: ClientOptions) -> Result<Client> {
         let transport =
             crate::transport::http::client::connect(crate::transport::http::client::HttpClientOptions::new(url))?;
@@ -407,7 +409,7 @@ impl Client {
             return Err(Error::Cancelled);
         }
         let connection = &self.inner.connection;
-        let (id, reply) = connection.register()?;
+        let (id, reply) = connection.pending().register()?;
         let arrived = Arc::new(Notify::new());
         let wants_progress = options.on_progress.is_some() || options.reset_timeout_on_progress;
         if wants_progress {
@@ -471,7 +473,7 @@ impl Client {
             match message {
                 Message::Response(response) => {
                     lock(&self.inner.progress).remove(&response.id);
-                    self.inner.connection.resolve(response);
+                    self.inner.connection.pending().resolve(response);
                 }
                 Message::Notification(notification) => {
                     let decoded = ServerNotification::decode(&notification.method, notification.params.as_deref());
@@ -870,7 +872,7 @@ impl Drop for PendingGuard<'_> {
             return;
         }
         let connection = Arc::clone(&self.client.inner.connection);
-        connection.forget(&self.id);
+        connection.pending().forget(&self.id);
         let params = serde_json::json!({ "requestId": self.id, "reason": "cancelled by the client" });
         let text = jsonrpc::notification_text(methods::CANCELLED, Some(&params));
         if let Ok(handle) = tokio::runtime::Handle::try_current() {

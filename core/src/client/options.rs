@@ -9,7 +9,7 @@ use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationCapability, ErrorObject, Implementation, ListRootsResult, RootsCapability, SamplingCapability,
 };
-use crate::server::BoxFuture;
+use crate::BoxFuture;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -5,6 +5,23 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{Map, Value};
 
+/// The HTTP header names of MCP, lowercase as the `http` crate spells them. The client
+/// sends and the server checks the same names.
+pub mod names {
+    /// `MCP-Protocol-Version`.
+    pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+    /// `Mcp-Session-Id` (legacy era).
+    pub const SESSION_ID: &str = "mcp-session-id";
+    /// `Mcp-Method` (2026-07-28).
+    pub const METHOD: &str = "mcp-method";
+    /// `Mcp-Name` (2026-07-28).
+    pub const NAME: &str = "mcp-name";
+    /// The prefix of the `Mcp-Param-{Name}` headers (2026-07-28).
+    pub const PARAM_PREFIX: &str = "mcp-param-";
+    /// `Last-Event-ID`.
+    pub const LAST_EVENT_ID: &str = "last-event-id";
+}
+
 /// The largest integer a header value may carry: JavaScript's safe range.
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 

@@ -58,3 +58,25 @@ pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 /// A URL-mode elicitation finished (2025-11-25).
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+
+/// The requests an MCP server answers, in either era.
+pub const SERVER_REQUESTS: [&str; 15] = [
+    INITIALIZE,
+    PING,
+    DISCOVER,
+    TOOLS_LIST,
+    TOOLS_CALL,
+    RESOURCES_LIST,
+    RESOURCES_TEMPLATES_LIST,
+    RESOURCES_READ,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_UNSUBSCRIBE,
+    PROMPTS_LIST,
+    PROMPTS_GET,
+    COMPLETION_COMPLETE,
+    LOGGING_SET_LEVEL,
+    SUBSCRIPTIONS_LISTEN,
+];
+
+/// The notifications an MCP server acts on.
+pub const SERVER_NOTIFICATIONS: [&str; 3] = [INITIALIZED, CANCELLED, ROOTS_LIST_CHANGED];

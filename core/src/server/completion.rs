@@ -4,8 +4,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
 
-use super::handler::{BoxFuture, HandlerError};
-use crate::protocol::Completion;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::dispatch::{finish, parse_params, Outcome};
+use super::handler::HandlerError;
+use super::Server;
+use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference, ErrorObject};
+use crate::BoxFuture;
 
 /// The most values one completion result may carry.
 pub(crate) const MAX_COMPLETION_VALUES: usize = 100;
@@ -49,4 +55,39 @@ pub(crate) fn completion_from(mut values: Vec<String>) -> Completion {
         total: Some(total as u64),
         has_more: Some(has_more),
     }
+}
+
+/// `completion/complete`: the completion handler of a prompt's or a resource template's
+/// argument (none gives no values).
+pub(super) async fn complete(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let params: CompleteRequestParams = parse_params(params)?;
+    let registry = server.registry();
+    let handlers = match &params.reference {
+        CompletionReference::Prompt { name, .. } => registry
+            .prompts
+            .get(name)
+            .map(|p| &p.completions)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?,
+        CompletionReference::Resource { uri } => registry
+            .templates
+            .values()
+            .find(|t| &t.template.uri_template == uri)
+            .map(|t| &t.completions)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown resource template: {uri}")))?,
+    };
+    let values = match handlers.get(&params.argument.name) {
+        Some(handler) => {
+            let context = params.context.and_then(|c| c.arguments).unwrap_or_default();
+            handler
+                .complete(params.argument.value, context)
+                .await
+                .map_err(HandlerError::into_error_object)?
+        }
+        None => Vec::new(),
+    };
+    let result = CompleteResult {
+        completion: completion_from(values),
+        ..Default::default()
+    };
+    finish(result, stamp)
 }

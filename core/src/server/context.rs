@@ -9,11 +9,11 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::dispatch::{Dispatcher, Exchange, Scope};
 use super::handler::HandlerError;
 use super::mrtr::InputRound;
 use super::reply::Reply;
 use super::schema::CompiledSchema;
-use super::session::{Exchange, Scope, Session};
 use crate::protocol::jsonrpc;
 use crate::protocol::{
     methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
@@ -33,7 +33,7 @@ pub struct Context {
 }
 
 struct RequestState {
-    session: Arc<Session>,
+    dispatcher: Arc<Dispatcher>,
     request_id: RequestId,
     exchange: Exchange,
     /// `_meta` as sent, read into `meta` only when asked for: most handlers never look,
@@ -51,7 +51,7 @@ struct RequestState {
 
 impl Context {
     pub(crate) fn new(
-        session: Arc<Session>,
+        dispatcher: Arc<Dispatcher>,
         request_id: RequestId,
         exchange: Exchange,
         raw_meta: Option<Box<RawValue>>,
@@ -59,7 +59,7 @@ impl Context {
     ) -> Self {
         Context {
             inner: Arc::new(RequestState {
-                session,
+                dispatcher,
                 request_id,
                 exchange,
                 raw_meta,
@@ -154,7 +154,7 @@ impl Context {
     /// request carried a log level.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
         let threshold = match self.era() {
-            Era::Legacy => self.inner.session.log_level(),
+            Era::Legacy => self.inner.dispatcher.log_level(),
             Era::Modern => match self.inner.exchange.log_level {
                 Some(level) => Some(level),
                 None => return,
@@ -339,15 +339,15 @@ impl Context {
         params: &P,
     ) -> Result<R, HandlerError> {
         let failed = |e: crate::Error| HandlerError::message(format!("{method} failed: {e}"));
-        let connection = self.inner.session.connection();
-        let (id, answer) = connection.register().map_err(failed)?;
+        let client_requests = self.inner.dispatcher.client_requests();
+        let (id, answer) = client_requests.register().map_err(failed)?;
         if !self
             .inner
             .reply
             .send(jsonrpc::request_text(&id, method, Some(params)))
             .await
         {
-            connection.forget(&id);
+            client_requests.forget(&id);
             return Err(failed(crate::Error::ConnectionClosed));
         }
         let raw = crate::connection::await_reply(answer).await.map_err(failed)?;

@@ -1,14 +1,8 @@
-//! What handlers return when they fail, and the boxed future type handlers produce.
+//! What handlers return when they fail.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 
 use crate::protocol::{ErrorObject, InputRequest, InputRequests, InputRequiredResult};
-
-/// A boxed, sendable future: what handler traits return, so that bindings can implement
-/// them without naming their future types.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A handler's failure.
 ///

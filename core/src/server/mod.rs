@@ -21,8 +21,11 @@ use tokio::sync::broadcast;
 
 mod completion;
 mod context;
-mod events;
+mod custom;
+pub(crate) mod dispatch;
 mod handler;
+#[cfg(feature = "http-server")]
+pub mod http;
 mod mrtr;
 mod pagination;
 mod prompts;
@@ -31,12 +34,14 @@ pub(crate) mod reply;
 mod resources;
 mod schema;
 pub(crate) mod session;
+mod subscriptions;
 mod tools;
 pub mod uri_template;
 
 pub use completion::CompletionHandler;
 pub use context::Context;
-pub use handler::{BoxFuture, HandlerError};
+pub use custom::{NotificationHandler, RequestHandler};
+pub use handler::HandlerError;
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
 pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, TemplateDef};
 pub use schema::{schema_for, DefinitionError};
@@ -44,20 +49,17 @@ pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 
 use crate::connection::Connection;
 use crate::protocol::{
-    CacheScope, CacheableResult, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
+    CacheScope, CacheableResult, Era, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
 };
-use crate::state::KeyRing;
+use crate::state::{InMemorySubscriptionBus, KeyRing, ServerEvent, SubscriptionBus};
 use crate::transport::{self, Transport};
-use events::ServerEvent;
+use custom::CustomMethods;
 use mrtr::InputPolicy;
 use prompts::RegisteredPrompt;
 use registry::Registry;
 use resources::{RegisteredResource, RegisteredTemplate};
 use session::Session;
 use tools::RegisteredTool;
-
-/// How many change events may queue for a slow connection before it misses some.
-const EVENT_CAPACITY: usize = 256;
 
 /// An MCP server. Cheap to clone: clones share registries, so one value serves any number
 /// of connections, and tools added at runtime appear on all of them.
@@ -72,7 +74,8 @@ struct ServerInner {
     info_json: serde_json::Value,
     instructions: Option<String>,
     registry: RwLock<Arc<Registry>>,
-    events: broadcast::Sender<ServerEvent>,
+    bus: Arc<dyn SubscriptionBus>,
+    custom: CustomMethods,
     page_size: Option<usize>,
     cache_ttl_ms: u64,
     cache_scope: CacheScope,
@@ -95,6 +98,10 @@ pub struct ServerBuilder {
     request_state_keys: Option<KeyRing>,
     max_input_rounds: u32,
     request_state_ttl: std::time::Duration,
+    bus: Option<Arc<dyn SubscriptionBus>>,
+    requests: Vec<(String, Arc<dyn RequestHandler>)>,
+    notifications: Vec<(String, Arc<dyn NotificationHandler>)>,
+    extensions: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ServerBuilder {
@@ -172,6 +179,33 @@ impl ServerBuilder {
         self
     }
 
+    /// Where server events go, so that every connection and subscription hears them
+    /// (default: an [`InMemorySubscriptionBus`] of this process). Replicas that share a bus
+    /// tell each other's clients what changed.
+    pub fn subscription_bus(mut self, bus: Arc<dyn SubscriptionBus>) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
+    /// Answers requests of `method`, one the core does not serve (an extension's).
+    pub fn request_handler(mut self, method: impl Into<String>, handler: impl RequestHandler) -> Self {
+        self.requests.push((method.into(), Arc::new(handler)));
+        self
+    }
+
+    /// Acts on notifications of `method`, one the core does not handle (an extension's).
+    pub fn notification_handler(mut self, method: impl Into<String>, handler: impl NotificationHandler) -> Self {
+        self.notifications.push((method.into(), Arc::new(handler)));
+        self
+    }
+
+    /// Declares an extension in `capabilities.extensions` of `server/discover`
+    /// (2026-07-28), with its settings (`{}` for none).
+    pub fn extension(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.extensions.insert(id.into(), settings);
+        self
+    }
+
     /// Compiles every definition (schemas, URI templates) and returns the server.
     pub fn build(self) -> Result<Server, DefinitionError> {
         let mut registry = Registry::default();
@@ -207,11 +241,17 @@ impl ServerBuilder {
                 "prompt",
             )?;
         }
+        let mut custom = CustomMethods::with_extensions(self.extensions);
+        for (method, handler) in self.requests {
+            custom.add_request(method, handler)?;
+        }
+        for (method, handler) in self.notifications {
+            custom.add_notification(method, handler)?;
+        }
         let keys = match self.request_state_keys {
             Some(keys) => keys,
             None => KeyRing::random().map_err(|e| DefinitionError::new(format!("request state keys: {e}")))?,
         };
-        let (events, _) = broadcast::channel(EVENT_CAPACITY);
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info_json: serde_json::to_value(&self.info)
@@ -219,7 +259,8 @@ impl ServerBuilder {
                 info: Arc::new(self.info),
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(registry)),
-                events,
+                custom,
+                bus: self.bus.unwrap_or_else(|| Arc::new(InMemorySubscriptionBus::default())),
                 page_size: self.page_size,
                 cache_ttl_ms: self.cache_ttl_ms,
                 cache_scope: self.cache_scope,
@@ -265,6 +306,10 @@ impl Server {
             request_state_keys: None,
             max_input_rounds: 8,
             request_state_ttl: std::time::Duration::from_secs(600),
+            bus: None,
+            requests: Vec::new(),
+            notifications: Vec::new(),
+            extensions: serde_json::Map::new(),
         }
     }
 
@@ -344,7 +389,7 @@ impl Server {
 
     /// Tells subscribers of `uri` that it changed.
     pub fn notify_resource_updated(&self, uri: &str) {
-        let _ = self.inner.events.send(ServerEvent::ResourceUpdated(uri.into()));
+        self.inner.bus.publish(ServerEvent::ResourceUpdated(uri.into()));
     }
 
     /// The server's name and version.
@@ -370,7 +415,7 @@ impl Server {
             changed
         };
         if changed {
-            let _ = self.inner.events.send(event);
+            self.inner.bus.publish(event);
         }
         changed
     }
@@ -380,7 +425,11 @@ impl Server {
     }
 
     pub(crate) fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
-        self.inner.events.subscribe()
+        self.inner.bus.subscribe()
+    }
+
+    pub(crate) fn custom(&self) -> &CustomMethods {
+        &self.inner.custom
     }
 
     pub(crate) fn instructions(&self) -> Option<String> {
@@ -399,8 +448,10 @@ impl Server {
         result.set_cache_hints(self.inner.cache_ttl_ms, self.inner.cache_scope);
     }
 
-    /// Everything is declared: definitions may be added at runtime.
-    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+    /// Everything is declared: definitions may be added at runtime. Extensions are a
+    /// 2026-07-28 capability, declared to that era only.
+    pub(crate) fn capabilities(&self, era: Era) -> ServerCapabilities {
+        let extensions = &self.inner.custom.extensions;
         let list_changed = || {
             Some(ListChangedCapability {
                 list_changed: Some(true),
@@ -415,6 +466,7 @@ impl Server {
                 list_changed: Some(true),
             }),
             tools: list_changed(),
+            extensions: (era == Era::Modern && !extensions.is_empty()).then(|| extensions.clone()),
             ..Default::default()
         }
     }

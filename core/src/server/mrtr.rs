@@ -11,13 +11,16 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use crate::protocol::{ErrorObject, InputRequest, InputRequiredResult, InputResponse, InputResponses, ResultType};
+use super::context::Context;
+use super::handler::HandlerError;
+use super::Server;
+use crate::protocol::{Era, ErrorObject, InputRequest, InputRequiredResult, InputResponse, InputResponses, ResultType};
 use crate::state::KeyRing;
 
 /// How long other calls made at the same time get to join the first one's round.
@@ -195,6 +198,58 @@ pub(crate) fn binding(method: &str, target: &str, arguments: &impl Serialize) ->
 
 fn now_secs() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// The multi round-trip state of a modern request that may ask the client for input
+/// (none in the legacy era, where the client is asked directly).
+pub(crate) fn input_round(
+    server: &Server,
+    ctx: &Context,
+    method: &str,
+    target: &str,
+    arguments: &impl Serialize,
+    request_state: Option<String>,
+    responses: Option<InputResponses>,
+) -> Result<Option<Arc<InputRound>>, ErrorObject> {
+    if ctx.era() != Era::Modern {
+        return Ok(None);
+    }
+    let round = Arc::new(InputRound::start(
+        server.input_policy(),
+        binding(method, target, arguments),
+        request_state.as_deref(),
+        responses,
+    )?);
+    ctx.attach_input(Arc::clone(&round));
+    Ok(Some(round))
+}
+
+/// How a handler run ended.
+pub(crate) enum Handled<T> {
+    /// The handler's own outcome.
+    Done(T),
+    /// The `input_required` result to send instead (or why it could not be made).
+    NeedsInput(Result<InputRequiredResult, ErrorObject>),
+}
+
+/// Runs a handler; in the modern era, a request for input ends the run with the
+/// `input_required` result.
+pub(crate) async fn run_handler<T>(
+    server: &Server,
+    round: Option<&InputRound>,
+    handler: impl Future<Output = Result<T, HandlerError>>,
+) -> Handled<Result<T, HandlerError>> {
+    let Some(round) = round else {
+        return Handled::Done(handler.await);
+    };
+    let policy = server.input_policy();
+    match round.run(handler).await {
+        Run::Done(Err(HandlerError::InputRequired(explicit))) => {
+            Handled::NeedsInput(round.input_required(policy, Some(*explicit)))
+        }
+        Run::Done(outcome) => Handled::Done(outcome),
+        Run::NeedsInput => Handled::NeedsInput(round.input_required(policy, None)),
+    }
 }
 
 #[cfg(test)]

@@ -5,10 +5,21 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::completion::{CompletionHandler, CompletionHandlers};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
 use super::context::Context;
-use super::handler::{BoxFuture, HandlerError};
+use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::handler::HandlerError;
+use super::mrtr::{input_round, run_handler, Handled};
+use super::pagination::page;
 use super::schema::DefinitionError;
-use crate::protocol::{GetPromptResult, Icon, Meta, Prompt, PromptArgument, PromptMessage};
+use super::Server;
+use crate::protocol::{
+    methods, ErrorObject, GetPromptRequestParams, GetPromptResult, Icon, ListPromptsResult, Meta, Prompt,
+    PromptArgument, PromptMessage,
+};
+use crate::BoxFuture;
 
 /// Renders a prompt from its arguments (required ones are checked before it runs).
 pub trait PromptHandler: Send + Sync + 'static {
@@ -214,4 +225,52 @@ impl RegisteredPrompt {
             .map(|a| a.name.as_str())
             .collect()
     }
+}
+
+/// `prompts/list`.
+pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let cursor: CursorParams = parse_params(params)?;
+    let registry = server.registry();
+    let (prompts, next_cursor) = page(&registry.prompts, cursor.cursor.as_deref(), server.page_size())?;
+    let mut result = ListPromptsResult {
+        prompts: prompts.map(|p| p.prompt.clone()).collect(),
+        next_cursor,
+        ..Default::default()
+    };
+    if stamp.is_some() {
+        server.stamp_cache_hints(&mut result);
+    }
+    finish(result, stamp)
+}
+
+/// `prompts/get`: required arguments checked, then the handler run (with its input
+/// rounds in the modern era).
+pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
+    let params: GetPromptRequestParams = parse_params(params)?;
+    let Some(prompt) = server.registry().prompts.get(&params.name).cloned() else {
+        return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", params.name)));
+    };
+    let arguments = params.arguments.unwrap_or_default();
+    let missing = prompt.missing_arguments(&arguments);
+    if !missing.is_empty() {
+        return Err(ErrorObject::invalid_params(format!(
+            "prompt {} is missing required arguments: {}",
+            params.name,
+            missing.join(", ")
+        )));
+    }
+    let round = input_round(
+        server,
+        ctx,
+        methods::PROMPTS_GET,
+        &params.name,
+        &arguments,
+        params.request_state,
+        params.input_responses,
+    )?;
+    let result = match run_handler(server, round.as_deref(), prompt.handler.get(arguments, ctx.clone())).await {
+        Handled::Done(outcome) => outcome.map_err(HandlerError::into_error_object)?,
+        Handled::NeedsInput(result) => return finish(result?, stamp),
+    };
+    finish(result, stamp)
 }

@@ -8,7 +8,9 @@ use tokio::sync::mpsc;
 use crate::connection::Connection;
 
 /// One message about a request, as the HTTP transport needs to tell them apart.
+// Only HTTP hosting answers on a request's own stream.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "http-server"), allow(dead_code))]
 pub(crate) enum Outgoing {
     /// A notification or a request to the client; more follows.
     Message(String),
@@ -18,6 +20,7 @@ pub(crate) enum Outgoing {
 
 /// The route of one request's messages.
 #[derive(Clone)]
+#[cfg_attr(not(feature = "http-server"), allow(dead_code))]
 pub(crate) enum Reply {
     /// The connection carries everything (stdio, in-memory).
     Connection(Arc<Connection>),

@@ -5,11 +5,23 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::completion::{CompletionHandler, CompletionHandlers};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
 use super::context::Context;
-use super::handler::{BoxFuture, HandlerError};
+use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::handler::HandlerError;
+use super::mrtr::{input_round, run_handler, Handled};
+use super::pagination::page;
+use super::registry::ResourceMatch;
 use super::schema::DefinitionError;
 use super::uri_template::UriTemplate;
-use crate::protocol::{Annotations, Icon, Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use super::Server;
+use crate::protocol::{
+    code, methods, Annotations, Era, ErrorObject, Icon, ListResourceTemplatesResult, ListResourcesResult, Meta,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+};
+use crate::BoxFuture;
 
 /// Reads a resource. `variables` holds the template's values (empty for a static
 /// resource).
@@ -341,4 +353,79 @@ impl RegisteredTemplate {
             completions: def.completions,
         })
     }
+}
+
+/// `resources/list`.
+pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let cursor: CursorParams = parse_params(params)?;
+    let registry = server.registry();
+    let (resources, next_cursor) = page(&registry.resources, cursor.cursor.as_deref(), server.page_size())?;
+    let mut result = ListResourcesResult {
+        resources: resources.map(|r| r.resource.clone()).collect(),
+        next_cursor,
+        ..Default::default()
+    };
+    if stamp.is_some() {
+        server.stamp_cache_hints(&mut result);
+    }
+    finish(result, stamp)
+}
+
+/// `resources/templates/list`.
+pub(super) fn list_templates(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let cursor: CursorParams = parse_params(params)?;
+    let registry = server.registry();
+    let (templates, next_cursor) = page(&registry.templates, cursor.cursor.as_deref(), server.page_size())?;
+    let mut result = ListResourceTemplatesResult {
+        resource_templates: templates.map(|t| t.template.clone()).collect(),
+        next_cursor,
+        ..Default::default()
+    };
+    if stamp.is_some() {
+        server.stamp_cache_hints(&mut result);
+    }
+    finish(result, stamp)
+}
+
+/// `resources/read`: a static resource by its URI, else the first template that matches.
+pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
+    let params: ReadResourceRequestParams = parse_params(params)?;
+    let found = server.registry().find_resource(&params.uri);
+    let (handler, variables) = match found {
+        Some(ResourceMatch::Static(resource)) => (Arc::clone(&resource.handler), BTreeMap::new()),
+        Some(ResourceMatch::Template(template, variables)) => (Arc::clone(&template.handler), variables),
+        None => return Err(resource_not_found(&params.uri, ctx.era())),
+    };
+    let round = input_round(
+        server,
+        ctx,
+        methods::RESOURCES_READ,
+        &params.uri,
+        &(),
+        params.request_state,
+        params.input_responses,
+    )?;
+    let mut result = match run_handler(
+        server,
+        round.as_deref(),
+        handler.read(params.uri, variables, ctx.clone()),
+    )
+    .await
+    {
+        Handled::Done(outcome) => outcome.map_err(HandlerError::into_error_object)?,
+        Handled::NeedsInput(result) => return finish(result?, stamp),
+    };
+    if stamp.is_some() {
+        server.stamp_cache_hints(&mut result);
+    }
+    finish(result, stamp)
+}
+
+/// The resource-not-found error of the request's era: -32002 before 2026-07-28, -32602 after.
+fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
+    let code = match era {
+        Era::Legacy => code::RESOURCE_NOT_FOUND,
+        Era::Modern => code::INVALID_PARAMS,
+    };
+    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
 }

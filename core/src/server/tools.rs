@@ -9,10 +9,20 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use serde_json::value::RawValue;
+
 use super::context::Context;
-use super::handler::{BoxFuture, HandlerError};
+use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::handler::HandlerError;
+use super::mrtr::{input_round, run_handler, Handled};
+use super::pagination::page;
 use super::schema::{schema_for, DefinitionError, LazySchema, Rejection};
-use crate::protocol::{CallToolResult, ContentBlock, Icon, Meta, Tool, ToolAnnotations, ToolExecution};
+use super::Server;
+use crate::protocol::{
+    methods, CallToolRequestParams, CallToolResult, ContentBlock, ErrorObject, Icon, ListToolsResult, Meta, Tool,
+    ToolAnnotations, ToolExecution,
+};
+use crate::BoxFuture;
 
 /// Runs a tool. Implemented for closures by [`ToolDef::handler`] and [`ToolDef::typed`];
 /// bindings implement it to call into their host language.
@@ -302,6 +312,94 @@ fn check_tool_name(name: &str) -> Result<(), DefinitionError> {
         )));
     }
     Ok(())
+}
+
+/// `tools/list`.
+pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let cursor: CursorParams = parse_params(params)?;
+    let registry = server.registry();
+    let (tools, next_cursor) = page(&registry.tools, cursor.cursor.as_deref(), server.page_size())?;
+    let mut result = ListToolsResult {
+        tools: tools.map(|t| t.tool.clone()).collect(),
+        next_cursor,
+        ..Default::default()
+    };
+    if stamp.is_some() {
+        server.stamp_cache_hints(&mut result);
+    }
+    finish(result, stamp)
+}
+
+/// `tools/call`: arguments checked against the input schema, the handler run (with its
+/// input rounds in the modern era), the structured output checked against the output
+/// schema and kept only where the protocol version has it.
+pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
+    let params: CallToolRequestParams = parse_params(params)?;
+    let Some(tool) = server.registry().tools.get(&params.name).cloned() else {
+        return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
+    };
+    let arguments = Value::Object(params.arguments.unwrap_or_default());
+    match tool.validate_input(&arguments) {
+        Ok(()) => {}
+        Err(Rejection::BadSchema(problem)) => {
+            return Err(ErrorObject::internal(format!(
+                "tool {} has an input schema that does not compile: {problem}",
+                params.name
+            )))
+        }
+        Err(Rejection::Invalid(problems)) => {
+            let message = format!("invalid arguments for tool {}: {problems}", params.name);
+            if ctx.protocol_version().reports_input_errors_as_results() {
+                return finish(CallToolResult::error(message), stamp);
+            }
+            return Err(ErrorObject::invalid_params(message));
+        }
+    }
+    let round = input_round(
+        server,
+        ctx,
+        methods::TOOLS_CALL,
+        &params.name,
+        &arguments,
+        params.request_state,
+        params.input_responses,
+    )?;
+    let Value::Object(arguments) = arguments else {
+        unreachable!("built from an object above")
+    };
+    let outcome = match run_handler(server, round.as_deref(), tool.handler.call(arguments, ctx.clone())).await {
+        Handled::Done(outcome) => outcome,
+        Handled::NeedsInput(result) => return finish(result?, stamp),
+    };
+    let mut result = match outcome {
+        Ok(result) => result,
+        Err(HandlerError::Message(message)) => CallToolResult::error(message),
+        Err(other) => return Err(other.into_error_object()),
+    };
+    if result.is_error != Some(true) && tool.tool.output_schema.is_some() {
+        let structured = result.structured_content.as_ref().ok_or_else(|| {
+            ErrorObject::internal(format!(
+                "tool {} has an output schema but returned no structured content",
+                params.name
+            ))
+        })?;
+        tool.validate_output(structured).map_err(|rejection| {
+            ErrorObject::internal(match rejection {
+                Rejection::BadSchema(problem) => format!(
+                    "tool {} has an output schema that does not compile: {problem}",
+                    params.name
+                ),
+                Rejection::Invalid(problems) => format!(
+                    "tool {} returned output that breaks its schema: {problems}",
+                    params.name
+                ),
+            })
+        })?;
+    }
+    if !ctx.protocol_version().has_structured_content() {
+        result.structured_content = None;
+    }
+    finish(result, stamp)
 }
 
 #[cfg(test)]

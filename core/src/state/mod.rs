@@ -1,7 +1,17 @@
-//! State that outlives one request: the keys that seal `requestState`.
+//! State that outlives one request, behind the seams that shared stores plug into: the keys
+//! that seal `requestState` ([`KeyRing`]), the log of legacy SSE events kept for resumption
+//! ([`EventStore`]), and the bus that carries server events to every listener
+//! ([`SubscriptionBus`]).
 //!
-//! In memory by default; replicas that must open each other's state share the keys.
+//! Each has an in-memory implementation, the default; replicas that share state plug in
+//! stores that they share.
 
+mod bus;
+mod event_store;
 pub mod sealing;
 
+pub use bus::{InMemorySubscriptionBus, ServerEvent, SubscriptionBus};
+#[cfg(feature = "http-server")]
+pub(crate) use event_store::SessionLog;
+pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 pub use sealing::{KeyRing, SealError, SealingKey};

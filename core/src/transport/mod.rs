@@ -12,6 +12,7 @@ use futures::{Sink, Stream};
 
 pub mod child;
 mod codec;
+#[cfg(feature = "http-client")]
 pub mod http;
 pub mod memory;
 pub mod stdio;

@@ -13,8 +13,7 @@ use super::http::{client, post_form};
 use super::registration::{ClientCredentials, TokenEndpointAuthMethod};
 use super::token::{authenticate, Form};
 use super::AuthError;
-use crate::server::BoxFuture;
-use crate::transport::http::client::BoxError;
+use crate::{BoxError, BoxFuture};
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";

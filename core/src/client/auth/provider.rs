@@ -18,8 +18,8 @@ use super::jwt::SigningKey;
 use super::registration::{register, ClientCredentials, ClientMetadata, TokenEndpointAuthMethod};
 use super::token::{request_tokens, Grant, MemoryTokenStore, TokenStore, Tokens};
 use super::{http, AuthError};
-use crate::server::BoxFuture;
-use crate::transport::http::client::{BoxError, HttpAuthorizer};
+use crate::transport::http::client::HttpAuthorizer;
+use crate::{BoxError, BoxFuture};
 
 /// Shows the user the authorization URL (opens a browser) and resolves to the URL the
 /// authorization server redirected back to (the callback with `code`, `state`, `iss`).

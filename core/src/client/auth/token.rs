@@ -17,7 +17,7 @@ use super::dpop::{Audience, Dpop, DPOP, USE_DPOP_NONCE};
 use super::http::{post_form, FormAnswer};
 use super::registration::{ClientCredentials, TokenEndpointAuthMethod};
 use super::AuthError;
-use crate::server::BoxFuture;
+use crate::BoxFuture;
 
 /// How long before its expiry a token is treated as expired, so it is not refused in
 /// flight.

@@ -67,8 +67,8 @@ use super::sse::{SseItem, SseParser};
 use crate::protocol::headers::{header_params, HeaderParam};
 use crate::protocol::jsonrpc;
 use crate::protocol::{code, methods, ErrorObject, RequestId};
-use crate::server::BoxFuture;
 use crate::transport::{Frame, Transport, DEFAULT_MAX_MESSAGE_SIZE};
+use crate::{BoxError, BoxFuture};
 
 /// How many messages may wait in each direction.
 const CHANNEL_CAPACITY: usize = 1024;
@@ -96,9 +96,6 @@ const EVENT_STREAM: &str = "text/event-stream";
 
 /// Produces the bearer token of each request (or none), e.g. from an OAuth token cache.
 pub type TokenSource = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
-
-/// An error of an [`HttpAuthorizer`].
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Authorizes the transport's HTTP requests and answers the server's refusals; the
 /// OAuth client [`OAuthProvider`](crate::client::auth::OAuthProvider) is one.

@@ -1,9 +1,5 @@
-//! Streamable HTTP: the server endpoint (both eras, plus the deprecated HTTP+SSE
-//! transport of 2024-11-05) and the client transport.
+//! The Streamable HTTP client transport (with the HTTP+SSE fallback of 2024-11-05). The
+//! server side is [`server::http`](crate::server::http).
 
 pub mod client;
-mod event_store;
-mod security;
-pub mod server;
 pub(crate) mod sse;
-mod streams;

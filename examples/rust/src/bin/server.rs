@@ -1,7 +1,7 @@
 //! The example server: over stdio by default, or Streamable HTTP with `--http ADDR`
 //! (both eras on `/mcp`). `cargo run -p oxmcp-examples --bin server -- --http 127.0.0.1:8000`.
 
-use oxmcp::transport::http::server::HttpConfig;
+use oxmcp::server::http::HttpConfig;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

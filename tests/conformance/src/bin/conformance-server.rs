@@ -18,8 +18,8 @@ use oxmcp::protocol::{
     GetPromptResult, InputRequest, InputResponse, ListRootsRequestParams, LoggingLevel, PromptMessage,
     ResourceContents, Role, SamplingContent,
 };
+use oxmcp::server::http::HttpConfig;
 use oxmcp::server::{Context, HandlerError, PromptDef, ResourceDef, Server, TemplateDef, ToolDef};
-use oxmcp::transport::http::server::HttpConfig;
 use serde_json::{json, Map, Value};
 
 /// A 1x1 red PNG.

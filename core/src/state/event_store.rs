@@ -12,7 +12,7 @@ use std::fmt;
 use std::io;
 use std::sync::Mutex;
 
-use crate::server::BoxFuture;
+use crate::BoxFuture;
 
 /// How many finished POST streams a session keeps for resumption.
 const FINISHED_STREAMS_KEPT: usize = 32;
@@ -29,7 +29,7 @@ pub struct StoredEvent {
 
 /// A log of the SSE events of legacy sessions, from which a client that reconnects with
 /// `Last-Event-ID` gets what it missed. Set one with
-/// [`HttpConfig::event_store`](super::server::HttpConfig::event_store); without it each
+/// [`HttpConfig::event_store`](crate::server::http::HttpConfig::event_store); without it each
 /// session keeps its events in memory as [`InMemoryEventStore`] does.
 ///
 /// Live delivery to a connected client does not go through the store: it only has to
@@ -44,8 +44,8 @@ pub struct StoredEvent {
 /// ```
 /// use std::io;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use oxmcp::server::BoxFuture;
-/// use oxmcp::transport::http::server::{EventStore, InMemoryEventStore, StoredEvent};
+/// use oxmcp::BoxFuture;
+/// use oxmcp::state::{EventStore, InMemoryEventStore, StoredEvent};
 ///
 /// struct Counted {
 ///     inner: InMemoryEventStore,

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
 
-use super::event_store::{EventStore, SessionLog, StoredEvent};
+use crate::state::{EventStore, SessionLog, StoredEvent};
 
 /// The standalone stream opened by GET.
 pub(crate) const STANDALONE: u64 = 0;
@@ -224,7 +224,7 @@ pub(crate) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::event_store::InMemoryEventStore;
+    use crate::state::InMemoryEventStore;
 
     fn event(seq: u64, data: &str) -> Event {
         Event { seq, data: data.into() }

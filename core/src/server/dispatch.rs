@@ -1,0 +1,607 @@
+//! The dispatcher: decides the era of each request, runs the method that serves it, and
+//! finishes the result the way the request's protocol version expects.
+//!
+//! It knows nothing of connections. A request comes in with its [`Scope`] (where its
+//! messages go, what cancels it) and leaves as the text of its response; stream
+//! connections ([`Session`](super::session::Session)) and HTTP hosting both feed it. One
+//! dispatcher holds the protocol state of one client (its handshake, log level, resource
+//! subscriptions, requests in flight), or, shared, of many unrelated requests.
+
+use std::collections::{HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, RwLock};
+
+use futures::FutureExt;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::context::Context;
+use super::reply::Reply;
+use super::{completion, custom, prompts, resources, subscriptions, tools, Server};
+use crate::connection::PendingRequests;
+use crate::protocol::jsonrpc::{self, Message, Notification, Request};
+use crate::protocol::{
+    meta, methods, CancelledNotificationParams, ClientCapabilities, DiscoverResult, EmptyResult, Era, ErrorObject,
+    Implementation, InitializeRequestParams, InitializeResult, LoggingLevel, Meta, ProtocolResult, ProtocolVersion,
+    RequestId, RequestMeta, ResultType, SetLevelRequestParams,
+};
+
+/// The protocol facts one request is served under.
+#[derive(Clone)]
+pub(crate) struct Exchange {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    /// The per-request log level (modern era).
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// How one request is served: where its messages go, what cancels it, and, for stateless
+/// HTTP, the legacy protocol version assumed when the request carries none.
+pub(crate) struct Scope {
+    pub(crate) reply: Reply,
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) assumed_version: Option<ProtocolVersion>,
+    /// The request's `_meta` when the transport has read it already (the modern HTTP
+    /// header checks do), so that it is not read twice.
+    pub(crate) meta: Option<RequestMeta>,
+}
+
+impl Scope {
+    pub(crate) fn new(reply: Reply, cancellation: CancellationToken) -> Self {
+        Scope {
+            reply,
+            cancellation,
+            assumed_version: None,
+            meta: None,
+        }
+    }
+}
+
+/// How a method ends: a result's JSON text, or an error.
+pub(crate) type Outcome = Result<String, ErrorObject>;
+
+/// The server side of one client's requests, whatever carries them.
+pub(crate) struct Dispatcher {
+    server: Server,
+    /// Whether `initialize` sets up this dispatcher (false when it is shared by many clients).
+    remembers_handshake: bool,
+    handshake: RwLock<Option<Exchange>>,
+    log_level: Mutex<Option<LoggingLevel>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The URIs a legacy client subscribed to with `resources/subscribe`.
+    pub(super) subscribed_uris: Mutex<HashSet<String>>,
+    /// Requests sent to the client (legacy elicitation, sampling, roots) awaiting answers.
+    client_requests: PendingRequests,
+    /// Cancelled when the client is gone: stops subscription streams.
+    ended: CancellationToken,
+    tasks: TaskTracker,
+}
+
+impl Dispatcher {
+    /// A dispatcher for one client.
+    pub(crate) fn new(server: Server) -> Arc<Self> {
+        Self::build(server, true)
+    }
+
+    /// A dispatcher shared by unrelated requests (stateless HTTP): an `initialize` is
+    /// answered but not remembered, so no client's handshake applies to another's requests.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn shared(server: Server) -> Arc<Self> {
+        Self::build(server, false)
+    }
+
+    fn build(server: Server, remembers_handshake: bool) -> Arc<Self> {
+        Arc::new(Dispatcher {
+            server,
+            remembers_handshake,
+            handshake: RwLock::new(None),
+            log_level: Mutex::new(None),
+            in_flight: Mutex::new(HashMap::new()),
+            subscribed_uris: Mutex::new(HashSet::new()),
+            client_requests: PendingRequests::default(),
+            ended: CancellationToken::new(),
+            tasks: TaskTracker::new(),
+        })
+    }
+
+    pub(crate) fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The level set by `logging/setLevel`, if any.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *lock(&self.log_level)
+    }
+
+    /// The protocol version the legacy handshake settled on, once it has.
+    pub(crate) fn handshake_version(&self) -> Option<ProtocolVersion> {
+        read(&self.handshake).as_ref().map(|exchange| exchange.version)
+    }
+
+    /// The requests sent to the client that await its answers.
+    pub(crate) fn client_requests(&self) -> &PendingRequests {
+        &self.client_requests
+    }
+
+    /// Fires when the client is gone.
+    pub(crate) fn ended(&self) -> &CancellationToken {
+        &self.ended
+    }
+
+    /// Runs `task` as part of this client's work, which [`wait`](Self::wait) waits for.
+    pub(crate) fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.tasks.spawn(task);
+    }
+
+    /// Serves a request on its own task, its messages sent on `reply`; the response goes
+    /// there too, unless the request is cancelled first.
+    pub(crate) fn serve(self: &Arc<Self>, request: Request, reply: Reply) {
+        let dispatcher = Arc::clone(self);
+        self.tasks.spawn(async move {
+            let cancellation = dispatcher.track(&request.id);
+            let id = request.id.clone();
+            let answer = dispatcher
+                .answer(request, Scope::new(reply.clone(), cancellation))
+                .await;
+            lock(&dispatcher.in_flight).remove(&id);
+            if let Some(text) = answer {
+                reply.finish(text).await;
+            }
+        });
+    }
+
+    /// Takes a notification or a response from the client at once; a request is handed
+    /// back, for the caller to serve where its answer must go.
+    pub(crate) fn receive(&self, message: Message) -> Option<Request> {
+        match message {
+            Message::Request(request) => return Some(request),
+            Message::Notification(notification) => self.on_notification(notification),
+            Message::Response(response) => {
+                if !self.client_requests.resolve(response) {
+                    tracing::debug!("dropped a response to an unknown request id");
+                }
+            }
+        }
+        None
+    }
+
+    /// Registers a request for cancellation by `notifications/cancelled`.
+    pub(crate) fn track(&self, id: &RequestId) -> CancellationToken {
+        let cancellation = CancellationToken::new();
+        lock(&self.in_flight).insert(id.clone(), cancellation.clone());
+        cancellation
+    }
+
+    /// The client is gone: subscription streams stop, requests to the client fail, and,
+    /// with `cancel_requests`, the requests in flight are cancelled.
+    pub(crate) fn end(&self, cancel_requests: bool) {
+        self.ended.cancel();
+        self.client_requests.close();
+        if cancel_requests {
+            for cancellation in lock(&self.in_flight).values() {
+                cancellation.cancel();
+            }
+        }
+    }
+
+    /// Waits for every request and task in flight to end.
+    pub(crate) async fn wait(&self) {
+        self.tasks.close();
+        self.tasks.wait().await;
+    }
+
+    fn on_notification(&self, notification: Notification) {
+        match notification.method.as_str() {
+            methods::CANCELLED => {
+                let Ok(params) = parse_params::<CancelledNotificationParams>(notification.params.as_deref()) else {
+                    tracing::debug!("ignored a malformed cancellation");
+                    return;
+                };
+                if let Some(token) = lock(&self.in_flight).get(&params.request_id) {
+                    token.cancel();
+                }
+            }
+            methods::INITIALIZED | methods::ROOTS_LIST_CHANGED => {}
+            other => match self.server.custom().notification(other, notification.params) {
+                Some(handled) => {
+                    self.tasks.spawn(handled);
+                }
+                None => tracing::debug!(method = other, "ignored a notification"),
+            },
+        }
+    }
+
+    /// Answers one request: the response text, or `None` when it was cancelled.
+    pub(crate) fn answer(
+        self: &Arc<Self>,
+        request: Request,
+        scope: Scope,
+    ) -> futures::future::BoxFuture<'static, Option<String>> {
+        let dispatcher = Arc::clone(self);
+        Box::pin(async move {
+            let id = request.id.clone();
+            let cancellation = scope.cancellation.clone();
+            let dispatch = AssertUnwindSafe(Arc::clone(&dispatcher).dispatch(request, scope)).catch_unwind();
+            // Cancellation first: a handler that ends because it was cancelled (such as a
+            // subscription stream) must not answer.
+            let outcome = tokio::select! {
+                biased;
+                _ = cancellation.cancelled() => None,
+                outcome = dispatch => Some(outcome.unwrap_or_else(|panic| {
+                    let detail = panic_message(&*panic);
+                    tracing::error!(detail, "a handler panicked");
+                    Err(ErrorObject::internal(format!("the handler panicked: {detail}")))
+                })),
+            };
+            outcome.map(|outcome| match outcome {
+                Ok(result) => jsonrpc::raw_result_text(&id, &result),
+                Err(error) => jsonrpc::error_text(Some(&id), &error),
+            })
+        })
+    }
+
+    async fn dispatch(self: Arc<Self>, request: Request, mut scope: Scope) -> Outcome {
+        let Request { id, method, params } = request;
+        let params = params.as_deref();
+        let head: ParamsHead = parse_params(params)?;
+        if method == methods::INITIALIZE {
+            // 2026-07-28 removed `initialize`: a request of that era must not start a
+            // legacy handshake (on a shared stateless session it would change the era of
+            // every later request).
+            if is_modern_meta(head.meta.as_deref()) {
+                return Err(ErrorObject::method_not_found(&method));
+            }
+            return self.initialize(params);
+        }
+        let request_meta = match scope.meta.take() {
+            Some(read) => read,
+            None => read_request_meta(head.meta.as_deref())?,
+        };
+        let exchange = match self.exchange_for(&method, request_meta, scope.assumed_version)? {
+            Some(exchange) => exchange,
+            // `ping` before `initialize`.
+            None => return finish(EmptyResult::default(), None),
+        };
+        let era = exchange.version.era();
+        // `exchange_for` read `_meta` as an object already, so the context's lazy read of it
+        // cannot fail.
+        let ctx = Context::new(Arc::clone(&self), id.clone(), exchange, head.meta, scope);
+        let server = &self.server;
+        let stamp = (era == Era::Modern).then(|| server.server_info_json());
+        let outcome = match (method.as_str(), era) {
+            (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
+            (methods::DISCOVER, Era::Modern) => self.discover(stamp),
+            (methods::TOOLS_LIST, _) => tools::list(server, params, stamp),
+            (methods::TOOLS_CALL, _) => tools::call(server, params, &ctx, stamp).await,
+            (methods::RESOURCES_LIST, _) => resources::list(server, params, stamp),
+            (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, stamp),
+            (methods::RESOURCES_READ, _) => resources::read(server, params, &ctx, stamp).await,
+            (methods::RESOURCES_SUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, true),
+            (methods::RESOURCES_UNSUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, false),
+            (methods::PROMPTS_LIST, _) => prompts::list(server, params, stamp),
+            (methods::PROMPTS_GET, _) => prompts::get(server, params, &ctx, stamp).await,
+            (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, stamp).await,
+            (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
+            (methods::SUBSCRIPTIONS_LISTEN, Era::Modern) => {
+                subscriptions::listen(&self, params, &id, &ctx, stamp).await
+            }
+            _ => custom::call(server, &method, params, &ctx, stamp).await,
+        };
+        ctx.finish();
+        outcome
+    }
+
+    /// Decides the request's era and protocol facts: the modern `_meta` fields when
+    /// present, else the legacy handshake. `Ok(None)` is a `ping` before the handshake.
+    fn exchange_for(
+        &self,
+        method: &str,
+        request_meta: RequestMeta,
+        assumed_version: Option<ProtocolVersion>,
+    ) -> Result<Option<Exchange>, ErrorObject> {
+        if let Some(handshake) = read(&self.handshake).as_ref() {
+            return Ok(Some(handshake.clone()));
+        }
+        let Some(requested) = request_meta.protocol_version else {
+            if let Some(version) = assumed_version {
+                return Ok(Some(Exchange {
+                    version,
+                    client_capabilities: Arc::default(),
+                    client_info: None,
+                    log_level: None,
+                }));
+            }
+            if method == methods::PING {
+                return Ok(None);
+            }
+            return Err(ErrorObject::invalid_params(format!(
+                "_meta[\"{}\"] is missing: send `initialize` first (legacy era) or give the protocol version on every request (2026-07-28)",
+                meta::PROTOCOL_VERSION
+            )));
+        };
+        let version = ProtocolVersion::parse(&requested)
+            .filter(|v| v.era() == Era::Modern)
+            .ok_or_else(|| ErrorObject::unsupported_protocol_version(&requested, &ProtocolVersion::all_strs()))?;
+        let client_capabilities = request_meta.client_capabilities.ok_or_else(|| {
+            ErrorObject::invalid_params(format!("_meta[\"{}\"] is missing", meta::CLIENT_CAPABILITIES))
+        })?;
+        Ok(Some(Exchange {
+            version,
+            client_capabilities: Arc::new(client_capabilities),
+            client_info: request_meta.client_info.map(Arc::new),
+            log_level: request_meta.log_level,
+        }))
+    }
+
+    fn initialize(&self, params: Option<&RawValue>) -> Outcome {
+        let params: InitializeRequestParams = parse_params(params)?;
+        let version = ProtocolVersion::parse(&params.protocol_version)
+            .filter(|v| v.era() == Era::Legacy)
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let exchange = Exchange {
+            version,
+            client_capabilities: Arc::new(params.capabilities),
+            client_info: Some(Arc::new(params.client_info)),
+            log_level: None,
+        };
+        if self.remembers_handshake {
+            *write(&self.handshake) = Some(exchange);
+        }
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.server.capabilities(Era::Legacy),
+            server_info: (*self.server.server_info()).clone(),
+            instructions: self.server.instructions(),
+            result_type: None,
+            meta: None,
+        };
+        finish(result, None)
+    }
+
+    fn discover(&self, stamp: Option<&Value>) -> Outcome {
+        let mut result = DiscoverResult {
+            supported_versions: ProtocolVersion::all_strs().into_iter().map(str::to_owned).collect(),
+            capabilities: self.server.capabilities(Era::Modern),
+            instructions: self.server.instructions(),
+            result_type: None,
+            meta: None,
+            ttl_ms: None,
+            cache_scope: None,
+        };
+        self.server.stamp_cache_hints(&mut result);
+        finish(result, stamp)
+    }
+
+    fn set_level(&self, params: Option<&RawValue>) -> Outcome {
+        let params: SetLevelRequestParams = parse_params(params)?;
+        *lock(&self.log_level) = Some(params.level);
+        finish(EmptyResult::default(), None)
+    }
+}
+
+/// Stamps the modern era's `resultType` (unless the result set its own) and server info
+/// (as JSON already, see [`Server::server_info_json`]), then writes the result as JSON.
+pub(super) fn finish<R: ProtocolResult + Serialize>(mut result: R, stamp: Option<&Value>) -> Outcome {
+    if let Some(server_info) = stamp {
+        result.result_type_mut().get_or_insert(ResultType::Complete);
+        let meta = result.meta_mut().get_or_insert_with(Meta::new);
+        meta.insert(meta::SERVER_INFO.to_owned(), server_info.clone());
+    }
+    serde_json::to_string(&result).map_err(ErrorObject::internal)
+}
+
+/// Decodes a method's params; absent params read as `{}`.
+pub(super) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(ErrorObject::invalid_params)
+}
+
+/// The params of a list method.
+#[derive(Deserialize, Default)]
+pub(super) struct CursorParams {
+    #[serde(default)]
+    pub(super) cursor: Option<String>,
+}
+
+/// The protocol fields of a request's `_meta` (all absent without one).
+fn read_request_meta(raw: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
+    match raw {
+        Some(raw) => serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}"))),
+        None => Ok(RequestMeta::default()),
+    }
+}
+
+/// Only `_meta`, read before the method's own params.
+#[derive(Deserialize, Default)]
+struct ParamsHead {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Box<RawValue>>,
+}
+
+/// Whether `_meta` names a protocol version, which makes the request modern.
+fn is_modern_meta(meta: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct VersionOnly {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        protocol_version: Option<Value>,
+    }
+    meta.and_then(|raw| serde_json::from_str::<VersionOnly>(raw.get()).ok())
+        .is_some_and(|m| m.protocol_version.is_some())
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Map};
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::server::ToolDef;
+
+    const MODERN_META: &str = r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}"#;
+
+    fn server() -> Server {
+        Server::builder("dispatch", "1.0.0")
+            .tool(
+                ToolDef::new("echo").handler(|args: Map<String, Value>, _ctx| async move {
+                    args["text"].as_str().unwrap_or_default().to_owned()
+                }),
+            )
+            .extension("com.example/weather", json!({}))
+            .request_handler("weather/forecast", |params: Value, _ctx: Context| async move {
+                Ok::<_, crate::server::HandlerError>(json!({ "city": params["city"] }))
+            })
+            .request_handler("weather/broken", |_params: Value, _ctx: Context| async move {
+                Ok::<_, crate::server::HandlerError>(json!("not an object"))
+            })
+            .build()
+            .unwrap()
+    }
+
+    /// Answers one request as a client would send it, without any connection.
+    async fn ask(dispatcher: &Arc<Dispatcher>, id: i64, method: &str, params: Value) -> Value {
+        let text = jsonrpc::request_text(&RequestId::Number(id), method, Some(&params));
+        let Ok(Message::Request(request)) = jsonrpc::parse_message(&text) else {
+            panic!("not a request: {text}")
+        };
+        let (tx, _rx) = mpsc::channel(8);
+        let answer = dispatcher.answer(request, Scope::new(Reply::Stream(tx), CancellationToken::new()));
+        serde_json::from_str(&answer.await.expect("answered")).unwrap()
+    }
+
+    fn modern(mut params: Value) -> Value {
+        params["_meta"] = serde_json::from_str(MODERN_META).unwrap();
+        params
+    }
+
+    #[tokio::test]
+    async fn the_era_comes_from_the_handshake_or_from_each_request() {
+        let dispatcher = Dispatcher::new(server());
+        let early = ask(&dispatcher, 1, "tools/list", json!({})).await;
+        assert_eq!(early["error"]["code"], -32602, "{early}");
+        let modern_call = ask(
+            &dispatcher,
+            2,
+            "tools/call",
+            modern(json!({"name": "echo", "arguments": {"text": "hi"}})),
+        )
+        .await;
+        assert_eq!(modern_call["result"]["content"][0]["text"], "hi");
+        assert_eq!(modern_call["result"]["resultType"], "complete");
+        assert_eq!(
+            modern_call["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "dispatch"
+        );
+        let init =
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+        let answer = ask(&dispatcher, 3, "initialize", init).await;
+        assert_eq!(answer["result"]["protocolVersion"], "2025-06-18");
+        assert_eq!(
+            dispatcher.handshake_version(),
+            Some(ProtocolVersion::parse("2025-06-18").unwrap())
+        );
+        let legacy_call = ask(
+            &dispatcher,
+            4,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "yo"}}),
+        )
+        .await;
+        assert_eq!(legacy_call["result"]["content"][0]["text"], "yo");
+        assert!(legacy_call["result"].get("resultType").is_none(), "{legacy_call}");
+    }
+
+    #[tokio::test]
+    async fn a_shared_dispatcher_answers_initialize_without_remembering_it() {
+        let dispatcher = Dispatcher::shared(server());
+        let init =
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+        ask(&dispatcher, 1, "initialize", init).await;
+        assert_eq!(dispatcher.handshake_version(), None);
+    }
+
+    #[tokio::test]
+    async fn custom_methods_answer_in_both_eras_and_extensions_are_declared_to_the_modern_one() {
+        let dispatcher = Dispatcher::new(server());
+        let modern_answer = ask(&dispatcher, 1, "weather/forecast", modern(json!({"city": "Oslo"}))).await;
+        assert_eq!(modern_answer["result"]["city"], "Oslo");
+        assert_eq!(modern_answer["result"]["resultType"], "complete");
+        let discover = ask(&dispatcher, 2, "server/discover", modern(json!({}))).await;
+        assert_eq!(
+            discover["result"]["capabilities"]["extensions"],
+            json!({"com.example/weather": {}})
+        );
+        let broken = ask(&dispatcher, 3, "weather/broken", modern(json!({}))).await;
+        assert_eq!(broken["error"]["code"], -32603, "{broken}");
+        let unknown = ask(&dispatcher, 4, "weather/unknown", modern(json!({}))).await;
+        assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+
+        let init =
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+        let initialized = ask(&dispatcher, 5, "initialize", init).await;
+        assert!(
+            initialized["result"]["capabilities"].get("extensions").is_none(),
+            "{initialized}"
+        );
+        let legacy_answer = ask(&dispatcher, 6, "weather/forecast", json!({"city": "Lima"})).await;
+        assert_eq!(legacy_answer["result"], json!({"city": "Lima"}));
+    }
+
+    #[tokio::test]
+    async fn custom_notifications_reach_their_handler() {
+        let (seen_tx, mut seen) = mpsc::unbounded_channel();
+        let server = Server::builder("dispatch", "1.0.0")
+            .notification_handler("notifications/weather/seen", move |params: Value| {
+                let seen_tx = seen_tx.clone();
+                async move {
+                    let _ = seen_tx.send(params);
+                }
+            })
+            .build()
+            .unwrap();
+        let dispatcher = Dispatcher::new(server);
+        let text = jsonrpc::notification_text("notifications/weather/seen", Some(&json!({"city": "Rome"})));
+        let message = jsonrpc::parse_message(&text).unwrap();
+        assert!(dispatcher.receive(message).is_none());
+        assert_eq!(seen.recv().await, Some(json!({"city": "Rome"})));
+    }
+
+    #[test]
+    fn the_core_methods_cannot_be_replaced() {
+        let replaced = Server::builder("dispatch", "1.0.0")
+            .request_handler("tools/call", |_params: Value, _ctx: Context| async move {
+                Ok::<_, crate::server::HandlerError>(json!({}))
+            })
+            .build();
+        assert!(replaced.is_err());
+        let replaced = Server::builder("dispatch", "1.0.0")
+            .notification_handler("notifications/cancelled", |_params: Value| async {})
+            .build();
+        assert!(replaced.is_err());
+    }
+}

@@ -1,0 +1,141 @@
+//! [`HttpConfig`]: the settings of the HTTP endpoint, with safe defaults.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::guard::Guard;
+use crate::state::EventStore;
+
+/// Settings of the HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub(super) path: String,
+    pub(super) guard: Guard,
+    pub(super) body_limit: usize,
+    pub(super) json_response: bool,
+    pub(super) stateless: bool,
+    pub(super) session_idle_timeout: Duration,
+    pub(super) max_sessions: usize,
+    pub(super) legacy_sse: bool,
+    pub(super) events_kept: usize,
+    pub(super) event_store: Option<Arc<dyn EventStore>>,
+    pub(super) retry: Duration,
+    pub(super) keep_alive: Duration,
+    pub(super) cors_origins: Vec<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            path: "/mcp".into(),
+            guard: Guard::default(),
+            body_limit: crate::transport::DEFAULT_MAX_MESSAGE_SIZE,
+            json_response: false,
+            stateless: false,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            legacy_sse: false,
+            events_kept: 1024,
+            event_store: None,
+            retry: Duration::from_secs(1),
+            keep_alive: Duration::from_secs(15),
+            cors_origins: Vec::new(),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The endpoint's path (default `/mcp`).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// The `Origin` values allowed to call (default: pages served from loopback hosts).
+    /// Requests without `Origin` (not from a browser) always pass this check.
+    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(mut self, origins: I) -> Self {
+        self.guard.origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The `Host` names accepted (default: `localhost`, `127.0.0.1`, `[::1]`, against DNS
+    /// rebinding). An empty list accepts any host: only for servers behind a proxy that
+    /// checks it.
+    pub fn allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
+        self.guard.hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB; larger gets 413).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Always answer with one JSON object, never SSE (notifications are then dropped).
+    pub fn json_response(mut self, on: bool) -> Self {
+        self.json_response = on;
+        self
+    }
+
+    /// Legacy era without sessions: no `Mcp-Session-Id`, no GET stream.
+    pub fn stateless(mut self, on: bool) -> Self {
+        self.stateless = on;
+        self
+    }
+
+    /// How long an idle legacy session lives (default 30 minutes).
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// The most legacy sessions at once (default 10,000; past it `initialize` gets 503).
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// Also serve the deprecated HTTP+SSE transport of 2024-11-05 at `/sse` and
+    /// `/messages` (default off).
+    pub fn legacy_sse(mut self, on: bool) -> Self {
+        self.legacy_sse = on;
+        self
+    }
+
+    /// How many events each legacy SSE stream keeps for resumption (default 1024). A
+    /// store set with [`event_store`](Self::event_store) keeps what it decides instead.
+    pub fn events_kept(mut self, events: usize) -> Self {
+        self.events_kept = events;
+        self
+    }
+
+    /// Where legacy SSE streams log their events for resumption with `Last-Event-ID`
+    /// (default: each session in its own memory, bounded by
+    /// [`events_kept`](Self::events_kept)). A store shared by several endpoints, or kept
+    /// outside the process, is set here.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use oxmcp::server::http::HttpConfig;
+    /// use oxmcp::state::InMemoryEventStore;
+    ///
+    /// let config = HttpConfig::default().event_store(Arc::new(InMemoryEventStore::new(256)));
+    /// ```
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = Some(store);
+        self
+    }
+
+    /// The reconnection delay suggested to clients in legacy SSE streams (default 1 s).
+    pub fn retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Origins allowed by CORS; responses to them expose `Mcp-Session-Id`.
+    pub fn cors_origins<I: IntoIterator<Item = S>, S: Into<String>>(mut self, origins: I) -> Self {
+        self.cors_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+}

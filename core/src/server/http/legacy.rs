@@ -1,0 +1,159 @@
+//! Legacy-era POSTs (2025-03-26 to 2025-11-25): with sessions, answered as JSON or as a
+//! resumable SSE stream logged for `Last-Event-ID`; or, in stateless mode, each on its own.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+use http::{HeaderMap, HeaderValue, StatusCode};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::endpoint::Endpoint;
+use super::response::{header_str, json_body, respond, rpc_error, sse_response, STREAM_CAPACITY};
+use super::streams::{Attached, Event, StreamHub};
+use crate::protocol::headers::names;
+use crate::protocol::jsonrpc::Message;
+use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
+use crate::server::dispatch::Scope;
+use crate::server::reply::{Outgoing, Reply};
+
+pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, message: Message) -> Response {
+    let version = match header_str(headers, names::PROTOCOL_VERSION) {
+        None => ProtocolVersion::V2025_03_26,
+        Some(text) => match ProtocolVersion::parse(text).filter(|v| v.era() == Era::Legacy) {
+            Some(version) => version,
+            None => {
+                let error = ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {text:?}"));
+                return rpc_error(StatusCode::BAD_REQUEST, None, error);
+            }
+        },
+    };
+    let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
+    if endpoint.config.stateless {
+        return post_stateless(endpoint, message, version).await;
+    }
+    let (session, new_id) = if initialize {
+        match endpoint.open_session() {
+            Ok((id, session)) => (session, Some(id)),
+            Err(refused) => return refused.into_response(),
+        }
+    } else {
+        match endpoint.find_session(headers) {
+            Ok(session) => (session, None),
+            Err(refused) => return refused.into_response(),
+        }
+    };
+    let dispatcher = session.session.dispatcher();
+    let Some(request) = dispatcher.receive(message) else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
+    dispatcher.serve(request, Reply::Stream(tx));
+    let mut response = match rx.recv().await {
+        None => rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            ErrorObject::internal("the request was cancelled"),
+        ),
+        Some(Outgoing::Final(text)) => json_body(StatusCode::OK, text),
+        Some(Outgoing::Message(first)) if endpoint.config.json_response => {
+            drop(first);
+            respond(rx, true, None, endpoint.config.keep_alive, |_| StatusCode::OK).await
+        }
+        Some(Outgoing::Message(first)) => resumable_stream(endpoint, &session.hub, first, rx).await,
+    };
+    if let Some(id) = new_id {
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(names::SESSION_ID, value);
+        }
+    }
+    response
+}
+
+/// Legacy requests without sessions: each is answered on its own, the version taken from
+/// the header.
+async fn post_stateless(endpoint: &Arc<Endpoint>, message: Message, version: ProtocolVersion) -> Response {
+    let Some(request) = endpoint.stateless.receive(message) else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
+    let dispatcher = Arc::clone(&endpoint.stateless);
+    tokio::spawn(async move {
+        let reply = Reply::Stream(tx);
+        let scope = Scope {
+            assumed_version: Some(version),
+            ..Scope::new(reply.clone(), CancellationToken::new())
+        };
+        if let Some(text) = dispatcher.answer(request, scope).await {
+            reply.finish(text).await;
+        }
+    });
+    respond(
+        rx,
+        endpoint.config.json_response,
+        None,
+        endpoint.config.keep_alive,
+        |_| StatusCode::OK,
+    )
+    .await
+}
+
+/// A legacy POST's SSE stream: logged in the session's hub so that the client can resume
+/// it with `Last-Event-ID`; the request goes on when the client disconnects.
+async fn resumable_stream(
+    endpoint: &Endpoint,
+    hub: &Arc<StreamHub>,
+    first: String,
+    mut rx: mpsc::Receiver<Outgoing>,
+) -> Response {
+    let stream = hub.open();
+    let attached = hub.attach(stream, 0, STREAM_CAPACITY).await;
+    let pump_hub = Arc::clone(hub);
+    tokio::spawn(async move {
+        pump_hub.push(stream, first, false).await;
+        while let Some(outgoing) = rx.recv().await {
+            match outgoing {
+                Outgoing::Message(text) => pump_hub.push(stream, text, false).await,
+                Outgoing::Final(text) => {
+                    pump_hub.push(stream, text, true).await;
+                    return;
+                }
+            }
+        }
+    });
+    match attached {
+        Some(attached) => sse_response(logged_events(stream, attached, endpoint.config.retry)),
+        None => rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            None,
+            ErrorObject::internal("the stream vanished"),
+        ),
+    }
+}
+
+/// The events of a logged stream: a priming event (id and retry) at the reader's position,
+/// so a reconnection resumes from there, then what was missed, then live events.
+pub(super) fn logged_events(stream: u64, attached: Attached, retry: Duration) -> impl Stream<Item = Bytes> + Send {
+    let priming = Bytes::from(format!(
+        "id: {stream}-{}\nretry: {}\ndata: \n\n",
+        attached.position,
+        retry.as_millis()
+    ));
+    let seen = attached.seen();
+    let missed = futures::stream::iter(attached.missed).map(move |event| encode_event(stream, &event));
+    let live = match attached.live {
+        Some(rx) => tokio_stream::wrappers::ReceiverStream::new(rx)
+            .filter(move |event| futures::future::ready(event.seq > seen))
+            .map(move |event| encode_event(stream, &event))
+            .boxed(),
+        None => futures::stream::empty().boxed(),
+    };
+    futures::stream::once(async move { priming }).chain(missed).chain(live)
+}
+
+fn encode_event(stream: u64, event: &Event) -> Bytes {
+    Bytes::from(format!("id: {stream}-{}\ndata: {}\n\n", event.seq, event.data))
+}

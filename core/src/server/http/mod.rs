@@ -1,0 +1,37 @@
+//! Streamable HTTP hosting: one endpoint (default `/mcp`) that serves both protocol eras,
+//! decided per request. A `tower::Service` (an axum [`Router`](axum::Router)) for mounting
+//! in an existing app, and a bundled listener.
+//!
+//! - Modern (2026-07-28): POST only; headers checked against the body; each request
+//!   answered with one JSON object, or an SSE stream when notifications precede the
+//!   answer; closing that stream cancels the request.
+//! - Legacy (2025-03-26 to 2025-11-25): sessions by `Mcp-Session-Id`, a standalone GET
+//!   stream, DELETE, and resumable SSE streams (`Last-Event-ID`).
+//! - 2024-11-05: the deprecated HTTP+SSE transport at `/sse` and `/messages`, when enabled.
+//!
+//! ```no_run
+//! use oxmcp::server::http::HttpConfig;
+//! use oxmcp::server::Server;
+//!
+//! # async fn run(server: Server) -> oxmcp::Result<()> {
+//! let handle = server.bind_http("127.0.0.1:8000", HttpConfig::default()).await?;
+//! println!("serving {}", handle.url("/mcp"));
+//! handle.wait().await?;
+//! # Ok(()) }
+//! ```
+
+mod config;
+mod cors;
+mod endpoint;
+mod guard;
+mod legacy;
+mod listener;
+mod modern;
+mod response;
+mod sessions;
+mod sse_compat;
+mod standalone;
+mod streams;
+
+pub use config::HttpConfig;
+pub use listener::HttpServerHandle;

@@ -1,0 +1,275 @@
+//! Modern-era POSTs (2026-07-28): the header rules, then one answer per request, as JSON or
+//! as an SSE stream that cancels the request when the client goes away.
+
+use std::sync::Arc;
+
+use axum::response::Response;
+use http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::endpoint::Endpoint;
+use super::response::{header_str, respond, rpc_error, STREAM_CAPACITY};
+use crate::protocol::headers::{decode_header_value, header_params, header_text, names, value_at};
+use crate::protocol::jsonrpc::Request;
+use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion, RequestMeta};
+use crate::server::dispatch::Scope;
+use crate::server::reply::Reply;
+
+/// Whether a request is of the modern era: its `_meta` or its version header says so.
+pub(super) fn is_modern(headers: &HeaderMap, request: &Request) -> bool {
+    let header_modern = header_str(headers, names::PROTOCOL_VERSION)
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| v.era() == Era::Modern);
+    header_modern || request_meta(request).is_some_and(|m| m.protocol_version.is_some())
+}
+
+fn request_meta(request: &Request) -> Option<RequestMeta> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(rename = "_meta", default)]
+        meta: Option<RequestMeta>,
+    }
+    let params = request.params.as_deref()?;
+    serde_json::from_str::<Head>(params.get()).ok()?.meta
+}
+
+pub(super) async fn post_modern(endpoint: &Arc<Endpoint>, headers: &HeaderMap, request: Request) -> Response {
+    let meta = match check_modern_headers(endpoint, headers, &request) {
+        Ok(meta) => meta,
+        Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
+    };
+    let cancellation = CancellationToken::new();
+    let cancel_on_drop = cancellation.clone().drop_guard();
+    let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
+    let dispatcher = Arc::clone(&endpoint.stateless);
+    tokio::spawn(async move {
+        let reply = Reply::Stream(tx);
+        let scope = Scope {
+            meta: Some(meta),
+            ..Scope::new(reply.clone(), cancellation)
+        };
+        if let Some(text) = dispatcher.answer(request, scope).await {
+            reply.finish(text).await;
+        }
+    });
+    respond(
+        rx,
+        endpoint.config.json_response,
+        Some(cancel_on_drop),
+        endpoint.config.keep_alive,
+        status_for_modern,
+    )
+    .await
+}
+
+/// The header rules of 2026-07-28: version, method, name and parameter headers must match
+/// the body; `_meta` must carry the required fields. Gives the `_meta` it read.
+fn check_modern_headers(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    request: &Request,
+) -> Result<RequestMeta, ErrorObject> {
+    // One pass reads both; when it fails, each is read on its own, so that a flaw in one
+    // does not hide the other (a broken target must not read as a missing `_meta`).
+    let (meta, target) = match Head::<RequestMeta>::read(request) {
+        Some(mut head) => (head.meta.take().unwrap_or_default(), head.into_target()),
+        None => (
+            request_meta(request).unwrap_or_default(),
+            Target::read(request).unwrap_or_default(),
+        ),
+    };
+    let Some(body_version) = meta.protocol_version.as_deref() else {
+        return Err(ErrorObject::invalid_params(
+            "_meta[\"io.modelcontextprotocol/protocolVersion\"] is missing",
+        ));
+    };
+    match header_str(headers, names::PROTOCOL_VERSION) {
+        None => {
+            return Err(ErrorObject::header_mismatch(
+                "the MCP-Protocol-Version header is missing",
+            ))
+        }
+        Some(header) if header != body_version => {
+            return Err(ErrorObject::header_mismatch(format!(
+                "MCP-Protocol-Version header {header:?} does not match the body's {body_version:?}"
+            )))
+        }
+        Some(_) => {}
+    }
+    if ProtocolVersion::parse(body_version)
+        .filter(|v| v.era() == Era::Modern)
+        .is_none()
+    {
+        return Err(ErrorObject::unsupported_protocol_version(
+            body_version,
+            &ProtocolVersion::all_strs(),
+        ));
+    }
+    if meta.client_capabilities.is_none() {
+        return Err(ErrorObject::invalid_params(
+            "_meta[\"io.modelcontextprotocol/clientCapabilities\"] is missing",
+        ));
+    }
+    expect_header(headers, names::METHOD, Some(&request.method), "Mcp-Method")?;
+    if matches!(
+        request.method.as_str(),
+        methods::TOOLS_CALL | methods::RESOURCES_READ | methods::PROMPTS_GET
+    ) {
+        expect_header(headers, names::NAME, target.name.as_deref(), "Mcp-Name")?;
+    }
+    if request.method == methods::TOOLS_CALL {
+        check_param_headers(endpoint, headers, &target)?;
+    }
+    Ok(meta)
+}
+
+/// What the modern header checks read from a request's params: `_meta` (as `M`) and the
+/// name or URI and arguments. The arguments stay raw until a tool with `x-mcp-header`
+/// parameters needs them: most tools have none, and building a map of every argument cost
+/// more than the rest of the checks.
+#[derive(Deserialize, Default)]
+#[serde(bound = "M: Deserialize<'de>")]
+struct Head<M> {
+    #[serde(rename = "_meta", default)]
+    meta: Option<M>,
+    #[serde(default, alias = "uri")]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<Box<RawValue>>,
+}
+
+/// The name or URI and arguments of a request, whatever its `_meta`.
+type Target = Head<serde::de::IgnoredAny>;
+
+impl<M> Head<M> {
+    /// The params of `request` (all fields absent when it has none); `None` when they do
+    /// not parse or the arguments are not an object, as a typed read of them would fail.
+    fn read(request: &Request) -> Option<Self>
+    where
+        M: for<'de> Deserialize<'de> + Default,
+    {
+        let Some(params) = request.params.as_deref() else {
+            return Some(Head::default());
+        };
+        let head: Self = serde_json::from_str(params.get()).ok()?;
+        let arguments_are_object = head
+            .arguments
+            .as_deref()
+            .is_none_or(|raw| raw.get().trim_start().starts_with('{'));
+        arguments_are_object.then_some(head)
+    }
+
+    /// The arguments as an object (none when absent).
+    fn arguments(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        serde_json::from_str(self.arguments.as_deref()?.get()).ok()
+    }
+
+    fn into_target(self) -> Target {
+        Head {
+            meta: None,
+            name: self.name,
+            arguments: self.arguments,
+        }
+    }
+}
+
+/// Checks that header `name` is present, decodes, and equals `expected`.
+fn expect_header(headers: &HeaderMap, name: &str, expected: Option<&str>, label: &str) -> Result<(), ErrorObject> {
+    let Some(raw) = headers.get(name) else {
+        return Err(ErrorObject::header_mismatch(format!("the {label} header is missing")));
+    };
+    let value = raw
+        .to_str()
+        .map_err(|_| ErrorObject::header_mismatch(format!("the {label} header has invalid characters")))
+        .and_then(|v| {
+            decode_header_value(v)
+                .ok_or_else(|| ErrorObject::header_mismatch(format!("the {label} header is not valid base64")))
+        })?;
+    match expected {
+        Some(expected) if expected == value => Ok(()),
+        _ => Err(ErrorObject::header_mismatch(format!(
+            "{label} header value {value:?} does not match the body value {expected:?}"
+        ))),
+    }
+}
+
+/// `Mcp-Param-*` headers must mirror the tool's `x-mcp-header` arguments.
+fn check_param_headers(endpoint: &Endpoint, headers: &HeaderMap, target: &Target) -> Result<(), ErrorObject> {
+    let Some(tool) = target
+        .name
+        .as_ref()
+        .and_then(|name| endpoint.server.registry().tools.get(name).cloned())
+    else {
+        return Ok(());
+    };
+    let Ok(params) = header_params(&tool.tool.input_schema) else {
+        return Ok(());
+    };
+    if params.is_empty() {
+        return Ok(());
+    }
+    let arguments = target.arguments().unwrap_or_default();
+    for param in params {
+        let header_name = format!("{}{}", names::PARAM_PREFIX, param.name.to_ascii_lowercase());
+        let label = format!("Mcp-Param-{}", param.name);
+        let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
+        match (body, headers.get(&header_name)) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "{label} is sent but the argument is absent"
+                )))
+            }
+            (Some(value), _) => {
+                let expected = header_text(value);
+                if !numeric_match(headers, &header_name, value) {
+                    expect_header(headers, &header_name, expected.as_deref(), &label)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Integers compare numerically (`42.0` in the header matches `42` in the body).
+fn numeric_match(headers: &HeaderMap, header_name: &str, body: &serde_json::Value) -> bool {
+    let (Some(body), Some(header)) = (body.as_f64(), header_str(headers, header_name)) else {
+        return false;
+    };
+    header.parse::<f64>().is_ok_and(|h| h == body)
+}
+
+/// Modern errors that the transport reports with an HTTP status too.
+fn status_for_modern(text: &str) -> StatusCode {
+    // A result's text has its `"result":` key right after the id (`jsonrpc::raw_result_text`),
+    // and that pattern cannot occur inside a JSON string (its quotes would be escaped): a
+    // result is known from its first bytes, and only an error's text is read.
+    if text
+        .find("\"result\":")
+        .is_some_and(|at| !text[..at].contains("\"error\":"))
+    {
+        return StatusCode::OK;
+    }
+    #[derive(Deserialize)]
+    struct ErrorHead {
+        error: Option<ErrorCode>,
+    }
+    #[derive(Deserialize)]
+    struct ErrorCode {
+        code: i64,
+    }
+    let code = serde_json::from_str::<ErrorHead>(text)
+        .ok()
+        .and_then(|h| h.error)
+        .map(|e| e.code);
+    match code {
+        Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(code::UNSUPPORTED_PROTOCOL_VERSION | code::MISSING_REQUIRED_CLIENT_CAPABILITY | code::HEADER_MISMATCH) => {
+            StatusCode::BAD_REQUEST
+        }
+        _ => StatusCode::OK,
+    }
+}

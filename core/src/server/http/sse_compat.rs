@@ -1,0 +1,119 @@
+//! The deprecated HTTP+SSE transport of 2024-11-05: a GET `/sse` stream whose first event
+//! names where to POST, and `/messages?sessionId=…` for the client's messages.
+
+use std::sync::{Arc, Weak};
+
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
+use futures::{SinkExt, StreamExt};
+use http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use super::endpoint::{precheck, Endpoint};
+use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
+use super::sessions::{random_id, silent_transport};
+use crate::connection::Connection;
+use crate::protocol::jsonrpc::{self, Incoming};
+use crate::protocol::ErrorObject;
+use crate::server::session::Session;
+
+#[derive(Deserialize)]
+pub(super) struct SessionQuery {
+    #[serde(rename = "sessionId")]
+    session_id: String,
+}
+
+/// HTTP+SSE (2024-11-05): the stream whose first event names where to POST.
+pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = precheck(&endpoint, &headers) {
+        return refused.into_response();
+    }
+    let id = match random_id() {
+        Ok(id) => id,
+        Err(e) => return rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorObject::internal(e)),
+    };
+    let (tx, rx) = mpsc::channel::<String>(STREAM_CAPACITY);
+    let sink =
+        tokio_util::sync::PollSender::new(tx).sink_map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+    let (connection, _) = Connection::start(silent_transport(sink));
+    let session = Session::new(endpoint.server.clone(), connection);
+    let forwarder = session.forward_events();
+    endpoint
+        .sse_sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id.clone(), session);
+    let closing = SseSessionGuard {
+        endpoint: Arc::downgrade(&endpoint),
+        id: id.clone(),
+        forwarder,
+    };
+    let endpoint_event = Bytes::from(format!("event: endpoint\ndata: /messages?sessionId={id}\n\n"));
+    let messages = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |text| {
+        let _ = &closing;
+        Bytes::from(format!("event: message\ndata: {text}\n\n"))
+    });
+    sse_response(futures::stream::once(async move { endpoint_event }).chain(messages))
+}
+
+/// Ends an HTTP+SSE session when its stream closes.
+struct SseSessionGuard {
+    endpoint: Weak<Endpoint>,
+    id: String,
+    forwarder: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for SseSessionGuard {
+    fn drop(&mut self) {
+        self.forwarder.abort();
+        if let Some(endpoint) = self.endpoint.upgrade() {
+            if let Some(session) = endpoint
+                .sse_sessions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&self.id)
+            {
+                session.end();
+            }
+        }
+    }
+}
+
+/// HTTP+SSE (2024-11-05): a message from the client; answers go on its stream.
+pub(super) async fn handle_sse_message(
+    State(endpoint): State<Arc<Endpoint>>,
+    Query(query): Query<SessionQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(refused) = precheck(&endpoint, &headers) {
+        return refused.into_response();
+    }
+    let session = endpoint
+        .sse_sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&query.session_id)
+        .cloned();
+    let Some(session) = session else {
+        return rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("unknown session"),
+        );
+    };
+    match jsonrpc::parse(&body) {
+        Ok(Incoming::Single(message)) => {
+            session.accept(message);
+            StatusCode::ACCEPTED.into_response()
+        }
+        Ok(Incoming::Batch(_)) => rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::invalid_request("no batches"),
+        ),
+        Err(invalid) => rpc_error(StatusCode::BAD_REQUEST, invalid.id(), ErrorObject::from(&invalid)),
+    }
+}

@@ -1,0 +1,82 @@
+//! GET (a legacy session's standalone stream, or the resumption of any of its streams)
+//! and DELETE (ending a legacy session). The modern era takes POST only.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderMap, HeaderValue, StatusCode};
+
+use super::endpoint::{precheck, Endpoint};
+use super::legacy::logged_events;
+use super::response::{header_str, rpc_error, sse_response, STREAM_CAPACITY};
+use super::streams::{parse_event_id, STANDALONE};
+use crate::protocol::headers::names;
+use crate::protocol::ErrorObject;
+
+pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = precheck(&endpoint, &headers) {
+        return refused.into_response();
+    }
+    if endpoint.config.stateless || header_str(&headers, names::SESSION_ID).is_none() {
+        return method_not_allowed();
+    }
+    let accepts_sse =
+        header_str(&headers, http::header::ACCEPT.as_str()).is_some_and(|a| a.contains("text/event-stream"));
+    if !accepts_sse {
+        let error = ErrorObject::invalid_request("GET needs Accept: text/event-stream");
+        return rpc_error(StatusCode::NOT_ACCEPTABLE, None, error);
+    }
+    let session = match endpoint.find_session(&headers) {
+        Ok(session) => session,
+        Err(refused) => return refused.into_response(),
+    };
+    let resume = header_str(&headers, names::LAST_EVENT_ID).and_then(parse_event_id);
+    let (stream, after) = match resume {
+        Some(position) => position,
+        None => {
+            if session.hub.is_attached(STANDALONE) {
+                let error = ErrorObject::invalid_request("this session already has a GET stream");
+                return rpc_error(StatusCode::CONFLICT, None, error);
+            }
+            (STANDALONE, u64::MAX)
+        }
+    };
+    match session.hub.attach(stream, after, STREAM_CAPACITY).await {
+        Some(attached) => sse_response(logged_events(stream, attached, endpoint.config.retry)),
+        None => rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("unknown stream"),
+        ),
+    }
+}
+
+pub(super) async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = precheck(&endpoint, &headers) {
+        return refused.into_response();
+    }
+    let Some(id) = header_str(&headers, names::SESSION_ID).filter(|_| !endpoint.config.stateless) else {
+        return method_not_allowed();
+    };
+    match endpoint.sessions().remove(id) {
+        Some(_) => StatusCode::OK.into_response(),
+        None => rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("unknown or ended session"),
+        ),
+    }
+}
+
+fn method_not_allowed() -> Response {
+    let mut response = rpc_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        ErrorObject::invalid_request("this endpoint takes POST"),
+    );
+    response
+        .headers_mut()
+        .insert(http::header::ALLOW, HeaderValue::from_static("POST"));
+    response
+}
