@@ -1,9 +1,14 @@
-//! `x-mcp-header`: tool parameters mirrored into `Mcp-Param-*` HTTP headers (2026-07-28),
-//! and the rules a tool's input schema must follow to use them.
+//! The MCP headers of a Streamable HTTP request: their names, the values a request implies
+//! (`Mcp-Method`, `Mcp-Name`, and the `Mcp-Param-*` headers that mirror a tool's
+//! `x-mcp-header` arguments, 2026-07-28), how values are encoded, and the rules a tool's
+//! input schema must follow to use them. The client sends and the server checks what
+//! [`request_headers`] computes.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{Map, Value};
+
+use super::methods;
 
 /// The HTTP header names of MCP, lowercase as the `http` crate spells them. The client
 /// sends and the server checks the same names.
@@ -181,6 +186,69 @@ fn is_plain(value: &str) -> bool {
     visible && !blank(first) && !blank(last) && !sentinel_like
 }
 
+/// One MCP header a modern request implies: its name, and the value it must carry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestHeader {
+    /// The header name, lowercase.
+    pub name: String,
+    /// How error messages spell it (`Mcp-Param-Region`).
+    pub label: String,
+    /// The value, before [`encode_header_value`]; `None` when the body has none.
+    pub value: Option<String>,
+    /// Whether the header must be sent even without a value in the body (then the request
+    /// cannot be sent correctly): `Mcp-Method` and `Mcp-Name`. An `Mcp-Param-*` header is
+    /// sent exactly when its argument is present.
+    pub required: bool,
+    /// The argument as a number, when it is one: `42.0` in a header matches `42`.
+    pub number: Option<f64>,
+}
+
+/// The `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers of a request: `name` is
+/// `params.name` of `tools/call` and `prompts/get` or `params.uri` of `resources/read`;
+/// `arguments` and `params` (the tool's [`header_params`]) matter to `tools/call` only.
+pub fn request_headers(
+    method: &str,
+    name: Option<&str>,
+    arguments: Option<&Map<String, Value>>,
+    params: &[HeaderParam],
+) -> Vec<RequestHeader> {
+    let mut headers = vec![RequestHeader {
+        name: names::METHOD.to_owned(),
+        label: "Mcp-Method".to_owned(),
+        value: Some(method.to_owned()),
+        required: true,
+        number: None,
+    }];
+    if matches!(
+        method,
+        methods::TOOLS_CALL | methods::RESOURCES_READ | methods::PROMPTS_GET
+    ) {
+        headers.push(RequestHeader {
+            name: names::NAME.to_owned(),
+            label: "Mcp-Name".to_owned(),
+            value: name.map(str::to_owned),
+            required: true,
+            number: None,
+        });
+    }
+    if method != methods::TOOLS_CALL {
+        return headers;
+    }
+    for param in params {
+        let value = arguments
+            .and_then(|arguments| value_at(arguments, &param.path))
+            .filter(|value| !value.is_null());
+        headers.push(RequestHeader {
+            name: format!("{}{}", names::PARAM_PREFIX, param.name.to_ascii_lowercase()),
+            label: format!("Mcp-Param-{}", param.name),
+            value: value.and_then(header_text),
+            required: false,
+            number: value.and_then(Value::as_f64),
+        });
+    }
+    headers
+}
+
 /// The value at a chain of property names in the call's arguments.
 pub fn value_at<'a>(arguments: &'a Map<String, Value>, path: &[String]) -> Option<&'a Value> {
     let (first, rest) = path.split_first()?;
@@ -302,5 +370,50 @@ mod tests {
         assert_eq!(at(&["f"]).and_then(header_text), None);
         assert_eq!(at(&["n"]).and_then(header_text), None);
         assert_eq!(at(&["a", "missing"]), None);
+    }
+
+    #[test]
+    fn a_request_implies_its_method_name_and_parameter_headers() {
+        let plain = |headers: Vec<RequestHeader>| -> Vec<(String, Option<String>)> {
+            headers.into_iter().map(|h| (h.name, h.value)).collect()
+        };
+        let own = |name: &str, value: Option<&str>| (name.to_owned(), value.map(str::to_owned));
+        assert_eq!(
+            plain(request_headers("tools/list", None, None, &[])),
+            vec![own("mcp-method", Some("tools/list"))]
+        );
+        assert_eq!(
+            plain(request_headers("resources/read", Some("file:///a"), None, &[])),
+            vec![
+                own("mcp-method", Some("resources/read")),
+                own("mcp-name", Some("file:///a"))
+            ]
+        );
+        let params = params(json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "limit": {"type": "integer", "x-mcp-header": "Limit"}
+        }}))
+        .unwrap();
+        let arguments = json!({"region": "eu", "limit": 42.0});
+        let headers = request_headers("tools/call", Some("query"), arguments.as_object(), &params);
+        let limit = headers.iter().find(|h| h.name == "mcp-param-limit").unwrap();
+        assert_eq!(
+            (limit.value.as_deref(), limit.number, limit.required),
+            (Some("42"), Some(42.0), false)
+        );
+        let region = headers.iter().find(|h| h.name == "mcp-param-region").unwrap();
+        assert_eq!(
+            (region.label.as_str(), region.value.as_deref()),
+            ("Mcp-Param-Region", Some("eu"))
+        );
+        let without = request_headers("tools/call", Some("query"), json!({}).as_object(), &params);
+        assert!(without
+            .iter()
+            .filter(|h| h.name.starts_with("mcp-param-"))
+            .all(|h| h.value.is_none()));
+        assert_eq!(
+            request_headers("prompts/get", Some("p"), arguments.as_object(), &params).len(),
+            2
+        );
     }
 }

@@ -12,7 +12,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::endpoint::Endpoint;
 use super::response::{header_str, respond, rpc_error, STREAM_CAPACITY};
-use crate::protocol::headers::{decode_header_value, header_params, header_text, names, value_at};
+use crate::protocol::headers::{
+    decode_header_value, header_params, names, request_headers, HeaderParam, RequestHeader,
+};
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion, RequestMeta};
 use crate::server::dispatch::Scope;
@@ -113,15 +115,10 @@ fn check_modern_headers(
             "_meta[\"io.modelcontextprotocol/clientCapabilities\"] is missing",
         ));
     }
-    expect_header(headers, names::METHOD, Some(&request.method), "Mcp-Method")?;
-    if matches!(
-        request.method.as_str(),
-        methods::TOOLS_CALL | methods::RESOURCES_READ | methods::PROMPTS_GET
-    ) {
-        expect_header(headers, names::NAME, target.name.as_deref(), "Mcp-Name")?;
-    }
-    if request.method == methods::TOOLS_CALL {
-        check_param_headers(endpoint, headers, &target)?;
+    let params = header_params_of(endpoint, &request.method, &target);
+    let arguments = if params.is_empty() { None } else { target.arguments() };
+    for expected in request_headers(&request.method, target.name.as_deref(), arguments.as_ref(), &params) {
+        check_header(headers, &expected)?;
     }
     Ok(meta)
 }
@@ -196,50 +193,41 @@ fn expect_header(headers: &HeaderMap, name: &str, expected: Option<&str>, label:
     }
 }
 
-/// `Mcp-Param-*` headers must mirror the tool's `x-mcp-header` arguments.
-fn check_param_headers(endpoint: &Endpoint, headers: &HeaderMap, target: &Target) -> Result<(), ErrorObject> {
-    let Some(tool) = target
+/// The `x-mcp-header` parameters of the tool a `tools/call` names (none for other
+/// methods, unknown tools, or schemas that break the rules).
+fn header_params_of(endpoint: &Endpoint, method: &str, target: &Target) -> Vec<HeaderParam> {
+    if method != methods::TOOLS_CALL {
+        return Vec::new();
+    }
+    target
         .name
         .as_ref()
         .and_then(|name| endpoint.server.registry().tools.get(name).cloned())
-    else {
-        return Ok(());
-    };
-    let Ok(params) = header_params(&tool.tool.input_schema) else {
-        return Ok(());
-    };
-    if params.is_empty() {
-        return Ok(());
-    }
-    let arguments = target.arguments().unwrap_or_default();
-    for param in params {
-        let header_name = format!("{}{}", names::PARAM_PREFIX, param.name.to_ascii_lowercase());
-        let label = format!("Mcp-Param-{}", param.name);
-        let body = value_at(&arguments, &param.path).filter(|v| !v.is_null());
-        match (body, headers.get(&header_name)) {
-            (None, None) => {}
-            (None, Some(_)) => {
-                return Err(ErrorObject::header_mismatch(format!(
-                    "{label} is sent but the argument is absent"
-                )))
-            }
-            (Some(value), _) => {
-                let expected = header_text(value);
-                if !numeric_match(headers, &header_name, value) {
-                    expect_header(headers, &header_name, expected.as_deref(), &label)?;
-                }
-            }
-        }
-    }
-    Ok(())
+        .and_then(|tool| header_params(&tool.tool.input_schema).ok())
+        .unwrap_or_default()
 }
 
-/// Integers compare numerically (`42.0` in the header matches `42` in the body).
-fn numeric_match(headers: &HeaderMap, header_name: &str, body: &serde_json::Value) -> bool {
-    let (Some(body), Some(header)) = (body.as_f64(), header_str(headers, header_name)) else {
-        return false;
-    };
-    header.parse::<f64>().is_ok_and(|h| h == body)
+/// Checks one header the request implies: present with the body's value (numbers compare
+/// numerically: `42.0` matches `42`), or, for an absent argument, absent too.
+fn check_header(headers: &HeaderMap, expected: &RequestHeader) -> Result<(), ErrorObject> {
+    let sent = header_str(headers, &expected.name);
+    let numeric_match = expected
+        .number
+        .zip(sent.and_then(|text| text.parse::<f64>().ok()))
+        .is_some_and(|(body, header)| body == header);
+    if numeric_match {
+        return Ok(());
+    }
+    if !expected.required && expected.value.is_none() && expected.number.is_none() {
+        return match headers.contains_key(&expected.name) {
+            false => Ok(()),
+            true => Err(ErrorObject::header_mismatch(format!(
+                "{} is sent but the argument is absent",
+                expected.label
+            ))),
+        };
+    }
+    expect_header(headers, &expected.name, expected.value.as_deref(), &expected.label)
 }
 
 /// Modern errors that the transport reports with an HTTP status too.

@@ -64,7 +64,7 @@ mod message;
 
 use self::message::{body_headers, classify, error_of, result_of, Classified, FinalResponse, Outgoing};
 use super::sse::{SseItem, SseParser};
-use crate::protocol::headers::{header_params, HeaderParam};
+use crate::protocol::headers::{header_params, names, HeaderParam};
 use crate::protocol::jsonrpc;
 use crate::protocol::{code, methods, ErrorObject, RequestId};
 use crate::transport::{Frame, Transport, DEFAULT_MAX_MESSAGE_SIZE};
@@ -657,11 +657,11 @@ impl Shared {
             let mut session = None;
             if !message.is_modern() && message.method() != methods::INITIALIZE {
                 if let Some(id) = &state.session_id {
-                    headers.push((HeaderName::from_static(message::SESSION_ID), id.clone()));
+                    headers.push((HeaderName::from_static(names::SESSION_ID), id.clone()));
                     session = Some(id.clone());
                 }
                 if let Some(version) = &state.negotiated_version {
-                    headers.push((HeaderName::from_static(message::PROTOCOL_VERSION), version.clone()));
+                    headers.push((HeaderName::from_static(names::PROTOCOL_VERSION), version.clone()));
                 }
             }
             (headers, session)
@@ -721,7 +721,7 @@ impl Shared {
             return Err(error_of(&body).unwrap_or_else(|| http_error(status, &body)));
         }
         if message.method() == methods::INITIALIZE {
-            self.start_session(response.headers().get(message::SESSION_ID).cloned());
+            self.start_session(response.headers().get(names::SESSION_ID).cloned());
         }
         if is_event_stream(&response) {
             return self.read_event_stream(message, response, forward).await;
@@ -827,13 +827,13 @@ impl Shared {
         };
         let mut protocol = vec![(ACCEPT, HeaderValue::from_static(EVENT_STREAM))];
         if let Some(session) = &session {
-            protocol.push((HeaderName::from_static(message::SESSION_ID), session.clone()));
+            protocol.push((HeaderName::from_static(names::SESSION_ID), session.clone()));
         }
         if let Some(version) = version {
-            protocol.push((HeaderName::from_static(message::PROTOCOL_VERSION), version));
+            protocol.push((HeaderName::from_static(names::PROTOCOL_VERSION), version));
         }
         if let Some(last) = last_event_id.and_then(|last| HeaderValue::from_str(last).ok()) {
-            protocol.push((HeaderName::from_static(message::LAST_EVENT_ID), last));
+            protocol.push((HeaderName::from_static(names::LAST_EVENT_ID), last));
         }
         let request = self
             .http
@@ -1015,9 +1015,9 @@ impl Shared {
         let Some(session) = session.filter(|_| matches!(mode, Mode::Streamable)) else {
             return;
         };
-        let mut protocol = vec![(HeaderName::from_static(message::SESSION_ID), session)];
+        let mut protocol = vec![(HeaderName::from_static(names::SESSION_ID), session)];
         if let Some(version) = version {
-            protocol.push((HeaderName::from_static(message::PROTOCOL_VERSION), version));
+            protocol.push((HeaderName::from_static(names::PROTOCOL_VERSION), version));
         }
         let request = self
             .http

@@ -10,22 +10,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::protocol::headers::HeaderParam;
-use crate::protocol::headers::{encode_header_value, header_text};
+use crate::protocol::headers::names::PROTOCOL_VERSION;
+use crate::protocol::headers::{encode_header_value, request_headers, HeaderParam};
 use crate::protocol::{methods, ErrorObject, RequestId};
-
-/// `MCP-Protocol-Version`.
-pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-/// `Mcp-Session-Id` (legacy era).
-pub(super) const SESSION_ID: &str = "mcp-session-id";
-/// `Mcp-Method`.
-pub(super) const METHOD: &str = "mcp-method";
-/// `Mcp-Name`.
-pub(super) const NAME: &str = "mcp-name";
-/// The prefix of the `Mcp-Param-{Name}` headers.
-pub(super) const PARAM_PREFIX: &str = "mcp-param-";
-/// `Last-Event-ID`.
-pub(super) const LAST_EVENT_ID: &str = "last-event-id";
 
 /// One outgoing message: its text and what the transport needs to know about it.
 #[derive(Debug)]
@@ -163,45 +150,35 @@ pub(super) fn body_headers(
     message: &Outgoing,
     tool_headers: &HashMap<String, Vec<HeaderParam>>,
 ) -> Vec<(HeaderName, HeaderValue)> {
-    let mut headers = Vec::new();
-    let mut push = |name: HeaderName, value: &str| {
-        if let Ok(value) = HeaderValue::from_str(value) {
-            headers.push((name, value));
-        }
+    let Some(method) = &message.method else {
+        return Vec::new();
     };
-    if let Some(method) = &message.method {
-        push(HeaderName::from_static(METHOD), method);
-    }
-    if let Some(name) = &message.name {
-        push(HeaderName::from_static(NAME), &encode_header_value(name));
-    }
-    let Some(version) = &message.modern_version else {
-        return headers;
-    };
-    push(HeaderName::from_static(PROTOCOL_VERSION), version);
+    // `Mcp-Param-*` headers are of the modern era; the arguments are read only for a tool
+    // that has some.
     let params = message
-        .name
+        .modern_version
         .as_ref()
-        .filter(|_| message.method() == methods::TOOLS_CALL)
+        .and(message.name.as_ref())
         .and_then(|tool| tool_headers.get(tool))
-        .filter(|params| !params.is_empty());
-    let (Some(params), Some(arguments)) = (params, &message.arguments) else {
-        return headers;
+        .map_or(&[][..], Vec::as_slice);
+    let arguments = match (params.is_empty(), &message.arguments) {
+        (false, Some(raw)) => serde_json::from_str::<Map<String, Value>>(raw.get()).ok(),
+        _ => None,
     };
-    let Ok(arguments) = serde_json::from_str::<Value>(arguments.get()) else {
-        return headers;
-    };
-    for param in params {
-        let value = param
-            .path
-            .iter()
-            .try_fold(&arguments, |node, key| node.get(key))
-            .and_then(header_text);
-        let Some(value) = value else { continue };
-        let name = format!("{PARAM_PREFIX}{}", param.name.to_ascii_lowercase());
-        if let Ok(name) = HeaderName::from_bytes(name.as_bytes()) {
-            push(name, &encode_header_value(&value));
-        }
+    let mut headers: Vec<(HeaderName, HeaderValue)> =
+        request_headers(method, message.name.as_deref(), arguments.as_ref(), params)
+            .into_iter()
+            .filter_map(|header| {
+                let value = HeaderValue::from_str(&encode_header_value(&header.value?)).ok()?;
+                Some((HeaderName::from_bytes(header.name.as_bytes()).ok()?, value))
+            })
+            .collect();
+    if let Some(version) = message
+        .modern_version
+        .as_deref()
+        .and_then(|v| HeaderValue::from_str(v).ok())
+    {
+        headers.push((HeaderName::from_static(PROTOCOL_VERSION), version));
     }
     headers
 }
