@@ -1,17 +1,22 @@
-"""A small MCP server written with the official Python SDK (`mcp`, pinned in the
-Makefile), for the HTTP client tests in core/tests/http_client.rs.
+"""The MCP server written with the official Python SDK (`mcp`, pinned in the Makefile; `make peers`
+installs it into .venv) that oxmcp's clients are tested against: the Rust client
+(core/tests/http_client.rs) and the Python binding's (bindings-python/tests/test_interop.py).
 
-    python python_server.py streamable-http [--json-response] [--stateless] [--event-store] [--port N]
-    python python_server.py sse
+    python server.py                       # stdio
+    python server.py --http [--json-response] [--stateless] [--event-store] [--port N]
+    python server.py --sse [--port N]      # the 2024-11-05 HTTP+SSE transport
 
-It binds 127.0.0.1 (on a free port unless --port says) and prints `LISTENING <port>` on stdout once it
-accepts connections. The MCP endpoint is /mcp (Streamable HTTP) or /sse (HTTP+SSE).
+Over HTTP it binds 127.0.0.1 (a free port unless --port says) and, once it accepts
+connections, prints one line `LISTENING <url>` on stdout, the URL of its endpoint (/mcp, or /sse
+with --sse); nothing else goes to stdout. Ctrl-C (SIGINT) stops it with status 0.
+tests/interop/typescript/server.mjs takes the same options and announces itself the same way.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import socket
 import sys
@@ -53,12 +58,16 @@ class Name(BaseModel):
     name: str
 
 
+class Sum(BaseModel):
+    total: int
+
+
 def ask_name() -> Elicit[Name]:
     return Elicit("What is your name?", Name)
 
 
 def build() -> MCPServer:
-    server = MCPServer("python-peer", version="1.0.0")
+    server = MCPServer("official-python", version="1.0.0", instructions="Written with the official SDK.")
 
     @server.tool()
     def echo(text: str) -> str:
@@ -66,7 +75,17 @@ def build() -> MCPServer:
         return text
 
     @server.tool()
-    async def slow(steps: int, delay: float, ctx: Context) -> str:
+    def add(a: int, b: int) -> Sum:
+        """Adds two integers (structured output)."""
+        return Sum(total=a + b)
+
+    @server.tool()
+    def fail() -> str:
+        """Always fails, as a tool execution error."""
+        raise ValueError("failed on purpose")
+
+    @server.tool()
+    async def slow(steps: int, ctx: Context, delay: float = 0.05) -> str:
         """Reports progress `steps` times, `delay` seconds apart."""
         for step in range(steps):
             await ctx.report_progress(step + 1, steps, f"step {step + 1}")
@@ -140,13 +159,22 @@ def build() -> MCPServer:
         """A greeting for someone."""
         return f"Hello, {name}"
 
+    @server.resource("file:///notes.txt", mime_type="text/plain")
+    def notes() -> str:
+        """Some notes."""
+        return "remember the milk"
+
+    @server.prompt()
+    def review(code: str) -> str:
+        """Review code."""
+        return f"Please review:\n{code}"
+
     return server
 
 
-async def serve(args: argparse.Namespace) -> None:
-    server = build()
-    if args.transport == "sse":
-        app = server.sse_app()
+async def serve_http(server: MCPServer, args: argparse.Namespace) -> None:
+    if args.sse:
+        app, path = server.sse_app(), "/sse"
     else:
         app = server.streamable_http_app(
             json_response=args.json_response,
@@ -154,29 +182,35 @@ async def serve(args: argparse.Namespace) -> None:
             event_store=MemoryEventStore() if args.event_store else None,
             retry_interval=200 if args.event_store else None,
         )
+        path = "/mcp"
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    uv = uvicorn.Server(config)
-    port = sock.getsockname()[1]
-
-    async def announce() -> None:
-        while not uv.started:
-            await asyncio.sleep(0.01)
-        print(f"LISTENING {port}", flush=True)
-
-    await asyncio.gather(uv.serve(sockets=[sock]), announce())
+    # Listening before the announcement: a client may connect at once (uvicorn takes the
+    # queued connections once it has started).
+    sock.listen()
+    print(f"LISTENING http://127.0.0.1:{sock.getsockname()[1]}{path}", flush=True)
+    await uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on")).serve(sockets=[sock])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("transport", choices=["streamable-http", "sse"])
-    parser.add_argument("--json-response", action="store_true")
-    parser.add_argument("--stateless", action="store_true")
-    parser.add_argument("--event-store", action="store_true")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    transport = parser.add_mutually_exclusive_group()
+    transport.add_argument("--stdio", action="store_true", help="serve stdio (the default)")
+    transport.add_argument("--http", action="store_true", help="serve Streamable HTTP at /mcp")
+    transport.add_argument("--sse", action="store_true", help="serve the 2024-11-05 HTTP+SSE transport at /sse")
+    parser.add_argument("--json-response", action="store_true", help="answer POSTs with JSON, not SSE")
+    parser.add_argument("--stateless", action="store_true", help="no sessions")
+    parser.add_argument("--event-store", action="store_true", help="keep events so that clients can resume")
     parser.add_argument("--port", type=int, default=0, help="the port to bind (default: a free one)")
-    asyncio.run(serve(parser.parse_args()))
+    args = parser.parse_args()
+    server = build()
+    if not (args.http or args.sse):
+        server.run()
+        return
+    # uvicorn stops on Ctrl-C, then raises it again.
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_http(server, args))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 every feature against an MCP server over Streamable HTTP and prints what it saw, as one JSON
 object on the last line of stdout, for core/tests/http_official_clients.rs to check.
 
-    python python_client.py URL --mode legacy|2026-07-28 [--no-stream]
+    python client.py URL --mode legacy|2026-07-28 [--no-stream]
 
 The server is the interop server of core/tests/common/mod.rs. `--no-stream` skips what needs
 the server to send messages before a legacy answer (progress, server requests, logs): a

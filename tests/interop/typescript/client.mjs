@@ -1,9 +1,9 @@
 // A client written with the official TypeScript SDK (@modelcontextprotocol/sdk, pinned in
 // package.json; `make node-peers` installs it) that runs every feature against an MCP server over
 // Streamable HTTP and prints what it saw, as one JSON object on the last line of stdout, for
-// core/tests/http_official_clients.rs to check. The same report as python_client.py.
+// core/tests/http_official_clients.rs to check. The same report as ../python/client.py.
 //
-//     node typescript_client.mjs URL [--no-stream]
+//     node client.mjs URL [--no-stream]
 //
 // SDK v1 speaks only the legacy era (initialize handshake). `--no-stream` skips what needs the
 // server to send messages before an answer (progress, server requests, logs): a server that
