@@ -13,10 +13,10 @@ import { Client } from 'oxmcp';
 /** The oxmcp test server (a Node script serving stdio). */
 export const FIXTURE_SERVER = fileURLToPath(new URL('./fixtures/server.mjs', import.meta.url));
 
-/** The same kind of server written with the official TypeScript SDK. */
-export const OFFICIAL_SERVER = fileURLToPath(new URL('./fixtures/official-server.mjs', import.meta.url));
-
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The same kind of server written with the official TypeScript SDK (tests/interop). */
+export const OFFICIAL_SERVER = path.join(REPO, 'tests', 'interop', 'typescript', 'server.mjs');
 
 /** The Rust example server binary, if `cargo build -p oxmcp-examples` built it. */
 export function rustServerBinary() {
@@ -56,9 +56,9 @@ export async function exitOf(child, ms = 10_000) {
 }
 
 /**
- * Starts `script --http`, which serves HTTP on a free port of 127.0.0.1 and prints its
- * URL as its first line. `stop()` asks it to close (SIGTERM) and checks it then exits by
- * itself with status 0.
+ * Starts `script --http`, which serves HTTP on a free port of 127.0.0.1 and, once it
+ * accepts connections, prints `LISTENING <url>` as its first line on stdout. `stop()` asks
+ * it to close (SIGTERM) and checks it then exits by itself with status 0.
  */
 export async function startHttpScript(script) {
   const child = spawn(process.execPath, [script, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -67,11 +67,12 @@ export async function startHttpScript(script) {
     assert.equal(await exitOf(child), 0);
   };
   const lines = createInterface({ input: child.stdout });
-  const [url] = await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])]);
+  const [line] = await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])]);
   lines.close();
+  const url = line?.startsWith('LISTENING ') ? line.slice('LISTENING '.length).trim() : undefined;
   if (url === undefined || !url.startsWith('http://127.0.0.1:')) {
     child.kill('SIGKILL');
-    throw new Error(`${script} did not print its URL (got ${url})`);
+    throw new Error(`${script} did not announce its URL (got ${line})`);
   }
   return { url, stop };
 }

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -21,7 +21,8 @@ from oxmcp import Client
 TESTS = Path(__file__).parent
 REPO = TESTS.parent.parent
 DEMO_SERVER = [sys.executable, str(TESTS / "servers" / "demo.py")]
-OFFICIAL_SERVER = [sys.executable, str(TESTS / "servers" / "official.py")]
+#: The server written with the official SDK (tests/interop): it tells its URL on stdout.
+OFFICIAL_SERVER = [sys.executable, str(REPO / "tests" / "interop" / "python" / "server.py")]
 ERAS = ["legacy", "modern"]
 TRANSPORTS = ["stdio", "http"]
 #: Every (transport, era) pair, for fixture params; test ids like "http-modern".
@@ -29,6 +30,8 @@ CONNECTIONS = [pytest.param((transport, era), id=f"{transport}-{era}") for trans
 NOISE = ("Traceback", "Event loop is closed", "Exception ignored", "panicked")
 _URL = re.compile(r"http://127\.0\.0\.1:\d+/\S*")
 MRTR_PENDING = "multi round-trip"
+#: Where a server process tells its URL.
+Stream = Literal["stderr", "stdout"]
 
 # A shell starting pytest in the background leaves SIGINT ignored, and children inherit an
 # ignored signal: the Ctrl-C tests would then test nothing. A handler here is reset to the
@@ -55,20 +58,25 @@ def stop(process: subprocess.Popen[str], timeout: float = 5.0) -> tuple[int, str
 
 
 @contextlib.contextmanager
-def http_server(command: Sequence[str], *, noise_free: bool = True) -> Iterator[str]:
-    """Starts an HTTP server process that tells its URL in a line on stderr, yields the
-    URL, then stops it with Ctrl-C and checks that it exited with 0 and (when
-    `noise_free`) wrote no traceback or panic."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
+def http_server(command: Sequence[str], *, noise_free: bool = True, url_on: Stream = "stderr") -> Iterator[str]:
+    """Starts an HTTP server process that tells its URL in a line on stderr (or, with
+    `url_on="stdout"`, on stdout, as the servers of tests/interop do), yields the URL, then
+    stops it with Ctrl-C and checks that it exited with 0 and (when `noise_free`) wrote no
+    traceback or panic."""
+    on_stdout = url_on == "stdout"
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE if on_stdout else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    announcing = process.stdout if on_stdout else process.stderr
+    assert announcing is not None
     try:
         lines = []
-        for line in process.stderr:
+        for line in announcing:
             lines.append(line)
             if found := _URL.search(line):
                 break
         else:
-            raise AssertionError(f"{command} did not tell its URL; stderr:\n{''.join(lines)}")
+            raise AssertionError(f"{command} did not tell its URL; {url_on}:\n{''.join(lines)}")
         yield found.group(0)
     finally:
         if process.poll() is None:
@@ -80,15 +88,15 @@ def http_server(command: Sequence[str], *, noise_free: bool = True) -> Iterator[
 
 @contextlib.asynccontextmanager
 async def connect(
-    command: Sequence[str], transport: str, *, noise_free: bool = True, **options: Any
+    command: Sequence[str], transport: str, *, noise_free: bool = True, url_on: Stream = "stderr", **options: Any
 ) -> AsyncIterator[Client]:
     """A client of the server `command` starts, over stdio or (with `--http`) HTTP; see
-    `http_server` for `noise_free`."""
+    `http_server` for `noise_free` and `url_on`."""
     if transport == "stdio":
         async with Client.stdio(command, **options) as client:
             yield client
         return
-    with http_server([*command, "--http"], noise_free=noise_free) as url:
+    with http_server([*command, "--http"], noise_free=noise_free, url_on=url_on) as url:
         async with Client.http(url, **options) as client:
             yield client
 

@@ -3,7 +3,7 @@
 //! HTTP in both eras, JSON and SSE answers, sessions, resumption, the HTTP+SSE fallback,
 //! and servers that die mid-request.
 //!
-//! Each test starts its own server process (core/tests/peers/python_server.py) on
+//! Each test starts its own server process (tests/interop/python/server.py) on
 //! 127.0.0.1 and a free port, and kills it when done.
 
 mod common;
@@ -23,28 +23,28 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 /// The server's name in its `initialize` answer.
-const NAME: &str = "python-peer";
+const NAME: &str = "official-python";
 
 async fn python_server(args: &[&str]) -> PeerServer {
-    PeerServer::start(Sdk::Python, "python_server.py", args).await
+    PeerServer::start(Sdk::Python, args).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_over_sse_answers() {
-    let server = python_server(&["streamable-http"]).await;
-    let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let server = python_server(&["--http"]).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     exercise_legacy(&client, NAME, true).await;
     client.close().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_over_json_answers() {
-    let server = python_server(&["streamable-http", "--json-response"]).await;
-    let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let server = python_server(&["--http", "--json-response"]).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     exercise_legacy(&client, NAME, false).await;
     client.close().await.unwrap();
 
-    let modern = client_for(server.url("/mcp"), EraMode::Modern).await;
+    let modern = client_for(server.url(), EraMode::Modern).await;
     let answer = modern
         .call_tool("regional", json!({"region": "Zürich", "query": "SELECT 2"}))
         .await
@@ -55,8 +55,8 @@ async fn legacy_era_over_json_answers() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_without_sessions() {
-    let server = python_server(&["streamable-http", "--stateless"]).await;
-    let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let server = python_server(&["--http", "--stateless"]).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     assert_eq!(client.protocol_version().era(), Era::Legacy);
     let echoed = client.call_tool("echo", json!({"text": "stateless"})).await.unwrap();
     assert_eq!(text(&echoed), "stateless");
@@ -67,9 +67,9 @@ async fn legacy_era_without_sessions() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn modern_era_with_header_mirroring() {
-    let server = python_server(&["streamable-http"]).await;
+    let server = python_server(&["--http"]).await;
     // Auto settles on 2026-07-28: the official SDK speaks it.
-    let client = client_for(server.url("/mcp"), EraMode::Auto).await;
+    let client = client_for(server.url(), EraMode::Auto).await;
     assert_eq!(client.protocol_version().as_str(), "2026-07-28");
 
     let tools = client.list_all_tools().await.unwrap();
@@ -108,9 +108,9 @@ async fn modern_era_with_header_mirroring() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cancelling_closes_the_request_stream() {
-    let server = python_server(&["streamable-http"]).await;
+    let server = python_server(&["--http"]).await;
     for era in [EraMode::Modern, EraMode::Legacy] {
-        let client = client_for(server.url("/mcp"), era).await;
+        let client = client_for(server.url(), era).await;
         let cancellation = CancellationToken::new();
         let (seen, mut call) = progress_log();
         call.cancellation = Some(cancellation.clone());
@@ -142,8 +142,8 @@ async fn cancelling_closes_the_request_stream() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_broken_stream_is_resumed_without_losing_messages() {
-    let server = python_server(&["streamable-http", "--event-store"]).await;
-    let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let server = python_server(&["--http", "--event-store"]).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     let (seen, call) = progress_log();
     let result = client.call_tool_with("interrupted", json!({}), &call).await.unwrap();
     assert_eq!(text(&result), "survived the break");
@@ -167,8 +167,8 @@ async fn a_broken_stream_is_resumed_without_losing_messages() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_broken_get_stream_is_resumed_without_losing_messages() {
-    let server = python_server(&["streamable-http", "--event-store"]).await;
-    let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let server = python_server(&["--http", "--event-store"]).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     let mut notifications = client.notifications();
     // Let the GET stream open before the server writes to it.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -190,10 +190,10 @@ async fn a_broken_get_stream_is_resumed_without_losing_messages() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn custom_headers_and_bearer_tokens_reach_the_server() {
-    let server = python_server(&["streamable-http"]).await;
+    let server = python_server(&["--http"]).await;
     let asked = Arc::new(Mutex::new(0u32));
     let counter = Arc::clone(&asked);
-    let http = HttpClientOptions::new(server.url("/mcp"))
+    let http = HttpClientOptions::new(server.url())
         .header(HeaderName::from_static("x-tenant"), HeaderValue::from_static("acme"))
         // Replaced by the protocol's own headers and by the token.
         .header(
@@ -222,14 +222,14 @@ async fn custom_headers_and_bearer_tokens_reach_the_server() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_lost_session_fails_the_request_and_a_new_client_starts_over() {
-    let mut server = python_server(&["streamable-http"]).await;
-    let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let mut server = python_server(&["--http"]).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     let echoed = client.call_tool("echo", json!({"text": "one"})).await.unwrap();
     assert_eq!(text(&echoed), "one");
     // A restarted server knows no session: it answers the old session id with 404.
     server.kill().await;
     let port = server.port.to_string();
-    let server = python_server(&["streamable-http", "--port", &port]).await;
+    let server = python_server(&["--http", "--port", &port]).await;
     let started = Instant::now();
     let expired = client.call_tool("echo", json!({"text": "two"})).await;
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -243,7 +243,7 @@ async fn a_lost_session_fails_the_request_and_a_new_client_starts_over() {
         other => panic!("the session should be gone: {other:?}"),
     }
     client.close().await.unwrap();
-    let fresh = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let fresh = client_for(server.url(), EraMode::Legacy).await;
     let echoed = fresh.call_tool("echo", json!({"text": "three"})).await.unwrap();
     assert_eq!(text(&echoed), "three");
     fresh.close().await.unwrap();
@@ -251,14 +251,14 @@ async fn a_lost_session_fails_the_request_and_a_new_client_starts_over() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn falls_back_to_http_with_sse() {
-    let server = python_server(&["sse"]).await;
-    let client = client_for(server.url("/sse"), EraMode::Legacy).await;
+    let server = python_server(&["--sse"]).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     exercise_legacy(&client, NAME, true).await;
     client.close().await.unwrap();
 
     // Probing with server/discover first finds the same transport; the official SDK
     // answers server/discover on it too, so the era is 2026-07-28.
-    let auto = client_for(server.url("/sse"), EraMode::Auto).await;
+    let auto = client_for(server.url(), EraMode::Auto).await;
     assert_eq!(auto.protocol_version().as_str(), "2026-07-28");
     let echoed = auto.call_tool("echo", json!({"text": "auto"})).await.unwrap();
     assert_eq!(text(&echoed), "auto");
@@ -293,14 +293,14 @@ async fn kill_mid_stream(server: &mut PeerServer, client: &Client) -> (oxmcp::Re
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_killed_mid_stream_fails_pending_calls_promptly() {
-    for (args, era, path) in [
-        (&["streamable-http"][..], EraMode::Legacy, "/mcp"),
-        (&["streamable-http"][..], EraMode::Modern, "/mcp"),
-        (&["streamable-http", "--event-store"][..], EraMode::Legacy, "/mcp"),
-        (&["sse"][..], EraMode::Legacy, "/sse"),
+    for (args, era) in [
+        (&["--http"][..], EraMode::Legacy),
+        (&["--http"][..], EraMode::Modern),
+        (&["--http", "--event-store"][..], EraMode::Legacy),
+        (&["--sse"][..], EraMode::Legacy),
     ] {
         let mut server = python_server(args).await;
-        let client = client_for(server.url(path), era).await;
+        let client = client_for(server.url(), era).await;
         let (outcome, took) = kill_mid_stream(&mut server, &client).await;
         assert!(outcome.is_err(), "{args:?} {era:?}: {outcome:?}");
         assert!(took < Duration::from_secs(5), "{args:?} {era:?}: took {took:?}");

@@ -3,7 +3,7 @@
 //! McpServer and StreamableHTTPServerTransport on node:http, with sessions and without,
 //! SSE and JSON answers. The SDK (v1) speaks only the legacy era.
 //!
-//! Each test starts its own server process (core/tests/peers/typescript_server.mjs) on
+//! Each test starts its own server process (tests/interop/typescript/server.mjs) on
 //! 127.0.0.1 and a free port, and kills it when done.
 
 mod common;
@@ -15,10 +15,10 @@ use oxmcp::client::{Client, EraMode};
 use serde_json::json;
 
 /// The server's name in its `initialize` answer.
-const NAME: &str = "typescript-peer";
+const NAME: &str = "official-typescript";
 
 async fn typescript_server(args: &[&str]) -> PeerServer {
-    PeerServer::start(Sdk::TypeScript, "typescript_server.mjs", args).await
+    PeerServer::start(Sdk::TypeScript, args).await
 }
 
 /// What `exercise_legacy` leaves out: prompts, templates, and a tool that fails.
@@ -27,7 +27,7 @@ async fn exercise_the_rest(client: &Client) {
     assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["review"]);
     let arguments = BTreeMap::from([("code".to_owned(), "x = 1".to_owned())]);
     let prompt = client.get_prompt("review", arguments).await.unwrap();
-    assert_eq!(prompt.messages[0].content.as_text(), Some("Please review: x = 1"));
+    assert_eq!(prompt.messages[0].content.as_text(), Some("Please review:\nx = 1"));
 
     let templates = client.list_all_resource_templates().await.unwrap();
     assert_eq!(templates[0].uri_template, "greeting://people/{name}");
@@ -41,7 +41,7 @@ async fn exercise_the_rest(client: &Client) {
 /// our close must have sent DELETE.
 async fn close_ends_the_session(server: &PeerServer, client: Client) {
     client.close().await.unwrap();
-    let next = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let next = client_for(server.url(), EraMode::Legacy).await;
     let closed = next.call_tool("sessions_closed", json!({})).await.unwrap();
     assert_eq!(text(&closed), "1");
     next.close().await.unwrap();
@@ -51,7 +51,7 @@ async fn close_ends_the_session(server: &PeerServer, client: Client) {
 /// `exercise_legacy`.
 async fn legacy_era(args: &[&str], streaming: bool) {
     let server = typescript_server(args).await;
-    let client = client_for(server.url("/mcp"), EraMode::Legacy).await;
+    let client = client_for(server.url(), EraMode::Legacy).await;
     exercise_legacy(&client, NAME, streaming).await;
     exercise_the_rest(&client).await;
     if args.contains(&"--stateless") {
@@ -63,24 +63,24 @@ async fn legacy_era(args: &[&str], streaming: bool) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_over_sse_answers() {
-    legacy_era(&[], true).await;
+    legacy_era(&["--http"], true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_over_json_answers() {
-    legacy_era(&["--json-response"], false).await;
+    legacy_era(&["--http", "--json-response"], false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_era_without_sessions() {
-    legacy_era(&["--stateless", "--json-response"], false).await;
+    legacy_era(&["--http", "--stateless", "--json-response"], false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn auto_settles_on_the_legacy_era() {
     // The SDK does not know server/discover: the probe fails and we fall back to initialize.
-    let server = typescript_server(&[]).await;
-    let client = client_for(server.url("/mcp"), EraMode::Auto).await;
+    let server = typescript_server(&["--http"]).await;
+    let client = client_for(server.url(), EraMode::Auto).await;
     assert_eq!(client.protocol_version().as_str(), "2025-11-25");
     let echoed = client.call_tool("echo", json!({"text": "auto"})).await.unwrap();
     assert_eq!(text(&echoed), "auto");

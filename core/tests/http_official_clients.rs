@@ -1,7 +1,7 @@
 //! The official SDKs' clients against our Streamable HTTP server: the Python SDK's
-//! (core/tests/peers/python_client.py) in the legacy era and in 2026-07-28, and the
-//! TypeScript SDK's (typescript_client.mjs; SDK v1 speaks only the legacy era), with SSE
-//! answers, JSON answers and without sessions.
+//! (tests/interop/python/client.py) in the legacy era and in 2026-07-28, and the
+//! TypeScript SDK's (tests/interop/typescript/client.mjs; SDK v1 speaks only the legacy
+//! era), with SSE answers, JSON answers and without sessions.
 //!
 //! Each test starts an oxmcp server (common::interop_server) on 127.0.0.1 and a free port,
 //! runs the peer client with its URL, and checks the JSON report the peer prints: what it
@@ -41,20 +41,14 @@ impl Run {
         let handle = interop_server().bind_http("127.0.0.1:0", self.config()).await.unwrap();
         let url = handle.url("/mcp");
         let mut args = vec![url.as_str()];
-        let script = match self.sdk {
-            Sdk::Python => {
-                args.extend(["--mode", if self.modern { "auto" } else { "legacy" }]);
-                "python_client.py"
-            }
-            Sdk::TypeScript => {
-                assert!(!self.modern, "the TypeScript SDK v1 speaks only the legacy era");
-                "typescript_client.mjs"
-            }
-        };
+        match self.sdk {
+            Sdk::Python => args.extend(["--mode", if self.modern { "auto" } else { "legacy" }]),
+            Sdk::TypeScript => assert!(!self.modern, "the TypeScript SDK v1 speaks only the legacy era"),
+        }
         if !self.sse {
             args.push("--no-stream");
         }
-        let report = run_peer_client(self.sdk, script, &args).await;
+        let report = run_peer_client(self.sdk, &args).await;
         self.check(&report);
         if self.sessions && !self.modern {
             // Refused with 503 (max_sessions 1) if the peer left its session open.

@@ -4,7 +4,8 @@
 //! 2. everything our server writes validates against the schema of the revision the
 //!    conversation negotiated, for every revision from 2024-11-05 to 2026-07-28.
 //!
-//! The schemas and examples live in `shared/spec/schema/<revision>/` next to the repository.
+//! The schemas and examples are vendored in the repository, in `spec/schema/<revision>/`
+//! (see `spec/README.md`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs;
@@ -41,9 +42,9 @@ const REVISIONS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11
 /// The newest revision: the only one with examples, and the only modern one.
 const LATEST: &str = "2026-07-28";
 
-/// Where the official schemas live, one folder per revision.
+/// Where the official schemas live, one folder per revision: `spec/schema/` at the workspace root.
 fn spec_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/schema")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec/schema")
 }
 
 // ---------------------------------------------------------------------------------------

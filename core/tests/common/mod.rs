@@ -1,6 +1,6 @@
-//! What the HTTP interop tests share: programs written with the official SDKs (the Python
-//! SDK in `.venv`, `make peers`; the TypeScript SDK in `node_modules`, `make node-peers`) run
-//! as child processes, the oxmcp server they talk to, and the checks our client makes.
+//! What the HTTP interop tests share: the programs written with the official SDKs in
+//! `tests/interop/` (the Python SDK in `.venv`, `make peers`; the TypeScript SDK in
+//! `node_modules`, `make node-peers`) run as child processes, the oxmcp server they talk to, and the checks our client makes.
 //!
 //! A missing interpreter or SDK fails the test with the command that installs it: these
 //! tests never skip.
@@ -30,7 +30,8 @@ use tokio::process::{Child, Command};
 /// only (they take a few seconds).
 const PEER_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The official SDK a peer program is written with.
+/// The official SDK a peer program is written with. Its programs live in
+/// `tests/interop/<sdk>/` at the repository root: `server` and `client`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sdk {
     Python,
@@ -38,12 +39,23 @@ pub enum Sdk {
 }
 
 impl Sdk {
-    /// A command that runs `script` (in core/tests/peers) with this SDK's interpreter, after
-    /// checking that the interpreter and the SDK are installed.
-    fn command(self, script: &str) -> Command {
-        let core = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let root = core.join("..");
-        let program = match self {
+    /// The file of this SDK's `program` ("server" or "client") in tests/interop.
+    fn script(self, program: &str) -> PathBuf {
+        let (dir, extension) = match self {
+            Sdk::Python => ("python", "py"),
+            Sdk::TypeScript => ("typescript", "mjs"),
+        };
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/interop")
+            .join(dir)
+            .join(format!("{program}.{extension}"))
+    }
+
+    /// A command that runs this SDK's `program` ("server" or "client") with its
+    /// interpreter, after checking that the interpreter and the SDK are installed.
+    fn command(self, program: &str) -> Command {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let interpreter = match self {
             Sdk::Python => {
                 let python = std::env::var_os("OXMCP_TEST_PYTHON")
                     .map(PathBuf::from)
@@ -74,9 +86,9 @@ impl Sdk {
                 node
             }
         };
-        let mut command = Command::new(program);
+        let mut command = Command::new(interpreter);
         command
-            .arg(core.join("tests/peers").join(script))
+            .arg(self.script(program))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -85,35 +97,49 @@ impl Sdk {
     }
 }
 
-/// A server written with an official SDK; killed when dropped.
+/// The server written with an official SDK (tests/interop/<sdk>/server.*), serving HTTP;
+/// killed when dropped.
 pub struct PeerServer {
     child: Child,
+    /// The URL of its endpoint, as it announced it.
+    url: String,
     pub port: u16,
 }
 
 impl PeerServer {
-    /// Starts `script` and waits for its `LISTENING <port>` line on stdout.
-    pub async fn start(sdk: Sdk, script: &str, args: &[&str]) -> PeerServer {
-        let mut child = sdk.command(script).args(args).spawn().expect("starts the peer server");
+    /// Starts the server of `sdk` with `args` (`--http` or `--sse` and options) and waits
+    /// for the `LISTENING <url>` line it prints on stdout once it accepts connections.
+    pub async fn start(sdk: Sdk, args: &[&str]) -> PeerServer {
+        let mut child = sdk
+            .command("server")
+            .args(args)
+            .spawn()
+            .expect("starts the peer server");
         let stdout = child.stdout.take().expect("piped");
         let mut lines = BufReader::new(stdout).lines();
-        let port = tokio::time::timeout(PEER_TIMEOUT, async {
+        let url = tokio::time::timeout(PEER_TIMEOUT, async {
             while let Some(line) = lines.next_line().await.expect("reads the server's stdout") {
-                if let Some(port) = line.strip_prefix("LISTENING ") {
-                    return port.trim().parse::<u16>().expect("a port");
+                if let Some(url) = line.strip_prefix("LISTENING ") {
+                    return url.trim().to_owned();
                 }
             }
             panic!("the {sdk:?} server exited before listening")
         })
         .await
         .unwrap_or_else(|_| panic!("the {sdk:?} server listens within {PEER_TIMEOUT:?}"));
+        let port = url
+            .strip_prefix("http://127.0.0.1:")
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("the {sdk:?} server announced {url:?}, not http://127.0.0.1:<port>/…"));
         // Keep draining stdout so that the server never blocks on a full pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        PeerServer { child, port }
+        PeerServer { child, url, port }
     }
 
-    pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
+    /// The URL of its endpoint (`/mcp`, or `/sse` for HTTP+SSE).
+    pub fn url(&self) -> String {
+        self.url.clone()
     }
 
     pub async fn kill(&mut self) {
@@ -121,9 +147,14 @@ impl PeerServer {
     }
 }
 
-/// Runs a peer client `script` to its end and returns the JSON object it printed last.
-pub async fn run_peer_client(sdk: Sdk, script: &str, args: &[&str]) -> Value {
-    let child = sdk.command(script).args(args).spawn().expect("starts the peer client");
+/// Runs the client of `sdk` (tests/interop/<sdk>/client.*) with `args` to its end and
+/// returns the JSON object it printed last.
+pub async fn run_peer_client(sdk: Sdk, args: &[&str]) -> Value {
+    let child = sdk
+        .command("client")
+        .args(args)
+        .spawn()
+        .expect("starts the peer client");
     // On timeout the future, and with it the child, is dropped: kill_on_drop ends it.
     let output = tokio::time::timeout(PEER_TIMEOUT, child.wait_with_output())
         .await
@@ -319,7 +350,7 @@ pub async fn slow_with_progress(client: &Client, steps: u32) -> Vec<f64> {
 }
 
 /// Everything our client does in the legacy era against a peer server named `server_name`
-/// (core/tests/peers/*_server.*: `echo`, `slow`, `greet`, `greeting://` resources).
+/// (tests/interop/<sdk>/server.*: `echo`, `slow`, `greet`, `greeting://` resources).
 /// `streaming`: the server answers with SSE streams, so it can send progress and requests
 /// mid-call (in JSON mode the official SDKs drop both).
 pub async fn exercise_legacy(client: &Client, server_name: &str, streaming: bool) {
