@@ -89,13 +89,13 @@ impl CustomMethods {
         method: String,
         handler: Arc<dyn RequestHandler>,
     ) -> Result<(), DefinitionError> {
-        check_method(&method, &methods::SERVER_REQUESTS, "request")?;
-        if self.requests.insert(method.clone(), handler).is_some() {
-            return Err(DefinitionError::new(format!(
-                "request method {method:?} is defined twice"
-            )));
-        }
-        Ok(())
+        insert(
+            &mut self.requests,
+            method,
+            handler,
+            &methods::SERVER_REQUESTS,
+            "request",
+        )
     }
 
     /// Adds a notification handler; the core's own notifications cannot be replaced.
@@ -104,13 +104,13 @@ impl CustomMethods {
         method: String,
         handler: Arc<dyn NotificationHandler>,
     ) -> Result<(), DefinitionError> {
-        check_method(&method, &methods::SERVER_NOTIFICATIONS, "notification")?;
-        if self.notifications.insert(method.clone(), handler).is_some() {
-            return Err(DefinitionError::new(format!(
-                "notification method {method:?} is defined twice"
-            )));
-        }
-        Ok(())
+        insert(
+            &mut self.notifications,
+            method,
+            handler,
+            &methods::SERVER_NOTIFICATIONS,
+            "notification",
+        )
     }
 
     /// The handler of notification `method`, if one is registered.
@@ -120,15 +120,28 @@ impl CustomMethods {
     }
 }
 
-fn check_method(method: &str, reserved: &[&str], kind: &str) -> Result<(), DefinitionError> {
+/// Registers the handler of `method`, one of a `kind` that `reserved` does not name.
+fn insert<H: ?Sized>(
+    handlers: &mut HashMap<String, Arc<H>>,
+    method: String,
+    handler: Arc<H>,
+    reserved: &[&str],
+    kind: &str,
+) -> Result<(), DefinitionError> {
     if method.is_empty() {
         return Err(DefinitionError::new(format!("a custom {kind} method needs a name")));
     }
-    if reserved.contains(&method) {
+    if reserved.contains(&method.as_str()) {
         return Err(DefinitionError::new(format!(
             "{method:?} is served by the core; a custom {kind} handler cannot replace it"
         )));
     }
+    if handlers.contains_key(&method) {
+        return Err(DefinitionError::new(format!(
+            "{kind} method {method:?} is defined twice"
+        )));
+    }
+    handlers.insert(method, handler);
     Ok(())
 }
 

@@ -603,5 +603,10 @@ mod tests {
             .notification_handler("notifications/cancelled", |_params: Value| async {})
             .build();
         assert!(replaced.is_err());
+        let twice = Server::builder("dispatch", "1.0.0")
+            .notification_handler("notifications/x", |_params: Value| async {})
+            .notification_handler("notifications/x", |_params: Value| async {})
+            .build();
+        assert!(twice.is_err());
     }
 }

@@ -4,8 +4,37 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 
-use crate::protocol::ErrorObject;
+use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::registry::Registry;
+use super::Server;
+use crate::protocol::{CacheableResult, ErrorObject};
+
+/// Serves a list method: the page of `items` after the request's cursor, made into the
+/// method's result by `build` (the page and the next cursor); modern results carry the
+/// server's cache hints.
+pub(super) fn list<V, R>(
+    server: &Server,
+    params: Option<&RawValue>,
+    stamp: Option<&Value>,
+    items: impl FnOnce(&Registry) -> &IndexMap<String, V>,
+    build: impl FnOnce(Vec<&V>, Option<String>) -> R,
+) -> Outcome
+where
+    R: CacheableResult + Serialize,
+{
+    let cursor: CursorParams = parse_params(params)?;
+    let registry = server.registry();
+    let (page, next_cursor) = page(items(&registry), cursor.cursor.as_deref(), server.page_size())?;
+    let mut result = build(page.collect(), next_cursor);
+    if stamp.is_some() {
+        server.stamp_cache_hints(&mut result);
+    }
+    finish(result, stamp)
+}
 
 /// One page of `items` after `cursor`, and the cursor of the next page if there is one.
 pub(crate) fn page<'a, V>(

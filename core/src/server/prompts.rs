@@ -9,10 +9,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::context::Context;
-use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
-use super::pagination::page;
+use super::pagination;
 use super::schema::DefinitionError;
 use super::Server;
 use crate::protocol::{
@@ -229,18 +229,17 @@ impl RegisteredPrompt {
 
 /// `prompts/list`.
 pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
-    let cursor: CursorParams = parse_params(params)?;
-    let registry = server.registry();
-    let (prompts, next_cursor) = page(&registry.prompts, cursor.cursor.as_deref(), server.page_size())?;
-    let mut result = ListPromptsResult {
-        prompts: prompts.map(|p| p.prompt.clone()).collect(),
-        next_cursor,
-        ..Default::default()
-    };
-    if stamp.is_some() {
-        server.stamp_cache_hints(&mut result);
-    }
-    finish(result, stamp)
+    pagination::list(
+        server,
+        params,
+        stamp,
+        |r| &r.prompts,
+        |page, next_cursor| ListPromptsResult {
+            prompts: page.into_iter().map(|p| p.prompt.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        },
+    )
 }
 
 /// `prompts/get`: required arguments checked, then the handler run (with its input

@@ -9,10 +9,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::context::Context;
-use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
-use super::pagination::page;
+use super::pagination;
 use super::registry::ResourceMatch;
 use super::schema::DefinitionError;
 use super::uri_template::UriTemplate;
@@ -357,34 +357,32 @@ impl RegisteredTemplate {
 
 /// `resources/list`.
 pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
-    let cursor: CursorParams = parse_params(params)?;
-    let registry = server.registry();
-    let (resources, next_cursor) = page(&registry.resources, cursor.cursor.as_deref(), server.page_size())?;
-    let mut result = ListResourcesResult {
-        resources: resources.map(|r| r.resource.clone()).collect(),
-        next_cursor,
-        ..Default::default()
-    };
-    if stamp.is_some() {
-        server.stamp_cache_hints(&mut result);
-    }
-    finish(result, stamp)
+    pagination::list(
+        server,
+        params,
+        stamp,
+        |r| &r.resources,
+        |page, next_cursor| ListResourcesResult {
+            resources: page.into_iter().map(|r| r.resource.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        },
+    )
 }
 
 /// `resources/templates/list`.
 pub(super) fn list_templates(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
-    let cursor: CursorParams = parse_params(params)?;
-    let registry = server.registry();
-    let (templates, next_cursor) = page(&registry.templates, cursor.cursor.as_deref(), server.page_size())?;
-    let mut result = ListResourceTemplatesResult {
-        resource_templates: templates.map(|t| t.template.clone()).collect(),
-        next_cursor,
-        ..Default::default()
-    };
-    if stamp.is_some() {
-        server.stamp_cache_hints(&mut result);
-    }
-    finish(result, stamp)
+    pagination::list(
+        server,
+        params,
+        stamp,
+        |r| &r.templates,
+        |page, next_cursor| ListResourceTemplatesResult {
+            resource_templates: page.into_iter().map(|t| t.template.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        },
+    )
 }
 
 /// `resources/read`: a static resource by its URI, else the first template that matches.

@@ -12,10 +12,10 @@ use serde_json::{Map, Value};
 use serde_json::value::RawValue;
 
 use super::context::Context;
-use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
-use super::pagination::page;
+use super::pagination;
 use super::schema::{schema_for, DefinitionError, LazySchema, Rejection};
 use super::Server;
 use crate::protocol::{
@@ -316,18 +316,17 @@ fn check_tool_name(name: &str) -> Result<(), DefinitionError> {
 
 /// `tools/list`.
 pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
-    let cursor: CursorParams = parse_params(params)?;
-    let registry = server.registry();
-    let (tools, next_cursor) = page(&registry.tools, cursor.cursor.as_deref(), server.page_size())?;
-    let mut result = ListToolsResult {
-        tools: tools.map(|t| t.tool.clone()).collect(),
-        next_cursor,
-        ..Default::default()
-    };
-    if stamp.is_some() {
-        server.stamp_cache_hints(&mut result);
-    }
-    finish(result, stamp)
+    pagination::list(
+        server,
+        params,
+        stamp,
+        |r| &r.tools,
+        |page, next_cursor| ListToolsResult {
+            tools: page.into_iter().map(|t| t.tool.clone()).collect(),
+            next_cursor,
+            ..Default::default()
+        },
+    )
 }
 
 /// `tools/call`: arguments checked against the input schema, the handler run (with its
