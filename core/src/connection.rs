@@ -32,12 +32,19 @@ type PendingReply = oneshot::Sender<std::result::Result<Box<RawValue>, ErrorObje
 pub(crate) type PendingReceiver = oneshot::Receiver<std::result::Result<Box<RawValue>, ErrorObject>>;
 
 /// Requests this side sent and awaits, by id.
-#[derive(Default)]
 pub(crate) struct PendingRequests {
-    table: Mutex<HashMap<RequestId, PendingReply>>,
+    /// `None` once no answer can come any more: the peer closed, or this side closed.
+    table: Mutex<Option<HashMap<RequestId, PendingReply>>>,
     next_id: AtomicI64,
-    /// Cancelled when no answer can come any more: the peer closed, or this side closed.
-    closed: CancellationToken,
+}
+
+impl Default for PendingRequests {
+    fn default() -> Self {
+        PendingRequests {
+            table: Mutex::new(Some(HashMap::new())),
+            next_id: AtomicI64::new(0),
+        }
+    }
 }
 
 impl PendingRequests {
@@ -46,24 +53,25 @@ impl PendingRequests {
     pub(crate) fn register(&self) -> Result<(RequestId, PendingReceiver)> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        let mut table = self.table();
-        // Checked under the lock that `close` takes, so no request slips in after.
-        if self.closed.is_cancelled() {
-            return Err(Error::ConnectionClosed);
-        }
-        table.insert(id.clone(), tx);
+        self.table()
+            .as_mut()
+            .ok_or(Error::ConnectionClosed)?
+            .insert(id.clone(), tx);
         Ok((id, rx))
     }
 
     /// Forgets a request (it timed out or was cancelled).
     pub(crate) fn forget(&self, id: &RequestId) {
-        self.table().remove(id);
+        if let Some(table) = self.table().as_mut() {
+            table.remove(id);
+        }
     }
 
     /// Routes a response to the request that awaits it. Returns false when no request
     /// with that id is pending (the response is dropped).
     pub(crate) fn resolve(&self, response: Response) -> bool {
-        match self.table().remove(&response.id) {
+        let waiter = self.table().as_mut().and_then(|table| table.remove(&response.id));
+        match waiter {
             Some(waiter) => {
                 // The waiter may have given up (timeout); nothing to do then.
                 let _ = waiter.send(response.outcome);
@@ -75,12 +83,11 @@ impl PendingRequests {
 
     /// Fails every pending request with [`Error::ConnectionClosed`], and every later one.
     pub(crate) fn close(&self) {
-        let mut table = self.table();
-        self.closed.cancel();
-        table.clear();
+        // Dropping the waiters fails them.
+        self.table().take();
     }
 
-    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, PendingReply>> {
+    fn table(&self) -> std::sync::MutexGuard<'_, Option<HashMap<RequestId, PendingReply>>> {
         // The table holds no invariant a panic could break.
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -228,7 +228,7 @@ async fn a_lost_session_fails_the_request_and_a_new_client_starts_over() {
     assert_eq!(text(&echoed), "one");
     // A restarted server knows no session: it answers the old session id with 404.
     server.kill().await;
-    let port = server.port.to_string();
+    let port = server.port().to_string();
     let server = python_server(&["--http", "--port", &port]).await;
     let started = Instant::now();
     let expired = client.call_tool("echo", json!({"text": "two"})).await;

@@ -301,6 +301,22 @@ async fn modern_requests_answer_json_and_check_every_header() {
     assert_eq!(unsupported.status(), StatusCode::BAD_REQUEST);
     assert_eq!(error_code(unsupported).await, -32022);
 
+    let mut params = echo();
+    params["_meta"] = meta();
+    params["_meta"]
+        .as_object_mut()
+        .unwrap()
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let body = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params});
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "echo"),
+    ];
+    let without_capabilities = f.post(body, &headers).await;
+    assert_eq!(without_capabilities.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(error_code(without_capabilities).await, -32602);
+
     let unknown = f.modern(4, "tools/frobnicate", json!({}), &[]).await;
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
     assert_eq!(error_code(unknown).await, -32601);

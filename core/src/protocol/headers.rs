@@ -4,6 +4,8 @@
 //! input schema must follow to use them. The client sends and the server checks what
 //! [`request_headers`] computes.
 
+use std::borrow::Cow;
+
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -186,15 +188,16 @@ fn is_plain(value: &str) -> bool {
     visible && !blank(first) && !blank(last) && !sentinel_like
 }
 
-/// One MCP header a modern request implies: its name, and the value it must carry.
+/// One MCP header a modern request implies: its name, and the value it must carry. Borrows
+/// what it can from the request: the server computes these for every modern request.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RequestHeader {
+pub struct RequestHeader<'a> {
     /// The header name, lowercase.
-    pub name: String,
+    pub name: Cow<'static, str>,
     /// How error messages spell it (`Mcp-Param-Region`).
-    pub label: String,
+    pub label: Cow<'static, str>,
     /// The value, before [`encode_header_value`]; `None` when the body has none.
-    pub value: Option<String>,
+    pub value: Option<Cow<'a, str>>,
     /// Whether the header must be sent even without a value in the body (then the request
     /// cannot be sent correctly): `Mcp-Method` and `Mcp-Name`. An `Mcp-Param-*` header is
     /// sent exactly when its argument is present.
@@ -206,16 +209,16 @@ pub struct RequestHeader {
 /// The `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers of a request: `name` is
 /// `params.name` of `tools/call` and `prompts/get` or `params.uri` of `resources/read`;
 /// `arguments` and `params` (the tool's [`header_params`]) matter to `tools/call` only.
-pub fn request_headers(
-    method: &str,
-    name: Option<&str>,
+pub fn request_headers<'a>(
+    method: &'a str,
+    name: Option<&'a str>,
     arguments: Option<&Map<String, Value>>,
     params: &[HeaderParam],
-) -> Vec<RequestHeader> {
+) -> Vec<RequestHeader<'a>> {
     let mut headers = vec![RequestHeader {
-        name: names::METHOD.to_owned(),
-        label: "Mcp-Method".to_owned(),
-        value: Some(method.to_owned()),
+        name: Cow::Borrowed(names::METHOD),
+        label: Cow::Borrowed("Mcp-Method"),
+        value: Some(Cow::Borrowed(method)),
         required: true,
         number: None,
     }];
@@ -224,9 +227,9 @@ pub fn request_headers(
         methods::TOOLS_CALL | methods::RESOURCES_READ | methods::PROMPTS_GET
     ) {
         headers.push(RequestHeader {
-            name: names::NAME.to_owned(),
-            label: "Mcp-Name".to_owned(),
-            value: name.map(str::to_owned),
+            name: Cow::Borrowed(names::NAME),
+            label: Cow::Borrowed("Mcp-Name"),
+            value: name.map(Cow::Borrowed),
             required: true,
             number: None,
         });
@@ -239,9 +242,9 @@ pub fn request_headers(
             .and_then(|arguments| value_at(arguments, &param.path))
             .filter(|value| !value.is_null());
         headers.push(RequestHeader {
-            name: format!("{}{}", names::PARAM_PREFIX, param.name.to_ascii_lowercase()),
-            label: format!("Mcp-Param-{}", param.name),
-            value: value.and_then(header_text),
+            name: Cow::Owned(format!("{}{}", names::PARAM_PREFIX, param.name.to_ascii_lowercase())),
+            label: Cow::Owned(format!("Mcp-Param-{}", param.name)),
+            value: value.and_then(header_text).map(Cow::Owned),
             required: false,
             number: value.and_then(Value::as_f64),
         });
@@ -375,7 +378,10 @@ mod tests {
     #[test]
     fn a_request_implies_its_method_name_and_parameter_headers() {
         let plain = |headers: Vec<RequestHeader>| -> Vec<(String, Option<String>)> {
-            headers.into_iter().map(|h| (h.name, h.value)).collect()
+            headers
+                .into_iter()
+                .map(|h| (h.name.into_owned(), h.value.map(Cow::into_owned)))
+                .collect()
         };
         let own = |name: &str, value: Option<&str>| (name.to_owned(), value.map(str::to_owned));
         assert_eq!(
@@ -403,7 +409,7 @@ mod tests {
         );
         let region = headers.iter().find(|h| h.name == "mcp-param-region").unwrap();
         assert_eq!(
-            (region.label.as_str(), region.value.as_deref()),
+            (region.label.as_ref(), region.value.as_deref()),
             ("Mcp-Param-Region", Some("eu"))
         );
         let without = request_headers("tools/call", Some("query"), json!({}).as_object(), &params);

@@ -1,12 +1,16 @@
 //! The reserved `_meta` keys and the per-request fields of the modern era.
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::capabilities::ClientCapabilities;
+use super::error::ErrorObject;
 use super::lifecycle::Implementation;
 use super::logging::LoggingLevel;
 use super::progress::ProgressToken;
+use super::version::{Era, ProtocolVersion};
 
 /// A `_meta` object: free-form, with reserved keys.
 pub type Meta = Map<String, Value>;
@@ -60,4 +64,44 @@ pub struct RequestMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub log_level: Option<LoggingLevel>,
+}
+
+impl RequestMeta {
+    /// The version of a modern request, once it is checked to carry what every modern
+    /// request must: a 2026-07-28 protocol version and the client's capabilities.
+    pub fn modern_version(&self) -> Result<ProtocolVersion, ErrorObject> {
+        let Some(requested) = self.protocol_version.as_deref() else {
+            return Err(missing(PROTOCOL_VERSION));
+        };
+        let version = ProtocolVersion::parse(requested)
+            .filter(|v| v.era() == Era::Modern)
+            .ok_or_else(|| ErrorObject::unsupported_protocol_version(requested, &ProtocolVersion::all_strs()))?;
+        if self.client_capabilities.is_none() {
+            return Err(missing(CLIENT_CAPABILITIES));
+        }
+        Ok(version)
+    }
+}
+
+fn missing(key: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("_meta[\"{key}\"] is missing"))
+}
+
+/// Whether a request's params carry a `_meta` that names a protocol version: what makes a
+/// request modern. Reads nothing else of the params.
+pub fn is_modern_request(params: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta", default)]
+        meta: Option<VersionOnly>,
+    }
+    #[derive(Deserialize)]
+    struct VersionOnly {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
+        protocol_version: Option<IgnoredAny>,
+    }
+    params
+        .and_then(|raw| serde_json::from_str::<Params>(raw.get()).ok())
+        .and_then(|params| params.meta)
+        .is_some_and(|meta| meta.protocol_version.is_some())
 }

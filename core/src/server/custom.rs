@@ -66,7 +66,7 @@ where
 }
 
 /// The custom methods and declared extensions of a server.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(crate) struct CustomMethods {
     requests: HashMap<String, Arc<dyn RequestHandler>>,
     notifications: HashMap<String, Arc<dyn NotificationHandler>>,
@@ -113,10 +113,11 @@ impl CustomMethods {
         )
     }
 
-    /// The handler of notification `method`, if one is registered.
-    pub(crate) fn notification(&self, method: &str, params: Option<Box<RawValue>>) -> Option<BoxFuture<'static, ()>> {
+    /// What the handler of notification `method` does with `params`; `None` when no
+    /// handler is registered.
+    pub(crate) fn notify(&self, method: &str, params: Option<&RawValue>) -> Option<BoxFuture<'static, ()>> {
         let handler = self.notifications.get(method)?;
-        Some(handler.notify(params_value(params.as_deref()).ok()?))
+        Some(handler.notify(params_value(params).ok()?))
     }
 }
 

@@ -24,6 +24,7 @@ use super::reply::Reply;
 use super::{completion, custom, prompts, resources, subscriptions, tools, Server};
 use crate::connection::PendingRequests;
 use crate::protocol::jsonrpc::{self, Message, Notification, Request};
+use crate::protocol::meta::is_modern_request;
 use crate::protocol::{
     meta, methods, CancelledNotificationParams, ClientCapabilities, DiscoverResult, EmptyResult, Era, ErrorObject,
     Implementation, InitializeRequestParams, InitializeResult, LoggingLevel, Meta, ProtocolResult, ProtocolVersion,
@@ -177,15 +178,17 @@ impl Dispatcher {
         cancellation
     }
 
-    /// The client is gone: subscription streams stop, requests to the client fail, and,
-    /// with `cancel_requests`, the requests in flight are cancelled.
-    pub(crate) fn end(&self, cancel_requests: bool) {
+    /// The client is gone: subscription streams stop and requests to the client fail.
+    /// Requests in flight go on (a stream's last requests are still answered).
+    pub(crate) fn end(&self) {
         self.ended.cancel();
         self.client_requests.close();
-        if cancel_requests {
-            for cancellation in lock(&self.in_flight).values() {
-                cancellation.cancel();
-            }
+    }
+
+    /// Cancels every request in flight.
+    pub(crate) fn cancel_in_flight(&self) {
+        for cancellation in lock(&self.in_flight).values() {
+            cancellation.cancel();
         }
     }
 
@@ -207,7 +210,7 @@ impl Dispatcher {
                 }
             }
             methods::INITIALIZED | methods::ROOTS_LIST_CHANGED => {}
-            other => match self.server.custom().notification(other, notification.params) {
+            other => match self.server.custom().notify(other, notification.params.as_deref()) {
                 Some(handled) => {
                     self.tasks.spawn(handled);
                 }
@@ -253,7 +256,7 @@ impl Dispatcher {
             // 2026-07-28 removed `initialize`: a request of that era must not start a
             // legacy handshake (on a shared stateless session it would change the era of
             // every later request).
-            if is_modern_meta(head.meta.as_deref()) {
+            if is_modern_request(params) {
                 return Err(ErrorObject::method_not_found(&method));
             }
             return self.initialize(params);
@@ -307,7 +310,7 @@ impl Dispatcher {
         if let Some(handshake) = read(&self.handshake).as_ref() {
             return Ok(Some(handshake.clone()));
         }
-        let Some(requested) = request_meta.protocol_version else {
+        if request_meta.protocol_version.is_none() {
             if let Some(version) = assumed_version {
                 return Ok(Some(Exchange {
                     version,
@@ -323,16 +326,12 @@ impl Dispatcher {
                 "_meta[\"{}\"] is missing: send `initialize` first (legacy era) or give the protocol version on every request (2026-07-28)",
                 meta::PROTOCOL_VERSION
             )));
-        };
-        let version = ProtocolVersion::parse(&requested)
-            .filter(|v| v.era() == Era::Modern)
-            .ok_or_else(|| ErrorObject::unsupported_protocol_version(&requested, &ProtocolVersion::all_strs()))?;
-        let client_capabilities = request_meta.client_capabilities.ok_or_else(|| {
-            ErrorObject::invalid_params(format!("_meta[\"{}\"] is missing", meta::CLIENT_CAPABILITIES))
-        })?;
+        }
+        let version = request_meta.modern_version()?;
         Ok(Some(Exchange {
             version,
-            client_capabilities: Arc::new(client_capabilities),
+            // `modern_version` checked that the capabilities are there.
+            client_capabilities: Arc::new(request_meta.client_capabilities.unwrap_or_default()),
             client_info: request_meta.client_info.map(Arc::new),
             log_level: request_meta.log_level,
         }))
@@ -421,17 +420,6 @@ fn read_request_meta(raw: Option<&RawValue>) -> Result<RequestMeta, ErrorObject>
 struct ParamsHead {
     #[serde(rename = "_meta", default)]
     meta: Option<Box<RawValue>>,
-}
-
-/// Whether `_meta` names a protocol version, which makes the request modern.
-fn is_modern_meta(meta: Option<&RawValue>) -> bool {
-    #[derive(Deserialize)]
-    struct VersionOnly {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
-        protocol_version: Option<Value>,
-    }
-    meta.and_then(|raw| serde_json::from_str::<VersionOnly>(raw.get()).ok())
-        .is_some_and(|m| m.protocol_version.is_some())
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -588,7 +576,8 @@ mod tests {
         let text = jsonrpc::notification_text("notifications/weather/seen", Some(&json!({"city": "Rome"})));
         let message = jsonrpc::parse_message(&text).unwrap();
         assert!(dispatcher.receive(message).is_none());
-        assert_eq!(seen.recv().await, Some(json!({"city": "Rome"})));
+        let seen = tokio::time::timeout(std::time::Duration::from_secs(5), seen.recv()).await;
+        assert_eq!(seen.expect("the handler ran"), Some(json!({"city": "Rome"})));
     }
 
     #[test]

@@ -235,7 +235,7 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
         stamp,
         |r| &r.prompts,
         |page, next_cursor| ListPromptsResult {
-            prompts: page.into_iter().map(|p| p.prompt.clone()).collect(),
+            prompts: page.values().map(|p| p.prompt.clone()).collect(),
             next_cursor,
             ..Default::default()
         },

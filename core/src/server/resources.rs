@@ -363,7 +363,7 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
         stamp,
         |r| &r.resources,
         |page, next_cursor| ListResourcesResult {
-            resources: page.into_iter().map(|r| r.resource.clone()).collect(),
+            resources: page.values().map(|r| r.resource.clone()).collect(),
             next_cursor,
             ..Default::default()
         },
@@ -378,7 +378,7 @@ pub(super) fn list_templates(server: &Server, params: Option<&RawValue>, stamp: 
         stamp,
         |r| &r.templates,
         |page, next_cursor| ListResourceTemplatesResult {
-            resource_templates: page.into_iter().map(|t| t.template.clone()).collect(),
+            resource_templates: page.values().map(|t| t.template.clone()).collect(),
             next_cursor,
             ..Default::default()
         },

@@ -36,7 +36,7 @@ impl Session {
     pub(crate) async fn run(self: Arc<Self>, incoming: FrameStream) {
         let forwarder = self.forward_events();
         crate::connection::read_loop(&self.connection, incoming, |frame| self.on_frame(frame)).await;
-        self.dispatcher.end(false);
+        self.dispatcher.end();
         self.dispatcher.wait().await;
         forwarder.abort();
         self.connection.close();
@@ -55,7 +55,8 @@ impl Session {
     /// requests in flight are cancelled, and the connection closes.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) fn end(&self) {
-        self.dispatcher.end(true);
+        self.dispatcher.end();
+        self.dispatcher.cancel_in_flight();
         self.connection.close();
     }
 

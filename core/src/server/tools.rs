@@ -322,7 +322,7 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
         stamp,
         |r| &r.tools,
         |page, next_cursor| ListToolsResult {
-            tools: page.into_iter().map(|t| t.tool.clone()).collect(),
+            tools: page.values().map(|t| t.tool.clone()).collect(),
             next_cursor,
             ..Default::default()
         },

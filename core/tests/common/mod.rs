@@ -101,9 +101,8 @@ impl Sdk {
 /// killed when dropped.
 pub struct PeerServer {
     child: Child,
-    /// The URL of its endpoint, as it announced it.
+    /// The URL of its endpoint, as it announced it: `http://127.0.0.1:<port>/…`.
     url: String,
-    pub port: u16,
 }
 
 impl PeerServer {
@@ -127,14 +126,18 @@ impl PeerServer {
         })
         .await
         .unwrap_or_else(|_| panic!("the {sdk:?} server listens within {PEER_TIMEOUT:?}"));
-        let port = url
-            .strip_prefix("http://127.0.0.1:")
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|port| port.parse().ok())
-            .unwrap_or_else(|| panic!("the {sdk:?} server announced {url:?}, not http://127.0.0.1:<port>/…"));
+        assert!(
+            loopback_port(&url).is_some(),
+            "the {sdk:?} server announced {url:?}, not http://127.0.0.1:<port>/…"
+        );
         // Keep draining stdout so that the server never blocks on a full pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        PeerServer { child, url, port }
+        PeerServer { child, url }
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        loopback_port(&self.url).expect("checked when it started")
     }
 
     /// The URL of its endpoint (`/mcp`, or `/sse` for HTTP+SSE).
@@ -145,6 +148,11 @@ impl PeerServer {
     pub async fn kill(&mut self) {
         self.child.kill().await.expect("kills the server");
     }
+}
+
+/// The port of an `http://127.0.0.1:<port>/…` URL.
+fn loopback_port(url: &str) -> Option<u16> {
+    url.strip_prefix("http://127.0.0.1:")?.split('/').next()?.parse().ok()
 }
 
 /// Runs the client of `sdk` (tests/interop/<sdk>/client.*) with `args` to its end and

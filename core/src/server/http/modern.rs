@@ -16,6 +16,7 @@ use crate::protocol::headers::{
     decode_header_value, header_params, names, request_headers, HeaderParam, RequestHeader,
 };
 use crate::protocol::jsonrpc::Request;
+use crate::protocol::meta::is_modern_request;
 use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion, RequestMeta};
 use crate::server::dispatch::Scope;
 use crate::server::reply::Reply;
@@ -25,7 +26,7 @@ pub(super) fn is_modern(headers: &HeaderMap, request: &Request) -> bool {
     let header_modern = header_str(headers, names::PROTOCOL_VERSION)
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| v.era() == Era::Modern);
-    header_modern || request_meta(request).is_some_and(|m| m.protocol_version.is_some())
+    header_modern || is_modern_request(request.params.as_deref())
 }
 
 fn request_meta(request: &Request) -> Option<RequestMeta> {
@@ -83,38 +84,22 @@ fn check_modern_headers(
             Target::read(request).unwrap_or_default(),
         ),
     };
-    let Some(body_version) = meta.protocol_version.as_deref() else {
-        return Err(ErrorObject::invalid_params(
-            "_meta[\"io.modelcontextprotocol/protocolVersion\"] is missing",
-        ));
-    };
-    match header_str(headers, names::PROTOCOL_VERSION) {
-        None => {
-            return Err(ErrorObject::header_mismatch(
-                "the MCP-Protocol-Version header is missing",
-            ))
+    if let Some(body_version) = meta.protocol_version.as_deref() {
+        match header_str(headers, names::PROTOCOL_VERSION) {
+            None => {
+                return Err(ErrorObject::header_mismatch(
+                    "the MCP-Protocol-Version header is missing",
+                ))
+            }
+            Some(header) if header != body_version => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "MCP-Protocol-Version header {header:?} does not match the body's {body_version:?}"
+                )))
+            }
+            Some(_) => {}
         }
-        Some(header) if header != body_version => {
-            return Err(ErrorObject::header_mismatch(format!(
-                "MCP-Protocol-Version header {header:?} does not match the body's {body_version:?}"
-            )))
-        }
-        Some(_) => {}
     }
-    if ProtocolVersion::parse(body_version)
-        .filter(|v| v.era() == Era::Modern)
-        .is_none()
-    {
-        return Err(ErrorObject::unsupported_protocol_version(
-            body_version,
-            &ProtocolVersion::all_strs(),
-        ));
-    }
-    if meta.client_capabilities.is_none() {
-        return Err(ErrorObject::invalid_params(
-            "_meta[\"io.modelcontextprotocol/clientCapabilities\"] is missing",
-        ));
-    }
+    meta.modern_version()?;
     let params = header_params_of(endpoint, &request.method, &target);
     let arguments = if params.is_empty() { None } else { target.arguments() };
     for expected in request_headers(&request.method, target.name.as_deref(), arguments.as_ref(), &params) {
@@ -219,13 +204,13 @@ fn check_header(headers: &HeaderMap, expected: &RequestHeader) -> Result<(), Err
         return Ok(());
     }
     if !expected.required && expected.value.is_none() && expected.number.is_none() {
-        return match headers.contains_key(&expected.name) {
-            false => Ok(()),
-            true => Err(ErrorObject::header_mismatch(format!(
+        if headers.contains_key(expected.name.as_ref()) {
+            return Err(ErrorObject::header_mismatch(format!(
                 "{} is sent but the argument is absent",
                 expected.label
-            ))),
-        };
+            )));
+        }
+        return Ok(());
     }
     expect_header(headers, &expected.name, expected.value.as_deref(), &expected.label)
 }
