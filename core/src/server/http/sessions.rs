@@ -91,6 +91,8 @@ pub(super) fn silent_transport(sink: impl futures::Sink<String, Error = std::io:
     Transport::new(futures::stream::pending::<std::io::Result<Frame>>(), sink)
 }
 
+/// Ends the legacy sessions that have been idle longer than the configured timeout, until
+/// the endpoint is gone.
 pub(super) async fn reap_idle_sessions(endpoint: Weak<Endpoint>) {
     loop {
         let Some(period) = endpoint
