@@ -1,31 +1,28 @@
 //! Conversions between the JSON values JavaScript handlers return and the core's types.
 //!
-//! Values cross the boundary as `serde_json::Value`. What a handler may return, and what
-//! each form becomes, is decided here once for the facade:
+//! Values cross the boundary as `serde_json::Value`. What each becomes on the wire is the
+//! core's [`Returned`] table, the same in every language; this module only says which
+//! JavaScript values are which:
 //!
-//! | handler | returns | becomes |
+//! | handler | returns | is |
 //! |---|---|---|
-//! | tool | string | one text block |
-//! | tool | object with a `content` array | the `CallToolResult` as is |
-//! | tool | any other object | `structuredContent`, plus its JSON text as content |
-//! | tool | `null` / `undefined` | no content |
-//! | tool | array, number, boolean | its JSON text |
-//! | resource | string | text contents (the definition's MIME type) |
-//! | resource | `{ text }` or `{ blob }` | one contents item (`uri` and `mimeType` filled in) |
-//! | resource | object with a `contents` array | the `ReadResourceResult` as is |
-//! | prompt | string | one user message |
-//! | prompt | array | the messages |
-//! | prompt | object with a `messages` array | the `GetPromptResult` as is |
+//! | any | `null` / `undefined`, string, array | nothing, text, a list |
+//! | any | `{ type: "text" | "image" | … }` | a content block |
+//! | any | a `Uint8Array` (marked by the facade) | bytes |
+//! | tool | object with a `content` array | a complete `CallToolResult` |
+//! | resource | object with a `contents` array | a complete `ReadResourceResult` |
+//! | resource | `{ text }` or `{ blob }` | contents (`uri` and `mimeType` filled in) |
+//! | prompt | object with a `messages` array | a complete `GetPromptResult` |
+//! | any | anything else | data |
 //! | completion | array of strings, or `{ values }` | the candidate values |
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use base64::Engine as _;
 use oxmcp::client::ServerNotification;
-use oxmcp::protocol::{
-    methods, CallToolResult, ContentBlock, ErrorObject, GetPromptResult, InputRequiredResult, PromptMessage,
-    ReadResourceResult, ResourceContents,
-};
+use oxmcp::protocol::{methods, CallToolResult, ErrorObject, GetPromptResult, InputRequiredResult, ReadResourceResult};
+use oxmcp::server::returned::{self, Returned, ToolOutput};
 use oxmcp::server::HandlerError;
 
 /// A failure a JavaScript handler reported: `message`, plus a JSON-RPC `code` (and
@@ -36,10 +33,11 @@ pub(crate) struct Failure {
     message: String,
     #[serde(default)]
     code: Option<i64>,
+    // Boxed: failures travel in `Result`s, which stay small for the values that succeed.
     #[serde(default)]
-    data: Option<Value>,
+    data: Option<Box<Value>>,
     #[serde(default, rename = "inputRequired")]
-    input_required: Option<Value>,
+    input_required: Option<Box<Value>>,
 }
 
 impl Failure {
@@ -56,7 +54,7 @@ impl Failure {
     /// internal error elsewhere), or exactly the JSON-RPC error the handler threw.
     pub(crate) fn into_handler_error(self) -> HandlerError {
         if let Some(input_required) = self.input_required {
-            return match serde_json::from_value::<InputRequiredResult>(input_required) {
+            return match serde_json::from_value::<InputRequiredResult>(*input_required) {
                 Ok(result) => HandlerError::InputRequired(Box::new(result)),
                 Err(e) => HandlerError::message(format!("invalid input requests: {e}")),
             };
@@ -77,7 +75,7 @@ impl Failure {
     fn into_error_object(self, code: i64) -> ErrorObject {
         let error = ErrorObject::new(code, self.message);
         match self.data {
-            Some(data) => error.with_data(data),
+            Some(data) => error.with_data(*data),
             None => error,
         }
     }
@@ -101,17 +99,34 @@ pub(crate) fn outcome(envelope: Value) -> Result<Value, Failure> {
     Ok(envelope.remove("ok").unwrap_or(Value::Null))
 }
 
-/// What a tool handler returned, as a tool result.
-pub(crate) fn tool_result(value: Value) -> Result<CallToolResult, HandlerError> {
+/// The key of the object the facade puts in place of a `Uint8Array`: `{ [key]: base64 }`.
+const BYTES_KEY: &str = "$oxmcp.bytes";
+
+/// A JavaScript value as the core's [`Returned`]; `complete` names the member (`content`,
+/// `contents`, `messages`) whose array makes an object the method's complete result.
+fn returned(value: Value, complete: &str) -> Returned {
     match value {
-        Value::Null => Ok(CallToolResult::success(Vec::new())),
-        Value::String(text) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
-        Value::Object(object) if object.get("content").is_some_and(Value::is_array) => {
-            decode(Value::Object(object), "tool result")
+        Value::Object(object) if object.get(complete).is_some_and(Value::is_array) => {
+            Returned::Result(Value::Object(object))
         }
-        Value::Object(object) => Ok(CallToolResult::structured(Value::Object(object))),
-        other => Ok(CallToolResult::success(vec![ContentBlock::text(other.to_string())])),
+        Value::Object(object) => match bytes(&object) {
+            Some(bytes) => Returned::Bytes(bytes),
+            None => Returned::from_json(Value::Object(object)),
+        },
+        Value::Array(items) => Returned::List(items.into_iter().map(|item| returned(item, "")).collect()),
+        other => Returned::from_json(other),
     }
+}
+
+/// The bytes of a marked `Uint8Array`.
+fn bytes(object: &Map<String, Value>) -> Option<Vec<u8>> {
+    let encoded = object.get(BYTES_KEY)?.as_str()?;
+    base64::engine::general_purpose::STANDARD.decode(encoded).ok()
+}
+
+/// What a tool handler returned, as a tool result.
+pub(crate) fn tool_result(value: Value, output: ToolOutput) -> Result<CallToolResult, HandlerError> {
+    returned(value, "content").into_tool_result(output)
 }
 
 /// What a resource handler returned for `uri`, as a read result.
@@ -120,56 +135,18 @@ pub(crate) fn read_result(
     uri: &str,
     mime_type: Option<&str>,
 ) -> Result<ReadResourceResult, HandlerError> {
-    let contents = match value {
-        Value::String(text) => contents_item(Map::from_iter([("text".into(), Value::String(text))]), uri, mime_type)?,
-        Value::Object(object) if object.get("contents").is_some_and(Value::is_array) => {
-            return decode(Value::Object(object), "read result")
-        }
+    let value = match value {
         Value::Object(object) if object.contains_key("text") || object.contains_key("blob") => {
-            contents_item(object, uri, mime_type)?
+            Returned::Contents(returned::contents_from_json(object, uri, mime_type)?)
         }
-        _ => {
-            return Err(HandlerError::message(
-                "a resource handler must return a string, { text } or { blob }, or { contents: [...] }",
-            ))
-        }
+        other => returned(other, "contents"),
     };
-    Ok(ReadResourceResult {
-        contents: vec![contents],
-        ..Default::default()
-    })
-}
-
-/// One contents item, with the request's URI and the definition's MIME type unless the
-/// handler gave its own.
-fn contents_item(
-    mut object: Map<String, Value>,
-    uri: &str,
-    mime_type: Option<&str>,
-) -> Result<ResourceContents, HandlerError> {
-    object.entry("uri").or_insert_with(|| uri.into());
-    if let Some(mime_type) = mime_type {
-        object.entry("mimeType").or_insert_with(|| mime_type.into());
-    }
-    decode(Value::Object(object), "resource contents")
+    value.into_read_result(uri, mime_type)
 }
 
 /// What a prompt handler returned, as a prompt result.
 pub(crate) fn prompt_result(value: Value) -> Result<GetPromptResult, HandlerError> {
-    let messages = match value {
-        Value::String(text) => vec![PromptMessage::user(text)],
-        Value::Array(_) => decode(value, "prompt messages")?,
-        Value::Object(_) => return decode(value, "prompt result"),
-        _ => {
-            return Err(HandlerError::message(
-                "a prompt handler must return a string, an array of messages, or { messages: [...] }",
-            ))
-        }
-    };
-    Ok(GetPromptResult {
-        messages,
-        ..Default::default()
-    })
+    returned(value, "messages").into_prompt_result()
 }
 
 /// What a completion handler returned, as candidate values.
@@ -270,26 +247,17 @@ mod tests {
     }
 
     #[test]
-    fn tool_values_become_results() {
-        let text = tool_result(json!("hi")).unwrap();
-        assert_eq!(text.content, vec![ContentBlock::text("hi")]);
-        let structured = tool_result(json!({"result": 3})).unwrap();
-        assert_eq!(structured.structured_content, Some(json!({"result": 3})));
-        let full = tool_result(json!({"content": [{"type": "text", "text": "x"}], "isError": true})).unwrap();
-        assert_eq!(full.is_error, Some(true));
-        assert_eq!(tool_result(json!(42)).unwrap().content, vec![ContentBlock::text("42")]);
-        assert!(tool_result(Value::Null).unwrap().content.is_empty());
-        assert!(tool_result(json!({"content": [{"type": "nonsense"}]})).is_err());
-    }
-
-    #[test]
-    fn resource_values_fill_in_uri_and_mime_type() {
-        let text = read_result(json!("hello"), "greeting://ada", Some("text/plain")).unwrap();
-        let contents = serde_json::to_value(&text.contents[0]).unwrap();
-        assert_eq!(
-            contents,
-            json!({"uri": "greeting://ada", "mimeType": "text/plain", "text": "hello"})
+    fn javascript_values_are_classified_for_the_core() {
+        let full = tool_result(
+            json!({"content": [{"type": "text", "text": "x"}], "isError": true}),
+            ToolOutput::Content,
         );
+        assert_eq!(full.unwrap().is_error, Some(true));
+        assert!(tool_result(json!({"content": [{"type": "nonsense"}]}), ToolOutput::Content).is_err());
+        let data = tool_result(json!({"a": 1}), ToolOutput::Content).unwrap();
+        assert_eq!(data.structured_content, None);
+        let marked = json!({"$oxmcp.bytes": "AAE="});
+        assert_eq!(returned(marked, "content"), Returned::Bytes(vec![0, 1]));
         let blob = read_result(
             json!({"blob": "AAEC", "mimeType": "image/png"}),
             "file:///x",
@@ -297,17 +265,12 @@ mod tests {
         )
         .unwrap();
         let contents = serde_json::to_value(&blob.contents[0]).unwrap();
-        assert_eq!(contents["mimeType"], "image/png");
-        assert!(read_result(json!(3), "file:///x", None).is_err());
-    }
-
-    #[test]
-    fn prompt_and_completion_values() {
-        let prompt = prompt_result(json!("review this")).unwrap();
-        assert_eq!(prompt.messages, vec![PromptMessage::user("review this")]);
-        let messages =
-            prompt_result(json!([{"role": "assistant", "content": {"type": "text", "text": "ok"}}])).unwrap();
-        assert_eq!(messages.messages, vec![PromptMessage::assistant("ok")]);
+        assert_eq!(
+            contents,
+            json!({"uri": "file:///x", "mimeType": "image/png", "blob": "AAEC"})
+        );
+        let said = prompt_result(json!([{"role": "assistant", "content": {"type": "text", "text": "ok"}}])).unwrap();
+        assert_eq!(said.messages, vec![oxmcp::protocol::PromptMessage::assistant("ok")]);
         assert_eq!(completion_values(json!(["a", "b"])).unwrap(), ["a", "b"]);
         assert_eq!(completion_values(json!({"values": ["c"]})).unwrap(), ["c"]);
         assert!(completion_values(json!([1])).is_err());

@@ -57,3 +57,13 @@ fn rpc_rejection(kind: &str, error: &ErrorObject) -> napi::Error {
 fn rejection(details: Value) -> napi::Error {
     napi::Error::from_reason(details.to_string())
 }
+
+/// The JSON-RPC and MCP error codes by name (`PARSE_ERROR`, …), from the core's table;
+/// the facade exports them as `ErrorCode`.
+#[napi_derive::napi]
+pub fn error_codes() -> std::collections::HashMap<String, i64> {
+    oxmcp::protocol::code::NAMED
+        .iter()
+        .map(|(name, code)| ((*name).to_owned(), *code))
+        .collect()
+}

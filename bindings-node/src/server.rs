@@ -18,9 +18,10 @@ use tokio_util::sync::CancellationToken;
 use oxmcp::protocol::{
     CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
+use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
     CompletionHandler, Context, HandlerError, PromptDef, PromptHandler, ResourceDef, ResourceHandler, Server,
-    TemplateDef, ToolDef, ToolHandler,
+    TemplateDef, ToolDef, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -102,13 +103,17 @@ impl NativeServer {
         })
     }
 
-    /// Adds (or replaces) a tool from its `Tool` definition; announces the change.
+    /// Adds a tool from its `Tool` definition; announces the change.
     #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number")]
     pub fn add_tool(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
         let tool: Tool = decode_js(definition, "tool definition")?;
         let handler = JsTool {
             bridge: Arc::clone(&self.bridge),
             handler_id,
+            output: match tool.output_schema {
+                Some(_) => ToolOutput::Inferred,
+                None => ToolOutput::Content,
+            },
         };
         self.server
             .add_tool(ToolDef::from_tool(tool).handler_object(Arc::new(handler)))
@@ -121,7 +126,7 @@ impl NativeServer {
         self.server.remove_tool(&name)
     }
 
-    /// Adds (or replaces) a static resource from its `Resource` definition.
+    /// Adds a static resource from its `Resource` definition.
     #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number")]
     pub fn add_resource(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
         let resource: Resource = decode_js(definition, "resource definition")?;
@@ -141,7 +146,7 @@ impl NativeServer {
         self.server.remove_resource(&uri)
     }
 
-    /// Adds (or replaces) a resource template from its `ResourceTemplate` definition;
+    /// Adds a resource template from its `ResourceTemplate` definition;
     /// `completions` maps variable names to completion handler ids.
     #[napi(
         ts_args_type = "definition: Record<string, unknown>, handlerId: number, completions: Record<string, number>"
@@ -171,7 +176,7 @@ impl NativeServer {
         self.server.remove_template(&uri_template)
     }
 
-    /// Adds (or replaces) a prompt from its `Prompt` definition; `completions` maps
+    /// Adds a prompt from its `Prompt` definition; `completions` maps
     /// argument names to completion handler ids.
     #[napi(
         ts_args_type = "definition: Record<string, unknown>, handlerId: number, completions: Record<string, number>"
@@ -290,9 +295,18 @@ impl Drop for Run {
     }
 }
 
+/// The variable names of an RFC 6570 URI template, in order (none for a plain URI); an
+/// invalid template is an error.
+#[napi]
+pub fn uri_template_variables(template: String) -> napi::Result<Vec<String>> {
+    let template = UriTemplate::parse(&template).map_err(crate::error::invalid)?;
+    Ok(template.variables().map(str::to_owned).collect())
+}
+
 struct JsTool {
     bridge: Arc<Bridge>,
     handler_id: u32,
+    output: ToolOutput,
 }
 
 impl ToolHandler for JsTool {
@@ -302,7 +316,8 @@ impl ToolHandler for JsTool {
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
         let run = Arc::clone(&self.bridge).run(self.handler_id, Value::Object(arguments), Some(ctx));
-        Box::pin(async move { convert::tool_result(run.await?) })
+        let output = self.output;
+        Box::pin(async move { convert::tool_result(run.await?, output) })
     }
 }
 

@@ -127,7 +127,8 @@ for (const [transport, era] of TRANSPORTS.flatMap((transport) => [
     });
 
     it('tells the handler about the request', async () => {
-      const context = (await client.callTool({ name: 'context' })).structuredContent;
+      // Data without an output schema comes as its JSON text.
+      const context = JSON.parse((await client.callTool({ name: 'context' })).content[0].text);
       assert.equal(context.era, era);
       assert.equal(context.protocolVersion, era === 'legacy' ? '2025-11-25' : '2026-07-28');
       assert.equal(context.clientName, 'oxmcp-node');
@@ -313,8 +314,8 @@ describe('the server process', () => {
     const cwd = tmpdir();
     const client = await connectScript(FIXTURE_SERVER, { env: { OXMCP_TEST_MARKER: 'marked' }, cwd });
     try {
-      const { structuredContent } = await client.callTool({ name: 'environment' });
-      assert.deepEqual(structuredContent, { cwd: realpathSync(cwd), marker: 'marked' });
+      const { content } = await client.callTool({ name: 'environment' });
+      assert.deepEqual(JSON.parse(content[0].text), { cwd: realpathSync(cwd), marker: 'marked' });
     } finally {
       await client.close();
     }

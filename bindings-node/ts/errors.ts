@@ -3,20 +3,37 @@
  * with a specific JSON-RPC error.
  */
 
+import { nativeModule } from './native';
 import type { InputRequest } from './types';
 
-/** JSON-RPC and MCP error codes. */
-export const ErrorCode = {
-  ConnectionClosed: -32000,
-  RequestTimeout: -32001,
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  ResourceNotFound: -32002,
-  UrlElicitationRequired: -32042,
-} as const;
+/** The JSON-RPC and MCP error codes, by name. */
+export interface ErrorCodes {
+  readonly ParseError: number;
+  readonly InvalidRequest: number;
+  readonly MethodNotFound: number;
+  readonly InvalidParams: number;
+  readonly InternalError: number;
+  /** Resource not found up to 2025-11-25; the core answers -32602 from 2026-07-28 on. */
+  readonly ResourceNotFound: number;
+  readonly UrlElicitationRequired: number;
+  readonly HeaderMismatch: number;
+  readonly MissingRequiredClientCapability: number;
+  readonly UnsupportedProtocolVersion: number;
+  /** Local: the connection closed before the answer came. */
+  readonly ConnectionClosed: number;
+  /** Local: no answer came in time. */
+  readonly RequestTimeout: number;
+}
+
+/** JSON-RPC and MCP error codes: the core's table, named in PascalCase. */
+export const ErrorCode: ErrorCodes = Object.freeze(
+  Object.fromEntries(
+    Object.entries(nativeModule.errorCodes()).map(([name, code]) => [
+      name.toLowerCase().replace(/(^|_)([a-z])/g, (_match, _separator: string, letter: string) => letter.toUpperCase()),
+      code,
+    ]),
+  ) as unknown as ErrorCodes,
+);
 
 /** What went wrong with a call: the peer's JSON-RPC error (`remote`), or a local cause. */
 export type McpErrorKind =

@@ -105,13 +105,14 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
 }
 
 /**
- * What a tool handler may return: a string (text), a `CallToolResult`, or (with an
- * `outputSchema`, or any object) the structured value itself, which is sent as
- * `structuredContent` and as JSON text.
+ * What a tool handler may return: a `CallToolResult`, a string (text), content blocks
+ * (`{ type: 'image', … }`), a `Uint8Array` (an embedded blob), an array of these, or any
+ * other data (sent as its JSON text). With an `outputSchema` the value is also sent as
+ * `structuredContent`. The rules are the core's, the same in every language.
  */
 export type ToolReturn<O> =
   | CallToolResult
-  | (O extends SchemaInput ? Infer<O, 'output'> : string | Record<string, unknown> | null | undefined | void);
+  | (O extends SchemaInput ? Infer<O, 'output'> : unknown);
 
 /** A tool handler: `(args, ctx)` with an `inputSchema`, `(ctx)` without one. Sync or async. */
 export type ToolHandler<I, O> = I extends SchemaInput
@@ -380,7 +381,7 @@ export class Server {
     const call = handler as (...args: unknown[]) => unknown;
     const run: Runner =
       config.inputSchema === undefined ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
-    const id = this.#handlers.add(run);
+    const id = this.#handlers.add(run, hostValue);
     return this.#register(
       `tool ${name}`,
       () => this.#native.addTool(definition, id),
@@ -415,13 +416,13 @@ export class Server {
     const template =
       uriOrTemplate instanceof ResourceTemplate
         ? uriOrTemplate
-        : /\{[^}]+\}/.test(uriOrTemplate)
+        : nativeSync(() => nativeModule.uriTemplateVariables(uriOrTemplate)).length > 0
           ? new ResourceTemplate(uriOrTemplate)
           : undefined;
     if (template === undefined) {
       const uri = uriOrTemplate as string;
       const definition = compact({ uri, name, ...metadata });
-      const id = this.#handlers.add((input, ctx) => call(new URL((input as ResourceInput).uri), ctx), resourceValue);
+      const id = this.#handlers.add((input, ctx) => call(new URL((input as ResourceInput).uri), ctx), hostValue);
       return this.#register(
         `resource ${uri}`,
         () => this.#native.addResource(definition, id),
@@ -434,7 +435,7 @@ export class Server {
     const id = this.#handlers.add((input, ctx) => {
       const { uri, variables } = input as ResourceInput;
       return call(new URL(uri), variables, ctx);
-    }, resourceValue);
+    }, hostValue);
     const completions = this.#completions(template.options.complete);
     return this.#register(
       `resource template ${uriTemplate}`,
@@ -461,7 +462,7 @@ export class Server {
     const call = handler as (...args: unknown[]) => unknown;
     const run: Runner =
       config.argsSchema === undefined ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
-    const id = this.#handlers.add(run);
+    const id = this.#handlers.add(run, hostValue);
     const completions = this.#completions({
       ...(config.argsSchema === undefined ? {} : completersOf(config.argsSchema)),
       ...config.complete,
@@ -568,10 +569,16 @@ interface ResourceInput {
   variables: Record<string, string>;
 }
 
-/** Binary resource values as base64 blobs; everything else as is. */
-function resourceValue(value: unknown): unknown {
+/**
+ * A handler's value with its bytes made JSON: a `Uint8Array` (alone or in an array) is
+ * marked for the core, which turns it into a blob; a `blob` given as bytes is base64.
+ */
+function hostValue(value: unknown): unknown {
   if (value instanceof Uint8Array) {
-    return { blob: base64(value) };
+    return { [BYTES_KEY]: base64(value) };
+  }
+  if (Array.isArray(value)) {
+    return value.map(hostValue);
   }
   if (typeof value === 'object' && value !== null && (value as { blob?: unknown }).blob instanceof Uint8Array) {
     const item = value as { blob: Uint8Array };
@@ -579,6 +586,9 @@ function resourceValue(value: unknown): unknown {
   }
   return value;
 }
+
+/** The marker of bytes the native module reads (`bindings-node/src/convert.rs`). */
+const BYTES_KEY = '$oxmcp.bytes';
 
 function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

@@ -1,17 +1,92 @@
 //! Values across the boundary: Python's JSON-shaped objects (dict, list, str, int, float,
 //! bool, None) to `serde_json::Value` and back, and from there to the core's wire types.
 //!
-//! The facade turns richer objects (pydantic models, dataclasses) into plain ones before
-//! they get here, so this module knows nothing but JSON.
+//! What handlers return is read as the core's [`Returned`] (`returned`), which decides what
+//! the client sees, the same in every language: this module only says which Python values
+//! are which.
 
 use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
+
+use oxmcp::server::Returned;
+
+/// A handler's return value as the core sees it:
+///
+/// | Python | is |
+/// |---|---|
+/// | `None`, `str`, `bytes` / `bytearray` | nothing, text, bytes |
+/// | `list`, `tuple` | a list (each item read the same way) |
+/// | `oxmcp.types` content, `Image`, `Audio` | a content block |
+/// | `TextResourceContents`, `BlobResourceContents`, `PromptMessage` | contents, a message |
+/// | `CallToolResult`, `ReadResourceResult`, `GetPromptResult` | a complete result |
+/// | anything else (numbers, dicts, models, dataclasses) | data, as pydantic serialises it |
+///
+/// The facade's classes say which they are in a class attribute, `__mcp_kind__`, and give
+/// their wire form from `to_wire()`.
+pub fn returned(object: &Bound<'_, PyAny>) -> PyResult<Returned> {
+    let py = object.py();
+    if object.is_none() {
+        return Ok(Returned::Nothing);
+    }
+    if let Ok(text) = object.cast::<PyString>() {
+        return Ok(Returned::Text(text.to_str()?.to_owned()));
+    }
+    if let Ok(bytes) = object.cast::<PyBytes>() {
+        return Ok(Returned::Bytes(bytes.as_bytes().to_vec()));
+    }
+    if let Ok(bytes) = object.cast::<PyByteArray>() {
+        return Ok(Returned::Bytes(bytes.to_vec()));
+    }
+    if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
+        return object
+            .try_iter()?
+            .map(|item| returned(&item?))
+            .collect::<PyResult<_>>()
+            .map(Returned::List);
+    }
+    if let Some(kind) = object.get_type().getattr_opt(intern!(py, "__mcp_kind__"))? {
+        let wire = to_json(&object.call_method0(intern!(py, "to_wire"))?)?;
+        let kind = kind.extract::<String>()?;
+        return match kind.as_str() {
+            "content" => decode(wire, "content block").map(Returned::Content),
+            "contents" => decode(wire, "resource contents").map(Returned::Contents),
+            "message" => decode(wire, "prompt message").map(Returned::Message),
+            "result" => Ok(Returned::Result(wire)),
+            other => Err(PyValueError::new_err(format!("unknown __mcp_kind__ {other:?}"))),
+        };
+    }
+    let plain =
+        object.is_instance_of::<PyDict>() || object.is_instance_of::<PyInt>() || object.is_instance_of::<PyFloat>();
+    match plain.then(|| to_json(object)) {
+        Some(Ok(value)) => Ok(Returned::Data(value)),
+        // Models, dataclasses, dates, and dicts that hold them.
+        _ => to_json(&jsonable(object)?).map(Returned::Data),
+    }
+}
+
+/// Plain JSON data of any value pydantic can serialise, as the official Python SDK makes
+/// it (by alias; what pydantic cannot serialise becomes its `str`).
+fn jsonable<'py>(object: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    static TO_JSONABLE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = object.py();
+    let to_jsonable = TO_JSONABLE.import(py, "pydantic_core", "to_jsonable_python")?;
+    let options = PyDict::new(py);
+    options.set_item("by_alias", true)?;
+    options.set_item("fallback", py.get_type::<PyString>())?;
+    to_jsonable.call((object,), Some(&options))
+}
+
+fn decode<T: DeserializeOwned>(value: Value, what: &str) -> PyResult<T> {
+    serde_json::from_value(value).map_err(|e| PyValueError::new_err(format!("invalid {what}: {e}")))
+}
 
 /// Reads a JSON-shaped Python object.
 pub fn to_json(object: &Bound<'_, PyAny>) -> PyResult<Value> {

@@ -1,5 +1,5 @@
 //! Calling Python from tokio tasks: a handler's coroutine runs as an asyncio task on the
-//! user's loop, its result comes back as JSON, and dropping the Rust future (the client
+//! user's loop, its result comes back as the core's `Returned`, and dropping the Rust future (the client
 //! cancelled, or the connection ended) cancels the task. A plain function runs on one of
 //! tokio's blocking threads instead, never touching the loop.
 
@@ -9,10 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3_async_runtimes::TaskLocals;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use tokio::sync::oneshot;
 
-use oxmcp::server::HandlerError;
+use oxmcp::server::{HandlerError, Returned};
 use oxmcp::BoxFuture;
 
 use crate::{convert, error, runtime};
@@ -53,12 +52,12 @@ impl LoopSlot {
         });
     }
 
-    /// Runs the coroutine `start` makes as a task on the loop and returns its result as
-    /// JSON. Dropping the returned future cancels the task.
+    /// Runs the coroutine `start` makes as a task on the loop and returns its result.
+    /// Dropping the returned future cancels the task.
     pub async fn run(
         &self,
         start: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyAny>>,
-    ) -> Result<Value, HandlerError> {
+    ) -> Result<Returned, HandlerError> {
         let Some(locals) = self.get() else {
             return Err(HandlerError::message("no asyncio loop serves this handler"));
         };
@@ -121,13 +120,13 @@ impl Drop for CancelOnDrop {
 /// cancels it on request. Its methods run on the loop's thread.
 #[pyclass(frozen, module = "oxmcp._native")]
 pub struct PendingCall {
-    sender: Mutex<Option<oneshot::Sender<Result<Value, HandlerError>>>>,
+    sender: Mutex<Option<oneshot::Sender<Result<Returned, HandlerError>>>>,
     task: Mutex<Option<Py<PyAny>>>,
     cancelled: Mutex<bool>,
 }
 
 impl PendingCall {
-    fn new(sender: oneshot::Sender<Result<Value, HandlerError>>) -> Self {
+    fn new(sender: oneshot::Sender<Result<Returned, HandlerError>>) -> Self {
         PendingCall {
             sender: Mutex::new(Some(sender)),
             task: Mutex::new(None),
@@ -135,7 +134,7 @@ impl PendingCall {
         }
     }
 
-    fn answer(&self, outcome: Result<Value, HandlerError>) {
+    fn answer(&self, outcome: Result<Returned, HandlerError>) {
         if let Some(sender) = lock(&self.sender).take() {
             let _ = sender.send(outcome);
         }
@@ -158,7 +157,7 @@ impl PendingCall {
         Ok(())
     }
 
-    /// The task's done callback: sends its result (as JSON) or its failure.
+    /// The task's done callback: sends its result or its failure.
     fn finish(&self, task: &Bound<'_, PyAny>) {
         let py = task.py();
         lock(&self.task).take();
@@ -221,13 +220,25 @@ impl PyHandler {
         what: &'static str,
         args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
     ) -> BoxFuture<'static, Result<T, HandlerError>> {
+        let answer = self.answer(args);
+        Box::pin(async move {
+            serde_json::from_value(answer.await?.into_json())
+                .map_err(|e| HandlerError::message(format!("invalid {what}: {e}")))
+        })
+    }
+
+    /// Calls the handler with the arguments `args` builds and returns what it returned.
+    pub fn answer(
+        &self,
+        args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
+    ) -> BoxFuture<'static, Result<Returned, HandlerError>> {
         let handler = self.clone();
         Box::pin(async move {
-            let value = if handler.blocking {
+            if handler.blocking {
                 let callable = Arc::clone(&handler.callable);
                 runtime::spawn_blocking(move || call_here(&callable, args))
                     .await
-                    .unwrap_or_else(|| Err(HandlerError::message("the Python interpreter is exiting")))?
+                    .unwrap_or_else(|| Err(HandlerError::message("the Python interpreter is exiting")))
             } else {
                 handler
                     .slot
@@ -235,18 +246,17 @@ impl PyHandler {
                         let args = PyTuple::new(py, args(py)?)?;
                         handler.callable.bind(py).call1(args)
                     })
-                    .await?
-            };
-            serde_json::from_value(value).map_err(|e| HandlerError::message(format!("invalid {what}: {e}")))
+                    .await
+            }
         })
     }
 }
 
-/// Calls a plain function on this thread and reads its result as JSON.
+/// Calls a plain function on this thread and reads its result.
 fn call_here(
     callable: &Py<PyAny>,
     args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
-) -> Result<Value, HandlerError> {
+) -> Result<Returned, HandlerError> {
     Python::try_attach(|py| {
         let outcome = args(py)
             .and_then(|args| PyTuple::new(py, args))
@@ -259,9 +269,9 @@ fn call_here(
     .unwrap_or_else(|| Err(HandlerError::message("the Python interpreter is exiting")))
 }
 
-/// A handler's result as JSON.
-fn to_answer(result: &Bound<'_, PyAny>) -> Result<Value, HandlerError> {
-    convert::to_json(result).map_err(|e| {
+/// A handler's result, read as the core's `Returned`.
+fn to_answer(result: &Bound<'_, PyAny>) -> Result<Returned, HandlerError> {
+    convert::returned(result).map_err(|e| {
         HandlerError::message(format!(
             "the handler returned what cannot be sent: {}",
             e.value(result.py())

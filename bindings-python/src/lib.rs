@@ -27,6 +27,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handler::PendingCall>()?;
     m.add_class::<error::PendingInput>()?;
     m.add("InputRequired", m.py().get_type::<error::InputRequired>())?;
+    m.add_function(wrap_pyfunction!(server::uri_template_variables, m)?)?;
+    for (name, code) in oxmcp::protocol::code::NAMED {
+        m.add(name, code)?;
+    }
     m.add_function(wrap_pyfunction!(runtime::shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::after_fork_in_child, m)?)?;
     Ok(())

@@ -1,9 +1,10 @@
 //! The server: the core's registries filled with Python handlers, served over stdio,
 //! Streamable HTTP or an in-memory pair.
 //!
-//! Every handler is a Python callable returning an awaitable of a wire-shaped dict (the
-//! facade builds these wrappers); the adapters below implement the core's handler traits
-//! by running them on the loop in the server's [`LoopSlot`].
+//! Every handler is a Python callable (the facade builds these wrappers) returning what the
+//! user's function returned, which the core shapes into the result ([`Returned`]); the
+//! adapters below implement the core's handler traits by running them on the loop in the
+//! server's [`LoopSlot`].
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -16,9 +17,10 @@ use serde_json::{Map, Value};
 use oxmcp::protocol::{
     CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
+use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
     CompletionHandler, Context as CoreContext, DefinitionError, HandlerError, PromptDef, PromptHandler, ResourceDef,
-    ResourceHandler, Server as CoreServer, TemplateDef, ToolDef, ToolHandler,
+    ResourceHandler, Server as CoreServer, TemplateDef, ToolDef, ToolHandler, ToolOutput,
 };
 use oxmcp::transport::Transport;
 use oxmcp::BoxFuture;
@@ -57,11 +59,19 @@ impl Server {
         })
     }
 
-    /// Adds or replaces a tool: `definition` as `tools/list` shows it; `handler(arguments,
-    /// ctx)` returns an awaitable of a `tools/call` result.
-    fn add_tool(&self, definition: &Bound<'_, PyAny>, handler: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Adds a tool: `definition` as `tools/list` shows it; `handler(arguments, ctx)`
+    /// returns (an awaitable of) the tool's value; `output` says how the result carries it:
+    /// `"content"`, `"structured"` or `"wrapped"` (see `ToolOutput`).
+    #[pyo3(signature = (definition, handler, output="content"))]
+    fn add_tool(&self, definition: &Bound<'_, PyAny>, handler: &Bound<'_, PyAny>, output: &str) -> PyResult<()> {
         let tool: Tool = convert::extract(definition, "tool definition")?;
-        let handler = PyTool(self.bind_handler(handler));
+        let output = match output {
+            "content" => ToolOutput::Content,
+            "structured" => ToolOutput::Structured,
+            "wrapped" => ToolOutput::Wrapped,
+            other => return Err(PyValueError::new_err(format!("unknown tool output {other:?}"))),
+        };
+        let handler = PyTool(self.bind_handler(handler), output);
         self.inner
             .add_tool(ToolDef::from_tool(tool).handler_object(Arc::new(handler)))
             .map_err(definition_error)
@@ -72,11 +82,11 @@ impl Server {
         self.inner.remove_tool(name)
     }
 
-    /// Adds or replaces a static resource; `handler(uri, variables, ctx)` returns an
-    /// awaitable of a `resources/read` result.
+    /// Adds a static resource; `handler(uri, variables, ctx)` returns (an awaitable of)
+    /// its value.
     fn add_resource(&self, definition: &Bound<'_, PyAny>, handler: &Bound<'_, PyAny>) -> PyResult<()> {
         let resource: Resource = convert::extract(definition, "resource definition")?;
-        let handler = PyResource(self.bind_handler(handler));
+        let handler = PyResource(self.bind_handler(handler), resource.mime_type.clone());
         self.inner
             .add_resource(ResourceDef::from_resource(resource).handler_object(Arc::new(handler)))
             .map_err(definition_error)
@@ -87,7 +97,7 @@ impl Server {
         self.inner.remove_resource(uri)
     }
 
-    /// Adds or replaces a resource template; `completions` maps variable names to
+    /// Adds a resource template; `completions` maps variable names to
     /// `complete(value, context)` callables returning awaitables of lists of str.
     #[pyo3(signature = (definition, handler, completions=None))]
     fn add_template(
@@ -97,8 +107,8 @@ impl Server {
         completions: Option<HashMap<String, Bound<'_, PyAny>>>,
     ) -> PyResult<()> {
         let template: ResourceTemplate = convert::extract(definition, "resource template definition")?;
-        let mut def =
-            TemplateDef::from_template(template).handler_object(Arc::new(PyResource(self.bind_handler(handler))));
+        let handler = PyResource(self.bind_handler(handler), template.mime_type.clone());
+        let mut def = TemplateDef::from_template(template).handler_object(Arc::new(handler));
         for (variable, complete) in completions.unwrap_or_default() {
             def = def.complete(variable, PyCompletion(self.bind_handler(&complete)));
         }
@@ -110,8 +120,8 @@ impl Server {
         self.inner.remove_template(uri_template)
     }
 
-    /// Adds or replaces a prompt; `handler(arguments, ctx)` returns an awaitable of a
-    /// `prompts/get` result; `completions` as for templates, by argument name.
+    /// Adds a prompt; `handler(arguments, ctx)` returns (an awaitable of) its messages;
+    /// `completions` as for templates, by argument name.
     #[pyo3(signature = (definition, handler, completions=None))]
     fn add_prompt(
         &self,
@@ -193,7 +203,15 @@ impl Server {
     }
 }
 
-struct PyTool(PyHandler);
+/// The variable names of an RFC 6570 URI template, in order (none for a plain URI);
+/// `ValueError` for an invalid template.
+#[pyfunction]
+pub fn uri_template_variables(template: &str) -> PyResult<Vec<String>> {
+    let template = UriTemplate::parse(template).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(template.variables().map(str::to_owned).collect())
+}
+
+struct PyTool(PyHandler, ToolOutput);
 
 impl ToolHandler for PyTool {
     fn call(
@@ -201,16 +219,19 @@ impl ToolHandler for PyTool {
         arguments: Map<String, Value>,
         ctx: CoreContext,
     ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
-        self.0.call("tool result", move |py| {
+        let output = self.1;
+        let answer = self.0.answer(move |py| {
             Ok(vec![
                 convert::from_json(py, &Value::Object(arguments))?,
                 Bound::new(py, Context::new(ctx))?.into_any(),
             ])
-        })
+        });
+        Box::pin(async move { answer.await?.into_tool_result(output) })
     }
 }
 
-struct PyResource(PyHandler);
+/// A resource's handler and the MIME type its definition declares.
+struct PyResource(PyHandler, Option<String>);
 
 impl ResourceHandler for PyResource {
     fn read(
@@ -219,7 +240,9 @@ impl ResourceHandler for PyResource {
         variables: BTreeMap<String, String>,
         ctx: CoreContext,
     ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
-        self.0.call("resource contents", move |py| {
+        let mime_type = self.1.clone();
+        let requested = uri.clone();
+        let answer = self.0.answer(move |py| {
             let vars = PyDict::new(py);
             for (name, value) in &variables {
                 vars.set_item(name, value)?;
@@ -229,7 +252,8 @@ impl ResourceHandler for PyResource {
                 vars.into_any(),
                 Bound::new(py, Context::new(ctx))?.into_any(),
             ])
-        })
+        });
+        Box::pin(async move { answer.await?.into_read_result(&requested, mime_type.as_deref()) })
     }
 }
 
@@ -241,13 +265,14 @@ impl PromptHandler for PyPrompt {
         arguments: BTreeMap<String, String>,
         ctx: CoreContext,
     ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
-        self.0.call("prompt result", move |py| {
+        let answer = self.0.answer(move |py| {
             let args = PyDict::new(py);
             for (name, value) in &arguments {
                 args.set_item(name, value)?;
             }
             Ok(vec![args.into_any(), Bound::new(py, Context::new(ctx))?.into_any()])
-        })
+        });
+        Box::pin(async move { answer.await?.into_prompt_result() })
     }
 }
 

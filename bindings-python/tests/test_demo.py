@@ -80,7 +80,12 @@ async def test_tools_are_listed_with_schemas_from_type_hints(client: Client) -> 
         "properties": {"result": {"type": "integer"}},
         "required": ["result"],
     }
-    assert tools["shout"].output_schema is None, "text stays unstructured"
+    # As the official SDK: text is data too, wrapped.
+    assert tools["shout"].output_schema == {
+        "type": "object",
+        "properties": {"result": {"type": "string"}},
+        "required": ["result"],
+    }
     assert tools["midpoint"].output_schema is not None
     assert set(tools["midpoint"].output_schema["properties"]) == {"x", "y"}
     assert "required" not in tools["weather"].input_schema, "a parameter with a default is optional"
@@ -91,14 +96,16 @@ async def test_tools_are_listed_with_schemas_from_type_hints(client: Client) -> 
 async def test_typed_tools_return_structured_output(client: Client) -> None:
     added = await client.call_tool("add", {"a": 2, "b": 40})
     assert added.structured_content == {"result": 42}
-    assert text_of(added) == '{"result": 42}'
+    # As the official SDK: the content is the value's own text, the structure wrapped.
+    assert text_of(added) == "42"
     assert added.is_error is None
 
     shouted = await client.call_tool("shout", {"text": "hi"})
-    assert (text_of(shouted), shouted.structured_content) == ("HI", None)
+    assert (text_of(shouted), shouted.structured_content) == ("HI", {"result": "HI"})
 
     middle = await client.call_tool("midpoint", {"a": {"x": 0, "y": 0}, "b": {"x": 2, "y": 4}})
     assert middle.structured_content == {"x": 1.0, "y": 2.0}
+    assert text_of(middle) == '{\n  "x": 1.0,\n  "y": 2.0\n}'
 
     stats = await client.call_tool("stats", {"values": [1, 2, 6]})
     assert stats.structured_content == {"count": 3, "mean": 3.0}
@@ -179,7 +186,7 @@ async def test_resources_and_templates(client: Client) -> None:
     pixel = (await client.read_resource("file:///pixel.png")).contents[0]
     assert (pixel.mime_type, pixel.blob) == ("image/png", PIXEL)
     config = (await client.read_resource("data://config")).contents[0]
-    assert (config.mime_type, config.text) == ("application/json", '{"debug": false, "retries": 3}')
+    assert (config.mime_type, config.text) == ("application/json", '{\n  "debug": false,\n  "retries": 3\n}')
     greeting = (await client.read_resource("greeting://ada")).contents[0]
     assert (greeting.uri, greeting.text) == ("greeting://ada", "Hello, ada!")
     assert (await client.read_resource("square://7")).contents[0].text == "49"

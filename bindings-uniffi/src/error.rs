@@ -170,8 +170,50 @@ impl From<HandlerError> for McpError {
 }
 
 /// A Kotlin or Swift handler threw something other than [`McpError`].
+/// Any other exception a handler threw: its message, as Python and JavaScript handlers'
+/// failures give theirs (Kotlin reports `java.lang.IllegalStateException: boom`; the
+/// class is kept only when there is no message).
 impl From<uniffi::UnexpectedUniFFICallbackError> for McpError {
     fn from(error: uniffi::UnexpectedUniFFICallbackError) -> Self {
-        McpError::Handler { detail: error.reason }
+        let detail = match error.reason.split_once(": ") {
+            Some((class, message)) if is_class_name(class) => message.to_owned(),
+            _ => error.reason,
+        };
+        McpError::Handler { detail }
     }
+}
+
+/// Whether `text` is a qualified class name such as `java.lang.IllegalStateException`.
+fn is_class_name(text: &str) -> bool {
+    text.contains('.')
+        && text
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exceptions_are_reported_by_their_message() {
+        let detail = |reason: &str| match McpError::from(uniffi::UnexpectedUniFFICallbackError {
+            reason: reason.to_owned(),
+        }) {
+            McpError::Handler { detail } => detail,
+            other => panic!("not a handler error: {other:?}"),
+        };
+        assert_eq!(detail("java.lang.IllegalStateException: boom"), "boom");
+        assert_eq!(detail("kotlin.NotImplementedError"), "kotlin.NotImplementedError");
+        assert_eq!(detail("no class: here"), "no class: here");
+    }
+}
+
+/// The JSON-RPC and MCP error codes by name (`INVALID_PARAMS`, …), from the core's table.
+#[uniffi::export]
+pub fn error_codes() -> std::collections::HashMap<String, i64> {
+    oxmcp::protocol::code::NAMED
+        .iter()
+        .map(|(name, code)| ((*name).to_owned(), *code))
+        .collect()
 }

@@ -15,15 +15,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use oxmcp::protocol as core;
-use oxmcp::server::HandlerError;
+use oxmcp::server::{HandlerError, ToolOutput};
 use oxmcp::BoxFuture;
 use serde_json::{Map, Value};
 
 use crate::error::McpError;
+use crate::returned::Returned;
 use crate::server::Context;
 use crate::types::{
-    json_text, try_map, CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult,
-    GetPromptResult, ProgressUpdate, ResourceContents, Root, ServerNotification,
+    json_text, try_map, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, GetPromptResult,
+    ProgressUpdate, ResourceContents, Root, ServerNotification,
 };
 
 /// Answers the server's elicitation requests: shows the user the question, returns what
@@ -83,10 +84,11 @@ pub trait TokenProvider: Send + Sync {
 #[async_trait::async_trait]
 pub trait ToolHandler: Send + Sync {
     /// Runs the tool. `arguments_json` is the arguments object as JSON text, already checked
-    /// against the tool's input schema. Throwing `McpException.Handler` (or any exception)
-    /// makes a tool execution error the model can read; `McpException.Remote` answers with
-    /// that JSON-RPC error instead.
-    async fn call(&self, arguments_json: String, context: Arc<Context>) -> Result<CallToolResult, McpError>;
+    /// against the tool's input schema. What it returns becomes the result by the rules
+    /// every language shares ([`Returned`]). Throwing `McpException.Handler` (or any
+    /// exception) makes a tool execution error the model can read; `McpException.Remote`
+    /// answers with that JSON-RPC error instead.
+    async fn call(&self, arguments_json: String, context: Arc<Context>) -> Result<Returned, McpError>;
 }
 
 /// Reads a resource (or any resource of a template) of a [`crate::server::Server`].
@@ -176,8 +178,8 @@ impl oxmcp::client::RootsHandler for Roots {
 // Adapters: foreign handlers as the core's server-side handlers
 // ---------------------------------------------------------------------------------------
 
-/// A foreign [`ToolHandler`] as the core's.
-pub(crate) struct Tool(pub(crate) Arc<dyn ToolHandler>);
+/// A foreign [`ToolHandler`] as the core's, and how its results carry their value.
+pub(crate) struct Tool(pub(crate) Arc<dyn ToolHandler>, pub(crate) ToolOutput);
 
 impl oxmcp::server::ToolHandler for Tool {
     fn call(
@@ -185,14 +187,16 @@ impl oxmcp::server::ToolHandler for Tool {
         arguments: Map<String, Value>,
         ctx: oxmcp::server::Context,
     ) -> BoxFuture<'static, Result<core::CallToolResult, HandlerError>> {
-        let handler = Arc::clone(&self.0);
+        let (handler, output) = (Arc::clone(&self.0), self.1);
         Box::pin(async move {
             let arguments = json_text(&arguments);
-            let result = handler
+            let value = handler
                 .call(arguments, Context::new(ctx))
                 .await
                 .map_err(McpError::into_handler_error)?;
-            core::CallToolResult::try_from(result).map_err(McpError::into_handler_error)
+            oxmcp::server::Returned::try_from(value)
+                .map_err(McpError::into_handler_error)?
+                .into_tool_result(output)
         })
     }
 }

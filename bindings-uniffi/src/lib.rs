@@ -8,7 +8,7 @@
 //!   suspend / async method per request.
 //! - [`server`]: a `Server` whose tools, resources and prompts are foreign handlers, served
 //!   over HTTP or stdio; the `Context` handlers receive.
-//! - [`handlers`]: the traits Kotlin and Swift implement.
+//! - [`handlers`]: the traits Kotlin and Swift implement; [`returned`]: what a tool returns.
 //! - [`types`]: records and enums (tools, content, resources, prompts...).
 //! - [`error`]: `McpError`, the one error type.
 //!
@@ -19,6 +19,7 @@
 pub mod client;
 pub mod error;
 pub mod handlers;
+pub mod returned;
 pub mod server;
 pub mod types;
 

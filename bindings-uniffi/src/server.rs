@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
-use oxmcp::server::{PromptDef, ResourceDef, TemplateDef, ToolDef};
+use oxmcp::server::uri_template::UriTemplate;
+use oxmcp::server::{PromptDef, ResourceDef, TemplateDef, ToolDef, ToolOutput};
 
 use crate::error::McpError;
 use crate::handlers::{self, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
@@ -162,10 +163,15 @@ impl Server {
         }))
     }
 
-    /// Adds (or replaces) a tool. Its input schema must be an object schema; arguments are
-    /// checked against it before the handler runs.
+    /// Adds a tool; a name is registered once (remove the tool first to replace it). Its
+    /// input schema must be an object schema; arguments are checked against it before the
+    /// handler runs. With an output schema, the handler's value is also `structuredContent`.
     pub fn add_tool(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), McpError> {
-        let def = ToolDef::from_tool(tool.try_into()?).handler_object(Arc::new(handlers::Tool(handler)));
+        let output = match tool.output_schema_json {
+            Some(_) => ToolOutput::Inferred,
+            None => ToolOutput::Content,
+        };
+        let def = ToolDef::from_tool(tool.try_into()?).handler_object(Arc::new(handlers::Tool(handler, output)));
         Ok(self.inner.add_tool(def)?)
     }
 
@@ -174,7 +180,7 @@ impl Server {
         self.inner.remove_tool(&name)
     }
 
-    /// Adds (or replaces) a resource at a fixed URI.
+    /// Adds a resource at a fixed URI; a URI is registered once.
     pub fn add_resource(&self, resource: Resource, handler: Arc<dyn ResourceHandler>) -> Result<(), McpError> {
         let def =
             ResourceDef::from_resource(resource.try_into()?).handler_object(Arc::new(handlers::Resource(handler)));
@@ -186,7 +192,7 @@ impl Server {
         self.inner.remove_resource(&uri)
     }
 
-    /// Adds (or replaces) a resource template; the handler gets the template's variables.
+    /// Adds a resource template (registered once); the handler gets the template's variables.
     /// `completions` suggests values for variables, by variable name.
     #[uniffi::method(default(completions))]
     pub fn add_resource_template(
@@ -208,7 +214,7 @@ impl Server {
         self.inner.remove_template(&uri_template)
     }
 
-    /// Adds (or replaces) a prompt. `completions` suggests values for arguments, by argument
+    /// Adds a prompt (registered once). `completions` suggests values for arguments, by argument
     /// name.
     #[uniffi::method(default(completions))]
     pub fn add_prompt(
@@ -357,4 +363,11 @@ impl Context {
         let result = self.inner.list_roots().await?;
         Ok(result.roots.into_iter().map(Into::into).collect())
     }
+}
+
+/// The variable names of an RFC 6570 URI template, in order (none for a plain URI).
+#[uniffi::export]
+pub fn uri_template_variables(template: String) -> Result<Vec<String>, McpError> {
+    let template = UriTemplate::parse(&template).map_err(McpError::invalid_input)?;
+    Ok(template.variables().map(str::to_owned).collect())
 }

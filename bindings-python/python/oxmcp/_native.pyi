@@ -5,6 +5,18 @@ from os import PathLike
 from typing import Any, Literal, final
 
 __all__ = [
+    "CONNECTION_CLOSED",
+    "HEADER_MISMATCH",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "PARSE_ERROR",
+    "REQUEST_TIMEOUT",
+    "RESOURCE_NOT_FOUND",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "URL_ELICITATION_REQUIRED",
     "Client",
     "ClientConfig",
     "Context",
@@ -16,9 +28,28 @@ __all__ = [
     "Server",
     "after_fork_in_child",
     "shutdown",
+    "uri_template_variables",
 ]
 
 _Json = Any
+
+# The core's error codes (`oxmcp::protocol::code`).
+PARSE_ERROR: int
+INVALID_REQUEST: int
+METHOD_NOT_FOUND: int
+INVALID_PARAMS: int
+INTERNAL_ERROR: int
+RESOURCE_NOT_FOUND: int
+URL_ELICITATION_REQUIRED: int
+HEADER_MISMATCH: int
+MISSING_REQUIRED_CLIENT_CAPABILITY: int
+UNSUPPORTED_PROTOCOL_VERSION: int
+CONNECTION_CLOSED: int
+REQUEST_TIMEOUT: int
+
+def uri_template_variables(template: str) -> list[str]:
+    """The variable names of an RFC 6570 URI template (none for a plain URI)."""
+
 # An async function (run on the loop) or a plain one (run on a worker thread).
 _Handler = Callable[..., Any]
 
@@ -72,7 +103,12 @@ class Server:
     """An MCP server whose handlers are Python callables."""
 
     def __new__(cls, info: dict[str, Any], instructions: str | None = None, page_size: int | None = None) -> Server: ...
-    def add_tool(self, definition: dict[str, Any], handler: _Handler) -> None: ...
+    def add_tool(
+        self,
+        definition: dict[str, Any],
+        handler: _Handler,
+        output: Literal["content", "structured", "wrapped"] = "content",
+    ) -> None: ...
     def remove_tool(self, name: str) -> bool: ...
     def add_resource(self, definition: dict[str, Any], handler: _Handler) -> None: ...
     def remove_resource(self, uri: str) -> bool: ...

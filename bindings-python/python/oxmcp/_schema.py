@@ -24,7 +24,6 @@ Coercer = Callable[[Any], Any]
 EMPTY = inspect.Parameter.empty
 _JSON_NATIVE: frozenset[Any] = frozenset({str, int, bool, dict, list, object, Any, EMPTY, type(None)})
 _CONTENT: tuple[type, ...] = (Image, Audio, WireModel)
-_UNSTRUCTURED: tuple[type, ...] = (str, bytes, *_CONTENT)
 
 
 @dataclass(frozen=True)
@@ -103,9 +102,10 @@ def input_schema(spec: FunctionSpec) -> dict[str, Any]:
 
 def output_schema(annotation: Any) -> tuple[dict[str, Any] | None, bool]:
     """The output schema of a return annotation, and whether the value is wrapped as
-    ``{"result": value}`` (for anything that is not an object). ``None`` for text and
-    content returns and for functions without a return annotation."""
-    if annotation in (EMPTY, None, type(None), Any) or _is_unstructured(annotation):
+    ``{"result": value}`` (for anything that is not an object: text and ``None`` too, as
+    the official SDK does). ``None`` for content returns and for functions without a
+    return annotation (or ``Any``)."""
+    if annotation in (EMPTY, Any) or _is_content(annotation):
         return None, False
     schema = TypeAdapter(annotation).json_schema(mode="serialization")
     if _is_object_type(annotation):
@@ -170,19 +170,19 @@ def _is_object_type(annotation: Any) -> bool:
     return issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation) or is_typeddict(annotation)
 
 
-def _is_unstructured(annotation: Any, top: bool = True) -> bool:
-    """Text and content (not data): str and bytes on their own, content in lists too."""
+def _is_content(annotation: Any) -> bool:
+    """Content (not data): the content types and helpers, alone, in lists or in unions."""
     origin = get_origin(annotation)
     if origin in (list, tuple, typing.Sequence):
         args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
-        return bool(args) and all(_is_unstructured(arg, top=False) for arg in args)
+        return bool(args) and all(_is_content(arg) for arg in args)
     if origin in (Union, types.UnionType):
-        return all(_is_unstructured(arg, top) for arg in get_args(annotation))
+        return all(_is_content(arg) for arg in get_args(annotation))
     if origin is Annotated:
-        return _is_unstructured(get_args(annotation)[0], top)
+        return _is_content(get_args(annotation)[0])
     if not isinstance(annotation, type) or _is_model(annotation):
         return False
-    return issubclass(annotation, _UNSTRUCTURED if top else _CONTENT)
+    return issubclass(annotation, _CONTENT)
 
 
 def _is_model(annotation: type) -> bool:

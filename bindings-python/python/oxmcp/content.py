@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import base64
 import mimetypes
+from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import Any, ClassVar
 
 from .types import AudioContent, ImageContent
 
 
-class _Media:
+class _Media(ABC):
     """Bytes or a file, and its MIME type (guessed from the file name when not given)."""
 
+    __mcp_kind__: ClassVar[str] = "content"
     default_mime_type = "application/octet-stream"
 
     def __init__(
@@ -33,6 +36,14 @@ class _Media:
         if mime_type is None and self.path is not None:
             mime_type = mimetypes.guess_type(self.path.name)[0]
         return base64.b64encode(data).decode("ascii"), mime_type or self.default_mime_type
+
+    @abstractmethod
+    def to_content(self) -> ImageContent | AudioContent:
+        """The content block."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The content block as sent on the wire."""
+        return self.to_content().to_wire()
 
 
 class Image(_Media):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import re
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Literal, TypeVar, overload
@@ -16,7 +15,6 @@ from pydantic import ValidationError
 from typing_extensions import TypedDict, Unpack
 
 from . import _native
-from ._convert import prompt_result, read_result, tool_result
 from ._errors import INVALID_PARAMS, McpError
 from ._schema import FunctionSpec, inspect_function, json_coercer, output_schema, string_coercer
 from ._schema import input_schema as schema_of
@@ -28,7 +26,6 @@ Completer = Callable[..., Iterable[str] | Awaitable[Iterable[str]]]
 Wire = dict[str, Any]
 #: A handler's keyword arguments and the native context.
 Arguments = tuple[dict[str, Any], Any]
-_TEMPLATE_EXPRESSION = re.compile(r"\{[+#./;?&]?([^}]+)\}")
 
 
 class Server:
@@ -78,9 +75,10 @@ class Server:
     @overload
     def tool(
         self,
-        name: str | None = None,
+        name_: str | None = None,
         /,
         *,
+        name: str | None = None,
         title: str | None = None,
         description: str | None = None,
         annotations: ToolAnnotations | dict[str, Any] | None = None,
@@ -95,6 +93,7 @@ class Server:
         fn_or_name: Any = None,
         /,
         *,
+        name: str | None = None,
         title: str | None = None,
         description: str | None = None,
         annotations: ToolAnnotations | dict[str, Any] | None = None,
@@ -103,8 +102,8 @@ class Server:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
     ) -> Any:
-        """Registers a function as a tool: ``@server.tool``, ``@server.tool()`` or
-        ``@server.tool("name", ...)``.
+        """Registers a function as a tool: ``@server.tool``, ``@server.tool()``,
+        ``@server.tool("name", ...)`` or ``@server.tool(name="name", ...)``.
 
         Parameters become the input schema (``Annotated[int, Field(description=...)]``
         documents one); the docstring, the description; the return annotation, the output
@@ -120,7 +119,7 @@ class Server:
         def register(fn: Handler) -> Handler:
             self.add_tool(
                 fn,
-                name=fn_or_name,
+                name=name or fn_or_name,
                 title=title,
                 description=description,
                 annotations=annotations,
@@ -146,7 +145,14 @@ class Server:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
     ) -> None:
-        """Adds (or replaces) a tool; connected clients are told the list changed."""
+        """Adds a tool; connected clients are told the list changed.
+
+        A name is registered once: ``remove_tool`` first to replace it. What the function
+        returns becomes the result by the core's rules, the same in every language: text,
+        content (``Image``, ``TextContent``…), lists of them, or data (sent as its JSON
+        text, and as ``structuredContent`` when the return annotation gives an output
+        schema, wrapped as ``{"result": …}`` unless it is an object).
+        """
         spec = inspect_function(fn)
         schema, wrapped = output_schema(spec.return_annotation) if structured_output is not False else (None, False)
         if structured_output and schema is None:
@@ -167,7 +173,9 @@ class Server:
         )
         coercers = {p.name: c for p in spec.parameters if (c := json_coercer(p.annotation)) is not None}
         accepted = {p.name for p in spec.parameters}
-        structured = schema is not None
+        output: Literal["content", "structured", "wrapped"] = (
+            "content" if schema is None else "wrapped" if wrapped else "structured"
+        )
 
         def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
             kwargs = {
@@ -177,10 +185,7 @@ class Server:
             }
             return kwargs, native_ctx
 
-        def result_of(value: Any, *_: Any) -> Wire:
-            return tool_result(value, structured, wrapped)
-
-        self._native.add_tool(definition, _handler(fn, spec, arguments_of, result_of))
+        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output)
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
@@ -239,7 +244,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
     ) -> None:
-        """Adds (or replaces) a resource or resource template."""
+        """Adds a resource or resource template; its URI (template) is registered once."""
         spec = inspect_function(fn)
         if isinstance(annotations, Annotations):
             annotations = annotations.to_wire()
@@ -254,11 +259,7 @@ class Server:
                 "_meta": meta,
             }
         )
-        variables = _template_variables(uri)
-
-        def contents_of(value: Any, uri: str, *_: Any) -> Wire:
-            return read_result(value, uri, mime_type)
-
+        variables = _native.uri_template_variables(uri)
         if not variables:
             if spec.parameters:
                 raise TypeError(f"resource {uri}: a static resource takes no parameters (besides a Context)")
@@ -266,7 +267,7 @@ class Server:
             def no_arguments(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
                 return {}, native_ctx
 
-            self._native.add_resource({**definition, "uri": uri}, _handler(fn, spec, no_arguments, contents_of))
+            self._native.add_resource({**definition, "uri": uri}, _handler(fn, spec, no_arguments))
             return
         _check_template_parameters(uri, variables, spec)
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
@@ -276,13 +277,13 @@ class Server:
 
         self._native.add_template(
             {**definition, "uriTemplate": uri},
-            _handler(fn, spec, variables_of, contents_of),
+            _handler(fn, spec, variables_of),
             _completers(completions),
         )
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource, or a template by its URI template; returns whether it existed."""
-        if _template_variables(uri):
+        if _native.uri_template_variables(uri):
             return self._native.remove_template(uri)
         return self._native.remove_resource(uri)
 
@@ -298,9 +299,10 @@ class Server:
     @overload
     def prompt(
         self,
-        name: str | None = None,
+        name_: str | None = None,
         /,
         *,
+        name: str | None = None,
         title: str | None = None,
         description: str | None = None,
         icons: list[dict[str, Any]] | None = None,
@@ -313,14 +315,15 @@ class Server:
         fn_or_name: Any = None,
         /,
         *,
+        name: str | None = None,
         title: str | None = None,
         description: str | None = None,
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
     ) -> Any:
-        """Registers a function as a prompt: ``@server.prompt``, ``@server.prompt()`` or
-        ``@server.prompt("name", ...)``.
+        """Registers a function as a prompt: ``@server.prompt``, ``@server.prompt()``,
+        ``@server.prompt("name", ...)`` or ``@server.prompt(name="name", ...)``.
 
         Parameters become the prompt's arguments (required unless they have a default).
         Return text (one user message), :class:`~oxmcp.types.PromptMessage` values, or a list.
@@ -333,7 +336,7 @@ class Server:
         def register(fn: Handler) -> Handler:
             self.add_prompt(
                 fn,
-                name=fn_or_name,
+                name=name or fn_or_name,
                 title=title,
                 description=description,
                 icons=icons,
@@ -355,9 +358,8 @@ class Server:
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
     ) -> None:
-        """Adds (or replaces) a prompt."""
+        """Adds a prompt; its name is registered once."""
         spec = inspect_function(fn)
-        description = description or spec.description
         arguments = [
             _drop_none({"name": p.name, "description": p.description, "required": p.required}) for p in spec.parameters
         ]
@@ -365,7 +367,7 @@ class Server:
             {
                 "name": name or spec.name,
                 "title": title,
-                "description": description,
+                "description": description or spec.description,
                 "arguments": arguments or None,
                 "icons": icons,
                 "_meta": meta,
@@ -376,10 +378,7 @@ class Server:
         def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
 
-        def messages_of(value: Any, *_: Any) -> Wire:
-            return prompt_result(value, description)
-
-        self._native.add_prompt(definition, _handler(fn, spec, arguments_of, messages_of), _completers(completions))
+        self._native.add_prompt(definition, _handler(fn, spec, arguments_of), _completers(completions))
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; returns whether it existed."""
@@ -510,11 +509,10 @@ def _handler(
     fn: Callable[..., Any],
     spec: FunctionSpec,
     arguments: Callable[..., Arguments],
-    result: Callable[..., Wire],
 ) -> Callable[..., Any]:
     """The function the native layer calls with its arguments (the last one the native
-    context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the context,
-    ``result(value, *native)`` the wire result. An ``async def`` ``fn`` gets a coroutine
+    context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the context;
+    what ``fn`` returns goes to the core as it is. An ``async def`` ``fn`` gets a coroutine
     function, run on the loop; a plain ``def`` gets a plain function, which the native
     layer runs on a worker thread."""
 
@@ -526,13 +524,13 @@ def _handler(
 
     if spec.is_async:
 
-        async def run_on_loop(*native: Any) -> Wire:
-            return result(await fn(**prepare(native)), *native)
+        async def run_on_loop(*native: Any) -> Any:
+            return await fn(**prepare(native))
 
         return run_on_loop
 
-    def run_here(*native: Any) -> Wire:
-        return result(fn(**prepare(native)), *native)
+    def run_here(*native: Any) -> Any:
+        return fn(**prepare(native))
 
     return run_here
 
@@ -569,15 +567,6 @@ def _completers(completions: dict[str, Completer] | None) -> dict[str, Callable[
         return run
 
     return {name: wrap(complete) for name, complete in completions.items()}
-
-
-def _template_variables(uri: str) -> list[str]:
-    """The variable names of an RFC 6570 URI template (none for a plain URI)."""
-    names = []
-    for expression in _TEMPLATE_EXPRESSION.findall(uri):
-        for variable in expression.split(","):
-            names.append(variable.split(":")[0].rstrip("*").strip())
-    return names
 
 
 def _check_template_parameters(uri: str, variables: list[str], spec: FunctionSpec) -> None:

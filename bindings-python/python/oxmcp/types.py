@@ -8,7 +8,7 @@ read attributes and to build models.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -18,7 +18,11 @@ _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
 class WireModel(BaseModel):
-    """Base of every wire type: camelCase on the wire, snake_case in Python, extra fields kept."""
+    """Base of every wire type: camelCase on the wire, snake_case in Python, extra fields kept.
+
+    Returned from a handler, a model whose class sets ``__mcp_kind__`` (content, resource
+    contents, a message, a complete result) is sent as what it is; any other is data.
+    """
 
     model_config = ConfigDict(
         alias_generator=to_camel,
@@ -53,6 +57,8 @@ class Annotations(WireModel):
 class TextContent(WireModel):
     """Text."""
 
+    __mcp_kind__: ClassVar[str] = "content"
+
     type: Literal["text"] = "text"
     text: str
     annotations: Annotations | None = None
@@ -60,6 +66,8 @@ class TextContent(WireModel):
 
 class ImageContent(WireModel):
     """An image: base64 data and its MIME type."""
+
+    __mcp_kind__: ClassVar[str] = "content"
 
     type: Literal["image"] = "image"
     data: str
@@ -70,6 +78,8 @@ class ImageContent(WireModel):
 class AudioContent(WireModel):
     """A sound: base64 data and its MIME type."""
 
+    __mcp_kind__: ClassVar[str] = "content"
+
     type: Literal["audio"] = "audio"
     data: str
     mime_type: str
@@ -79,6 +89,8 @@ class AudioContent(WireModel):
 class TextResourceContents(WireModel):
     """A text resource's contents."""
 
+    __mcp_kind__: ClassVar[str] = "contents"
+
     uri: str
     mime_type: str | None = None
     text: str
@@ -86,6 +98,8 @@ class TextResourceContents(WireModel):
 
 class BlobResourceContents(WireModel):
     """A binary resource's contents, base64-encoded."""
+
+    __mcp_kind__: ClassVar[str] = "contents"
 
     uri: str
     mime_type: str | None = None
@@ -97,6 +111,8 @@ ResourceContents = TextResourceContents | BlobResourceContents
 
 class ResourceLink(WireModel):
     """A link to a resource the client can read."""
+
+    __mcp_kind__: ClassVar[str] = "content"
 
     type: Literal["resource_link"] = "resource_link"
     uri: str
@@ -110,6 +126,8 @@ class ResourceLink(WireModel):
 
 class EmbeddedResource(WireModel):
     """A resource's contents, embedded in a result."""
+
+    __mcp_kind__: ClassVar[str] = "content"
 
     type: Literal["resource"] = "resource"
     resource: ResourceContents
@@ -202,12 +220,16 @@ class Prompt(WireModel):
 class PromptMessage(WireModel):
     """One message of a rendered prompt."""
 
+    __mcp_kind__: ClassVar[str] = "message"
+
     role: Role
     content: ContentBlock
 
 
 class CallToolResult(WireModel):
     """The result of a tool call; return one from a tool to control every field."""
+
+    __mcp_kind__: ClassVar[str] = "result"
 
     content: list[ContentBlock] = Field(default_factory=list)
     structured_content: Any = None
@@ -217,11 +239,15 @@ class CallToolResult(WireModel):
 class ReadResourceResult(WireModel):
     """The contents of a resource."""
 
+    __mcp_kind__: ClassVar[str] = "result"
+
     contents: list[ResourceContents]
 
 
 class GetPromptResult(WireModel):
     """A rendered prompt."""
+
+    __mcp_kind__: ClassVar[str] = "result"
 
     description: str | None = None
     messages: list[PromptMessage]

@@ -21,6 +21,7 @@ import io.github.oxmcp.Resource
 import io.github.oxmcp.ResourceContents
 import io.github.oxmcp.ResourceHandler
 import io.github.oxmcp.ResourceTemplate
+import io.github.oxmcp.Returned
 import io.github.oxmcp.Role
 import io.github.oxmcp.Server
 import io.github.oxmcp.Tool
@@ -46,10 +47,8 @@ class ServerProbe {
 
 fun text(value: String): ContentBlock = ContentBlock.Text(text = value)
 
-fun textResult(value: String) = CallToolResult(content = listOf(text(value)))
-
 /** A tool handler from a suspend lambda. */
-fun tool(body: suspend (argumentsJson: String, context: Context) -> CallToolResult) = object : ToolHandler {
+fun tool(body: suspend (argumentsJson: String, context: Context) -> Returned) = object : ToolHandler {
     override suspend fun call(argumentsJson: String, context: Context) = body(argumentsJson, context)
 }
 
@@ -77,7 +76,7 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
             inputSchemaJson = TEXT_SCHEMA,
             annotations = ToolAnnotations(readOnlyHint = true),
         ),
-        tool { args, _ -> textResult(jsonPointerString(args, "/text")!!) },
+        tool { args, _ -> Returned.Text(jsonPointerString(args, "/text")!!) },
     )
     server.addTool(
         Tool(
@@ -87,14 +86,13 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
             outputSchemaJson = """{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}""",
         ),
         tool { args, _ ->
-            val sum = jsonPointer(args, "/a")!!.toLong() + jsonPointer(args, "/b")!!.toLong()
-            val structured = """{"result":$sum}"""
-            CallToolResult(content = listOf(text(structured)), structuredContentJson = structured)
+            // Data: its text as content, and (declared non-object) `{"result": sum}` as structure.
+            Returned.Json((jsonPointer(args, "/a")!!.toLong() + jsonPointer(args, "/b")!!.toLong()).toString())
         },
     )
     server.addTool(
         Tool(name = "shout", description = "Upper-cases the text", inputSchemaJson = TEXT_SCHEMA),
-        tool { args, _ -> textResult(jsonPointerString(args, "/text")!!.uppercase()) },
+        tool { args, _ -> Returned.Text(jsonPointerString(args, "/text")!!.uppercase()) },
     )
     server.addTool(
         Tool(name = "ask_name", description = "Asks the user's name (elicitation)", inputSchemaJson = NO_ARGUMENTS),
@@ -107,9 +105,9 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
                 )
             )
             if (answer.action != ElicitAction.ACCEPT) {
-                textResult("no name: ${answer.action}")
+                Returned.Text("no name: ${answer.action}")
             } else {
-                textResult("hello ${jsonPointerString(answer.contentJson!!, "/name")} (${context.era()})")
+                Returned.Text("hello ${jsonPointerString(answer.contentJson!!, "/name")} (${context.era()})")
             }
         },
     )
@@ -117,7 +115,7 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
         Tool(name = "count", description = "Reports progress three times", inputSchemaJson = NO_ARGUMENTS),
         tool { _, context ->
             for (step in 1..3) context.progress(step.toDouble(), 3.0, "step $step")
-            textResult("counted")
+            Returned.Text("counted")
         },
     )
     server.addTool(
@@ -142,7 +140,7 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
     server.addTool(
         Tool(name = "tagged", description = "Content with _meta everywhere", inputSchemaJson = NO_ARGUMENTS),
         tool { _, _ ->
-            CallToolResult(
+            Returned.Complete(CallToolResult(
                 content = listOf(
                     ContentBlock.Text(text = "tagged", metaJson = tag("text")),
                     ContentBlock.Image(data = "AAEC", mimeType = "image/png", metaJson = tag("image")),
@@ -150,13 +148,13 @@ fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
                     ContentBlock.ResourceLink(Resource(uri = "memo://today", name = "today", metaJson = tag("link"))),
                 ),
                 metaJson = tag("result"),
-            )
+            ))
         },
     )
     server.addTool(
         Tool(name = "request_meta", description = "The request's _meta and client capabilities", inputSchemaJson = NO_ARGUMENTS),
         tool { _, context ->
-            CallToolResult(content = listOf(text(context.metaJson() ?: "null"), text(context.clientCapabilitiesJson())))
+            Returned.Items(listOf(Returned.Text(context.metaJson() ?: "null"), Returned.Text(context.clientCapabilitiesJson())))
         },
     )
     server.addResource(

@@ -11,6 +11,7 @@ fun main(args: Array<String>) {
     clientTests(suite)
     serverTests(suite)
     httpOptionsTests(suite)
+    returnedTests(suite)
     val failed = suite.run(args.firstOrNull())
     exitProcess(if (failed == 0) 0 else 1)
 }

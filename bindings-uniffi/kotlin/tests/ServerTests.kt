@@ -10,6 +10,7 @@ import io.github.oxmcp.ContentBlock
 import io.github.oxmcp.EraMode
 import io.github.oxmcp.McpException
 import io.github.oxmcp.ResourceContents
+import io.github.oxmcp.Returned
 import io.github.oxmcp.Server
 import io.github.oxmcp.ServerNotification
 import io.github.oxmcp.Tool
@@ -48,13 +49,13 @@ fun serverTests(suite: Suite) {
         val server = Server("bad", "1.0")
         try {
             assertThrows<McpException.InvalidInput> {
-                server.addTool(Tool(name = "bad name", inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> textResult("") })
+                server.addTool(Tool(name = "bad name", inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> Returned.Text("") })
             }
             assertThrows<McpException.InvalidInput> {
-                server.addTool(Tool(name = "t", inputSchemaJson = """{"type":"string"}"""), tool { _, _ -> textResult("") })
+                server.addTool(Tool(name = "t", inputSchemaJson = """{"type":"string"}"""), tool { _, _ -> Returned.Text("") })
             }
             assertThrows<McpException.InvalidInput> {
-                server.addTool(Tool(name = "t", inputSchemaJson = "{oops"), tool { _, _ -> textResult("") })
+                server.addTool(Tool(name = "t", inputSchemaJson = "{oops"), tool { _, _ -> Returned.Text("") })
             }
         } finally {
             server.close()
@@ -223,7 +224,7 @@ fun serverTests(suite: Suite) {
                 // change the list until a notification comes (a few times at most).
                 var notified = false
                 for (attempt in 1..5) {
-                    server.addTool(Tool(name = name, inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> textResult("temporary") })
+                    server.addTool(Tool(name = name, inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> Returned.Text("temporary") })
                     notified = c.inbox.poll(1_000) { it is ServerNotification.ToolListChanged } != null
                     if (notified) break
                 }

@@ -27,6 +27,27 @@ pub mod code {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// The request's protocol version is not supported (2026-07-28).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// The connection closed before the answer came (local to an SDK, never sent; the
+    /// official SDKs use the same code).
+    pub const CONNECTION_CLOSED: i64 = -32000;
+    /// No answer came in time (local to an SDK, as [`CONNECTION_CLOSED`]).
+    pub const REQUEST_TIMEOUT: i64 = -32001;
+
+    /// Every code by its name, for the bindings to export under their own conventions.
+    pub const NAMED: [(&str, i64); 12] = [
+        ("PARSE_ERROR", PARSE_ERROR),
+        ("INVALID_REQUEST", INVALID_REQUEST),
+        ("METHOD_NOT_FOUND", METHOD_NOT_FOUND),
+        ("INVALID_PARAMS", INVALID_PARAMS),
+        ("INTERNAL_ERROR", INTERNAL_ERROR),
+        ("RESOURCE_NOT_FOUND", RESOURCE_NOT_FOUND),
+        ("URL_ELICITATION_REQUIRED", URL_ELICITATION_REQUIRED),
+        ("HEADER_MISMATCH", HEADER_MISMATCH),
+        ("MISSING_REQUIRED_CLIENT_CAPABILITY", MISSING_REQUIRED_CLIENT_CAPABILITY),
+        ("UNSUPPORTED_PROTOCOL_VERSION", UNSUPPORTED_PROTOCOL_VERSION),
+        ("CONNECTION_CLOSED", CONNECTION_CLOSED),
+        ("REQUEST_TIMEOUT", REQUEST_TIMEOUT),
+    ];
 }
 
 /// The `error` member of an error response.

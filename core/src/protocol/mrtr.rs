@@ -15,6 +15,9 @@ use super::sampling::{CreateMessageRequestParams, CreateMessageResult};
 /// `params`, as in a request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "InputRequestWire", into = "InputRequestWire")]
+// A few per multi round-trip exchange, each built to be sent at once: boxing the largest
+// would cost an allocation for nothing and make every match on it clumsier.
+#[allow(clippy::large_enum_variant)]
 pub enum InputRequest {
     /// An LLM completion.
     Sampling(CreateMessageRequestParams),
@@ -28,6 +31,7 @@ pub enum InputRequest {
 /// The wire form of [`InputRequest`], where `roots/list` may come without `params`.
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "method")]
+#[allow(clippy::large_enum_variant)] // as InputRequest: passed through, never stored
 enum InputRequestWire {
     #[serde(rename = "sampling/createMessage")]
     Sampling { params: CreateMessageRequestParams },

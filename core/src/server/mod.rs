@@ -32,6 +32,7 @@ mod prompts;
 mod registry;
 pub(crate) mod reply;
 mod resources;
+pub mod returned;
 mod schema;
 pub(crate) mod session;
 mod subscriptions;
@@ -44,6 +45,7 @@ pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
 pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, TemplateDef};
+pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
 pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 
@@ -210,36 +212,16 @@ impl ServerBuilder {
     pub fn build(self) -> Result<Server, DefinitionError> {
         let mut registry = Registry::default();
         for tool in self.tools {
-            insert_unique(
-                &mut registry.tools,
-                RegisteredTool::compile(tool)?,
-                |t| t.tool.name.clone(),
-                "tool",
-            )?;
+            registry.add_tool(RegisteredTool::compile(tool)?)?;
         }
         for resource in self.resources {
-            insert_unique(
-                &mut registry.resources,
-                RegisteredResource::compile(resource)?,
-                |r| r.resource.uri.clone(),
-                "resource",
-            )?;
+            registry.add_resource(RegisteredResource::compile(resource)?)?;
         }
         for template in self.templates {
-            insert_unique(
-                &mut registry.templates,
-                RegisteredTemplate::compile(template)?,
-                |t| t.template.uri_template.clone(),
-                "resource template",
-            )?;
+            registry.add_template(RegisteredTemplate::compile(template)?)?;
         }
         for prompt in self.prompts {
-            insert_unique(
-                &mut registry.prompts,
-                RegisteredPrompt::compile(prompt)?,
-                |p| p.prompt.name.clone(),
-                "prompt",
-            )?;
+            registry.add_prompt(RegisteredPrompt::compile(prompt)?)?;
         }
         let mut custom = CustomMethods::with_extensions(self.extensions);
         for (method, handler) in self.requests {
@@ -273,20 +255,6 @@ impl ServerBuilder {
             }),
         })
     }
-}
-
-fn insert_unique<T>(
-    map: &mut indexmap::IndexMap<String, Arc<T>>,
-    item: T,
-    key: impl Fn(&T) -> String,
-    kind: &str,
-) -> Result<(), DefinitionError> {
-    let key = key(&item);
-    if map.contains_key(&key) {
-        return Err(DefinitionError::new(format!("{kind} {key:?} is defined twice")));
-    }
-    map.insert(key, Arc::new(item));
-    Ok(())
 }
 
 impl Server {
@@ -325,13 +293,11 @@ impl Server {
         self.serve(transport::stdio::stdio(self.inner.max_message_size)).await
     }
 
-    /// Adds (or replaces) a tool; every connection is told the list changed.
+    /// Adds a tool; every connection is told the list changed. A name is registered
+    /// once: remove the tool first to replace it.
     pub fn add_tool(&self, tool: ToolDef) -> Result<(), DefinitionError> {
-        let tool = Arc::new(RegisteredTool::compile(tool)?);
-        self.change(ServerEvent::ToolsListChanged, |r| {
-            r.tools.insert(tool.tool.name.clone(), tool);
-        });
-        Ok(())
+        let tool = RegisteredTool::compile(tool)?;
+        self.add(ServerEvent::ToolsListChanged, |r| r.add_tool(tool))
     }
 
     /// Removes a tool; returns whether it existed.
@@ -339,13 +305,10 @@ impl Server {
         self.change(ServerEvent::ToolsListChanged, |r| r.tools.shift_remove(name).is_some())
     }
 
-    /// Adds (or replaces) a static resource.
+    /// Adds a static resource; its URI is registered once.
     pub fn add_resource(&self, resource: ResourceDef) -> Result<(), DefinitionError> {
-        let resource = Arc::new(RegisteredResource::compile(resource)?);
-        self.change(ServerEvent::ResourcesListChanged, |r| {
-            r.resources.insert(resource.resource.uri.clone(), resource);
-        });
-        Ok(())
+        let resource = RegisteredResource::compile(resource)?;
+        self.add(ServerEvent::ResourcesListChanged, |r| r.add_resource(resource))
     }
 
     /// Removes a static resource; returns whether it existed.
@@ -355,13 +318,10 @@ impl Server {
         })
     }
 
-    /// Adds (or replaces) a resource template.
+    /// Adds a resource template; its URI template is registered once.
     pub fn add_template(&self, template: TemplateDef) -> Result<(), DefinitionError> {
-        let template = Arc::new(RegisteredTemplate::compile(template)?);
-        self.change(ServerEvent::ResourcesListChanged, |r| {
-            r.templates.insert(template.template.uri_template.clone(), template);
-        });
-        Ok(())
+        let template = RegisteredTemplate::compile(template)?;
+        self.add(ServerEvent::ResourcesListChanged, |r| r.add_template(template))
     }
 
     /// Removes a resource template by its URI template; returns whether it existed.
@@ -371,13 +331,10 @@ impl Server {
         })
     }
 
-    /// Adds (or replaces) a prompt.
+    /// Adds a prompt; its name is registered once.
     pub fn add_prompt(&self, prompt: PromptDef) -> Result<(), DefinitionError> {
-        let prompt = Arc::new(RegisteredPrompt::compile(prompt)?);
-        self.change(ServerEvent::PromptsListChanged, |r| {
-            r.prompts.insert(prompt.prompt.name.clone(), prompt);
-        });
-        Ok(())
+        let prompt = RegisteredPrompt::compile(prompt)?;
+        self.add(ServerEvent::PromptsListChanged, |r| r.add_prompt(prompt))
     }
 
     /// Removes a prompt; returns whether it existed.
@@ -418,6 +375,21 @@ impl Server {
             self.inner.bus.publish(event);
         }
         changed
+    }
+
+    /// Applies `insert`, a registration that may be refused, and tells connections when
+    /// it was not.
+    fn add(
+        &self,
+        event: ServerEvent,
+        insert: impl FnOnce(&mut Registry) -> Result<(), DefinitionError>,
+    ) -> Result<(), DefinitionError> {
+        let mut outcome = Ok(());
+        self.change(event, |r| {
+            outcome = insert(r);
+            outcome.is_ok()
+        });
+        outcome
     }
 
     pub(crate) fn registry(&self) -> Arc<Registry> {

@@ -13,6 +13,7 @@ use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
+use super::returned::Returned;
 use super::schema::DefinitionError;
 use super::Server;
 use crate::protocol::{
@@ -55,6 +56,13 @@ impl IntoPromptResult for Vec<PromptMessage> {
 impl IntoPromptResult for PromptMessage {
     fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
         vec![self].into_prompt_result()
+    }
+}
+
+/// Values by the rules every binding shares (see [`Returned`]).
+impl IntoPromptResult for Returned {
+    fn into_prompt_result(self) -> Result<GetPromptResult, HandlerError> {
+        Returned::into_prompt_result(self)
     }
 }
 
@@ -267,9 +275,12 @@ pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Contex
         params.request_state,
         params.input_responses,
     )?;
-    let result = match run_handler(server, round.as_deref(), prompt.handler.get(arguments, ctx.clone())).await {
+    let mut result = match run_handler(server, round.as_deref(), prompt.handler.get(arguments, ctx.clone())).await {
         Handled::Done(outcome) => outcome.map_err(HandlerError::into_error_object)?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
     };
+    if result.description.is_none() {
+        result.description.clone_from(&prompt.prompt.description);
+    }
     finish(result, stamp)
 }

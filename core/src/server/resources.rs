@@ -14,6 +14,7 @@ use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
 use super::registry::ResourceMatch;
+use super::returned::Returned;
 use super::schema::DefinitionError;
 use super::uri_template::UriTemplate;
 use super::Server;
@@ -62,13 +63,17 @@ impl IntoReadResult for ResourceContents {
     }
 }
 
+/// Values by the rules every binding shares (see [`Returned`]).
+impl IntoReadResult for Returned {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
+        Returned::into_read_result(self, uri, mime_type)
+    }
+}
+
+/// Text contents, `text/plain` unless the definition declares a MIME type.
 impl IntoReadResult for String {
     fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
-        let mut contents = ResourceContents::text(uri, self);
-        if let ResourceContents::Text(text) = &mut contents {
-            text.mime_type = mime_type.map(str::to_owned);
-        }
-        contents.into_read_result(uri, mime_type)
+        Returned::Text(self).into_read_result(uri, mime_type)
     }
 }
 

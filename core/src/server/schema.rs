@@ -25,6 +25,28 @@ pub fn schema_for<T: schemars::JsonSchema>() -> Map<String, Value> {
     }
 }
 
+/// The output schema of `T`: an object type's own, any other type's as `{"result": T}`,
+/// the shape [`Json`](super::Json) gives such a value (`structuredContent` is an object).
+pub(crate) fn output_schema_for<T: schemars::JsonSchema>() -> Map<String, Value> {
+    let mut schema = schema_for::<T>();
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return schema;
+    }
+    let mut wrapper = Map::new();
+    // Definitions and the dialect belong to the root, where `$ref`s resolve.
+    if let Some(dialect) = schema.remove("$schema") {
+        wrapper.insert("$schema".into(), dialect);
+    }
+    let definitions = schema.remove("$defs");
+    wrapper.insert("type".into(), "object".into());
+    wrapper.insert("properties".into(), serde_json::json!({ "result": schema }));
+    wrapper.insert("required".into(), serde_json::json!(["result"]));
+    if let Some(definitions) = definitions {
+        wrapper.insert("$defs".into(), definitions);
+    }
+    wrapper
+}
+
 /// A compiled validator. JSON Schema 2020-12 unless the schema names another dialect in
 /// `$schema`; remote `$ref`s are never fetched.
 pub(crate) struct CompiledSchema(jsonschema::Validator);

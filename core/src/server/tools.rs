@@ -16,7 +16,8 @@ use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
-use super::schema::{schema_for, DefinitionError, LazySchema, Rejection};
+use super::returned::{Returned, ToolOutput};
+use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
 use super::Server;
 use crate::protocol::{
     methods, CallToolRequestParams, CallToolResult, ContentBlock, ErrorObject, Icon, ListToolsResult, Meta, Tool,
@@ -77,15 +78,22 @@ impl IntoToolResult for () {
     }
 }
 
-/// Structured output: the value becomes `structuredContent`, and its JSON text the
-/// content, so that clients without structured output still see it.
+/// A value as content, by the rules every binding shares (see [`Returned`]).
+impl IntoToolResult for Returned {
+    fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
+        Returned::into_tool_result(self, ToolOutput::Content)
+    }
+}
+
+/// Structured output: the value becomes `structuredContent` (as `{"result": value}`
+/// unless it is an object), and its JSON text the content, so that clients without
+/// structured output still see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Json<T>(pub T);
 
 impl<T: Serialize> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, HandlerError> {
-        let value = serde_json::to_value(self.0)?;
-        Ok(CallToolResult::structured(value))
+        Returned::Data(serde_json::to_value(self.0)?).into_tool_result(ToolOutput::Inferred)
     }
 }
 
@@ -207,9 +215,10 @@ impl ToolDef {
         self
     }
 
-    /// The output schema generated from `T`; return [`Json<T>`] from the handler.
+    /// The output schema generated from `T` (as `{"result": T}` unless `T` is an object
+    /// type); return [`Json<T>`] from the handler.
     pub fn structured_output<T: JsonSchema>(self) -> Self {
-        self.output_schema(schema_for::<T>())
+        self.output_schema(output_schema_for::<T>())
     }
 
     /// The handler, taking the raw arguments.
