@@ -281,7 +281,7 @@ mod tests {
         let value = from_js(json!({"big": 9_007_199_254_740_991.0_f64, "list": [2.0, 2.5], "huge": 1e21}));
         assert_eq!(
             value.to_string(),
-            r#"{"big":9007199254740991,"huge":1e+21,"list":[2,2.5]}"#
+            r#"{"big":9007199254740991,"list":[2,2.5],"huge":1e+21}"#
         );
     }
 

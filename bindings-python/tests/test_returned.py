@@ -90,3 +90,12 @@ async def test_every_case_gives_the_tables_wire_result(era: Literal["legacy", "m
             result.pop("resultType", None)
             result.pop("_meta", None)
             assert result == case["result"], case["name"]
+
+
+def test_a_name_is_registered_once() -> None:
+    server = Server("twice")
+    server.add_tool(lambda: "first", name="tool")
+    with pytest.raises(ValueError, match="already registered"):
+        server.add_tool(lambda: "second", name="tool")
+    assert server.remove_tool("tool")
+    server.add_tool(lambda: "second", name="tool")

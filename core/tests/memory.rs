@@ -232,7 +232,12 @@ async fn handlers_see_the_request_era_and_client() {
 #[test]
 fn definitions_are_checked_when_the_server_is_built() {
     let twice = Server::builder("dup", "1").tool(tool("a")).tool(tool("a")).build();
-    assert!(twice.err().unwrap().to_string().contains("defined twice"));
+    assert!(twice.err().unwrap().to_string().contains("already registered"));
+    // At runtime too: a name is registered once, and replaced by removing it first.
+    let server = Server::builder("dup", "1").tool(tool("a")).build().unwrap();
+    assert!(server.add_tool(tool("a")).is_err());
+    assert!(server.remove_tool("a"));
+    assert!(server.add_tool(tool("a")).is_ok());
     let bad_name = Server::builder("bad", "1").tool(tool("no spaces allowed")).build();
     assert!(bad_name.is_err());
     let bad_template = Server::builder("bad", "1")

@@ -278,15 +278,15 @@ mod tests {
         .unwrap();
         assert_eq!(
             found,
-            // In key order: JSON objects are read into sorted maps.
+            // In the schema's order.
             [
-                HeaderParam {
-                    name: "Tenant".into(),
-                    path: vec!["filter".into(), "tenant".into()]
-                },
                 HeaderParam {
                     name: "Region".into(),
                     path: vec!["region".into()]
+                },
+                HeaderParam {
+                    name: "Tenant".into(),
+                    path: vec!["filter".into(), "tenant".into()]
                 },
             ]
         );
