@@ -47,7 +47,7 @@ python-dev: peers
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q
 
 test-python: python-dev
-	$(CARGO) build -q -p oxmcp-examples --bin server
+	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server
 	$(VENV)/bin/ruff check $(PYTHON_CODE)
 	$(VENV)/bin/ruff format --check $(PYTHON_CODE)
 	$(PY) -m mypy bindings-python/python/oxmcp
@@ -80,7 +80,7 @@ node-build: node-peers
 
 ## test-node: build the Node binding, type-check it in strict mode, run its node:test suites
 test-node: node-build
-	$(CARGO) build -q -p oxmcp-examples --bin server
+	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server
 	npm run typecheck
 	node --test --test-reporter=tap bindings-node/tests/
 
@@ -92,7 +92,7 @@ conformance: python-dev node-build
 	CARGO="$(CARGO)" tests/conformance/run.sh
 
 ## bench: the suite against the official SDKs and rmcp (tests/bench/RESULTS.md, throughput.png), then criterion
-## micro-benchmarks. Builds what it measures in release: the load driver and the example server, the Python binding
+## micro-benchmarks. Builds what it measures in release: the load driver and the fixture server, the Python binding
 ## (maturin), the Node binding (native module + TypeScript), and the rmcp echo server (its own lock file, outside
 ## the workspace); the official TypeScript SDK comes from package-lock.json.
 bench: peers
@@ -100,7 +100,7 @@ bench: peers
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q --release
 	npm install --ignore-scripts --no-audit --no-fund --no-save
 	npm run build:release
-	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-examples
+	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-fixtures
 	$(CARGO) build -q --release --locked --manifest-path tests/bench/servers/rmcp/Cargo.toml --target-dir $(TARGET_DIR)/bench-rmcp
 	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/run.py
 	$(CARGO) bench -p oxmcp
@@ -155,9 +155,9 @@ $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar: $(UNIFFI_OUT)/oxmcp-kotlin.jar $(wildcard 
 	$(KOTLINC) -nowarn $(KOTLIN_DIR)/tests/*.kt -cp $(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS) -d $@
 
 test-kotlin: kotlin-toolchain uniffi-bindings
-	$(CARGO) build -q -p oxmcp-examples --bin server --bin client
+	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-client
 	$(MAKE) --no-print-directory $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar
 	java -Djna.library.path=$(TARGET_DIR)/debug \
-		-Doxmcp.exampleServer=$(TARGET_DIR)/debug/server -Doxmcp.exampleClient=$(TARGET_DIR)/debug/client \
+		-Doxmcp.fixtureServer=$(TARGET_DIR)/debug/fixture-server -Doxmcp.fixtureClient=$(TARGET_DIR)/debug/fixture-client \
 		-cp $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar:$(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS):$(KOTLIN_HOME)/lib/kotlin-stdlib.jar \
 		io.github.oxmcp.tests.MainKt $(KOTLIN_TESTS)

@@ -18,10 +18,10 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** The same kind of server written with the official TypeScript SDK (tests/interop). */
 export const OFFICIAL_SERVER = path.join(REPO, 'tests', 'interop', 'typescript', 'server.mjs');
 
-/** The Rust example server binary, if `cargo build -p oxmcp-examples` built it. */
+/** The Rust fixture server binary, if `cargo build -p oxmcp-fixtures` built it. */
 export function rustServerBinary() {
   const targets = [process.env.CARGO_TARGET_DIR, path.join(REPO, 'target')].filter(Boolean);
-  return targets.map((dir) => path.join(dir, 'debug', 'server')).find((binary) => existsSync(binary));
+  return targets.map((dir) => path.join(dir, 'debug', 'fixture-server')).find((binary) => existsSync(binary));
 }
 
 /** Answers the server's requests the way the tests expect. */

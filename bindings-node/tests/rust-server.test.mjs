@@ -1,5 +1,5 @@
-// The oxmcp Node client drives the Rust example server (target/debug/server, built by
-// `cargo build -p oxmcp-examples`) over stdio, in both eras.
+// The oxmcp Node client drives the Rust fixture server (target/debug/fixture-server, built
+// by `cargo build -p oxmcp-fixtures`) over stdio, in both eras.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
@@ -8,10 +8,10 @@ import { Client, McpError } from 'oxmcp';
 import { ANSWERING_HANDLERS, rustServerBinary, textOf } from './helpers.mjs';
 
 const binary = rustServerBinary();
-const skip = binary === undefined ? 'the Rust example server is not built (cargo build -p oxmcp-examples)' : false;
+const skip = binary === undefined ? 'the Rust fixture server is not built (cargo build -p oxmcp-fixtures)' : false;
 
 for (const era of ['legacy', 'modern']) {
-  describe(`oxmcp Node client and the Rust example server, ${era} era`, { skip }, () => {
+  describe(`oxmcp Node client and the Rust fixture server, ${era} era`, { skip }, () => {
     let client;
 
     before(async () => {
@@ -24,7 +24,7 @@ for (const era of ['legacy', 'modern']) {
 
     it('connects in the era asked for', () => {
       assert.equal(client.protocolVersion, era === 'legacy' ? '2025-11-25' : '2026-07-28');
-      assert.equal(client.getServerVersion().name, 'oxmcp-example');
+      assert.equal(client.getServerVersion().name, 'oxmcp-fixture');
     });
 
     it('calls tools: text, structured, failing', async () => {

@@ -40,9 +40,9 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def rust_server() -> Path:
-    """The Rust example server binary (`cargo build -p oxmcp-examples`)."""
+    """The Rust fixture server binary (`cargo build -p oxmcp-fixtures`)."""
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    return target / "debug" / "server"
+    return target / "debug" / "fixture-server"
 
 
 def stop(process: subprocess.Popen[str], timeout: float = 5.0) -> tuple[int, str]:

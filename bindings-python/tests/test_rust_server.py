@@ -1,4 +1,4 @@
-"""The Rust example server (`cargo build -p oxmcp-examples`) driven by the oxmcp Python
+"""The Rust fixture server (`cargo build -p oxmcp-fixtures`) driven by the oxmcp Python
 client over stdio, in both eras."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ async def confirm(request: ElicitRequest) -> ElicitResult:
 @pytest.fixture(params=ERAS)
 async def client(request: pytest.FixtureRequest) -> AsyncIterator[Client]:
     binary = rust_server()
-    assert binary.exists(), f"{binary} is missing: run `cargo build -p oxmcp-examples`"
+    assert binary.exists(), f"{binary} is missing: run `cargo build -p oxmcp-fixtures`"
     async with Client.stdio([str(binary)], era=request.param, quiet=True, elicitation_handler=confirm) as client:
         yield client
 
@@ -30,7 +30,7 @@ def text_of(result: Any) -> str:
 
 
 async def test_tools(client: Client) -> None:
-    assert client.server_info is not None and client.server_info.name == "oxmcp-example"
+    assert client.server_info is not None and client.server_info.name == "oxmcp-fixture"
     names = [tool.name for tool in await client.list_tools()]
     assert names[:3] == ["echo", "add", "slow"]
     assert text_of(await client.call_tool("echo", {"text": "hello"})) == "hello"

@@ -32,6 +32,8 @@ SERVERS = HERE / "servers"
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
 RELEASE = TARGET / "release"
 LOAD = RELEASE / "mcp-load"
+# oxmcp in Rust: the fixture server (tests/fixtures/rust), whose tools include echo_with_progress.
+FIXTURE_SERVER = RELEASE / "fixture-server"
 PYTHON = ROOT / ".venv" / "bin" / "python"
 NODE = shutil.which("node") or "node"
 RMCP = TARGET / "bench-rmcp" / "release" / "rmcp-echo"
@@ -71,7 +73,7 @@ def setups() -> list[Setup]:
     official_py = [str(PYTHON), str(SERVERS / "official_python.py")]
     official_ts = [NODE, str(SERVERS / "official_ts.mjs")]
     return [
-        Setup("oxmcp-rust", "default", "stdio", [str(RELEASE / "server")], both, [RELEASE / "server"]),
+        Setup("oxmcp-rust", "default", "stdio", [str(FIXTURE_SERVER)], both, [FIXTURE_SERVER]),
         Setup("oxmcp-python", "default", "stdio", [str(PYTHON), str(SERVERS / "oxmcp_python.py")], both, py),
         Setup("oxmcp-node", "default", "stdio", [NODE, str(SERVERS / "oxmcp_node.mjs"), "stdio"], both, ox_node),
         Setup("rmcp", "stdio()", "stdio", [str(RMCP), "stdio"], legacy, [RMCP]),
@@ -82,9 +84,9 @@ def setups() -> list[Setup]:
             "oxmcp-rust",
             "default",
             "http",
-            [str(RELEASE / "server"), "--http", "127.0.0.1:0"],
+            [str(FIXTURE_SERVER), "--http", "127.0.0.1:0"],
             both,
-            [RELEASE / "server"],
+            [FIXTURE_SERVER],
             sessions=True,
         ),
         # The same server answering with SSE streams: each call asks for progress, and the
@@ -93,9 +95,9 @@ def setups() -> list[Setup]:
             "oxmcp-rust",
             "SSE answers",
             "http",
-            [str(RELEASE / "server"), "--http", "127.0.0.1:0"],
+            [str(FIXTURE_SERVER), "--http", "127.0.0.1:0"],
             both,
-            [RELEASE / "server"],
+            [FIXTURE_SERVER],
             load_args=("--tool", "echo_with_progress", "--progress"),
         ),
         Setup(

@@ -1,4 +1,4 @@
-// The Kotlin client against the Rust example server, started by the test over HTTP, in both
+// The Kotlin client against the Rust fixture server, started by the test over HTTP, in both
 // eras (and once over stdio).
 
 package io.github.oxmcp.tests
@@ -140,16 +140,16 @@ suspend fun withClient(url: String, era: EraMode?, body: suspend (ConnectedClien
 }
 
 fun clientTests(suite: Suite) {
-    val exampleServer by lazy {
-        HttpServerProcess(property("oxmcp.exampleServer")).also { server -> suite.cleanup { server.close() } }
+    val fixtureServer by lazy {
+        HttpServerProcess(property("oxmcp.fixtureServer")).also { server -> suite.cleanup { server.close() } }
     }
 
-    suite.test("client: auto mode settles on the modern era with the example server") {
-        withClient(exampleServer.url, null) { c ->
+    suite.test("client: auto mode settles on the modern era with the fixture server") {
+        withClient(fixtureServer.url, null) { c ->
             val details = c.client.serverDetails()
             assertEquals(Era.MODERN, details.era, "era")
             assertEquals("2026-07-28", details.protocolVersion, "version")
-            assertEquals("oxmcp-example", details.serverInfo?.name, "server name")
+            assertEquals("oxmcp-fixture", details.serverInfo?.name, "server name")
             check(details.capabilitiesJson.contains("\"tools\"")) { "capabilities: ${details.capabilitiesJson}" }
         }
     }
@@ -158,7 +158,7 @@ fun clientTests(suite: Suite) {
         val tag = "client/${era.name.lowercase()}"
 
         suite.test("$tag: connects in the era asked for") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val expected = if (era == EraMode.LEGACY) Era.LEGACY else Era.MODERN
                 assertEquals(expected, c.client.serverDetails().era, "era")
                 c.client.ping()
@@ -166,7 +166,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: lists tools with their schemas and calls them") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val tools = c.client.listAllTools()
                 val names = tools.map { it.name }
                 for (name in listOf("echo", "add", "slow", "fail", "confirm", "ask_llm")) {
@@ -195,7 +195,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: reads resources and templates, completes a variable") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val resources = c.client.listAllResources()
                 val readme = resources.first { it.uri == "file:///readme.md" }
                 assertEquals("text/markdown", readme.mimeType, "readme's MIME type")
@@ -215,7 +215,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: gets a prompt with arguments") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val review = c.client.listAllPrompts().first { it.name == "review" }
                 assertEquals(listOf("code" to true, "language" to false), review.arguments.map { it.name to it.required }, "arguments")
                 val prompt = c.client.getPrompt("review", mapOf("code" to "fn main() {}", "language" to "rust"))
@@ -227,7 +227,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: a Kotlin handler answers the server's elicitation") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val result = c.client.callTool("confirm")
                 assertEquals("confirmed: {\"ok\":true}", firstText(result.content), "confirm")
                 val question = c.elicitation.questions.single() as ElicitRequest.Form
@@ -237,7 +237,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: a Kotlin handler answers the server's sampling request") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val result = c.client.callTool("ask_llm")
                 assertEquals("the model said: Paris", firstText(result.content), "ask_llm")
                 val request = c.sampling.requests.single()
@@ -248,13 +248,13 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: a Kotlin handler lists the roots") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 assertEquals("file:///work/a,file:///work/b", firstText(c.client.callTool("roots").content), "roots")
             }
         }
 
         suite.test("$tag: progress reaches the call's listener") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val progress = ProgressInbox()
                 val result = c.client.callTool("slow", """{"steps":3}""", CallOptions(progress = progress))
                 assertEquals("done after 3 steps", firstText(result.content), "slow")
@@ -265,7 +265,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: cancelling the coroutine cancels the request") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val progress = ProgressInbox()
                 coroutineScope {
                     val call = async { c.client.callTool("slow", """{"steps":200}""", CallOptions(progress = progress)) }
@@ -289,7 +289,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: a cancellation handle cancels the request") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val handle = io.github.oxmcp.CancellationHandle()
                 coroutineScope {
                     val call = async {
@@ -306,7 +306,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: lists, completions, reads and prompts take call options") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val cancelled = CallOptions(cancellation = io.github.oxmcp.CancellationHandle().also { it.cancel() })
                 assertThrows<McpException.Cancelled> { c.client.listTools(options = cancelled) }
                 assertThrows<McpException.Cancelled> { c.client.listResources(options = cancelled) }
@@ -324,7 +324,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: a call times out") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val timeout = assertThrows<McpException.Timeout> {
                     c.client.callTool("slow", """{"steps":100}""", CallOptions(timeoutMs = 150))
                 }
@@ -333,7 +333,7 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: server errors surface as McpException, tool failures as isError") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 val unknown = assertThrows<McpException.Remote> { c.client.callTool("no_such_tool") }
                 assertEquals(-32602L, unknown.code, "unknown tool")
                 check(unknown.detail.contains("no_such_tool")) { "detail: ${unknown.detail}" }
@@ -350,12 +350,12 @@ fun clientTests(suite: Suite) {
         }
 
         suite.test("$tag: log messages and resource updates reach the notification listener") {
-            withClient(exampleServer.url, era) { c ->
+            withClient(fixtureServer.url, era) { c ->
                 c.client.setLogLevel(LoggingLevel.INFO)
                 c.client.callTool("log")
                 val log = c.inbox.await { it is ServerNotification.LogMessage } as ServerNotification.LogMessage
                 assertEquals(LoggingLevel.INFO, log.level, "the first level at or above info")
-                assertEquals("example", log.logger, "logger")
+                assertEquals("fixture", log.logger, "logger")
                 check(c.inbox.seen.none { it is ServerNotification.LogMessage && it.level == LoggingLevel.DEBUG }) {
                     "a debug message came through"
                 }
@@ -399,7 +399,7 @@ fun clientTests(suite: Suite) {
 
     suite.test("client/http: transport settings: request timeout, message size, reconnection") {
         val options = ClientOptions(name = "kotlin-tests", version = "1.0", era = EraMode.MODERN, timeoutMs = 20_000)
-        val quick = Client.connectHttp(exampleServer.url, options, HttpSettings(requestTimeoutMs = 300))
+        val quick = Client.connectHttp(fixtureServer.url, options, HttpSettings(requestTimeoutMs = 300))
         try {
             // The slow tool answers after 2 s (no progress asked for): the HTTP request gives up first.
             val gaveUp = assertThrows<McpException.Remote> { quick.callTool("slow", """{"steps":40}""") }
@@ -409,7 +409,7 @@ fun clientTests(suite: Suite) {
             quick.disconnect()
             quick.close()
         }
-        val small = Client.connectHttp(exampleServer.url, options, HttpSettings(maxMessageSize = 4_096, reconnect = ReconnectPolicy(100, 1_000, 2)))
+        val small = Client.connectHttp(fixtureServer.url, options, HttpSettings(maxMessageSize = 4_096, reconnect = ReconnectPolicy(100, 1_000, 2)))
         try {
             assertEquals("short", firstText(small.callTool("echo", """{"text":"short"}""").content), "a short answer")
             val tooLarge = assertThrows<McpException.Remote> { small.callTool("echo", """{"text":"${"x".repeat(10_000)}"}""") }
@@ -419,13 +419,13 @@ fun clientTests(suite: Suite) {
             small.close()
         }
         for (bad in listOf(HttpSettings(connectTimeoutMs = -1), HttpSettings(maxMessageSize = -1), HttpSettings(reconnect = ReconnectPolicy(1, 1, -1)))) {
-            assertThrows<McpException.InvalidInput> { Client.connectHttp(exampleServer.url, options, bad) }
+            assertThrows<McpException.InvalidInput> { Client.connectHttp(fixtureServer.url, options, bad) }
         }
-        assertThrows<McpException.InvalidInput> { Client.connectHttp(exampleServer.url, options.copy(timeoutMs = -1)) }
+        assertThrows<McpException.InvalidInput> { Client.connectHttp(fixtureServer.url, options.copy(timeoutMs = -1)) }
     }
 
     suite.test("client/stdio: a client freed without disconnect() still stops its server process") {
-        val binary = java.io.File(property("oxmcp.exampleServer")).canonicalPath
+        val binary = java.io.File(property("oxmcp.fixtureServer")).canonicalPath
         fun servers() = ProcessHandle.current().children().filter { child ->
             child.info().command().map { java.io.File(it).canonicalPath == binary }.orElse(false)
         }.toList()
@@ -441,9 +441,9 @@ fun clientTests(suite: Suite) {
         }
     }
 
-    suite.test("client/stdio: spawns the example server and talks to it") {
+    suite.test("client/stdio: spawns the fixture server and talks to it") {
         val options = ClientOptions(name = "kotlin-tests", version = "1.0", era = EraMode.LEGACY)
-        val program = property("oxmcp.exampleServer")
+        val program = property("oxmcp.fixtureServer")
         assertThrows<McpException.InvalidInput> { Client.spawn(StdioCommand(program = program, shutdownGraceMs = -1), options) }
         val command = StdioCommand(program = program, quiet = true, maxMessageSize = 1_000_000, shutdownGraceMs = 1_000)
         val client = Client.spawn(command, options)

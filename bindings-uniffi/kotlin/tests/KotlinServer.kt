@@ -1,5 +1,5 @@
 // A server written in Kotlin on the oxmcp core: the tools, resources and prompts of the
-// example server that the Rust example client calls (echo, add, greeting://{name}, review),
+// example server that the Rust fixture client calls (echo, add, greeting://{name}, review),
 // plus tools that exercise the binding (elicitation through the Context, progress,
 // cancellation, errors). `main` serves it over stdio.
 

@@ -1,5 +1,5 @@
 // The Kotlin server (tools, resources and prompts implemented in Kotlin) served by the oxmcp
-// core over HTTP to the Kotlin client in both eras, and over stdio to the Rust example client.
+// core over HTTP to the Kotlin client in both eras, and over stdio to the Rust fixture client.
 
 package io.github.oxmcp.tests
 
@@ -236,9 +236,9 @@ fun serverTests(suite: Suite) {
         }
     }
 
-    suite.test("server/stdio: the Rust example client calls the Kotlin server") {
+    suite.test("server/stdio: the Rust fixture client calls the Kotlin server") {
         val launcher = javaLauncher("io.github.oxmcp.tests.KotlinServerKt")
-        val process = ProcessBuilder(property("oxmcp.exampleClient"), launcher.path)
+        val process = ProcessBuilder(property("oxmcp.fixtureClient"), launcher.path)
             .redirectErrorStream(true)
             .start()
         val output = StringBuilder()
@@ -253,7 +253,7 @@ fun serverTests(suite: Suite) {
         assertEquals(0, process.exitValue(), "the Rust client's exit status (output: $output)")
         val text = output.toString()
         for (expected in listOf(
-            "== Legacy era", "== Modern era", "oxmcp-kotlin-example", "\"text\":\"hello\"",
+            "\"era\":\"legacy\"", "\"era\":\"modern\"", "oxmcp-kotlin-example", "\"text\":\"hello\"",
             "\"structuredContent\":{\"result\":5}", "Hello, ada!", "Please review this code:",
         )) {
             check(text.contains(expected)) { "missing <$expected> in:\n$text" }
