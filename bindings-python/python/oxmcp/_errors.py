@@ -4,40 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-# The core's table of error codes, the same in every language.
-from ._native import (
-    CONNECTION_CLOSED,
-    HEADER_MISMATCH,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    MISSING_REQUIRED_CLIENT_CAPABILITY,
-    PARSE_ERROR,
-    REQUEST_TIMEOUT,
-    RESOURCE_NOT_FOUND,
-    UNSUPPORTED_PROTOCOL_VERSION,
-    URL_ELICITATION_REQUIRED,
-)
-
-__all__ = [
-    "CONNECTION_CLOSED",
-    "HEADER_MISMATCH",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
-    "MISSING_REQUIRED_CLIENT_CAPABILITY",
-    "PARSE_ERROR",
-    "REQUEST_TIMEOUT",
-    "RESOURCE_NOT_FOUND",
-    "UNSUPPORTED_PROTOCOL_VERSION",
-    "URL_ELICITATION_REQUIRED",
-    "McpError",
-    "ProtocolError",
-    "ToolError",
-]
-
 
 class McpError(Exception):
     """A JSON-RPC error.

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from typing_extensions import TypedDict, Unpack
 
 from . import _native
-from ._errors import INVALID_PARAMS, McpError
+from ._errors import McpError
+from ._native import INVALID_PARAMS
 from ._schema import FunctionSpec, inspect_function, json_coercer, output_schema, string_coercer
 from ._schema import input_schema as schema_of
 from .context import Context

@@ -14,7 +14,6 @@ import io.github.oxmcp.Tool
 import io.github.oxmcp.jsonPointer
 import io.github.oxmcp.jsonPointerString
 import java.io.File
-import kotlinx.coroutines.runBlocking
 
 private const val ADA = """{"name":"Ada","age":36}"""
 private val image = Returned.Content(ContentBlock.Image(data = "AAEC", mimeType = "image/png"))
@@ -46,15 +45,8 @@ private fun returnedServer(table: String): Server {
 
 fun returnedTests(suite: Suite) {
     val table = File("tests/returned/cases.json").readText()
-    val url by lazy {
-        val server = returnedServer(table)
-        val url = runBlocking { server.serveHttp("127.0.0.1:0") }
-        suite.cleanup {
-            runBlocking { server.shutdown() }
-            server.close()
-        }
-        url
-    }
+    val served by suite.servedHttp { returnedServer(table) }
+    val url by lazy { served.second }
     for (era in listOf(EraMode.LEGACY, EraMode.MODERN)) {
         suite.test("returned/${era.name.lowercase()}: every case of the table gives its wire result") {
             withClient(url, era) { c ->

@@ -28,17 +28,23 @@ import kotlinx.coroutines.withTimeout
 /** The `com.example/tag` member of a `_meta` object given as JSON text (see [tag]). */
 fun tagOf(metaJson: String?): String? = metaJson?.let { jsonPointerString(it, "/com.example~1tag") }
 
+/**
+ * The server [make] builds, served over HTTP on first use (shut down and freed when the
+ * suite ends), and its URL.
+ */
+fun Suite.servedHttp(make: () -> Server): Lazy<Pair<Server, String>> = lazy {
+    val server = make()
+    val url = runBlocking { server.serveHttp("127.0.0.1:0") }
+    cleanup {
+        runBlocking { server.shutdown() }
+        server.close()
+    }
+    server to url
+}
+
 fun serverTests(suite: Suite) {
     val probe = ServerProbe()
-    val served by lazy {
-        val server = kotlinServer(probe)
-        val url = runBlocking { server.serveHttp("127.0.0.1:0") }
-        suite.cleanup {
-            runBlocking { server.shutdown() }
-            server.close()
-        }
-        server to url
-    }
+    val served by suite.servedHttp { kotlinServer(probe) }
     val url by lazy { served.second }
 
     suite.test("server: serveHttp binds loopback and returns the endpoint's URL") {
