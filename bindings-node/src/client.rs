@@ -15,26 +15,20 @@ use napi::bindgen_prelude::{FnArgs, PromiseRaw};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::Env;
 use napi_derive::napi;
-use serde::de::DeserializeOwned;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use oxmcp::client::{
-    CallOptions, Client, ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler, Subscription,
-};
-use oxmcp::protocol::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject, ListRootsResult,
-    LoggingLevel, SubscriptionFilter,
-};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, Subscription};
+use oxmcp::protocol::{LoggingLevel, SubscriptionFilter};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::{http, memory, Transport};
-use oxmcp::BoxFuture;
 
-use crate::convert::{self, decode_js, from_js, to_value, Failure};
+use crate::convert::{self, decode_js, from_js, to_value};
 use crate::error::{client_error, invalid};
+use crate::handler::JsAnswerer;
 use crate::http::HttpSettings;
-use crate::runtime::{self, Callback};
+use crate::runtime::Callback;
 use crate::server::NativeServer;
 
 /// `(kind, payload) => outcome | Promise<outcome> | undefined`.
@@ -408,9 +402,7 @@ fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi:
     if let Some(timeout) = config.timeout_ms {
         options = options.timeout(duration_from_ms(timeout));
     }
-    let answerer = || JsAnswerer {
-        callback: Arc::clone(callback),
-    };
+    let answerer = || JsAnswerer::new(callback);
     if config.sampling == Some(true) {
         options = options.on_sampling(answerer(), config.sampling_tools == Some(true));
     }
@@ -421,50 +413,6 @@ fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi:
         options = options.on_roots(answerer());
     }
     Ok(options)
-}
-
-/// Answers the server's requests by calling the facade.
-struct JsAnswerer {
-    callback: Arc<ClientCallback>,
-}
-
-impl JsAnswerer {
-    fn ask<R: DeserializeOwned>(
-        &self,
-        kind: &'static str,
-        params: Value,
-    ) -> BoxFuture<'static, Result<R, ErrorObject>> {
-        let callback = Arc::clone(&self.callback);
-        Box::pin(async move {
-            let answer = runtime::call(&callback, FnArgs::from((kind.to_owned(), params)))
-                .await
-                .map_err(Failure::from)
-                .and_then(convert::outcome)
-                .map_err(Failure::into_rpc_error)?;
-            serde_json::from_value(answer).map_err(|e| ErrorObject::internal(format!("invalid {kind} answer: {e}")))
-        })
-    }
-}
-
-impl SamplingHandler for JsAnswerer {
-    fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
-        self.ask("sampling", to_value(&params).unwrap_or_default())
-    }
-}
-
-impl ElicitationHandler for JsAnswerer {
-    fn elicit(&self, params: ElicitRequestParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
-        self.ask("elicitation", to_value(&params).unwrap_or_default())
-    }
-}
-
-impl RootsHandler for JsAnswerer {
-    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
-        self.ask("roots", Value::Object(Map::new()))
-    }
 }
 
 /// A timeout in milliseconds; not finite (`Infinity`) means none.

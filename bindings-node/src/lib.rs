@@ -4,13 +4,19 @@
 //! functions, and conversions of the values that cross. Users import the TypeScript
 //! facade (`bindings-node/ts/`), never this module directly.
 //!
-//! - `server`: `NativeServer`, the core server with JavaScript handlers.
-//! - `context`: `RequestContext`, the per-request context handed to them.
-//! - `client`: `NativeClient`, the core client answering server requests in JavaScript.
-//! - `convert`: what JavaScript handlers return, as the core's types.
+//! - `server`: `NativeServer`, the core's server with JavaScript handlers, served over
+//!   stdio, HTTP or in process.
+//! - `context`: `RequestContext`, the per-request context handed to those handlers.
+//! - `client`: `NativeClient`, the core's client; server requests answered by JavaScript
+//!   handlers.
+//! - `handler`: calling JavaScript handlers (through the facade's callbacks), as the core's
+//!   handler traits.
+//! - `convert`: values across the boundary: what JavaScript handlers return, as the core's
+//!   types.
 //! - `http`: Streamable HTTP settings of both sides, and the server's listener.
 //! - `error`: failures as JavaScript sees them.
-//! - `runtime`: calling JavaScript from tokio tasks (weak threadsafe functions).
+//! - `runtime`: the tokio runtime, and calling JavaScript from its tasks (weak threadsafe
+//!   functions).
 
 // Outside a Node build (`cargo test`), napi-derive registers no exports, so the items only
 // exports reach look unused there.
@@ -20,6 +26,7 @@ mod client;
 mod context;
 mod convert;
 mod error;
+mod handler;
 mod http;
 mod runtime;
 mod server;

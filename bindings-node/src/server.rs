@@ -1,41 +1,24 @@
 //! `NativeServer`: the core's [`Server`] with handlers implemented in JavaScript.
 //!
-//! The facade registers each handler under a numeric id and hands the native server one
-//! callback, `(handlerId, input, ctx) => outcome`, through which every tool, resource,
-//! prompt and completion handler runs; and one `(callId) => void` that tells it a run was
-//! cancelled (so that it can fire the run's AbortSignal).
+//! The facade registers each handler under a numeric id and hands the native server the
+//! two callbacks through which they run ([`crate::handler`]); definitions name their
+//! handler by that id.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::FnArgs;
-use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi_derive::napi;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use oxmcp::protocol::{
-    CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
-};
+use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{
-    CompletionHandler, Context, HandlerError, PromptDef, PromptHandler, ResourceDef, ResourceHandler, Server,
-    TemplateDef, ToolDef, ToolHandler, ToolOutput,
-};
-use oxmcp::BoxFuture;
+use oxmcp::server::{PromptDef, ResourceDef, Server, TemplateDef, ToolDef, ToolOutput};
 
-use crate::context::RequestContext;
-use crate::convert::{self, decode_js, Failure};
+use crate::convert::decode_js;
 use crate::error::{client_error, definition_error};
+use crate::handler::{Bridge, CancelCallback, HandlerCallback};
 use crate::http::{HttpOptions, NativeHttpListener};
-use crate::runtime::{self, Callback};
-
-/// `(handlerId, input, ctx) => outcome | Promise<outcome>`; completion handlers get no
-/// `ctx`.
-type HandlerCallback = Callback<FnArgs<(u32, Value, Option<RequestContext>)>>;
-/// `(callId) => void`: the run `callId` was cancelled.
-type CancelCallback = Callback<u32>;
 
 /// Server settings beyond its name and version.
 #[napi(object)]
@@ -94,11 +77,7 @@ impl NativeServer {
         let server = builder.build().map_err(definition_error)?;
         Ok(NativeServer {
             server,
-            bridge: Arc::new(Bridge {
-                handler,
-                cancel,
-                next_call: AtomicU32::new(0),
-            }),
+            bridge: Bridge::new(handler, cancel),
             stop: CancellationToken::new(),
         })
     }
@@ -107,14 +86,11 @@ impl NativeServer {
     #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number")]
     pub fn add_tool(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
         let tool: Tool = decode_js(definition, "tool definition")?;
-        let handler = JsTool {
-            bridge: Arc::clone(&self.bridge),
-            handler_id,
-            output: match tool.output_schema {
-                Some(_) => ToolOutput::Inferred,
-                None => ToolOutput::Content,
-            },
+        let output = match tool.output_schema {
+            Some(_) => ToolOutput::Inferred,
+            None => ToolOutput::Content,
         };
+        let handler = self.bridge.tool(handler_id, output);
         self.server
             .add_tool(ToolDef::from_tool(tool).handler_object(Arc::new(handler)))
             .map_err(definition_error)
@@ -130,11 +106,7 @@ impl NativeServer {
     #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number")]
     pub fn add_resource(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
         let resource: Resource = decode_js(definition, "resource definition")?;
-        let handler = JsResource {
-            bridge: Arc::clone(&self.bridge),
-            handler_id,
-            mime_type: resource.mime_type.clone(),
-        };
+        let handler = self.bridge.resource(handler_id, resource.mime_type.clone());
         self.server
             .add_resource(ResourceDef::from_resource(resource).handler_object(Arc::new(handler)))
             .map_err(definition_error)
@@ -158,14 +130,10 @@ impl NativeServer {
         completions: HashMap<String, u32>,
     ) -> napi::Result<()> {
         let template: ResourceTemplate = decode_js(definition, "resource template definition")?;
-        let handler = JsResource {
-            bridge: Arc::clone(&self.bridge),
-            handler_id,
-            mime_type: template.mime_type.clone(),
-        };
+        let handler = self.bridge.resource(handler_id, template.mime_type.clone());
         let mut def = TemplateDef::from_template(template).handler_object(Arc::new(handler));
         for (variable, handler_id) in completions {
-            def = def.complete(variable, self.completion(handler_id));
+            def = def.complete(variable, self.bridge.completion(handler_id));
         }
         self.server.add_template(def).map_err(definition_error)
     }
@@ -188,13 +156,10 @@ impl NativeServer {
         completions: HashMap<String, u32>,
     ) -> napi::Result<()> {
         let prompt: Prompt = decode_js(definition, "prompt definition")?;
-        let handler = JsPrompt {
-            bridge: Arc::clone(&self.bridge),
-            handler_id,
-        };
+        let handler = self.bridge.prompt(handler_id);
         let mut def = PromptDef::from_prompt(prompt).handler_object(Arc::new(handler));
         for (argument, handler_id) in completions {
-            def = def.complete(argument, self.completion(handler_id));
+            def = def.complete(argument, self.bridge.completion(handler_id));
         }
         self.server.add_prompt(def).map_err(definition_error)
     }
@@ -238,138 +203,10 @@ impl NativeServer {
     }
 }
 
-impl NativeServer {
-    fn completion(&self, handler_id: u32) -> JsCompletion {
-        JsCompletion {
-            bridge: Arc::clone(&self.bridge),
-            handler_id,
-        }
-    }
-}
-
-/// The two facade callbacks, shared by every handler of one server.
-struct Bridge {
-    handler: HandlerCallback,
-    cancel: CancelCallback,
-    next_call: AtomicU32,
-}
-
-impl Bridge {
-    /// Runs handler `handler_id` with `input` and returns the value it produced.
-    async fn run(self: Arc<Self>, handler_id: u32, input: Value, ctx: Option<Context>) -> Result<Value, HandlerError> {
-        let call_id = self.next_call.fetch_add(1, Ordering::Relaxed);
-        let mut run = Run {
-            bridge: Arc::clone(&self),
-            call_id,
-            ended: CancellationToken::new(),
-            finished: false,
-        };
-        let js_ctx = ctx.map(|ctx| RequestContext::new(ctx, call_id, run.ended.clone()));
-        let returned = runtime::call(&self.handler, FnArgs::from((handler_id, input, js_ctx))).await;
-        run.finished = true;
-        returned
-            .map_err(Failure::from)
-            .and_then(convert::outcome)
-            .map_err(Failure::into_handler_error)
-    }
-}
-
-/// One handler run. Dropped unfinished, the core stopped waiting for it (the client
-/// cancelled, the connection ended, or the run ended for a multi round-trip retry): the
-/// facade is told, so that the handler's AbortSignal fires.
-struct Run {
-    bridge: Arc<Bridge>,
-    call_id: u32,
-    ended: CancellationToken,
-    finished: bool,
-}
-
-impl Drop for Run {
-    fn drop(&mut self) {
-        self.ended.cancel();
-        if !self.finished {
-            self.bridge
-                .cancel
-                .call(self.call_id, ThreadsafeFunctionCallMode::NonBlocking);
-        }
-    }
-}
-
 /// The variable names of an RFC 6570 URI template, in order (none for a plain URI); an
 /// invalid template is an error.
 #[napi]
 pub fn uri_template_variables(template: String) -> napi::Result<Vec<String>> {
     let template = UriTemplate::parse(&template).map_err(crate::error::invalid)?;
     Ok(template.variables().map(str::to_owned).collect())
-}
-
-struct JsTool {
-    bridge: Arc<Bridge>,
-    handler_id: u32,
-    output: ToolOutput,
-}
-
-impl ToolHandler for JsTool {
-    fn call(
-        &self,
-        arguments: serde_json::Map<String, Value>,
-        ctx: Context,
-    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
-        let run = Arc::clone(&self.bridge).run(self.handler_id, Value::Object(arguments), Some(ctx));
-        let output = self.output;
-        Box::pin(async move { convert::tool_result(run.await?, output) })
-    }
-}
-
-struct JsResource {
-    bridge: Arc<Bridge>,
-    handler_id: u32,
-    mime_type: Option<String>,
-}
-
-impl ResourceHandler for JsResource {
-    fn read(
-        &self,
-        uri: String,
-        variables: BTreeMap<String, String>,
-        ctx: Context,
-    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
-        let input = json!({ "uri": uri, "variables": variables });
-        let run = Arc::clone(&self.bridge).run(self.handler_id, input, Some(ctx));
-        let mime_type = self.mime_type.clone();
-        Box::pin(async move { convert::read_result(run.await?, &uri, mime_type.as_deref()) })
-    }
-}
-
-struct JsPrompt {
-    bridge: Arc<Bridge>,
-    handler_id: u32,
-}
-
-impl PromptHandler for JsPrompt {
-    fn get(
-        &self,
-        arguments: BTreeMap<String, String>,
-        ctx: Context,
-    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
-        let run = Arc::clone(&self.bridge).run(self.handler_id, json!(arguments), Some(ctx));
-        Box::pin(async move { convert::prompt_result(run.await?) })
-    }
-}
-
-struct JsCompletion {
-    bridge: Arc<Bridge>,
-    handler_id: u32,
-}
-
-impl CompletionHandler for JsCompletion {
-    fn complete(
-        &self,
-        value: String,
-        context: BTreeMap<String, String>,
-    ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>> {
-        let input = json!({ "value": value, "context": context });
-        let run = Arc::clone(&self.bridge).run(self.handler_id, input, None);
-        Box::pin(async move { convert::completion_values(run.await?) })
-    }
 }

@@ -10,25 +10,16 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use oxmcp::client::{
-    CallOptions, Client as CoreClient, ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler,
-    ServerNotification,
-};
-use oxmcp::protocol::{
-    methods, CompletionReference, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ErrorObject, ListRootsResult, LoggingLevel, ProgressNotificationParams,
-};
-use oxmcp::server::HandlerError;
+use oxmcp::client::{CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification};
+use oxmcp::protocol::{methods, CompletionReference, LoggingLevel, ProgressNotificationParams};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::transport::memory;
-use oxmcp::BoxFuture;
 
-use crate::handler::{LoopSlot, PyHandler};
+use crate::handler::{LoopSlot, PyElicitation, PyHandler, PyRoots, PySampling};
 use crate::server::Server;
 use crate::{convert, error, runtime};
 
@@ -416,51 +407,4 @@ fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> 
 
 fn to_value(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-/// Runs a client-side handler; its failure becomes the JSON-RPC error sent back.
-fn answer_server<T: DeserializeOwned + Send + 'static>(
-    handler: &PyHandler,
-    what: &'static str,
-    args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
-) -> BoxFuture<'static, Result<T, ErrorObject>> {
-    let call = handler.call::<T>(what, args);
-    Box::pin(async move {
-        call.await.map_err(|e| match e {
-            HandlerError::Rpc(error) => error,
-            HandlerError::Message(message) => ErrorObject::internal(message),
-            other => ErrorObject::internal(format!("{other:?}")),
-        })
-    })
-}
-
-struct PySampling(PyHandler);
-
-impl SamplingHandler for PySampling {
-    fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
-        answer_server(&self.0, "sampling result", move |py| {
-            Ok(vec![convert::to_python(py, &params)?])
-        })
-    }
-}
-
-struct PyElicitation(PyHandler);
-
-impl ElicitationHandler for PyElicitation {
-    fn elicit(&self, params: ElicitRequestParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
-        answer_server(&self.0, "elicitation result", move |py| {
-            Ok(vec![convert::to_python(py, &params)?])
-        })
-    }
-}
-
-struct PyRoots(PyHandler);
-
-impl RootsHandler for PyRoots {
-    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
-        answer_server(&self.0, "roots result", |_| Ok(Vec::new()))
-    }
 }

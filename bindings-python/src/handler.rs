@@ -1,19 +1,34 @@
-//! Calling Python from tokio tasks: a handler's coroutine runs as an asyncio task on the
-//! user's loop, its result comes back as the core's `Returned`, and dropping the Rust future (the client
-//! cancelled, or the connection ended) cancels the task. A plain function runs on one of
-//! tokio's blocking threads instead, never touching the loop.
+//! Calling Python handlers from tokio tasks, as the core's handler traits.
+//!
+//! A handler's coroutine runs as an asyncio task on the user's loop, its result comes back
+//! as the core's `Returned`, and dropping the Rust future (the client cancelled, or the
+//! connection ended) cancels the task. A plain function runs on one of tokio's blocking
+//! threads instead, never touching the loop. [`PyTool`], [`PyResource`], [`PyPrompt`] and
+//! [`PyCompletion`] are the core's server-side handlers over a [`PyHandler`];
+//! [`PySampling`], [`PyElicitation`] and [`PyRoots`] answer the server's requests.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3_async_runtimes::TaskLocals;
 use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use oxmcp::server::{HandlerError, Returned};
+use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
+use oxmcp::protocol::{
+    CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
+    GetPromptResult, ListRootsResult, ReadResourceResult,
+};
+use oxmcp::server::{
+    CompletionHandler, Context as CoreContext, HandlerError, PromptHandler, ResourceHandler, Returned, ToolHandler,
+    ToolOutput,
+};
 use oxmcp::BoxFuture;
 
+use crate::context::Context;
 use crate::{convert, error, runtime};
 
 /// The asyncio loop (and contextvars) Python handlers run on: captured when Python enters
@@ -281,4 +296,148 @@ fn to_answer(result: &Bound<'_, PyAny>) -> Result<Returned, HandlerError> {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// ---------------------------------------------------------------------------------------
+// Adapters: Python handlers as the core's server-side handlers
+// ---------------------------------------------------------------------------------------
+
+/// A tool's handler, and how its results carry their value.
+pub struct PyTool(pub PyHandler, pub ToolOutput);
+
+impl ToolHandler for PyTool {
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+        let output = self.1;
+        let answer = self.0.answer(move |py| {
+            Ok(vec![
+                convert::from_json(py, &Value::Object(arguments))?,
+                Bound::new(py, Context::new(ctx))?.into_any(),
+            ])
+        });
+        Box::pin(async move { answer.await?.into_tool_result(output) })
+    }
+}
+
+/// A resource's handler and the MIME type its definition declares.
+pub struct PyResource(pub PyHandler, pub Option<String>);
+
+impl ResourceHandler for PyResource {
+    fn read(
+        &self,
+        uri: String,
+        variables: BTreeMap<String, String>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+        let mime_type = self.1.clone();
+        let requested = uri.clone();
+        let answer = self.0.answer(move |py| {
+            let vars = PyDict::new(py);
+            for (name, value) in &variables {
+                vars.set_item(name, value)?;
+            }
+            Ok(vec![
+                uri.into_pyobject(py)?.into_any(),
+                vars.into_any(),
+                Bound::new(py, Context::new(ctx))?.into_any(),
+            ])
+        });
+        Box::pin(async move { answer.await?.into_read_result(&requested, mime_type.as_deref()) })
+    }
+}
+
+/// A prompt's handler.
+pub struct PyPrompt(pub PyHandler);
+
+impl PromptHandler for PyPrompt {
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
+        let answer = self.0.answer(move |py| {
+            let args = PyDict::new(py);
+            for (name, value) in &arguments {
+                args.set_item(name, value)?;
+            }
+            Ok(vec![args.into_any(), Bound::new(py, Context::new(ctx))?.into_any()])
+        });
+        Box::pin(async move { answer.await?.into_prompt_result() })
+    }
+}
+
+/// A completion handler of one argument or variable.
+pub struct PyCompletion(pub PyHandler);
+
+impl CompletionHandler for PyCompletion {
+    fn complete(
+        &self,
+        value: String,
+        context: BTreeMap<String, String>,
+    ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>> {
+        self.0.call("completion values", move |py| {
+            let others = PyDict::new(py);
+            for (name, value) in &context {
+                others.set_item(name, value)?;
+            }
+            Ok(vec![value.into_pyobject(py)?.into_any(), others.into_any()])
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Adapters: Python handlers as the core's client-side handlers
+// ---------------------------------------------------------------------------------------
+
+/// Runs a client-side handler; its failure becomes the JSON-RPC error sent back.
+fn answer_server<T: DeserializeOwned + Send + 'static>(
+    handler: &PyHandler,
+    what: &'static str,
+    args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> + Send + 'static,
+) -> BoxFuture<'static, Result<T, ErrorObject>> {
+    let call = handler.call::<T>(what, args);
+    Box::pin(async move {
+        call.await.map_err(|e| match e {
+            HandlerError::Rpc(error) => error,
+            HandlerError::Message(message) => ErrorObject::internal(message),
+            other => ErrorObject::internal(format!("{other:?}")),
+        })
+    })
+}
+
+/// The client's sampling handler.
+pub struct PySampling(pub PyHandler);
+
+impl SamplingHandler for PySampling {
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        answer_server(&self.0, "sampling result", move |py| {
+            Ok(vec![convert::to_python(py, &params)?])
+        })
+    }
+}
+
+/// The client's elicitation handler.
+pub struct PyElicitation(pub PyHandler);
+
+impl ElicitationHandler for PyElicitation {
+    fn elicit(&self, params: ElicitRequestParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        answer_server(&self.0, "elicitation result", move |py| {
+            Ok(vec![convert::to_python(py, &params)?])
+        })
+    }
+}
+
+/// The client's roots handler.
+pub struct PyRoots(pub PyHandler);
+
+impl RootsHandler for PyRoots {
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        answer_server(&self.0, "roots result", |_| Ok(Vec::new()))
+    }
 }

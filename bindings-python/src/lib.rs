@@ -1,9 +1,19 @@
 //! `oxmcp._native`: the Python binding of the oxmcp core.
 //!
 //! An adapter, not an implementation: the core does the protocol; this crate converts
-//! values at the boundary (`convert`, `error`), runs Python handlers on the user's
-//! asyncio loop (`handler`) and owns the tokio runtime (`runtime`). The public API is
-//! the pure-Python package `oxmcp` (under `python/`), which wraps these classes.
+//! values at the boundary and calls Python handlers. The public API is the pure-Python
+//! package `oxmcp` (under `python/`), which wraps these classes.
+//!
+//! - `server`: `Server`, the core's server with Python handlers, served over stdio, HTTP or
+//!   in memory.
+//! - `context`: `Context`, the per-request context handed to those handlers.
+//! - `client`: `Client`, the core's client; server requests answered by Python handlers.
+//! - `handler`: calling Python handlers (on the user's asyncio loop, or a worker thread), as
+//!   the core's handler traits.
+//! - `convert`: values across the boundary: Python objects as JSON and the core's types.
+//! - `http`: Streamable HTTP settings of the server, and its listener.
+//! - `error`: failures as Python sees them, both ways.
+//! - `runtime`: the tokio runtime the binding owns (shut down at exit, rebuilt after fork).
 
 use pyo3::prelude::*;
 

@@ -2,31 +2,22 @@
 //! Streamable HTTP or an in-memory pair.
 //!
 //! Every handler is a Python callable (the facade builds these wrappers) returning what the
-//! user's function returned, which the core shapes into the result ([`Returned`]); the
-//! adapters below implement the core's handler traits by running them on the loop in the
-//! server's [`LoopSlot`].
+//! user's function returned, which the core shapes into the result
+//! ([`oxmcp::server::Returned`]); the adapters of [`crate::handler`] implement the core's
+//! handler traits by running them on the loop in the server's [`LoopSlot`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use serde_json::{Map, Value};
 
-use oxmcp::protocol::{
-    CallToolResult, GetPromptResult, Implementation, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
-};
+use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{
-    CompletionHandler, Context as CoreContext, DefinitionError, HandlerError, PromptDef, PromptHandler, ResourceDef,
-    ResourceHandler, Server as CoreServer, TemplateDef, ToolDef, ToolHandler, ToolOutput,
-};
+use oxmcp::server::{DefinitionError, PromptDef, ResourceDef, Server as CoreServer, TemplateDef, ToolDef, ToolOutput};
 use oxmcp::transport::Transport;
-use oxmcp::BoxFuture;
 
-use crate::context::Context;
-use crate::handler::{LoopSlot, PyHandler};
+use crate::handler::{LoopSlot, PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
 use crate::http::{HttpConfig, HttpServer};
 use crate::{convert, runtime};
 
@@ -209,89 +200,6 @@ impl Server {
 pub fn uri_template_variables(template: &str) -> PyResult<Vec<String>> {
     let template = UriTemplate::parse(template).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(template.variables().map(str::to_owned).collect())
-}
-
-struct PyTool(PyHandler, ToolOutput);
-
-impl ToolHandler for PyTool {
-    fn call(
-        &self,
-        arguments: Map<String, Value>,
-        ctx: CoreContext,
-    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
-        let output = self.1;
-        let answer = self.0.answer(move |py| {
-            Ok(vec![
-                convert::from_json(py, &Value::Object(arguments))?,
-                Bound::new(py, Context::new(ctx))?.into_any(),
-            ])
-        });
-        Box::pin(async move { answer.await?.into_tool_result(output) })
-    }
-}
-
-/// A resource's handler and the MIME type its definition declares.
-struct PyResource(PyHandler, Option<String>);
-
-impl ResourceHandler for PyResource {
-    fn read(
-        &self,
-        uri: String,
-        variables: BTreeMap<String, String>,
-        ctx: CoreContext,
-    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
-        let mime_type = self.1.clone();
-        let requested = uri.clone();
-        let answer = self.0.answer(move |py| {
-            let vars = PyDict::new(py);
-            for (name, value) in &variables {
-                vars.set_item(name, value)?;
-            }
-            Ok(vec![
-                uri.into_pyobject(py)?.into_any(),
-                vars.into_any(),
-                Bound::new(py, Context::new(ctx))?.into_any(),
-            ])
-        });
-        Box::pin(async move { answer.await?.into_read_result(&requested, mime_type.as_deref()) })
-    }
-}
-
-struct PyPrompt(PyHandler);
-
-impl PromptHandler for PyPrompt {
-    fn get(
-        &self,
-        arguments: BTreeMap<String, String>,
-        ctx: CoreContext,
-    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
-        let answer = self.0.answer(move |py| {
-            let args = PyDict::new(py);
-            for (name, value) in &arguments {
-                args.set_item(name, value)?;
-            }
-            Ok(vec![args.into_any(), Bound::new(py, Context::new(ctx))?.into_any()])
-        });
-        Box::pin(async move { answer.await?.into_prompt_result() })
-    }
-}
-
-struct PyCompletion(PyHandler);
-
-impl CompletionHandler for PyCompletion {
-    fn complete(
-        &self,
-        value: String,
-        context: BTreeMap<String, String>,
-    ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>> {
-        self.0.call("completion values", move |py| {
-            let others = PyDict::new(py);
-            for (name, value) in &context {
-                others.set_item(name, value)?;
-            }
-            Ok(vec![value.into_pyobject(py)?.into_any(), others.into_any()])
-        })
-    }
 }
 
 fn definition_error(error: DefinitionError) -> PyErr {

@@ -19,20 +19,20 @@ use std::sync::{Arc, Mutex};
 
 use oxmcp::client::{CallOptions as CoreCallOptions, ClientOptions as CoreClientOptions, Subscription};
 use oxmcp::transport::child::{StderrMode, StdioCommand as CoreStdioCommand};
-use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use crate::error::McpError;
-use crate::handlers::{
-    Elicitation, ElicitationHandler, NotificationListener, ProgressListener, Roots, RootsHandler, Sampling,
-    SamplingHandler, TokenProvider,
-};
-use crate::types::{
+use crate::convert::{
     duration_ms, json_text, parse_json, parse_object, size, to_btree, CallToolResult, Completion, CompletionReference,
     EraMode, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, Tool,
 };
+use crate::error::McpError;
+use crate::handler::{
+    Elicitation, ElicitationHandler, NotificationListener, ProgressListener, Roots, RootsHandler, Sampling,
+    SamplingHandler,
+};
+use crate::http::HttpSettings;
 
 /// How a client connects: its identity, era, timeouts, and the handlers that answer the
 /// server's requests. Only `name` and `version` are required.
@@ -94,92 +94,6 @@ impl ClientOptions {
         }
         if let Some(handler) = &self.roots {
             options = options.on_roots(Roots(Arc::clone(handler)));
-        }
-        Ok(options)
-    }
-}
-
-/// How a broken SSE stream of the legacy era is reconnected: wait `initial_ms` (or the
-/// server's `retry:`), doubling up to `max_ms`, for at most `attempts` tries in a row.
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct ReconnectPolicy {
-    /// The first wait, in milliseconds.
-    pub initial_ms: i64,
-    /// The longest wait, in milliseconds.
-    pub max_ms: i64,
-    /// Tries in a row before the stream is given up.
-    pub attempts: i64,
-}
-
-/// Settings of the HTTP transport; every field has a default.
-#[derive(uniffi::Record)]
-pub struct HttpSettings {
-    /// Headers added to every HTTP request (the protocol's own headers take precedence).
-    #[uniffi(default)]
-    pub headers: HashMap<String, String>,
-    /// Supplies `Authorization: Bearer …` before every HTTP request.
-    #[uniffi(default = None)]
-    pub token: Option<Arc<dyn TokenProvider>>,
-    /// How long opening a connection may take, in milliseconds (default 10 000).
-    #[uniffi(default = 10000)]
-    pub connect_timeout_ms: i64,
-    /// How long one HTTP request may take until its JSON answer is complete (or an SSE
-    /// answer's headers arrive), in milliseconds (default `None`: only the client's request
-    /// timeout applies).
-    #[uniffi(default = None)]
-    pub request_timeout_ms: Option<i64>,
-    /// The largest message accepted from the server, in bytes (default `None`: 4 MiB); a
-    /// larger answer fails its request.
-    #[uniffi(default = None)]
-    pub max_message_size: Option<i64>,
-    /// How broken SSE streams are reconnected (default `None`: after 250 ms, doubling up
-    /// to 5 s, 4 tries).
-    #[uniffi(default = None)]
-    pub reconnect: Option<ReconnectPolicy>,
-    /// Fall back to the old HTTP+SSE transport (2024-11-05) when the server has no
-    /// Streamable HTTP endpoint (default on).
-    #[uniffi(default = true)]
-    pub legacy_sse_fallback: bool,
-}
-
-impl HttpSettings {
-    fn to_core(&self, url: String) -> Result<HttpClientOptions, McpError> {
-        let request_timeout = self
-            .request_timeout_ms
-            .map(|ms| duration_ms(ms, "requestTimeoutMs"))
-            .transpose()?;
-        let mut options = HttpClientOptions::new(url)
-            .connect_timeout(duration_ms(self.connect_timeout_ms, "connectTimeoutMs")?)
-            .request_timeout(request_timeout)
-            .legacy_sse_fallback(self.legacy_sse_fallback);
-        if let Some(bytes) = self.max_message_size {
-            options = options.max_message_size(size(bytes, "maxMessageSize")?);
-        }
-        if let Some(policy) = &self.reconnect {
-            options = options.reconnect(
-                duration_ms(policy.initial_ms, "reconnect.initialMs")?,
-                duration_ms(policy.max_ms, "reconnect.maxMs")?,
-                u32::try_from(size(policy.attempts, "reconnect.attempts")?).unwrap_or(u32::MAX),
-            );
-        }
-        for (name, value) in &self.headers {
-            let name = HeaderName::try_from(name.as_str())
-                .map_err(|e| McpError::invalid_input(format!("header name {name:?}: {e}")))?;
-            let value = HeaderValue::try_from(value.as_str())
-                .map_err(|e| McpError::invalid_input(format!("header {name}: {e}")))?;
-            options = options.header(name, value);
-        }
-        if let Some(provider) = &self.token {
-            let provider = Arc::clone(provider);
-            options = options.bearer_token(move || {
-                let provider = Arc::clone(&provider);
-                async move {
-                    provider.token().await.unwrap_or_else(|e| {
-                        tracing::warn!(error = %e, "the token provider failed");
-                        None
-                    })
-                }
-            });
         }
         Ok(options)
     }

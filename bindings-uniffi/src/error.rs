@@ -207,6 +207,16 @@ mod tests {
         assert_eq!(detail("kotlin.NotImplementedError"), "kotlin.NotImplementedError");
         assert_eq!(detail("no class: here"), "no class: here");
     }
+
+    #[test]
+    fn errors_keep_the_remote_code_both_ways() {
+        let remote = McpError::from(oxmcp::Error::Remote(ErrorObject::invalid_params("bad")));
+        assert!(matches!(remote, McpError::Remote { code: -32602, .. }));
+        let back = ErrorObject::from(remote);
+        assert_eq!(back.code, -32602);
+        let handler = McpError::Handler { detail: "nope".into() }.into_handler_error();
+        assert_eq!(handler, HandlerError::message("nope"));
+    }
 }
 
 /// The JSON-RPC and MCP error codes by name (`INVALID_PARAMS`, …), from the core's table.

@@ -4,24 +4,31 @@
 //! more: the protocol, both eras, transports and validation live in the `oxmcp` core; this
 //! crate converts values at the boundary and calls Kotlin or Swift handlers.
 //!
-//! - [`client`]: `Client.connectHttp(url, options)` / `Client.spawn(command, options)` and a
-//!   suspend / async method per request.
-//! - [`server`]: a `Server` whose tools, resources and prompts are foreign handlers, served
-//!   over HTTP or stdio; the `Context` handlers receive.
-//! - [`handlers`]: the traits Kotlin and Swift implement; [`returned`]: what a tool returns.
-//! - [`types`]: records and enums (tools, content, resources, prompts...).
-//! - [`error`]: `McpError`, the one error type.
+//! - [`server`]: `Server`, the core's server with Kotlin or Swift handlers, served over
+//!   stdio or HTTP.
+//! - [`context`]: `Context`, the per-request context handed to those handlers.
+//! - [`client`]: `Client`, the core's client (`Client.connectHttp`, `Client.spawn`, a
+//!   suspend / async method per request); server requests answered by Kotlin or Swift
+//!   handlers.
+//! - [`handler`]: calling Kotlin or Swift handlers (the foreign traits they implement), as
+//!   the core's handler traits.
+//! - [`convert`]: values across the boundary: records and enums per protocol area, and what
+//!   a tool returns, as the core's types.
+//! - [`http`]: Streamable HTTP settings of both sides.
+//! - [`error`]: `McpError`, failures as Kotlin and Swift see them, both ways.
+//! - no `runtime`: UniFFI runs the async exports on tokio itself (below).
 //!
 //! Async exports run on a tokio runtime (UniFFI's `async_runtime = "tokio"`, multi-threaded
 //! through `async-compat`). The workspace's own `uniffi-bindgen` binary generates the
 //! Kotlin and Swift sources from the built library (`make test-kotlin`).
 
 pub mod client;
+pub mod context;
+pub mod convert;
 pub mod error;
-pub mod handlers;
-pub mod returned;
+pub mod handler;
+pub mod http;
 pub mod server;
-pub mod types;
 
 uniffi::setup_scaffolding!();
 

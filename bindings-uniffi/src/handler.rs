@@ -19,13 +19,12 @@ use oxmcp::server::{HandlerError, ToolOutput};
 use oxmcp::BoxFuture;
 use serde_json::{Map, Value};
 
-use crate::error::McpError;
-use crate::returned::Returned;
-use crate::server::Context;
-use crate::types::{
+use crate::context::Context;
+use crate::convert::{
     json_text, try_map, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, GetPromptResult,
-    ProgressUpdate, ResourceContents, Root, ServerNotification,
+    ProgressUpdate, ResourceContents, Returned, Root, ServerNotification,
 };
+use crate::error::McpError;
 
 /// Answers the server's elicitation requests: shows the user the question, returns what
 /// they did.

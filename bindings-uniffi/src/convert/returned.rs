@@ -3,8 +3,8 @@
 
 use oxmcp::server::Returned as CoreReturned;
 
+use super::{parse_json, CallToolResult, ContentBlock};
 use crate::error::McpError;
-use crate::types::{parse_json, CallToolResult, ContentBlock};
 
 /// A tool's value. `Text("hi")` is one text block; `Json("42")` is data, sent as its JSON
 /// text (and as `structuredContent` when the tool declares an output schema, wrapped as

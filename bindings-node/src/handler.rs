@@ -1,0 +1,259 @@
+//! Calling JavaScript handlers from tokio tasks, as the core's handler traits.
+//!
+//! Server side: the facade registers each handler under a numeric id and hands the native
+//! server one callback, `(handlerId, input, ctx) => outcome`, through which every tool,
+//! resource, prompt and completion handler runs ([`Bridge`]), and one `(callId) => void`
+//! that tells it a run was cancelled (so that it can fire the run's AbortSignal).
+//! [`JsTool`], [`JsResource`], [`JsPrompt`] and [`JsCompletion`] are the core's handlers
+//! over that bridge. Client side: [`JsAnswerer`] answers the server's sampling,
+//! elicitation and roots requests through the client's callback.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
+use oxmcp::protocol::{
+    CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
+    GetPromptResult, ListRootsResult, ReadResourceResult,
+};
+use oxmcp::server::{
+    CompletionHandler, Context, HandlerError, PromptHandler, ResourceHandler, ToolHandler, ToolOutput,
+};
+use oxmcp::BoxFuture;
+
+use crate::client::ClientCallback;
+use crate::context::RequestContext;
+use crate::convert::{self, to_value, Failure};
+use crate::runtime::{self, Callback};
+
+/// `(handlerId, input, ctx) => outcome | Promise<outcome>`; completion handlers get no
+/// `ctx`.
+pub(crate) type HandlerCallback = Callback<FnArgs<(u32, Value, Option<RequestContext>)>>;
+/// `(callId) => void`: the run `callId` was cancelled.
+pub(crate) type CancelCallback = Callback<u32>;
+
+/// The two facade callbacks, shared by every handler of one server.
+pub(crate) struct Bridge {
+    handler: HandlerCallback,
+    cancel: CancelCallback,
+    next_call: AtomicU32,
+}
+
+impl Bridge {
+    /// The bridge of one server: `handler` runs its handlers, `cancel` tells of runs that
+    /// were cancelled.
+    pub(crate) fn new(handler: HandlerCallback, cancel: CancelCallback) -> Arc<Self> {
+        Arc::new(Bridge {
+            handler,
+            cancel,
+            next_call: AtomicU32::new(0),
+        })
+    }
+
+    /// Tool handler `handler_id`, whose results carry their value as `output` says.
+    pub(crate) fn tool(self: &Arc<Self>, handler_id: u32, output: ToolOutput) -> JsTool {
+        JsTool {
+            bridge: Arc::clone(self),
+            handler_id,
+            output,
+        }
+    }
+
+    /// Resource (or template) handler `handler_id`; `mime_type` is the definition's.
+    pub(crate) fn resource(self: &Arc<Self>, handler_id: u32, mime_type: Option<String>) -> JsResource {
+        JsResource {
+            bridge: Arc::clone(self),
+            handler_id,
+            mime_type,
+        }
+    }
+
+    /// Prompt handler `handler_id`.
+    pub(crate) fn prompt(self: &Arc<Self>, handler_id: u32) -> JsPrompt {
+        JsPrompt {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
+    /// Completion handler `handler_id`.
+    pub(crate) fn completion(self: &Arc<Self>, handler_id: u32) -> JsCompletion {
+        JsCompletion {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
+    /// Runs handler `handler_id` with `input` and returns the value it produced.
+    async fn run(self: Arc<Self>, handler_id: u32, input: Value, ctx: Option<Context>) -> Result<Value, HandlerError> {
+        let call_id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let mut run = Run {
+            bridge: Arc::clone(&self),
+            call_id,
+            ended: CancellationToken::new(),
+            finished: false,
+        };
+        let js_ctx = ctx.map(|ctx| RequestContext::new(ctx, call_id, run.ended.clone()));
+        let returned = runtime::call(&self.handler, FnArgs::from((handler_id, input, js_ctx))).await;
+        run.finished = true;
+        returned
+            .map_err(Failure::from)
+            .and_then(convert::outcome)
+            .map_err(Failure::into_handler_error)
+    }
+}
+
+/// One handler run. Dropped unfinished, the core stopped waiting for it (the client
+/// cancelled, the connection ended, or the run ended for a multi round-trip retry): the
+/// facade is told, so that the handler's AbortSignal fires.
+struct Run {
+    bridge: Arc<Bridge>,
+    call_id: u32,
+    ended: CancellationToken,
+    finished: bool,
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        self.ended.cancel();
+        if !self.finished {
+            self.bridge
+                .cancel
+                .call(self.call_id, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// A tool handler run through the bridge.
+pub(crate) struct JsTool {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+    output: ToolOutput,
+}
+
+impl ToolHandler for JsTool {
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+        let run = Arc::clone(&self.bridge).run(self.handler_id, Value::Object(arguments), Some(ctx));
+        let output = self.output;
+        Box::pin(async move { convert::tool_result(run.await?, output) })
+    }
+}
+
+/// A resource or template handler run through the bridge; `uri` and `mimeType` fill in
+/// contents that lack them.
+pub(crate) struct JsResource {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+    mime_type: Option<String>,
+}
+
+impl ResourceHandler for JsResource {
+    fn read(
+        &self,
+        uri: String,
+        variables: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+        let input = json!({ "uri": uri, "variables": variables });
+        let run = Arc::clone(&self.bridge).run(self.handler_id, input, Some(ctx));
+        let mime_type = self.mime_type.clone();
+        Box::pin(async move { convert::read_result(run.await?, &uri, mime_type.as_deref()) })
+    }
+}
+
+/// A prompt handler run through the bridge.
+pub(crate) struct JsPrompt {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl PromptHandler for JsPrompt {
+    fn get(
+        &self,
+        arguments: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
+        let run = Arc::clone(&self.bridge).run(self.handler_id, json!(arguments), Some(ctx));
+        Box::pin(async move { convert::prompt_result(run.await?) })
+    }
+}
+
+/// A completion handler run through the bridge (it gets no request context).
+pub(crate) struct JsCompletion {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl CompletionHandler for JsCompletion {
+    fn complete(
+        &self,
+        value: String,
+        context: BTreeMap<String, String>,
+    ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>> {
+        let input = json!({ "value": value, "context": context });
+        let run = Arc::clone(&self.bridge).run(self.handler_id, input, None);
+        Box::pin(async move { convert::completion_values(run.await?) })
+    }
+}
+
+/// Answers the server's requests by calling the facade.
+pub(crate) struct JsAnswerer {
+    callback: Arc<ClientCallback>,
+}
+
+impl JsAnswerer {
+    /// Answers through the client's `callback`.
+    pub(crate) fn new(callback: &Arc<ClientCallback>) -> Self {
+        JsAnswerer {
+            callback: Arc::clone(callback),
+        }
+    }
+
+    fn ask<R: DeserializeOwned>(
+        &self,
+        kind: &'static str,
+        params: Value,
+    ) -> BoxFuture<'static, Result<R, ErrorObject>> {
+        let callback = Arc::clone(&self.callback);
+        Box::pin(async move {
+            let answer = runtime::call(&callback, FnArgs::from((kind.to_owned(), params)))
+                .await
+                .map_err(Failure::from)
+                .and_then(convert::outcome)
+                .map_err(Failure::into_rpc_error)?;
+            serde_json::from_value(answer).map_err(|e| ErrorObject::internal(format!("invalid {kind} answer: {e}")))
+        })
+    }
+}
+
+impl SamplingHandler for JsAnswerer {
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        self.ask("sampling", to_value(&params).unwrap_or_default())
+    }
+}
+
+impl ElicitationHandler for JsAnswerer {
+    fn elicit(&self, params: ElicitRequestParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        self.ask("elicitation", to_value(&params).unwrap_or_default())
+    }
+}
+
+impl RootsHandler for JsAnswerer {
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        self.ask("roots", Value::Object(Map::new()))
+    }
+}

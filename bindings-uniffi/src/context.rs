@@ -1,0 +1,105 @@
+//! The per-request [`Context`] a Kotlin or Swift handler receives: what it knows about the
+//! request, and how it talks back (progress, log messages, cancellation, requests to the
+//! client).
+
+use std::sync::Arc;
+
+use crate::convert::{
+    json_text, parse_json, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Era, LoggingLevel,
+    Root,
+};
+use crate::error::McpError;
+
+/// What a handler knows about the request it serves, and how it talks back: progress, log
+/// messages, cancellation, and requests to the client (elicitation, sampling, roots), which
+/// work the same in both eras.
+#[derive(uniffi::Object)]
+pub struct Context {
+    inner: oxmcp::server::Context,
+}
+
+impl Context {
+    pub(crate) fn new(inner: oxmcp::server::Context) -> Arc<Self> {
+        Arc::new(Context { inner })
+    }
+}
+
+#[uniffi::export(async_runtime = "tokio")]
+impl Context {
+    /// The request's id, as JSON text (a number or a string).
+    pub fn request_id_json(&self) -> String {
+        json_text(self.inner.request_id())
+    }
+
+    /// The protocol version of the request, e.g. `2025-11-25`.
+    pub fn protocol_version(&self) -> String {
+        self.inner.protocol_version().as_str().to_owned()
+    }
+
+    /// The era of the request.
+    pub fn era(&self) -> Era {
+        self.inner.era().into()
+    }
+
+    /// The client's name, when it said.
+    pub fn client_name(&self) -> Option<String> {
+        self.inner.client_info().map(|info| info.name.clone())
+    }
+
+    /// What the client declared it can do (for this request, in the 2026-07-28 era), as
+    /// JSON object text.
+    pub fn client_capabilities_json(&self) -> String {
+        json_text(self.inner.client_capabilities())
+    }
+
+    /// The request's `_meta` as the client sent it, as JSON object text (`progressToken`
+    /// and, in the 2026-07-28 era, the protocol's own keys among the client's).
+    pub fn meta_json(&self) -> Option<String> {
+        self.inner.meta().map(json_text)
+    }
+
+    /// Whether the client cancelled the request (the handler's coroutine is cancelled too).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    /// Waits until the client cancels the request.
+    pub async fn cancelled(&self) {
+        self.inner.cancellation().cancelled().await;
+    }
+
+    /// Reports progress, when the client asked for it. Values must increase.
+    #[uniffi::method(default(total = None, message = None))]
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        self.inner.progress(progress, total, message).await;
+    }
+
+    /// Sends a log message (any JSON value, as text) if the client wants this level.
+    #[uniffi::method(default(logger = None))]
+    pub async fn log(&self, level: LoggingLevel, logger: Option<String>, data_json: String) -> Result<(), McpError> {
+        let data = parse_json(&data_json, "log data")?;
+        self.inner.log(level.into(), logger.as_deref(), data).await;
+        Ok(())
+    }
+
+    /// Asks the client's user for input. In the 2026-07-28 era the first call ends this run
+    /// of the handler (its coroutine is cancelled); the client's retry runs the handler
+    /// again and this call then returns the answer. Keep handlers free of side effects
+    /// before their questions.
+    pub async fn elicit(&self, request: ElicitRequest) -> Result<ElicitResult, McpError> {
+        let result = self.inner.elicit(request.try_into()?).await?;
+        Ok(result.into())
+    }
+
+    /// Asks the client's LLM for a completion (same era behaviour as [`Context::elicit`]).
+    pub async fn sample(&self, request: CreateMessageRequest) -> Result<CreateMessageResult, McpError> {
+        let result = self.inner.sample(request.try_into()?).await?;
+        Ok(result.into())
+    }
+
+    /// Asks the client for its roots (same era behaviour as [`Context::elicit`]).
+    pub async fn list_roots(&self) -> Result<Vec<Root>, McpError> {
+        let result = self.inner.list_roots().await?;
+        Ok(result.roots.into_iter().map(Into::into).collect())
+    }
+}

@@ -1,0 +1,201 @@
+//! Streamable HTTP: the server's endpoint settings ([`HttpOptions`], the core's
+//! [`HttpConfig`]) and the client's transport settings ([`HttpSettings`], the core's
+//! [`HttpClientOptions`]). The server's listeners are kept by [`crate::server::Server`],
+//! which stops them on shutdown; Kotlin and Swift only see the endpoint's URL.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use oxmcp::server::http::HttpConfig;
+use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
+
+use crate::convert::{duration_ms, size};
+use crate::error::McpError;
+use crate::handler::TokenProvider;
+
+/// Settings of the HTTP endpoint; every field has a default. `None` in a numeric field
+/// keeps the core's default, given in its description.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct HttpOptions {
+    /// The endpoint's path (default `/mcp`).
+    #[uniffi(default = "/mcp")]
+    pub path: String,
+    /// The `Host` names accepted (default: `localhost`, `127.0.0.1`, `[::1]`, against DNS
+    /// rebinding). An empty list accepts any host: only behind a proxy that checks it.
+    #[uniffi(default = None)]
+    pub allowed_hosts: Option<Vec<String>>,
+    /// The `Origin` values allowed, `scheme://host` with any port or `scheme://host:port`
+    /// (default: pages served from loopback hosts). Requests without `Origin` pass; others
+    /// get 403.
+    #[uniffi(default = None)]
+    pub allowed_origins: Option<Vec<String>>,
+    /// Answer with one JSON object, never SSE (notifications during a request, progress
+    /// among them, are then dropped).
+    #[uniffi(default = false)]
+    pub json_response: bool,
+    /// Legacy era without sessions: no `Mcp-Session-Id`, no GET stream.
+    #[uniffi(default = false)]
+    pub stateless: bool,
+    /// How long an idle legacy session lives, in milliseconds (default 30 minutes).
+    #[uniffi(default = None)]
+    pub session_idle_timeout_ms: Option<i64>,
+    /// The most legacy sessions at once (default 10 000); past it `initialize` gets 503.
+    #[uniffi(default = None)]
+    pub max_sessions: Option<i64>,
+    /// The largest request body in bytes (default 4 MiB); a larger one gets 413.
+    #[uniffi(default = None)]
+    pub body_limit: Option<i64>,
+    /// Also serve the deprecated HTTP+SSE transport of 2024-11-05 at `/sse` (the stream)
+    /// and `/messages` (the POSTs).
+    #[uniffi(default = false)]
+    pub legacy_sse: bool,
+    /// How many events each legacy SSE stream keeps for resumption (default 1024).
+    #[uniffi(default = None)]
+    pub events_kept: Option<i64>,
+    /// The reconnection delay suggested to clients of legacy SSE streams, in milliseconds
+    /// (default 1000).
+    #[uniffi(default = None)]
+    pub retry_ms: Option<i64>,
+    /// Origins allowed by CORS (`*` for any); answers to them expose `Mcp-Session-Id`.
+    #[uniffi(default)]
+    pub cors_origins: Vec<String>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".into(),
+            allowed_hosts: None,
+            allowed_origins: None,
+            json_response: false,
+            stateless: false,
+            session_idle_timeout_ms: None,
+            max_sessions: None,
+            body_limit: None,
+            legacy_sse: false,
+            events_kept: None,
+            retry_ms: None,
+            cors_origins: Vec::new(),
+        }
+    }
+}
+
+impl TryFrom<HttpOptions> for HttpConfig {
+    type Error = McpError;
+    fn try_from(o: HttpOptions) -> Result<Self, McpError> {
+        let mut config = HttpConfig::default()
+            .path(o.path)
+            .json_response(o.json_response)
+            .stateless(o.stateless)
+            .legacy_sse(o.legacy_sse)
+            .cors_origins(o.cors_origins);
+        if let Some(hosts) = o.allowed_hosts {
+            config = config.allowed_hosts(hosts);
+        }
+        if let Some(origins) = o.allowed_origins {
+            config = config.allowed_origins(origins);
+        }
+        if let Some(ms) = o.session_idle_timeout_ms {
+            config = config.session_idle_timeout(duration_ms(ms, "sessionIdleTimeoutMs")?);
+        }
+        if let Some(sessions) = o.max_sessions {
+            config = config.max_sessions(size(sessions, "maxSessions")?);
+        }
+        if let Some(bytes) = o.body_limit {
+            config = config.body_limit(size(bytes, "bodyLimit")?);
+        }
+        if let Some(events) = o.events_kept {
+            config = config.events_kept(size(events, "eventsKept")?);
+        }
+        if let Some(ms) = o.retry_ms {
+            config = config.retry(duration_ms(ms, "retryMs")?);
+        }
+        Ok(config)
+    }
+}
+
+/// How a broken SSE stream of the legacy era is reconnected: wait `initial_ms` (or the
+/// server's `retry:`), doubling up to `max_ms`, for at most `attempts` tries in a row.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ReconnectPolicy {
+    /// The first wait, in milliseconds.
+    pub initial_ms: i64,
+    /// The longest wait, in milliseconds.
+    pub max_ms: i64,
+    /// Tries in a row before the stream is given up.
+    pub attempts: i64,
+}
+
+/// Settings of the HTTP transport; every field has a default.
+#[derive(uniffi::Record)]
+pub struct HttpSettings {
+    /// Headers added to every HTTP request (the protocol's own headers take precedence).
+    #[uniffi(default)]
+    pub headers: HashMap<String, String>,
+    /// Supplies `Authorization: Bearer …` before every HTTP request.
+    #[uniffi(default = None)]
+    pub token: Option<Arc<dyn TokenProvider>>,
+    /// How long opening a connection may take, in milliseconds (default 10 000).
+    #[uniffi(default = 10000)]
+    pub connect_timeout_ms: i64,
+    /// How long one HTTP request may take until its JSON answer is complete (or an SSE
+    /// answer's headers arrive), in milliseconds (default `None`: only the client's request
+    /// timeout applies).
+    #[uniffi(default = None)]
+    pub request_timeout_ms: Option<i64>,
+    /// The largest message accepted from the server, in bytes (default `None`: 4 MiB); a
+    /// larger answer fails its request.
+    #[uniffi(default = None)]
+    pub max_message_size: Option<i64>,
+    /// How broken SSE streams are reconnected (default `None`: after 250 ms, doubling up
+    /// to 5 s, 4 tries).
+    #[uniffi(default = None)]
+    pub reconnect: Option<ReconnectPolicy>,
+    /// Fall back to the old HTTP+SSE transport (2024-11-05) when the server has no
+    /// Streamable HTTP endpoint (default on).
+    #[uniffi(default = true)]
+    pub legacy_sse_fallback: bool,
+}
+
+impl HttpSettings {
+    pub(crate) fn to_core(&self, url: String) -> Result<HttpClientOptions, McpError> {
+        let request_timeout = self
+            .request_timeout_ms
+            .map(|ms| duration_ms(ms, "requestTimeoutMs"))
+            .transpose()?;
+        let mut options = HttpClientOptions::new(url)
+            .connect_timeout(duration_ms(self.connect_timeout_ms, "connectTimeoutMs")?)
+            .request_timeout(request_timeout)
+            .legacy_sse_fallback(self.legacy_sse_fallback);
+        if let Some(bytes) = self.max_message_size {
+            options = options.max_message_size(size(bytes, "maxMessageSize")?);
+        }
+        if let Some(policy) = &self.reconnect {
+            options = options.reconnect(
+                duration_ms(policy.initial_ms, "reconnect.initialMs")?,
+                duration_ms(policy.max_ms, "reconnect.maxMs")?,
+                u32::try_from(size(policy.attempts, "reconnect.attempts")?).unwrap_or(u32::MAX),
+            );
+        }
+        for (name, value) in &self.headers {
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|e| McpError::invalid_input(format!("header name {name:?}: {e}")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|e| McpError::invalid_input(format!("header {name}: {e}")))?;
+            options = options.header(name, value);
+        }
+        if let Some(provider) = &self.token {
+            let provider = Arc::clone(provider);
+            options = options.bearer_token(move || {
+                let provider = Arc::clone(&provider);
+                async move {
+                    provider.token().await.unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "the token provider failed");
+                        None
+                    })
+                }
+            });
+        }
+        Ok(options)
+    }
+}
