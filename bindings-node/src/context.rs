@@ -1,4 +1,4 @@
-//! `RequestContext`: the core's per-request [`Context`] as a JavaScript object, handed
+//! `NativeContext`: the core's per-request [`Context`] as a JavaScript object, handed
 //! to every server handler (the facade wraps it in its own `Context`).
 
 use std::future::Future;
@@ -15,16 +15,16 @@ use crate::error::handler_error;
 
 /// One request being served: what it is, and how the handler talks back.
 #[napi]
-pub struct RequestContext {
+pub struct NativeContext {
     ctx: Context,
     call_id: u32,
     /// Fires when this run of the handler ends, however it ends.
     run_ended: CancellationToken,
 }
 
-impl RequestContext {
+impl NativeContext {
     pub(crate) fn new(ctx: Context, call_id: u32, run_ended: CancellationToken) -> Self {
-        RequestContext {
+        NativeContext {
             ctx,
             call_id,
             run_ended,
@@ -43,7 +43,7 @@ impl RequestContext {
 }
 
 #[napi]
-impl RequestContext {
+impl NativeContext {
     /// Identifies this handler run to the facade (for its AbortSignal).
     #[napi(getter)]
     pub fn call_id(&self) -> u32 {

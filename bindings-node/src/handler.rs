@@ -29,13 +29,13 @@ use oxmcp::server::{
 use oxmcp::BoxFuture;
 
 use crate::client::ClientCallback;
-use crate::context::RequestContext;
+use crate::context::NativeContext;
 use crate::convert::{self, to_value, Failure};
 use crate::runtime::{self, Callback};
 
 /// `(handlerId, input, ctx) => outcome | Promise<outcome>`; completion handlers get no
 /// `ctx`.
-pub(crate) type HandlerCallback = Callback<FnArgs<(u32, Value, Option<RequestContext>)>>;
+pub(crate) type HandlerCallback = Callback<FnArgs<(u32, Value, Option<NativeContext>)>>;
 /// `(callId) => void`: the run `callId` was cancelled.
 pub(crate) type CancelCallback = Callback<u32>;
 
@@ -100,7 +100,7 @@ impl Bridge {
             ended: CancellationToken::new(),
             finished: false,
         };
-        let js_ctx = ctx.map(|ctx| RequestContext::new(ctx, call_id, run.ended.clone()));
+        let js_ctx = ctx.map(|ctx| NativeContext::new(ctx, call_id, run.ended.clone()));
         let returned = runtime::call(&self.handler, FnArgs::from((handler_id, input, js_ctx))).await;
         run.finished = true;
         returned

@@ -6,7 +6,7 @@
 //!
 //! - `server`: `NativeServer`, the core's server with JavaScript handlers, served over
 //!   stdio, HTTP or in process.
-//! - `context`: `RequestContext`, the per-request context handed to those handlers.
+//! - `context`: `NativeContext`, the per-request context handed to those handlers.
 //! - `client`: `NativeClient`, the core's client; server requests answered by JavaScript
 //!   handlers.
 //! - `handler`: calling JavaScript handlers (through the facade's callbacks), as the core's

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{PromptDef, ResourceDef, Server, TemplateDef, ToolDef, ToolOutput};
+use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef, ToolOutput};
 
 use crate::convert::decode_js;
 use crate::error::{client_error, definition_error};
@@ -57,7 +57,7 @@ impl NativeServer {
     #[napi(
         constructor,
         ts_args_type = "info: { name: string; version: string } & Record<string, unknown>, options: ServerOptions, \
-                        handler: (handlerId: number, input: unknown, ctx: RequestContext | null) => unknown, \
+                        handler: (handlerId: number, input: unknown, ctx: NativeContext | null) => unknown, \
                         cancel: (callId: number) => void"
     )]
     pub fn new(
@@ -123,7 +123,7 @@ impl NativeServer {
     #[napi(
         ts_args_type = "definition: Record<string, unknown>, handlerId: number, completions: Record<string, number>"
     )]
-    pub fn add_template(
+    pub fn add_resource_template(
         &self,
         definition: Value,
         handler_id: u32,
@@ -131,17 +131,17 @@ impl NativeServer {
     ) -> napi::Result<()> {
         let template: ResourceTemplate = decode_js(definition, "resource template definition")?;
         let handler = self.bridge.resource(handler_id, template.mime_type.clone());
-        let mut def = TemplateDef::from_template(template).handler_object(Arc::new(handler));
+        let mut def = ResourceTemplateDef::from_template(template).handler_object(Arc::new(handler));
         for (variable, handler_id) in completions {
             def = def.complete(variable, self.bridge.completion(handler_id));
         }
-        self.server.add_template(def).map_err(definition_error)
+        self.server.add_resource_template(def).map_err(definition_error)
     }
 
     /// Removes a resource template by its URI template; returns whether it existed.
     #[napi]
-    pub fn remove_template(&self, uri_template: String) -> bool {
-        self.server.remove_template(&uri_template)
+    pub fn remove_resource_template(&self, uri_template: String) -> bool {
+        self.server.remove_resource_template(&uri_template)
     }
 
     /// Adds a prompt from its `Prompt` definition; `completions` maps

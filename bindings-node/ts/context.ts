@@ -4,7 +4,7 @@
  */
 
 import { native } from './errors';
-import type { RequestContext } from './native';
+import type { NativeContext } from './native';
 import { toJsonSchema, type SchemaInput } from './schema';
 import type {
   ClientCapabilities,
@@ -27,12 +27,12 @@ export type ElicitInput =
 
 /** The per-request context every server handler receives as its last argument. */
 export class Context {
-  readonly #native: RequestContext;
+  readonly #native: NativeContext;
   #controller: AbortController | undefined;
   #cancelled = false;
 
   /** @internal Made by the server for each handler run. */
-  constructor(nativeContext: RequestContext) {
+  constructor(nativeContext: NativeContext) {
     this.#native = nativeContext;
   }
 

@@ -12,7 +12,7 @@ export type {
   NativeClient,
   NativeHttpListener,
   NativeServer,
-  RequestContext,
+  NativeContext,
 } from '../native/index.js';
 
 /** The native module's exports. */

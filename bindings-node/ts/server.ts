@@ -16,7 +16,7 @@ import { compact } from './compact';
 import { completersOf, type CompleteCallback } from './completable';
 import { Context } from './context';
 import { ErrorCode, McpError, native, nativeSync } from './errors';
-import { nativeModule, type NativeHttpListener, type NativeServer, type RequestContext } from './native';
+import { nativeModule, type NativeHttpListener, type NativeServer, type NativeContext } from './native';
 import { failure, settle, type Outcome } from './outcome';
 import { promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
 import type {
@@ -305,7 +305,7 @@ class HandlerTable {
   readonly dispatch = (
     handlerId: number,
     input: unknown,
-    nativeContext: RequestContext | null,
+    nativeContext: NativeContext | null,
   ): Outcome | Promise<Outcome> => {
     const runner = this.#runners.get(handlerId);
     if (runner === undefined) {
@@ -439,8 +439,8 @@ export class Server {
     const completions = this.#completions(template.options.complete);
     return this.#register(
       `resource template ${uriTemplate}`,
-      () => this.#native.addTemplate(definition, id, completions.ids),
-      () => this.#native.removeTemplate(uriTemplate),
+      () => this.#native.addResourceTemplate(definition, id, completions.ids),
+      () => this.#native.removeResourceTemplate(uriTemplate),
       [id, ...Object.values(completions.ids)],
     );
   }

@@ -137,7 +137,7 @@ impl Client {
     /// Connects to `server` in this process over an in-memory pair; the server's
     /// handlers run on the running loop.
     #[staticmethod]
-    fn connect_in_memory<'py>(
+    fn connect_in_process<'py>(
         py: Python<'py>,
         server: &Bound<'py, Server>,
         config: &Bound<'py, ClientConfig>,

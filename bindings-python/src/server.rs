@@ -14,7 +14,9 @@ use pyo3::prelude::*;
 
 use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{DefinitionError, PromptDef, ResourceDef, Server as CoreServer, TemplateDef, ToolDef, ToolOutput};
+use oxmcp::server::{
+    DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, ToolDef, ToolOutput,
+};
 use oxmcp::transport::Transport;
 
 use crate::handler::{LoopSlot, PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
@@ -91,7 +93,7 @@ impl Server {
     /// Adds a resource template; `completions` maps variable names to
     /// `complete(value, context)` callables returning awaitables of lists of str.
     #[pyo3(signature = (definition, handler, completions=None))]
-    fn add_template(
+    fn add_resource_template(
         &self,
         definition: &Bound<'_, PyAny>,
         handler: &Bound<'_, PyAny>,
@@ -99,16 +101,16 @@ impl Server {
     ) -> PyResult<()> {
         let template: ResourceTemplate = convert::extract(definition, "resource template definition")?;
         let handler = PyResource(self.bind_handler(handler), template.mime_type.clone());
-        let mut def = TemplateDef::from_template(template).handler_object(Arc::new(handler));
+        let mut def = ResourceTemplateDef::from_template(template).handler_object(Arc::new(handler));
         for (variable, complete) in completions.unwrap_or_default() {
             def = def.complete(variable, PyCompletion(self.bind_handler(&complete)));
         }
-        self.inner.add_template(def).map_err(definition_error)
+        self.inner.add_resource_template(def).map_err(definition_error)
     }
 
     /// Removes a resource template by its URI template; returns whether it existed.
-    fn remove_template(&self, uri_template: &str) -> bool {
-        self.inner.remove_template(uri_template)
+    fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.inner.remove_resource_template(uri_template)
     }
 
     /// Adds a prompt; `handler(arguments, ctx)` returns (an awaitable of) its messages;

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::convert::{
     duration_ms, json_text, parse_json, parse_object, size, to_btree, CallToolResult, Completion, CompletionReference,
     EraMode, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, Tool,
+    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, SubscriptionFilter, Tool,
 };
 use crate::error::McpError;
 use crate::handler::{
@@ -475,20 +475,14 @@ impl Client {
         Ok(self.inner.unsubscribe_resource(&uri).await?)
     }
 
-    /// Opens a stream of list-changed notifications (modern era: `subscriptions/listen`;
-    /// the legacy era sends them unasked). They arrive on the notification listener until
-    /// [`Client::disconnect`].
-    pub async fn listen_list_changes(&self) -> Result<(), McpError> {
+    /// Opens a `subscriptions/listen` stream (2026-07-28 era) for the notifications in
+    /// `filter`; they arrive on the notification listener until [`Client::disconnect`]. In
+    /// the legacy era the server sends them unasked, and this does nothing.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<(), McpError> {
         if self.inner.protocol_version().era() == oxmcp::protocol::Era::Legacy {
             return Ok(());
         }
-        let filter = oxmcp::protocol::SubscriptionFilter {
-            tools_list_changed: Some(true),
-            prompts_list_changed: Some(true),
-            resources_list_changed: Some(true),
-            ..Default::default()
-        };
-        let subscription = self.inner.listen(filter).await?;
+        let subscription = self.inner.listen(filter.into()).await?;
         self.subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner())

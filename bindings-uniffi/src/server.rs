@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use oxmcp::server::http::HttpServerHandle;
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{PromptDef, ResourceDef, TemplateDef, ToolDef, ToolOutput};
+use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ToolDef, ToolOutput};
 
 use crate::convert::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::error::McpError;
@@ -98,17 +98,17 @@ impl Server {
         handler: Arc<dyn ResourceHandler>,
         completions: HashMap<String, Arc<dyn CompletionHandler>>,
     ) -> Result<(), McpError> {
-        let mut def =
-            TemplateDef::from_template(template.try_into()?).handler_object(Arc::new(handler::Resource(handler)));
+        let mut def = ResourceTemplateDef::from_template(template.try_into()?)
+            .handler_object(Arc::new(handler::Resource(handler)));
         for (variable, completer) in completions {
             def = def.complete(variable, handler::Completion(completer));
         }
-        Ok(self.inner.add_template(def)?)
+        Ok(self.inner.add_resource_template(def)?)
     }
 
     /// Removes a resource template by its URI template; returns whether it existed.
     pub fn remove_resource_template(&self, uri_template: String) -> bool {
-        self.inner.remove_template(&uri_template)
+        self.inner.remove_resource_template(&uri_template)
     }
 
     /// Adds a prompt (registered once). `completions` suggests values for arguments, by argument

@@ -241,7 +241,9 @@ fn definitions_are_checked_when_the_server_is_built() {
     let bad_name = Server::builder("bad", "1").tool(tool("no spaces allowed")).build();
     assert!(bad_name.is_err());
     let bad_template = Server::builder("bad", "1")
-        .template(oxmcp::server::TemplateDef::new("x://{unclosed", "t").handler(|_, _, _| async { "" }))
+        .resource_template(
+            oxmcp::server::ResourceTemplateDef::new("x://{unclosed", "t").handler(|_, _, _| async { "" }),
+        )
         .build();
     assert!(bad_template.is_err());
 }

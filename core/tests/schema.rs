@@ -26,7 +26,7 @@ use oxmcp::protocol::{
     SamplingMessage, ServerCapabilities, SubscriptionsListenParams, SubscriptionsListenResult, TextResourceContents,
     Tool, ToolAnnotations,
 };
-use oxmcp::server::{Context, HandlerError, Json, PromptDef, ResourceDef, Server, TemplateDef, ToolDef};
+use oxmcp::server::{Context, HandlerError, Json, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
 use oxmcp::transport::{stdio::from_streams, DEFAULT_MAX_MESSAGE_SIZE};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -582,8 +582,8 @@ fn server() -> Server {
                 .mime_type("text/markdown")
                 .handler(|_, _, _| async { "# Hello" }),
         )
-        .template(
-            TemplateDef::new("greeting://{name}", "greeting")
+        .resource_template(
+            ResourceTemplateDef::new("greeting://{name}", "greeting")
                 .mime_type("text/plain")
                 .handler(|_, vars: BTreeMap<String, String>, _| async move { format!("Hello, {}!", vars["name"]) })
                 .complete("name", words(&["ada", "alan", "grace"])),

@@ -156,7 +156,7 @@ class Client:
         if self._native is not None:
             raise RuntimeError("the client is already connected")
         if self._server is not None:
-            self._native = await _native.Client.connect_in_memory(self._server._native, self._config)
+            self._native = await _native.Client.connect_in_process(self._server._native, self._config)
         elif self._command is not None:
             self._native = await _native.Client.connect_stdio(
                 self._command, self._config, self._env, self._cwd, self._quiet

@@ -276,7 +276,7 @@ class Server:
         def variables_of(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(variables, coercers, f"resource {uri}"), native_ctx
 
-        self._native.add_template(
+        self._native.add_resource_template(
             {**definition, "uriTemplate": uri},
             _handler(fn, spec, variables_of),
             _completers(completions),
@@ -285,7 +285,7 @@ class Server:
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource, or a template by its URI template; returns whether it existed."""
         if _native.uri_template_variables(uri):
-            return self._native.remove_template(uri)
+            return self._native.remove_resource_template(uri)
         return self._native.remove_resource(uri)
 
     def notify_resource_updated(self, uri: str) -> None:

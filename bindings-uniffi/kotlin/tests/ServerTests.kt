@@ -13,6 +13,7 @@ import io.github.oxmcp.ResourceContents
 import io.github.oxmcp.Returned
 import io.github.oxmcp.Server
 import io.github.oxmcp.ServerNotification
+import io.github.oxmcp.SubscriptionFilter
 import io.github.oxmcp.Tool
 import io.github.oxmcp.jsonPointer
 import io.github.oxmcp.jsonPointerString
@@ -222,7 +223,7 @@ fun serverTests(suite: Suite) {
 
         suite.test("$tag: tools added and removed at runtime, with list-changed notifications") {
             withClient(url, era) { c ->
-                c.client.listenListChanges()
+                c.client.listen(SubscriptionFilter(toolsListChanged = true))
                 val (server, _) = served
                 val name = "temp_${era.name.lowercase()}"
                 // Legacy era: the notification travels on the GET stream, which the client opens in the

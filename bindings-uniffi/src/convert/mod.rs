@@ -1,6 +1,6 @@
 //! The values that cross the boundary, as typed records and enums, one file per area as
 //! `oxmcp::protocol` splits them: content, tools, resources, prompts, completion, sampling,
-//! elicitation, roots, lifecycle, version (eras), logging, progress; and notifications (the
+//! elicitation, roots, subscriptions, lifecycle, version (eras), logging, progress; and notifications (the
 //! client's `ServerNotification`), what a tool returns (`returned`), and the JSON text
 //! helpers exported to apps (`json`).
 //!
@@ -23,6 +23,7 @@ mod resources;
 mod returned;
 mod roots;
 mod sampling;
+mod subscriptions;
 mod tools;
 mod version;
 
@@ -39,6 +40,7 @@ pub use resources::*;
 pub use returned::*;
 pub use roots::*;
 pub use sampling::*;
+pub use subscriptions::*;
 pub use tools::*;
 pub use version::*;
 

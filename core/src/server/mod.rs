@@ -44,7 +44,7 @@ pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
-pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, TemplateDef};
+pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
 pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
@@ -91,7 +91,7 @@ pub struct ServerBuilder {
     instructions: Option<String>,
     tools: Vec<ToolDef>,
     resources: Vec<ResourceDef>,
-    templates: Vec<TemplateDef>,
+    templates: Vec<ResourceTemplateDef>,
     prompts: Vec<PromptDef>,
     page_size: Option<usize>,
     cache_ttl_ms: u64,
@@ -132,7 +132,7 @@ impl ServerBuilder {
     }
 
     /// Adds a resource template.
-    pub fn template(mut self, template: TemplateDef) -> Self {
+    pub fn resource_template(mut self, template: ResourceTemplateDef) -> Self {
         self.templates.push(template);
         self
     }
@@ -218,7 +218,7 @@ impl ServerBuilder {
             registry.add_resource(RegisteredResource::compile(resource)?)?;
         }
         for template in self.templates {
-            registry.add_template(RegisteredTemplate::compile(template)?)?;
+            registry.add_resource_template(RegisteredTemplate::compile(template)?)?;
         }
         for prompt in self.prompts {
             registry.add_prompt(RegisteredPrompt::compile(prompt)?)?;
@@ -319,13 +319,13 @@ impl Server {
     }
 
     /// Adds a resource template; its URI template is registered once.
-    pub fn add_template(&self, template: TemplateDef) -> Result<(), DefinitionError> {
+    pub fn add_resource_template(&self, template: ResourceTemplateDef) -> Result<(), DefinitionError> {
         let template = RegisteredTemplate::compile(template)?;
-        self.add(ServerEvent::ResourcesListChanged, |r| r.add_template(template))
+        self.add(ServerEvent::ResourcesListChanged, |r| r.add_resource_template(template))
     }
 
     /// Removes a resource template by its URI template; returns whether it existed.
-    pub fn remove_template(&self, uri_template: &str) -> bool {
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
         self.change(ServerEvent::ResourcesListChanged, |r| {
             r.templates.shift_remove(uri_template).is_some()
         })

@@ -31,7 +31,7 @@ impl Registry {
     }
 
     /// Registers a resource template, unless its URI template is taken.
-    pub(crate) fn add_template(&mut self, template: RegisteredTemplate) -> Result<(), DefinitionError> {
+    pub(crate) fn add_resource_template(&mut self, template: RegisteredTemplate) -> Result<(), DefinitionError> {
         let key = template.template.uri_template.clone();
         insert_unique(&mut self.templates, key, template, "resource template")
     }

@@ -220,22 +220,22 @@ impl ResourceDef {
 /// A resource template to register: every URI it matches is readable.
 ///
 /// ```
-/// use oxmcp::server::TemplateDef;
+/// use oxmcp::server::ResourceTemplateDef;
 ///
-/// let greeting = TemplateDef::new("greeting://{name}", "greeting")
+/// let greeting = ResourceTemplateDef::new("greeting://{name}", "greeting")
 ///     .handler(|_uri, vars, _ctx| async move { format!("Hello, {}!", vars["name"]) });
 /// ```
 #[derive(Clone)]
-pub struct TemplateDef {
+pub struct ResourceTemplateDef {
     pub(crate) template: ResourceTemplate,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) completions: CompletionHandlers,
 }
 
-impl TemplateDef {
+impl ResourceTemplateDef {
     /// A template with this RFC 6570 URI template and name.
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
-        TemplateDef {
+        ResourceTemplateDef {
             template: ResourceTemplate {
                 uri_template: uri_template.into(),
                 name: name.into(),
@@ -253,7 +253,7 @@ impl TemplateDef {
 
     /// A template from a complete protocol definition (as language bindings receive it).
     pub fn from_template(template: ResourceTemplate) -> Self {
-        TemplateDef {
+        ResourceTemplateDef {
             template,
             handler: None,
             completions: CompletionHandlers::default(),
@@ -344,7 +344,7 @@ pub(crate) struct RegisteredTemplate {
 }
 
 impl RegisteredTemplate {
-    pub(crate) fn compile(def: TemplateDef) -> Result<Self, DefinitionError> {
+    pub(crate) fn compile(def: ResourceTemplateDef) -> Result<Self, DefinitionError> {
         let uri_template = &def.template.uri_template;
         let matcher = UriTemplate::parse(uri_template)
             .map_err(|e| DefinitionError::new(format!("resource template {uri_template:?}: {e}")))?;

@@ -19,7 +19,7 @@ use oxmcp::protocol::{
     CallToolResult, CreateMessageRequestParams, ElicitAction, ElicitRequestFormParams, ElicitRequestParams,
     ElicitResult, Era, ErrorObject, LoggingLevel, ProgressNotificationParams, ResourceContents, SamplingContent,
 };
-use oxmcp::server::{Context, HandlerError, Json, PromptDef, ResourceDef, Server, TemplateDef, ToolDef};
+use oxmcp::server::{Context, HandlerError, Json, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
 use oxmcp::Error;
 use serde_json::{json, Map, Value};
@@ -275,8 +275,8 @@ pub fn interop_server() -> Server {
                 .mime_type("text/plain")
                 .handler(|_, _, _| async { "Hello, world" }),
         )
-        .template(
-            TemplateDef::new("greeting://people/{name}", "person")
+        .resource_template(
+            ResourceTemplateDef::new("greeting://people/{name}", "person")
                 .mime_type("text/plain")
                 .handler(|_, vars: BTreeMap<String, String>, _| async move { format!("Hello, {}", vars["name"]) }),
         )

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use oxmcp::protocol::ToolAnnotations;
 use oxmcp::server::http::HttpConfig;
 use oxmcp::server::{
-    Context, DefinitionError, Json, PromptDef, ResourceDef, Server, ServerBuilder, TemplateDef, ToolDef,
+    Context, DefinitionError, Json, PromptDef, ResourceDef, ResourceTemplateDef, Server, ServerBuilder, ToolDef,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -65,8 +65,8 @@ pub fn example_server_builder() -> ServerBuilder {
                 .description("What this server is")
                 .handler(|_, _, _| async { "# oxmcp example\nHello." }),
         )
-        .template(
-            TemplateDef::new("greeting://{name}", "greeting")
+        .resource_template(
+            ResourceTemplateDef::new("greeting://{name}", "greeting")
                 .mime_type("text/plain")
                 .handler(|_, vars: BTreeMap<String, String>, _| async move { format!("Hello, {}!", vars["name"]) })
                 .complete("name", |value: String, _| async move {

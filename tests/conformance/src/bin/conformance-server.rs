@@ -19,7 +19,7 @@ use oxmcp::protocol::{
     ResourceContents, Role, SamplingContent,
 };
 use oxmcp::server::http::HttpConfig;
-use oxmcp::server::{Context, HandlerError, PromptDef, ResourceDef, Server, TemplateDef, ToolDef};
+use oxmcp::server::{Context, HandlerError, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
 use serde_json::{json, Map, Value};
 
 /// A 1x1 red PNG.
@@ -105,8 +105,8 @@ fn fixture() -> Result<Server, oxmcp::server::DefinitionError> {
     for resource in resources() {
         builder = builder.resource(resource);
     }
-    builder = builder.template(
-        TemplateDef::new("test://template/{id}/data", "template")
+    builder = builder.resource_template(
+        ResourceTemplateDef::new("test://template/{id}/data", "template")
             .title("Resource Template")
             .description("A resource template with parameter substitution")
             .mime_type("application/json")
