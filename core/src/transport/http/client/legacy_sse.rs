@@ -12,8 +12,10 @@ use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, Url};
 
+use super::body::is_event_stream;
+use super::error::{http_error, transport_error};
 use super::message::{error_of, Outgoing};
-use super::{http_error, is_event_stream, transport_error, Shared, EVENT_STREAM, ONE_WAY_TIMEOUT};
+use super::{Shared, EVENT_STREAM, ONE_WAY_TIMEOUT};
 use crate::protocol::ErrorObject;
 use crate::transport::http::sse::{SseItem, SseParser};
 use crate::transport::Frame;

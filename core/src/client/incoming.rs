@@ -1,0 +1,49 @@
+//! What arrives from the server, frame by frame: responses go to the requests waiting
+//! for them, notifications (and progress) to their listeners, and the server's own
+//! requests to [`server_requests`](super::server_requests).
+
+use super::{lock, Client, ServerNotification};
+use crate::protocol::jsonrpc::{self, Incoming, Message};
+use crate::transport::Frame;
+
+impl Client {
+    /// Routes one frame from the server; the read loop calls it for each, in order.
+    pub(super) fn on_frame(&self, frame: Frame) {
+        let Frame::Message(bytes) = frame else {
+            tracing::warn!("dropped an oversized message from the server");
+            return;
+        };
+        let messages = match jsonrpc::parse(&bytes) {
+            Ok(Incoming::Single(message)) => vec![message],
+            Ok(Incoming::Batch(entries)) => entries.into_iter().filter_map(|e| e.ok()).collect(),
+            Err(invalid) => {
+                tracing::warn!(%invalid, "dropped an unreadable message from the server");
+                return;
+            }
+        };
+        for message in messages {
+            match message {
+                Message::Response(response) => {
+                    lock(&self.inner.progress).remove(&response.id);
+                    self.inner.connection.pending().resolve(response);
+                }
+                Message::Notification(notification) => {
+                    let decoded = ServerNotification::decode(&notification.method, notification.params.as_deref());
+                    if let ServerNotification::Progress(progress) = &decoded {
+                        if let Some(watch) = lock(&self.inner.progress).get(&progress.progress_token) {
+                            watch.arrived.notify_one();
+                            if let Some(callback) = &watch.callback {
+                                callback(progress.clone());
+                            }
+                        }
+                    }
+                    let _ = self.inner.notifications.send(decoded);
+                }
+                Message::Request(request) => {
+                    let client = self.clone();
+                    tokio::spawn(async move { client.answer_server(request).await });
+                }
+            }
+        }
+    }
+}

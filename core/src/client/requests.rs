@@ -1,0 +1,258 @@
+//! The typed requests: listing (a page, or every page) tools, resources, resource
+//! templates and prompts; calling a tool; reading a resource; getting a prompt;
+//! completion; the log level; ping.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{lock, to_value, CallOptions, Client};
+use crate::error::{Error, Result};
+use crate::protocol::headers::header_params;
+use crate::protocol::{
+    methods, CallToolResult, CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
+    CompletionReference, Era, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+
+impl Client {
+    /// One page of tools. Tools whose `x-mcp-header` annotations break the spec's rules
+    /// are left out, with a warning.
+    pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult> {
+        self.list_tools_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_tools`] with per-call options (timeout, cancellation).
+    pub async fn list_tools_with(&self, cursor: Option<String>, options: &CallOptions) -> Result<ListToolsResult> {
+        let mut page: ListToolsResult = self
+            .request(methods::TOOLS_LIST, cursor_params(cursor), options)
+            .await?;
+        page.tools.retain(|tool| match header_params(&tool.input_schema) {
+            Ok(_) => true,
+            Err(reason) => {
+                tracing::warn!(tool = %tool.name, %reason, "left out a tool with invalid x-mcp-header annotations");
+                false
+            }
+        });
+        Ok(page)
+    }
+
+    /// Every tool, following cursors.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.collect_pages(|cursor| async move {
+            let page = self.list_tools(cursor).await?;
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
+    }
+
+    /// One page of resources.
+    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult> {
+        self.list_resources_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_resources`] with per-call options.
+    pub async fn list_resources_with(
+        &self,
+        cursor: Option<String>,
+        options: &CallOptions,
+    ) -> Result<ListResourcesResult> {
+        self.request(methods::RESOURCES_LIST, cursor_params(cursor), options)
+            .await
+    }
+
+    /// Every resource, following cursors.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.collect_pages(|cursor| async move {
+            let page = self.list_resources(cursor).await?;
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
+    }
+
+    /// One page of resource templates.
+    pub async fn list_resource_templates(&self, cursor: Option<String>) -> Result<ListResourceTemplatesResult> {
+        self.list_resource_templates_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_resource_templates`] with per-call options.
+    pub async fn list_resource_templates_with(
+        &self,
+        cursor: Option<String>,
+        options: &CallOptions,
+    ) -> Result<ListResourceTemplatesResult> {
+        self.request(methods::RESOURCES_TEMPLATES_LIST, cursor_params(cursor), options)
+            .await
+    }
+
+    /// Every resource template, following cursors.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.collect_pages(|cursor| async move {
+            let page = self.list_resource_templates(cursor).await?;
+            Ok((page.resource_templates, page.next_cursor))
+        })
+        .await
+    }
+
+    /// One page of prompts.
+    pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult> {
+        self.list_prompts_with(cursor, &CallOptions::default()).await
+    }
+
+    /// [`Client::list_prompts`] with per-call options.
+    pub async fn list_prompts_with(&self, cursor: Option<String>, options: &CallOptions) -> Result<ListPromptsResult> {
+        self.request(methods::PROMPTS_LIST, cursor_params(cursor), options)
+            .await
+    }
+
+    /// Every prompt, following cursors.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.collect_pages(|cursor| async move {
+            let page = self.list_prompts(cursor).await?;
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
+    }
+
+    async fn collect_pages<T, F, Fut>(&self, mut fetch: F) -> Result<Vec<T>>
+    where
+        F: FnMut(Option<String>) -> Fut,
+        Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>)>>,
+    {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        loop {
+            let (items, next) = fetch(cursor.take()).await?;
+            all.extend(items);
+            match next {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// Calls a tool. `arguments` must serialize to a JSON object (or null for none).
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult> {
+        self.call_tool_with(name, arguments, &CallOptions::default()).await
+    }
+
+    /// Calls a tool with per-call options (timeout, progress, cancellation).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: &CallOptions,
+    ) -> Result<CallToolResult> {
+        let arguments = serde_json::to_value(arguments).map_err(|e| Error::Protocol(e.to_string()))?;
+        let mut params = Map::new();
+        params.insert("name".into(), name.into());
+        match arguments {
+            Value::Null => {}
+            Value::Object(_) => {
+                params.insert("arguments".into(), arguments);
+            }
+            _ => return Err(Error::Protocol("tool arguments must be a JSON object".into())),
+        }
+        self.request(methods::TOOLS_CALL, params, options).await
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        self.read_resource_with(uri, &CallOptions::default()).await
+    }
+
+    /// [`Client::read_resource`] with per-call options (timeout, progress, cancellation).
+    pub async fn read_resource_with(&self, uri: &str, options: &CallOptions) -> Result<ReadResourceResult> {
+        let params = Map::from_iter([("uri".to_owned(), Value::from(uri))]);
+        self.request(methods::RESOURCES_READ, params, options).await
+    }
+
+    /// Gets a prompt with its arguments.
+    pub async fn get_prompt(&self, name: &str, arguments: BTreeMap<String, String>) -> Result<GetPromptResult> {
+        self.get_prompt_with(name, arguments, &CallOptions::default()).await
+    }
+
+    /// [`Client::get_prompt`] with per-call options (timeout, progress, cancellation).
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+        options: &CallOptions,
+    ) -> Result<GetPromptResult> {
+        let mut params = Map::from_iter([("name".to_owned(), Value::from(name))]);
+        if !arguments.is_empty() {
+            params.insert("arguments".into(), to_value(&arguments));
+        }
+        self.request(methods::PROMPTS_GET, params, options).await
+    }
+
+    /// Asks for completions of one argument of a prompt or resource template.
+    pub async fn complete(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        context: BTreeMap<String, String>,
+    ) -> Result<Completion> {
+        self.complete_with(reference, argument, value, context, &CallOptions::default())
+            .await
+    }
+
+    /// [`Client::complete`] with per-call options (timeout, cancellation).
+    pub async fn complete_with(
+        &self,
+        reference: CompletionReference,
+        argument: &str,
+        value: &str,
+        context: BTreeMap<String, String>,
+        options: &CallOptions,
+    ) -> Result<Completion> {
+        let params = CompleteRequestParams {
+            reference,
+            argument: CompletionArgument {
+                name: argument.to_owned(),
+                value: value.to_owned(),
+            },
+            context: (!context.is_empty()).then_some(CompletionContext {
+                arguments: Some(context),
+            }),
+            meta: None,
+        };
+        let Value::Object(params) = to_value(&params) else {
+            unreachable!("a struct")
+        };
+        let result: CompleteResult = self.request(methods::COMPLETION_COMPLETE, params, options).await?;
+        Ok(result.completion)
+    }
+
+    /// Sets the lowest level of log messages to receive: `logging/setLevel` in the legacy
+    /// era, the `_meta` log level of every later request in the modern era.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<()> {
+        if self.protocol_version().era() == Era::Legacy {
+            let params = Map::from_iter([("level".to_owned(), to_value(&level))]);
+            let _: Value = self
+                .request(methods::LOGGING_SET_LEVEL, params, &CallOptions::default())
+                .await?;
+        }
+        *lock(&self.inner.log_level) = Some(level);
+        Ok(())
+    }
+
+    /// Checks the server answers: `ping` in the legacy era, `server/discover` in the
+    /// modern era (which has no `ping`).
+    pub async fn ping(&self) -> Result<()> {
+        let method = match self.protocol_version().era() {
+            Era::Legacy => methods::PING,
+            Era::Modern => methods::DISCOVER,
+        };
+        let _: Value = self.request(method, Map::new(), &CallOptions::default()).await?;
+        Ok(())
+    }
+}
+
+fn cursor_params(cursor: Option<String>) -> Map<String, Value> {
+    cursor
+        .map(|c| Map::from_iter([("cursor".to_owned(), Value::from(c))]))
+        .unwrap_or_default()
+}

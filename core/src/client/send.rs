@@ -1,0 +1,198 @@
+//! Sending one request: the per-call options (timeout, progress, cancellation), the
+//! era's `_meta`, the `input_required` rounds of the 2026-07-28 era, and telling the
+//! server to stop a request the client gave up on.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::{decode, lock, to_value, Client};
+use crate::connection::await_reply;
+use crate::error::{Error, Result};
+use crate::protocol::jsonrpc;
+use crate::protocol::{
+    meta, methods, Era, InputRequiredResult, InputResponses, ProgressNotificationParams, RequestId, ResultType,
+};
+
+/// How many `input_required` rounds one request may take before the client gives up.
+pub const MAX_INPUT_ROUNDS: usize = 8;
+
+/// Called with each progress notification of a request.
+pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
+
+/// Per-call settings.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// Overrides the client's default timeout (`Some(None)`: no timeout).
+    pub timeout: Option<Option<Duration>>,
+    /// Receives progress notifications; the request then carries a progress token.
+    pub on_progress: Option<ProgressCallback>,
+    /// Restart the timeout whenever progress arrives.
+    pub reset_timeout_on_progress: bool,
+    /// Cancel the request when this fires.
+    pub cancellation: Option<CancellationToken>,
+}
+
+/// A request that wants progress: its callback, and the signal that restarts its timeout.
+pub(super) struct ProgressWatch {
+    pub(super) callback: Option<ProgressCallback>,
+    pub(super) arrived: Arc<Notify>,
+}
+
+impl Client {
+    /// Sends a request in the connection's era and decodes its final result. In the
+    /// 2026-07-28 era an `input_required` answer is handled here: each input request goes
+    /// to the registered handler, and the request is retried with the answers and the
+    /// server's `requestState`, for at most [`MAX_INPUT_ROUNDS`] rounds.
+    pub async fn request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<R> {
+        let mut raw = self.request_raw(method, params.clone(), options).await?;
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let head: ResultHead = decode(&raw)?;
+            if head.result_type != Some(ResultType::InputRequired) {
+                return decode(&raw);
+            }
+            let input: InputRequiredResult = decode(&raw)?;
+            let mut retry = params.clone();
+            let mut responses = InputResponses::new();
+            for (key, request) in input.input_requests.unwrap_or_default() {
+                let answer = self.answer_input(request).await.map_err(|e| {
+                    Error::Unsupported(format!(
+                        "{method}: the server's input request {key:?} could not be answered: {e}"
+                    ))
+                })?;
+                responses.insert(key, answer);
+            }
+            if !responses.is_empty() {
+                retry.insert("inputResponses".into(), to_value(&responses));
+            }
+            if let Some(state) = input.request_state {
+                retry.insert("requestState".into(), state.into());
+            }
+            raw = self.request_raw(method, retry, options).await?;
+        }
+        Err(Error::Protocol(format!(
+            "{method}: still no result after {MAX_INPUT_ROUNDS} input rounds"
+        )))
+    }
+
+    /// Sends one request in the connection's era and returns its raw result: an
+    /// `input_required` result is returned as is, for callers that drive multi round-trip
+    /// requests themselves.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Box<RawValue>> {
+        let version = self.protocol_version();
+        let params = match version.era() {
+            Era::Modern => self.modern_params(params, version, *lock(&self.inner.log_level)),
+            Era::Legacy => params,
+        };
+        self.send_request(method, params, options).await
+    }
+
+    /// Sends a request as is, with timeout, progress and cancellation handling.
+    pub(super) async fn send_request(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Box<RawValue>> {
+        // A request cancelled before it starts is not sent at all.
+        if options
+            .cancellation
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
+        {
+            return Err(Error::Cancelled);
+        }
+        let connection = &self.inner.connection;
+        let (id, reply) = connection.pending().register()?;
+        let arrived = Arc::new(Notify::new());
+        let wants_progress = options.on_progress.is_some() || options.reset_timeout_on_progress;
+        if wants_progress {
+            let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(meta::PROGRESS_TOKEN.into(), to_value(&id));
+            }
+            lock(&self.inner.progress).insert(
+                id.clone(),
+                ProgressWatch {
+                    callback: options.on_progress.clone(),
+                    arrived: Arc::clone(&arrived),
+                },
+            );
+        }
+        let guard = PendingGuard {
+            client: self,
+            id: id.clone(),
+            armed: true,
+        };
+        connection
+            .send(jsonrpc::request_text(&id, method, Some(&params)))
+            .await?;
+        let timeout = options.timeout.unwrap_or(self.inner.options.timeout);
+        let cancellation = options.cancellation.clone().unwrap_or_default();
+        let mut reply = std::pin::pin!(await_reply(reply));
+        let outcome = loop {
+            let deadline = async {
+                match timeout {
+                    Some(timeout) => tokio::time::sleep(timeout).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                outcome = &mut reply => break outcome,
+                _ = deadline => break Err(Error::Timeout(timeout.unwrap_or_default())),
+                _ = cancellation.cancelled() => break Err(Error::Cancelled),
+                _ = arrived.notified(), if options.reset_timeout_on_progress => continue,
+            }
+        };
+        let mut guard = guard;
+        guard.armed = matches!(outcome, Err(Error::Timeout(_)) | Err(Error::Cancelled));
+        drop(guard);
+        outcome
+    }
+}
+
+/// Forgets a request that ended without its answer, and tells the server to stop it.
+struct PendingGuard<'a> {
+    client: &'a Client,
+    id: RequestId,
+    armed: bool,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        lock(&self.client.inner.progress).remove(&self.id);
+        if !self.armed {
+            return;
+        }
+        let connection = Arc::clone(&self.client.inner.connection);
+        connection.pending().forget(&self.id);
+        let params = serde_json::json!({ "requestId": self.id, "reason": "cancelled by the client" });
+        let text = jsonrpc::notification_text(methods::CANCELLED, Some(&params));
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(async move {
+                let _ = connection.send(text).await;
+            });
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct ResultHead {
+    #[serde(rename = "resultType", default)]
+    result_type: Option<ResultType>,
+}

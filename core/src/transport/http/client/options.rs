@@ -1,0 +1,192 @@
+//! [`HttpClientOptions`]: where the transport connects and how it behaves (headers,
+//! authorization, time limits, message size, reconnection, the HTTP+SSE fallback).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+use super::authorization::{HttpAuthorizer, TokenSource};
+use crate::transport::DEFAULT_MAX_MESSAGE_SIZE;
+
+/// The shortest wait before reconnecting a stream, whatever `retry:` says.
+const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(50);
+
+/// Where and how to connect.
+///
+/// ```
+/// use std::time::Duration;
+/// use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
+///
+/// let options = HttpClientOptions::new("https://example.com/mcp")
+///     .header(HeaderName::from_static("x-tenant"), HeaderValue::from_static("acme"))
+///     .request_timeout(Some(Duration::from_secs(30)))
+///     .reconnect(Duration::from_millis(200), Duration::from_secs(10), 5);
+/// # drop(options);
+/// ```
+#[derive(Clone)]
+pub struct HttpClientOptions {
+    pub(super) url: String,
+    pub(super) headers: HeaderMap,
+    pub(super) bearer_token: Option<TokenSource>,
+    pub(super) authorizer: Option<Arc<dyn HttpAuthorizer>>,
+    pub(super) request_timeout: Option<Duration>,
+    pub(super) connect_timeout: Duration,
+    pub(super) max_message_size: usize,
+    pub(super) reconnect: Backoff,
+    pub(super) legacy_sse_fallback: bool,
+}
+
+/// The reconnection policy of broken SSE streams.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Backoff {
+    initial: Duration,
+    max: Duration,
+    pub(super) attempts: u32,
+}
+
+impl Backoff {
+    /// The wait before reconnection attempt `attempt` (from 1): the server's `retry:` for
+    /// the first, then doubling from `initial` up to `max`, never below `retry:`.
+    pub(super) fn delay(&self, attempt: u32, retry: Option<Duration>) -> Duration {
+        let doubled = self
+            .initial
+            .saturating_mul(1u32 << attempt.saturating_sub(1).min(16))
+            .min(self.max);
+        let delay = match retry {
+            Some(retry) if attempt <= 1 => retry,
+            Some(retry) => doubled.max(retry),
+            None => doubled,
+        };
+        delay.max(MIN_RECONNECT_DELAY)
+    }
+}
+
+impl std::fmt::Debug for HttpClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpClientOptions")
+            .field("url", &self.url)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("bearer_token", &self.bearer_token.is_some())
+            .field("authorizer", &self.authorizer.is_some())
+            .field("request_timeout", &self.request_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_message_size", &self.max_message_size)
+            .field("reconnect", &self.reconnect)
+            .field("legacy_sse_fallback", &self.legacy_sse_fallback)
+            .finish()
+    }
+}
+
+impl HttpClientOptions {
+    /// Options for the MCP endpoint at `url` (e.g. `http://127.0.0.1:8000/mcp`): no
+    /// extra headers, no token, no request timeout (the client's per-request timeout
+    /// applies), a 10 s connect timeout, 4 MiB messages, reconnection after 250 ms
+    /// doubling up to 5 s for at most 4 attempts, and the HTTP+SSE fallback on.
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpClientOptions {
+            url: url.into(),
+            headers: HeaderMap::new(),
+            bearer_token: None,
+            authorizer: None,
+            request_timeout: None,
+            connect_timeout: Duration::from_secs(10),
+            max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            reconnect: Backoff {
+                initial: Duration::from_millis(250),
+                max: Duration::from_secs(5),
+                attempts: 4,
+            },
+            legacy_sse_fallback: true,
+        }
+    }
+
+    /// Adds a header to every HTTP request (replacing an earlier one of the same name).
+    /// The protocol's own headers (`Mcp-*`, `Accept`, `Content-Type`) take precedence.
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+
+    /// Asks `source` for a token before every HTTP request and sends it as
+    /// `Authorization: Bearer {token}` (nothing when it returns `None`).
+    pub fn bearer_token<F, Fut>(mut self, source: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<String>> + Send + 'static,
+    {
+        self.bearer_token = Some(Arc::new(move || Box::pin(source())));
+        self
+    }
+
+    /// Lets `authorizer` (e.g. an [`OAuthProvider`](crate::client::auth::OAuthProvider))
+    /// authorize every request, in place of a [`bearer_token`](Self::bearer_token):
+    /// a POST refused with 401 (or 403 `insufficient_scope`) is sent again after it
+    /// authorized anew, at most twice.
+    pub fn authorizer(mut self, authorizer: impl HttpAuthorizer + 'static) -> Self {
+        self.authorizer = Some(Arc::new(authorizer));
+        self
+    }
+
+    /// Limits how long a POST may take until its answer is complete, for JSON answers
+    /// and until the headers of an SSE answer (a stream itself may last as long as the
+    /// request). `None` (the default) leaves the limit to the client's request timeout.
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Limits how long opening a TCP (and TLS) connection may take.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The largest message accepted from the server; a larger answer to a request becomes
+    /// an error for that request, a larger SSE event an oversized frame.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// How a broken SSE stream is reconnected (legacy era): wait `initial` (or the
+    /// server's `retry:`), doubling up to `max`, for at most `attempts` tries in a row.
+    pub fn reconnect(mut self, initial: Duration, max: Duration, attempts: u32) -> Self {
+        self.reconnect = Backoff {
+            initial,
+            max: max.max(initial),
+            attempts,
+        };
+        self
+    }
+
+    /// Whether a server that refuses the first POST may be tried as an HTTP+SSE
+    /// (2024-11-05) server. On by default.
+    pub fn legacy_sse_fallback(mut self, enabled: bool) -> Self {
+        self.legacy_sse_fallback = enabled;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap_and_honours_retry() {
+        let backoff = Backoff {
+            initial: Duration::from_millis(100),
+            max: Duration::from_millis(500),
+            attempts: 5,
+        };
+        let delays: Vec<u128> = (1..=5).map(|a| backoff.delay(a, None).as_millis()).collect();
+        assert_eq!(delays, [100, 200, 400, 500, 500]);
+        let retry = Some(Duration::from_millis(300));
+        let delays: Vec<u128> = (1..=4).map(|a| backoff.delay(a, retry).as_millis()).collect();
+        assert_eq!(delays, [300, 300, 400, 500]);
+        // Never a tight loop, even when the server asks for none.
+        assert_eq!(backoff.delay(1, Some(Duration::ZERO)), MIN_RECONNECT_DELAY);
+        assert_eq!(backoff.delay(u32::MAX, None), Duration::from_millis(500));
+    }
+}
