@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::{self, Response};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::transport::{FrameSink, FrameStream, Transport};
+use crate::transport::{FrameSink, FrameStream, OutgoingMessage, Transport};
 
 /// How long closing waits for the writer to flush and close the transport.
 const WRITER_CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -95,7 +95,7 @@ impl PendingRequests {
 
 /// The sending half of a connection plus the table of requests awaiting an answer.
 pub(crate) struct Connection {
-    outbound: mpsc::Sender<String>,
+    outbound: mpsc::Sender<OutgoingMessage>,
     pending: PendingRequests,
     /// Cancelled to make the writer drain its queue, close the transport and stop.
     stop_writing: CancellationToken,
@@ -119,10 +119,15 @@ impl Connection {
 
     /// Queues one message for writing.
     pub(crate) async fn send(&self, text: String) -> Result<()> {
+        self.send_message(text.into()).await
+    }
+
+    /// Queues one message, with what the transport may need beyond its text.
+    pub(crate) async fn send_message(&self, message: OutgoingMessage) -> Result<()> {
         if self.stop_writing.is_cancelled() {
             return Err(Error::ConnectionClosed);
         }
-        self.outbound.send(text).await.map_err(|_| Error::ConnectionClosed)
+        self.outbound.send(message).await.map_err(|_| Error::ConnectionClosed)
     }
 
     /// Sends a notification.
@@ -171,7 +176,7 @@ pub(crate) async fn await_reply(reply: PendingReceiver) -> Result<Box<RawValue>>
 
 /// Writes queued messages, flushing once the queue is empty so that bursts share a write.
 /// Ends when every sender is gone or `stop` fires (then what is queued is written first).
-async fn write_loop(mut queue: mpsc::Receiver<String>, mut sink: FrameSink, stop: CancellationToken) {
+async fn write_loop(mut queue: mpsc::Receiver<OutgoingMessage>, mut sink: FrameSink, stop: CancellationToken) {
     loop {
         let first = tokio::select! {
             biased;

@@ -31,6 +31,9 @@ mod requests;
 mod send;
 mod server_requests;
 mod subscription;
+mod tool_headers;
+
+use tool_headers::ToolHeaders;
 
 pub use notifications::ServerNotification;
 pub use options::{ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler};
@@ -78,6 +81,7 @@ struct ClientInner {
     progress: Mutex<HashMap<RequestId, ProgressWatch>>,
     log_level: Mutex<Option<LoggingLevel>>,
     resource_streams: Mutex<HashMap<String, Subscription>>,
+    tool_headers: ToolHeaders,
     child: tokio::sync::Mutex<Option<ChildProcess>>,
 }
 
@@ -118,6 +122,7 @@ impl Client {
                 progress: Mutex::new(HashMap::new()),
                 log_level: Mutex::new(None),
                 resource_streams: Mutex::new(HashMap::new()),
+                tool_headers: ToolHeaders::default(),
                 child: tokio::sync::Mutex::new(child),
             }),
         };
@@ -216,7 +221,7 @@ impl Client {
     async fn discover_at(&self, version: ProtocolVersion) -> Result<()> {
         let params = self.modern_params(Map::new(), version, None);
         let raw = self
-            .send_request(methods::DISCOVER, params, &CallOptions::default())
+            .send_request(methods::DISCOVER, params, &CallOptions::default(), Vec::new())
             .await?;
         let result: DiscoverResult = decode(&raw)?;
         if !result.supported_versions.iter().any(|v| v == version.as_str()) {
@@ -249,7 +254,7 @@ impl Client {
             unreachable!("an object literal")
         };
         let raw = self
-            .send_request(methods::INITIALIZE, params, &CallOptions::default())
+            .send_request(methods::INITIALIZE, params, &CallOptions::default(), Vec::new())
             .await?;
         let result: InitializeResult = decode(&raw)?;
         let negotiated = ProtocolVersion::parse(&result.protocol_version)

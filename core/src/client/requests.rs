@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 
 use super::{lock, to_value, CallOptions, Client};
 use crate::error::{Error, Result};
-use crate::protocol::headers::header_params;
 use crate::protocol::{
     methods, CallToolResult, CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
     CompletionReference, Era, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
@@ -28,13 +27,7 @@ impl Client {
         let mut page: ListToolsResult = self
             .request(methods::TOOLS_LIST, cursor_params(cursor), options)
             .await?;
-        page.tools.retain(|tool| match header_params(&tool.input_schema) {
-            Ok(_) => true,
-            Err(reason) => {
-                tracing::warn!(tool = %tool.name, %reason, "left out a tool with invalid x-mcp-header annotations");
-                false
-            }
-        });
+        self.keep_listed(&mut page.tools);
         Ok(page)
     }
 
@@ -251,7 +244,7 @@ impl Client {
     }
 }
 
-fn cursor_params(cursor: Option<String>) -> Map<String, Value> {
+pub(super) fn cursor_params(cursor: Option<String>) -> Map<String, Value> {
     cursor
         .map(|c| Map::from_iter([("cursor".to_owned(), Value::from(c))]))
         .unwrap_or_default()

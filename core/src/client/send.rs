@@ -14,10 +14,12 @@ use tokio_util::sync::CancellationToken;
 use super::{decode, lock, to_value, Client};
 use crate::connection::await_reply;
 use crate::error::{Error, Result};
+use crate::protocol::headers::HeaderParam;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
     meta, methods, Era, InputRequiredResult, InputResponses, ProgressNotificationParams, RequestId, ResultType,
 };
+use crate::transport::OutgoingMessage;
 
 /// How many `input_required` rounds one request may take before the client gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;
@@ -94,20 +96,31 @@ impl Client {
         params: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
-        let version = self.protocol_version();
-        let params = match version.era() {
-            Era::Modern => self.modern_params(params, version, *lock(&self.inner.log_level)),
-            Era::Legacy => params,
-        };
-        self.send_request(method, params, options).await
+        let modern = self.protocol_version().era() == Era::Modern;
+        let params = self.era_params(params);
+        if modern && method == methods::TOOLS_CALL {
+            return self.call_tool_raw(params, options).await;
+        }
+        self.send_request(method, params, options, Vec::new()).await
     }
 
-    /// Sends a request as is, with timeout, progress and cancellation handling.
+    /// A request's params as the connection's era sends them (the modern era's `_meta`).
+    pub(super) fn era_params(&self, params: Map<String, Value>) -> Map<String, Value> {
+        let version = self.protocol_version();
+        match version.era() {
+            Era::Modern => self.modern_params(params, version, *lock(&self.inner.log_level)),
+            Era::Legacy => params,
+        }
+    }
+
+    /// Sends a request as is, with timeout, progress and cancellation handling;
+    /// `header_params` go to the transport with it (see [`OutgoingMessage`]).
     pub(super) async fn send_request(
         &self,
         method: &str,
         mut params: Map<String, Value>,
         options: &CallOptions,
+        header_params: Vec<HeaderParam>,
     ) -> Result<Box<RawValue>> {
         // A request cancelled before it starts is not sent at all.
         if options
@@ -139,9 +152,8 @@ impl Client {
             id: id.clone(),
             armed: true,
         };
-        connection
-            .send(jsonrpc::request_text(&id, method, Some(&params)))
-            .await?;
+        let text = jsonrpc::request_text(&id, method, Some(&params));
+        connection.send_message(OutgoingMessage { text, header_params }).await?;
         let timeout = options.timeout.unwrap_or(self.inner.options.timeout);
         let cancellation = options.cancellation.clone().unwrap_or_default();
         let mut reply = std::pin::pin!(await_reply(reply));

@@ -1,14 +1,17 @@
 //! Transports move frames (one JSON-RPC message or batch each) between two peers.
 //!
-//! A [`Transport`] is a stream of incoming [`Frame`]s and a sink of outgoing message
-//! texts; the connection engine reads and writes nothing else, so every transport gets
-//! the same parsing, dispatch and error handling.
+//! A [`Transport`] is a stream of incoming [`Frame`]s and a sink of outgoing messages
+//! ([`OutgoingMessage`]: the text, and what the connection knows about it that a transport
+//! may carry outside the body); the connection engine reads and writes nothing else, so
+//! every transport gets the same parsing, dispatch and error handling.
 
 use std::io;
 use std::pin::Pin;
 
 use bytes::Bytes;
-use futures::{Sink, Stream};
+use futures::{Sink, SinkExt, Stream};
+
+use crate::protocol::headers::HeaderParam;
 
 pub mod child;
 mod codec;
@@ -35,10 +38,30 @@ pub enum Frame {
     },
 }
 
+/// One outgoing message (or batch), as the connection hands it to the transport.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OutgoingMessage {
+    /// The message text, without a trailing newline.
+    pub text: String,
+    /// For a `tools/call` of the 2026-07-28 era: the tool's `x-mcp-header` parameters, as
+    /// the client last listed them, which Streamable HTTP mirrors into `Mcp-Param-*`
+    /// headers. Empty otherwise; transports without headers ignore it.
+    pub header_params: Vec<HeaderParam>,
+}
+
+impl From<String> for OutgoingMessage {
+    fn from(text: String) -> Self {
+        OutgoingMessage {
+            text,
+            header_params: Vec::new(),
+        }
+    }
+}
+
 /// Incoming frames. The stream ends when the peer closes; an `Err` is fatal.
 pub type FrameStream = Pin<Box<dyn Stream<Item = io::Result<Frame>> + Send>>;
-/// Outgoing message texts, one message each, without a trailing newline.
-pub type FrameSink = Pin<Box<dyn Sink<String, Error = io::Error> + Send>>;
+/// Outgoing messages, one message (or batch) each.
+pub type FrameSink = Pin<Box<dyn Sink<OutgoingMessage, Error = io::Error> + Send>>;
 
 /// Both directions of a connection.
 pub struct Transport {
@@ -47,10 +70,20 @@ pub struct Transport {
 }
 
 impl Transport {
-    /// A transport from any frame stream and message sink.
+    /// A transport from any frame stream and sink of message texts.
     pub fn new(
         incoming: impl Stream<Item = io::Result<Frame>> + Send + 'static,
         outgoing: impl Sink<String, Error = io::Error> + Send + 'static,
+    ) -> Self {
+        let texts = outgoing.with(|message: OutgoingMessage| futures::future::ready(Ok::<_, io::Error>(message.text)));
+        Self::with_message_sink(incoming, texts)
+    }
+
+    /// A transport whose sink takes whole [`OutgoingMessage`]s, for a transport that carries
+    /// more than the text (Streamable HTTP's headers).
+    pub fn with_message_sink(
+        incoming: impl Stream<Item = io::Result<Frame>> + Send + 'static,
+        outgoing: impl Sink<OutgoingMessage, Error = io::Error> + Send + 'static,
     ) -> Self {
         Transport {
             incoming: Box::pin(incoming),

@@ -24,10 +24,10 @@
 //!
 //! - Modern era (a request whose `_meta` names a protocol version): `MCP-Protocol-Version`,
 //!   `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers of the tool's `x-mcp-header`
-//!   parameters (the transport remembers the tools of every `tools/list` answer). When a
-//!   `tools/call` is refused with HeaderMismatch (-32020) it lists the tools again and
-//!   retries the call once. A `notifications/cancelled` closes the request's response
-//!   stream instead of being sent.
+//!   parameters, which the connection hands over with the message
+//!   ([`OutgoingMessage::header_params`]; the client re-lists the tools and retries a call
+//!   refused with HeaderMismatch). A `notifications/cancelled` closes the request's
+//!   response stream instead of being sent.
 //! - Legacy era: `Mcp-Session-Id` from the `initialize` answer and the negotiated
 //!   `MCP-Protocol-Version` on every later request; the GET stream once initialized; a
 //!   broken SSE stream resumed with `Last-Event-ID`, honouring `retry:` and a bounded
@@ -43,7 +43,6 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -65,17 +64,15 @@ mod message;
 mod options;
 mod post;
 mod session;
-mod tool_headers;
 
 pub use self::authorization::{HttpAuthorizer, TokenSource};
 pub use self::options::HttpClientOptions;
 
 use self::error::closed_error;
 use self::message::Outgoing;
-use crate::protocol::headers::HeaderParam;
 use crate::protocol::jsonrpc;
 use crate::protocol::{code, methods, ErrorObject, RequestId};
-use crate::transport::{Frame, Transport};
+use crate::transport::{Frame, OutgoingMessage, Transport};
 
 /// How many messages may wait in each direction.
 const CHANNEL_CAPACITY: usize = 1024;
@@ -120,7 +117,7 @@ pub fn connect(options: HttpClientOptions) -> io::Result<Transport> {
         .build()
         .map_err(io::Error::other)?;
     let (frames, incoming) = mpsc::channel(CHANNEL_CAPACITY);
-    let (outgoing, queue) = mpsc::channel::<String>(CHANNEL_CAPACITY);
+    let (outgoing, queue) = mpsc::channel::<OutgoingMessage>(CHANNEL_CAPACITY);
     let shared = Arc::new(Shared {
         http,
         url,
@@ -128,7 +125,6 @@ pub fn connect(options: HttpClientOptions) -> io::Result<Transport> {
         frames,
         state: Mutex::new(State::default()),
         closing: CancellationToken::new(),
-        next_internal_id: AtomicU64::new(0),
     });
     let closed = CancellationToken::new();
     runtime.spawn(drive(shared, queue, closed.clone()));
@@ -137,26 +133,26 @@ pub fn connect(options: HttpClientOptions) -> io::Result<Transport> {
         queue: PollSender::new(outgoing),
         closed: Box::pin(closed.cancelled_owned()),
     };
-    Ok(Transport::new(incoming, outgoing))
+    Ok(Transport::with_message_sink(incoming, outgoing))
 }
 
 /// The outgoing side: a queue to the driver. Closing it resolves once the transport has
 /// shut down (the legacy session deleted), so a caller that awaits the close knows the
 /// server was told.
 struct OutgoingSink {
-    queue: PollSender<String>,
+    queue: PollSender<OutgoingMessage>,
     closed: Pin<Box<WaitForCancellationFutureOwned>>,
 }
 
-impl Sink<String> for OutgoingSink {
+impl Sink<OutgoingMessage> for OutgoingSink {
     type Error = io::Error;
 
     fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.queue.poll_reserve(cx).map_err(|_| closed_error())
     }
 
-    fn start_send(mut self: Pin<&mut Self>, text: String) -> io::Result<()> {
-        self.queue.send_item(text).map_err(|_| closed_error())
+    fn start_send(mut self: Pin<&mut Self>, message: OutgoingMessage) -> io::Result<()> {
+        self.queue.send_item(message).map_err(|_| closed_error())
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -191,8 +187,6 @@ struct State {
     negotiated_version: Option<HeaderValue>,
     /// Requests awaiting their answer, by id.
     in_flight: HashMap<RequestId, InFlight>,
-    /// The `x-mcp-header` parameters of every listed tool.
-    tool_headers: HashMap<String, Vec<HeaderParam>>,
     /// Stops the legacy GET stream.
     listener: Option<CancellationToken>,
 }
@@ -213,15 +207,14 @@ struct Shared {
     state: Mutex<State>,
     /// Fires when the transport closes: every task stops.
     closing: CancellationToken,
-    next_internal_id: AtomicU64,
 }
 
 /// Sends queued messages until the connection closes the sink, then shuts the
 /// transport down and fires `closed`.
-async fn drive(shared: Arc<Shared>, mut queue: mpsc::Receiver<String>, closed: CancellationToken) {
+async fn drive(shared: Arc<Shared>, mut queue: mpsc::Receiver<OutgoingMessage>, closed: CancellationToken) {
     let _closed = closed.drop_guard();
-    while let Some(text) = queue.recv().await {
-        shared.dispatch(Outgoing::parse(text)).await;
+    while let Some(message) = queue.recv().await {
+        shared.dispatch(Outgoing::parse(message)).await;
     }
     shared.close().await;
 }

@@ -2,8 +2,6 @@
 //! outgoing message (read once), the request headers it implies, and whether an
 //! incoming message is the final response of a request.
 
-use std::collections::HashMap;
-
 use bytes::Bytes;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
@@ -13,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::protocol::headers::names::PROTOCOL_VERSION;
 use crate::protocol::headers::{encode_header_value, request_headers, HeaderParam};
 use crate::protocol::{methods, ErrorObject, RequestId};
+use crate::transport::OutgoingMessage;
 
 /// One outgoing message: its text and what the transport needs to know about it.
 #[derive(Debug)]
@@ -32,6 +31,9 @@ pub(super) struct Outgoing {
     pub(super) arguments: Option<Box<RawValue>>,
     /// `params.requestId` of a `notifications/cancelled`.
     pub(super) cancel_target: Option<RequestId>,
+    /// The `x-mcp-header` parameters of the tool a modern `tools/call` names, from the
+    /// connection.
+    pub(super) header_params: Vec<HeaderParam>,
 }
 
 #[derive(Deserialize)]
@@ -65,9 +67,10 @@ struct MetaPeek {
 }
 
 impl Outgoing {
-    /// Reads the envelope of a message text. A text the transport cannot read is still
+    /// Reads the envelope of a message's text. A text the transport cannot read is still
     /// sent, as a message with no method and no id.
-    pub(super) fn parse(text: String) -> Outgoing {
+    pub(super) fn parse(message: OutgoingMessage) -> Outgoing {
+        let OutgoingMessage { text, header_params } = message;
         let mut outgoing = Outgoing {
             body: Bytes::new(),
             id: None,
@@ -76,6 +79,7 @@ impl Outgoing {
             modern_version: None,
             arguments: None,
             cancel_target: None,
+            header_params,
         };
         if let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(&text) {
             let params: Params<'_> = envelope
@@ -118,49 +122,22 @@ impl Outgoing {
     pub(super) fn method(&self) -> &str {
         self.method.as_deref().unwrap_or("")
     }
-
-    /// The `_meta` of this request without its progress token: what a request the
-    /// transport makes on this one's behalf (a `tools/list` refresh) carries.
-    pub(super) fn meta_for_follow_up(&self) -> Map<String, Value> {
-        #[derive(Deserialize)]
-        struct WithMeta {
-            #[serde(default)]
-            params: Option<ParamsMeta>,
-        }
-        #[derive(Deserialize)]
-        struct ParamsMeta {
-            #[serde(default, rename = "_meta")]
-            meta: Option<Map<String, Value>>,
-        }
-        let mut meta = serde_json::from_slice::<WithMeta>(&self.body)
-            .ok()
-            .and_then(|m| m.params)
-            .and_then(|p| p.meta)
-            .unwrap_or_default();
-        meta.remove(crate::protocol::meta::PROGRESS_TOKEN);
-        meta
-    }
 }
 
 /// The headers that mirror the body: `Mcp-Method` and `Mcp-Name` on every request
 /// that has them; for the modern era also `MCP-Protocol-Version` and, on `tools/call`,
-/// an `Mcp-Param-{Name}` header per `x-mcp-header` parameter present in the arguments.
-/// `tool_headers` maps each known tool to its header parameters.
-pub(super) fn body_headers(
-    message: &Outgoing,
-    tool_headers: &HashMap<String, Vec<HeaderParam>>,
-) -> Vec<(HeaderName, HeaderValue)> {
+/// an `Mcp-Param-{Name}` header per `x-mcp-header` parameter (as the connection gave them)
+/// present in the arguments.
+pub(super) fn body_headers(message: &Outgoing) -> Vec<(HeaderName, HeaderValue)> {
     let Some(method) = &message.method else {
         return Vec::new();
     };
     // `Mcp-Param-*` headers are of the modern era; the arguments are read only for a tool
     // that has some.
-    let params = message
-        .modern_version
-        .as_ref()
-        .and(message.name.as_ref())
-        .and_then(|tool| tool_headers.get(tool))
-        .map_or(&[][..], Vec::as_slice);
+    let params = match message.modern_version {
+        Some(_) => message.header_params.as_slice(),
+        None => &[],
+    };
     let arguments = match (params.is_empty(), &message.arguments) {
         (false, Some(raw)) => serde_json::from_str::<Map<String, Value>>(raw.get()).ok(),
         _ => None,
@@ -259,9 +236,17 @@ mod tests {
     use crate::protocol::headers::header_params;
     use serde_json::json;
 
-    fn headers_of(message: Value, tools: &HashMap<String, Vec<HeaderParam>>) -> Vec<(String, String)> {
-        let outgoing = Outgoing::parse(message.to_string());
-        body_headers(&outgoing, tools)
+    fn parse(message: Value) -> Outgoing {
+        Outgoing::parse(message.to_string().into())
+    }
+
+    fn headers_of(message: Value, header_params: &[HeaderParam]) -> Vec<(String, String)> {
+        let text = message.to_string();
+        let outgoing = Outgoing::parse(OutgoingMessage {
+            text,
+            header_params: header_params.to_vec(),
+        });
+        body_headers(&outgoing)
             .into_iter()
             .map(|(name, value)| (name.as_str().to_owned(), value.to_str().unwrap().to_owned()))
             .collect()
@@ -278,39 +263,32 @@ mod tests {
 
     #[test]
     fn reads_the_envelope_once() {
-        let call = Outgoing::parse(
-            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                   "params": {"name": "echo", "arguments": {"text": "hi"}, "_meta": meta()}})
-            .to_string(),
-        );
+        let call = parse(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                "params": {"name": "echo", "arguments": {"text": "hi"}, "_meta": meta()}}));
         assert_eq!(call.id, Some(RequestId::Number(3)));
         assert_eq!(call.method(), "tools/call");
         assert_eq!(call.name.as_deref(), Some("echo"));
         assert_eq!(call.modern_version.as_deref(), Some("2026-07-28"));
         assert_eq!(call.arguments.as_ref().unwrap().get(), r#"{"text":"hi"}"#);
-        let follow_up = call.meta_for_follow_up();
-        assert!(follow_up.contains_key("io.modelcontextprotocol/clientCapabilities"));
-        assert!(!follow_up.contains_key("progressToken"));
 
-        let cancel = Outgoing::parse(
-            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "a"}}).to_string(),
-        );
+        let cancel =
+            parse(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "a"}}));
         assert!(!cancel.is_request());
         assert_eq!(cancel.cancel_target, Some(RequestId::from("a")));
 
-        let response = Outgoing::parse(json!({"jsonrpc": "2.0", "id": 0, "result": {}}).to_string());
+        let response = parse(json!({"jsonrpc": "2.0", "id": 0, "result": {}}));
         assert!(!response.is_request() && response.method.is_none());
 
         // Oddities are still sent, with whatever could be read.
-        let odd = Outgoing::parse(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1,2]}"#.into());
+        let odd = Outgoing::parse(String::from(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1,2]}"#).into());
         assert_eq!(odd.method(), "x");
-        let broken = Outgoing::parse("not json".into());
+        let broken = Outgoing::parse(String::from("not json").into());
         assert!(broken.method.is_none() && broken.body == "not json");
     }
 
     #[test]
     fn mirrors_method_and_name() {
-        let none = HashMap::new();
+        let none = [];
         let legacy = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "file:///a b"}});
         assert_eq!(
             headers_of(legacy, &none),
@@ -347,15 +325,12 @@ mod tests {
             "nothing": {"type": "string", "x-mcp-header": "Nothing"},
             "query": {"type": "string"}
         }});
-        let tools = HashMap::from([(
-            "execute_sql".to_owned(),
-            header_params(schema.as_object().unwrap()).unwrap(),
-        )]);
+        let params = header_params(schema.as_object().unwrap()).unwrap();
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "execute_sql", "_meta": meta(),
             "arguments": {"region": "us-west1", "greeting": "Hello, 世界", "limit": 42, "dry": false,
                           "tenant": {"id": " padded "}, "nothing": null, "query": "SELECT 1"}}});
-        let mut found = headers_of(call.clone(), &tools);
+        let mut found = headers_of(call.clone(), &params);
         found.sort();
         assert_eq!(
             found,
@@ -370,16 +345,14 @@ mod tests {
                 ("mcp-protocol-version", "2026-07-28"),
             ])
         );
-        // A legacy-era call carries no parameter headers; an unknown tool none either.
+        // A legacy-era call carries no parameter headers; a call given none neither.
         let mut legacy = call.clone();
-        legacy["params"].as_object_mut().unwrap().remove("_meta");
+        legacy["params"].as_object_mut().unwrap().shift_remove("_meta");
         assert_eq!(
-            headers_of(legacy, &tools),
+            headers_of(legacy, &params),
             pairs(&[("mcp-method", "tools/call"), ("mcp-name", "execute_sql")])
         );
-        let mut other = call;
-        other["params"]["name"] = json!("other");
-        assert_eq!(headers_of(other, &tools).len(), 3);
+        assert_eq!(headers_of(call, &[]).len(), 3);
     }
 
     #[test]

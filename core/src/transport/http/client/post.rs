@@ -115,39 +115,23 @@ impl Shared {
         });
     }
 
-    /// POSTs a request and delivers what comes back, up to its final response. A modern
-    /// `tools/call` refused with HeaderMismatch is retried once after a tool refresh.
-    async fn exchange(&self, message: &Outgoing, mut first: Option<Sent>) -> Result<(), ErrorObject> {
-        let mut refreshed = false;
-        loop {
-            let sent = match first.take() {
-                Some(sent) => sent,
-                None => self.send_post(message).await?,
-            };
-            let outcome = self.read_reply(message, sent, true).await;
-            let mismatch = match &outcome {
-                Ok(reply) => reply.error.as_ref().is_some_and(|e| e.code == code::HEADER_MISMATCH),
-                Err(error) => error.code == code::HEADER_MISMATCH,
-            };
-            if mismatch && !refreshed && message.is_modern() && message.method() == methods::TOOLS_CALL {
-                refreshed = true;
-                if self.refresh_tools(message).await {
-                    tracing::debug!(tool = ?message.name, "retrying a tools/call after a tool refresh");
-                    continue;
-                }
-            }
-            let reply = outcome?;
-            self.learn_from(message, &reply);
-            self.deliver(Frame::Message(reply.text)).await;
-            return Ok(());
-        }
+    /// POSTs a request and delivers what comes back, up to its final response.
+    async fn exchange(&self, message: &Outgoing, first: Option<Sent>) -> Result<(), ErrorObject> {
+        let sent = match first {
+            Some(sent) => sent,
+            None => self.send_post(message).await?,
+        };
+        let reply = self.read_reply(message, sent, true).await?;
+        self.learn_from(message, &reply);
+        self.deliver(Frame::Message(reply.text)).await;
+        Ok(())
     }
 
     /// Builds and sends the POST of a message; resolves when the answer's headers arrive.
     pub(super) async fn send_post(&self, message: &Outgoing) -> Result<Sent, ErrorObject> {
         let (headers, session) = {
             let state = self.state();
-            let mut headers = body_headers(message, &state.tool_headers);
+            let mut headers = body_headers(message);
             let mut session = None;
             if !message.is_modern() && message.method() != methods::INITIALIZE {
                 if let Some(id) = &state.session_id {
