@@ -103,17 +103,18 @@ pub(crate) fn outcome(envelope: Value) -> Result<Value, Failure> {
 const BYTES_KEY: &str = "$oxmcp.bytes";
 
 /// A JavaScript value as the core's [`Returned`]; `complete` names the member (`content`,
-/// `contents`, `messages`) whose array makes an object the method's complete result.
-fn returned(value: Value, complete: &str) -> Returned {
+/// `contents`, `messages`) whose array makes an object the method's complete result (only
+/// the handler's value itself can be one, not an item of a list).
+fn returned(value: Value, complete: Option<&str>) -> Returned {
     match value {
-        Value::Object(object) if object.get(complete).is_some_and(Value::is_array) => {
+        Value::Object(object) if complete.is_some_and(|key| object.get(key).is_some_and(Value::is_array)) => {
             Returned::Result(Value::Object(object))
         }
         Value::Object(object) => match bytes(&object) {
             Some(bytes) => Returned::Bytes(bytes),
             None => Returned::from_json(Value::Object(object)),
         },
-        Value::Array(items) => Returned::List(items.into_iter().map(|item| returned(item, "")).collect()),
+        Value::Array(items) => Returned::List(items.into_iter().map(|item| returned(item, None)).collect()),
         other => Returned::from_json(other),
     }
 }
@@ -126,7 +127,7 @@ fn bytes(object: &Map<String, Value>) -> Option<Vec<u8>> {
 
 /// What a tool handler returned, as a tool result.
 pub(crate) fn tool_result(value: Value, output: ToolOutput) -> Result<CallToolResult, HandlerError> {
-    returned(value, "content").into_tool_result(output)
+    returned(value, Some("content")).into_tool_result(output)
 }
 
 /// What a resource handler returned for `uri`, as a read result.
@@ -139,14 +140,14 @@ pub(crate) fn read_result(
         Value::Object(object) if object.contains_key("text") || object.contains_key("blob") => {
             Returned::Contents(returned::contents_from_json(object, uri, mime_type)?)
         }
-        other => returned(other, "contents"),
+        other => returned(other, Some("contents")),
     };
     value.into_read_result(uri, mime_type)
 }
 
 /// What a prompt handler returned, as a prompt result.
 pub(crate) fn prompt_result(value: Value) -> Result<GetPromptResult, HandlerError> {
-    returned(value, "messages").into_prompt_result()
+    returned(value, Some("messages")).into_prompt_result()
 }
 
 /// What a completion handler returned, as candidate values.
@@ -257,7 +258,7 @@ mod tests {
         let data = tool_result(json!({"a": 1}), ToolOutput::Content).unwrap();
         assert_eq!(data.structured_content, None);
         let marked = json!({"$oxmcp.bytes": "AAE="});
-        assert_eq!(returned(marked, "content"), Returned::Bytes(vec![0, 1]));
+        assert_eq!(returned(marked, Some("content")), Returned::Bytes(vec![0, 1]));
         let blob = read_result(
             json!({"blob": "AAEC", "mimeType": "image/png"}),
             "file:///x",

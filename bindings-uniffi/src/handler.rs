@@ -193,9 +193,7 @@ impl oxmcp::server::ToolHandler for Tool {
                 .call(arguments, Context::new(ctx))
                 .await
                 .map_err(McpError::into_handler_error)?;
-            oxmcp::server::Returned::try_from(value)
-                .map_err(McpError::into_handler_error)?
-                .into_tool_result(output)
+            value.into_tool_result(output)
         })
     }
 }

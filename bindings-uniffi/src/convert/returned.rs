@@ -1,7 +1,8 @@
 //! What a Kotlin or Swift tool returns: a value the core shapes into the result by the
 //! rules every language shares (`oxmcp::server::Returned`), or a complete result.
 
-use oxmcp::server::Returned as CoreReturned;
+use oxmcp::protocol as core;
+use oxmcp::server::{HandlerError, Returned as CoreReturned, ToolOutput};
 
 use super::{parse_json, CallToolResult, ContentBlock};
 use crate::error::McpError;
@@ -46,6 +47,19 @@ pub enum Returned {
     },
 }
 
+impl Returned {
+    /// The tool result: a complete one converted straight across (no detour through JSON),
+    /// any other value shaped by the core as `output` says.
+    pub(crate) fn into_tool_result(self, output: ToolOutput) -> Result<core::CallToolResult, HandlerError> {
+        match self {
+            Returned::Complete { result } => result.try_into().map_err(McpError::into_handler_error),
+            value => CoreReturned::try_from(value)
+                .map_err(McpError::into_handler_error)?
+                .into_tool_result(output),
+        }
+    }
+}
+
 impl TryFrom<Returned> for CoreReturned {
     type Error = McpError;
 
@@ -62,8 +76,9 @@ impl TryFrom<Returned> for CoreReturned {
                     .map(CoreReturned::try_from)
                     .collect::<Result<_, _>>()?,
             ),
+            // Only in a list: a complete result among other values is sent as its JSON.
             Returned::Complete { result } => {
-                let result = oxmcp::protocol::CallToolResult::try_from(result)?;
+                let result = core::CallToolResult::try_from(result)?;
                 CoreReturned::Result(serde_json::to_value(result).map_err(|e| McpError::invalid_input(e.to_string()))?)
             }
         })

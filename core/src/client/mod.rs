@@ -219,9 +219,9 @@ impl Client {
     }
 
     async fn discover_at(&self, version: ProtocolVersion) -> Result<()> {
-        let params = self.modern_params(Map::new(), version, None);
+        let mut params = self.modern_params(Map::new(), version, None);
         let raw = self
-            .send_request(methods::DISCOVER, params, &CallOptions::default(), Vec::new())
+            .send_request(methods::DISCOVER, &mut params, &CallOptions::default(), Vec::new())
             .await?;
         let result: DiscoverResult = decode(&raw)?;
         if !result.supported_versions.iter().any(|v| v == version.as_str()) {
@@ -250,11 +250,11 @@ impl Client {
             "capabilities": self.inner.options.capabilities(),
             "clientInfo": self.inner.options.info,
         });
-        let Value::Object(params) = params else {
+        let Value::Object(mut params) = params else {
             unreachable!("an object literal")
         };
         let raw = self
-            .send_request(methods::INITIALIZE, params, &CallOptions::default(), Vec::new())
+            .send_request(methods::INITIALIZE, &mut params, &CallOptions::default(), Vec::new())
             .await?;
         let result: InitializeResult = decode(&raw)?;
         let negotiated = ProtocolVersion::parse(&result.protocol_version)

@@ -17,7 +17,8 @@ use crate::error::{Error, Result};
 use crate::protocol::headers::HeaderParam;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
-    meta, methods, Era, InputRequiredResult, InputResponses, ProgressNotificationParams, RequestId, ResultType,
+    meta, methods, Era, InputRequiredResult, InputResponses, ProgressNotificationParams, ProtocolVersion, RequestId,
+    ResultType,
 };
 use crate::transport::OutgoingMessage;
 
@@ -96,17 +97,16 @@ impl Client {
         params: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
-        let modern = self.protocol_version().era() == Era::Modern;
-        let params = self.era_params(params);
-        if modern && method == methods::TOOLS_CALL {
-            return self.call_tool_raw(params, options).await;
+        let version = self.protocol_version();
+        let mut params = self.era_params(params, version);
+        if version.era() == Era::Modern && method == methods::TOOLS_CALL {
+            return self.call_tool_raw(&mut params, options).await;
         }
-        self.send_request(method, params, options, Vec::new()).await
+        self.send_request(method, &mut params, options, Vec::new()).await
     }
 
-    /// A request's params as the connection's era sends them (the modern era's `_meta`).
-    pub(super) fn era_params(&self, params: Map<String, Value>) -> Map<String, Value> {
-        let version = self.protocol_version();
+    /// A request's params as `version`'s era sends them (the modern era's `_meta`).
+    pub(super) fn era_params(&self, params: Map<String, Value>, version: ProtocolVersion) -> Map<String, Value> {
         match version.era() {
             Era::Modern => self.modern_params(params, version, *lock(&self.inner.log_level)),
             Era::Legacy => params,
@@ -114,11 +114,13 @@ impl Client {
     }
 
     /// Sends a request as is, with timeout, progress and cancellation handling;
-    /// `header_params` go to the transport with it (see [`OutgoingMessage`]).
+    /// `header_params` go to the transport with it (see [`OutgoingMessage`]). `params` is
+    /// borrowed so that a request sent again (after a HeaderMismatch) needs no copy; only
+    /// its progress token changes.
     pub(super) async fn send_request(
         &self,
         method: &str,
-        mut params: Map<String, Value>,
+        params: &mut Map<String, Value>,
         options: &CallOptions,
         header_params: Vec<HeaderParam>,
     ) -> Result<Box<RawValue>> {
@@ -152,7 +154,7 @@ impl Client {
             id: id.clone(),
             armed: true,
         };
-        let text = jsonrpc::request_text(&id, method, Some(&params));
+        let text = jsonrpc::request_text(&id, method, Some(&*params));
         connection.send_message(OutgoingMessage { text, header_params }).await?;
         let timeout = options.timeout.unwrap_or(self.inner.options.timeout);
         let cancellation = options.cancellation.clone().unwrap_or_default();

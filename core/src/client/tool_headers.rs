@@ -52,9 +52,9 @@ impl Client {
     async fn relist_tools(&self) -> Result<()> {
         let mut cursor = None;
         for _ in 0..MAX_RELIST_PAGES {
-            let params = self.era_params(cursor_params(cursor));
+            let mut params = self.era_params(cursor_params(cursor), self.protocol_version());
             let raw = self
-                .send_request(methods::TOOLS_LIST, params, &CallOptions::default(), Vec::new())
+                .send_request(methods::TOOLS_LIST, &mut params, &CallOptions::default(), Vec::new())
                 .await?;
             let mut page: ListToolsResult = decode(&raw)?;
             self.keep_listed(&mut page.tools);
@@ -85,20 +85,18 @@ impl Client {
     /// listing the tools again when the server says they changed.
     pub(super) async fn call_tool_raw(
         &self,
-        params: Map<String, Value>,
+        params: &mut Map<String, Value>,
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
         let headers = &self.inner.tool_headers;
-        let first = self
-            .send_request(methods::TOOLS_CALL, params.clone(), options, headers.of_call(&params))
-            .await;
-        match first {
+        let first = headers.of_call(params);
+        match self.send_request(methods::TOOLS_CALL, params, options, first).await {
             Err(Error::Remote(error)) if error.code == code::HEADER_MISMATCH => {
                 tracing::debug!(tool = ?params.get("name"), "listing the tools again after a HeaderMismatch");
                 if self.relist_tools().await.is_err() {
                     return Err(Error::Remote(error));
                 }
-                let again = headers.of_call(&params);
+                let again = headers.of_call(params);
                 self.send_request(methods::TOOLS_CALL, params, options, again).await
             }
             other => other,
