@@ -27,3 +27,10 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 
 /// A boxed error from user code (an authorizer, a token source, a credential provider).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Locks `mutex`, also after a thread panicked while holding it: every value the crate
+/// keeps behind a mutex stays consistent between statements, so a poisoned lock is safe
+/// to use.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -267,3 +267,48 @@ async fn the_client_leaves_out_tools_with_invalid_header_annotations() {
         assert_eq!(names, ["good"], "{era:?}");
     }
 }
+
+#[tokio::test]
+async fn when_the_input_ends_requests_in_flight_are_cancelled_after_the_grace_period() {
+    let stopped = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&stopped);
+    let server = Server::builder("grace", "1")
+        .end_grace(Duration::from_millis(300))
+        .tool(ToolDef::new("endless").handler(move |_, _| {
+            let stopped = StopCounter(Arc::clone(&counter));
+            async move {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                drop(stopped);
+                "never"
+            }
+        }))
+        .build()
+        .unwrap();
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    let serving = tokio::spawn({
+        let server = server.clone();
+        async move { server.serve(server_end).await }
+    });
+    let client = Client::connect(client_end, ClientOptions::new("memory-tests", "1.0.0"))
+        .await
+        .unwrap();
+    let endless = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("endless", json!({})).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    client.close().await.unwrap();
+    let served = tokio::time::timeout(Duration::from_secs(5), serving).await;
+    assert!(served.is_ok(), "the server stops once the grace period is over");
+    assert_eq!(stopped.load(Ordering::SeqCst), 1, "the endless handler was cancelled");
+    let _ = endless.await;
+}
+
+/// Counts the handlers dropped before they finished.
+struct StopCounter(Arc<AtomicUsize>);
+
+impl Drop for StopCounter {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}

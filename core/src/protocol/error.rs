@@ -104,6 +104,14 @@ impl ErrorObject {
         Self::new(code::INTERNAL_ERROR, format!("Internal error: {detail}"))
     }
 
+    /// -32603: the server serves `limit` requests at once already; the client may retry.
+    pub fn server_busy(limit: usize) -> Self {
+        Self::new(
+            code::INTERNAL_ERROR,
+            format!("Server busy: too many requests in flight (at most {limit}); try again later"),
+        )
+    }
+
     /// -32022: the requested version is not one of `supported`.
     pub fn unsupported_protocol_version(requested: &str, supported: &[&str]) -> Self {
         Self::new(code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")

@@ -20,9 +20,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::context::Context;
+use super::limits::Quota;
 use super::reply::Reply;
 use super::{completion, custom, prompts, resources, subscriptions, tools, Server};
 use crate::connection::PendingRequests;
+use crate::lock;
 use crate::protocol::jsonrpc::{self, Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::{
@@ -74,6 +76,8 @@ pub(crate) struct Dispatcher {
     handshake: RwLock<Option<Exchange>>,
     log_level: Mutex<Option<LoggingLevel>>,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The cap on requests served at once.
+    admissions: Arc<Quota>,
     /// The URIs a legacy client subscribed to with `resources/subscribe`.
     pub(super) subscribed_uris: Mutex<HashSet<String>>,
     /// Requests sent to the client (legacy elicitation, sampling, roots) awaiting answers.
@@ -84,25 +88,28 @@ pub(crate) struct Dispatcher {
 }
 
 impl Dispatcher {
-    /// A dispatcher for one client.
+    /// A dispatcher for one client, within the server's per-client limits.
     pub(crate) fn new(server: Server) -> Arc<Self> {
-        Self::build(server, true)
+        let max_in_flight = server.limits().max_in_flight;
+        Self::build(server, true, max_in_flight)
     }
 
-    /// A dispatcher shared by unrelated requests (stateless HTTP): an `initialize` is
-    /// answered but not remembered, so no client's handshake applies to another's requests.
+    /// A dispatcher shared by unrelated requests (stateless HTTP), at most `max_in_flight`
+    /// at once: an `initialize` is answered but not remembered, so no client's handshake
+    /// applies to another's requests, and no client may subscribe.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
-    pub(crate) fn shared(server: Server) -> Arc<Self> {
-        Self::build(server, false)
+    pub(crate) fn shared(server: Server, max_in_flight: usize) -> Arc<Self> {
+        Self::build(server, false, max_in_flight)
     }
 
-    fn build(server: Server, remembers_handshake: bool) -> Arc<Self> {
+    fn build(server: Server, remembers_handshake: bool, max_in_flight: usize) -> Arc<Self> {
         Arc::new(Dispatcher {
             server,
             remembers_handshake,
             handshake: RwLock::new(None),
             log_level: Mutex::new(None),
             in_flight: Mutex::new(HashMap::new()),
+            admissions: Quota::new(max_in_flight),
             subscribed_uris: Mutex::new(HashSet::new()),
             client_requests: PendingRequests::default(),
             ended: CancellationToken::new(),
@@ -129,6 +136,12 @@ impl Dispatcher {
         &self.client_requests
     }
 
+    /// Whether this dispatcher serves one client (and so may keep what the client asked
+    /// for, such as its handshake and subscriptions).
+    pub(crate) fn serves_one_client(&self) -> bool {
+        self.remembers_handshake
+    }
+
     /// Fires when the client is gone.
     pub(crate) fn ended(&self) -> &CancellationToken {
         &self.ended
@@ -140,20 +153,34 @@ impl Dispatcher {
     }
 
     /// Serves a request on its own task, its messages sent on `reply`; the response goes
-    /// there too, unless the request is cancelled first.
-    pub(crate) fn serve(self: &Arc<Self>, request: Request, reply: Reply) {
-        let dispatcher = Arc::clone(self);
+    /// there too, unless the request is cancelled first. Gives the token that cancels it
+    /// (as `notifications/cancelled` does).
+    pub(crate) fn serve(self: &Arc<Self>, request: Request, reply: Reply) -> CancellationToken {
+        let cancellation = self.track(&request.id);
+        let answer = self.answer_tracked(request, Scope::new(reply.clone(), cancellation.clone()));
         self.tasks.spawn(async move {
-            let cancellation = dispatcher.track(&request.id);
-            let id = request.id.clone();
-            let answer = dispatcher
-                .answer(request, Scope::new(reply.clone(), cancellation))
-                .await;
-            lock(&dispatcher.in_flight).remove(&id);
-            if let Some(text) = answer {
+            if let Some(text) = answer.await {
                 reply.finish(text).await;
             }
         });
+        cancellation
+    }
+
+    /// [`answer`](Self::answer) for a request [`track`](Self::track)ed for cancellation,
+    /// which it forgets once answered.
+    pub(crate) fn answer_tracked(
+        self: &Arc<Self>,
+        request: Request,
+        scope: Scope,
+    ) -> futures::future::BoxFuture<'static, Option<String>> {
+        let dispatcher = Arc::clone(self);
+        let id = request.id.clone();
+        let answer = self.answer(request, scope);
+        Box::pin(async move {
+            let text = answer.await;
+            lock(&dispatcher.in_flight).remove(&id);
+            text
+        })
     }
 
     /// Takes a notification or a response from the client at once; a request is handed
@@ -183,6 +210,12 @@ impl Dispatcher {
     pub(crate) fn end(&self) {
         self.ended.cancel();
         self.client_requests.close();
+    }
+
+    /// Whether a request is in flight.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn has_in_flight(&self) -> bool {
+        !lock(&self.in_flight).is_empty()
     }
 
     /// Cancels every request in flight.
@@ -226,7 +259,12 @@ impl Dispatcher {
         scope: Scope,
     ) -> futures::future::BoxFuture<'static, Option<String>> {
         let dispatcher = Arc::clone(self);
+        let Some(admission) = self.admissions.admit() else {
+            let error = ErrorObject::server_busy(self.admissions.max());
+            return Box::pin(std::future::ready(Some(jsonrpc::error_text(Some(&request.id), &error))));
+        };
         Box::pin(async move {
+            let _admission = admission;
             let id = request.id.clone();
             let cancellation = scope.cancellation.clone();
             let dispatch = AssertUnwindSafe(Arc::clone(&dispatcher).dispatch(request, scope)).catch_unwind();
@@ -236,9 +274,10 @@ impl Dispatcher {
                 biased;
                 _ = cancellation.cancelled() => None,
                 outcome = dispatch => Some(outcome.unwrap_or_else(|panic| {
+                    // What a panic says is for the server's log, not for the client.
                     let detail = panic_message(&*panic);
                     tracing::error!(detail, "a handler panicked");
-                    Err(ErrorObject::internal(format!("the handler panicked: {detail}")))
+                    Err(ErrorObject::internal("the handler failed"))
                 })),
             };
             outcome.map(|outcome| match outcome {
@@ -430,10 +469,6 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     lock.read().unwrap_or_else(|e| e.into_inner())
 }
@@ -443,159 +478,4 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::{json, Map};
-    use tokio::sync::mpsc;
-
-    use super::*;
-    use crate::server::ToolDef;
-
-    const MODERN_META: &str = r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}}"#;
-
-    fn server() -> Server {
-        Server::builder("dispatch", "1.0.0")
-            .tool(
-                ToolDef::new("echo").handler(|args: Map<String, Value>, _ctx| async move {
-                    args["text"].as_str().unwrap_or_default().to_owned()
-                }),
-            )
-            .extension("com.example/weather", json!({}))
-            .request_handler("weather/forecast", |params: Value, _ctx: Context| async move {
-                Ok::<_, crate::server::HandlerError>(json!({ "city": params["city"] }))
-            })
-            .request_handler("weather/broken", |_params: Value, _ctx: Context| async move {
-                Ok::<_, crate::server::HandlerError>(json!("not an object"))
-            })
-            .build()
-            .unwrap()
-    }
-
-    /// Answers one request as a client would send it, without any connection.
-    async fn ask(dispatcher: &Arc<Dispatcher>, id: i64, method: &str, params: Value) -> Value {
-        let text = jsonrpc::request_text(&RequestId::Number(id), method, Some(&params));
-        let Ok(Message::Request(request)) = jsonrpc::parse_message(&text) else {
-            panic!("not a request: {text}")
-        };
-        let (tx, _rx) = mpsc::channel(8);
-        let answer = dispatcher.answer(request, Scope::new(Reply::Stream(tx), CancellationToken::new()));
-        serde_json::from_str(&answer.await.expect("answered")).unwrap()
-    }
-
-    fn modern(mut params: Value) -> Value {
-        params["_meta"] = serde_json::from_str(MODERN_META).unwrap();
-        params
-    }
-
-    #[tokio::test]
-    async fn the_era_comes_from_the_handshake_or_from_each_request() {
-        let dispatcher = Dispatcher::new(server());
-        let early = ask(&dispatcher, 1, "tools/list", json!({})).await;
-        assert_eq!(early["error"]["code"], -32602, "{early}");
-        let modern_call = ask(
-            &dispatcher,
-            2,
-            "tools/call",
-            modern(json!({"name": "echo", "arguments": {"text": "hi"}})),
-        )
-        .await;
-        assert_eq!(modern_call["result"]["content"][0]["text"], "hi");
-        assert_eq!(modern_call["result"]["resultType"], "complete");
-        assert_eq!(
-            modern_call["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-            "dispatch"
-        );
-        let init =
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
-        let answer = ask(&dispatcher, 3, "initialize", init).await;
-        assert_eq!(answer["result"]["protocolVersion"], "2025-06-18");
-        assert_eq!(
-            dispatcher.handshake_version(),
-            Some(ProtocolVersion::parse("2025-06-18").unwrap())
-        );
-        let legacy_call = ask(
-            &dispatcher,
-            4,
-            "tools/call",
-            json!({"name": "echo", "arguments": {"text": "yo"}}),
-        )
-        .await;
-        assert_eq!(legacy_call["result"]["content"][0]["text"], "yo");
-        assert!(legacy_call["result"].get("resultType").is_none(), "{legacy_call}");
-    }
-
-    #[tokio::test]
-    async fn a_shared_dispatcher_answers_initialize_without_remembering_it() {
-        let dispatcher = Dispatcher::shared(server());
-        let init =
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
-        ask(&dispatcher, 1, "initialize", init).await;
-        assert_eq!(dispatcher.handshake_version(), None);
-    }
-
-    #[tokio::test]
-    async fn custom_methods_answer_in_both_eras_and_extensions_are_declared_to_the_modern_one() {
-        let dispatcher = Dispatcher::new(server());
-        let modern_answer = ask(&dispatcher, 1, "weather/forecast", modern(json!({"city": "Oslo"}))).await;
-        assert_eq!(modern_answer["result"]["city"], "Oslo");
-        assert_eq!(modern_answer["result"]["resultType"], "complete");
-        let discover = ask(&dispatcher, 2, "server/discover", modern(json!({}))).await;
-        assert_eq!(
-            discover["result"]["capabilities"]["extensions"],
-            json!({"com.example/weather": {}})
-        );
-        let broken = ask(&dispatcher, 3, "weather/broken", modern(json!({}))).await;
-        assert_eq!(broken["error"]["code"], -32603, "{broken}");
-        let unknown = ask(&dispatcher, 4, "weather/unknown", modern(json!({}))).await;
-        assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
-
-        let init =
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
-        let initialized = ask(&dispatcher, 5, "initialize", init).await;
-        assert!(
-            initialized["result"]["capabilities"].get("extensions").is_none(),
-            "{initialized}"
-        );
-        let legacy_answer = ask(&dispatcher, 6, "weather/forecast", json!({"city": "Lima"})).await;
-        assert_eq!(legacy_answer["result"], json!({"city": "Lima"}));
-    }
-
-    #[tokio::test]
-    async fn custom_notifications_reach_their_handler() {
-        let (seen_tx, mut seen) = mpsc::unbounded_channel();
-        let server = Server::builder("dispatch", "1.0.0")
-            .notification_handler("notifications/weather/seen", move |params: Value| {
-                let seen_tx = seen_tx.clone();
-                async move {
-                    let _ = seen_tx.send(params);
-                }
-            })
-            .build()
-            .unwrap();
-        let dispatcher = Dispatcher::new(server);
-        let text = jsonrpc::notification_text("notifications/weather/seen", Some(&json!({"city": "Rome"})));
-        let message = jsonrpc::parse_message(&text).unwrap();
-        assert!(dispatcher.receive(message).is_none());
-        let seen = tokio::time::timeout(std::time::Duration::from_secs(5), seen.recv()).await;
-        assert_eq!(seen.expect("the handler ran"), Some(json!({"city": "Rome"})));
-    }
-
-    #[test]
-    fn the_core_methods_cannot_be_replaced() {
-        let replaced = Server::builder("dispatch", "1.0.0")
-            .request_handler("tools/call", |_params: Value, _ctx: Context| async move {
-                Ok::<_, crate::server::HandlerError>(json!({}))
-            })
-            .build();
-        assert!(replaced.is_err());
-        let replaced = Server::builder("dispatch", "1.0.0")
-            .notification_handler("notifications/cancelled", |_params: Value| async {})
-            .build();
-        assert!(replaced.is_err());
-        let twice = Server::builder("dispatch", "1.0.0")
-            .notification_handler("notifications/x", |_params: Value| async {})
-            .notification_handler("notifications/x", |_params: Value| async {})
-            .build();
-        assert!(twice.is_err());
-    }
-}
+mod tests;

@@ -26,6 +26,7 @@ pub(crate) mod dispatch;
 mod handler;
 #[cfg(feature = "http-server")]
 pub mod http;
+pub(crate) mod limits;
 mod mrtr;
 mod pagination;
 mod prompts;
@@ -56,6 +57,7 @@ use crate::protocol::{
 use crate::state::{InMemorySubscriptionBus, KeyRing, ServerEvent, SubscriptionBus};
 use crate::transport::{self, Transport};
 use custom::CustomMethods;
+use limits::SessionLimits;
 use mrtr::InputPolicy;
 use prompts::RegisteredPrompt;
 use registry::Registry;
@@ -83,6 +85,7 @@ struct ServerInner {
     cache_scope: CacheScope,
     max_message_size: usize,
     input_policy: InputPolicy,
+    limits: SessionLimits,
 }
 
 /// Builds a [`Server`].
@@ -104,6 +107,7 @@ pub struct ServerBuilder {
     requests: Vec<(String, Arc<dyn RequestHandler>)>,
     notifications: Vec<(String, Arc<dyn NotificationHandler>)>,
     extensions: serde_json::Map<String, serde_json::Value>,
+    limits: SessionLimits,
 }
 
 impl ServerBuilder {
@@ -159,6 +163,26 @@ impl ServerBuilder {
     /// The largest message accepted on stream transports (default 4 MiB).
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// The most requests one client may have in flight (default 256); past it a request
+    /// is answered at once with an error, rather than queued.
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.limits.max_in_flight = requests;
+        self
+    }
+
+    /// The most resources one legacy client may subscribe to (default 1024).
+    pub fn max_subscriptions(mut self, uris: usize) -> Self {
+        self.limits.max_subscriptions = uris;
+        self
+    }
+
+    /// How long requests in flight may finish once a connection's input has ended (stdin
+    /// closed, the peer gone; default 5 s); then they are cancelled.
+    pub fn end_grace(mut self, grace: std::time::Duration) -> Self {
+        self.limits.end_grace = grace;
         self
     }
 
@@ -252,6 +276,7 @@ impl ServerBuilder {
                     max_rounds: self.max_input_rounds,
                     state_ttl: self.request_state_ttl,
                 },
+                limits: self.limits,
             }),
         })
     }
@@ -278,6 +303,7 @@ impl Server {
             requests: Vec::new(),
             notifications: Vec::new(),
             extensions: serde_json::Map::new(),
+            limits: SessionLimits::default(),
         }
     }
 
@@ -410,6 +436,10 @@ impl Server {
 
     pub(crate) fn input_policy(&self) -> &InputPolicy {
         &self.inner.input_policy
+    }
+
+    pub(crate) fn limits(&self) -> &SessionLimits {
+        &self.inner.limits
     }
 
     pub(crate) fn page_size(&self) -> Option<usize> {

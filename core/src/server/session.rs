@@ -32,12 +32,18 @@ impl Session {
         &self.dispatcher
     }
 
-    /// Serves frames until the input ends, then waits for the requests in flight.
+    /// Serves frames until the input ends, then lets the requests in flight finish within
+    /// the server's grace period, and cancels those that do not.
     pub(crate) async fn run(self: Arc<Self>, incoming: FrameStream) {
         let forwarder = self.forward_events();
         crate::connection::read_loop(&self.connection, incoming, |frame| self.on_frame(frame)).await;
         self.dispatcher.end();
-        self.dispatcher.wait().await;
+        let grace = self.dispatcher.server().limits().end_grace;
+        if tokio::time::timeout(grace, self.dispatcher.wait()).await.is_err() {
+            tracing::debug!(?grace, "cancelled the requests still in flight after the input ended");
+            self.dispatcher.cancel_in_flight();
+            self.dispatcher.wait().await;
+        }
         forwarder.abort();
         self.connection.close();
     }
@@ -115,7 +121,7 @@ impl Session {
                     Ok(message) => {
                         if let Some(request) = dispatcher.receive(message) {
                             let scope = Scope::new(reply.clone(), dispatcher.track(&request.id));
-                            answers.push(dispatcher.answer(request, scope));
+                            answers.push(dispatcher.answer_tracked(request, scope));
                         }
                     }
                     Err(invalid) => {

@@ -10,8 +10,9 @@ use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
 use super::context::Context;
-use super::dispatch::{finish, lock, parse_params, Dispatcher, Outcome};
+use super::dispatch::{finish, parse_params, Dispatcher, Outcome};
 use super::reply::Reply;
+use crate::lock;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
     meta, methods, EmptyResult, ErrorObject, Meta, ReadResourceRequestParams, RequestId,
@@ -22,8 +23,20 @@ use crate::state::ServerEvent;
 /// `resources/subscribe` (`on`) and `resources/unsubscribe` (legacy era).
 pub(super) fn subscribe(dispatcher: &Dispatcher, params: Option<&RawValue>, on: bool) -> Outcome {
     let params: ReadResourceRequestParams = parse_params(params)?;
+    if on && !dispatcher.serves_one_client() {
+        // A stateless endpoint has no client to tell, and would keep every URI forever.
+        return Err(ErrorObject::invalid_request(
+            "resources/subscribe needs a session; this endpoint is stateless",
+        ));
+    }
     let mut uris = lock(&dispatcher.subscribed_uris);
     if on {
+        let max = dispatcher.server().limits().max_subscriptions;
+        if uris.len() >= max && !uris.contains(&params.uri) {
+            return Err(ErrorObject::invalid_request(format!(
+                "too many subscriptions (at most {max}); unsubscribe from some first"
+            )));
+        }
         uris.insert(params.uri);
     } else {
         uris.remove(&params.uri);

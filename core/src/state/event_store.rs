@@ -10,7 +10,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::io;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::BoxFuture;
 
@@ -97,10 +98,11 @@ impl fmt::Debug for dyn EventStore {
 }
 
 /// The events of every session, in memory: `events_kept` per stream, the streams of the
-/// last 32 finished POSTs per session.
+/// last 32 finished POSTs per session, and at most a number of bytes per session and in
+/// all (by default 8 MiB and 256 MiB).
 #[derive(Debug)]
 pub struct InMemoryEventStore {
-    events_kept: usize,
+    limits: LogLimits,
     sessions: Mutex<HashMap<String, SessionLog>>,
 }
 
@@ -108,9 +110,16 @@ impl InMemoryEventStore {
     /// A store that keeps at most `events_kept` events per stream.
     pub fn new(events_kept: usize) -> Self {
         InMemoryEventStore {
-            events_kept,
+            limits: LogLimits::new(events_kept, DEFAULT_BYTES_PER_SESSION, DEFAULT_BYTES_TOTAL),
             sessions: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Keeps at most `per_session` bytes of event data per session (the oldest go first)
+    /// and `total` bytes in all (past it, events are not kept).
+    pub fn bytes_kept(mut self, per_session: usize, total: usize) -> Self {
+        self.limits = LogLimits::new(self.limits.events_kept, per_session, total);
+        self
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionLog>> {
@@ -125,7 +134,7 @@ impl EventStore for InMemoryEventStore {
         match sessions.get_mut(session) {
             Some(log) => log.append(stream, event),
             None => {
-                let mut log = SessionLog::new(self.events_kept);
+                let mut log = SessionLog::new(self.limits.clone());
                 log.append(stream, event);
                 sessions.insert(session.to_owned(), log);
             }
@@ -156,29 +165,95 @@ impl EventStore for InMemoryEventStore {
     }
 }
 
+/// The default bound on one session's event bytes.
+const DEFAULT_BYTES_PER_SESSION: usize = 8 * 1024 * 1024;
+/// The default bound on the event bytes of every session together.
+const DEFAULT_BYTES_TOTAL: usize = 256 * 1024 * 1024;
+
+/// The bounds of session logs: events per stream, bytes per session, and a byte budget
+/// the logs that share these limits draw from together.
+#[derive(Debug, Clone)]
+pub(crate) struct LogLimits {
+    events_kept: usize,
+    bytes_per_session: usize,
+    total: Arc<ByteBudget>,
+}
+
+impl LogLimits {
+    pub(crate) fn new(events_kept: usize, bytes_per_session: usize, bytes_total: usize) -> Self {
+        LogLimits {
+            events_kept: events_kept.max(1),
+            bytes_per_session,
+            total: Arc::new(ByteBudget {
+                used: AtomicUsize::new(0),
+                limit: bytes_total,
+            }),
+        }
+    }
+}
+
+/// Bytes shared by many logs.
+#[derive(Debug)]
+struct ByteBudget {
+    used: AtomicUsize,
+    limit: usize,
+}
+
+impl ByteBudget {
+    /// Takes `bytes` from the budget, if they are left.
+    fn take(&self, bytes: usize) -> bool {
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(bytes).filter(|&after| after <= self.limit)
+            })
+            .is_ok()
+    }
+
+    fn give_back(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::AcqRel);
+    }
+}
+
 /// The bounded logs of one session's streams: what [`InMemoryEventStore`] keeps per
 /// session, and what a session keeps by itself when no store is configured.
 #[derive(Debug)]
 pub(crate) struct SessionLog {
-    events_kept: usize,
+    limits: LogLimits,
+    /// The event bytes kept, all streams together.
+    bytes: usize,
     streams: HashMap<u64, VecDeque<StoredEvent>>,
     finished: VecDeque<u64>,
 }
 
 impl SessionLog {
-    pub(crate) fn new(events_kept: usize) -> Self {
+    pub(crate) fn new(limits: LogLimits) -> Self {
         SessionLog {
-            events_kept: events_kept.max(1),
+            limits,
+            bytes: 0,
             streams: HashMap::new(),
             finished: VecDeque::new(),
         }
     }
 
+    /// Keeps `event` of `stream`, making room by dropping the oldest events (those of
+    /// finished streams first). An event that does not fit is not kept: it was sent
+    /// already, only resuming past it loses it.
     pub(crate) fn append(&mut self, stream: u64, event: StoredEvent) {
+        let size = event.data.len();
+        if size > self.limits.bytes_per_session {
+            return;
+        }
+        while self.bytes + size > self.limits.bytes_per_session && self.drop_oldest(stream) {}
+        if !self.limits.total.take(size) {
+            return;
+        }
+        self.bytes += size;
         let events = self.streams.entry(stream).or_default();
         events.push_back(event);
-        if events.len() > self.events_kept {
-            events.pop_front();
+        if events.len() > self.limits.events_kept {
+            if let Some(oldest) = events.pop_front() {
+                self.release(oldest.data.len());
+            }
         }
     }
 
@@ -191,9 +266,53 @@ impl SessionLog {
         self.finished.push_back(stream);
         if self.finished.len() > FINISHED_STREAMS_KEPT {
             if let Some(oldest) = self.finished.pop_front() {
-                self.streams.remove(&oldest);
+                self.forget(oldest);
             }
         }
+    }
+
+    /// Drops the oldest finished stream, else the oldest event of `current`, else of any
+    /// stream; false when nothing is left.
+    fn drop_oldest(&mut self, current: u64) -> bool {
+        if let Some(oldest) = self.finished.pop_front() {
+            self.forget(oldest);
+            return true;
+        }
+        let victim = match self.streams.get(&current).is_some_and(|events| !events.is_empty()) {
+            true => Some(current),
+            false => self
+                .streams
+                .iter()
+                .find(|(_, events)| !events.is_empty())
+                .map(|(&stream, _)| stream),
+        };
+        let dropped = victim
+            .and_then(|stream| self.streams.get_mut(&stream))
+            .and_then(VecDeque::pop_front);
+        match dropped {
+            Some(event) => {
+                self.release(event.data.len());
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn forget(&mut self, stream: u64) {
+        if let Some(events) = self.streams.remove(&stream) {
+            self.release(events.iter().map(|event| event.data.len()).sum());
+        }
+    }
+
+    fn release(&mut self, bytes: usize) {
+        self.bytes -= bytes;
+        self.limits.total.give_back(bytes);
+    }
+}
+
+impl Drop for SessionLog {
+    fn drop(&mut self) {
+        self.limits.total.give_back(self.bytes);
     }
 }
 
@@ -210,7 +329,7 @@ mod tests {
 
     #[test]
     fn logs_are_bounded() {
-        let mut log = SessionLog::new(2);
+        let mut log = SessionLog::new(LogLimits::new(2, 1 << 20, 1 << 20));
         for seq in 1..=5 {
             log.append(0, event(seq));
         }
@@ -222,6 +341,38 @@ mod tests {
         }
         assert_eq!(log.streams.len(), FINISHED_STREAMS_KEPT + 1);
         assert_eq!(log.replay(1, 0), None, "the oldest finished streams are freed");
+    }
+
+    fn sized(seq: u64, bytes: usize) -> StoredEvent {
+        StoredEvent {
+            seq,
+            data: "x".repeat(bytes),
+        }
+    }
+
+    #[test]
+    fn logs_are_bounded_in_bytes_per_session_and_in_all() {
+        let limits = LogLimits::new(1000, 100, 150);
+        let mut first = SessionLog::new(limits.clone());
+        first.append(1, sized(1, 40));
+        first.finish(1);
+        first.append(2, sized(1, 40));
+        first.append(2, sized(2, 40));
+        assert_eq!(first.replay(1, 0), None, "a finished stream goes first");
+        assert_eq!(first.bytes, 80);
+        first.append(2, sized(3, 40));
+        assert_eq!(first.replay(2, 0).unwrap().first().map(|e| e.seq), Some(2));
+        assert_eq!(first.bytes, 80, "within 100 bytes");
+        first.append(3, sized(1, 101));
+        assert_eq!(first.replay(3, 0), None, "larger than a session may keep");
+
+        let mut second = SessionLog::new(limits.clone());
+        second.append(1, sized(1, 40));
+        second.append(1, sized(2, 40));
+        assert_eq!(second.bytes, 40, "150 bytes in all: 80 + 40, and no room for 40 more");
+        drop(first);
+        second.append(1, sized(3, 40));
+        assert_eq!(second.bytes, 80, "the first session's bytes came back");
     }
 
     #[tokio::test]

@@ -11,7 +11,7 @@ mod event_store;
 pub mod sealing;
 
 pub use bus::{InMemorySubscriptionBus, ServerEvent, SubscriptionBus};
-#[cfg(feature = "http-server")]
-pub(crate) use event_store::SessionLog;
 pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
+#[cfg(feature = "http-server")]
+pub(crate) use event_store::{LogLimits, SessionLog};
 pub use sealing::{KeyRing, SealError, SealingKey};

@@ -15,7 +15,15 @@ pub struct HttpConfig {
     pub(super) json_response: bool,
     pub(super) stateless: bool,
     pub(super) session_idle_timeout: Duration,
+    pub(super) new_session_timeout: Duration,
     pub(super) max_sessions: usize,
+    pub(super) max_in_flight: usize,
+    pub(super) header_read_timeout: Duration,
+    pub(super) body_read_timeout: Duration,
+    pub(super) max_connections: usize,
+    pub(super) shutdown_timeout: Duration,
+    pub(super) event_bytes_per_session: usize,
+    pub(super) event_bytes_total: usize,
     pub(super) legacy_sse: bool,
     pub(super) events_kept: usize,
     pub(super) event_store: Option<Arc<dyn EventStore>>,
@@ -33,7 +41,15 @@ impl Default for HttpConfig {
             json_response: false,
             stateless: false,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            new_session_timeout: Duration::from_secs(30),
             max_sessions: 10_000,
+            max_in_flight: 1024,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            shutdown_timeout: Duration::from_secs(10),
+            event_bytes_per_session: 8 * 1024 * 1024,
+            event_bytes_total: 256 * 1024 * 1024,
             legacy_sse: false,
             events_kept: 1024,
             event_store: None,
@@ -90,9 +106,66 @@ impl HttpConfig {
         self
     }
 
-    /// The most legacy sessions at once (default 10,000; past it `initialize` gets 503).
+    /// How long a session opened by `initialize` lives when the client sends nothing
+    /// more (default 30 s; a client sends `notifications/initialized` at once), so that a
+    /// flood of bare `initialize` requests cannot hold every session for long.
+    pub fn new_session_timeout(mut self, timeout: Duration) -> Self {
+        self.new_session_timeout = timeout;
+        self
+    }
+
+    /// The most sessions at once, legacy Streamable HTTP and 2024-11-05 `/sse` together
+    /// (default 10,000; past it `initialize` and `/sse` get 503).
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
+        self
+    }
+
+    /// The most requests in flight at once outside sessions: every modern-era request,
+    /// and legacy ones in stateless mode (default 1024; past it a request is answered
+    /// with an error at once). Each session has its own cap, set with
+    /// [`ServerBuilder::max_in_flight`](crate::server::ServerBuilder::max_in_flight).
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests;
+        self
+    }
+
+    /// How long a client may take to send a request's headers, counted from when the
+    /// connection is ready for the request (default 10 s). It also closes a kept-alive
+    /// connection that stays idle this long. Bundled listener only.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a request's body (default 30 s; past it 408).
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// The most connections open at once (default 1024); further clients wait in the
+    /// listen backlog until one closes. Bundled listener only.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+
+    /// How long [`HttpServerHandle::shutdown`](super::HttpServerHandle::shutdown) lets
+    /// requests in flight finish before it cancels them and closes their connections
+    /// (default 10 s).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// How many bytes of SSE events a legacy session keeps for resumption (default
+    /// 8 MiB; past it the oldest go first), and how many all sessions keep together
+    /// (default 256 MiB; past it events are sent but not kept). Applies to the default
+    /// in-memory log; a configured [`event_store`](Self::event_store) bounds itself.
+    pub fn event_bytes_kept(mut self, per_session: usize, total: usize) -> Self {
+        self.event_bytes_per_session = per_session;
+        self.event_bytes_total = total;
         self
     }
 

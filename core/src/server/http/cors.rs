@@ -1,4 +1,5 @@
-//! CORS: headers for the configured origins, and preflight answers.
+//! CORS: headers for the configured origins only (the request's `Origin` is reflected when
+//! it is one of them), `Vary: Origin`, and preflight answers.
 
 use std::sync::Arc;
 
@@ -27,6 +28,12 @@ pub(super) async fn apply_cors(
         })
         .cloned();
     let mut response = next.run(request).await;
+    if !endpoint.config.cors_origins.is_empty() {
+        // The answer depends on the Origin: caches must not hand one origin's to another.
+        response
+            .headers_mut()
+            .append(http::header::VARY, HeaderValue::from_static("Origin"));
+    }
     if let Some(origin) = origin {
         let headers = response.headers_mut();
         headers.insert(http::header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);

@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::{Body, Bytes};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use http::{HeaderMap, StatusCode};
+use tokio_util::sync::CancellationToken;
 
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::post_legacy;
@@ -19,36 +20,24 @@ use super::sessions::{reap_idle_sessions, HttpSession};
 use super::sse_compat::{handle_sse_message, handle_sse_open};
 use super::standalone::{handle_delete, handle_get};
 use super::HttpConfig;
+use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming, Message};
 use crate::protocol::ErrorObject;
 use crate::server::dispatch::Dispatcher;
+use crate::server::limits::Quota;
 use crate::server::session::Session;
 use crate::server::Server;
+use crate::state::LogLimits;
 
 impl Server {
     /// The HTTP endpoint as an axum [`Router`] (a `tower::Service`), to serve alone or
     /// merge into an existing app. Must be called inside a tokio runtime.
+    ///
+    /// Connection-level limits (header-read timeout, connection cap, shutdown) are the
+    /// listener's: [`bind_http`](Server::bind_http) applies them, an app that mounts the
+    /// router applies its own.
     pub fn http_router(&self, config: HttpConfig) -> Router {
-        let path = config.path.clone();
-        let legacy_sse = config.legacy_sse;
-        let body_limit = config.body_limit;
-        let endpoint = Endpoint::new(self.clone(), config);
-        let mut router = Router::new().route(
-            &path,
-            post(handle_post)
-                .get(handle_get)
-                .delete(handle_delete)
-                .options(handle_preflight),
-        );
-        if legacy_sse {
-            router = router
-                .route("/sse", get(handle_sse_open))
-                .route("/messages", post(handle_sse_message));
-        }
-        router
-            .layer(axum::middleware::from_fn_with_state(Arc::clone(&endpoint), apply_cors))
-            .layer(DefaultBodyLimit::max(body_limit))
-            .with_state(endpoint)
+        Endpoint::new(self.clone(), config).router()
     }
 }
 
@@ -59,24 +48,101 @@ pub(super) struct Endpoint {
     pub(super) stateless: Arc<Dispatcher>,
     pub(super) sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     pub(super) sse_sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// Counts the sessions of both tables against `max_sessions`.
+    pub(super) session_quota: Arc<Quota>,
+    /// The bounds of the sessions' in-memory event logs, one byte budget for all.
+    pub(super) log_limits: LogLimits,
+    /// Cancelled when the endpoint shuts down: streams that only wait for events end.
+    pub(super) closing: CancellationToken,
     pub(super) server: Server,
 }
 
 impl Endpoint {
-    fn new(server: Server, config: HttpConfig) -> Arc<Self> {
+    pub(super) fn new(server: Server, config: HttpConfig) -> Arc<Self> {
         let endpoint = Arc::new(Endpoint {
-            stateless: Dispatcher::shared(server.clone()),
+            stateless: Dispatcher::shared(server.clone(), config.max_in_flight),
             sessions: Mutex::new(HashMap::new()),
             sse_sessions: Mutex::new(HashMap::new()),
+            session_quota: Quota::new(config.max_sessions),
+            log_limits: LogLimits::new(
+                config.events_kept,
+                config.event_bytes_per_session,
+                config.event_bytes_total,
+            ),
+            closing: CancellationToken::new(),
             server,
             config,
         });
         tokio::spawn(reap_idle_sessions(Arc::downgrade(&endpoint)));
         endpoint
     }
+
+    /// The endpoint's routes.
+    pub(super) fn router(self: Arc<Self>) -> Router {
+        let mut router = Router::new().route(
+            &self.config.path,
+            post(handle_post)
+                .get(handle_get)
+                .delete(handle_delete)
+                .options(handle_preflight),
+        );
+        if self.config.legacy_sse {
+            router = router
+                .route("/sse", get(handle_sse_open))
+                .route("/messages", post(handle_sse_message));
+        }
+        router
+            .layer(axum::middleware::from_fn_with_state(Arc::clone(&self), apply_cors))
+            .with_state(self)
+    }
+
+    /// Starts shutting down: streams that only wait for events (GET, `/sse`) end, and no
+    /// new session opens. Requests in flight go on.
+    pub(super) fn begin_close(&self) {
+        self.closing.cancel();
+    }
+
+    /// Ends every session and cancels every request still in flight.
+    pub(super) fn end_all(&self) {
+        let sessions: Vec<Arc<HttpSession>> = self.sessions().drain().map(|(_, session)| session).collect();
+        for session in &sessions {
+            session.session.end();
+        }
+        let sse: Vec<Arc<Session>> = lock(&self.sse_sessions).drain().map(|(_, session)| session).collect();
+        for session in &sse {
+            session.end();
+        }
+        self.stateless.end();
+        self.stateless.cancel_in_flight();
+    }
+
+    /// A request's body, read within the body timeout and size limit.
+    pub(super) async fn read_body(&self, body: Body) -> Result<Bytes, Rejection> {
+        let limit = self.config.body_limit;
+        match tokio::time::timeout(self.config.body_read_timeout, axum::body::to_bytes(body, limit)).await {
+            Ok(Ok(bytes)) => Ok(bytes),
+            Ok(Err(error)) if too_large(&error) => Err(Rejection::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorObject::invalid_request(format!("the body is larger than {limit} bytes")),
+            )),
+            Ok(Err(_)) => Err(Rejection::new(
+                StatusCode::BAD_REQUEST,
+                ErrorObject::invalid_request("the body could not be read"),
+            )),
+            Err(_) => Err(Rejection::new(
+                StatusCode::REQUEST_TIMEOUT,
+                ErrorObject::invalid_request("the body did not arrive in time"),
+            )),
+        }
+    }
 }
 
-async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Bytes) -> Response {
+/// Whether reading a body failed because it was over the limit.
+fn too_large(error: &axum::Error) -> bool {
+    std::error::Error::source(error).is_some_and(|cause| cause.is::<http_body_util::LengthLimitError>())
+}
+
+async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Body) -> Response {
     if let Err(refused) = precheck(&endpoint, &headers) {
         return refused.into_response();
     }
@@ -84,6 +150,10 @@ async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
         let error = ErrorObject::invalid_request("Content-Type must be application/json");
         return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
     }
+    let body = match endpoint.read_body(body).await {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
     let message = match jsonrpc::parse(&body) {
         Ok(Incoming::Single(message)) => message,
         Ok(Incoming::Batch(_)) => {

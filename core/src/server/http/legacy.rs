@@ -1,5 +1,6 @@
 //! Legacy-era POSTs (2025-03-26 to 2025-11-25): with sessions, answered as JSON or as a
 //! resumable SSE stream logged for `Last-Event-ID`; or, in stateless mode, each on its own.
+//! A client that goes away before its answer has begun cancels its request.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,7 +37,7 @@ pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, m
         return post_stateless(endpoint, message, version).await;
     }
     let (session, new_id) = if initialize {
-        match endpoint.open_session() {
+        match endpoint.new_session() {
             Ok((id, session)) => (session, Some(id)),
             Err(refused) => return refused.into_response(),
         }
@@ -51,19 +52,37 @@ pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, m
         return StatusCode::ACCEPTED.into_response();
     };
     let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
-    dispatcher.serve(request, Reply::Stream(tx));
-    let mut response = match rx.recv().await {
+    // Until the answer starts, a client that goes away has nothing to resume: its request
+    // is cancelled. A resumable stream goes on without it.
+    let cancel_on_drop = dispatcher.serve(request, Reply::Stream(tx)).drop_guard();
+    let first = rx.recv().await;
+    // The session joins the table only once its `initialize` succeeded: a refused one
+    // leaves nothing behind.
+    let new_id = new_id.filter(|_| dispatcher.handshake_version().is_some());
+    if let Some(id) = &new_id {
+        endpoint.keep_session(id.clone(), Arc::clone(&session));
+    }
+    let mut response = match first {
         None => rpc_error(
             StatusCode::INTERNAL_SERVER_ERROR,
             None,
             ErrorObject::internal("the request was cancelled"),
         ),
-        Some(Outgoing::Final(text)) => json_body(StatusCode::OK, text),
+        Some(Outgoing::Final(text)) => {
+            cancel_on_drop.disarm();
+            json_body(StatusCode::OK, text)
+        }
         Some(Outgoing::Message(first)) if endpoint.config.json_response => {
             drop(first);
-            respond(rx, true, None, endpoint.config.keep_alive, |_| StatusCode::OK).await
+            respond(rx, true, Some(cancel_on_drop), endpoint.config.keep_alive, |_| {
+                StatusCode::OK
+            })
+            .await
         }
-        Some(Outgoing::Message(first)) => resumable_stream(endpoint, &session.hub, first, rx).await,
+        Some(Outgoing::Message(first)) => {
+            cancel_on_drop.disarm();
+            resumable_stream(endpoint, &session.hub, first, rx).await
+        }
     };
     if let Some(id) = new_id {
         if let Ok(value) = HeaderValue::from_str(&id) {
@@ -81,11 +100,13 @@ async fn post_stateless(endpoint: &Arc<Endpoint>, message: Message, version: Pro
     };
     let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
     let dispatcher = Arc::clone(&endpoint.stateless);
+    let cancellation = CancellationToken::new();
+    let cancel_on_drop = cancellation.clone().drop_guard();
     tokio::spawn(async move {
         let reply = Reply::Stream(tx);
         let scope = Scope {
             assumed_version: Some(version),
-            ..Scope::new(reply.clone(), CancellationToken::new())
+            ..Scope::new(reply.clone(), cancellation)
         };
         if let Some(text) = dispatcher.answer(request, scope).await {
             reply.finish(text).await;
@@ -94,7 +115,7 @@ async fn post_stateless(endpoint: &Arc<Endpoint>, message: Message, version: Pro
     respond(
         rx,
         endpoint.config.json_response,
-        None,
+        Some(cancel_on_drop),
         endpoint.config.keep_alive,
         |_| StatusCode::OK,
     )

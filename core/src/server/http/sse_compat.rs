@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Weak};
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
@@ -15,8 +15,10 @@ use super::endpoint::{precheck, Endpoint};
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
 use super::sessions::{random_id, silent_transport};
 use crate::connection::Connection;
+use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming};
 use crate::protocol::ErrorObject;
+use crate::server::limits::Admission;
 use crate::server::session::Session;
 
 #[derive(Deserialize)]
@@ -30,6 +32,10 @@ pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, heade
     if let Err(refused) = precheck(&endpoint, &headers) {
         return refused.into_response();
     }
+    let slot = match endpoint.session_slot() {
+        Ok(slot) => slot,
+        Err(refused) => return refused.into_response(),
+    };
     let id = match random_id() {
         Ok(id) => id,
         Err(e) => return rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorObject::internal(e)),
@@ -40,22 +46,21 @@ pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, heade
     let (connection, _) = Connection::start(silent_transport(sink));
     let session = Session::new(endpoint.server.clone(), connection);
     let forwarder = session.forward_events();
-    endpoint
-        .sse_sessions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id.clone(), session);
-    let closing = SseSessionGuard {
+    lock(&endpoint.sse_sessions).insert(id.clone(), session);
+    let guard = SseSessionGuard {
         endpoint: Arc::downgrade(&endpoint),
         id: id.clone(),
         forwarder,
+        _slot: slot,
     };
     let endpoint_event = Bytes::from(format!("event: endpoint\ndata: /messages?sessionId={id}\n\n"));
     let messages = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |text| {
-        let _ = &closing;
+        let _ = &guard;
         Bytes::from(format!("event: message\ndata: {text}\n\n"))
     });
-    sse_response(futures::stream::once(async move { endpoint_event }).chain(messages))
+    // The session lives as long as its stream, which ends when the server shuts down.
+    let events = futures::stream::once(async move { endpoint_event }).chain(messages);
+    sse_response(events.take_until(endpoint.closing.clone().cancelled_owned()))
 }
 
 /// Ends an HTTP+SSE session when its stream closes.
@@ -63,18 +68,15 @@ struct SseSessionGuard {
     endpoint: Weak<Endpoint>,
     id: String,
     forwarder: tokio::task::JoinHandle<()>,
+    /// The session's place among the endpoint's `max_sessions`.
+    _slot: Admission,
 }
 
 impl Drop for SseSessionGuard {
     fn drop(&mut self) {
         self.forwarder.abort();
         if let Some(endpoint) = self.endpoint.upgrade() {
-            if let Some(session) = endpoint
-                .sse_sessions
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&self.id)
-            {
+            if let Some(session) = lock(&endpoint.sse_sessions).remove(&self.id) {
                 session.end();
             }
         }
@@ -86,17 +88,16 @@ pub(super) async fn handle_sse_message(
     State(endpoint): State<Arc<Endpoint>>,
     Query(query): Query<SessionQuery>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     if let Err(refused) = precheck(&endpoint, &headers) {
         return refused.into_response();
     }
-    let session = endpoint
-        .sse_sessions
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&query.session_id)
-        .cloned();
+    let body = match endpoint.read_body(body).await {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
+    let session = lock(&endpoint.sse_sessions).get(&query.session_id).cloned();
     let Some(session) = session else {
         return rpc_error(
             StatusCode::NOT_FOUND,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::endpoint::{precheck, Endpoint};
@@ -43,6 +44,11 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
         }
     };
     match session.hub.attach(stream, after, STREAM_CAPACITY).await {
+        // The standalone stream only waits for events: it ends when the server shuts down.
+        Some(attached) if stream == STANDALONE => sse_response(
+            logged_events(stream, attached, endpoint.config.retry)
+                .take_until(endpoint.closing.clone().cancelled_owned()),
+        ),
         Some(attached) => sse_response(logged_events(stream, attached, endpoint.config.retry)),
         None => rpc_error(
             StatusCode::NOT_FOUND,

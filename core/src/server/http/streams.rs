@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::mpsc;
 
-use crate::state::{EventStore, SessionLog, StoredEvent};
+use crate::lock;
+use crate::state::{EventStore, LogLimits, SessionLog, StoredEvent};
 
 /// The standalone stream opened by GET.
 pub(crate) const STANDALONE: u64 = 0;
@@ -65,9 +66,9 @@ pub(crate) struct StreamHub {
 }
 
 impl StreamHub {
-    /// A hub that keeps at most `events_kept` events per stream in memory.
-    pub(crate) fn new(events_kept: usize) -> Self {
-        Self::with_log(Log::Memory(Mutex::new(SessionLog::new(events_kept))))
+    /// A hub that keeps its events in memory, within `limits`.
+    pub(crate) fn new(limits: LogLimits) -> Self {
+        Self::with_log(Log::Memory(Mutex::new(SessionLog::new(limits))))
     }
 
     /// A hub that logs the events of session `session` in `store`.
@@ -165,6 +166,13 @@ impl StreamHub {
             .is_some_and(|open| open.live.as_ref().is_some_and(|l| !l.is_closed()))
     }
 
+    /// Whether a reader is attached to any stream of the session.
+    pub(crate) fn has_reader(&self) -> bool {
+        self.streams()
+            .values()
+            .any(|open| open.live.as_ref().is_some_and(|l| !l.is_closed()))
+    }
+
     async fn replay(&self, stream: u64, after: u64) -> Option<Vec<Event>> {
         match &self.log {
             Log::Memory(log) => lock(log).replay(stream, after),
@@ -202,10 +210,6 @@ impl OpenStream {
             live: None,
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A store's failure costs only resumption: it is logged, and the stream goes on.
@@ -253,7 +257,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_reader_that_reattaches_gets_what_it_missed_then_the_rest() {
-        reattach(StreamHub::new(100)).await;
+        reattach(StreamHub::new(LogLimits::new(100, 1 << 20, 1 << 20))).await;
         reattach(StreamHub::with_store(
             Arc::new(InMemoryEventStore::new(100)),
             "s".into(),
@@ -263,7 +267,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_fresh_reader_starts_at_the_latest_event() {
-        let hub = StreamHub::new(100);
+        let hub = StreamHub::new(LogLimits::new(100, 1 << 20, 1 << 20));
         hub.push(STANDALONE, "old".into(), false).await;
         let attached = hub.attach(STANDALONE, u64::MAX, 8).await.unwrap();
         assert!(attached.missed.is_empty());
