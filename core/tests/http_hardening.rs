@@ -59,6 +59,9 @@ fn server(builder: oxmcp::server::ServerBuilder, stopped: Stopped) -> Server {
                 "waited"
             }
         }))
+        .tool(ToolDef::new("roots").handler(|_, ctx: Context| async move {
+            ctx.list_roots().await.map(|roots| roots.roots.len().to_string())
+        }))
         .tool(ToolDef::new("chatty").handler(|args, ctx: Context| async move {
             let (count, size) = (args["count"].as_u64().unwrap_or(1), args["size"].as_u64().unwrap_or(1));
             for _ in 0..count {
@@ -440,6 +443,42 @@ async fn a_session_keeps_a_bounded_number_of_event_bytes_for_resumption() {
     assert!(
         replayed.last().unwrap().1.contains("said it all"),
         "the answer is among them"
+    );
+}
+
+#[tokio::test]
+async fn a_request_to_the_client_times_out_and_is_cancelled() {
+    let builder = Server::builder("hardening", "1.0.0").client_request_timeout(Duration::from_millis(300));
+    let f = Fixture::with_server(builder, HttpConfig::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {"roots": {}}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let session = f.post(&init, &[]).send().await.unwrap().headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let events = sse_events(f.legacy(&session, &call(1, "roots", json!({}))).send().await.unwrap()).await;
+    let messages: Vec<Value> = events
+        .iter()
+        .filter(|(_, data)| !data.is_empty())
+        .map(|(_, data)| serde_json::from_str(data).unwrap())
+        .collect();
+    let asked = messages
+        .iter()
+        .find(|m| m["method"] == "roots/list")
+        .expect("the client was asked");
+    let cancelled = messages
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .expect("and told to stop");
+    assert_eq!(cancelled["params"]["requestId"], asked["id"]);
+    let answer = messages.last().unwrap();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("no answer within"),
+        "{answer}"
     );
 }
 

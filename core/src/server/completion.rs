@@ -81,7 +81,7 @@ pub(super) async fn complete(server: &Server, params: Option<&RawValue>, stamp: 
             handler
                 .complete(params.argument.value, context)
                 .await
-                .map_err(HandlerError::into_error_object)?
+                .map_err(|error| server.disclose(error).into_error_object())?
         }
         None => Vec::new(),
     };

@@ -16,11 +16,11 @@ use super::reply::Reply;
 use super::schema::CompiledSchema;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
-    methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
-    ElicitResult, ElicitationCapability, Era, ErrorObject, Implementation, InputRequest, InputResponse, InputResponses,
-    ListRootsRequestParams, ListRootsResult, LoggingLevel, LoggingMessageNotificationParams, Meta,
-    ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId, RootsCapability, SamplingCapability,
-    SamplingContent,
+    methods, CancelledNotificationParams, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
+    ElicitAction, ElicitRequestParams, ElicitResult, ElicitationCapability, Era, ErrorObject, Implementation,
+    InputRequest, InputResponse, InputResponses, ListRootsRequestParams, ListRootsResult, LoggingLevel,
+    LoggingMessageNotificationParams, Meta, ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId,
+    RootsCapability, SamplingCapability, SamplingContent,
 };
 
 /// What a handler knows about the request it serves, and how it talks back: progress,
@@ -341,16 +341,29 @@ impl Context {
         let failed = |e: crate::Error| HandlerError::message(format!("{method} failed: {e}"));
         let client_requests = self.inner.dispatcher.client_requests();
         let (id, answer) = client_requests.register().map_err(failed)?;
-        if !self
-            .inner
-            .reply
-            .send(jsonrpc::request_text(&id, method, Some(params)))
-            .await
-        {
-            client_requests.forget(&id);
+        // However this ends (answered, timed out, the handler cancelled), the request
+        // leaves the table.
+        let _pending = ForgetOnDrop {
+            requests: client_requests,
+            id: id.clone(),
+        };
+        let reply = &self.inner.reply;
+        if !reply.send(jsonrpc::request_text(&id, method, Some(params))).await {
             return Err(failed(crate::Error::ConnectionClosed));
         }
-        let raw = crate::connection::await_reply(answer).await.map_err(failed)?;
+        let timeout = self.inner.dispatcher.server().limits().client_request_timeout;
+        let Ok(answered) = tokio::time::timeout(timeout, crate::connection::await_reply(answer)).await else {
+            let cancelled = CancelledNotificationParams {
+                request_id: id,
+                reason: Some("timed out".into()),
+                meta: None,
+            };
+            reply
+                .send(jsonrpc::notification_text(methods::CANCELLED, Some(&cancelled)))
+                .await;
+            return Err(failed(crate::Error::Timeout(timeout)));
+        };
+        let raw = answered.map_err(failed)?;
         serde_json::from_str(raw.get()).map_err(|e| HandlerError::message(format!("invalid {method} answer: {e}")))
     }
 
@@ -373,6 +386,18 @@ impl Context {
             .reply
             .send(jsonrpc::notification_text(method, Some(params)))
             .await;
+    }
+}
+
+/// Forgets a request to the client when dropped.
+struct ForgetOnDrop<'a> {
+    requests: &'a crate::connection::PendingRequests,
+    id: RequestId,
+}
+
+impl Drop for ForgetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.requests.forget(&self.id);
     }
 }
 

@@ -161,7 +161,7 @@ pub(super) async fn call(
     let result = handler
         .call(params_value(params)?, ctx.clone())
         .await
-        .map_err(HandlerError::into_error_object)?;
+        .map_err(|error| server.disclose(error).into_error_object())?;
     let Value::Object(mut result) = result else {
         return Err(ErrorObject::internal(format!(
             "the handler of {method} returned a result that is not an object"

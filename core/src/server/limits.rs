@@ -1,5 +1,6 @@
 //! The bounds a server keeps: per client (requests in flight, resource subscriptions, how
-//! long requests may finish once the client's connection is gone), and the [`Quota`] that
+//! long requests may finish once the client's connection is gone, how long a request to the
+//! client may wait), and the [`Quota`] that
 //! counts what is capped.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,6 +16,9 @@ pub(crate) struct SessionLimits {
     pub(crate) max_subscriptions: usize,
     /// How long requests in flight may finish after the connection's input ended.
     pub(crate) end_grace: Duration,
+    /// How long a request to the client (legacy elicitation, sampling, roots) may wait
+    /// for its answer.
+    pub(crate) client_request_timeout: Duration,
 }
 
 impl Default for SessionLimits {
@@ -23,6 +27,7 @@ impl Default for SessionLimits {
             max_in_flight: 256,
             max_subscriptions: 1024,
             end_grace: Duration::from_secs(5),
+            client_request_timeout: Duration::from_secs(300),
         }
     }
 }

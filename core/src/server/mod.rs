@@ -86,6 +86,7 @@ struct ServerInner {
     max_message_size: usize,
     input_policy: InputPolicy,
     limits: SessionLimits,
+    mask_error_details: bool,
 }
 
 /// Builds a [`Server`].
@@ -108,6 +109,7 @@ pub struct ServerBuilder {
     notifications: Vec<(String, Arc<dyn NotificationHandler>)>,
     extensions: serde_json::Map<String, serde_json::Value>,
     limits: SessionLimits,
+    mask_error_details: bool,
 }
 
 impl ServerBuilder {
@@ -183,6 +185,22 @@ impl ServerBuilder {
     /// closed, the peer gone; default 5 s); then they are cancelled.
     pub fn end_grace(mut self, grace: std::time::Duration) -> Self {
         self.limits.end_grace = grace;
+        self
+    }
+
+    /// Sends a generic message instead of what a handler's error says (default off: a
+    /// tool's error reaches the client, as in the official SDKs); the detail is logged.
+    /// Errors given as a JSON-RPC error ([`HandlerError::Rpc`]) are sent as they are.
+    pub fn mask_error_details(mut self, on: bool) -> Self {
+        self.mask_error_details = on;
+        self
+    }
+
+    /// How long a request to a legacy client (elicitation, sampling, roots) waits for its
+    /// answer (default 5 minutes: a person may be answering); then the handler gets an
+    /// error and the client a `notifications/cancelled`.
+    pub fn client_request_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.limits.client_request_timeout = timeout;
         self
     }
 
@@ -277,6 +295,7 @@ impl ServerBuilder {
                     state_ttl: self.request_state_ttl,
                 },
                 limits: self.limits,
+                mask_error_details: self.mask_error_details,
             }),
         })
     }
@@ -304,6 +323,7 @@ impl Server {
             notifications: Vec::new(),
             extensions: serde_json::Map::new(),
             limits: SessionLimits::default(),
+            mask_error_details: false,
         }
     }
 
@@ -440,6 +460,18 @@ impl Server {
 
     pub(crate) fn limits(&self) -> &SessionLimits {
         &self.inner.limits
+    }
+
+    /// What the client may learn of a handler's error: all of it, or, when the server masks
+    /// error details, a generic message (the detail goes to the log).
+    pub(crate) fn disclose(&self, error: HandlerError) -> HandlerError {
+        match error {
+            HandlerError::Message(detail) if self.inner.mask_error_details => {
+                tracing::warn!(detail, "a handler failed (masked from the client)");
+                HandlerError::Message("the request failed".to_owned())
+            }
+            error => error,
+        }
     }
 
     pub(crate) fn page_size(&self) -> Option<usize> {

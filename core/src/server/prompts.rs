@@ -276,7 +276,7 @@ pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Contex
         params.input_responses,
     )?;
     let mut result = match run_handler(server, round.as_deref(), prompt.handler.get(arguments, ctx.clone())).await {
-        Handled::Done(outcome) => outcome.map_err(HandlerError::into_error_object)?,
+        Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object())?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
     };
     if result.description.is_none() {

@@ -415,7 +415,7 @@ pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Conte
     )
     .await
     {
-        Handled::Done(outcome) => outcome.map_err(HandlerError::into_error_object)?,
+        Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object())?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
     };
     if stamp.is_some() {

@@ -61,27 +61,45 @@ impl CompiledSchema {
         options.build(&schema).map(CompiledSchema).map_err(|e| e.to_string())
     }
 
-    /// `Ok` when `instance` is valid; otherwise every problem, one per line, each with
-    /// the path of the offending value.
+    /// `Ok` when `instance` is valid; otherwise its problems, one per line, each with the
+    /// path of the offending value: at most [`PROBLEMS_SHOWN`], each cut to
+    /// [`PROBLEM_LENGTH`] characters, since they quote what the peer sent.
     pub(crate) fn validate(&self, instance: &Value) -> Result<(), String> {
-        let problems: Vec<String> = self
-            .0
-            .iter_errors(instance)
+        let mut errors = self.0.iter_errors(instance);
+        let mut problems: Vec<String> = errors
+            .by_ref()
+            .take(PROBLEMS_SHOWN)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                if path.is_empty() {
+                let problem = if path.is_empty() {
                     e.to_string()
                 } else {
                     format!("{path}: {e}")
-                }
+                };
+                shorten(problem)
             })
             .collect();
         if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(problems.join("; "))
+            return Ok(());
         }
+        if errors.next().is_some() {
+            problems.push("and more".to_owned());
+        }
+        Err(problems.join("; "))
     }
+}
+
+/// How many validation problems an error lists.
+const PROBLEMS_SHOWN: usize = 10;
+/// How long one listed problem may be, in characters.
+const PROBLEM_LENGTH: usize = 200;
+
+fn shorten(mut problem: String) -> String {
+    if let Some((cut, _)) = problem.char_indices().nth(PROBLEM_LENGTH) {
+        problem.truncate(cut);
+        problem.push('…');
+    }
+    problem
 }
 
 /// The validator of a schema its owner keeps, compiled on first use. The first schema a
@@ -130,6 +148,16 @@ mod tests {
         let problems = schema.validate(&json!({"a": "x"})).unwrap_err();
         assert!(problems.contains("/a"), "{problems}");
         assert!(problems.contains("\"b\" is a required property"), "{problems}");
+    }
+
+    #[test]
+    fn problems_are_capped_in_number_and_length() {
+        let schema = compile(json!({"type": "array", "items": {"type": "integer"}}));
+        let huge = "y".repeat(100_000);
+        let problems = schema.validate(&json!(vec![huge; 50])).unwrap_err();
+        assert_eq!(problems.matches('…').count(), 10, "{}", &problems[..300]);
+        assert!(problems.ends_with("and more"));
+        assert!(problems.len() < 10 * 210 + 20, "{} bytes", problems.len());
     }
 
     #[test]

@@ -379,7 +379,7 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
         Handled::Done(outcome) => outcome,
         Handled::NeedsInput(result) => return finish(result?, stamp),
     };
-    let mut result = match outcome {
+    let mut result = match outcome.map_err(|error| server.disclose(error)) {
         Ok(result) => result,
         Err(HandlerError::Message(message)) => CallToolResult::error(message),
         Err(other) => return Err(other.into_error_object()),

@@ -189,6 +189,26 @@ async fn past_its_cap_a_request_is_refused_at_once_and_a_panic_tells_nothing() {
 }
 
 #[tokio::test]
+async fn a_server_that_masks_error_details_sends_a_generic_message() {
+    let failing = || {
+        ToolDef::new("fail").handler(|_args: Map<String, Value>, _ctx| async move {
+            Err::<String, _>(crate::server::HandlerError::message("secret detail"))
+        })
+    };
+    for (mask, expected) in [(false, "secret detail"), (true, "the request failed")] {
+        let server = Server::builder("dispatch", "1.0.0")
+            .mask_error_details(mask)
+            .tool(failing())
+            .build()
+            .unwrap();
+        let dispatcher = Dispatcher::new(server);
+        let answer = ask(&dispatcher, 1, "tools/call", modern(json!({"name": "fail"}))).await;
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        assert_eq!(answer["result"]["content"][0]["text"], expected);
+    }
+}
+
+#[tokio::test]
 async fn subscriptions_are_capped_and_refused_without_a_session() {
     let server = Server::builder("dispatch", "1.0.0")
         .max_subscriptions(1)
