@@ -126,7 +126,7 @@ impl Shared {
             Some(sent) => sent,
             None => self.send_post(message).await?,
         };
-        let reply = self.read_reply(message, sent, true).await?;
+        let reply = self.read_reply(message, sent).await?;
         self.deliver(Frame::Message(reply)).await;
         Ok(())
     }
@@ -184,8 +184,8 @@ impl Shared {
     }
 
     /// Reads the answer of a request up to its final response, which it returns without
-    /// delivering; what comes before it is delivered when `forward` is set.
-    pub(super) async fn read_reply(&self, message: &Outgoing, sent: Sent, forward: bool) -> Result<Bytes, ErrorObject> {
+    /// delivering; what comes before it is delivered.
+    async fn read_reply(&self, message: &Outgoing, sent: Sent) -> Result<Bytes, ErrorObject> {
         let Sent { response, session } = sent;
         let Some(id) = message.envelope.request_id() else {
             return Err(ErrorObject::internal("not a request"));
@@ -203,7 +203,7 @@ impl Shared {
             self.start_session(response.headers().get(names::SESSION_ID).cloned());
         }
         if is_event_stream(&response) {
-            return self.read_event_stream(message, response, forward).await;
+            return self.read_event_stream(message, response).await;
         }
         if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
             return Err(ErrorObject::new(
@@ -216,7 +216,7 @@ impl Shared {
             Classified::Final(reply) => Ok(reply),
             Classified::StrayError(error, _) => Err(error),
             Classified::Other(text) => {
-                if forward && !text.trim_ascii().is_empty() {
+                if !text.trim_ascii().is_empty() {
                     self.deliver(Frame::Message(text)).await;
                 }
                 Err(ErrorObject::new(
@@ -229,12 +229,7 @@ impl Shared {
 
     /// Reads an SSE answer up to the request's final response; in the legacy era a
     /// stream that breaks first is resumed with `Last-Event-ID`.
-    async fn read_event_stream(
-        &self,
-        message: &Outgoing,
-        response: Response,
-        forward: bool,
-    ) -> Result<Bytes, ErrorObject> {
+    async fn read_event_stream(&self, message: &Outgoing, response: Response) -> Result<Bytes, ErrorObject> {
         let Some(id) = message.envelope.request_id() else {
             return Err(ErrorObject::internal("not a request"));
         };
@@ -257,18 +252,15 @@ impl Shared {
                         SseItem::Event(event) if event.event == "message" && !event.data.is_empty() => event.data,
                         SseItem::Event(_) => continue,
                         SseItem::Oversized => {
-                            if forward {
-                                self.deliver(self.oversized()).await;
-                            }
+                            self.deliver(self.oversized()).await;
                             continue;
                         }
                     };
                     match classify(id, data) {
                         Classified::Final(reply) => return Ok(reply),
-                        Classified::StrayError(_, text) | Classified::Other(text) if forward => {
+                        Classified::StrayError(_, text) | Classified::Other(text) => {
                             self.deliver(Frame::Message(text)).await
                         }
-                        Classified::StrayError(..) | Classified::Other(_) => {}
                     }
                 }
             };
