@@ -13,10 +13,10 @@ use tokio_util::sync::CancellationToken;
 
 use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef, ToolOutput};
+use oxmcp::server::{DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef, ToolOutput};
 
 use crate::convert::decode_js;
-use crate::error::{client_error, definition_error};
+use crate::error::{client_error, definition_error, invalid};
 use crate::handler::{Bridge, CancelCallback, HandlerCallback};
 use crate::http::{HttpOptions, NativeHttpListener};
 
@@ -170,6 +170,21 @@ impl NativeServer {
         self.server.remove_prompt(&name)
     }
 
+    /// Enables or disables a registration by its kind and key (name, URI or URI
+    /// template): a disabled one is neither listed nor served, and its key stays taken.
+    /// Returns whether anything changed.
+    #[napi(ts_args_type = "kind: 'tool' | 'resource' | 'resourceTemplate' | 'prompt', key: string, enabled: boolean")]
+    pub fn set_enabled(&self, kind: String, key: String, enabled: bool) -> napi::Result<bool> {
+        let kind = match kind.as_str() {
+            "tool" => DefinitionKind::Tool,
+            "resource" => DefinitionKind::Resource,
+            "resourceTemplate" => DefinitionKind::ResourceTemplate,
+            "prompt" => DefinitionKind::Prompt,
+            other => return Err(invalid(format!("no definitions of kind {other:?}"))),
+        };
+        Ok(self.server.set_enabled(kind, &key, enabled))
+    }
+
     /// Tells subscribers of `uri` that it changed.
     #[napi]
     pub fn notify_resource_updated(&self, uri: String) {
@@ -207,6 +222,6 @@ impl NativeServer {
 /// invalid template is an error.
 #[napi]
 pub fn uri_template_variables(template: String) -> napi::Result<Vec<String>> {
-    let template = UriTemplate::parse(&template).map_err(crate::error::invalid)?;
+    let template = UriTemplate::parse(&template).map_err(invalid)?;
     Ok(template.variables().map(str::to_owned).collect())
 }

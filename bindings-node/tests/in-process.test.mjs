@@ -48,6 +48,12 @@ describe('in-process connections', () => {
       await changed;
       assert.equal(late.enabled, false);
       assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo']);
+      await assert.rejects(client.callTool({ name: 'late' }), McpError);
+      // Disabled, its name stays taken.
+      assert.throws(
+        () => server.registerTool('late', {}, () => 'another'),
+        (error) => error instanceof McpError && error.kind === 'definition' && /already registered/.test(error.message),
+      );
 
       late.enable();
       assert.equal(textOf(await client.callTool({ name: 'late' })), 'late answer');

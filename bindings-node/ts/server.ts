@@ -224,7 +224,8 @@ export type PromptHandler<A> = A extends SchemaInput
 
 /**
  * A registered tool, resource, template or prompt. Disabling removes it from the lists
- * (clients are told the list changed) until it is enabled again.
+ * (clients are told the list changed) and from service until it is enabled again; its
+ * name stays taken meanwhile (the core's rule).
  */
 export class Registration {
   #enabled = true;
@@ -232,12 +233,9 @@ export class Registration {
 
   /** @internal */
   constructor(
-    private readonly attach: () => void,
-    private readonly detach: () => void,
-    private readonly forget: () => void,
-  ) {
-    attach();
-  }
+    private readonly setEnabled: (enabled: boolean) => void,
+    private readonly unregister: () => void,
+  ) {}
 
   /** Whether clients see it. */
   get enabled(): boolean {
@@ -246,26 +244,27 @@ export class Registration {
 
   /** Shows it again. */
   enable(): void {
-    if (!this.#enabled && !this.#removed) {
-      this.attach();
-      this.#enabled = true;
-    }
+    this.#toggle(true);
   }
 
   /** Hides it from clients. */
   disable(): void {
-    if (this.#enabled && !this.#removed) {
-      this.detach();
-      this.#enabled = false;
-    }
+    this.#toggle(false);
   }
 
   /** Removes it for good; its name may be registered again. */
   remove(): void {
-    this.disable();
     if (!this.#removed) {
       this.#removed = true;
-      this.forget();
+      this.#enabled = false;
+      this.unregister();
+    }
+  }
+
+  #toggle(enabled: boolean): void {
+    if (this.#enabled !== enabled && !this.#removed) {
+      this.setEnabled(enabled);
+      this.#enabled = enabled;
     }
   }
 }
@@ -281,6 +280,9 @@ export type RegisteredPrompt = Registration;
 
 /** Runs one registered handler with the core's input for it. */
 type Runner = (input: unknown, ctx: Context | undefined) => unknown;
+
+/** What a registration is, as the native server names it. */
+type DefinitionKind = Parameters<NativeServer['setEnabled']>[0];
 
 /**
  * The handlers the native server calls, by id, and the runs in flight (for their
@@ -338,7 +340,6 @@ class HandlerTable {
 export class Server {
   readonly #native: NativeServer;
   readonly #handlers = new HandlerTable();
-  readonly #names = new Map<string, Registration>();
   readonly #listeners = new Set<NativeHttpListener>();
   #listening = false;
   #closed = false;
@@ -383,7 +384,8 @@ export class Server {
       config.inputSchema === undefined ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
     const id = this.#handlers.add(run, hostValue);
     return this.#register(
-      `tool ${name}`,
+      'tool',
+      name,
       () => this.#native.addTool(definition, id),
       () => this.#native.removeTool(name),
       [id],
@@ -424,7 +426,8 @@ export class Server {
       const definition = compact({ uri, name, ...metadata });
       const id = this.#handlers.add((input, ctx) => call(new URL((input as ResourceInput).uri), ctx), hostValue);
       return this.#register(
-        `resource ${uri}`,
+        'resource',
+        uri,
         () => this.#native.addResource(definition, id),
         () => this.#native.removeResource(uri),
         [id],
@@ -438,7 +441,8 @@ export class Server {
     }, hostValue);
     const completions = this.#completions(template.options.complete);
     return this.#register(
-      `resource template ${uriTemplate}`,
+      'resourceTemplate',
+      uriTemplate,
       () => this.#native.addResourceTemplate(definition, id, completions.ids),
       () => this.#native.removeResourceTemplate(uriTemplate),
       [id, ...Object.values(completions.ids)],
@@ -468,7 +472,8 @@ export class Server {
       ...config.complete,
     });
     return this.#register(
-      `prompt ${name}`,
+      'prompt',
+      name,
       () => this.#native.addPrompt(definition, id, completions.ids),
       () => this.#native.removePrompt(name),
       [id, ...Object.values(completions.ids)],
@@ -532,23 +537,25 @@ export class Server {
     return { url: listener.url, host: listener.host, port: listener.port };
   }
 
-  #register(key: string, attach: () => void, detach: () => void, ids: number[]): Registration {
-    if (this.#names.has(key)) {
-      throw new McpError(-32602, `${key} is already registered`, undefined, 'definition');
-    }
+  /**
+   * Adds a definition of `kind` under `key` with `add` (the core refuses a key that is
+   * taken, by an enabled or disabled registration); `ids` are its handlers.
+   */
+  #register(kind: DefinitionKind, key: string, add: () => void, remove: () => void, ids: number[]): Registration {
     const forget = (): void => ids.forEach((id) => this.#handlers.delete(id));
-    let registration: Registration;
     try {
-      registration = new Registration(() => nativeSync(attach), detach, () => {
-        this.#names.delete(key);
-        forget();
-      });
+      nativeSync(add);
     } catch (error) {
       forget();
       throw error;
     }
-    this.#names.set(key, registration);
-    return registration;
+    return new Registration(
+      (enabled) => this.#native.setEnabled(kind, key, enabled),
+      () => {
+        remove();
+        forget();
+      },
+    );
   }
 
   #completions(callbacks: Record<string, CompleteCallback> | undefined): { ids: Record<string, number> } {

@@ -11,13 +11,12 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::{SinkExt, StreamExt};
-use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{Error, Result};
-use crate::protocol::jsonrpc::{self, Response};
+use crate::protocol::jsonrpc::Response;
 use crate::protocol::{ErrorObject, RequestId};
 use crate::transport::{FrameSink, FrameStream, OutgoingMessage, Transport};
 
@@ -117,22 +116,17 @@ impl Connection {
         (connection, transport.incoming)
     }
 
-    /// Queues one message for writing.
+    /// Queues one message its sender does not describe (see [`OutgoingMessage`]).
     pub(crate) async fn send(&self, text: String) -> Result<()> {
         self.send_message(text.into()).await
     }
 
-    /// Queues one message, with what the transport may need beyond its text.
+    /// Queues one message, with its envelope: what the transport may need beyond its text.
     pub(crate) async fn send_message(&self, message: OutgoingMessage) -> Result<()> {
         if self.stop_writing.is_cancelled() {
             return Err(Error::ConnectionClosed);
         }
         self.outbound.send(message).await.map_err(|_| Error::ConnectionClosed)
-    }
-
-    /// Sends a notification.
-    pub(crate) async fn notify<P: Serialize>(&self, method: &str, params: Option<&P>) -> Result<()> {
-        self.send(jsonrpc::notification_text(method, params)).await
     }
 
     /// The requests this side sent on the connection and awaits.

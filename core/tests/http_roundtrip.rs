@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::extract::Request;
+use axum::middleware::{self, Next};
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
 use oxmcp::protocol::{CallToolResult, Era, ErrorObject, ListRootsResult, Root};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
@@ -171,6 +173,55 @@ async fn stateless_legacy_mode() {
     assert_eq!(text(&echoed), "no session");
     client.close().await.unwrap();
     handle.shutdown().await.unwrap();
+}
+
+/// What one HTTP request to the server carried: its HTTP method, `Mcp-Method` and
+/// `MCP-Protocol-Version`.
+type Seen = (String, Option<String>, Option<String>);
+
+#[tokio::test(flavor = "multi_thread")]
+async fn legacy_requests_after_the_handshake_carry_its_version() {
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    let record = Arc::clone(&seen);
+    let header = |request: &Request, name: &str| {
+        let value = request.headers().get(name)?;
+        Some(value.to_str().ok()?.to_owned())
+    };
+    let app = test_server(Arc::default())
+        .http_router(HttpConfig::default())
+        .layer(middleware::from_fn(move |request: Request, next: Next| {
+            let entry = (
+                request.method().to_string(),
+                header(&request, "mcp-method"),
+                header(&request, "mcp-protocol-version"),
+            );
+            record.lock().unwrap().push(entry);
+            next.run(request)
+        }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let client = client(url, EraMode::Legacy).await;
+    let version = client.protocol_version().as_str().to_owned();
+    client.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+    client.close().await.unwrap();
+
+    let seen = seen.lock().unwrap().clone();
+    let entry = |method: &str, mcp_method: Option<&str>, version: Option<&str>| -> Seen {
+        (method.into(), mcp_method.map(Into::into), version.map(Into::into))
+    };
+    let v = Some(version.as_str());
+    assert_eq!(
+        seen,
+        [
+            entry("POST", Some("initialize"), None),
+            entry("POST", Some("notifications/initialized"), v),
+            entry("GET", None, v),
+            entry("POST", Some("tools/call"), v),
+            entry("DELETE", None, v),
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

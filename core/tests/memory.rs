@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::{code, ErrorObject, SubscriptionFilter};
-use oxmcp::server::{Context, HandlerError, PromptDef, Server, ToolDef};
+use oxmcp::server::{Context, DefinitionKind, HandlerError, PromptDef, Server, ToolDef};
 use serde_json::json;
 use tokio::sync::broadcast;
 
@@ -123,6 +123,54 @@ async fn runtime_changes_notify_legacy_sessions_and_modern_listeners() {
     server.add_tool(tool("after")).unwrap();
     assert_eq!(next_change(&mut modern_notes).await, None, "the stream was closed");
     assert!(modern.list_all_tools().await.unwrap().iter().any(|t| t.name == "after"));
+}
+
+#[tokio::test]
+async fn a_disabled_tool_is_unlisted_and_unknown_but_keeps_its_name() {
+    let server = Server::builder("toggling", "1")
+        .tool(tool("a"))
+        .tool(tool("b"))
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        // Legacy sessions hear of every change of the list (modern clients would listen).
+        let mut notes = client.notifications();
+        let told = |expected: bool| match era {
+            EraMode::Legacy => expected.then_some(ServerNotification::ToolListChanged),
+            _ => None,
+        };
+        let unknown = client.call_tool("nothing", json!({})).await.unwrap_err();
+
+        assert!(server.set_enabled(DefinitionKind::Tool, "a", false));
+        assert_eq!(next_change(&mut notes).await, told(true));
+        assert_eq!(tool_names(&client).await, ["b"]);
+        let disabled = client.call_tool("a", json!({})).await.unwrap_err();
+        assert_eq!(
+            disabled.as_remote().map(|e| e.code),
+            unknown.as_remote().map(|e| e.code),
+            "{era:?}"
+        );
+        assert!(server.add_tool(tool("a")).is_err(), "the name stays taken");
+        assert!(
+            !server.set_enabled(DefinitionKind::Tool, "a", false),
+            "already disabled"
+        );
+
+        assert!(server.set_enabled(DefinitionKind::Tool, "a", true));
+        assert_eq!(next_change(&mut notes).await, told(true));
+        assert_eq!(tool_names(&client).await, ["b", "a"]);
+        client.call_tool("a", json!({})).await.unwrap();
+
+        // Removing a disabled tool changes no list, so nobody is told; the name is free.
+        assert!(server.set_enabled(DefinitionKind::Tool, "a", false));
+        assert_eq!(next_change(&mut notes).await, told(true));
+        assert!(server.remove_tool("a"));
+        assert_eq!(next_change(&mut notes).await, told(false));
+        server.add_tool(tool("a")).unwrap();
+        assert_eq!(next_change(&mut notes).await, told(true));
+        client.close().await.unwrap();
+    }
 }
 
 #[tokio::test]

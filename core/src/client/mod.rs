@@ -44,11 +44,11 @@ use self::send::ProgressWatch;
 use crate::connection::{read_loop, Connection};
 use crate::error::{Error, Result};
 use crate::protocol::{
-    code, meta, methods, DiscoverResult, Era, ErrorObject, Implementation, InitializeResult, LoggingLevel,
+    code, jsonrpc, meta, methods, DiscoverResult, Era, ErrorObject, Implementation, InitializeResult, LoggingLevel,
     ProtocolVersion, RequestId, ServerCapabilities,
 };
 use crate::transport::child::{ChildProcess, StdioCommand};
-use crate::transport::Transport;
+use crate::transport::{Envelope, OutgoingMessage, Transport};
 
 /// How many notifications may queue for a slow reader before it misses some.
 const NOTIFICATION_CAPACITY: usize = 1024;
@@ -148,6 +148,13 @@ impl Client {
         self.server_details().protocol_version
     }
 
+    /// The protocol version in use, once the connection settled on one.
+    fn settled_version(&self) -> Option<ProtocolVersion> {
+        lock(&self.inner.details)
+            .as_ref()
+            .map(|details| details.protocol_version)
+    }
+
     /// Notifications from the server (list changes, resource updates, log messages,
     /// progress), from now on.
     pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
@@ -221,7 +228,13 @@ impl Client {
     async fn discover_at(&self, version: ProtocolVersion) -> Result<()> {
         let mut params = self.modern_params(Map::new(), version, None);
         let raw = self
-            .send_request(methods::DISCOVER, &mut params, &CallOptions::default(), Vec::new())
+            .send_request(
+                methods::DISCOVER,
+                &mut params,
+                &CallOptions::default(),
+                Some(version),
+                &[],
+            )
             .await?;
         let result: DiscoverResult = decode(&raw)?;
         if !result.supported_versions.iter().any(|v| v == version.as_str()) {
@@ -254,7 +267,7 @@ impl Client {
             unreachable!("an object literal")
         };
         let raw = self
-            .send_request(methods::INITIALIZE, &mut params, &CallOptions::default(), Vec::new())
+            .send_request(methods::INITIALIZE, &mut params, &CallOptions::default(), None, &[])
             .await?;
         let result: InitializeResult = decode(&raw)?;
         let negotiated = ProtocolVersion::parse(&result.protocol_version)
@@ -271,7 +284,12 @@ impl Client {
             capabilities: result.capabilities,
             instructions: result.instructions,
         });
-        self.inner.connection.notify(methods::INITIALIZED, None::<&()>).await
+        let text = jsonrpc::notification_text(methods::INITIALIZED, None::<&()>);
+        let envelope = Envelope::notification(methods::INITIALIZED, Some(negotiated));
+        self.inner
+            .connection
+            .send_message(OutgoingMessage { text, envelope })
+            .await
     }
 
     /// `_meta` of a modern request, merged into its params.

@@ -20,7 +20,7 @@ use crate::protocol::{
     meta, methods, Era, InputRequiredResult, InputResponses, ProgressNotificationParams, ProtocolVersion, RequestId,
     ResultType,
 };
-use crate::transport::OutgoingMessage;
+use crate::transport::{Envelope, OutgoingMessage};
 
 /// How many `input_required` rounds one request may take before the client gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;
@@ -100,9 +100,10 @@ impl Client {
         let version = self.protocol_version();
         let mut params = self.era_params(params, version);
         if version.era() == Era::Modern && method == methods::TOOLS_CALL {
-            return self.call_tool_raw(&mut params, options).await;
+            return self.call_tool_raw(&mut params, options, version).await;
         }
-        self.send_request(method, &mut params, options, Vec::new()).await
+        self.send_request(method, &mut params, options, Some(version), &[])
+            .await
     }
 
     /// A request's params as `version`'s era sends them (the modern era's `_meta`).
@@ -113,16 +114,18 @@ impl Client {
         }
     }
 
-    /// Sends a request as is, with timeout, progress and cancellation handling;
-    /// `header_params` go to the transport with it (see [`OutgoingMessage`]). `params` is
-    /// borrowed so that a request sent again (after a HeaderMismatch) needs no copy; only
-    /// its progress token changes.
+    /// Sends a request as is, with timeout, progress and cancellation handling. Its
+    /// [`Envelope`] tells the transport it is sent under `version` (`None` before one is
+    /// settled: `initialize`) and, for a modern `tools/call`, carries the `Mcp-Param-*`
+    /// headers of the tool's `header_params`. `params` is borrowed so that a request sent
+    /// again (after a HeaderMismatch) needs no copy; only its progress token changes.
     pub(super) async fn send_request(
         &self,
         method: &str,
         params: &mut Map<String, Value>,
         options: &CallOptions,
-        header_params: Vec<HeaderParam>,
+        version: Option<ProtocolVersion>,
+        header_params: &[HeaderParam],
     ) -> Result<Box<RawValue>> {
         // A request cancelled before it starts is not sent at all.
         if options
@@ -152,10 +155,12 @@ impl Client {
         let guard = PendingGuard {
             client: self,
             id: id.clone(),
+            version,
             armed: true,
         };
         let text = jsonrpc::request_text(&id, method, Some(&*params));
-        connection.send_message(OutgoingMessage { text, header_params }).await?;
+        let envelope = Envelope::request(id, method, params, version, header_params);
+        connection.send_message(OutgoingMessage { text, envelope }).await?;
         let timeout = options.timeout.unwrap_or(self.inner.options.timeout);
         let cancellation = options.cancellation.clone().unwrap_or_default();
         let mut reply = std::pin::pin!(await_reply(reply));
@@ -184,6 +189,8 @@ impl Client {
 struct PendingGuard<'a> {
     client: &'a Client,
     id: RequestId,
+    /// The version the request was sent under, which its cancellation is sent under too.
+    version: Option<ProtocolVersion>,
     armed: bool,
 }
 
@@ -197,9 +204,10 @@ impl Drop for PendingGuard<'_> {
         connection.pending().forget(&self.id);
         let params = serde_json::json!({ "requestId": self.id, "reason": "cancelled by the client" });
         let text = jsonrpc::notification_text(methods::CANCELLED, Some(&params));
+        let envelope = Envelope::cancellation(self.id.clone(), self.version);
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(async move {
-                let _ = connection.send(text).await;
+                let _ = connection.send_message(OutgoingMessage { text, envelope }).await;
             });
         }
     }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::{to_value, Client};
 use crate::protocol::jsonrpc::{self, Request};
 use crate::protocol::{methods, ElicitRequestParams, ErrorObject, InputRequest, InputResponse};
+use crate::transport::{Envelope, OutgoingMessage};
 
 impl Client {
     /// Answers a request from the server (legacy era): ping, sampling, elicitation, roots.
@@ -34,7 +35,12 @@ impl Client {
             Ok(result) => jsonrpc::result_text(&request.id, &result),
             Err(error) => jsonrpc::error_text(Some(&request.id), &error),
         };
-        let _ = self.inner.connection.send(text).await;
+        let envelope = Envelope::response(self.settled_version());
+        let _ = self
+            .inner
+            .connection
+            .send_message(OutgoingMessage { text, envelope })
+            .await;
     }
 
     /// Answers one request of the server with the registered handlers: sampling,

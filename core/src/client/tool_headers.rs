@@ -1,8 +1,8 @@
-//! The `x-mcp-header` parameters of the tools this client listed. A `tools/call` of the
-//! 2026-07-28 era carries its tool's to the transport ([`OutgoingMessage`]), which
-//! Streamable HTTP mirrors into `Mcp-Param-*` headers; when the server refuses the call
-//! with HeaderMismatch (-32020: the tool changed since it was listed), the tools are
-//! listed again and the call is sent once more.
+//! The `x-mcp-header` parameters of the tools this client listed. The [`Envelope`] of a
+//! `tools/call` of the 2026-07-28 era carries the `Mcp-Param-*` headers they imply, which
+//! Streamable HTTP sends; when the server refuses the call with HeaderMismatch (-32020:
+//! the tool changed since it was listed), the tools are listed again and the call is sent
+//! once more.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -14,9 +14,9 @@ use super::requests::cursor_params;
 use super::{decode, lock, CallOptions, Client};
 use crate::error::{Error, Result};
 use crate::protocol::headers::{header_params, HeaderParam};
-use crate::protocol::{code, methods, ListToolsResult, Tool};
+use crate::protocol::{code, methods, ListToolsResult, ProtocolVersion, Tool};
 #[cfg(doc)]
-use crate::transport::OutgoingMessage;
+use crate::transport::Envelope;
 
 /// How many pages of tools a HeaderMismatch re-listing reads at most.
 const MAX_RELIST_PAGES: usize = 32;
@@ -50,11 +50,18 @@ impl Client {
     /// `tools/list` takes no input rounds): going through [`Client::request`] would make
     /// the future of a `tools/call` contain itself.
     async fn relist_tools(&self) -> Result<()> {
+        let version = self.protocol_version();
         let mut cursor = None;
         for _ in 0..MAX_RELIST_PAGES {
-            let mut params = self.era_params(cursor_params(cursor), self.protocol_version());
+            let mut params = self.era_params(cursor_params(cursor), version);
             let raw = self
-                .send_request(methods::TOOLS_LIST, &mut params, &CallOptions::default(), Vec::new())
+                .send_request(
+                    methods::TOOLS_LIST,
+                    &mut params,
+                    &CallOptions::default(),
+                    Some(version),
+                    &[],
+                )
                 .await?;
             let mut page: ListToolsResult = decode(&raw)?;
             self.keep_listed(&mut page.tools);
@@ -81,23 +88,28 @@ impl Client {
         });
     }
 
-    /// Sends a modern `tools/call` with its tool's header parameters, and once more after
-    /// listing the tools again when the server says they changed.
+    /// Sends a `tools/call` of the modern `version` with its tool's header parameters, and
+    /// once more after listing the tools again when the server says they changed.
     pub(super) async fn call_tool_raw(
         &self,
         params: &mut Map<String, Value>,
         options: &CallOptions,
+        version: ProtocolVersion,
     ) -> Result<Box<RawValue>> {
         let headers = &self.inner.tool_headers;
         let first = headers.of_call(params);
-        match self.send_request(methods::TOOLS_CALL, params, options, first).await {
+        match self
+            .send_request(methods::TOOLS_CALL, params, options, Some(version), &first)
+            .await
+        {
             Err(Error::Remote(error)) if error.code == code::HEADER_MISMATCH => {
                 tracing::debug!(tool = ?params.get("name"), "listing the tools again after a HeaderMismatch");
                 if self.relist_tools().await.is_err() {
                     return Err(Error::Remote(error));
                 }
                 let again = headers.of_call(params);
-                self.send_request(methods::TOOLS_CALL, params, options, again).await
+                self.send_request(methods::TOOLS_CALL, params, options, Some(version), &again)
+                    .await
             }
             other => other,
         }

@@ -70,6 +70,7 @@ pub(super) async fn complete(server: &Server, params: Option<&RawValue>, stamp: 
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?,
         CompletionReference::Resource { uri } => registry
             .templates
+            .listed()
             .values()
             .find(|t| &t.template.uri_template == uri)
             .map(|t| &t.completions)

@@ -45,6 +45,7 @@ pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
+pub use registry::DefinitionKind;
 pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
@@ -60,7 +61,7 @@ use custom::CustomMethods;
 use limits::SessionLimits;
 use mrtr::InputPolicy;
 use prompts::RegisteredPrompt;
-use registry::Registry;
+use registry::{Edit, Registry};
 use resources::{RegisteredResource, RegisteredTemplate};
 use session::Session;
 use tools::RegisteredTool;
@@ -343,51 +344,55 @@ impl Server {
     /// once: remove the tool first to replace it.
     pub fn add_tool(&self, tool: ToolDef) -> Result<(), DefinitionError> {
         let tool = RegisteredTool::compile(tool)?;
-        self.add(ServerEvent::ToolsListChanged, |r| r.add_tool(tool))
+        self.add(DefinitionKind::Tool, |r| r.add_tool(tool))
     }
 
-    /// Removes a tool; returns whether it existed.
+    /// Removes a tool, enabled or not; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.change(ServerEvent::ToolsListChanged, |r| r.tools.shift_remove(name).is_some())
+        self.remove(DefinitionKind::Tool, name)
     }
 
     /// Adds a static resource; its URI is registered once.
     pub fn add_resource(&self, resource: ResourceDef) -> Result<(), DefinitionError> {
         let resource = RegisteredResource::compile(resource)?;
-        self.add(ServerEvent::ResourcesListChanged, |r| r.add_resource(resource))
+        self.add(DefinitionKind::Resource, |r| r.add_resource(resource))
     }
 
-    /// Removes a static resource; returns whether it existed.
+    /// Removes a static resource, enabled or not; returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        self.change(ServerEvent::ResourcesListChanged, |r| {
-            r.resources.shift_remove(uri).is_some()
-        })
+        self.remove(DefinitionKind::Resource, uri)
     }
 
     /// Adds a resource template; its URI template is registered once.
     pub fn add_resource_template(&self, template: ResourceTemplateDef) -> Result<(), DefinitionError> {
         let template = RegisteredTemplate::compile(template)?;
-        self.add(ServerEvent::ResourcesListChanged, |r| r.add_resource_template(template))
+        self.add(DefinitionKind::ResourceTemplate, |r| r.add_resource_template(template))
     }
 
-    /// Removes a resource template by its URI template; returns whether it existed.
+    /// Removes a resource template by its URI template, enabled or not; returns whether
+    /// it existed.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        self.change(ServerEvent::ResourcesListChanged, |r| {
-            r.templates.shift_remove(uri_template).is_some()
-        })
+        self.remove(DefinitionKind::ResourceTemplate, uri_template)
     }
 
     /// Adds a prompt; its name is registered once.
     pub fn add_prompt(&self, prompt: PromptDef) -> Result<(), DefinitionError> {
         let prompt = RegisteredPrompt::compile(prompt)?;
-        self.add(ServerEvent::PromptsListChanged, |r| r.add_prompt(prompt))
+        self.add(DefinitionKind::Prompt, |r| r.add_prompt(prompt))
     }
 
-    /// Removes a prompt; returns whether it existed.
+    /// Removes a prompt, enabled or not; returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.change(ServerEvent::PromptsListChanged, |r| {
-            r.prompts.shift_remove(name).is_some()
-        })
+        self.remove(DefinitionKind::Prompt, name)
+    }
+
+    /// Disables a registration (`enabled: false`): it leaves its list and is served no
+    /// more (a call answers as for an unknown name), but its key stays registered until it
+    /// is removed. Enabling it brings it back, at the end of its list. Connections are told
+    /// the list changed; returns whether anything changed (false for an unknown key, or
+    /// one already as asked).
+    pub fn set_enabled(&self, kind: DefinitionKind, key: &str, enabled: bool) -> bool {
+        self.change(kind, |r| r.set_enabled(kind, key, enabled)) != Edit::Nothing
     }
 
     /// Tells subscribers of `uri` that it changed.
@@ -405,35 +410,43 @@ impl Server {
         &self.inner.info_json
     }
 
-    /// Applies `edit` to a copy of the registry, swaps it in, and announces `event` when
-    /// `edit` reports a change.
-    fn change<R: Into<Changed>>(&self, event: ServerEvent, edit: impl FnOnce(&mut Registry) -> R) -> bool {
-        let changed = {
-            let mut guard = self.inner.registry.write().unwrap_or_else(|e| e.into_inner());
-            let mut next = Registry::clone(&guard);
-            let changed = edit(&mut next).into().0;
-            if changed {
-                *guard = Arc::new(next);
-            }
-            changed
-        };
-        if changed {
-            self.inner.bus.publish(event);
-        }
-        changed
+    /// Removes a registration; connections are told when it was listed.
+    fn remove(&self, kind: DefinitionKind, key: &str) -> bool {
+        self.change(kind, |r| r.remove(kind, key)) != Edit::Nothing
     }
 
-    /// Applies `insert`, a registration that may be refused, and tells connections when
-    /// it was not.
+    /// Applies `edit` to a copy of the registry and swaps it in when `edit` changed it;
+    /// tells connections the list of `kind` changed when the change shows in it.
+    fn change(&self, kind: DefinitionKind, edit: impl FnOnce(&mut Registry) -> Edit) -> Edit {
+        let outcome = {
+            let mut guard = self.inner.registry.write().unwrap_or_else(|e| e.into_inner());
+            let mut next = Registry::clone(&guard);
+            let outcome = edit(&mut next);
+            if outcome != Edit::Nothing {
+                *guard = Arc::new(next);
+            }
+            outcome
+        };
+        if outcome == Edit::Listed {
+            self.inner.bus.publish(list_changed_event(kind));
+        }
+        outcome
+    }
+
+    /// Applies `insert`, a registration of `kind` that may be refused, and tells
+    /// connections when it was not.
     fn add(
         &self,
-        event: ServerEvent,
+        kind: DefinitionKind,
         insert: impl FnOnce(&mut Registry) -> Result<(), DefinitionError>,
     ) -> Result<(), DefinitionError> {
         let mut outcome = Ok(());
-        self.change(event, |r| {
+        self.change(kind, |r| {
             outcome = insert(r);
-            outcome.is_ok()
+            match outcome {
+                Ok(()) => Edit::Listed,
+                Err(_) => Edit::Nothing,
+            }
         });
         outcome
     }
@@ -506,17 +519,11 @@ impl Server {
     }
 }
 
-/// Whether a registry edit changed anything: `()` always does, `bool` says.
-struct Changed(bool);
-
-impl From<()> for Changed {
-    fn from(_: ()) -> Self {
-        Changed(true)
-    }
-}
-
-impl From<bool> for Changed {
-    fn from(changed: bool) -> Self {
-        Changed(changed)
+/// The event that tells connections the list of `kind` changed.
+fn list_changed_event(kind: DefinitionKind) -> ServerEvent {
+    match kind {
+        DefinitionKind::Tool => ServerEvent::ToolsListChanged,
+        DefinitionKind::Resource | DefinitionKind::ResourceTemplate => ServerEvent::ResourcesListChanged,
+        DefinitionKind::Prompt => ServerEvent::PromptsListChanged,
     }
 }

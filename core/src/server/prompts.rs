@@ -241,7 +241,7 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
         server,
         params,
         stamp,
-        |r| &r.prompts,
+        |r| r.prompts.listed(),
         |page, next_cursor| ListPromptsResult {
             prompts: page.values().map(|p| p.prompt.clone()).collect(),
             next_cursor,

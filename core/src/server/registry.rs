@@ -1,5 +1,6 @@
 //! The server's tools, resources, templates and prompts, kept as an immutable snapshot
-//! that is swapped on change so that requests never wait on a writer.
+//! that is swapped on change so that requests never wait on a writer. A registration may
+//! be disabled: it is then neither listed nor served, but its name stays taken.
 
 use std::sync::Arc;
 
@@ -10,44 +11,79 @@ use super::resources::{RegisteredResource, RegisteredTemplate};
 use super::schema::DefinitionError;
 use super::tools::RegisteredTool;
 
+/// What a registration is: which list it shows in, and what its key is (a tool's or
+/// prompt's name, a resource's URI, a template's URI template).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DefinitionKind {
+    /// A tool, by name.
+    Tool,
+    /// A static resource, by URI.
+    Resource,
+    /// A resource template, by URI template.
+    ResourceTemplate,
+    /// A prompt, by name.
+    Prompt,
+}
+
 /// Everything the server offers, in registration order.
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
-    pub(crate) tools: IndexMap<String, Arc<RegisteredTool>>,
-    pub(crate) resources: IndexMap<String, Arc<RegisteredResource>>,
-    pub(crate) templates: IndexMap<String, Arc<RegisteredTemplate>>,
-    pub(crate) prompts: IndexMap<String, Arc<RegisteredPrompt>>,
+    pub(crate) tools: Registrations<RegisteredTool>,
+    pub(crate) resources: Registrations<RegisteredResource>,
+    pub(crate) templates: Registrations<RegisteredTemplate>,
+    pub(crate) prompts: Registrations<RegisteredPrompt>,
 }
 
 impl Registry {
     /// Registers a tool, unless its name is taken.
     pub(crate) fn add_tool(&mut self, tool: RegisteredTool) -> Result<(), DefinitionError> {
-        insert_unique(&mut self.tools, tool.tool.name.clone(), tool, "tool")
+        self.tools.insert(tool.tool.name.clone(), tool, "tool")
     }
 
     /// Registers a static resource, unless its URI is taken.
     pub(crate) fn add_resource(&mut self, resource: RegisteredResource) -> Result<(), DefinitionError> {
-        insert_unique(&mut self.resources, resource.resource.uri.clone(), resource, "resource")
+        self.resources
+            .insert(resource.resource.uri.clone(), resource, "resource")
     }
 
     /// Registers a resource template, unless its URI template is taken.
     pub(crate) fn add_resource_template(&mut self, template: RegisteredTemplate) -> Result<(), DefinitionError> {
         let key = template.template.uri_template.clone();
-        insert_unique(&mut self.templates, key, template, "resource template")
+        self.templates.insert(key, template, "resource template")
     }
 
     /// Registers a prompt, unless its name is taken.
     pub(crate) fn add_prompt(&mut self, prompt: RegisteredPrompt) -> Result<(), DefinitionError> {
-        insert_unique(&mut self.prompts, prompt.prompt.name.clone(), prompt, "prompt")
+        self.prompts.insert(prompt.prompt.name.clone(), prompt, "prompt")
+    }
+
+    /// Removes a registration, enabled or not; its key is free again.
+    pub(crate) fn remove(&mut self, kind: DefinitionKind, key: &str) -> Edit {
+        match kind {
+            DefinitionKind::Tool => self.tools.remove(key),
+            DefinitionKind::Resource => self.resources.remove(key),
+            DefinitionKind::ResourceTemplate => self.templates.remove(key),
+            DefinitionKind::Prompt => self.prompts.remove(key),
+        }
+    }
+
+    /// Enables or disables a registration.
+    pub(crate) fn set_enabled(&mut self, kind: DefinitionKind, key: &str, enabled: bool) -> Edit {
+        match kind {
+            DefinitionKind::Tool => self.tools.set_enabled(key, enabled),
+            DefinitionKind::Resource => self.resources.set_enabled(key, enabled),
+            DefinitionKind::ResourceTemplate => self.templates.set_enabled(key, enabled),
+            DefinitionKind::Prompt => self.prompts.set_enabled(key, enabled),
+        }
     }
 
     /// The static resource at `uri`, or the first template that matches it with its
-    /// variables.
+    /// variables (enabled ones only).
     pub(crate) fn find_resource(&self, uri: &str) -> Option<ResourceMatch> {
         if let Some(resource) = self.resources.get(uri) {
             return Some(ResourceMatch::Static(Arc::clone(resource)));
         }
-        self.templates.values().find_map(|template| {
+        self.templates.listed().values().find_map(|template| {
             template
                 .matcher
                 .matches(uri)
@@ -56,26 +92,143 @@ impl Registry {
     }
 }
 
-/// Every name (or URI) is registered once, in every language: replacing a definition
-/// means removing it first, so that a second registration by mistake is an error, not a
-/// silent swap.
-fn insert_unique<T>(
-    map: &mut IndexMap<String, Arc<T>>,
-    key: String,
-    item: T,
-    kind: &str,
-) -> Result<(), DefinitionError> {
-    if map.contains_key(&key) {
-        return Err(DefinitionError::new(format!(
-            "{kind} {key:?} is already registered; remove it first to replace it"
-        )));
+/// What an edit of the registry changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Edit {
+    /// Nothing: no such registration, or it already was as asked.
+    Nothing,
+    /// A disabled registration only, which no list shows.
+    Hidden,
+    /// What clients list.
+    Listed,
+}
+
+/// The registrations of one kind, by key: the enabled ones, which clients list (in
+/// registration order) and use, and the disabled ones, which only keep their key taken.
+/// A key is in one of the two at most.
+pub(crate) struct Registrations<T> {
+    enabled: IndexMap<String, Arc<T>>,
+    disabled: IndexMap<String, Arc<T>>,
+}
+
+// By hand: the derives would ask `T` to be `Clone` and `Default`, where only the `Arc`s are.
+impl<T> Clone for Registrations<T> {
+    fn clone(&self) -> Self {
+        Registrations {
+            enabled: self.enabled.clone(),
+            disabled: self.disabled.clone(),
+        }
     }
-    map.insert(key, Arc::new(item));
-    Ok(())
+}
+
+impl<T> Default for Registrations<T> {
+    fn default() -> Self {
+        Registrations {
+            enabled: IndexMap::new(),
+            disabled: IndexMap::new(),
+        }
+    }
+}
+
+impl<T> Registrations<T> {
+    /// The enabled registration with this key.
+    pub(crate) fn get(&self, key: &str) -> Option<&Arc<T>> {
+        self.enabled.get(key)
+    }
+
+    /// The enabled registrations, in registration order: what the list shows.
+    pub(crate) fn listed(&self) -> &IndexMap<String, Arc<T>> {
+        &self.enabled
+    }
+
+    /// Every key is registered once, in every language, enabled or not: replacing a
+    /// definition means removing it first, so that a second registration by mistake is an
+    /// error, not a silent swap.
+    fn insert(&mut self, key: String, item: T, kind: &str) -> Result<(), DefinitionError> {
+        if self.enabled.contains_key(&key) || self.disabled.contains_key(&key) {
+            return Err(DefinitionError::new(format!(
+                "{kind} {key:?} is already registered; remove it first to replace it"
+            )));
+        }
+        self.enabled.insert(key, Arc::new(item));
+        Ok(())
+    }
+
+    fn remove(&mut self, key: &str) -> Edit {
+        if self.enabled.shift_remove(key).is_some() {
+            Edit::Listed
+        } else if self.disabled.shift_remove(key).is_some() {
+            Edit::Hidden
+        } else {
+            Edit::Nothing
+        }
+    }
+
+    /// Moves a registration between the two; one enabled again is listed last, as if
+    /// registered anew.
+    fn set_enabled(&mut self, key: &str, enabled: bool) -> Edit {
+        let (from, to) = match enabled {
+            true => (&mut self.disabled, &mut self.enabled),
+            false => (&mut self.enabled, &mut self.disabled),
+        };
+        match from.shift_remove_entry(key) {
+            Some((key, item)) => {
+                to.insert(key, item);
+                Edit::Listed
+            }
+            None => Edit::Nothing,
+        }
+    }
 }
 
 /// What `resources/read` found for a URI.
 pub(crate) enum ResourceMatch {
     Static(Arc<RegisteredResource>),
     Template(Arc<RegisteredTemplate>, std::collections::BTreeMap<String, String>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::ToolDef;
+
+    fn tool(name: &str) -> RegisteredTool {
+        RegisteredTool::compile(ToolDef::new(name).handler(|_, _| async { "ok" })).unwrap()
+    }
+
+    fn listed(registry: &Registry) -> Vec<&str> {
+        registry.tools.listed().keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn a_disabled_registration_is_hidden_and_keeps_its_name() {
+        let mut registry = Registry::default();
+        for name in ["a", "b", "c"] {
+            registry.add_tool(tool(name)).unwrap();
+        }
+        assert_eq!(registry.set_enabled(DefinitionKind::Tool, "a", false), Edit::Listed);
+        assert_eq!(listed(&registry), ["b", "c"]);
+        assert!(registry.tools.get("a").is_none(), "not served");
+        let refused = registry.add_tool(tool("a")).unwrap_err();
+        assert!(refused.to_string().contains("already registered"), "{refused}");
+
+        // Asking for the state it is in, or naming nothing, changes nothing.
+        assert_eq!(registry.set_enabled(DefinitionKind::Tool, "a", false), Edit::Nothing);
+        assert_eq!(registry.set_enabled(DefinitionKind::Tool, "b", true), Edit::Nothing);
+        assert_eq!(registry.set_enabled(DefinitionKind::Tool, "z", true), Edit::Nothing);
+        assert_eq!(registry.set_enabled(DefinitionKind::Prompt, "a", true), Edit::Nothing);
+
+        // Enabled again, it is listed last.
+        assert_eq!(registry.set_enabled(DefinitionKind::Tool, "a", true), Edit::Listed);
+        assert_eq!(listed(&registry), ["b", "c", "a"]);
+        assert!(registry.tools.get("a").is_some());
+
+        // Removing a disabled registration changes no list and frees its name.
+        registry.set_enabled(DefinitionKind::Tool, "b", false);
+        assert_eq!(registry.remove(DefinitionKind::Tool, "b"), Edit::Hidden);
+        assert_eq!(registry.remove(DefinitionKind::Tool, "b"), Edit::Nothing);
+        assert_eq!(registry.remove(DefinitionKind::Tool, "c"), Edit::Listed);
+        registry.add_tool(tool("b")).unwrap();
+        assert_eq!(listed(&registry), ["a", "b"]);
+    }
 }

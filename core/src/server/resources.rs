@@ -366,7 +366,7 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
         server,
         params,
         stamp,
-        |r| &r.resources,
+        |r| r.resources.listed(),
         |page, next_cursor| ListResourcesResult {
             resources: page.values().map(|r| r.resource.clone()).collect(),
             next_cursor,
@@ -381,7 +381,7 @@ pub(super) fn list_templates(server: &Server, params: Option<&RawValue>, stamp: 
         server,
         params,
         stamp,
-        |r| &r.templates,
+        |r| r.templates.listed(),
         |page, next_cursor| ListResourceTemplatesResult {
             resource_templates: page.values().map(|t| t.template.clone()).collect(),
             next_cursor,

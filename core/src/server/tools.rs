@@ -329,7 +329,7 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
         server,
         params,
         stamp,
-        |r| &r.tools,
+        |r| r.tools.listed(),
         |page, next_cursor| ListToolsResult {
             tools: page.values().map(|t| t.tool.clone()).collect(),
             next_cursor,

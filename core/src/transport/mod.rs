@@ -1,9 +1,9 @@
 //! Transports move frames (one JSON-RPC message or batch each) between two peers.
 //!
 //! A [`Transport`] is a stream of incoming [`Frame`]s and a sink of outgoing messages
-//! ([`OutgoingMessage`]: the text, and what the connection knows about it that a transport
-//! may carry outside the body); the connection engine reads and writes nothing else, so
-//! every transport gets the same parsing, dispatch and error handling.
+//! ([`OutgoingMessage`]: the text, and its [`Envelope`], what the sender knows about it that
+//! a transport may carry outside the body); the connection engine reads and writes nothing
+//! else, so every transport gets the same parsing, dispatch and error handling.
 
 use std::io;
 use std::pin::Pin;
@@ -11,16 +11,16 @@ use std::pin::Pin;
 use bytes::Bytes;
 use futures::{Sink, SinkExt, Stream};
 
-use crate::protocol::headers::HeaderParam;
-
 pub mod child;
 mod codec;
+mod envelope;
 #[cfg(feature = "http-client")]
 pub mod http;
 pub mod memory;
 pub mod stdio;
 
 pub use codec::JsonLinesCodec;
+pub use envelope::{Envelope, MessageKind};
 
 /// The default largest message a transport accepts: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
@@ -43,17 +43,16 @@ pub enum Frame {
 pub struct OutgoingMessage {
     /// The message text, without a trailing newline.
     pub text: String,
-    /// For a `tools/call` of the 2026-07-28 era: the tool's `x-mcp-header` parameters, as
-    /// the client last listed them, which Streamable HTTP mirrors into `Mcp-Param-*`
-    /// headers. Empty otherwise; transports without headers ignore it.
-    pub header_params: Vec<HeaderParam>,
+    /// What the sender says the message is; transports that carry only text ignore it.
+    pub envelope: Envelope,
 }
 
+/// A message its sender does not describe ([`MessageKind::Unknown`]).
 impl From<String> for OutgoingMessage {
     fn from(text: String) -> Self {
         OutgoingMessage {
             text,
-            header_params: Vec::new(),
+            envelope: Envelope::default(),
         }
     }
 }
@@ -80,7 +79,7 @@ impl Transport {
     }
 
     /// A transport whose sink takes whole [`OutgoingMessage`]s, for a transport that carries
-    /// more than the text (Streamable HTTP's headers).
+    /// more than the text (Streamable HTTP: headers, and a POST per request).
     pub fn with_message_sink(
         incoming: impl Stream<Item = io::Result<Frame>> + Send + 'static,
         outgoing: impl Sink<OutgoingMessage, Error = io::Error> + Send + 'static,

@@ -22,17 +22,22 @@
 //!
 //! What the transport does on the wire, beyond POSTing:
 //!
-//! - Modern era (a request whose `_meta` names a protocol version): `MCP-Protocol-Version`,
+//! - The transport never reads what it sends: the connection hands it each message's
+//!   [`Envelope`](crate::transport::Envelope) (request, notification, cancellation or
+//!   response; the protocol version; the MCP headers computed by
+//!   [`request_headers`](crate::protocol::headers::request_headers), which the server
+//!   checks with the same function). A message without one is POSTed as is, one way.
+//! - Modern era (a message sent under a 2026-07-28 version): `MCP-Protocol-Version`,
 //!   `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers of the tool's `x-mcp-header`
-//!   parameters, which the connection hands over with the message
-//!   ([`OutgoingMessage::header_params`]; the client re-lists the tools and retries a call
+//!   parameters as the client last listed them (it re-lists the tools and retries a call
 //!   refused with HeaderMismatch). A `notifications/cancelled` closes the request's
 //!   response stream instead of being sent.
 //! - Legacy era: `Mcp-Session-Id` from the `initialize` answer and the negotiated
-//!   `MCP-Protocol-Version` on every later request; the GET stream once initialized; a
-//!   broken SSE stream resumed with `Last-Event-ID`, honouring `retry:` and a bounded
-//!   exponential back-off; HTTP 404 for the session ends it (errors for the request, and
-//!   the next `initialize` starts a new one); DELETE of the session on close.
+//!   `MCP-Protocol-Version` (from the envelopes) on every later request; the GET stream
+//!   once initialized; a broken SSE stream resumed with `Last-Event-ID`, honouring
+//!   `retry:` and a bounded exponential back-off; HTTP 404 for the session ends it
+//!   (errors for the request, and the next `initialize` starts a new one); DELETE of the
+//!   session on close.
 //! - The first request decides the transport: when the server refuses it with 400, 404 or
 //!   405 and a body that is no modern JSON-RPC error, a GET of the same URL that opens an
 //!   SSE stream starting with an `endpoint` event switches to HTTP+SSE.
@@ -72,7 +77,7 @@ use self::error::closed_error;
 use self::message::Outgoing;
 use crate::protocol::jsonrpc;
 use crate::protocol::{code, methods, ErrorObject, RequestId};
-use crate::transport::{Frame, OutgoingMessage, Transport};
+use crate::transport::{Frame, MessageKind, OutgoingMessage, Transport};
 
 /// How many messages may wait in each direction.
 const CHANNEL_CAPACITY: usize = 1024;
@@ -183,8 +188,9 @@ struct State {
     mode: Mode,
     /// The legacy session, from the `initialize` answer.
     session_id: Option<HeaderValue>,
-    /// The legacy version the `initialize` answer settled on.
-    negotiated_version: Option<HeaderValue>,
+    /// The session's legacy version, from the envelope of `notifications/initialized`:
+    /// the GET stream and the DELETE carry it too.
+    session_version: Option<HeaderValue>,
     /// Requests awaiting their answer, by id.
     in_flight: HashMap<RequestId, InFlight>,
     /// Stops the legacy GET stream.
@@ -214,7 +220,7 @@ struct Shared {
 async fn drive(shared: Arc<Shared>, mut queue: mpsc::Receiver<OutgoingMessage>, closed: CancellationToken) {
     let _closed = closed.drop_guard();
     while let Some(message) = queue.recv().await {
-        shared.dispatch(Outgoing::parse(message)).await;
+        shared.dispatch(Outgoing::from(message)).await;
     }
     shared.close().await;
 }
@@ -228,19 +234,24 @@ impl Shared {
     /// Sends one outgoing message the way the settled mode and the message's kind want.
     async fn dispatch(self: &Arc<Self>, message: Outgoing) {
         let mode = self.state().mode.clone();
-        match (mode, message.is_request()) {
-            (Mode::LegacySse { endpoint }, _) => self.send_legacy_sse(message, endpoint).await,
-            (Mode::Probing, true) => self.probe(message).await,
-            (Mode::Streamable, true) => {
+        if let Mode::LegacySse { endpoint } = mode {
+            return self.send_legacy_sse(message, endpoint).await;
+        }
+        match &message.envelope.kind {
+            MessageKind::Request { .. } if matches!(mode, Mode::Probing) => self.probe(message).await,
+            MessageKind::Request { .. } => {
                 let message = Arc::new(message);
                 let cancel = self.register(&message);
                 self.spawn_exchange(message, None, cancel);
             }
-            (_, false) if message.method() == methods::CANCELLED => self.cancel(message).await,
-            (_, false) => {
+            MessageKind::Cancellation { request } => {
+                let request = request.clone();
+                self.cancel(&request, message).await;
+            }
+            _ => {
                 self.post_one_way(&message).await;
                 if message.method() == methods::INITIALIZED {
-                    if let Some(opened) = self.start_listener() {
+                    if let Some(opened) = self.start_listener(message.envelope.version) {
                         // What the server sends on the standalone stream before it is
                         // open is lost: let later messages wait (briefly) until it is.
                         let _ = tokio::time::timeout(GET_STREAM_WAIT, opened).await;
@@ -253,10 +264,10 @@ impl Shared {
     /// Records a request as in flight; the token aborts it.
     fn register(&self, message: &Outgoing) -> CancellationToken {
         let cancel = self.closing.child_token();
-        if let Some(id) = &message.id {
+        if let Some(id) = message.envelope.request_id() {
             let entry = InFlight {
                 cancel: cancel.clone(),
-                modern: message.is_modern(),
+                modern: message.envelope.is_modern(),
             };
             self.state().in_flight.insert(id.clone(), entry);
         }

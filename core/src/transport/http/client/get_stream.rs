@@ -14,7 +14,7 @@ use super::error::{http_error, session_expired};
 use super::message::error_of;
 use super::{Mode, Shared, EVENT_STREAM};
 use crate::protocol::headers::names;
-use crate::protocol::ErrorObject;
+use crate::protocol::{Era, ErrorObject, ProtocolVersion};
 use crate::transport::http::sse::{SseItem, SseParser};
 use crate::transport::Frame;
 
@@ -32,7 +32,7 @@ impl Shared {
     pub(super) async fn open_get_stream(&self, last_event_id: Option<&str>) -> Result<Response, GetFailure> {
         let (session, version) = {
             let state = self.state();
-            (state.session_id.clone(), state.negotiated_version.clone())
+            (state.session_id.clone(), state.session_version.clone())
         };
         let mut protocol = vec![(ACCEPT, HeaderValue::from_static(EVENT_STREAM))];
         if let Some(session) = &session {
@@ -71,15 +71,17 @@ impl Shared {
         }
     }
 
-    /// Opens the legacy GET stream once the session is initialized (a server without
-    /// one answers 405, which ends the attempt).
+    /// Opens the legacy GET stream once the session is initialized under `version` (a
+    /// server without one answers 405, which ends the attempt).
     /// The receiver resolves once the first GET is answered (or failed).
-    pub(super) fn start_listener(self: &Arc<Self>) -> Option<oneshot::Receiver<()>> {
+    pub(super) fn start_listener(self: &Arc<Self>, version: Option<ProtocolVersion>) -> Option<oneshot::Receiver<()>> {
+        let version = version.filter(|version| version.era() == Era::Legacy)?;
         let token = {
             let mut state = self.state();
-            if !matches!(state.mode, Mode::Streamable) || state.negotiated_version.is_none() {
+            if !matches!(state.mode, Mode::Streamable) {
                 return None;
             }
+            state.session_version = Some(HeaderValue::from_static(version.as_str()));
             let token = self.closing.child_token();
             if let Some(old) = state.listener.replace(token.clone()) {
                 old.cancel();

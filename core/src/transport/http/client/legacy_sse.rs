@@ -107,7 +107,7 @@ impl Shared {
     /// POSTs one message to the HTTP+SSE endpoint. A request that cannot be delivered
     /// gets an error response; its answer otherwise comes on the stream.
     pub(super) async fn send_legacy_sse(self: &Arc<Self>, message: Outgoing, endpoint: Url) {
-        if let Some(id) = message.id.clone() {
+        if let Some(id) = message.envelope.request_id().cloned() {
             let shared = Arc::clone(self);
             tokio::spawn(async move {
                 let outcome = tokio::select! {

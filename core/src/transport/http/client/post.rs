@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::{Method, Response, StatusCode};
@@ -14,10 +15,10 @@ use tokio_util::sync::CancellationToken;
 use super::body::is_event_stream;
 use super::error::{http_error, session_expired, transport_error};
 use super::get_stream::GetFailure;
-use super::message::{body_headers, classify, error_of, Classified, FinalResponse, Outgoing};
+use super::message::{body_headers, classify, error_of, Classified, Outgoing};
 use super::{Mode, Shared, ONE_WAY_TIMEOUT};
 use crate::protocol::headers::names;
-use crate::protocol::{code, methods, ErrorObject};
+use crate::protocol::{code, methods, ErrorObject, RequestId};
 use crate::transport::http::sse::{SseItem, SseParser};
 use crate::transport::Frame;
 
@@ -39,7 +40,9 @@ impl Shared {
     /// The first request: Streamable HTTP, or the HTTP+SSE fallback when the server
     /// refuses the POST the way an old server does.
     pub(super) async fn probe(self: &Arc<Self>, message: Outgoing) {
-        let Some(id) = message.id.clone() else { return };
+        let Some(id) = message.envelope.request_id().cloned() else {
+            return;
+        };
         let cancel = self.register(&message);
         // Later messages wait for this answer's headers: bound the wait.
         let limit = self.options.request_timeout.unwrap_or(PROBE_TIMEOUT);
@@ -102,7 +105,9 @@ impl Shared {
         cancel: CancellationToken,
     ) {
         let shared = Arc::clone(self);
-        let Some(id) = message.id.clone() else { return };
+        let Some(id) = message.envelope.request_id().cloned() else {
+            return;
+        };
         tokio::spawn(async move {
             let outcome = tokio::select! {
                 outcome = shared.exchange(&message, first) => Some(outcome),
@@ -121,9 +126,8 @@ impl Shared {
             Some(sent) => sent,
             None => self.send_post(message).await?,
         };
-        let reply = self.read_reply(message, sent, true).await?;
-        self.learn_from(message, &reply);
-        self.deliver(Frame::Message(reply.text)).await;
+        let reply = self.read_reply(message, sent).await?;
+        self.deliver(Frame::Message(reply)).await;
         Ok(())
     }
 
@@ -131,15 +135,12 @@ impl Shared {
     pub(super) async fn send_post(&self, message: &Outgoing) -> Result<Sent, ErrorObject> {
         let (headers, session) = {
             let state = self.state();
-            let mut headers = body_headers(message);
+            let mut headers = body_headers(&message.envelope);
             let mut session = None;
-            if !message.is_modern() && message.method() != methods::INITIALIZE {
+            if !message.envelope.is_modern() && message.method() != methods::INITIALIZE {
                 if let Some(id) = &state.session_id {
                     headers.push((HeaderName::from_static(names::SESSION_ID), id.clone()));
                     session = Some(id.clone());
-                }
-                if let Some(version) = &state.negotiated_version {
-                    headers.push((HeaderName::from_static(names::PROTOCOL_VERSION), version.clone()));
                 }
             }
             (headers, session)
@@ -183,15 +184,10 @@ impl Shared {
     }
 
     /// Reads the answer of a request up to its final response, which it returns without
-    /// delivering; what comes before it is delivered when `forward` is set.
-    pub(super) async fn read_reply(
-        &self,
-        message: &Outgoing,
-        sent: Sent,
-        forward: bool,
-    ) -> Result<FinalResponse, ErrorObject> {
+    /// delivering; what comes before it is delivered.
+    async fn read_reply(&self, message: &Outgoing, sent: Sent) -> Result<Bytes, ErrorObject> {
         let Sent { response, session } = sent;
-        let Some(id) = message.id.as_ref() else {
+        let Some(id) = message.envelope.request_id() else {
             return Err(ErrorObject::internal("not a request"));
         };
         let status = response.status();
@@ -207,7 +203,7 @@ impl Shared {
             self.start_session(response.headers().get(names::SESSION_ID).cloned());
         }
         if is_event_stream(&response) {
-            return self.read_event_stream(message, response, forward).await;
+            return self.read_event_stream(message, response).await;
         }
         if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
             return Err(ErrorObject::new(
@@ -220,7 +216,7 @@ impl Shared {
             Classified::Final(reply) => Ok(reply),
             Classified::StrayError(error, _) => Err(error),
             Classified::Other(text) => {
-                if forward && !text.trim_ascii().is_empty() {
+                if !text.trim_ascii().is_empty() {
                     self.deliver(Frame::Message(text)).await;
                 }
                 Err(ErrorObject::new(
@@ -233,13 +229,8 @@ impl Shared {
 
     /// Reads an SSE answer up to the request's final response; in the legacy era a
     /// stream that breaks first is resumed with `Last-Event-ID`.
-    async fn read_event_stream(
-        &self,
-        message: &Outgoing,
-        response: Response,
-        forward: bool,
-    ) -> Result<FinalResponse, ErrorObject> {
-        let Some(id) = message.id.as_ref() else {
+    async fn read_event_stream(&self, message: &Outgoing, response: Response) -> Result<Bytes, ErrorObject> {
+        let Some(id) = message.envelope.request_id() else {
             return Err(ErrorObject::internal("not a request"));
         };
         let mut parser = SseParser::new(self.options.max_message_size);
@@ -261,22 +252,19 @@ impl Shared {
                         SseItem::Event(event) if event.event == "message" && !event.data.is_empty() => event.data,
                         SseItem::Event(_) => continue,
                         SseItem::Oversized => {
-                            if forward {
-                                self.deliver(self.oversized()).await;
-                            }
+                            self.deliver(self.oversized()).await;
                             continue;
                         }
                     };
                     match classify(id, data) {
                         Classified::Final(reply) => return Ok(reply),
-                        Classified::StrayError(_, text) | Classified::Other(text) if forward => {
+                        Classified::StrayError(_, text) | Classified::Other(text) => {
                             self.deliver(Frame::Message(text)).await
                         }
-                        Classified::StrayError(..) | Classified::Other(_) => {}
                     }
                 }
             };
-            let resumable = !message.is_modern() && matches!(self.state().mode, Mode::Streamable);
+            let resumable = !message.envelope.is_modern() && matches!(self.state().mode, Mode::Streamable);
             let last_event_id = match parser.last_event_id() {
                 Some(last) if resumable => last.to_owned(),
                 _ => return Err(ErrorObject::new(code::INTERNAL_ERROR, ended)),
@@ -301,16 +289,16 @@ impl Shared {
         }
     }
 
-    /// `notifications/cancelled`: the modern era closes the request's stream (that is
-    /// the cancellation); the legacy era sends the notification, then stops reading.
-    pub(super) async fn cancel(&self, message: Outgoing) {
-        let target = message.cancel_target.as_ref().and_then(|id| {
+    /// `notifications/cancelled` of `request`: the modern era closes the request's stream
+    /// (that is the cancellation); the legacy era sends the notification, then stops reading.
+    pub(super) async fn cancel(&self, request: &RequestId, message: Outgoing) {
+        let target = {
             let state = self.state();
             state
                 .in_flight
-                .get(id)
+                .get(request)
                 .map(|entry| (entry.cancel.clone(), entry.modern))
-        });
+        };
         match target {
             Some((cancel, true)) => cancel.cancel(),
             Some((cancel, false)) => {
