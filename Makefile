@@ -108,6 +108,20 @@ bench: peers
 fmt:
 	$(CARGO) fmt --all
 
+## fuzz: each cargo-fuzz target of core/fuzz for FUZZ_SECONDS (default 60) on the nightly toolchain, growing
+## core/fuzz/corpus/<target>; a crash leaves its reproducer in core/fuzz/artifacts/<target> and stops the run.
+## Commit both: `make test` replays them (core/src/fuzzing.rs). `make fuzz FUZZ_TARGETS=sse` runs one target.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= jsonrpc_frames stdio_codec sse mcp_param uri_template request_state www_authenticate oauth_metadata
+CARGO_FUZZ_VERSION := 0.13.2
+.PHONY: fuzz
+fuzz:
+	rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	cargo fuzz --version 2>/dev/null | grep -q '$(CARGO_FUZZ_VERSION)' || $(CARGO) install -q --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION)
+	cd core/fuzz && for target in $(FUZZ_TARGETS); do \
+		cargo +nightly fuzz run $$target -- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 || exit 1; \
+	done
+
 ## test-kotlin: build the UniFFI library (bindings-uniffi), generate its Kotlin and Swift sources with the workspace's
 ## own uniffi-bindgen (library mode) into target/uniffi/, compile the Kotlin and its tests with kotlinc (npm
 ## kotlin-compiler, pinned) against JNA and kotlinx-coroutines, run them. Installs the JDK and JNA from Debian if missing.

@@ -14,6 +14,9 @@
 pub mod client;
 mod connection;
 mod error;
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod protocol;
 pub mod server;
 pub mod state;

@@ -67,7 +67,9 @@ impl Decoder for JsonLinesCodec {
                     return Ok(Some(Frame::Message(line.freeze())));
                 }
                 (None, false) => {
-                    if buf.len() > self.max_size {
+                    // A last `\r` may be the start of the line's `\r\n`: it does not count.
+                    let pending = buf.len() - usize::from(buf.last() == Some(&b'\r'));
+                    if pending > self.max_size {
                         self.discarding = true;
                         continue;
                     }
@@ -114,6 +116,16 @@ mod tests {
             frames.push(frame);
         }
         frames
+    }
+
+    #[test]
+    fn a_line_of_the_limit_split_inside_its_crlf_is_still_a_message() {
+        // Found by the stdio_codec fuzz target: the `\r` counted against the limit.
+        let mut codec = JsonLinesCodec::new(4);
+        let mut buf = BytesMut::from(&b"abcd\r"[..]);
+        assert_eq!(codec.decode(&mut buf).unwrap(), None);
+        buf.extend_from_slice(b"\n");
+        assert_eq!(codec.decode(&mut buf).unwrap(), Some(Frame::Message("abcd".into())));
     }
 
     #[test]
