@@ -47,10 +47,7 @@ impl Client {
                     }
                     let _ = self.inner.notifications.send(decoded);
                 }
-                Message::Request(request) => {
-                    let client = self.clone();
-                    tokio::spawn(async move { client.answer_server(request).await });
-                }
+                Message::Request(request) => self.accept_server_request(request),
             }
         }
     }
