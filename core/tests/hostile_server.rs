@@ -1,7 +1,8 @@
 //! Our client against small HTTP servers that misbehave on purpose (axum apps on
 //! 127.0.0.1 and a free port, stopped at the end of each test): a cursor loop and lists
 //! without end, a flood of requests to the client, too many sampling requests in one
-//! `input_required` round. The client fails cleanly, within its limits, and never spins; the bounds the tests
+//! `input_required` round, an enormous SSE `retry:`, a GET stream that keeps closing.
+//! The client fails cleanly, within its limits, and never spins; the bounds the tests
 //! assert are generous, so a slow machine passes them too.
 
 mod common;
@@ -334,6 +335,132 @@ async fn server_requests_beyond_the_limit_are_refused_at_once() {
         .expect("the call");
     assert_eq!(done.content[0].as_text(), Some("flood over"));
     assert_eq!(flood.lock().unwrap().answered, LIMIT);
+    client.close().await.expect("closed");
+    served.stop().await;
+}
+
+/// The result of a legacy `tools/call` with this id.
+fn resumed(id: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "resumed"}]}}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_enormous_retry_is_capped_by_the_reconnection_policy() {
+    let pending = Arc::new(Mutex::new(Value::Null));
+    let call = Arc::clone(&pending);
+    let answer: Answer = Arc::new(move |message| {
+        if method(message) != "tools/call" {
+            return StatusCode::BAD_REQUEST.into_response();
+        }
+        *call.lock().unwrap() = message["id"].clone();
+        // The stream breaks before the result; resuming it would wait for `retry:`,
+        // some 3,000 years.
+        events(futures::stream::iter([
+            "retry: 99999999999999\nid: ev-1\ndata:".to_owned()
+        ]))
+    });
+    let get = move |headers: &HeaderMap| {
+        if headers.get("last-event-id").and_then(|v| v.to_str().ok()) != Some("ev-1") {
+            return StatusCode::METHOD_NOT_ALLOWED.into_response();
+        }
+        let id = pending.lock().unwrap().clone();
+        events(futures::stream::iter([format!("id: ev-2\ndata: {}", resumed(&id))]))
+    };
+    let served = serve(answer, get).await;
+    let backoff = (Duration::from_millis(50), Duration::from_millis(300));
+    let http = HttpClientOptions::new(url(&served)).reconnect(backoff.0, backoff.1, 4);
+    let client = client(&served, http, options(EraMode::Legacy)).await;
+    let answer = client
+        .call_tool("resume", json!({}))
+        .await
+        .expect("resumed after a capped wait");
+    assert_eq!(answer.content[0].as_text(), Some("resumed"));
+    client.close().await.expect("closed");
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flapping_get_stream_is_reconnected_with_backoff_not_in_a_spin() {
+    let answer: Answer = Arc::new(|message| match method(message) {
+        "tools/list" => result(&message["id"], json!({"tools": []})),
+        _ => StatusCode::BAD_REQUEST.into_response(),
+    });
+    // Each GET stream delivers a message, asks for an immediate reconnection, and closes.
+    let opened = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&opened);
+    let get = move |_: &HeaderMap| {
+        let n = counter.fetch_add(1, Ordering::SeqCst);
+        let message = json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": format!("flap {n}")}});
+        events(futures::stream::iter([format!("id: {n}\nretry: 0\ndata: {message}")]))
+    };
+    let served = serve(answer, get).await;
+    // Waits of 50 ms doubling up to 800 ms: about 8 GETs in 3 s, where a spin (a fresh
+    // back-off after every event) makes one every 50 ms, about 60.
+    let backoff = (Duration::from_millis(50), Duration::from_millis(800));
+    let http = HttpClientOptions::new(url(&served)).reconnect(backoff.0, backoff.1, 4);
+    let client = client(&served, http, options(EraMode::Legacy)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let gets = opened.load(Ordering::SeqCst);
+    assert!(gets >= 3, "the stream is reconnected: {gets} GETs");
+    assert!(gets <= 20, "no spin: {gets} GETs in 3 s");
+    // The connection still works meanwhile.
+    assert!(client.list_tools(None).await.expect("listed").tools.is_empty());
+    client.close().await.expect("closed");
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_response_stream_that_keeps_breaking_is_resumed_with_backoff_not_in_a_spin() {
+    let pending = Arc::new(Mutex::new(Value::Null));
+    let call = Arc::clone(&pending);
+    // Each piece of the call's stream delivers a message, asks for an immediate
+    // reconnection, and closes before the result, until the test lets it finish.
+    let piece = |n: usize| {
+        let message = json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": format!("piece {n}")}});
+        events(futures::stream::iter([format!("id: r{n}\nretry: 0\ndata: {message}")]))
+    };
+    let answer: Answer = Arc::new(move |message| {
+        if method(message) != "tools/call" {
+            return StatusCode::BAD_REQUEST.into_response();
+        }
+        *call.lock().unwrap() = message["id"].clone();
+        piece(0)
+    });
+    let resumptions = Arc::new(AtomicUsize::new(0));
+    let finish = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (counter, finishing) = (Arc::clone(&resumptions), Arc::clone(&finish));
+    let get = move |headers: &HeaderMap| {
+        if headers.get("last-event-id").is_none() {
+            return StatusCode::METHOD_NOT_ALLOWED.into_response();
+        }
+        let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+        if !finishing.load(Ordering::SeqCst) {
+            return piece(n);
+        }
+        let id = pending.lock().unwrap().clone();
+        events(futures::stream::iter([format!("id: r{n}\ndata: {}", resumed(&id))]))
+    };
+    let served = serve(answer, get).await;
+    let backoff = (Duration::from_millis(50), Duration::from_millis(800));
+    let http = HttpClientOptions::new(url(&served)).reconnect(backoff.0, backoff.1, 4);
+    let client = client(&served, http, options(EraMode::Legacy)).await;
+    let call = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call_tool("pieces", json!({})).await })
+    };
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let gets = resumptions.load(Ordering::SeqCst);
+    assert!(gets >= 3, "the stream is resumed: {gets} GETs");
+    assert!(gets <= 20, "no spin: {gets} GETs in 3 s");
+    finish.store(true, Ordering::SeqCst);
+    let answer = tokio::time::timeout(PATIENCE, call)
+        .await
+        .expect("the call ends")
+        .expect("the task")
+        .expect("the call");
+    assert_eq!(answer.content[0].as_text(), Some("resumed"));
     client.close().await.expect("closed");
     served.stop().await;
 }
