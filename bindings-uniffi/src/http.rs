@@ -115,7 +115,9 @@ impl TryFrom<HttpOptions> for HttpConfig {
 }
 
 /// How a broken SSE stream of the legacy era is reconnected: wait `initial_ms` (or the
-/// server's `retry:`), doubling up to `max_ms`, for at most `attempts` tries in a row.
+/// server's `retry:`, up to `max_ms`), doubling up to `max_ms`, for at most `attempts` tries
+/// in a row that bring no event. The waits start over only after the stream stayed open
+/// `max_ms` or longer.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct ReconnectPolicy {
     /// The first wait, in milliseconds.

@@ -129,6 +129,11 @@ impl Connection {
         self.outbound.send(message).await.map_err(|_| Error::ConnectionClosed)
     }
 
+    /// Queues one message if there is room, without waiting; whether it was queued.
+    pub(crate) fn try_send_message(&self, message: OutgoingMessage) -> bool {
+        !self.stop_writing.is_cancelled() && self.outbound.try_send(message).is_ok()
+    }
+
     /// The requests this side sent on the connection and awaits.
     pub(crate) fn pending(&self) -> &PendingRequests {
         &self.pending

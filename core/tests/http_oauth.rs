@@ -1,10 +1,16 @@
 //! Our HTTP client with its OAuth provider against our own HTTP server behind a bearer
 //! check, with a small authorization server in the same axum app: discovery from the
 //! 401 challenge, dynamic registration, the authorization code flow with PKCE, `state`
-//! and `iss` checks, and the retried request, in both eras.
+//! and `iss` checks, and the retried request, in both eras; and hostile metadata (plain
+//! http endpoints, a foreign authorization server for pre-registered credentials, a
+//! metadata URL on another origin, a huge `expires_in`) refused with a clear error.
+
+mod common;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
 use axum::extract::{Query, Request, State};
@@ -15,7 +21,8 @@ use axum::routing::{get, post};
 use axum::Router;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use oxmcp::client::auth::{AuthError, BearerChallenge, ClientMetadata, OAuthProvider};
+use common::Served;
+use oxmcp::client::auth::{AuthError, BearerChallenge, ClientCredentials, ClientMetadata, OAuthProvider};
 use oxmcp::client::{Client, ClientOptions, EraMode};
 use oxmcp::server::http::HttpConfig;
 use oxmcp::server::{Server, ToolDef};
@@ -25,6 +32,8 @@ use sha2::{Digest, Sha256};
 
 const REDIRECT_URI: &str = "http://127.0.0.1:1/callback";
 const SCOPE: &str = "mcp:tools";
+/// The client id the authorization server knows without registration.
+const PRE_REGISTERED: &str = "pre-registered-client";
 
 /// What the authorization server remembers between its endpoints.
 #[derive(Default)]
@@ -39,6 +48,12 @@ struct Authority {
     codes: usize,
     /// The lifetime of the access tokens issued.
     expires_in: u64,
+    /// How many requests reached the token endpoint.
+    token_requests: usize,
+    /// The authorization servers the protected resource metadata names (default: this one).
+    authorization_servers: Option<Vec<String>>,
+    /// The authorization endpoint the metadata names (default: this server's).
+    authorization_endpoint: Option<String>,
 }
 
 type Shared = Arc<Mutex<Authority>>;
@@ -52,20 +67,30 @@ fn authority(state: &Shared) -> std::sync::MutexGuard<'_, Authority> {
 }
 
 async fn resource_metadata(State(state): State<Shared>) -> Response {
-    let base = authority(&state).base.clone();
+    let authority = authority(&state);
+    let base = &authority.base;
+    let servers = authority
+        .authorization_servers
+        .clone()
+        .unwrap_or_else(|| vec![base.clone()]);
     json_response(
         StatusCode::OK,
-        json!({"resource": format!("{base}/mcp"), "authorization_servers": [base], "scopes_supported": [SCOPE]}),
+        json!({"resource": format!("{base}/mcp"), "authorization_servers": servers, "scopes_supported": [SCOPE]}),
     )
 }
 
 async fn server_metadata(State(state): State<Shared>) -> Response {
-    let base = authority(&state).base.clone();
+    let authority = authority(&state);
+    let base = &authority.base;
+    let authorization_endpoint = authority
+        .authorization_endpoint
+        .clone()
+        .unwrap_or_else(|| format!("{base}/authorize"));
     json_response(
         StatusCode::OK,
         json!({
             "issuer": base,
-            "authorization_endpoint": format!("{base}/authorize"),
+            "authorization_endpoint": authorization_endpoint,
             "token_endpoint": format!("{base}/token"),
             "registration_endpoint": format!("{base}/register"),
             "code_challenge_methods_supported": ["S256"],
@@ -111,6 +136,7 @@ async fn token(State(state): State<Shared>, body: String) -> Response {
     let form: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
     let field = |name: &str| form.get(name).cloned().unwrap_or_default();
     let mut authority = authority(&state);
+    authority.token_requests += 1;
     let granted = match field("grant_type").as_str() {
         "authorization_code" => {
             let challenge = authority.challenges.remove(&field("code"));
@@ -118,6 +144,7 @@ async fn token(State(state): State<Shared>, body: String) -> Response {
             challenge == Some(verified)
         }
         "refresh_token" => field("refresh_token") == "refresh-me",
+        "client_credentials" => field("client_id") == PRE_REGISTERED,
         _ => false,
     };
     if !granted {
@@ -162,15 +189,28 @@ async fn bearer_check(State(state): State<Shared>, request: Request<Body>, next:
 }
 
 /// Serves the MCP endpoint behind the bearer check and the authorization server on one
-/// port; returns the MCP endpoint's URL and the shared state.
-async fn start(expires_in: u64) -> (String, Shared) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
-    let base = format!("http://{}", listener.local_addr().expect("an address"));
-    let state: Shared = Arc::new(Mutex::new(Authority {
-        base: base.clone(),
+/// port; returns the MCP endpoint's URL, the shared state and the server to stop.
+async fn start(expires_in: u64) -> (String, Shared, Served) {
+    start_with(Authority {
         expires_in,
         ..Authority::default()
-    }));
+    })
+    .await
+}
+
+/// [`start`] with an authority set up as the test wants (its `base` is filled in).
+async fn start_with(authority: Authority) -> (String, Shared, Served) {
+    let state: Shared = Arc::new(Mutex::new(authority));
+    let served = Served::start(|base| {
+        self::authority(&state).base = base.to_owned();
+        app(&state)
+    })
+    .await;
+    (format!("{}/mcp", served.base), state, served)
+}
+
+/// The MCP endpoint behind the bearer check, and the authorization server's endpoints.
+fn app(state: &Shared) -> Router {
     let server = Server::builder("protected", "1.0.0")
         .tool(
             ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or_default().to_owned() }),
@@ -179,17 +219,15 @@ async fn start(expires_in: u64) -> (String, Shared) {
         .expect("a valid server");
     let mcp = server
         .http_router(HttpConfig::default())
-        .layer(middleware::from_fn_with_state(Arc::clone(&state), bearer_check));
-    let app = Router::new()
+        .layer(middleware::from_fn_with_state(Arc::clone(state), bearer_check));
+    Router::new()
         .route("/.well-known/oauth-protected-resource/mcp", get(resource_metadata))
         .route("/.well-known/oauth-authorization-server", get(server_metadata))
         .route("/register", post(register))
         .route("/authorize", get(authorize))
         .route("/token", post(token))
-        .with_state(Arc::clone(&state))
-        .merge(mcp);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("{base}/mcp"), state)
+        .with_state(Arc::clone(state))
+        .merge(mcp)
 }
 
 /// The user who approves at once: follows the authorization URL to its redirect,
@@ -218,7 +256,7 @@ async fn connect_with(url: &str, provider: OAuthProvider, era: EraMode) -> oxmcp
 #[tokio::test]
 async fn authorizes_on_the_first_refusal_and_reuses_the_token() {
     for era in [EraMode::Legacy, EraMode::Modern] {
-        let (url, state) = start(3600).await;
+        let (url, state, served) = start(3600).await;
         let provider = provider(|callback| callback);
         let client = connect_with(&url, provider.clone(), era).await.expect("connected");
         let result = client.call_tool("echo", json!({"text": "hi"})).await.expect("called");
@@ -227,6 +265,7 @@ async fn authorizes_on_the_first_refusal_and_reuses_the_token() {
         client.close().await.expect("closed");
         let tokens = provider.tokens().await.expect("a store").expect("tokens");
         assert_eq!(tokens.scope.as_deref(), Some(SCOPE));
+        served.stop().await;
         let authority = authority(&state);
         assert_eq!(authority.registrations, 1, "{era:?}: one registration");
         assert_eq!(
@@ -239,7 +278,7 @@ async fn authorizes_on_the_first_refusal_and_reuses_the_token() {
 
 #[tokio::test]
 async fn a_callback_with_another_state_is_refused() {
-    let (url, state) = start(3600).await;
+    let (url, state, served) = start(3600).await;
     let forged = provider(|callback| {
         let mut url = url::Url::parse(&callback).expect("a callback URL");
         let pairs: Vec<(String, String)> = url
@@ -257,11 +296,12 @@ async fn a_callback_with_another_state_is_refused() {
     assert!(error.contains("state"), "{error}");
     assert!(authority(&state).tokens.is_empty(), "no code was exchanged");
     assert!(forged.tokens().await.expect("a store").is_none());
+    served.stop().await;
 }
 
 #[tokio::test]
 async fn discovery_falls_back_to_the_well_known_urls() {
-    let (url, state) = start(3600).await;
+    let (url, state, served) = start(3600).await;
     let server = url::Url::parse(&url).expect("a URL");
     let challenge = BearerChallenge {
         resource_metadata: Some(format!("{}/missing", server.origin().ascii_serialization())),
@@ -273,12 +313,13 @@ async fn discovery_falls_back_to_the_well_known_urls() {
     let unreachable = url::Url::parse("http://127.0.0.1:1/mcp").expect("a URL");
     let refused = provider(|callback| callback).authorize(&unreachable, None).await;
     assert!(matches!(refused, Err(AuthError::Http { .. })), "{refused:?}");
+    served.stop().await;
 }
 
 #[tokio::test]
 async fn an_expired_token_is_refreshed_without_asking_the_user() {
     // Tokens that expire within the provider's safety margin count as expired at once.
-    let (url, state) = start(1).await;
+    let (url, state, served) = start(1).await;
     let provider = provider(|callback| callback);
     let client = connect_with(&url, provider.clone(), EraMode::Modern)
         .await
@@ -297,4 +338,130 @@ async fn an_expired_token_is_refreshed_without_asking_the_user() {
     assert!(issued >= 2, "later requests used refreshed tokens");
     let tokens = provider.tokens().await.expect("a store").expect("tokens");
     assert_eq!(tokens.refresh_token.as_deref(), Some("refresh-me"));
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn a_huge_expires_in_is_capped_instead_of_overflowing() {
+    let (url, _state, served) = start(u64::MAX).await;
+    let provider = provider(|callback| callback);
+    let client = connect_with(&url, provider.clone(), EraMode::Modern)
+        .await
+        .expect("connected");
+    client.call_tool("echo", json!({"text": "hi"})).await.expect("called");
+    client.close().await.expect("closed");
+    let tokens = provider.tokens().await.expect("a store").expect("tokens");
+    let expires_at = tokens.expires_at.expect("an expiry");
+    let day = Duration::from_secs(24 * 60 * 60);
+    assert!(expires_at > SystemTime::now() + day, "{expires_at:?}");
+    assert!(expires_at < SystemTime::now() + 800 * day, "{expires_at:?}");
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn an_authorization_server_without_https_is_refused() {
+    let (url, state, served) = start_with(Authority {
+        authorization_servers: Some(vec!["http://auth.example.test".to_owned()]),
+        ..Authority::default()
+    })
+    .await;
+    let outcome = connect_with(&url, provider(|callback| callback), EraMode::Legacy).await;
+    let error = outcome.err().expect("the connection is refused").to_string();
+    assert!(error.contains("http://auth.example.test"), "{error}");
+    assert!(error.contains("must use https"), "{error}");
+    assert_eq!(authority(&state).registrations, 0);
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn an_authorization_endpoint_without_https_never_reaches_the_user() {
+    let (url, state, served) = start_with(Authority {
+        authorization_endpoint: Some("http://login.example.test/authorize".to_owned()),
+        ..Authority::default()
+    })
+    .await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&asked);
+    let provider = OAuthProvider::authorization_code(ClientMetadata::new("oauth test", REDIRECT_URI), move |_url| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async { Err::<String, _>(std::io::Error::other("the user was sent to a plain-http page")) }
+    });
+    let outcome = connect_with(&url, provider, EraMode::Modern).await;
+    let error = outcome.err().expect("the connection is refused").to_string();
+    assert!(error.contains("must use https"), "{error}");
+    assert_eq!(asked.load(Ordering::SeqCst), 0, "the redirect handler was never called");
+    assert_eq!(authority(&state).token_requests, 0);
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn pre_registered_credentials_never_go_to_another_authorization_server() {
+    let (url, state, served) = start(3600).await;
+    let elsewhere = "https://auth.example.com";
+    let credentials = || ClientCredentials::new(PRE_REGISTERED).secret("s3cret");
+    let assertions = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&assertions);
+    let jwt_bearer = OAuthProvider::jwt_bearer(elsewhere, credentials(), move |_target| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async { Ok::<_, std::io::Error>("workload-identity-token".to_owned()) }
+    });
+    let providers = [
+        OAuthProvider::client_credentials(elsewhere, credentials()),
+        jwt_bearer,
+        provider(|callback| callback).pre_registered(elsewhere, credentials()),
+    ];
+    for provider in providers {
+        let outcome = connect_with(&url, provider, EraMode::Legacy).await;
+        let error = outcome.err().expect("the connection is refused").to_string();
+        assert!(error.contains("not one this client is registered with"), "{error}");
+        assert!(error.contains(elsewhere), "{error}");
+    }
+    assert_eq!(assertions.load(Ordering::SeqCst), 0, "no assertion was made for it");
+    {
+        let authority = authority(&state);
+        assert_eq!(authority.token_requests, 0, "nothing reached its token endpoint");
+        assert_eq!((authority.registrations, authority.codes), (0, 0));
+    }
+
+    // With the issuer they were registered with, the same credentials work.
+    let base = authority(&state).base.clone();
+    let client = connect_with(
+        &url,
+        OAuthProvider::client_credentials(base, credentials()),
+        EraMode::Legacy,
+    )
+    .await
+    .expect("connected");
+    client.call_tool("echo", json!({"text": "hi"})).await.expect("called");
+    client.close().await.expect("closed");
+    assert_eq!(authority(&state).token_requests, 1);
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn a_resource_metadata_url_on_another_origin_is_refused() {
+    let (url, state, served) = start(3600).await;
+    let base = authority(&state).base.clone();
+    // Another origin serving a document that would pass every other check.
+    let document = json!({"resource": url, "authorization_servers": [base], "scopes_supported": [SCOPE]});
+    let foreign = Served::start(|_| {
+        Router::new().route(
+            "/prm",
+            get(move || async move { json_response(StatusCode::OK, document) }),
+        )
+    })
+    .await;
+    let challenge = BearerChallenge {
+        resource_metadata: Some(format!("{}/prm", foreign.base)),
+        ..BearerChallenge::default()
+    };
+    let server = url::Url::parse(&url).expect("a URL");
+    let refused = provider(|callback| callback).authorize(&server, Some(&challenge)).await;
+    match refused {
+        Err(AuthError::InvalidUrl { reason, .. }) => assert!(reason.contains("origin"), "{reason}"),
+        other => panic!("not refused: {other:?}"),
+    }
+    assert!(authority(&state).tokens.is_empty());
+    foreign.stop().await;
+    served.stop().await;
 }

@@ -1,11 +1,12 @@
 //! A server and a client in one process over the in-memory transport: what needs a
 //! handle on the server itself (runtime changes, configuration) in both eras.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ProgressCallback, ServerNotification};
 use oxmcp::protocol::{code, ErrorObject, SubscriptionFilter};
 use oxmcp::server::{Context, DefinitionKind, HandlerError, PromptDef, Server, ToolDef};
 use serde_json::json;
@@ -358,5 +359,70 @@ struct StopCounter(Arc<AtomicUsize>);
 impl Drop for StopCounter {
     fn drop(&mut self) {
         self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A progress callback runs with no lock of the client held: one that calls back into the
+/// client, starting a request of its own (whose first step registers its progress, under
+/// the lock the callback used to run in), does not hang the client.
+#[test]
+fn a_progress_callback_may_call_back_into_the_client() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    // On a task of its own: after a timeout its futures are left alone (dropping them
+    // would take the lock a deadlocked read loop holds).
+    let scenario = runtime.spawn(progress_callback_calls_the_client());
+    let finished = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(30), scenario).await });
+    // A read loop stuck in the callback would hold its worker forever: do not wait for it.
+    runtime.shutdown_background();
+    finished
+        .expect("the calls finished: the callback did not deadlock the client")
+        .expect("the scenario passed");
+}
+
+async fn progress_callback_calls_the_client() {
+    let server = Server::builder("progress", "1")
+        .tool(ToolDef::new("steps").handler(|_, ctx: Context| async move {
+            for step in 1..=3 {
+                ctx.progress(f64::from(step), Some(3.0), None).await;
+            }
+            "done"
+        }))
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let nested = Arc::new(Mutex::new(Vec::new()));
+        let (caller, started) = (client.clone(), Arc::clone(&nested));
+        let on_progress: ProgressCallback = Arc::new(move |_| {
+            let client = caller.clone();
+            let mut call = Box::pin(async move {
+                let quiet = CallOptions {
+                    on_progress: Some(Arc::new(|_| {})),
+                    ..Default::default()
+                };
+                client.call_tool_with("steps", json!({}), &quiet).await
+            });
+            // Started right here in the callback: the first poll sends the request.
+            let mut context = std::task::Context::from_waker(futures::task::noop_waker_ref());
+            assert!(call.as_mut().poll(&mut context).is_pending());
+            started.lock().unwrap().push(tokio::spawn(call));
+        });
+        let options = CallOptions {
+            on_progress: Some(on_progress),
+            ..Default::default()
+        };
+        let result = client.call_tool_with("steps", json!({}), &options).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("done"), "{era:?}");
+        let calls: Vec<_> = std::mem::take(&mut *nested.lock().unwrap());
+        assert_eq!(calls.len(), 3, "{era:?}: one call per progress notification");
+        for call in calls {
+            let result = call.await.unwrap().unwrap();
+            assert_eq!(result.content[0].as_text(), Some("done"), "{era:?}");
+        }
+        client.close().await.unwrap();
     }
 }

@@ -2,6 +2,8 @@
 //! for them, notifications (and progress) to their listeners, and the server's own
 //! requests to [`server_requests`](super::server_requests).
 
+use std::sync::Arc;
+
 use super::{lock, Client, ServerNotification};
 use crate::protocol::jsonrpc::{self, Incoming, Message};
 use crate::transport::Frame;
@@ -30,19 +32,22 @@ impl Client {
                 Message::Notification(notification) => {
                     let decoded = ServerNotification::decode(&notification.method, notification.params.as_deref());
                     if let ServerNotification::Progress(progress) = &decoded {
-                        if let Some(watch) = lock(&self.inner.progress).get(&progress.progress_token) {
-                            watch.arrived.notify_one();
-                            if let Some(callback) = &watch.callback {
+                        // Taken out of the map: the callback runs with no lock of the
+                        // client held, so it may call the client (a Kotlin or Swift
+                        // callback), or take a lock of its host (Python's GIL).
+                        let watch = lock(&self.inner.progress)
+                            .get(&progress.progress_token)
+                            .map(|watch| (Arc::clone(&watch.arrived), watch.callback.clone()));
+                        if let Some((arrived, callback)) = watch {
+                            arrived.notify_one();
+                            if let Some(callback) = callback {
                                 callback(progress.clone());
                             }
                         }
                     }
                     let _ = self.inner.notifications.send(decoded);
                 }
-                Message::Request(request) => {
-                    let client = self.clone();
-                    tokio::spawn(async move { client.answer_server(request).await });
-                }
+                Message::Request(request) => self.accept_server_request(request),
             }
         }
     }

@@ -20,13 +20,14 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, Semaphore};
 
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod incoming;
 mod notifications;
 mod options;
+mod pages;
 mod requests;
 mod send;
 mod server_requests;
@@ -79,6 +80,8 @@ struct ClientInner {
     details: Mutex<Option<ServerDetails>>,
     notifications: broadcast::Sender<ServerNotification>,
     progress: Mutex<HashMap<RequestId, ProgressWatch>>,
+    /// One permit per request of the server being answered.
+    server_requests: Arc<Semaphore>,
     log_level: Mutex<Option<LoggingLevel>>,
     resource_streams: Mutex<HashMap<String, Subscription>>,
     tool_headers: ToolHeaders,
@@ -113,6 +116,7 @@ impl Client {
     ) -> Result<Client> {
         let (connection, incoming) = Connection::start(transport);
         let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
+        let server_requests = Arc::new(Semaphore::new(options.max_server_requests));
         let client = Client {
             inner: Arc::new(ClientInner {
                 connection,
@@ -120,6 +124,7 @@ impl Client {
                 details: Mutex::new(None),
                 notifications,
                 progress: Mutex::new(HashMap::new()),
+                server_requests,
                 log_level: Mutex::new(None),
                 resource_streams: Mutex::new(HashMap::new()),
                 tool_headers: ToolHeaders::default(),

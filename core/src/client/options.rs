@@ -10,6 +10,8 @@ use crate::protocol::{
     ElicitationCapability, ErrorObject, Implementation, ListRootsResult, RootsCapability, SamplingCapability,
 };
 use crate::BoxFuture;
+#[cfg(doc)]
+use crate::Error;
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -74,10 +76,15 @@ pub struct ClientOptions {
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(crate) elicitation_url: bool,
     pub(crate) roots: Option<Arc<dyn RootsHandler>>,
+    pub(crate) max_list_pages: usize,
+    pub(crate) max_server_requests: usize,
+    pub(crate) max_sampling_per_round: usize,
 }
 
 impl ClientOptions {
-    /// A client with this name and version, era `Auto`, and a 60 s request timeout.
+    /// A client with this name and version, era `Auto`, a 60 s request timeout, and the
+    /// limits that hold a hostile server back: 100 pages per listing, 16 of the server's
+    /// requests answered at once, 8 sampling requests per `input_required` round.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ClientOptions {
             info: Implementation::new(name, version),
@@ -89,6 +96,9 @@ impl ClientOptions {
             elicitation: None,
             elicitation_url: false,
             roots: None,
+            max_list_pages: 100,
+            max_server_requests: 16,
+            max_sampling_per_round: 8,
         }
     }
 
@@ -127,6 +137,30 @@ impl ClientOptions {
     /// Answers roots requests.
     pub fn on_roots(mut self, handler: impl RootsHandler) -> Self {
         self.roots = Some(Arc::new(handler));
+        self
+    }
+
+    /// How many pages the `list_all_*` helpers (and the re-listing of tools after a
+    /// HeaderMismatch) follow at most (default 100, at least 1); a listing with more,
+    /// or one whose server repeats a cursor, fails with [`Error::Protocol`].
+    pub fn max_list_pages(mut self, pages: usize) -> Self {
+        self.max_list_pages = pages.max(1);
+        self
+    }
+
+    /// How many of the server's requests (legacy era: sampling, elicitation, roots,
+    /// ping) are answered at once (default 16, at least 1). The server's requests beyond
+    /// that are refused at once with a JSON-RPC error instead of waiting in the client.
+    pub fn max_server_requests(mut self, requests: usize) -> Self {
+        self.max_server_requests = requests.max(1);
+        self
+    }
+
+    /// How many sampling requests one `input_required` round (2026-07-28) may ask for
+    /// (default 8). A round that asks for more fails the request before any reaches the
+    /// sampling handler.
+    pub fn max_sampling_per_round(mut self, requests: usize) -> Self {
+        self.max_sampling_per_round = requests;
         self
     }
 

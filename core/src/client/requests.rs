@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::pages::Cursors;
+#[cfg(doc)]
+use super::ClientOptions;
 use super::{lock, to_value, CallOptions, Client};
 use crate::error::{Error, Result};
 use crate::protocol::{
@@ -31,9 +34,9 @@ impl Client {
         Ok(page)
     }
 
-    /// Every tool, following cursors.
+    /// Every tool, following cursors (see [`ClientOptions::max_list_pages`]).
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        self.collect_pages(|cursor| async move {
+        self.collect_pages(methods::TOOLS_LIST, |cursor| async move {
             let page = self.list_tools(cursor).await?;
             Ok((page.tools, page.next_cursor))
         })
@@ -55,9 +58,9 @@ impl Client {
             .await
     }
 
-    /// Every resource, following cursors.
+    /// Every resource, following cursors (see [`ClientOptions::max_list_pages`]).
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        self.collect_pages(|cursor| async move {
+        self.collect_pages(methods::RESOURCES_LIST, |cursor| async move {
             let page = self.list_resources(cursor).await?;
             Ok((page.resources, page.next_cursor))
         })
@@ -79,9 +82,9 @@ impl Client {
             .await
     }
 
-    /// Every resource template, following cursors.
+    /// Every resource template, following cursors (see [`ClientOptions::max_list_pages`]).
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        self.collect_pages(|cursor| async move {
+        self.collect_pages(methods::RESOURCES_TEMPLATES_LIST, |cursor| async move {
             let page = self.list_resource_templates(cursor).await?;
             Ok((page.resource_templates, page.next_cursor))
         })
@@ -99,29 +102,31 @@ impl Client {
             .await
     }
 
-    /// Every prompt, following cursors.
+    /// Every prompt, following cursors (see [`ClientOptions::max_list_pages`]).
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        self.collect_pages(|cursor| async move {
+        self.collect_pages(methods::PROMPTS_LIST, |cursor| async move {
             let page = self.list_prompts(cursor).await?;
             Ok((page.prompts, page.next_cursor))
         })
         .await
     }
 
-    async fn collect_pages<T, F, Fut>(&self, mut fetch: F) -> Result<Vec<T>>
+    /// The items of every page `fetch` gets for a `method` listing.
+    async fn collect_pages<T, F, Fut>(&self, method: &str, mut fetch: F) -> Result<Vec<T>>
     where
         F: FnMut(Option<String>) -> Fut,
         Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>)>>,
     {
+        let mut cursors = Cursors::new(method, self.inner.options.max_list_pages);
         let mut all = Vec::new();
         let mut cursor = None;
         loop {
             let (items, next) = fetch(cursor.take()).await?;
             all.extend(items);
-            match next {
-                Some(next) => cursor = Some(next),
+            cursor = match cursors.follow(next)? {
+                Some(next) => Some(next),
                 None => return Ok(all),
-            }
+            };
         }
     }
 

@@ -17,8 +17,7 @@ use crate::error::{Error, Result};
 use crate::protocol::headers::HeaderParam;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
-    meta, methods, Era, InputRequiredResult, InputResponses, ProgressNotificationParams, ProtocolVersion, RequestId,
-    ResultType,
+    meta, methods, Era, InputRequiredResult, ProgressNotificationParams, ProtocolVersion, RequestId, ResultType,
 };
 use crate::transport::{Envelope, OutgoingMessage};
 
@@ -66,15 +65,9 @@ impl Client {
             }
             let input: InputRequiredResult = decode(&raw)?;
             let mut retry = params.clone();
-            let mut responses = InputResponses::new();
-            for (key, request) in input.input_requests.unwrap_or_default() {
-                let answer = self.answer_input(request).await.map_err(|e| {
-                    Error::Unsupported(format!(
-                        "{method}: the server's input request {key:?} could not be answered: {e}"
-                    ))
-                })?;
-                responses.insert(key, answer);
-            }
+            let responses = self
+                .answer_round(method, input.input_requests.unwrap_or_default())
+                .await?;
             if !responses.is_empty() {
                 retry.insert("inputResponses".into(), to_value(&responses));
             }

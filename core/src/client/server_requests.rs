@@ -1,17 +1,53 @@
 //! Answering the server's requests with the client's handlers (sampling, elicitation,
 //! roots): as JSON-RPC requests in the legacy era, as the input requests of an
-//! `input_required` result in the modern era.
+//! `input_required` result in the modern era; within the limits of
+//! [`ClientOptions`](super::ClientOptions) in both.
+
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::{to_value, Client};
+use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::{self, Request};
-use crate::protocol::{methods, ElicitRequestParams, ErrorObject, InputRequest, InputResponse};
+use crate::protocol::{
+    code, methods, ElicitRequestParams, ErrorObject, InputRequest, InputRequests, InputResponse, InputResponses,
+};
 use crate::transport::{Envelope, OutgoingMessage};
 
 impl Client {
+    /// Takes a request from the server (legacy era): answered on a task of its own while
+    /// fewer than `max_server_requests` are, else refused at once, so that a server
+    /// cannot pile work up in the client.
+    pub(super) fn accept_server_request(&self, request: Request) {
+        match Arc::clone(&self.inner.server_requests).try_acquire_owned() {
+            Ok(permit) => {
+                let client = self.clone();
+                tokio::spawn(async move {
+                    client.answer_server(request).await;
+                    drop(permit);
+                });
+            }
+            Err(_) => {
+                let limit = self.inner.options.max_server_requests;
+                let error = ErrorObject::new(
+                    code::INTERNAL_ERROR,
+                    format!(
+                        "the client is answering {limit} requests of the server already, its limit; try again later"
+                    ),
+                );
+                // The reader cannot wait for room in the outgoing queue: when even that
+                // is full, the server's flood goes unanswered.
+                let refusal = self.answer_to_server(jsonrpc::error_text(Some(&request.id), &error));
+                if !self.inner.connection.try_send_message(refusal) {
+                    tracing::warn!(method = %request.method, "dropped a request of the server: too many at once");
+                }
+            }
+        }
+    }
+
     /// Answers a request from the server (legacy era): ping, sampling, elicitation, roots.
-    pub(super) async fn answer_server(&self, request: Request) {
+    async fn answer_server(&self, request: Request) {
         let outcome = match request.method.as_str() {
             methods::PING => Ok(Value::Object(Map::new())),
             methods::SAMPLING_CREATE_MESSAGE | methods::ELICITATION_CREATE | methods::ROOTS_LIST => {
@@ -35,17 +71,46 @@ impl Client {
             Ok(result) => jsonrpc::result_text(&request.id, &result),
             Err(error) => jsonrpc::error_text(Some(&request.id), &error),
         };
-        let envelope = Envelope::response(self.settled_version());
-        let _ = self
-            .inner
-            .connection
-            .send_message(OutgoingMessage { text, envelope })
-            .await;
+        let _ = self.inner.connection.send_message(self.answer_to_server(text)).await;
+    }
+
+    /// An answer to one of the server's requests, as the connection sends it.
+    fn answer_to_server(&self, text: String) -> OutgoingMessage {
+        OutgoingMessage {
+            text,
+            envelope: Envelope::response(self.settled_version()),
+        }
+    }
+
+    /// Answers the input requests of one `input_required` round (modern era) for a
+    /// `method` request. A round with more sampling requests than
+    /// `max_sampling_per_round` is refused before any reaches the handler.
+    pub(super) async fn answer_round(&self, method: &str, requests: InputRequests) -> Result<InputResponses> {
+        let sampling = requests
+            .values()
+            .filter(|request| matches!(request, InputRequest::Sampling(_)))
+            .count();
+        let limit = self.inner.options.max_sampling_per_round;
+        if sampling > limit {
+            return Err(Error::Unsupported(format!(
+                "{method}: the server asked for {sampling} sampling requests in one round; the client's limit is {limit}"
+            )));
+        }
+        let mut responses = InputResponses::new();
+        for (key, request) in requests {
+            let answer = self.answer_input(request).await.map_err(|e| {
+                Error::Unsupported(format!(
+                    "{method}: the server's input request {key:?} could not be answered: {e}"
+                ))
+            })?;
+            responses.insert(key, answer);
+        }
+        Ok(responses)
     }
 
     /// Answers one request of the server with the registered handlers: sampling,
     /// elicitation or roots, in either era.
-    pub(super) async fn answer_input(&self, request: InputRequest) -> std::result::Result<InputResponse, ErrorObject> {
+    async fn answer_input(&self, request: InputRequest) -> std::result::Result<InputResponse, ErrorObject> {
         let options = &self.inner.options;
         let missing = |what: &str| ErrorObject::method_not_found(what);
         match request {

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::pages::Cursors;
 use super::requests::cursor_params;
 use super::{decode, lock, CallOptions, Client};
 use crate::error::{Error, Result};
@@ -17,9 +18,6 @@ use crate::protocol::headers::{header_params, HeaderParam};
 use crate::protocol::{code, methods, ListToolsResult, ProtocolVersion, Tool};
 #[cfg(doc)]
 use crate::transport::Envelope;
-
-/// How many pages of tools a HeaderMismatch re-listing reads at most.
-const MAX_RELIST_PAGES: usize = 32;
 
 /// The header parameters of every listed tool that has some, by tool name.
 #[derive(Default)]
@@ -51,8 +49,9 @@ impl Client {
     /// the future of a `tools/call` contain itself.
     async fn relist_tools(&self) -> Result<()> {
         let version = self.protocol_version();
+        let mut cursors = Cursors::new(methods::TOOLS_LIST, self.inner.options.max_list_pages);
         let mut cursor = None;
-        for _ in 0..MAX_RELIST_PAGES {
+        loop {
             let mut params = self.era_params(cursor_params(cursor), version);
             let raw = self
                 .send_request(
@@ -65,12 +64,11 @@ impl Client {
                 .await?;
             let mut page: ListToolsResult = decode(&raw)?;
             self.keep_listed(&mut page.tools);
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
+            cursor = match cursors.follow(page.next_cursor)? {
+                Some(next) => Some(next),
                 None => return Ok(()),
-            }
+            };
         }
-        Err(Error::Protocol(format!("more than {MAX_RELIST_PAGES} pages of tools")))
     }
 
     /// Drops listed tools whose `x-mcp-header` annotations break the spec's rules and

@@ -164,7 +164,10 @@ pub fn header_text(value: &Value) -> Option<String> {
         Value::Bool(b) => Some(b.to_string()),
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
-                return (i.abs() <= MAX_SAFE_INTEGER).then(|| i.to_string());
+                // A range, not `abs()`: the peer's i64::MIN has no absolute value.
+                return (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER)
+                    .contains(&i)
+                    .then(|| i.to_string());
             }
             // 42.0 is the integer 42.
             let f = n.as_f64()?;
@@ -356,6 +359,10 @@ mod tests {
             json!(null),
             json!(1.5),
             json!(MAX_SAFE_INTEGER + 1),
+            json!(-MAX_SAFE_INTEGER - 1),
+            json!(i64::MIN),
+            json!(i64::MAX),
+            json!(u64::MAX),
             json!([1]),
             json!({}),
         ] {

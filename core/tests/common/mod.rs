@@ -25,6 +25,8 @@ use oxmcp::Error;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 /// How long a peer may take to start or to finish its whole script: a guard against hangs
 /// only (they take a few seconds).
@@ -147,6 +149,59 @@ impl PeerServer {
 
     pub async fn kill(&mut self) {
         self.child.kill().await.expect("kills the server");
+    }
+}
+
+/// An axum app of a test's own, served on 127.0.0.1 and a free port until [`Served::stop`]
+/// (or drop): every test stops the servers it starts.
+pub struct Served {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    stopping: CancellationToken,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Served {
+    /// Serves the app that `build` makes for the server's base URL.
+    pub async fn start(build: impl FnOnce(&str) -> axum::Router) -> Served {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
+        let app = build(&base);
+        let stopping = CancellationToken::new();
+        let shutdown = stopping.clone().cancelled_owned();
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+        });
+        Served {
+            base,
+            stopping,
+            task: Some(task),
+        }
+    }
+
+    /// Fires when the server stops: streams that would last forever end on it.
+    pub fn stopping(&self) -> CancellationToken {
+        self.stopping.clone()
+    }
+
+    /// Stops accepting, lets open connections finish (briefly), then ends the server.
+    pub async fn stop(mut self) {
+        self.stopping.cancel();
+        if let Some(mut task) = self.task.take() {
+            if tokio::time::timeout(Duration::from_secs(10), &mut task).await.is_err() {
+                task.abort();
+            }
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // A test that failed before `stop` still ends its server.
+        self.stopping.cancel();
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use reqwest::Url;
 
+use super::http::require_https;
 use super::pkce::{random_string, Pkce};
 use super::AuthError;
 
@@ -44,6 +45,8 @@ impl AuthorizationRequest {
     /// A request to `endpoint` with a fresh PKCE pair and `state`. `issuer` is the
     /// issuer of the server's validated metadata (`None` for a server without
     /// metadata); `iss_required` is its `authorization_response_iss_parameter_supported`.
+    /// An `endpoint` that is not https (plain http only on a loopback host) is refused:
+    /// the user is never sent there.
     pub fn new(
         endpoint: &str,
         client_id: &str,
@@ -54,6 +57,7 @@ impl AuthorizationRequest {
         iss_required: bool,
     ) -> Result<AuthorizationRequest, AuthError> {
         let mut url = Url::parse(endpoint).map_err(|e| AuthError::invalid_url(endpoint, e))?;
+        require_https(&url)?;
         let pkce = Pkce::new()?;
         let state = random_string()?;
         {
@@ -219,6 +223,26 @@ mod tests {
         assert!(lenient
             .code_from(&callback(&lenient, &iss("https://evil.example.com")))
             .is_err());
+    }
+
+    #[test]
+    fn an_endpoint_without_https_is_refused() {
+        let plain = |endpoint: &str| {
+            AuthorizationRequest::new(
+                endpoint,
+                "c",
+                "http://localhost:3000/cb",
+                None,
+                "https://mcp",
+                None,
+                false,
+            )
+        };
+        assert!(matches!(
+            plain("http://auth.example.com/authorize"),
+            Err(AuthError::InvalidUrl { .. })
+        ));
+        assert!(plain("http://127.0.0.1:9000/authorize").is_ok());
     }
 
     #[test]

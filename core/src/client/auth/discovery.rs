@@ -200,7 +200,8 @@ pub(crate) async fn discover(
 }
 
 /// The protected resource metadata: from the challenge's URL, then the well-known URLs;
-/// `None` when the server publishes none.
+/// `None` when the server publishes none. The challenge's URL must be on the server's
+/// origin: a challenge never sends the client to fetch from another host.
 async fn protected_resource_metadata(
     http: &reqwest::Client,
     server: &Url,
@@ -208,7 +209,17 @@ async fn protected_resource_metadata(
 ) -> Result<Option<ProtectedResourceMetadata>, AuthError> {
     let mut candidates = Vec::with_capacity(3);
     if let Some(url) = metadata_url {
-        candidates.push(Url::parse(url).map_err(|e| AuthError::invalid_url(url, e))?);
+        let url = Url::parse(url).map_err(|e| AuthError::invalid_url(url, e))?;
+        if url.origin() != server.origin() {
+            return Err(AuthError::invalid_url(
+                url,
+                format!(
+                    "the challenge's resource_metadata is not on the MCP server's origin {}",
+                    server.origin().ascii_serialization()
+                ),
+            ));
+        }
+        candidates.push(url);
     }
     candidates.extend(protected_resource_metadata_urls(server));
     for url in candidates {

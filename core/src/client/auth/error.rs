@@ -63,6 +63,18 @@ pub enum AuthError {
         /// The issuer.
         issuer: String,
     },
+    /// The MCP server names an authorization server that none of the pre-registered
+    /// credentials is for; nothing was sent to it.
+    #[error(
+        "the MCP server's authorization server {issuer} is not one this client is registered with ({})",
+        .registered.join(", ")
+    )]
+    UnregisteredIssuer {
+        /// The issuer the MCP server named.
+        issuer: String,
+        /// The issuers of the pre-registered credentials.
+        registered: Vec<String>,
+    },
     /// The authorization server needs a client secret the client does not have.
     #[error("the token endpoint needs {method}, which needs a client secret")]
     MissingSecret {

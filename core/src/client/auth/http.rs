@@ -1,5 +1,6 @@
 //! The HTTP exchanges of the OAuth client: JSON documents, form and JSON POSTs, all
-//! bounded in size and never following redirects.
+//! bounded in size, never following redirects, and only over https (plain http only to
+//! a loopback host).
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -8,6 +9,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Response, StatusCode, Url};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use url::Host;
 
 use super::AuthError;
 
@@ -28,6 +30,27 @@ pub(crate) fn client() -> Result<reqwest::Client, AuthError> {
         .map_err(|e| AuthError::http("(client)", e))
 }
 
+/// Checks that the OAuth client may talk to `url`: https, or plain http to a loopback
+/// host (`127.0.0.0/8`, `::1`, `localhost`), where no network sees the traffic. Every
+/// exchange of this module checks it, and so does the authorization URL before the user
+/// is sent there.
+pub(crate) fn require_https(url: &Url) -> Result<(), AuthError> {
+    let loopback = match url.host() {
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+        None => false,
+    };
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err(AuthError::invalid_url(
+            url,
+            "OAuth endpoints must use https (plain http only on a loopback host)",
+        )),
+    }
+}
+
 /// What a GET of a metadata document found.
 pub(crate) enum Fetched<T> {
     Found(T),
@@ -37,6 +60,7 @@ pub(crate) enum Fetched<T> {
 
 /// GETs a JSON document; a 4xx answer means it is absent.
 pub(crate) async fn get_json<T: DeserializeOwned>(http: &reqwest::Client, url: &Url) -> Result<Fetched<T>, AuthError> {
+    require_https(url)?;
     let response = http
         .get(url.clone())
         .header(ACCEPT, "application/json")
@@ -70,6 +94,7 @@ pub(crate) async fn post_form<T: DeserializeOwned>(
     headers: HeaderMap,
     form: &[(&str, Cow<'_, str>)],
 ) -> Result<FormAnswer<T>, AuthError> {
+    require_https(url)?;
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish();
@@ -101,6 +126,7 @@ pub(crate) async fn post_json<T: DeserializeOwned>(
     url: &Url,
     document: &impl serde::Serialize,
 ) -> Result<T, AuthError> {
+    require_https(url)?;
     let body = serde_json::to_vec(document).map_err(|e| AuthError::invalid(url, e))?;
     let request = http
         .post(url.clone())
@@ -149,4 +175,34 @@ async fn read(url: &Url, mut response: Response) -> Result<Vec<u8>, AuthError> {
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_https_or_loopback_http() {
+        let allowed = |url: &str| require_https(&Url::parse(url).unwrap()).is_ok();
+        for ok in [
+            "https://auth.example.com/token",
+            "http://127.0.0.1:8080/token",
+            "http://127.8.9.10/token",
+            "http://[::1]:8080/token",
+            "http://localhost:3000/token",
+            "http://LOCALHOST/token",
+        ] {
+            assert!(allowed(ok), "{ok}");
+        }
+        for refused in [
+            "http://auth.example.com/token",
+            "http://localhost.example.com/token",
+            "http://10.0.0.1/token",
+            "http://[::2]/token",
+            "ftp://127.0.0.1/token",
+            "file:///etc/passwd",
+        ] {
+            assert!(!allowed(refused), "{refused}");
+        }
+    }
 }

@@ -76,7 +76,9 @@ struct Config {
     http: reqwest::Client,
     grant: GrantKind,
     metadata_document_url: Option<String>,
-    pre_registered: Option<ClientCredentials>,
+    /// Pre-registered credentials by the issuer they were registered with; when there
+    /// are some, the provider works with these issuers only.
+    pre_registered: HashMap<String, ClientCredentials>,
     store: Arc<dyn TokenStore>,
     dpop: Option<Arc<Dpop>>,
 }
@@ -113,43 +115,63 @@ impl OAuthProvider {
         E: Into<BoxError>,
     {
         let redirect: RedirectHandler = boxed(redirect);
-        OAuthProvider::new(GrantKind::AuthorizationCode { metadata, redirect }, None)
+        OAuthProvider::new(GrantKind::AuthorizationCode { metadata, redirect })
     }
 
     /// A provider for a machine client: the client credentials grant with these
-    /// pre-registered credentials.
-    pub fn client_credentials(credentials: ClientCredentials) -> OAuthProvider {
-        OAuthProvider::new(GrantKind::ClientCredentials, Some(credentials))
-    }
-
-    /// A provider for a workload or an enterprise-managed app: the JWT bearer grant
-    /// (RFC 7523) with these pre-registered credentials, presenting the assertion that
-    /// `assertion` produces for each authorization (a workload identity token, or an
-    /// ID-JAG from [`request_id_jag`](super::request_id_jag)).
+    /// credentials, pre-registered with the authorization server `issuer` (its issuer
+    /// identifier, compared as a plain string). They are only ever sent to that server:
+    /// an MCP server that names another one is refused with
+    /// [`AuthError::UnregisteredIssuer`]; add more with
+    /// [`pre_registered`](Self::pre_registered).
     ///
     /// ```
     /// use oxmcp::client::auth::{ClientCredentials, OAuthProvider};
     ///
-    /// let provider = OAuthProvider::jwt_bearer(ClientCredentials::new("workload"), |_target| async {
+    /// let credentials = ClientCredentials::new("reporting-bot").secret("s3cret");
+    /// let provider = OAuthProvider::client_credentials("https://auth.example.com", credentials);
+    /// # drop(provider);
+    /// ```
+    pub fn client_credentials(issuer: impl Into<String>, credentials: ClientCredentials) -> OAuthProvider {
+        OAuthProvider::new(GrantKind::ClientCredentials).pre_registered(issuer, credentials)
+    }
+
+    /// A provider for a workload or an enterprise-managed app: the JWT bearer grant
+    /// (RFC 7523) with these credentials, pre-registered with the authorization server
+    /// `issuer`, presenting the assertion that `assertion` produces for each
+    /// authorization (a workload identity token, or an ID-JAG from
+    /// [`request_id_jag`](super::request_id_jag)). As with
+    /// [`client_credentials`](Self::client_credentials), neither the credentials nor an
+    /// assertion is ever made for or sent to another authorization server.
+    ///
+    /// ```
+    /// use oxmcp::client::auth::{ClientCredentials, OAuthProvider};
+    ///
+    /// let credentials = ClientCredentials::new("workload");
+    /// let provider = OAuthProvider::jwt_bearer("https://auth.example.com", credentials, |_target| async {
     ///     std::fs::read_to_string("/var/run/secrets/tokens/mcp")
     /// });
     /// # drop(provider);
     /// ```
-    pub fn jwt_bearer<F, Fut, E>(credentials: ClientCredentials, assertion: F) -> OAuthProvider
+    pub fn jwt_bearer<F, Fut, E>(
+        issuer: impl Into<String>,
+        credentials: ClientCredentials,
+        assertion: F,
+    ) -> OAuthProvider
     where
         F: Fn(AssertionTarget) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<String, E>> + Send + 'static,
         E: Into<BoxError>,
     {
-        OAuthProvider::new(GrantKind::JwtBearer(boxed(assertion)), Some(credentials))
+        OAuthProvider::new(GrantKind::JwtBearer(boxed(assertion))).pre_registered(issuer, credentials)
     }
 
-    fn new(grant: GrantKind, pre_registered: Option<ClientCredentials>) -> OAuthProvider {
+    fn new(grant: GrantKind) -> OAuthProvider {
         let config = Config {
             http: http::client().unwrap_or_default(),
             grant,
             metadata_document_url: None,
-            pre_registered,
+            pre_registered: HashMap::new(),
             store: Arc::new(MemoryTokenStore::default()),
             dpop: None,
         };
@@ -185,11 +207,17 @@ impl OAuthProvider {
         self.configure(|c| c.metadata_document_url = Some(url))
     }
 
-    /// Uses these credentials, registered beforehand with the MCP server's authorization
-    /// server, instead of registering (with whichever authorization server the MCP
-    /// server names).
-    pub fn pre_registered(self, credentials: ClientCredentials) -> OAuthProvider {
-        self.configure(|c| c.pre_registered = Some(credentials))
+    /// Uses these credentials, registered beforehand with the authorization server
+    /// `issuer` (its issuer identifier, compared as a plain string), instead of
+    /// registering. Call it once per authorization server the app is registered with.
+    /// Once some are configured, the provider works with these authorization servers
+    /// only: an MCP server that names another one is refused with
+    /// [`AuthError::UnregisteredIssuer`] before anything is sent to it.
+    pub fn pre_registered(self, issuer: impl Into<String>, credentials: ClientCredentials) -> OAuthProvider {
+        let issuer = issuer.into();
+        self.configure(|c| {
+            c.pre_registered.insert(issuer, credentials);
+        })
     }
 
     /// Keeps tokens in `store` instead of memory.

@@ -23,6 +23,10 @@ use crate::BoxFuture;
 /// flight.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 
+/// The longest lifetime taken from an `expires_in`: a server's larger value (up to
+/// `u64::MAX` seconds, past what `SystemTime` can hold) counts as this.
+const MAX_LIFETIME: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
 /// The tokens of one authorization, and the issuer that granted them (tokens and
 /// refresh tokens are only ever sent back to it).
 #[derive(Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -185,11 +189,17 @@ pub(crate) async fn request_tokens(
         token_type: answer.token_type.unwrap_or_else(|| "Bearer".to_owned()),
         refresh_token: answer.refresh_token,
         scope: answer.scope.or_else(|| scope.map(str::to_owned)),
-        expires_at: answer
-            .expires_in
-            .map(|seconds| SystemTime::now() + Duration::from_secs(seconds)),
+        expires_at: answer.expires_in.map(expiry),
         issuer: server.issuer.clone(),
     })
+}
+
+/// When a token that lives `expires_in` seconds from now expires, at most
+/// [`MAX_LIFETIME`] from now.
+fn expiry(expires_in: u64) -> SystemTime {
+    let now = SystemTime::now();
+    let lifetime = Duration::from_secs(expires_in).min(MAX_LIFETIME);
+    now.checked_add(lifetime).unwrap_or(now)
 }
 
 /// POSTs a token request with a DPoP proof; a server that answers `use_dpop_nonce`
@@ -305,5 +315,13 @@ mod tests {
         tokens.expires_at = Some(SystemTime::now() + Duration::from_secs(3600));
         assert!(!tokens.expired());
         assert!(!format!("{tokens:?}").contains("SECRET-AT"));
+    }
+
+    #[test]
+    fn a_huge_expires_in_is_capped() {
+        let before = SystemTime::now();
+        let capped = expiry(u64::MAX);
+        assert!(before + MAX_LIFETIME <= capped && capped <= SystemTime::now() + MAX_LIFETIME);
+        assert!(expiry(60) <= SystemTime::now() + Duration::from_secs(60));
     }
 }

@@ -68,6 +68,7 @@ mod legacy_sse;
 mod message;
 mod options;
 mod post;
+mod reconnect;
 mod session;
 
 pub use self::authorization::{HttpAuthorizer, TokenSource};

@@ -11,7 +11,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use oxmcp::client::auth::{request_id_jag, ClientCredentials, ClientMetadata, OAuthProvider, SigningKey};
+use oxmcp::client::auth::{
+    protected_resource_metadata_urls, request_id_jag, ClientCredentials, ClientMetadata, OAuthProvider,
+    ProtectedResourceMetadata, SigningKey,
+};
 use oxmcp::client::{Client, ClientOptions, EraMode};
 use oxmcp::protocol::{
     CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, ErrorObject,
@@ -142,13 +145,13 @@ impl Run {
         if !self.scenario.starts_with("auth/") {
             return Ok(Client::connect_http(self.url.clone(), self.options()).await?);
         }
-        let transport = connect(HttpClientOptions::new(self.url.clone()).authorizer(self.oauth()?))?;
+        let transport = connect(HttpClientOptions::new(self.url.clone()).authorizer(self.oauth().await?))?;
         Ok(Client::connect(transport, self.options()).await?)
     }
 
     /// The OAuth client of the auth scenarios, with the credentials of the scenario's
-    /// context when it gives some.
-    fn oauth(&self) -> Result<OAuthProvider, Failure> {
+    /// context when it gives some (pre-registered with the scenario's issuer).
+    async fn oauth(&self) -> Result<OAuthProvider, Failure> {
         let field = |name: &str| self.context.get(name).and_then(Value::as_str);
         let credentials = field("client_id").map(|id| {
             let credentials = ClientCredentials::new(id);
@@ -165,29 +168,35 @@ impl Run {
         match self.scenario.as_str() {
             "auth/client-credentials-basic" => {
                 let credentials = credentials.ok_or("the scenario's context has no client_id")?;
-                return Ok(OAuthProvider::client_credentials(credentials));
+                return Ok(OAuthProvider::client_credentials(self.issuer().await?, credentials));
             }
             "auth/client-credentials-jwt" => {
                 let key = SigningKey::from_pkcs8_pem(&owned("private_key_pem")?)?;
                 let credentials = ClientCredentials::new(owned("client_id")?).private_key(key);
-                return Ok(OAuthProvider::client_credentials(credentials));
+                return Ok(OAuthProvider::client_credentials(self.issuer().await?, credentials));
             }
             "auth/wif-jwt-bearer" => {
                 let credentials = credentials.ok_or("the scenario's context has no client_id")?;
                 let jwt = owned("valid_jwt")?;
-                return Ok(OAuthProvider::jwt_bearer(credentials, move |_| {
-                    std::future::ready(Ok::<_, Failure>(jwt.clone()))
-                }));
+                return Ok(OAuthProvider::jwt_bearer(
+                    self.issuer().await?,
+                    credentials,
+                    move |_| std::future::ready(Ok::<_, Failure>(jwt.clone())),
+                ));
             }
             "auth/enterprise-managed-authorization" => {
                 let credentials = credentials.ok_or("the scenario's context has no client_id")?;
                 let endpoint = owned("idp_token_endpoint")?;
                 let idp_client = ClientCredentials::new(owned("idp_client_id")?);
                 let id_token = owned("idp_id_token")?;
-                return Ok(OAuthProvider::jwt_bearer(credentials, move |target| {
-                    let (endpoint, idp_client, id_token) = (endpoint.clone(), idp_client.clone(), id_token.clone());
-                    async move { request_id_jag(&endpoint, &idp_client, &id_token, &target).await }
-                }));
+                return Ok(OAuthProvider::jwt_bearer(
+                    self.issuer().await?,
+                    credentials,
+                    move |target| {
+                        let (endpoint, idp_client, id_token) = (endpoint.clone(), idp_client.clone(), id_token.clone());
+                        async move { request_id_jag(&endpoint, &idp_client, &id_token, &target).await }
+                    },
+                ));
             }
             _ => {}
         }
@@ -197,9 +206,30 @@ impl Run {
             .client_metadata_url(CLIENT_METADATA_URL)
             .dpop(SigningKey::generate()?);
         Ok(match credentials {
-            Some(credentials) => provider.pre_registered(credentials),
+            Some(credentials) => provider.pre_registered(self.issuer().await?, credentials),
             None => provider,
         })
+    }
+
+    /// The issuer the scenario's credentials are registered with: the context's `issuer`,
+    /// else the first authorization server the scenario's MCP server names (the suite
+    /// gives no issuer with some credentials; this harness trusts the suite's servers,
+    /// where an app would configure the issuer it registered with).
+    async fn issuer(&self) -> Result<String, Failure> {
+        if let Some(issuer) = self.context.get("issuer").and_then(Value::as_str) {
+            return Ok(issuer.to_owned());
+        }
+        let server = reqwest::Url::parse(&self.url)?;
+        for url in protected_resource_metadata_urls(&server) {
+            let response = reqwest::get(url).await?;
+            if response.status().is_success() {
+                let metadata: ProtectedResourceMetadata = serde_json::from_slice(&response.bytes().await?)?;
+                if let Some(issuer) = metadata.authorization_servers.into_iter().next() {
+                    return Ok(issuer);
+                }
+            }
+        }
+        Err("the scenario's MCP server names no authorization server".into())
     }
 
     /// Connects, lists the tools, and closes.

@@ -142,19 +142,33 @@ impl OAuthProvider {
     }
 
     /// The client id at the discovered authorization server: one registered there
-    /// before, the pre-registered one, the metadata document URL, or a new registration.
+    /// before, the one pre-registered there, the metadata document URL, or a new
+    /// registration.
     async fn client_for(&self, session: &mut Session, discovered: &Discovered) -> Result<ClientCredentials, AuthError> {
         let server = &discovered.server;
         if let Some(client) = session.clients.get(&server.issuer) {
             return Ok(client.clone());
         }
         let inner = &self.inner.config;
-        let client = match (&inner.pre_registered, &inner.metadata_document_url, &inner.grant) {
-            (Some(credentials), _, _) => credentials.clone(),
-            (None, Some(url), _) if server.client_id_metadata_document_supported => {
+        if !inner.pre_registered.is_empty() {
+            // Pre-registered credentials (and a JWT bearer grant's assertions, made after
+            // this) never go to an authorization server they were not registered with.
+            let credentials = inner.pre_registered.get(&server.issuer).ok_or_else(|| {
+                let mut registered: Vec<String> = inner.pre_registered.keys().cloned().collect();
+                registered.sort();
+                AuthError::UnregisteredIssuer {
+                    issuer: server.issuer.clone(),
+                    registered,
+                }
+            })?;
+            session.clients.insert(server.issuer.clone(), credentials.clone());
+            return Ok(credentials.clone());
+        }
+        let client = match (&inner.metadata_document_url, &inner.grant) {
+            (Some(url), _) if server.client_id_metadata_document_supported => {
                 ClientCredentials::new(url.clone()).auth_method(TokenEndpointAuthMethod::None)
             }
-            (None, _, GrantKind::AuthorizationCode { metadata, .. }) => {
+            (_, GrantKind::AuthorizationCode { metadata, .. }) => {
                 let endpoint = server
                     .registration_endpoint
                     .as_deref()
@@ -163,7 +177,7 @@ impl OAuthProvider {
                     })?;
                 register(&inner.http, endpoint, metadata, server).await?
             }
-            (None, _, GrantKind::ClientCredentials | GrantKind::JwtBearer(_)) => {
+            (_, GrantKind::ClientCredentials | GrantKind::JwtBearer(_)) => {
                 return Err(AuthError::NoRegistration {
                     issuer: server.issuer.clone(),
                 })

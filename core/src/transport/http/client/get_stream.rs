@@ -3,6 +3,7 @@
 //! stream.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT};
@@ -12,6 +13,7 @@ use tokio::sync::oneshot;
 use super::body::is_event_stream;
 use super::error::{http_error, session_expired};
 use super::message::error_of;
+use super::reconnect::Reconnects;
 use super::{Mode, Shared, EVENT_STREAM};
 use crate::protocol::headers::names;
 use crate::protocol::{Era, ErrorObject, ProtocolVersion};
@@ -99,19 +101,22 @@ impl Shared {
         Some(opened_rx)
     }
 
-    /// Reads the GET stream, reconnecting with `Last-Event-ID` when it breaks; gives up
-    /// after the configured number of attempts without an event in between.
+    /// Reads the GET stream, reconnecting with `Last-Event-ID` when it breaks, as
+    /// [`Reconnects`] says: backing off while it keeps closing, giving up after the
+    /// configured number of attempts without an event.
     async fn listen(&self, opened: oneshot::Sender<()>) {
         let mut opened = Some(opened);
         let mut parser = SseParser::new(self.options.max_message_size);
         let mut items = Vec::new();
-        let mut failures = 0u32;
+        let mut reconnects = Reconnects::new(self.options.reconnect);
         loop {
             let last = parser.last_event_id().map(str::to_owned);
             let attempt = self.open_get_stream(last.as_deref()).await;
             if let Some(opened) = opened.take() {
                 let _ = opened.send(());
             }
+            let started = Instant::now();
+            let mut events = false;
             match attempt {
                 Ok(response) => {
                     parser.reconnected();
@@ -119,7 +124,7 @@ impl Shared {
                     while let Some(Ok(chunk)) = body.next().await {
                         parser.feed(&chunk, &mut items);
                         for item in items.drain(..) {
-                            failures = 0;
+                            events = true;
                             match item {
                                 SseItem::Event(event) if event.event == "message" && !event.data.is_empty() => {
                                     self.deliver(Frame::Message(event.data)).await;
@@ -136,12 +141,11 @@ impl Shared {
                 }
                 Err(GetFailure::Retry(reason)) => tracing::debug!(%reason, "the GET stream failed"),
             }
-            failures += 1;
-            if failures > self.options.reconnect.attempts {
+            let Some(wait) = reconnects.after(events, started.elapsed(), parser.retry()) else {
                 tracing::warn!("gave up reconnecting the GET stream");
                 return;
-            }
-            tokio::time::sleep(self.options.reconnect.delay(failures, parser.retry())).await;
+            };
+            tokio::time::sleep(wait).await;
         }
     }
 }

@@ -8,10 +8,8 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::authorization::{HttpAuthorizer, TokenSource};
+use super::reconnect::Backoff;
 use crate::transport::DEFAULT_MAX_MESSAGE_SIZE;
-
-/// The shortest wait before reconnecting a stream, whatever `retry:` says.
-const MIN_RECONNECT_DELAY: Duration = Duration::from_millis(50);
 
 /// Where and how to connect.
 ///
@@ -38,31 +36,6 @@ pub struct HttpClientOptions {
     pub(super) legacy_sse_fallback: bool,
 }
 
-/// The reconnection policy of broken SSE streams.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Backoff {
-    initial: Duration,
-    max: Duration,
-    pub(super) attempts: u32,
-}
-
-impl Backoff {
-    /// The wait before reconnection attempt `attempt` (from 1): the server's `retry:` for
-    /// the first, then doubling from `initial` up to `max`, never below `retry:`.
-    pub(super) fn delay(&self, attempt: u32, retry: Option<Duration>) -> Duration {
-        let doubled = self
-            .initial
-            .saturating_mul(1u32 << attempt.saturating_sub(1).min(16))
-            .min(self.max);
-        let delay = match retry {
-            Some(retry) if attempt <= 1 => retry,
-            Some(retry) => doubled.max(retry),
-            None => doubled,
-        };
-        delay.max(MIN_RECONNECT_DELAY)
-    }
-}
-
 impl std::fmt::Debug for HttpClientOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpClientOptions")
@@ -83,7 +56,8 @@ impl HttpClientOptions {
     /// Options for the MCP endpoint at `url` (e.g. `http://127.0.0.1:8000/mcp`): no
     /// extra headers, no token, no request timeout (the client's per-request timeout
     /// applies), a 10 s connect timeout, 4 MiB messages, reconnection after 250 ms
-    /// doubling up to 5 s for at most 4 attempts, and the HTTP+SSE fallback on.
+    /// doubling up to 5 s (a server's `retry:` counted up to 5 s) for at most 4 attempts
+    /// without an event, and the HTTP+SSE fallback on.
     pub fn new(url: impl Into<String>) -> Self {
         HttpClientOptions {
             url: url.into(),
@@ -151,7 +125,10 @@ impl HttpClientOptions {
     }
 
     /// How a broken SSE stream is reconnected (legacy era): wait `initial` (or the
-    /// server's `retry:`), doubling up to `max`, for at most `attempts` tries in a row.
+    /// server's `retry:`, up to `max`), doubling up to `max`, for at most `attempts` tries
+    /// in a row that bring no event. The waits start over only after the stream stayed
+    /// open `max` or longer: a server that keeps closing it sees at most one
+    /// reconnection per `max`.
     pub fn reconnect(mut self, initial: Duration, max: Duration, attempts: u32) -> Self {
         self.reconnect = Backoff {
             initial,
@@ -166,27 +143,5 @@ impl HttpClientOptions {
     pub fn legacy_sse_fallback(mut self, enabled: bool) -> Self {
         self.legacy_sse_fallback = enabled;
         self
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_up_to_the_cap_and_honours_retry() {
-        let backoff = Backoff {
-            initial: Duration::from_millis(100),
-            max: Duration::from_millis(500),
-            attempts: 5,
-        };
-        let delays: Vec<u128> = (1..=5).map(|a| backoff.delay(a, None).as_millis()).collect();
-        assert_eq!(delays, [100, 200, 400, 500, 500]);
-        let retry = Some(Duration::from_millis(300));
-        let delays: Vec<u128> = (1..=4).map(|a| backoff.delay(a, retry).as_millis()).collect();
-        assert_eq!(delays, [300, 300, 400, 500]);
-        // Never a tight loop, even when the server asks for none.
-        assert_eq!(backoff.delay(1, Some(Duration::ZERO)), MIN_RECONNECT_DELAY);
-        assert_eq!(backoff.delay(u32::MAX, None), Duration::from_millis(500));
     }
 }

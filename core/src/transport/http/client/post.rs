@@ -4,7 +4,7 @@
 //! notification or response.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -16,6 +16,7 @@ use super::body::is_event_stream;
 use super::error::{http_error, session_expired, transport_error};
 use super::get_stream::GetFailure;
 use super::message::{body_headers, classify, error_of, Classified, Outgoing};
+use super::reconnect::Reconnects;
 use super::{Mode, Shared, ONE_WAY_TIMEOUT};
 use crate::protocol::headers::names;
 use crate::protocol::{code, methods, ErrorObject, RequestId};
@@ -236,8 +237,10 @@ impl Shared {
         let mut parser = SseParser::new(self.options.max_message_size);
         let mut items = Vec::new();
         let mut response = response;
-        let mut failures = 0u32;
+        let mut reconnects = Reconnects::new(self.options.reconnect);
         loop {
+            let started = Instant::now();
+            let mut events = false;
             let mut body = response.bytes_stream();
             let ended = loop {
                 let chunk = match body.next().await {
@@ -247,7 +250,7 @@ impl Shared {
                 };
                 parser.feed(&chunk, &mut items);
                 for item in items.drain(..) {
-                    failures = 0;
+                    events = true;
                     let data = match item {
                         SseItem::Event(event) if event.event == "message" && !event.data.is_empty() => event.data,
                         SseItem::Event(_) => continue,
@@ -270,15 +273,16 @@ impl Shared {
                 _ => return Err(ErrorObject::new(code::INTERNAL_ERROR, ended)),
             };
             tracing::debug!(%last_event_id, reason = %ended, "resuming a response stream");
+            let mut lasted = started.elapsed();
             response = loop {
-                failures += 1;
-                if failures > self.options.reconnect.attempts {
+                let Some(wait) = reconnects.after(events, lasted, parser.retry()) else {
                     return Err(ErrorObject::new(
                         code::INTERNAL_ERROR,
-                        format!("{ended}; resuming it failed {} times", failures - 1),
+                        format!("{ended}; resuming it failed {} times", reconnects.attempts()),
                     ));
-                }
-                tokio::time::sleep(self.options.reconnect.delay(failures, parser.retry())).await;
+                };
+                (events, lasted) = (false, Duration::ZERO);
+                tokio::time::sleep(wait).await;
                 match self.open_get_stream(Some(&last_event_id)).await {
                     Ok(response) => break response,
                     Err(GetFailure::Fatal(error)) => return Err(error),
