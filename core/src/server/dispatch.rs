@@ -172,15 +172,15 @@ impl Dispatcher {
         self: &Arc<Self>,
         request: Request,
         scope: Scope,
-    ) -> futures::future::BoxFuture<'static, Option<String>> {
+    ) -> impl std::future::Future<Output = Option<String>> + Send + 'static {
         let dispatcher = Arc::clone(self);
         let id = request.id.clone();
         let answer = self.answer(request, scope);
-        Box::pin(async move {
+        async move {
             let text = answer.await;
             lock(&dispatcher.in_flight).remove(&id);
             text
-        })
+        }
     }
 
     /// Takes a notification or a response from the client at once; a request is handed

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use futures::FutureExt;
+
 use super::dispatch::{Dispatcher, Scope};
 use super::reply::Reply;
 use super::subscriptions;
@@ -121,7 +123,7 @@ impl Session {
                     Ok(message) => {
                         if let Some(request) = dispatcher.receive(message) {
                             let scope = Scope::new(reply.clone(), dispatcher.track(&request.id));
-                            answers.push(dispatcher.answer_tracked(request, scope));
+                            answers.push(dispatcher.answer_tracked(request, scope).boxed());
                         }
                     }
                     Err(invalid) => {
