@@ -184,7 +184,11 @@ pub fn to_python<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound
     from_json(py, &value)
 }
 
-/// A duration given in seconds (a timeout).
-pub fn seconds(value: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(value).map_err(|e| PyValueError::new_err(format!("invalid duration {value} s: {e}")))
+/// A duration given in seconds (a timeout); `what` names it in the error.
+pub fn seconds(value: f64, what: &str) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{what} must be a finite, non-negative number of seconds, not {value}"
+        ))
+    })
 }

@@ -197,6 +197,51 @@ async def test_sync_handlers_run_on_worker_threads_and_async_ones_concurrently()
     assert elapsed < 0.55, f"the four calls overlapped ({elapsed:.2f} s)"
 
 
+async def test_server_bounds_reach_the_core() -> None:
+    server = Server("bounded", max_in_flight=1, max_subscriptions=1, end_grace=0.2)
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    @server.tool()
+    async def wait() -> str:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "late"
+
+    @server.resource("data://a")
+    def a() -> str:
+        return "a"
+
+    @server.resource("data://b")
+    def b() -> str:
+        return "b"
+
+    async with Client(server, era="legacy") as client:
+        await client.subscribe_resource("data://a")
+        with pytest.raises(McpError, match="at most 1"):
+            await client.subscribe_resource("data://b")
+        waiting = asyncio.create_task(client.call_tool("wait"))
+        await started.wait()
+        with pytest.raises(McpError, match="at most 1"):
+            await client.call_tool("wait")
+    # The client left with its call in flight: the call is cancelled after `end_grace`
+    # (0.2 s, not the default 5 s).
+    await asyncio.wait_for(cancelled.wait(), 3)
+    with pytest.raises((McpError, ConnectionError)):
+        await waiting
+
+
+def test_bad_server_bounds_are_refused() -> None:
+    with pytest.raises(ValueError, match="end_grace"):
+        Server("bad", end_grace=-1.0)
+    with pytest.raises(OverflowError):
+        Server("bad", max_in_flight=-1)
+
+
 async def test_resource_and_prompt_failures_are_json_rpc_errors() -> None:
     server = Server("errors")
 
