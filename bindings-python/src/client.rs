@@ -399,10 +399,11 @@ fn describe(notification: ServerNotification) -> (String, Value) {
 
 /// The Python value of a client call's outcome.
 fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> {
-    Python::attach(|py| match outcome {
+    runtime::attach(|py| match outcome {
         Ok(value) => convert::to_python(py, &value).map(Bound::unbind),
         Err(e) => Err(error::client_error(py, e)),
     })
+    .unwrap_or_else(|| Err(error::exiting()))
 }
 
 fn to_value(value: &impl serde::Serialize) -> Value {

@@ -189,12 +189,10 @@ impl Server {
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.slot.set(runtime::current_locals(py)?);
         let server = self.inner.clone();
-        runtime::future_into_py(py, async move {
-            server
-                .serve_stdio()
-                .await
-                .map_err(|e| Python::attach(|py| crate::error::client_error(py, e)))
-        })
+        runtime::future_into_py(
+            py,
+            async move { server.serve_stdio().await.map_err(crate::error::raise) },
+        )
     }
 }
 

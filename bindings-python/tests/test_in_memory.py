@@ -197,6 +197,58 @@ async def test_sync_handlers_run_on_worker_threads_and_async_ones_concurrently()
     assert elapsed < 0.55, f"the four calls overlapped ({elapsed:.2f} s)"
 
 
+async def test_cancelled_sync_calls_keep_their_thread_turn() -> None:
+    """A plain-function handler runs on until it returns even when its call is cancelled,
+    and keeps its turn meanwhile: cancelling calls never lets more of them run at once than
+    the cap (CPUs + 4, at most 32), which the first batch of calls measures."""
+    server = Server("turns")
+    release = threading.Event()
+    lock = threading.Lock()
+    running = 0
+    most = 0
+
+    @server.tool()
+    def hold() -> str:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        try:
+            release.wait(30)
+        finally:
+            with lock:
+                running -= 1
+        return "released"
+
+    async def steady() -> int:
+        """How many run once the number stops changing."""
+        seen = -1
+        while True:
+            await asyncio.sleep(0.3)
+            with lock:
+                now = running
+            if now == seen and now > 0:
+                return now
+            seen = now
+
+    async with Client(server) as client:
+        first = [asyncio.create_task(client.call_tool("hold")) for _ in range(40)]
+        cap = await steady()
+        second: list[asyncio.Task[CallToolResult]] = []
+        try:
+            assert cap < 40
+            for call in first:
+                call.cancel()
+            await asyncio.gather(*first, return_exceptions=True)
+            second = [asyncio.create_task(client.call_tool("hold")) for _ in range(40)]
+            await steady()
+            assert most == cap, f"{most} handlers ran at once after cancelling, the cap is {cap}"
+        finally:
+            release.set()
+            results = await asyncio.gather(*second, return_exceptions=True)
+    assert all(isinstance(r, CallToolResult) and text_of(r) == "released" for r in results), results
+
+
 async def test_server_bounds_reach_the_core() -> None:
     server = Server("bounded", max_in_flight=1, max_subscriptions=1, end_grace=0.2)
     started = asyncio.Event()
