@@ -249,6 +249,57 @@ async def test_cancelled_sync_calls_keep_their_thread_turn() -> None:
     assert all(isinstance(r, CallToolResult) and text_of(r) == "released" for r in results), results
 
 
+def cyclic_dict() -> dict[str, Any]:
+    value: dict[str, Any] = {"name": "loop"}
+    value["self"] = value
+    return value
+
+
+def cyclic_list() -> list[Any]:
+    value: list[Any] = [1]
+    value.append(value)
+    return value
+
+
+def nested(levels: int, make: Any) -> Any:
+    """A value `levels` containers deep, each made by `make(inner)`."""
+    value: Any = 0
+    for _ in range(levels):
+        value = make(value)
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        pytest.param(cyclic_dict(), "that contains itself", id="dict-in-itself"),
+        pytest.param(cyclic_list(), "that contains itself", id="list-in-itself"),
+        pytest.param({"items": [cyclic_dict()]}, "that contains itself", id="cycle-inside"),
+        pytest.param(nested(100_000, lambda inner: {"a": inner}), "nested more than 128 levels deep", id="deep-dicts"),
+        pytest.param(nested(100_000, lambda inner: [inner]), "nested more than 128 levels deep", id="deep-lists"),
+        pytest.param(nested(100_000, lambda inner: (inner,)), "nested more than 128 levels deep", id="deep-tuples"),
+    ],
+)
+@pytest.mark.parametrize("blocking", [True, False], ids=["sync", "async"])
+async def test_cyclic_and_too_deep_values_are_tool_errors(value: Any, problem: str, blocking: bool) -> None:
+    server = Server("shapes")
+    if blocking:
+        server.add_tool(returning(value), name="shape")
+    else:
+
+        async def shape() -> Any:
+            return value
+
+        server.add_tool(shape)
+    server.add_tool(returning(nested(64, lambda inner: {"a": [inner]})), name="deep_enough")
+
+    async with Client(server) as client:
+        result = await client.call_tool("shape")
+        assert result.is_error is True
+        assert text_of(result) == f"the handler returned what cannot be sent: a value {problem}"
+        assert (await client.call_tool("deep_enough")).is_error is not True, "128 levels are not too deep"
+
+
 async def test_server_bounds_reach_the_core() -> None:
     server = Server("bounded", max_in_flight=1, max_subscriptions=1, end_grace=0.2)
     started = asyncio.Event()
