@@ -1,5 +1,6 @@
 // A `Server` and its clients in one process (over the core's in-memory transport):
-// one server, many connections, runtime changes, definition errors.
+// one server, many connections, runtime changes, the bounds on each client, definition
+// errors.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -177,6 +178,62 @@ describe('in-process connections', () => {
     } finally {
       await client.close();
       await server.close();
+    }
+  });
+});
+
+describe('server options', () => {
+  it('bound each client: requests in flight, subscriptions, the grace once it left', async () => {
+    const server = new Server({ name: 'bounded', version: '1' }, { maxInFlight: 1, maxSubscriptions: 1, endGrace: 200 });
+    let started;
+    const running = new Promise((resolve) => {
+      started = resolve;
+    });
+    let aborted;
+    const abort = new Promise((resolve) => {
+      aborted = resolve;
+    });
+    server.registerTool('wait', {}, (ctx) => {
+      started();
+      ctx.signal.addEventListener('abort', () => aborted());
+      return new Promise(() => {});
+    });
+    server.registerResource('a', 'memo://a', {}, () => 'a');
+    server.registerResource('b', 'memo://b', {}, () => 'b');
+    const client = await Client.connectInProcess(server, { era: 'legacy' });
+    let timer;
+    try {
+      await client.subscribeResource({ uri: 'memo://a' });
+      await assert.rejects(client.subscribeResource({ uri: 'memo://b' }), /at most 1/);
+      const call = client.callTool({ name: 'wait' });
+      await running;
+      await assert.rejects(client.callTool({ name: 'wait' }), /at most 1/);
+      const failed = assert.rejects(call, McpError);
+      await client.close();
+      await failed;
+      // The client left with its call in flight: the call ends after `endGrace` (200 ms,
+      // not the default 5 s). A timer keeps the event loop alive meanwhile.
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the call was not cancelled within 3 s')), 3000);
+      });
+      await Promise.race([abort, late]);
+    } finally {
+      clearTimeout(timer);
+      await server.close();
+    }
+  });
+
+  it('are refused when they cannot be used', () => {
+    for (const [options, pattern] of [
+      [{ endGrace: -1 }, /endGrace must be a finite, non-negative number of milliseconds/],
+      [{ maxInFlight: -1 }, /maxInFlight must be a whole, non-negative number/],
+      [{ maxSubscriptions: 1.5 }, /maxSubscriptions must be a whole, non-negative number/],
+      [{ pageSize: Number.NaN }, /pageSize must be a whole, non-negative number/],
+    ]) {
+      assert.throws(
+        () => new Server({ name: 'bad', version: '1' }, options),
+        (error) => error instanceof McpError && error.kind === 'definition' && pattern.test(error.message),
+      );
     }
   });
 });
