@@ -1,6 +1,6 @@
 // A `Server` and its clients in one process (over the core's in-memory transport):
-// one server, many connections, runtime changes, the bounds on each client, definition
-// errors.
+// one server, many connections, runtime changes, values that cannot be sent, the bounds
+// on each client, definition errors.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -180,6 +180,57 @@ describe('in-process connections', () => {
       await server.close();
     }
   });
+});
+
+describe('what a handler returns', () => {
+  /** A value `levels` containers deep, each made by `make(inner)`. */
+  function nested(levels, make) {
+    let value = 0;
+    for (let i = 0; i < levels; i++) {
+      value = make(value);
+    }
+    return value;
+  }
+
+  function cyclicObject() {
+    const value = { name: 'loop' };
+    value.self = value;
+    return value;
+  }
+
+  function cyclicArray() {
+    const value = [1];
+    value.push(value);
+    return value;
+  }
+
+  for (const [name, make, problem] of [
+    ['an object that contains itself', cyclicObject, 'that contains itself'],
+    ['an array that contains itself', cyclicArray, 'that contains itself'],
+    ['a value with a cycle inside', () => ({ items: [cyclicObject()] }), 'that contains itself'],
+    ['objects 100 000 deep', () => nested(100_000, (inner) => ({ a: inner })), 'nested more than 128 levels deep'],
+    ['arrays 100 000 deep', () => nested(100_000, (inner) => [inner]), 'nested more than 128 levels deep'],
+  ]) {
+    it(`is an error result, not a crash, when it is ${name}`, async () => {
+      const server = new Server({ name: 'shapes', version: '1' });
+      server.registerTool('now', {}, () => make());
+      server.registerTool('later', {}, async () => make());
+      server.registerTool('structured', { outputSchema: { type: 'object' } }, () => ({ value: make() }));
+      server.registerTool('deepEnough', {}, () => nested(64, (inner) => ({ a: [inner] })));
+      const client = await Client.connectInProcess(server);
+      try {
+        for (const tool of ['now', 'later', 'structured']) {
+          const result = await client.callTool({ name: tool });
+          assert.equal(result.isError, true, tool);
+          assert.equal(textOf(result), `the handler returned what cannot be sent: a value ${problem}`, tool);
+        }
+        assert.notEqual((await client.callTool({ name: 'deepEnough' })).isError, true, '128 levels are not too deep');
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    });
+  }
 });
 
 describe('server options', () => {

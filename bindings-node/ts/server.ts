@@ -646,13 +646,55 @@ interface ResourceInput {
 /**
  * A handler's value with its bytes made JSON: a `Uint8Array` (alone or in an array) is
  * marked for the core, which turns it into a blob; a `blob` given as bytes is base64.
+ * A value that contains itself or nests too deep cannot be sent: it throws (the handler's
+ * error result says why).
  */
 function hostValue(value: unknown): unknown {
+  checkShape(value, []);
+  return marked(value);
+}
+
+/**
+ * The deepest nesting of arrays and objects a handler's value may have: serde_json's limit
+ * when it parses JSON, so that what is sent can be read back (the same in every binding).
+ */
+const MAX_DEPTH = 128;
+
+/**
+ * Throws when `value`, inside `ancestors` (outermost first), contains itself or nests
+ * deeper than `MAX_DEPTH`.
+ */
+function checkShape(value: unknown, ancestors: object[]): void {
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) {
+    return;
+  }
+  if (ancestors.includes(value)) {
+    throw new Error('the handler returned what cannot be sent: a value that contains itself');
+  }
+  if (ancestors.length === MAX_DEPTH) {
+    throw new Error(`the handler returned what cannot be sent: a value nested more than ${MAX_DEPTH} levels deep`);
+  }
+  ancestors.push(value);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      checkShape(item, ancestors);
+    }
+  } else {
+    // Every enumerable member, inherited ones too, as the native module reads them.
+    for (const key in value) {
+      checkShape((value as Record<string, unknown>)[key], ancestors);
+    }
+  }
+  ancestors.pop();
+}
+
+/** `hostValue` of a value known to have a shape that can be sent. */
+function marked(value: unknown): unknown {
   if (value instanceof Uint8Array) {
     return { [BYTES_KEY]: base64(value) };
   }
   if (Array.isArray(value)) {
-    return value.map(hostValue);
+    return value.map(marked);
   }
   if (typeof value === 'object' && value !== null && (value as { blob?: unknown }).blob instanceof Uint8Array) {
     const item = value as { blob: Uint8Array };
