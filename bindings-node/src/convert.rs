@@ -1,4 +1,5 @@
-//! Conversions between the JSON values JavaScript handlers return and the core's types.
+//! Conversions between the JSON values JavaScript handlers return and the core's types,
+//! and the numbers JavaScript gives as durations and counts.
 //!
 //! Values cross the boundary as `serde_json::Value`. What each becomes on the wire is the
 //! core's [`Returned`] table, the same in every language; this module only says which
@@ -15,6 +16,8 @@
 //! | prompt | object with a `messages` array | a complete `GetPromptResult` |
 //! | any | anything else | data |
 //! | completion | array of strings, or `{ values }` | the candidate values |
+
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -187,6 +190,25 @@ fn whole_numbers(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(whole_numbers),
         Value::Object(members) => members.values_mut().for_each(whole_numbers),
         _ => {}
+    }
+}
+
+/// A duration in milliseconds; `what` names it in the error.
+pub(crate) fn duration_ms(ms: f64, what: &str) -> napi::Result<Duration> {
+    Duration::try_from_secs_f64(ms / 1000.0)
+        .map_err(|_| crate::error::invalid(format!("{what} must be a finite, non-negative number of milliseconds")))
+}
+
+/// A count (a bound, a size in bytes): a whole, non-negative number; `what` names it in
+/// the error.
+pub(crate) fn count(n: f64, what: &str) -> napi::Result<usize> {
+    if n.is_finite() && n >= 0.0 && n.fract() == 0.0 {
+        // Whole and non-negative; past usize::MAX the cast saturates.
+        Ok(n as usize)
+    } else {
+        Err(crate::error::invalid(format!(
+            "{what} must be a whole, non-negative number"
+        )))
     }
 }
 

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use napi::bindgen_prelude::FnArgs;
 use napi_derive::napi;
@@ -15,13 +14,9 @@ use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 
 use crate::client::ClientCallback;
-use crate::convert::{self, Failure};
+use crate::convert::{self, count, duration_ms, Failure};
 use crate::error::invalid;
 use crate::runtime;
-
-/// How long `close()` waits for open requests and streams (such as a legacy client's GET
-/// stream) to end; the listener stops accepting at once either way.
-const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
 /// The endpoint's path unless told otherwise (the core's default too).
 const DEFAULT_PATH: &str = "/mcp";
@@ -46,18 +41,45 @@ pub struct HttpOptions {
     pub json_response: Option<bool>,
     /// How long an idle legacy session lives, in milliseconds.
     pub session_idle_timeout_ms: Option<f64>,
-    /// The most legacy sessions at once.
-    pub max_sessions: Option<u32>,
+    /// How long a legacy session lives when its client sends nothing after `initialize`,
+    /// in milliseconds.
+    pub new_session_timeout_ms: Option<f64>,
+    /// The most sessions at once, legacy and `/sse` together.
+    pub max_sessions: Option<f64>,
     /// The largest request body accepted, in bytes.
-    pub body_limit: Option<u32>,
+    pub body_limit: Option<f64>,
+    /// How long a client may take to send a request's headers (also how long a kept-alive
+    /// connection may stay idle), in milliseconds.
+    pub header_read_timeout_ms: Option<f64>,
+    /// How long a client may take to send a request's body, in milliseconds.
+    pub body_read_timeout_ms: Option<f64>,
+    /// The most connections open at once.
+    pub max_connections: Option<f64>,
+    /// The most requests in flight at once outside sessions (modern ones, stateless
+    /// legacy ones).
+    pub max_in_flight: Option<f64>,
+    /// How many bytes of SSE events are kept for resumption, per session and in all.
+    pub event_bytes_kept: Option<EventBytesKept>,
+    /// How long `close()` lets requests in flight finish before it cancels them, in
+    /// milliseconds.
+    pub shutdown_timeout_ms: Option<f64>,
     /// Also serve the 2024-11-05 HTTP+SSE endpoints (`/sse`, `/messages`).
     pub legacy_sse: Option<bool>,
     /// How many events each legacy SSE stream keeps for resumption.
-    pub events_kept: Option<u32>,
+    pub events_kept: Option<f64>,
     /// The reconnection delay suggested to legacy SSE clients, in milliseconds.
     pub retry_ms: Option<f64>,
     /// Origins allowed by CORS.
     pub cors_origins: Option<Vec<String>>,
+}
+
+/// How many bytes of SSE events legacy sessions keep for resumption.
+#[napi(object)]
+pub struct EventBytesKept {
+    /// What one session keeps (past it the oldest go first).
+    pub per_session: f64,
+    /// What all sessions keep together (past it events are sent but not kept).
+    pub total: f64,
 }
 
 impl HttpOptions {
@@ -85,17 +107,41 @@ impl HttpOptions {
         if let Some(ms) = self.session_idle_timeout_ms {
             config = config.session_idle_timeout(duration_ms(ms, "sessionIdleTimeout")?);
         }
+        if let Some(ms) = self.new_session_timeout_ms {
+            config = config.new_session_timeout(duration_ms(ms, "newSessionTimeout")?);
+        }
         if let Some(sessions) = self.max_sessions {
-            config = config.max_sessions(sessions as usize);
+            config = config.max_sessions(count(sessions, "maxSessions")?);
         }
         if let Some(bytes) = self.body_limit {
-            config = config.body_limit(bytes as usize);
+            config = config.body_limit(count(bytes, "bodyLimit")?);
+        }
+        if let Some(ms) = self.header_read_timeout_ms {
+            config = config.header_read_timeout(duration_ms(ms, "headerReadTimeout")?);
+        }
+        if let Some(ms) = self.body_read_timeout_ms {
+            config = config.body_read_timeout(duration_ms(ms, "bodyReadTimeout")?);
+        }
+        if let Some(connections) = self.max_connections {
+            config = config.max_connections(count(connections, "maxConnections")?);
+        }
+        if let Some(requests) = self.max_in_flight {
+            config = config.max_in_flight(count(requests, "maxInFlight")?);
+        }
+        if let Some(kept) = self.event_bytes_kept {
+            config = config.event_bytes_kept(
+                count(kept.per_session, "eventBytesKept.perSession")?,
+                count(kept.total, "eventBytesKept.total")?,
+            );
+        }
+        if let Some(ms) = self.shutdown_timeout_ms {
+            config = config.shutdown_timeout(duration_ms(ms, "shutdownTimeout")?);
         }
         if let Some(on) = self.legacy_sse {
             config = config.legacy_sse(on);
         }
         if let Some(events) = self.events_kept {
-            config = config.events_kept(events as usize);
+            config = config.events_kept(count(events, "eventsKept")?);
         }
         if let Some(ms) = self.retry_ms {
             config = config.retry(duration_ms(ms, "retry")?);
@@ -160,20 +206,17 @@ impl NativeHttpListener {
         let _ = closed.wait_for(|closed| *closed).await;
     }
 
-    /// Stops accepting connections, gives open requests and streams a short grace period
-    /// to end, and resolves when that is done. Closing again does nothing.
+    /// Stops serving: the listener closes, streams that only wait for events end, requests
+    /// in flight may finish until the options' `shutdownTimeoutMs`, then they are
+    /// cancelled and every connection is closed. Resolves once all of that is done;
+    /// closing again does nothing.
     #[napi]
     pub async fn close(&self) -> napi::Result<()> {
         let handle = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take();
         let Some(handle) = handle else { return Ok(()) };
-        let outcome = tokio::time::timeout(CLOSE_GRACE, handle.shutdown()).await;
+        let outcome = handle.shutdown().await;
         self.closed.send_replace(true);
-        match outcome {
-            Ok(Err(e)) => Err(invalid(format!("the HTTP listener failed: {e}"))),
-            // Past the grace period the listener is closed; what streams remain end with
-            // the process.
-            Ok(Ok(())) | Err(_) => Ok(()),
-        }
+        outcome.map_err(|e| invalid(format!("the HTTP listener failed: {e}")))
     }
 }
 
@@ -233,10 +276,4 @@ async fn token(callback: &ClientCallback) -> Option<String> {
         Ok(Value::String(token)) => Some(token),
         _ => None,
     }
-}
-
-/// A duration in milliseconds; `what` names it in the error.
-fn duration_ms(ms: f64, what: &str) -> napi::Result<Duration> {
-    Duration::try_from_secs_f64(ms / 1000.0)
-        .map_err(|_| invalid(format!("{what} must be a finite, non-negative number of milliseconds")))
 }

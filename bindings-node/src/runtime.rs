@@ -7,10 +7,10 @@
 
 use std::num::NonZeroUsize;
 
-use napi::bindgen_prelude::{FromNapiValue, JsValuesTupleIntoVec, Promise};
+use napi::bindgen_prelude::{FromNapiValue, JsValuesTupleIntoVec, Object, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::{check_status, sys, Status};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::convert::from_js;
 
@@ -37,12 +37,12 @@ fn init() {
 /// with a [`JsReturn`].
 pub type Callback<Args> = ThreadsafeFunction<Args, JsReturn, Args, Status, false, true>;
 
-/// What a facade callback returns: a JSON value now, or a Promise of one.
+/// What a facade callback returns: its outcome envelope now, or a Promise of one.
 pub enum JsReturn {
     /// The callback answered synchronously.
-    Ready(Value),
+    Ready(Envelope),
     /// The callback answered with a Promise.
-    Pending(Promise<Value>),
+    Pending(Promise<Envelope>),
 }
 
 impl FromNapiValue for JsReturn {
@@ -55,14 +55,33 @@ impl FromNapiValue for JsReturn {
             Ok(JsReturn::Pending(unsafe { Promise::from_napi_value(env, value)? }))
         } else {
             // SAFETY: as above.
-            Ok(JsReturn::Ready(unsafe { Value::from_napi_value(env, value)? }))
+            Ok(JsReturn::Ready(unsafe { Envelope::from_napi_value(env, value)? }))
         }
     }
 }
 
-/// Calls `callback` with `args` on the JavaScript thread and waits for its value,
-/// awaiting it when it is a Promise. A synchronous throw or a rejection becomes an `Err`
-/// with the JavaScript error's text; neither crashes the process.
+/// A facade callback's outcome envelope (`{ ok }` or `{ error }`) as JSON. Its members are
+/// read one by one, so that the value in it has napi-rs's whole depth budget (128 levels,
+/// serde_json's, as in every binding) rather than one level less.
+pub struct Envelope(Value);
+
+impl FromNapiValue for Envelope {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
+        // SAFETY: `env` and `value` come from N-API for this call.
+        let object = unsafe { Object::from_napi_value(env, value)? };
+        let mut members = Map::new();
+        for key in ["ok", "error"] {
+            if let Some(member) = object.get::<Value>(key)? {
+                members.insert(key.to_owned(), member);
+            }
+        }
+        Ok(Envelope(Value::Object(members)))
+    }
+}
+
+/// Calls `callback` with `args` on the JavaScript thread and waits for its outcome
+/// envelope, awaiting it when it is a Promise. A synchronous throw or a rejection becomes
+/// an `Err` with the JavaScript error's text; neither crashes the process.
 pub(crate) async fn call<Args: JsValuesTupleIntoVec + 'static>(
     callback: &Callback<Args>,
     args: Args,
@@ -71,8 +90,8 @@ pub(crate) async fn call<Args: JsValuesTupleIntoVec + 'static>(
         .call_async_catch(args)
         .await
         .map_err(|e| format!("the JavaScript callback failed: {}", e.reason))?;
-    let value = match returned {
-        JsReturn::Ready(value) => value,
+    let Envelope(value) = match returned {
+        JsReturn::Ready(envelope) => envelope,
         JsReturn::Pending(promise) => promise
             .await
             .map_err(|e| format!("the JavaScript callback's promise was rejected: {}", e.reason))?,

@@ -15,7 +15,7 @@ use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef, ToolOutput};
 
-use crate::convert::decode_js;
+use crate::convert::{count, decode_js, duration_ms};
 use crate::error::{client_error, definition_error, invalid};
 use crate::handler::{Bridge, CancelCallback, HandlerCallback};
 use crate::http::{HttpOptions, NativeHttpListener};
@@ -26,7 +26,14 @@ pub struct ServerOptions {
     /// Guidance for the model on how to use the server.
     pub instructions: Option<String>,
     /// Splits list results into pages of at most this many items.
-    pub page_size: Option<u32>,
+    pub page_size: Option<f64>,
+    /// The most requests one client may have in flight.
+    pub max_in_flight: Option<f64>,
+    /// The most resources one legacy client may subscribe to.
+    pub max_subscriptions: Option<f64>,
+    /// How long a client's requests in flight may finish once its input ended, in
+    /// milliseconds.
+    pub end_grace_ms: Option<f64>,
 }
 
 /// An MCP server whose handlers live in JavaScript. One value serves any number of
@@ -72,7 +79,16 @@ impl NativeServer {
             builder = builder.instructions(instructions);
         }
         if let Some(size) = options.page_size {
-            builder = builder.page_size(size as usize);
+            builder = builder.page_size(count(size, "pageSize")?);
+        }
+        if let Some(requests) = options.max_in_flight {
+            builder = builder.max_in_flight(count(requests, "maxInFlight")?);
+        }
+        if let Some(uris) = options.max_subscriptions {
+            builder = builder.max_subscriptions(count(uris, "maxSubscriptions")?);
+        }
+        if let Some(ms) = options.end_grace_ms {
+            builder = builder.end_grace(duration_ms(ms, "endGrace")?);
         }
         let server = builder.build().map_err(definition_error)?;
         Ok(NativeServer {

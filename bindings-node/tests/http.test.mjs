@@ -1,7 +1,8 @@
 // `server.listen({ transport: 'http' })` in this process, on real sockets of 127.0.0.1:
-// addresses, settings, many sessions of one server, closing.
+// addresses, settings and bounds, many sessions of one server, closing.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 
 import { Client, McpError, Server } from 'oxmcp';
@@ -13,6 +14,51 @@ function makeServer() {
   const server = new Server({ name: 'http', version: '0.0.1' });
   server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => text);
   return server;
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
+/**
+ * One raw HTTP exchange on a connection of its own: `answer` resolves to the answer's
+ * `{ status, headers }` (its body read to the end), `closed` once the connection closed.
+ */
+function exchange(url, method, headers, body) {
+  const call = request(url, {
+    method,
+    agent: false,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+  });
+  const closed = new Promise((resolve) => call.on('socket', (socket) => socket.on('close', resolve)));
+  const answer = new Promise((resolve, reject) => {
+    call.on('response', (response) => {
+      response.resume();
+      resolve({ status: response.statusCode, headers: response.headers });
+    });
+    call.on('error', reject);
+  });
+  // A connection closed before its answer is what some tests wait for.
+  answer.catch(() => {});
+  call.end(body === undefined ? undefined : JSON.stringify(body));
+  return { answer, closed };
+}
+
+/** `promise`, or a failure naming `what` after `ms` (the timer keeps the event loop alive meanwhile). */
+async function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** POSTs a legacy `initialize` to `url` with `headers`; resolves to the status code. */
@@ -115,6 +161,21 @@ describe('an HTTP listener', () => {
   for (const [setting, options] of [
     ['stateless', { stateless: true }],
     ['JSON-response', { jsonResponse: true }],
+    [
+      'bounded',
+      {
+        sessionIdleTimeout: 60_000,
+        newSessionTimeout: 5000,
+        maxSessions: 2,
+        bodyLimit: 65_536,
+        headerReadTimeout: 5000,
+        bodyReadTimeout: 5000,
+        maxConnections: 4,
+        maxInFlight: 4,
+        eventBytesKept: { perSession: 65_536, total: 1 << 20 },
+        shutdownTimeout: 1000,
+      },
+    ],
   ]) {
     it(`serves both eras in ${setting} mode`, async () => {
       const server = makeServer();
@@ -141,6 +202,26 @@ describe('an HTTP listener', () => {
       (error) => error instanceof McpError && error.kind === 'definition' && /must start with '\/'/.test(error.message),
     );
     await assert.rejects(server.listen({ transport: 'http', port: 70000 }), McpError);
+    for (const duration of ['sessionIdleTimeout', 'newSessionTimeout', 'headerReadTimeout', 'bodyReadTimeout', 'shutdownTimeout']) {
+      await assert.rejects(
+        server.listen({ transport: 'http', [duration]: -1 }),
+        (error) =>
+          error instanceof McpError &&
+          error.message === `${duration} must be a finite, non-negative number of milliseconds`,
+      );
+    }
+    for (const [options, name] of [
+      [{ maxSessions: -1 }, 'maxSessions'],
+      [{ bodyLimit: 1.5 }, 'bodyLimit'],
+      [{ maxConnections: Number.POSITIVE_INFINITY }, 'maxConnections'],
+      [{ maxInFlight: -2 }, 'maxInFlight'],
+      [{ eventBytesKept: { perSession: 1024, total: -1 } }, 'eventBytesKept.total'],
+    ]) {
+      await assert.rejects(
+        server.listen({ transport: 'http', ...options }),
+        (error) => error instanceof McpError && error.message === `${name} must be a whole, non-negative number`,
+      );
+    }
   });
 
   it('fails to bind a port in use', async () => {
@@ -154,6 +235,56 @@ describe('an HTTP listener', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('ends streams and requests in flight when it closes, by the shutdown timeout', async () => {
+    // A legacy GET stream, and a call that never ends. Closing ends the stream, lets the
+    // call run until `shutdownTimeout` (3 s: longer than the grace after which `close()`
+    // used to give up), cancels it, closes every connection, and resolves only then.
+    const server = makeServer();
+    let started;
+    const running = new Promise((resolve) => {
+      started = resolve;
+    });
+    let aborted;
+    const abort = new Promise((resolve) => {
+      aborted = resolve;
+    });
+    server.registerTool('nap', {}, (ctx) => {
+      started();
+      ctx.signal.addEventListener('abort', () => aborted());
+      return new Promise(() => {});
+    });
+    const { url, port } = await server.listen({ transport: 'http', shutdownTimeout: 3000 });
+    const initialized = await exchange(url, 'POST', {}, INITIALIZE).answer;
+    assert.equal(initialized.status, 200);
+    const session = { 'mcp-session-id': initialized.headers['mcp-session-id'], 'mcp-protocol-version': '2025-11-25' };
+    assert.equal((await exchange(url, 'POST', session, INITIALIZED).answer).status, 202);
+    const stream = exchange(url, 'GET', { ...session, accept: 'text/event-stream' });
+    assert.equal((await stream.answer).status, 200);
+    // Its answer begins with the tool's result, which never comes.
+    const call = exchange(url, 'POST', session, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'nap', arguments: {} },
+    });
+    await running;
+
+    await within(server.close(), 10_000, 'close()');
+    await within(stream.closed, 500, 'the GET stream to close');
+    await within(call.closed, 500, "the call's connection to close");
+    // The handler hears of it through its own channel, maybe just after.
+    await within(abort, 500, "the call's AbortSignal");
+    const refused = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.on('error', (error) => resolve(error.code === 'ECONNREFUSED'));
+    });
+    assert.equal(refused, true, 'nothing listens on the port');
   });
 
   it('stops accepting connections when the server closes, and opens no more', async () => {

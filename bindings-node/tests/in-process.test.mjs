@@ -1,5 +1,6 @@
 // A `Server` and its clients in one process (over the core's in-memory transport):
-// one server, many connections, runtime changes, definition errors.
+// one server, many connections, runtime changes, values that cannot be sent, the bounds
+// on each client, definition errors.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
@@ -177,6 +178,113 @@ describe('in-process connections', () => {
     } finally {
       await client.close();
       await server.close();
+    }
+  });
+});
+
+describe('what a handler returns', () => {
+  /** A value `levels` containers deep, each made by `make(inner)`. */
+  function nested(levels, make) {
+    let value = 0;
+    for (let i = 0; i < levels; i++) {
+      value = make(value);
+    }
+    return value;
+  }
+
+  function cyclicObject() {
+    const value = { name: 'loop' };
+    value.self = value;
+    return value;
+  }
+
+  function cyclicArray() {
+    const value = [1];
+    value.push(value);
+    return value;
+  }
+
+  for (const [name, make, problem] of [
+    ['an object that contains itself', cyclicObject, 'that contains itself'],
+    ['an array that contains itself', cyclicArray, 'that contains itself'],
+    ['a value with a cycle inside', () => ({ items: [cyclicObject()] }), 'that contains itself'],
+    ['objects 100 000 deep', () => nested(100_000, (inner) => ({ a: inner })), 'nested more than 128 levels deep'],
+    ['arrays 100 000 deep', () => nested(100_000, (inner) => [inner]), 'nested more than 128 levels deep'],
+  ]) {
+    it(`is an error result, not a crash, when it is ${name}`, async () => {
+      const server = new Server({ name: 'shapes', version: '1' });
+      server.registerTool('now', {}, () => make());
+      server.registerTool('later', {}, async () => make());
+      server.registerTool('structured', { outputSchema: { type: 'object' } }, () => ({ value: make() }));
+      server.registerTool('deepEnough', {}, () => nested(64, (inner) => ({ a: [inner] })));
+      const client = await Client.connectInProcess(server);
+      try {
+        for (const tool of ['now', 'later', 'structured']) {
+          const result = await client.callTool({ name: tool });
+          assert.equal(result.isError, true, tool);
+          assert.equal(textOf(result), `the handler returned what cannot be sent: a value ${problem}`, tool);
+        }
+        assert.notEqual((await client.callTool({ name: 'deepEnough' })).isError, true, '128 levels are not too deep');
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    });
+  }
+});
+
+describe('server options', () => {
+  it('bound each client: requests in flight, subscriptions, the grace once it left', async () => {
+    const server = new Server({ name: 'bounded', version: '1' }, { maxInFlight: 1, maxSubscriptions: 1, endGrace: 200 });
+    let started;
+    const running = new Promise((resolve) => {
+      started = resolve;
+    });
+    let aborted;
+    const abort = new Promise((resolve) => {
+      aborted = resolve;
+    });
+    server.registerTool('wait', {}, (ctx) => {
+      started();
+      ctx.signal.addEventListener('abort', () => aborted());
+      return new Promise(() => {});
+    });
+    server.registerResource('a', 'memo://a', {}, () => 'a');
+    server.registerResource('b', 'memo://b', {}, () => 'b');
+    const client = await Client.connectInProcess(server, { era: 'legacy' });
+    let timer;
+    try {
+      await client.subscribeResource({ uri: 'memo://a' });
+      await assert.rejects(client.subscribeResource({ uri: 'memo://b' }), /at most 1/);
+      const call = client.callTool({ name: 'wait' });
+      await running;
+      await assert.rejects(client.callTool({ name: 'wait' }), /at most 1/);
+      const failed = assert.rejects(call, McpError);
+      await client.close();
+      await failed;
+      // The client left with its call in flight: the call ends after `endGrace` (200 ms,
+      // not the default 5 s). A timer keeps the event loop alive meanwhile.
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the call was not cancelled within 3 s')), 3000);
+      });
+      await Promise.race([abort, late]);
+    } finally {
+      clearTimeout(timer);
+      await server.close();
+    }
+  });
+
+  it('are refused when they cannot be used', () => {
+    for (const [options, pattern] of [
+      [{ endGrace: -1 }, /endGrace must be a finite, non-negative number of milliseconds/],
+      [{ maxInFlight: -1 }, /maxInFlight must be a whole, non-negative number/],
+      [{ maxSubscriptions: 1.5 }, /maxSubscriptions must be a whole, non-negative number/],
+      [{ pageSize: Number.NaN }, /pageSize must be a whole, non-negative number/],
+    ]) {
+      assert.throws(
+        () => new Server({ name: 'bad', version: '1' }, options),
+        (error) => error instanceof McpError && error.kind === 'definition' && pattern.test(error.message),
+      );
     }
   });
 });

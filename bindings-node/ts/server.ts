@@ -38,6 +38,15 @@ export interface ServerOptions {
   instructions?: string;
   /** Splits list results into pages of at most this many items (default: one page). */
   pageSize?: number;
+  /** The most requests one client may have in flight (default 256; past it a request gets an error at once). */
+  maxInFlight?: number;
+  /** The most resources one legacy client may subscribe to (default 1024). */
+  maxSubscriptions?: number;
+  /**
+   * How long a client's requests in flight may finish once its input ended (stdin closed,
+   * the peer gone), in milliseconds (default 5000); then they are cancelled.
+   */
+  endGrace?: number;
 }
 
 /** Serve this process's stdin and stdout. */
@@ -64,10 +73,37 @@ export interface HttpListenOptions {
   jsonResponse?: boolean;
   /** How long an idle legacy session lives, in milliseconds (default 30 minutes). */
   sessionIdleTimeout?: number;
-  /** The most legacy sessions at once (default 10 000). */
+  /** How long a legacy session lives when its client sends nothing after `initialize`, in milliseconds (default 30 000). */
+  newSessionTimeout?: number;
+  /** The most sessions at once, legacy and `/sse` together (default 10 000; past it `initialize` gets 503). */
   maxSessions?: number;
-  /** The largest request body accepted, in bytes (default 4 MiB). */
+  /** The largest request body accepted, in bytes (default 4 MiB; larger gets 413). */
   bodyLimit?: number;
+  /**
+   * How long a client may take to send a request's headers, in milliseconds (default
+   * 10 000); a kept-alive connection idle this long is closed too.
+   */
+  headerReadTimeout?: number;
+  /** How long a client may take to send a request's body, in milliseconds (default 30 000; past it 408). */
+  bodyReadTimeout?: number;
+  /** The most connections open at once (default 1024; more wait in the listen backlog). */
+  maxConnections?: number;
+  /**
+   * The most requests in flight at once outside sessions: modern ones, and legacy ones
+   * when `stateless` (default 1024; past it a request gets an error at once). Each
+   * session's own bound is the server's `maxInFlight`.
+   */
+  maxInFlight?: number;
+  /**
+   * Bytes of SSE events kept for resumption, per session (default 8 MiB; past it the
+   * oldest go first) and in all (default 256 MiB; past it events are sent but not kept).
+   */
+  eventBytesKept?: { perSession: number; total: number };
+  /**
+   * How long `close()` lets requests in flight finish before it cancels them, in
+   * milliseconds (default 10 000).
+   */
+  shutdownTimeout?: number;
   /** Also serve the 2024-11-05 HTTP+SSE transport at `/sse` and `/messages`. */
   legacySse?: boolean;
   /** How many events each legacy SSE stream keeps for resumption (default 1024). */
@@ -346,11 +382,18 @@ export class Server {
 
   /**
    * @param info the server's name and version (and optional title, icons…)
-   * @param options instructions for the model, page size of list results
+   * @param options instructions for the model, page size of list results, bounds on each client
    */
   constructor(info: Implementation, options: ServerOptions = {}) {
+    const { endGrace, ...settings } = options;
     this.#native = nativeSync(
-      () => new nativeModule.NativeServer({ ...info }, { ...options }, this.#handlers.dispatch, this.#handlers.cancel),
+      () =>
+        new nativeModule.NativeServer(
+          { ...info },
+          compact({ ...settings, endGraceMs: endGrace }),
+          this.#handlers.dispatch,
+          this.#handlers.cancel,
+        ),
     );
   }
 
@@ -513,7 +556,12 @@ export class Server {
     }
   }
 
-  /** Stops every connection and HTTP listener for good; a stdio `listen()` resolves. */
+  /**
+   * Stops every connection and HTTP listener for good; a stdio `listen()` resolves. Each
+   * HTTP listener ends its streams that only wait for events, lets requests in flight
+   * finish until its `shutdownTimeout`, then cancels them and closes every connection;
+   * this resolves once all of that is done.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#native.close();
@@ -523,9 +571,28 @@ export class Server {
   }
 
   async #listenHttp(options: HttpListenOptions): Promise<HttpAddress> {
-    const { transport: _transport, sessionIdleTimeout, retry, ...settings } = options;
+    const {
+      transport: _transport,
+      sessionIdleTimeout,
+      newSessionTimeout,
+      headerReadTimeout,
+      bodyReadTimeout,
+      shutdownTimeout,
+      retry,
+      ...settings
+    } = options;
     const listener = await native(
-      this.#native.bindHttp(compact({ ...settings, sessionIdleTimeoutMs: sessionIdleTimeout, retryMs: retry })),
+      this.#native.bindHttp(
+        compact({
+          ...settings,
+          sessionIdleTimeoutMs: sessionIdleTimeout,
+          newSessionTimeoutMs: newSessionTimeout,
+          headerReadTimeoutMs: headerReadTimeout,
+          bodyReadTimeoutMs: bodyReadTimeout,
+          shutdownTimeoutMs: shutdownTimeout,
+          retryMs: retry,
+        }),
+      ),
     );
     if (this.#closed) {
       await native(listener.close());
@@ -579,13 +646,55 @@ interface ResourceInput {
 /**
  * A handler's value with its bytes made JSON: a `Uint8Array` (alone or in an array) is
  * marked for the core, which turns it into a blob; a `blob` given as bytes is base64.
+ * A value that contains itself or nests too deep cannot be sent: it throws (the handler's
+ * error result says why).
  */
 function hostValue(value: unknown): unknown {
+  checkShape(value, []);
+  return marked(value);
+}
+
+/**
+ * The deepest nesting of arrays and objects a handler's value may have: serde_json's limit
+ * when it parses JSON, so that what is sent can be read back (the same in every binding).
+ */
+const MAX_DEPTH = 128;
+
+/**
+ * Throws when `value`, inside `ancestors` (outermost first), contains itself or nests
+ * deeper than `MAX_DEPTH`.
+ */
+function checkShape(value: unknown, ancestors: object[]): void {
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) {
+    return;
+  }
+  if (ancestors.includes(value)) {
+    throw new Error('the handler returned what cannot be sent: a value that contains itself');
+  }
+  if (ancestors.length === MAX_DEPTH) {
+    throw new Error(`the handler returned what cannot be sent: a value nested more than ${MAX_DEPTH} levels deep`);
+  }
+  ancestors.push(value);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      checkShape(item, ancestors);
+    }
+  } else {
+    // Every enumerable member, inherited ones too, as the native module reads them.
+    for (const key in value) {
+      checkShape((value as Record<string, unknown>)[key], ancestors);
+    }
+  }
+  ancestors.pop();
+}
+
+/** `hostValue` of a value known to have a shape that can be sent. */
+function marked(value: unknown): unknown {
   if (value instanceof Uint8Array) {
     return { [BYTES_KEY]: base64(value) };
   }
   if (Array.isArray(value)) {
-    return value.map(hostValue);
+    return value.map(marked);
   }
   if (typeof value === 'object' && value !== null && (value as { blob?: unknown }).blob instanceof Uint8Array) {
     const item = value as { blob: Uint8Array };

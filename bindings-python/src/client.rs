@@ -69,7 +69,7 @@ impl ClientConfig {
             name,
             version,
             era,
-            timeout: timeout.map(convert::seconds).transpose()?,
+            timeout: timeout.map(|t| convert::seconds(t, "timeout")).transpose()?,
             sampling,
             elicitation,
             roots,
@@ -171,7 +171,7 @@ impl Client {
             http = http.header(header, value);
         }
         if let Some(timeout) = connect_timeout {
-            http = http.connect_timeout(convert::seconds(timeout)?);
+            http = http.connect_timeout(convert::seconds(timeout, "connect_timeout")?);
         }
         Client::open(py, config, move |py, options, slot| {
             if let Some(source) = bearer_token {
@@ -242,7 +242,7 @@ impl Client {
     ) -> PyResult<Bound<'py, PyAny>> {
         let arguments = arguments.map(convert::to_json).transpose()?.unwrap_or(Value::Null);
         let mut options = CallOptions {
-            timeout: timeout.map(convert::seconds).transpose()?.map(Some),
+            timeout: timeout.map(|t| convert::seconds(t, "timeout")).transpose()?.map(Some),
             ..Default::default()
         };
         if let Some(callback) = on_progress {
@@ -399,10 +399,11 @@ fn describe(notification: ServerNotification) -> (String, Value) {
 
 /// The Python value of a client call's outcome.
 fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> {
-    Python::attach(|py| match outcome {
+    runtime::attach(|py| match outcome {
         Ok(value) => convert::to_python(py, &value).map(Bound::unbind),
         Err(e) => Err(error::client_error(py, e)),
     })
+    .unwrap_or_else(|| Err(error::exiting()))
 }
 
 fn to_value(value: &impl serde::Serialize) -> Value {

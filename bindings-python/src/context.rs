@@ -163,8 +163,9 @@ impl Context {
 
 /// The Python value of a context call's outcome.
 fn answer<T: serde::Serialize>(outcome: Result<T, oxmcp::server::HandlerError>) -> PyResult<Py<PyAny>> {
-    Python::attach(|py| match outcome {
+    runtime::attach(|py| match outcome {
         Ok(value) => convert::to_python(py, &value).map(Bound::unbind),
         Err(e) => Err(error::handler_error_to_py(py, e)),
     })
+    .unwrap_or_else(|| Err(error::exiting()))
 }

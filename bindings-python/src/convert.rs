@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRecursionError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -30,8 +30,13 @@ use oxmcp::server::Returned;
 /// | anything else (numbers, dicts, models, dataclasses) | data, as pydantic serialises it |
 ///
 /// The facade's classes say which they are in a class attribute, `__mcp_kind__`, and give
-/// their wire form from `to_wire()`.
+/// their wire form from `to_wire()`. A value that contains itself, or is nested deeper
+/// than [`MAX_DEPTH`], is refused with `RecursionError`.
 pub fn returned(object: &Bound<'_, PyAny>) -> PyResult<Returned> {
+    returned_in(&mut Path::default(), object)
+}
+
+fn returned_in(path: &mut Path, object: &Bound<'_, PyAny>) -> PyResult<Returned> {
     let py = object.py();
     if object.is_none() {
         return Ok(Returned::Nothing);
@@ -46,14 +51,16 @@ pub fn returned(object: &Bound<'_, PyAny>) -> PyResult<Returned> {
         return Ok(Returned::Bytes(bytes.to_vec()));
     }
     if object.is_instance_of::<PyList>() || object.is_instance_of::<PyTuple>() {
-        return object
-            .try_iter()?
-            .map(|item| returned(&item?))
-            .collect::<PyResult<_>>()
-            .map(Returned::List);
+        return path.within(object, |path| {
+            object
+                .try_iter()?
+                .map(|item| returned_in(path, &item?))
+                .collect::<PyResult<_>>()
+                .map(Returned::List)
+        });
     }
     if let Some(kind) = object.get_type().getattr_opt(intern!(py, "__mcp_kind__"))? {
-        let wire = to_json(&object.call_method0(intern!(py, "to_wire"))?)?;
+        let wire = to_json_in(path, &object.call_method0(intern!(py, "to_wire"))?)?;
         let kind = kind.extract::<String>()?;
         return match kind.as_str() {
             "content" => decode(wire, "content block").map(Returned::Content),
@@ -65,10 +72,41 @@ pub fn returned(object: &Bound<'_, PyAny>) -> PyResult<Returned> {
     }
     let plain =
         object.is_instance_of::<PyDict>() || object.is_instance_of::<PyInt>() || object.is_instance_of::<PyFloat>();
-    match plain.then(|| to_json(object)) {
+    match plain.then(|| to_json_in(path, object)) {
         Some(Ok(value)) => Ok(Returned::Data(value)),
+        // Cyclic or too deep: pydantic would not do better.
+        Some(Err(e)) if e.is_instance_of::<PyRecursionError>(py) => Err(e),
         // Models, dataclasses, dates, and dicts that hold them.
-        _ => to_json(&jsonable(object)?).map(Returned::Data),
+        _ => to_json_in(path, &jsonable(object)?).map(Returned::Data),
+    }
+}
+
+/// The deepest nesting of lists and dicts read as JSON: serde_json's own limit when it
+/// parses, so that what is sent can be read back, and no recursion here can overflow the
+/// stack.
+pub const MAX_DEPTH: usize = 128;
+
+/// The lists and dicts being read, outermost first: bounds the nesting and finds cycles.
+#[derive(Default)]
+struct Path(Vec<*mut pyo3::ffi::PyObject>);
+
+impl Path {
+    /// `read(self)` with `container` entered; `RecursionError` when `container` is one of
+    /// its own ancestors (the value contains itself) or lies deeper than [`MAX_DEPTH`].
+    fn within<T>(&mut self, container: &Bound<'_, PyAny>, read: impl FnOnce(&mut Self) -> PyResult<T>) -> PyResult<T> {
+        let id = container.as_ptr();
+        if self.0.contains(&id) {
+            return Err(PyRecursionError::new_err("a value that contains itself"));
+        }
+        if self.0.len() == MAX_DEPTH {
+            return Err(PyRecursionError::new_err(format!(
+                "a value nested more than {MAX_DEPTH} levels deep"
+            )));
+        }
+        self.0.push(id);
+        let value = read(self);
+        self.0.pop();
+        value
     }
 }
 
@@ -88,8 +126,13 @@ fn decode<T: DeserializeOwned>(value: Value, what: &str) -> PyResult<T> {
     serde_json::from_value(value).map_err(|e| PyValueError::new_err(format!("invalid {what}: {e}")))
 }
 
-/// Reads a JSON-shaped Python object.
+/// Reads a JSON-shaped Python object (`RecursionError` when it contains itself or is
+/// nested deeper than [`MAX_DEPTH`]).
 pub fn to_json(object: &Bound<'_, PyAny>) -> PyResult<Value> {
+    to_json_in(&mut Path::default(), object)
+}
+
+fn to_json_in(path: &mut Path, object: &Bound<'_, PyAny>) -> PyResult<Value> {
     if object.is_none() {
         return Ok(Value::Null);
     }
@@ -118,28 +161,33 @@ pub fn to_json(object: &Bound<'_, PyAny>) -> PyResult<Value> {
             .ok_or_else(|| PyValueError::new_err(format!("{value} is not a JSON number")));
     }
     if let Ok(dict) = object.cast::<PyDict>() {
-        let mut map = Map::with_capacity(dict.len());
-        for (key, value) in dict.iter() {
-            let key = key
-                .cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
-            map.insert(key.to_str()?.to_owned(), to_json(&value)?);
-        }
-        return Ok(Value::Object(map));
+        return path.within(object, |path| {
+            let mut map = Map::with_capacity(dict.len());
+            for (key, value) in dict.iter() {
+                let key = key
+                    .cast::<PyString>()
+                    .map_err(|_| PyTypeError::new_err("JSON object keys must be str"))?;
+                map.insert(key.to_str()?.to_owned(), to_json_in(path, &value)?);
+            }
+            Ok(Value::Object(map))
+        });
     }
     if let Ok(list) = object.cast::<PyList>() {
-        return list
-            .iter()
-            .map(|item| to_json(&item))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return path.within(object, |path| {
+            list.iter()
+                .map(|item| to_json_in(path, &item))
+                .collect::<PyResult<_>>()
+                .map(Value::Array)
+        });
     }
     if let Ok(tuple) = object.cast::<PyTuple>() {
-        return tuple
-            .iter()
-            .map(|item| to_json(&item))
-            .collect::<PyResult<_>>()
-            .map(Value::Array);
+        return path.within(object, |path| {
+            tuple
+                .iter()
+                .map(|item| to_json_in(path, &item))
+                .collect::<PyResult<_>>()
+                .map(Value::Array)
+        });
     }
     let type_name = object.get_type().name()?;
     Err(PyTypeError::new_err(format!("cannot send a {type_name} as JSON")))
@@ -184,7 +232,11 @@ pub fn to_python<'py>(py: Python<'py>, value: &impl Serialize) -> PyResult<Bound
     from_json(py, &value)
 }
 
-/// A duration given in seconds (a timeout).
-pub fn seconds(value: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(value).map_err(|e| PyValueError::new_err(format!("invalid duration {value} s: {e}")))
+/// A duration given in seconds (a timeout); `what` names it in the error.
+pub fn seconds(value: f64, what: &str) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(value).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{what} must be a finite, non-negative number of seconds, not {value}"
+        ))
+    })
 }

@@ -5,7 +5,7 @@
 //! core sees [`HandlerError`] and [`ErrorObject`].
 
 use pyo3::exceptions::asyncio::CancelledError;
-use pyo3::exceptions::{PyBaseException, PyConnectionError, PyOSError, PyTimeoutError};
+use pyo3::exceptions::{PyBaseException, PyConnectionError, PyOSError, PyRuntimeError, PyTimeoutError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -13,7 +13,7 @@ use pyo3::types::PyType;
 use oxmcp::protocol::ErrorObject;
 use oxmcp::server::HandlerError;
 
-use crate::convert;
+use crate::{convert, runtime};
 
 pyo3::create_exception!(
     _native,
@@ -73,7 +73,21 @@ pub fn client_error(py: Python<'_>, error: oxmcp::Error) -> PyErr {
 
 /// The Python exception of a failed client request, attaching to the interpreter to build it.
 pub fn raise(error: oxmcp::Error) -> PyErr {
-    Python::attach(|py| client_error(py, error))
+    runtime::attach(|py| client_error(py, error)).unwrap_or_else(exiting)
+}
+
+/// What a call into Python fails with once the interpreter exits.
+const EXITING: &str = "the Python interpreter is exiting";
+
+/// The exception of a call that cannot finish because the interpreter exits (built
+/// lazily: no need to attach to the interpreter).
+pub fn exiting() -> PyErr {
+    PyRuntimeError::new_err(EXITING)
+}
+
+/// The failure of a handler that cannot run because the interpreter exits.
+pub fn exiting_handler() -> HandlerError {
+    HandlerError::message(EXITING)
 }
 
 /// The Python exception a handler sees when a [`Context`](oxmcp::server::Context) call fails.

@@ -54,7 +54,7 @@ impl LoopSlot {
         args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
     ) {
         let Some(locals) = self.get() else { return };
-        Python::try_attach(|py| {
+        runtime::attach(|py| {
             let scheduled = args(py).and_then(|args| {
                 let mut call = vec![callback.bind(py).clone()];
                 call.extend(args);
@@ -77,7 +77,7 @@ impl LoopSlot {
             return Err(HandlerError::message("no asyncio loop serves this handler"));
         };
         let (sender, receiver) = oneshot::channel();
-        let pending = Python::try_attach(|py| -> PyResult<Py<PendingCall>> {
+        let pending = runtime::attach(|py| -> PyResult<Py<PendingCall>> {
             let coroutine = start(py)?;
             let pending = Py::new(py, PendingCall::new(sender))?;
             let begin = pending.bind(py).getattr("begin")?;
@@ -88,8 +88,10 @@ impl LoopSlot {
                 .call_method("call_soon_threadsafe", (begin, coroutine), Some(&kwargs))?;
             Ok(pending)
         })
-        .ok_or_else(|| HandlerError::message("the Python interpreter is exiting"))?
-        .map_err(|e| Python::attach(|py| error::handler_error_from_py(py, &e)))?;
+        .ok_or_else(error::exiting_handler)?
+        .map_err(|e| {
+            runtime::attach(|py| error::handler_error_from_py(py, &e)).unwrap_or_else(error::exiting_handler)
+        })?;
         let guard = CancelOnDrop {
             pending: Some(pending),
             locals,
@@ -111,7 +113,7 @@ struct CancelOnDrop {
 impl CancelOnDrop {
     fn disarm(mut self) {
         if let Some(pending) = self.pending.take() {
-            Python::try_attach(|_| drop(pending));
+            runtime::attach(|_| drop(pending));
         }
     }
 }
@@ -119,7 +121,7 @@ impl CancelOnDrop {
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         let Some(pending) = self.pending.take() else { return };
-        Python::try_attach(|py| {
+        runtime::attach(|py| {
             if let Ok(cancel) = pending.bind(py).getattr("cancel") {
                 // A closed loop has no task left to cancel.
                 let _ = self
@@ -253,7 +255,7 @@ impl PyHandler {
                 let callable = Arc::clone(&handler.callable);
                 runtime::spawn_blocking(move || call_here(&callable, args))
                     .await
-                    .unwrap_or_else(|| Err(HandlerError::message("the Python interpreter is exiting")))
+                    .unwrap_or_else(|| Err(error::exiting_handler()))
             } else {
                 handler
                     .slot
@@ -272,7 +274,7 @@ fn call_here(
     callable: &Py<PyAny>,
     args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
 ) -> Result<Returned, HandlerError> {
-    Python::try_attach(|py| {
+    runtime::attach(|py| {
         let outcome = args(py)
             .and_then(|args| PyTuple::new(py, args))
             .and_then(|args| callable.bind(py).call1(args));
@@ -281,7 +283,7 @@ fn call_here(
             Err(e) => Err(error::handler_error_from_py(py, &e)),
         }
     })
-    .unwrap_or_else(|| Err(HandlerError::message("the Python interpreter is exiting")))
+    .unwrap_or_else(|| Err(error::exiting_handler()))
 }
 
 /// A handler's result, read as the core's `Returned`.

@@ -3,7 +3,6 @@
 //! can ask for its URL, wait on and close.
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -12,10 +11,6 @@ use tokio::sync::watch;
 use oxmcp::server::http::{HttpConfig as CoreHttpConfig, HttpServerHandle};
 
 use crate::{convert, error, runtime};
-
-/// How long `close()` waits for open requests and streams (such as a legacy client's GET
-/// stream) to end; the listener stops accepting at once either way.
-const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
 /// The endpoint's path unless told otherwise (the core's default too).
 const DEFAULT_PATH: &str = "/mcp";
@@ -32,12 +27,18 @@ impl HttpConfig {
     /// `path` of the endpoint; `allowed_origins` / `allowed_hosts` guard against
     /// cross-site requests and DNS rebinding (an empty host list accepts any); `stateless`
     /// serves the legacy era without sessions; `json_response` answers with JSON, never
-    /// SSE; `session_idle_timeout` in seconds; `body_limit` in bytes; `legacy_sse` also
-    /// serves the 2024-11-05 HTTP+SSE endpoints; `cors_origins` get CORS headers.
+    /// SSE; `legacy_sse` also serves the 2024-11-05 HTTP+SSE endpoints; `cors_origins` get
+    /// CORS headers. The bounds against hostile clients: durations in seconds
+    /// (`session_idle_timeout`, `new_session_timeout`, `header_read_timeout`,
+    /// `body_read_timeout`, `shutdown_timeout`), counts (`max_sessions`, `max_connections`,
+    /// `max_in_flight`), sizes in bytes (`body_limit`, and `event_bytes_kept` as
+    /// `(per_session, total)`).
     #[new]
     #[pyo3(signature = (
         path=None, allowed_origins=None, allowed_hosts=None, stateless=None, json_response=None,
         session_idle_timeout=None, max_sessions=None, body_limit=None, legacy_sse=None, cors_origins=None,
+        new_session_timeout=None, header_read_timeout=None, body_read_timeout=None, shutdown_timeout=None,
+        max_connections=None, max_in_flight=None, event_bytes_kept=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -51,6 +52,13 @@ impl HttpConfig {
         body_limit: Option<usize>,
         legacy_sse: Option<bool>,
         cors_origins: Option<Vec<String>>,
+        new_session_timeout: Option<f64>,
+        header_read_timeout: Option<f64>,
+        body_read_timeout: Option<f64>,
+        shutdown_timeout: Option<f64>,
+        max_connections: Option<usize>,
+        max_in_flight: Option<usize>,
+        event_bytes_kept: Option<(usize, usize)>,
     ) -> PyResult<Self> {
         let path = path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
         if !path.starts_with('/') {
@@ -58,15 +66,29 @@ impl HttpConfig {
                 "the path must start with '/', not {path:?}"
             )));
         }
-        let timeout = session_idle_timeout.map(convert::seconds).transpose()?;
+        let seconds = |value: Option<f64>, what| value.map(|value| convert::seconds(value, what)).transpose();
+        let session_idle_timeout = seconds(session_idle_timeout, "session_idle_timeout")?;
+        let new_session_timeout = seconds(new_session_timeout, "new_session_timeout")?;
+        let header_read_timeout = seconds(header_read_timeout, "header_read_timeout")?;
+        let body_read_timeout = seconds(body_read_timeout, "body_read_timeout")?;
+        let shutdown_timeout = seconds(shutdown_timeout, "shutdown_timeout")?;
         let config = CoreHttpConfig::default().path(path.clone());
         let config = set(config, allowed_origins, CoreHttpConfig::allowed_origins);
         let config = set(config, allowed_hosts, CoreHttpConfig::allowed_hosts);
         let config = set(config, stateless, CoreHttpConfig::stateless);
         let config = set(config, json_response, CoreHttpConfig::json_response);
-        let config = set(config, timeout, CoreHttpConfig::session_idle_timeout);
+        let config = set(config, session_idle_timeout, CoreHttpConfig::session_idle_timeout);
+        let config = set(config, new_session_timeout, CoreHttpConfig::new_session_timeout);
+        let config = set(config, header_read_timeout, CoreHttpConfig::header_read_timeout);
+        let config = set(config, body_read_timeout, CoreHttpConfig::body_read_timeout);
+        let config = set(config, shutdown_timeout, CoreHttpConfig::shutdown_timeout);
         let config = set(config, max_sessions, CoreHttpConfig::max_sessions);
+        let config = set(config, max_connections, CoreHttpConfig::max_connections);
+        let config = set(config, max_in_flight, CoreHttpConfig::max_in_flight);
         let config = set(config, body_limit, CoreHttpConfig::body_limit);
+        let config = set(config, event_bytes_kept, |config, (per_session, total)| {
+            config.event_bytes_kept(per_session, total)
+        });
         let config = set(config, legacy_sse, CoreHttpConfig::legacy_sse);
         let config = set(config, cors_origins, CoreHttpConfig::cors_origins);
         Ok(HttpConfig { core: config, path })
@@ -148,21 +170,18 @@ impl HttpServer {
         })
     }
 
-    /// Stops accepting connections, gives open requests and streams a short grace period
-    /// to end, and resolves when that is done. Closing again does nothing.
+    /// Stops serving: the listener closes, streams that only wait for events end, requests
+    /// in flight may finish until the config's `shutdown_timeout`, then they are cancelled
+    /// and every connection is closed. Resolves once all of that is done; closing again
+    /// does nothing.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let handle = self.handle.lock().unwrap_or_else(|e| e.into_inner()).take();
         let closed = self.closed.clone();
         runtime::future_into_py(py, async move {
             let Some(handle) = handle else { return Ok(()) };
-            let outcome = tokio::time::timeout(CLOSE_GRACE, handle.shutdown()).await;
+            let outcome = handle.shutdown().await;
             closed.send_replace(true);
-            match outcome {
-                Ok(Err(e)) => Err(error::raise(e.into())),
-                // Past the grace period the listener is closed; what streams remain end
-                // with the process.
-                Ok(Ok(())) | Err(_) => Ok(()),
-            }
+            outcome.map_err(|e| error::raise(e.into()))
         })
     }
 }

@@ -1,8 +1,9 @@
 //! The tokio runtime the binding owns.
 //!
 //! It is built on first use, shut down with a time bound from an `atexit` hook (so that no
-//! worker thread touches the interpreter while it finalises), and forgotten in the child
-//! of a `fork()` (whose copy has no worker threads) so that the child builds its own.
+//! worker thread touches the interpreter while it finalises; [`attach`] keeps threads left
+//! behind off it too), and forgotten in the child of a `fork()` (whose copy has no worker
+//! threads) so that the child builds its own.
 //!
 //! [`OxRuntime`] plugs it into pyo3-async-runtimes, which turns Rust futures into Python
 //! awaitables.
@@ -10,23 +11,29 @@
 use std::cell::OnceCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3_async_runtimes::generic::{ContextExt, JoinError, Runtime};
 use pyo3_async_runtimes::TaskLocals;
 use tokio::runtime::Handle;
-use tokio::sync::Semaphore;
+use tokio::sync::{oneshot, Semaphore};
 
 /// How long interpreter exit waits for tasks (such as a blocked stdin read) to stop.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
+/// How long interpreter exit waits for the binding's threads still in Python (a plain
+/// function handler running) to leave it, as `asyncio.run` waits for `to_thread` work: a
+/// thread still in Python when the interpreter finalises is torn down mid-call.
+const EXIT_WAIT: Duration = Duration::from_secs(10);
 
 static RUNTIME: Mutex<Option<tokio::runtime::Runtime>> = Mutex::new(None);
 /// Set at interpreter exit: nothing may start any more.
 static SHUT_DOWN: AtomicBool = AtomicBool::new(false);
+/// The binding's threads attached to the interpreter, or about to attach.
+static ATTACHED: AtomicUsize = AtomicUsize::new(0);
 
 tokio::task_local! {
     static TASK_LOCALS: OnceCell<TaskLocals>;
@@ -34,7 +41,7 @@ tokio::task_local! {
 
 /// A handle on the runtime, building it on first use; `None` once the interpreter exits.
 pub fn handle() -> Option<Handle> {
-    if SHUT_DOWN.load(Ordering::Acquire) {
+    if exiting() {
         return None;
     }
     let mut runtime = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -62,15 +69,57 @@ pub fn spawn(future: impl Future<Output = ()> + Send + 'static) -> Task {
 /// Runs the blocking `f` (a call of a plain Python function) on a worker thread;
 /// resolves to its result, or `None` when it could not run (interpreter exit) or panicked.
 /// At most as many run at once as `asyncio.to_thread` would (CPUs + 4, up to 32): more
-/// threads would only take turns at the interpreter lock.
+/// threads would only take turns at the interpreter lock. The thread holds its turn until
+/// `f` returns, so dropping this future (a cancelled request) frees no turn while `f`
+/// still runs; dropped before its thread started, `f` does not run at all.
 pub async fn spawn_blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Option<R> {
-    static THREADS: OnceLock<Semaphore> = OnceLock::new();
+    static THREADS: OnceLock<Arc<Semaphore>> = OnceLock::new();
     let threads = THREADS.get_or_init(|| {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Semaphore::new((cpus + 4).min(32))
+        Arc::new(Semaphore::new((cpus + 4).min(32)))
     });
-    let _turn = threads.acquire().await.ok()?;
-    handle()?.spawn_blocking(f).await.ok()
+    let turn = Arc::clone(threads).acquire_owned().await.ok()?;
+    let (sender, receiver) = oneshot::channel();
+    drop(handle()?.spawn_blocking(move || {
+        let _turn = turn;
+        if !sender.is_closed() {
+            let _ = sender.send(f());
+        }
+    }));
+    receiver.await.ok()
+}
+
+/// Runs `f` attached to the interpreter; `None` once the interpreter exits (from the
+/// `atexit` hook on, through finalisation), when no thread of the binding may touch it.
+/// The exit hook waits (up to [`EXIT_WAIT`]) for the calls already in here.
+pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
+    let _stay = Stay::begin()?;
+    Python::try_attach(f)
+}
+
+/// Whether the interpreter is exiting (the `atexit` hook ran).
+fn exiting() -> bool {
+    SHUT_DOWN.load(Ordering::SeqCst)
+}
+
+/// One thread's stay in the interpreter, counted in [`ATTACHED`] until dropped.
+struct Stay;
+
+impl Stay {
+    /// Counts the thread in, unless the interpreter is exiting. (Counted first, checked
+    /// second, while the exit hook sets the flag first and counts second: one of the two
+    /// sees the other.)
+    fn begin() -> Option<Stay> {
+        ATTACHED.fetch_add(1, Ordering::SeqCst);
+        let stay = Stay;
+        (!exiting()).then_some(stay)
+    }
+}
+
+impl Drop for Stay {
+    fn drop(&mut self) {
+        ATTACHED.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Turns a Rust future into a Python awaitable bound to the running asyncio loop.
@@ -88,24 +137,34 @@ pub fn current_locals(py: Python<'_>) -> PyResult<TaskLocals> {
     pyo3_async_runtimes::generic::get_current_locals::<OxRuntime>(py)
 }
 
-/// Stops the runtime: called from an `atexit` hook. Tasks get a short grace period; a
-/// thread blocked reading stdin is left behind (the process is exiting).
+/// Stops the runtime: called from an `atexit` hook. Threads still in Python get up to
+/// [`EXIT_WAIT`] to leave it, then tasks get a short grace period; a thread blocked
+/// reading stdin is left behind (the process is exiting).
 #[pyfunction]
 pub fn shutdown(py: Python<'_>) {
-    SHUT_DOWN.store(true, Ordering::Release);
+    SHUT_DOWN.store(true, Ordering::SeqCst);
     let runtime = RUNTIME.lock().unwrap_or_else(|e| e.into_inner()).take();
-    if let Some(runtime) = runtime {
-        py.detach(|| runtime.shutdown_timeout(SHUTDOWN_GRACE));
-    }
+    py.detach(|| {
+        let deadline = Instant::now() + EXIT_WAIT;
+        while ATTACHED.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if let Some(runtime) = runtime {
+            runtime.shutdown_timeout(SHUTDOWN_GRACE);
+        }
+    });
 }
 
-/// Forgets the parent's runtime in a forked child, whose copy has no worker threads; the
-/// child builds a fresh one on first use. Registered with `os.register_at_fork`.
+/// Forgets the parent's runtime (and its threads in Python) in a forked child, whose copy
+/// has no worker threads; the child builds a fresh runtime on first use. Registered with
+/// `os.register_at_fork`.
 #[pyfunction]
 pub fn after_fork_in_child() {
     if let Ok(mut runtime) = RUNTIME.try_lock() {
         std::mem::forget(runtime.take());
     }
+    // The parent's threads in Python did not come along.
+    ATTACHED.store(0, Ordering::SeqCst);
 }
 
 /// The runtime as pyo3-async-runtimes sees it.
@@ -149,11 +208,19 @@ impl Runtime for OxRuntime {
         spawn(future)
     }
 
+    /// pyo3-async-runtimes hands results back to Python this way: skipped once the
+    /// interpreter exits, and waited for at exit, like every other [`attach`].
     fn spawn_blocking<F>(f: F) -> Task
     where
         F: FnOnce() + Send + 'static,
     {
-        Task(handle().map(|h| h.spawn_blocking(f)))
+        Task(handle().map(|h| {
+            h.spawn_blocking(move || {
+                if let Some(_stay) = Stay::begin() {
+                    f();
+                }
+            })
+        }))
     }
 }
 

@@ -33,10 +33,22 @@ pub struct Server {
 #[pymethods]
 impl Server {
     /// A server describing itself with `info` (`name`, `version`, optional `title`,
-    /// `description`, `icons`, `websiteUrl`).
+    /// `description`, `icons`, `websiteUrl`). `page_size` splits list results into pages;
+    /// the bounds on each client: `max_in_flight` requests at once, `max_subscriptions`
+    /// resources subscribed to, and `end_grace` seconds for its requests in flight to
+    /// finish once its input ended.
     #[new]
-    #[pyo3(signature = (info, instructions=None, page_size=None))]
-    fn new(info: &Bound<'_, PyAny>, instructions: Option<String>, page_size: Option<usize>) -> PyResult<Self> {
+    #[pyo3(signature = (
+        info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
+    ))]
+    fn new(
+        info: &Bound<'_, PyAny>,
+        instructions: Option<String>,
+        page_size: Option<usize>,
+        max_in_flight: Option<usize>,
+        max_subscriptions: Option<usize>,
+        end_grace: Option<f64>,
+    ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
         if let Some(instructions) = instructions {
@@ -44,6 +56,15 @@ impl Server {
         }
         if let Some(size) = page_size {
             builder = builder.page_size(size);
+        }
+        if let Some(requests) = max_in_flight {
+            builder = builder.max_in_flight(requests);
+        }
+        if let Some(uris) = max_subscriptions {
+            builder = builder.max_subscriptions(uris);
+        }
+        if let Some(grace) = end_grace {
+            builder = builder.end_grace(convert::seconds(grace, "end_grace")?);
         }
         let inner = builder.build().map_err(definition_error)?;
         Ok(Server {
@@ -168,12 +189,10 @@ impl Server {
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.slot.set(runtime::current_locals(py)?);
         let server = self.inner.clone();
-        runtime::future_into_py(py, async move {
-            server
-                .serve_stdio()
-                .await
-                .map_err(|e| Python::attach(|py| crate::error::client_error(py, e)))
-        })
+        runtime::future_into_py(
+            py,
+            async move { server.serve_stdio().await.map_err(crate::error::raise) },
+        )
     }
 }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import urllib.parse
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -12,6 +14,15 @@ import pytest
 
 from conftest import ERAS
 from oxmcp import Client, Context, HttpOptions, HttpServer, McpError, Server
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+NAP = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}}
 
 
 def counting_server() -> Server:
@@ -55,6 +66,90 @@ async def test_a_closed_server_refuses_connections() -> None:
             pass
 
 
+class Exchange:
+    """One raw HTTP/1.1 exchange, its answer read as the test needs: the head (status and
+    headers), then the body (an SSE stream, say) until the server closes it."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.status = 0
+        self.headers: dict[str, str] = {}
+
+    @classmethod
+    async def send(cls, url: str, method: str, headers: dict[str, str], body: Any = None) -> Exchange:
+        parts = urllib.parse.urlsplit(url)
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+        data = b"" if body is None else json.dumps(body).encode()
+        head = {"Host": parts.netloc, "Content-Type": "application/json", "Content-Length": str(len(data)), **headers}
+        writer.write(f"{method} {parts.path} HTTP/1.1\r\n".encode())
+        writer.write("".join(f"{name}: {value}\r\n" for name, value in head.items()).encode() + b"\r\n" + data)
+        await writer.drain()
+        return cls(reader, writer)
+
+    @classmethod
+    async def answered(cls, url: str, method: str, headers: dict[str, str], body: Any = None) -> Exchange:
+        """An exchange whose head has arrived (within 5 s)."""
+        exchange = await cls.send(url, method, headers, body)
+        async with asyncio.timeout(5):
+            status, *lines = (await exchange.reader.readuntil(b"\r\n\r\n")).decode().strip().split("\r\n")
+        exchange.status = int(status.split()[1])
+        exchange.headers = {name.lower(): value.strip() for name, value in (line.split(":", 1) for line in lines)}
+        return exchange
+
+    async def ended(self, timeout: float) -> bool:
+        """Whether the server closes the body within `timeout` seconds."""
+        try:
+            async with asyncio.timeout(timeout):
+                while await self.reader.read(65536):
+                    pass
+        except TimeoutError:
+            return False
+        self.writer.close()
+        return True
+
+
+async def test_close_ends_streams_and_requests_in_flight_by_the_shutdown_timeout() -> None:
+    """A legacy GET stream and a tool call that would sleep for an hour: `close()` ends the
+    stream, lets the call run until `shutdown_timeout` (longer than the grace after which
+    `close()` used to give up), cancels it, closes every connection, and returns only then;
+    nothing listens any more."""
+    server = counting_server()
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    @server.tool()
+    async def nap() -> str:
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "rested"
+
+    http = await server.start_http(port=0, shutdown_timeout=3.0)
+    accept = {"Accept": "application/json, text/event-stream"}
+    initialized = await Exchange.answered(http.url, "POST", {**accept, "Connection": "close"}, INITIALIZE)
+    assert initialized.status == 200 and await initialized.ended(5)
+    session = {**accept, "Mcp-Session-Id": initialized.headers["mcp-session-id"], "Mcp-Protocol-Version": "2025-11-25"}
+    notified = await Exchange.answered(http.url, "POST", {**session, "Connection": "close"}, INITIALIZED)
+    assert notified.status == 202 and await notified.ended(5)
+    stream = await Exchange.answered(http.url, "GET", {**session, "Accept": "text/event-stream"})
+    assert stream.status == 200
+    # Its answer begins with the tool's result: it never comes.
+    call = await Exchange.send(http.url, "POST", session, NAP)
+    await asyncio.wait_for(started.wait(), 5)
+
+    async with asyncio.timeout(10):
+        await http.close()
+    assert cancelled.is_set(), "the call was cancelled at the deadline"
+    assert await stream.ended(2), "the GET stream ended"
+    assert await call.ended(2), "the call's connection closed"
+    with pytest.raises(ConnectionRefusedError):
+        await asyncio.open_connection(http.host, http.port)
+
+
 async def test_serve_http_serves_until_cancelled() -> None:
     server = counting_server()
     probe = await server.start_http(port=0)
@@ -79,6 +174,18 @@ async def test_serve_http_serves_until_cancelled() -> None:
         pytest.param({"json_response": True}, id="json_response"),
         pytest.param({"allowed_hosts": [], "allowed_origins": [], "cors_origins": ["http://app"]}, id="guards"),
         pytest.param({"session_idle_timeout": 60.0, "max_sessions": 2, "body_limit": 65536}, id="limits"),
+        pytest.param(
+            {
+                "new_session_timeout": 5.0,
+                "header_read_timeout": 5.0,
+                "body_read_timeout": 5.0,
+                "shutdown_timeout": 1.0,
+                "max_connections": 4,
+                "max_in_flight": 4,
+                "event_bytes_kept": (65536, 1 << 20),
+            },
+            id="bounds",
+        ),
         pytest.param({"legacy_sse": True}, id="legacy_sse"),
     ],
 )
@@ -110,8 +217,22 @@ async def test_hosts_outside_the_allowed_list_are_refused() -> None:
 
 
 def test_bad_settings_are_refused() -> None:
+    def start(**options: Any) -> None:
+        asyncio.run(counting_server().start_http(port=0, **options))
+
     with pytest.raises(ValueError, match="path"):
-        asyncio.run(counting_server().start_http(port=0, path="mcp"))
+        start(path="mcp")
+    durations = ["session_idle_timeout", "new_session_timeout", "header_read_timeout", "body_read_timeout"]
+    for duration in durations:
+        with pytest.raises(ValueError, match=f"{duration} must be a finite, non-negative number of seconds"):
+            start(**{duration: -1.0})
+    with pytest.raises(ValueError, match="shutdown_timeout"):
+        start(shutdown_timeout=float("inf"))
+    for count in ("max_sessions", "max_connections", "max_in_flight", "body_limit"):
+        with pytest.raises(OverflowError):
+            start(**{count: -1})
+    with pytest.raises(OverflowError):
+        start(event_bytes_kept=(1024, -1))
     with pytest.raises(ValueError, match="header"):
         asyncio.run(Client.http("http://127.0.0.1:1/mcp", headers={"bad header": "x"}).connect())
 

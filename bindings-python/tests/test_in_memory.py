@@ -197,6 +197,154 @@ async def test_sync_handlers_run_on_worker_threads_and_async_ones_concurrently()
     assert elapsed < 0.55, f"the four calls overlapped ({elapsed:.2f} s)"
 
 
+async def test_cancelled_sync_calls_keep_their_thread_turn() -> None:
+    """A plain-function handler runs on until it returns even when its call is cancelled,
+    and keeps its turn meanwhile: cancelling calls never lets more of them run at once than
+    the cap (CPUs + 4, at most 32), which the first batch of calls measures."""
+    server = Server("turns")
+    release = threading.Event()
+    lock = threading.Lock()
+    running = 0
+    most = 0
+
+    @server.tool()
+    def hold() -> str:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        try:
+            release.wait(30)
+        finally:
+            with lock:
+                running -= 1
+        return "released"
+
+    async def steady() -> int:
+        """How many run once the number stops changing."""
+        seen = -1
+        while True:
+            await asyncio.sleep(0.3)
+            with lock:
+                now = running
+            if now == seen and now > 0:
+                return now
+            seen = now
+
+    async with Client(server) as client:
+        first = [asyncio.create_task(client.call_tool("hold")) for _ in range(40)]
+        cap = await steady()
+        second: list[asyncio.Task[CallToolResult]] = []
+        try:
+            assert cap < 40
+            for call in first:
+                call.cancel()
+            await asyncio.gather(*first, return_exceptions=True)
+            second = [asyncio.create_task(client.call_tool("hold")) for _ in range(40)]
+            await steady()
+            assert most == cap, f"{most} handlers ran at once after cancelling, the cap is {cap}"
+        finally:
+            release.set()
+            results = await asyncio.gather(*second, return_exceptions=True)
+    assert all(isinstance(r, CallToolResult) and text_of(r) == "released" for r in results), results
+
+
+def cyclic_dict() -> dict[str, Any]:
+    value: dict[str, Any] = {"name": "loop"}
+    value["self"] = value
+    return value
+
+
+def cyclic_list() -> list[Any]:
+    value: list[Any] = [1]
+    value.append(value)
+    return value
+
+
+def nested(levels: int, make: Any) -> Any:
+    """A value `levels` containers deep, each made by `make(inner)`."""
+    value: Any = 0
+    for _ in range(levels):
+        value = make(value)
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        pytest.param(cyclic_dict(), "that contains itself", id="dict-in-itself"),
+        pytest.param(cyclic_list(), "that contains itself", id="list-in-itself"),
+        pytest.param({"items": [cyclic_dict()]}, "that contains itself", id="cycle-inside"),
+        pytest.param(nested(100_000, lambda inner: {"a": inner}), "nested more than 128 levels deep", id="deep-dicts"),
+        pytest.param(nested(100_000, lambda inner: [inner]), "nested more than 128 levels deep", id="deep-lists"),
+        pytest.param(nested(100_000, lambda inner: (inner,)), "nested more than 128 levels deep", id="deep-tuples"),
+    ],
+)
+@pytest.mark.parametrize("blocking", [True, False], ids=["sync", "async"])
+async def test_cyclic_and_too_deep_values_are_tool_errors(value: Any, problem: str, blocking: bool) -> None:
+    server = Server("shapes")
+    if blocking:
+        server.add_tool(returning(value), name="shape")
+    else:
+
+        async def shape() -> Any:
+            return value
+
+        server.add_tool(shape)
+    server.add_tool(returning(nested(64, lambda inner: {"a": [inner]})), name="deep_enough")
+
+    async with Client(server) as client:
+        result = await client.call_tool("shape")
+        assert result.is_error is True
+        assert text_of(result) == f"the handler returned what cannot be sent: a value {problem}"
+        assert (await client.call_tool("deep_enough")).is_error is not True, "128 levels are not too deep"
+
+
+async def test_server_bounds_reach_the_core() -> None:
+    server = Server("bounded", max_in_flight=1, max_subscriptions=1, end_grace=0.2)
+    started = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    @server.tool()
+    async def wait() -> str:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "late"
+
+    @server.resource("data://a")
+    def a() -> str:
+        return "a"
+
+    @server.resource("data://b")
+    def b() -> str:
+        return "b"
+
+    async with Client(server, era="legacy") as client:
+        await client.subscribe_resource("data://a")
+        with pytest.raises(McpError, match="at most 1"):
+            await client.subscribe_resource("data://b")
+        waiting = asyncio.create_task(client.call_tool("wait"))
+        await started.wait()
+        with pytest.raises(McpError, match="at most 1"):
+            await client.call_tool("wait")
+    # The client left with its call in flight: the call is cancelled after `end_grace`
+    # (0.2 s, not the default 5 s).
+    await asyncio.wait_for(cancelled.wait(), 3)
+    with pytest.raises((McpError, ConnectionError)):
+        await waiting
+
+
+def test_bad_server_bounds_are_refused() -> None:
+    with pytest.raises(ValueError, match="end_grace"):
+        Server("bad", end_grace=-1.0)
+    with pytest.raises(OverflowError):
+        Server("bad", max_in_flight=-1)
+
+
 async def test_resource_and_prompt_failures_are_json_rpc_errors() -> None:
     server = Server("errors")
 

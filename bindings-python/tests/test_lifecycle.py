@@ -9,6 +9,8 @@ import json
 import os
 import signal
 import subprocess
+import sys
+import textwrap
 import time
 
 import pytest
@@ -22,6 +24,35 @@ INITIALIZE = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
 }
+
+
+#: A script whose plain-function handler still runs when the interpreter exits.
+EXIT_DURING_A_CALL = textwrap.dedent(
+    """
+    import asyncio, threading, time
+    from oxmcp import Client, Server
+
+    server = Server("exit")
+    started = threading.Event()
+
+    @server.tool()
+    def block() -> str:
+        started.set()
+        time.sleep(0.5)
+        return "late"
+
+    async def main() -> None:
+        client = Client(server)
+        await client.connect()
+        asyncio.create_task(client.call_tool("block"))
+        await asyncio.to_thread(started.wait)
+
+    # Freeing these makes the interpreter's finalisation slow enough for the handler to
+    # return while it runs.
+    junk = [[object()] for _ in range(1_000_000)]
+    asyncio.run(main())
+    """
+)
 
 
 def start_demo() -> subprocess.Popen[str]:
@@ -69,6 +100,14 @@ def test_print_in_a_handler_does_not_corrupt_stdout() -> None:
     assert answer["result"]["content"][0]["text"] == "A"
     process.stdin.close()
     assert stop(process)[0] == 0
+
+
+def test_the_interpreter_exits_cleanly_while_a_handler_thread_runs() -> None:
+    """Exit waits for a plain-function handler still running (a thread torn down in the
+    middle of a call to Python crashed the process)."""
+    process = subprocess.run([sys.executable, "-c", EXIT_DURING_A_CALL], capture_output=True, text=True, timeout=60)
+    assert process.returncode == 0, process.stderr
+    assert not any(noise in process.stderr for noise in NOISE), process.stderr
 
 
 async def test_closing_the_client_stops_the_server_process() -> None:

@@ -39,12 +39,41 @@ pub struct HttpOptions {
     /// How long an idle legacy session lives, in milliseconds (default 30 minutes).
     #[uniffi(default = None)]
     pub session_idle_timeout_ms: Option<i64>,
-    /// The most legacy sessions at once (default 10 000); past it `initialize` gets 503.
+    /// How long a legacy session lives when its client sends nothing after `initialize`,
+    /// in milliseconds (default 30 000).
+    #[uniffi(default = None)]
+    pub new_session_timeout_ms: Option<i64>,
+    /// The most sessions at once, legacy and `/sse` together (default 10 000); past it
+    /// `initialize` gets 503.
     #[uniffi(default = None)]
     pub max_sessions: Option<i64>,
     /// The largest request body in bytes (default 4 MiB); a larger one gets 413.
     #[uniffi(default = None)]
     pub body_limit: Option<i64>,
+    /// How long a client may take to send a request's headers, in milliseconds (default
+    /// 10 000); a kept-alive connection idle this long is closed too.
+    #[uniffi(default = None)]
+    pub header_read_timeout_ms: Option<i64>,
+    /// How long a client may take to send a request's body, in milliseconds (default
+    /// 30 000); past it 408.
+    #[uniffi(default = None)]
+    pub body_read_timeout_ms: Option<i64>,
+    /// The most connections open at once (default 1024); more wait in the listen backlog.
+    #[uniffi(default = None)]
+    pub max_connections: Option<i64>,
+    /// The most requests in flight at once outside sessions: modern ones, and legacy ones
+    /// when `stateless` (default 1024); past it a request gets an error at once. Each
+    /// session's own bound is the server's (`ServerOptions.maxInFlight`).
+    #[uniffi(default = None)]
+    pub max_in_flight: Option<i64>,
+    /// How many bytes of SSE events are kept for resumption (default `None`: 8 MiB per
+    /// session, 256 MiB in all).
+    #[uniffi(default = None)]
+    pub event_bytes_kept: Option<EventBytesKept>,
+    /// How long the server's `shutdown()` lets requests in flight finish before it cancels
+    /// them and closes every connection, in milliseconds (default 10 000).
+    #[uniffi(default = None)]
+    pub shutdown_timeout_ms: Option<i64>,
     /// Also serve the deprecated HTTP+SSE transport of 2024-11-05 at `/sse` (the stream)
     /// and `/messages` (the POSTs).
     #[uniffi(default = false)]
@@ -61,6 +90,15 @@ pub struct HttpOptions {
     pub cors_origins: Vec<String>,
 }
 
+/// How many bytes of SSE events legacy sessions keep for resumption.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct EventBytesKept {
+    /// What one session keeps (past it the oldest go first).
+    pub per_session: i64,
+    /// What all sessions keep together (past it events are sent but not kept).
+    pub total: i64,
+}
+
 impl Default for HttpOptions {
     fn default() -> Self {
         HttpOptions {
@@ -70,8 +108,15 @@ impl Default for HttpOptions {
             json_response: false,
             stateless: false,
             session_idle_timeout_ms: None,
+            new_session_timeout_ms: None,
             max_sessions: None,
             body_limit: None,
+            header_read_timeout_ms: None,
+            body_read_timeout_ms: None,
+            max_connections: None,
+            max_in_flight: None,
+            event_bytes_kept: None,
+            shutdown_timeout_ms: None,
             legacy_sse: false,
             events_kept: None,
             retry_ms: None,
@@ -98,11 +143,35 @@ impl TryFrom<HttpOptions> for HttpConfig {
         if let Some(ms) = o.session_idle_timeout_ms {
             config = config.session_idle_timeout(duration_ms(ms, "sessionIdleTimeoutMs")?);
         }
+        if let Some(ms) = o.new_session_timeout_ms {
+            config = config.new_session_timeout(duration_ms(ms, "newSessionTimeoutMs")?);
+        }
         if let Some(sessions) = o.max_sessions {
             config = config.max_sessions(size(sessions, "maxSessions")?);
         }
         if let Some(bytes) = o.body_limit {
             config = config.body_limit(size(bytes, "bodyLimit")?);
+        }
+        if let Some(ms) = o.header_read_timeout_ms {
+            config = config.header_read_timeout(duration_ms(ms, "headerReadTimeoutMs")?);
+        }
+        if let Some(ms) = o.body_read_timeout_ms {
+            config = config.body_read_timeout(duration_ms(ms, "bodyReadTimeoutMs")?);
+        }
+        if let Some(connections) = o.max_connections {
+            config = config.max_connections(size(connections, "maxConnections")?);
+        }
+        if let Some(requests) = o.max_in_flight {
+            config = config.max_in_flight(size(requests, "maxInFlight")?);
+        }
+        if let Some(kept) = o.event_bytes_kept {
+            config = config.event_bytes_kept(
+                size(kept.per_session, "eventBytesKept.perSession")?,
+                size(kept.total, "eventBytesKept.total")?,
+            );
+        }
+        if let Some(ms) = o.shutdown_timeout_ms {
+            config = config.shutdown_timeout(duration_ms(ms, "shutdownTimeoutMs")?);
         }
         if let Some(events) = o.events_kept {
             config = config.events_kept(size(events, "eventsKept")?);

@@ -1,6 +1,7 @@
 //! The MCP server for Kotlin and Swift: a [`Server`] whose tools, resources and prompts are
 //! implemented by foreign handlers (the traits of [`crate::handler`]), served over stdio or
-//! HTTP (settings in [`crate::http`]). The per-request context those handlers receive is
+//! HTTP (settings in [`crate::http`]), within the bounds on each client of its
+//! [`ServerOptions`]. The per-request context those handlers receive is
 //! [`crate::context::Context`].
 //!
 //! ```kotlin
@@ -17,9 +18,10 @@ use std::sync::{Arc, Mutex};
 
 use oxmcp::server::http::HttpServerHandle;
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ToolDef, ToolOutput};
+use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ServerBuilder, ToolDef, ToolOutput};
+use tokio::task::JoinHandle;
 
-use crate::convert::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::convert::{duration_ms, size, Prompt, Resource, ResourceTemplate, Tool};
 use crate::error::McpError;
 use crate::handler::{self, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
 use crate::http::HttpOptions;
@@ -37,24 +39,59 @@ pub struct Server {
 /// its HTTP listeners, in the background.
 impl Drop for Server {
     fn drop(&mut self) {
-        let listeners = std::mem::take(&mut *self.listeners.lock().unwrap_or_else(|e| e.into_inner()));
-        for (listener, runtime) in listeners {
-            runtime.spawn(async move {
-                let _ = listener.shutdown().await;
-            });
+        drop(self.stop_listeners());
+    }
+}
+
+/// Bounds on each client of a server; every field has a default. `None` keeps the core's
+/// default, given in its description.
+#[derive(Debug, Clone, Default, uniffi::Record)]
+pub struct ServerOptions {
+    /// The most requests one client may have in flight (default 256); past it a request
+    /// gets an error at once.
+    #[uniffi(default = None)]
+    pub max_in_flight: Option<i64>,
+    /// The most resources one legacy client may subscribe to (default 1024).
+    #[uniffi(default = None)]
+    pub max_subscriptions: Option<i64>,
+    /// How long a client's requests in flight may finish once its input ended (stdin
+    /// closed, the peer gone), in milliseconds (default 5000); then they are cancelled.
+    #[uniffi(default = None)]
+    pub end_grace_ms: Option<i64>,
+}
+
+impl ServerOptions {
+    /// `builder` with these bounds.
+    fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, McpError> {
+        if let Some(requests) = self.max_in_flight {
+            builder = builder.max_in_flight(size(requests, "maxInFlight")?);
         }
+        if let Some(uris) = self.max_subscriptions {
+            builder = builder.max_subscriptions(size(uris, "maxSubscriptions")?);
+        }
+        if let Some(ms) = self.end_grace_ms {
+            builder = builder.end_grace(duration_ms(ms, "endGraceMs")?);
+        }
+        Ok(builder)
     }
 }
 
 #[uniffi::export(async_runtime = "tokio")]
 impl Server {
-    /// A server with this name and version, and optional guidance for the model.
-    #[uniffi::constructor(default(instructions = None))]
-    pub fn new(name: String, version: String, instructions: Option<String>) -> Result<Arc<Self>, McpError> {
+    /// A server with this name and version, optional guidance for the model, and the
+    /// bounds on each client.
+    #[uniffi::constructor(default(instructions = None, options = None))]
+    pub fn new(
+        name: String,
+        version: String,
+        instructions: Option<String>,
+        options: Option<ServerOptions>,
+    ) -> Result<Arc<Self>, McpError> {
         let mut builder = oxmcp::server::Server::builder(name, version);
         if let Some(instructions) = instructions {
             builder = builder.instructions(instructions);
         }
+        let builder = options.unwrap_or_default().apply(builder)?;
         Ok(Arc::new(Server {
             inner: builder.build()?,
             listeners: Mutex::new(Vec::new()),
@@ -158,13 +195,31 @@ impl Server {
         Ok(self.inner.serve_stdio().await?)
     }
 
-    /// Stops every HTTP listener started by [`Server::serve_http`] and waits for them.
+    /// Stops every HTTP listener started by [`Server::serve_http`], all at once: each ends
+    /// its streams that only wait for events, lets requests in flight finish until its
+    /// `shutdownTimeoutMs`, then cancels them and closes every connection. Returns once
+    /// all of them are done (the first failure, if any, after that).
     pub async fn shutdown(&self) -> Result<(), McpError> {
-        let listeners = std::mem::take(&mut *self.listeners.lock().unwrap_or_else(|e| e.into_inner()));
-        for (listener, _) in listeners {
-            listener.shutdown().await?;
+        let mut outcome = Ok(());
+        for stopping in self.stop_listeners() {
+            let stopped = stopping.await.unwrap_or_else(|e| Err(std::io::Error::other(e)));
+            if let (Ok(()), Err(e)) = (&outcome, stopped) {
+                outcome = Err(e.into());
+            }
         }
-        Ok(())
+        outcome
+    }
+}
+
+impl Server {
+    /// Starts stopping every HTTP listener, each on its runtime: they stop even if nobody
+    /// awaits the tasks (a cancelled `shutdown()`, a server freed).
+    fn stop_listeners(&self) -> Vec<JoinHandle<std::io::Result<()>>> {
+        let listeners = std::mem::take(&mut *self.listeners.lock().unwrap_or_else(|e| e.into_inner()));
+        listeners
+            .into_iter()
+            .map(|(listener, runtime)| runtime.spawn(listener.shutdown()))
+            .collect()
     }
 }
 

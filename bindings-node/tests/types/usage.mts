@@ -81,6 +81,12 @@ await overHttp.close();
 const none: HttpAddress = await server.listen({ transport: 'stdio' });
 void none;
 
+// The bounds: counts, durations in milliseconds, event bytes kept as a pair.
+const bounded = new Server({ name: 'bounded', version: '1' }, { maxInFlight: 8, maxSubscriptions: 8, endGrace: 500 });
+await bounded.listen({ transport: 'http', maxConnections: 8, shutdownTimeout: 500, eventBytesKept: { perSession: 1, total: 2 } });
+// @ts-expect-error: both amounts of event bytes are given
+await bounded.listen({ transport: 'http', eventBytesKept: { perSession: 1 } });
+
 server.registerPrompt('plain', {}, (ctx) => [{ role: 'user', content: { type: 'text', text: ctx.era } }]);
 
 const client = await Client.connectInProcess(server, {

@@ -102,7 +102,15 @@ class Context:
 class Server:
     """An MCP server whose handlers are Python callables."""
 
-    def __new__(cls, info: dict[str, Any], instructions: str | None = None, page_size: int | None = None) -> Server: ...
+    def __new__(
+        cls,
+        info: dict[str, Any],
+        instructions: str | None = None,
+        page_size: int | None = None,
+        max_in_flight: int | None = None,
+        max_subscriptions: int | None = None,
+        end_grace: float | None = None,
+    ) -> Server: ...
     def add_tool(
         self,
         definition: dict[str, Any],
@@ -140,6 +148,13 @@ class HttpConfig:
         body_limit: int | None = None,
         legacy_sse: bool | None = None,
         cors_origins: list[str] | None = None,
+        new_session_timeout: float | None = None,
+        header_read_timeout: float | None = None,
+        body_read_timeout: float | None = None,
+        shutdown_timeout: float | None = None,
+        max_connections: int | None = None,
+        max_in_flight: int | None = None,
+        event_bytes_kept: tuple[int, int] | None = None,
     ) -> HttpConfig: ...
     @property
     def path(self) -> str: ...

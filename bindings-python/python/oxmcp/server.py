@@ -54,7 +54,16 @@ class Server:
         website_url: str | None = None,
         icons: list[dict[str, Any]] | None = None,
         page_size: int | None = None,
+        max_in_flight: int | None = None,
+        max_subscriptions: int | None = None,
+        end_grace: float | None = None,
     ) -> None:
+        """``page_size`` splits list results into pages of at most that many items (default:
+        one page). Bounds on each client (over stdio, in a legacy HTTP session):
+        ``max_in_flight`` requests at once (default 256; past it a request gets an error at
+        once), ``max_subscriptions`` resources subscribed to (default 1024), and
+        ``end_grace`` seconds for its requests in flight to finish once its input ended,
+        e.g. stdin closed (default 5; then they are cancelled)."""
         info = _drop_none(
             {
                 "name": name,
@@ -66,7 +75,7 @@ class Server:
             }
         )
         self.name = name
-        self._native = _native.Server(info, instructions, page_size)
+        self._native = _native.Server(info, instructions, page_size, max_in_flight, max_subscriptions, end_grace)
 
     # Tools
 
@@ -456,10 +465,31 @@ class HttpOptions(TypedDict, total=False):
     during a request are then dropped)."""
     session_idle_timeout: float
     """Seconds an idle legacy session lives (default 30 minutes)."""
+    new_session_timeout: float
+    """Seconds a legacy session lives when its client sends nothing after ``initialize``
+    (default 30)."""
     max_sessions: int
-    """The most legacy sessions at once (default 10,000)."""
+    """The most sessions at once, legacy and ``/sse`` together (default 10,000; past it
+    ``initialize`` gets 503)."""
     body_limit: int
-    """The largest request body in bytes (default 4 MiB)."""
+    """The largest request body in bytes (default 4 MiB; larger gets 413)."""
+    header_read_timeout: float
+    """Seconds a client may take to send a request's headers; also closes a kept-alive
+    connection idle that long (default 10)."""
+    body_read_timeout: float
+    """Seconds a client may take to send a request's body (default 30; past it 408)."""
+    max_connections: int
+    """The most connections open at once (default 1024; more wait in the listen backlog)."""
+    max_in_flight: int
+    """The most requests in flight at once outside sessions: every modern-era request, and
+    legacy ones when ``stateless`` (default 1024; past it a request gets an error at once).
+    Each session's own bound is the server's ``max_in_flight``."""
+    event_bytes_kept: tuple[int, int]
+    """Bytes of SSE events kept for resumption, ``(per_session, total)`` (default 8 MiB and
+    256 MiB; past them the oldest go first, or events are sent but not kept)."""
+    shutdown_timeout: float
+    """Seconds :meth:`HttpServer.close` lets requests in flight finish before it cancels
+    them (default 10)."""
     legacy_sse: bool
     """Also serve the deprecated HTTP+SSE transport of 2024-11-05 at ``/sse`` and
     ``/messages``."""
@@ -496,7 +526,9 @@ class HttpServer:
         await self._native.wait()
 
     async def close(self) -> None:
-        """Stops accepting connections and gives open requests a short grace period."""
+        """Stops serving: the listener closes, streams that only wait for events end,
+        requests in flight may finish until ``shutdown_timeout``, then they are cancelled
+        and every connection is closed. Returns once all of that is done."""
         await self._native.close()
 
     async def __aenter__(self) -> HttpServer:

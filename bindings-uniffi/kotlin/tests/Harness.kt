@@ -187,3 +187,60 @@ fun rawPost(url: String, body: String = initializeBody(), headers: Map<String, S
         headers = mapOf("Content-Type" to "application/json", "Accept" to "application/json, text/event-stream") + headers,
         body = body,
     )
+
+/**
+ * One HTTP/1.1 request over a socket kept open, for answers that stay open (a GET stream) or
+ * have not begun (a call in flight): [status] reads the answer's head when it comes,
+ * [closedWithin] tells whether the server closes the connection in time.
+ */
+class OpenRequest(url: String, method: String, headers: Map<String, String>, body: String = "") : AutoCloseable {
+    private val socket: java.net.Socket
+    private val reader: java.io.BufferedReader
+
+    init {
+        val uri = java.net.URI(url)
+        socket = java.net.Socket(uri.host, uri.port)
+        socket.soTimeout = 10_000
+        val bytes = body.toByteArray()
+        val head = StringBuilder("$method ${uri.path} HTTP/1.1\r\n")
+        val all = mapOf("Host" to "${uri.host}:${uri.port}", "Content-Length" to "${bytes.size}") + headers
+        for ((name, value) in all) head.append("$name: $value\r\n")
+        head.append("\r\n")
+        socket.getOutputStream().apply {
+            write(head.toString().toByteArray())
+            write(bytes)
+            flush()
+        }
+        reader = socket.getInputStream().bufferedReader()
+    }
+
+    /** The answer's status code (its headers are read past). */
+    fun status(): Int {
+        val status = reader.readLine()?.split(" ")?.getOrNull(1)?.toInt() ?: error("no answer")
+        while (reader.readLine()?.isNotEmpty() == true) continue
+        return status
+    }
+
+    /** Whether the server closes the connection within [ms] milliseconds (what it sends meanwhile is read past). */
+    fun closedWithin(ms: Long): Boolean {
+        val deadline = System.nanoTime() + ms * 1_000_000
+        val buffer = CharArray(4096)
+        while (true) {
+            val left = (deadline - System.nanoTime()) / 1_000_000
+            if (left <= 0) return false
+            socket.soTimeout = left.toInt()
+            try {
+                if (reader.read(buffer) < 0) return true
+            } catch (e: java.net.SocketTimeoutException) {
+                return false
+            } catch (e: java.io.IOException) {
+                return true // reset: closed too
+            }
+        }
+    }
+
+    override fun close() = socket.close()
+}
+
+/** Whether nothing accepts connections on the port of [url] any more. */
+fun refused(url: String): Boolean = runCatching { java.net.Socket("127.0.0.1", java.net.URI(url).port).close() }.isFailure

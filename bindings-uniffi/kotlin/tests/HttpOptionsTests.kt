@@ -1,6 +1,7 @@
 // The HTTP endpoint's settings (HttpOptions) of a Kotlin server: path, stateless mode, Origin
 // and Host checks, body limit, JSON-only answers, session limit, the old HTTP+SSE endpoints,
-// CORS. Checked with the Kotlin client and with raw HTTP requests.
+// CORS, the other bounds, and shutdown by its deadline. Checked with the Kotlin client and
+// with raw HTTP requests.
 
 package io.github.oxmcp.tests
 
@@ -8,10 +9,13 @@ import io.github.oxmcp.CallOptions
 import io.github.oxmcp.Client
 import io.github.oxmcp.ClientOptions
 import io.github.oxmcp.EraMode
+import io.github.oxmcp.EventBytesKept
 import io.github.oxmcp.HttpOptions
 import io.github.oxmcp.McpException
 import io.github.oxmcp.Server
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.withTimeout
 
 /** Serves a fresh [kotlinServer] with [options], runs [body] with its URL, and stops it. */
 suspend fun withServer(options: HttpOptions?, body: suspend (url: String) -> Unit) {
@@ -23,6 +27,15 @@ suspend fun withServer(options: HttpOptions?, body: suspend (url: String) -> Uni
         server.close()
     }
 }
+
+/** The legacy `notifications/initialized` a client sends after `initialize`. */
+const val INITIALIZED = """{"jsonrpc":"2.0","method":"notifications/initialized"}"""
+
+/** A `tools/call` of `wait_for_cancel`, which runs until cancelled. */
+const val WAIT_FOR_CANCEL = """{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait_for_cancel"}}"""
+
+/** The headers of a request as an MCP client sends it (JSON, accepting JSON or SSE). */
+val JSON_REQUEST = mapOf("Content-Type" to "application/json", "Accept" to "application/json, text/event-stream")
 
 /** The port's root URL of an endpoint URL, e.g. `http://127.0.0.1:4000`. */
 fun origin(url: String): String = java.net.URI(url).let { "${it.scheme}://${it.host}:${it.port}" }
@@ -133,12 +146,59 @@ fun httpOptionsTests(suite: Suite) {
         }
     }
 
+    suite.test("server/http-options: bounds on connections, requests, events and time keep the endpoint working") {
+        val bounds = HttpOptions(
+            newSessionTimeoutMs = 5_000, headerReadTimeoutMs = 5_000, bodyReadTimeoutMs = 5_000, shutdownTimeoutMs = 1_000,
+            maxConnections = 4, maxInFlight = 4, eventBytesKept = EventBytesKept(perSession = 65_536, total = 1L shl 20),
+        )
+        withServer(bounds) { url ->
+            for (era in listOf(EraMode.LEGACY, EraMode.MODERN)) {
+                withClient(url, era) { c ->
+                    assertEquals("HI", firstText(c.client.callTool("shout", """{"text":"hi"}""").content), "shout ($era)")
+                }
+            }
+        }
+    }
+
+    suite.test("server/http-options: shutdown() ends streams and requests in flight by the shutdown timeout") {
+        // On each of two listeners, a legacy GET stream and a call that never ends. shutdown()
+        // stops both: it ends the streams, lets the calls run until shutdownTimeoutMs,
+        // cancels them, closes every connection, and returns only then.
+        val probe = ServerProbe()
+        val server = kotlinServer(probe)
+        val open = mutableListOf<OpenRequest>()
+        try {
+            val options = HttpOptions(shutdownTimeoutMs = 3_000)
+            val urls = listOf(server.serveHttp("127.0.0.1:0", options), server.serveHttp("127.0.0.1:0", options))
+            for (url in urls) {
+                val session = rawPost(url).headers["mcp-session-id"] ?: error("no session id")
+                val headers = mapOf("Mcp-Session-Id" to session, "Mcp-Protocol-Version" to "2025-11-25")
+                assertEquals(202, rawPost(url, INITIALIZED, headers).status, "initialized")
+                val stream = OpenRequest(url, "GET", headers + ("Accept" to "text/event-stream")).also { open += it }
+                assertEquals(200, stream.status(), "GET stream")
+                probe.handlerStarted = CompletableDeferred()
+                open += OpenRequest(url, "POST", headers + JSON_REQUEST, WAIT_FOR_CANCEL)
+                withTimeout(5_000) { probe.handlerStarted.await() }
+            }
+            withTimeout(10_000) { server.shutdown() }
+            open.forEachIndexed { i, request -> check(request.closedWithin(500)) { "connection $i still open after shutdown()" } }
+            withTimeout(1_000) { probe.handlerCancelled.await() }
+            for (url in urls) check(refused(url)) { "$url still accepts connections" }
+        } finally {
+            open.forEach { it.close() }
+            server.close()
+        }
+    }
+
     suite.test("server/http-options: negative numbers are refused") {
         val server = Server("bad", "1.0")
         try {
             val bad = listOf(
                 HttpOptions(sessionIdleTimeoutMs = -1), HttpOptions(maxSessions = -1), HttpOptions(bodyLimit = -1),
-                HttpOptions(eventsKept = -1), HttpOptions(retryMs = -1),
+                HttpOptions(eventsKept = -1), HttpOptions(retryMs = -1), HttpOptions(newSessionTimeoutMs = -1),
+                HttpOptions(headerReadTimeoutMs = -1), HttpOptions(bodyReadTimeoutMs = -1), HttpOptions(shutdownTimeoutMs = -1),
+                HttpOptions(maxConnections = -1), HttpOptions(maxInFlight = -1),
+                HttpOptions(eventBytesKept = EventBytesKept(perSession = 1_024, total = -1)),
             )
             for (options in bad) {
                 assertThrows<McpException.InvalidInput> { server.serveHttp("127.0.0.1:0", options) }

@@ -24,6 +24,7 @@ import io.github.oxmcp.ResourceTemplate
 import io.github.oxmcp.Returned
 import io.github.oxmcp.Role
 import io.github.oxmcp.Server
+import io.github.oxmcp.ServerOptions
 import io.github.oxmcp.Tool
 import io.github.oxmcp.ToolAnnotations
 import io.github.oxmcp.ToolHandler
@@ -67,8 +68,8 @@ fun tag(where: String) = """{"com.example/tag":"$where"}"""
 /** The contents of the memo resource, tagged. */
 fun memo(uri: String) = ResourceContents.Text(uri = uri, text = "buy milk", mimeType = "text/plain", metaJson = tag("contents"))
 
-fun kotlinServer(probe: ServerProbe = ServerProbe()): Server {
-    val server = Server("oxmcp-kotlin-example", "0.1.0", "A server written in Kotlin.")
+fun kotlinServer(probe: ServerProbe = ServerProbe(), options: ServerOptions? = null): Server {
+    val server = Server("oxmcp-kotlin-example", "0.1.0", "A server written in Kotlin.", options)
     server.addTool(
         Tool(
             name = "echo",

@@ -13,6 +13,7 @@ import io.github.oxmcp.ResourceContents
 import io.github.oxmcp.Returned
 import io.github.oxmcp.Server
 import io.github.oxmcp.ServerNotification
+import io.github.oxmcp.ServerOptions
 import io.github.oxmcp.SubscriptionFilter
 import io.github.oxmcp.Tool
 import io.github.oxmcp.jsonPointer
@@ -66,6 +67,35 @@ fun serverTests(suite: Suite) {
             }
         } finally {
             server.close()
+        }
+    }
+
+    suite.test("server: ServerOptions bound each client's requests in flight and subscriptions") {
+        val bounded = ServerProbe()
+        val server = kotlinServer(bounded, ServerOptions(maxInFlight = 1, maxSubscriptions = 1, endGraceMs = 1_000))
+        try {
+            withClient(server.serveHttp("127.0.0.1:0"), EraMode.LEGACY) { c ->
+                c.client.subscribeResource("memo://today")
+                val tooMany = assertThrows<McpException.Remote> { c.client.subscribeResource("greeting://ada") }
+                check(tooMany.detail.contains("at most 1")) { "subscribe: ${tooMany.detail}" }
+                coroutineScope {
+                    val call = async { c.client.callTool("wait_for_cancel") }
+                    withTimeout(5_000) { bounded.handlerStarted.await() }
+                    val busy = assertThrows<McpException.Remote> { c.client.callTool("shout", """{"text":"x"}""") }
+                    check(busy.detail.contains("at most 1")) { "second call: ${busy.detail}" }
+                    call.cancel()
+                }
+            }
+        } finally {
+            server.shutdown()
+            server.close()
+        }
+    }
+
+    suite.test("server: ServerOptions refuse negative numbers") {
+        val bad = listOf(ServerOptions(maxInFlight = -1), ServerOptions(maxSubscriptions = -1), ServerOptions(endGraceMs = -1))
+        for (options in bad) {
+            assertThrows<McpException.InvalidInput> { Server("bad", "1.0", null, options).close() }
         }
     }
 
