@@ -34,6 +34,11 @@ pub struct ServerOptions {
     /// How long a client's requests in flight may finish once its input ended, in
     /// milliseconds.
     pub end_grace_ms: Option<f64>,
+    /// How long a request to a legacy client (elicitation, sampling, roots) waits for its
+    /// answer, in milliseconds.
+    pub client_request_timeout_ms: Option<f64>,
+    /// Sends a generic message instead of what a handler's error says.
+    pub mask_error_details: Option<bool>,
 }
 
 /// An MCP server whose handlers live in JavaScript. One value serves any number of
@@ -89,6 +94,12 @@ impl NativeServer {
         }
         if let Some(ms) = options.end_grace_ms {
             builder = builder.end_grace(duration_ms(ms, "endGrace")?);
+        }
+        if let Some(ms) = options.client_request_timeout_ms {
+            builder = builder.client_request_timeout(duration_ms(ms, "clientRequestTimeout")?);
+        }
+        if let Some(mask) = options.mask_error_details {
+            builder = builder.mask_error_details(mask);
         }
         let server = builder.build().map_err(definition_error)?;
         Ok(NativeServer {

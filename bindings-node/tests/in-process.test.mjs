@@ -274,9 +274,31 @@ describe('server options', () => {
     }
   });
 
+  it('mask what a handler error says when asked to', async () => {
+    for (const [maskErrorDetails, expected] of [
+      [false, 'the vault key is 1234'],
+      [true, 'the request failed'],
+    ]) {
+      const server = new Server({ name: 'masked', version: '1' }, { maskErrorDetails });
+      server.registerTool('leak', {}, () => {
+        throw new Error('the vault key is 1234');
+      });
+      const client = await Client.connectInProcess(server);
+      try {
+        const result = await client.callTool({ name: 'leak' });
+        assert.equal(result.isError, true);
+        assert.match(result.content[0].text, new RegExp(expected));
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    }
+  });
+
   it('are refused when they cannot be used', () => {
     for (const [options, pattern] of [
       [{ endGrace: -1 }, /endGrace must be a finite, non-negative number of milliseconds/],
+      [{ clientRequestTimeout: -1 }, /clientRequestTimeout must be a finite, non-negative number of milliseconds/],
       [{ maxInFlight: -1 }, /maxInFlight must be a whole, non-negative number/],
       [{ maxSubscriptions: 1.5 }, /maxSubscriptions must be a whole, non-negative number/],
       [{ pageSize: Number.NaN }, /pageSize must be a whole, non-negative number/],

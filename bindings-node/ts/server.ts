@@ -47,6 +47,13 @@ export interface ServerOptions {
    * the peer gone), in milliseconds (default 5000); then they are cancelled.
    */
   endGrace?: number;
+  /**
+   * How long a request to a legacy client (elicitation, sampling, roots) waits for its answer,
+   * in milliseconds (default 300000); then the handler gets an error.
+   */
+  clientRequestTimeout?: number;
+  /** Send a generic message instead of what a handler's error says (default false; the detail is logged). */
+  maskErrorDetails?: boolean;
 }
 
 /** Serve this process's stdin and stdout. */
@@ -385,12 +392,12 @@ export class Server {
    * @param options instructions for the model, page size of list results, bounds on each client
    */
   constructor(info: Implementation, options: ServerOptions = {}) {
-    const { endGrace, ...settings } = options;
+    const { endGrace, clientRequestTimeout, ...settings } = options;
     this.#native = nativeSync(
       () =>
         new nativeModule.NativeServer(
           { ...info },
-          compact({ ...settings, endGraceMs: endGrace }),
+          compact({ ...settings, endGraceMs: endGrace, clientRequestTimeoutMs: clientRequestTimeout }),
           this.#handlers.dispatch,
           this.#handlers.cancel,
         ),

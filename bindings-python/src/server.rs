@@ -35,12 +35,16 @@ impl Server {
     /// A server describing itself with `info` (`name`, `version`, optional `title`,
     /// `description`, `icons`, `websiteUrl`). `page_size` splits list results into pages;
     /// the bounds on each client: `max_in_flight` requests at once, `max_subscriptions`
-    /// resources subscribed to, and `end_grace` seconds for its requests in flight to
-    /// finish once its input ended.
+    /// resources subscribed to, `end_grace` seconds for its requests in flight to
+    /// finish once its input ended, and `client_request_timeout` seconds for a request to
+    /// a legacy client to be answered; `mask_error_details` sends a generic message for
+    /// handler errors.
     #[new]
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
+        client_request_timeout=None, mask_error_details=None,
     ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         info: &Bound<'_, PyAny>,
         instructions: Option<String>,
@@ -48,6 +52,8 @@ impl Server {
         max_in_flight: Option<usize>,
         max_subscriptions: Option<usize>,
         end_grace: Option<f64>,
+        client_request_timeout: Option<f64>,
+        mask_error_details: Option<bool>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -65,6 +71,12 @@ impl Server {
         }
         if let Some(grace) = end_grace {
             builder = builder.end_grace(convert::seconds(grace, "end_grace")?);
+        }
+        if let Some(timeout) = client_request_timeout {
+            builder = builder.client_request_timeout(convert::seconds(timeout, "client_request_timeout")?);
+        }
+        if let Some(mask) = mask_error_details {
+            builder = builder.mask_error_details(mask);
         }
         let inner = builder.build().map_err(definition_error)?;
         Ok(Server {

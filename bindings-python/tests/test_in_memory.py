@@ -338,9 +338,26 @@ async def test_server_bounds_reach_the_core() -> None:
         await waiting
 
 
+async def test_masked_error_details_hide_what_a_tool_raised() -> None:
+    for mask, expected in [(False, "the vault key is 1234"), (True, "the request failed")]:
+        server = Server("masked", mask_error_details=mask)
+
+        @server.tool()
+        def leak() -> str:
+            raise RuntimeError("the vault key is 1234")
+
+        async with Client(server) as client:
+            result = await client.call_tool("leak")
+            assert result.is_error is True
+            assert expected in text_of(result)
+            assert mask is False or "1234" not in text_of(result)
+
+
 def test_bad_server_bounds_are_refused() -> None:
     with pytest.raises(ValueError, match="end_grace"):
         Server("bad", end_grace=-1.0)
+    with pytest.raises(ValueError, match="client_request_timeout"):
+        Server("bad", client_request_timeout=-1.0)
     with pytest.raises(OverflowError):
         Server("bad", max_in_flight=-1)
 

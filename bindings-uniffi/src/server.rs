@@ -43,8 +43,8 @@ impl Drop for Server {
     }
 }
 
-/// Bounds on each client of a server; every field has a default. `None` keeps the core's
-/// default, given in its description.
+/// Bounds on each client of a server, and how much its errors say; every field has a
+/// default. `None` keeps the core's default, given in its description.
 #[derive(Debug, Clone, Default, uniffi::Record)]
 pub struct ServerOptions {
     /// The most requests one client may have in flight (default 256); past it a request
@@ -58,6 +58,14 @@ pub struct ServerOptions {
     /// closed, the peer gone), in milliseconds (default 5000); then they are cancelled.
     #[uniffi(default = None)]
     pub end_grace_ms: Option<i64>,
+    /// How long a request to a legacy client (elicitation, sampling, roots) waits for its
+    /// answer, in milliseconds (default 300000).
+    #[uniffi(default = None)]
+    pub client_request_timeout_ms: Option<i64>,
+    /// Sends a generic message instead of what a handler's error says (default false; the
+    /// detail is logged).
+    #[uniffi(default = None)]
+    pub mask_error_details: Option<bool>,
 }
 
 impl ServerOptions {
@@ -71,6 +79,12 @@ impl ServerOptions {
         }
         if let Some(ms) = self.end_grace_ms {
             builder = builder.end_grace(duration_ms(ms, "endGraceMs")?);
+        }
+        if let Some(ms) = self.client_request_timeout_ms {
+            builder = builder.client_request_timeout(duration_ms(ms, "clientRequestTimeoutMs")?);
+        }
+        if let Some(mask) = self.mask_error_details {
+            builder = builder.mask_error_details(mask);
         }
         Ok(builder)
     }

@@ -110,6 +110,8 @@ class Server:
         max_in_flight: int | None = None,
         max_subscriptions: int | None = None,
         end_grace: float | None = None,
+        client_request_timeout: float | None = None,
+        mask_error_details: bool | None = None,
     ) -> Server: ...
     def add_tool(
         self,

@@ -57,13 +57,18 @@ class Server:
         max_in_flight: int | None = None,
         max_subscriptions: int | None = None,
         end_grace: float | None = None,
+        client_request_timeout: float | None = None,
+        mask_error_details: bool = False,
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
         one page). Bounds on each client (over stdio, in a legacy HTTP session):
         ``max_in_flight`` requests at once (default 256; past it a request gets an error at
         once), ``max_subscriptions`` resources subscribed to (default 1024), and
         ``end_grace`` seconds for its requests in flight to finish once its input ended,
-        e.g. stdin closed (default 5; then they are cancelled)."""
+        e.g. stdin closed (default 5; then they are cancelled), and
+        ``client_request_timeout`` seconds for a legacy client to answer an elicitation,
+        sampling or roots request (default 300). ``mask_error_details`` sends a generic
+        message instead of what a handler's exception says (the detail is logged)."""
         info = _drop_none(
             {
                 "name": name,
@@ -75,7 +80,16 @@ class Server:
             }
         )
         self.name = name
-        self._native = _native.Server(info, instructions, page_size, max_in_flight, max_subscriptions, end_grace)
+        self._native = _native.Server(
+            info,
+            instructions,
+            page_size,
+            max_in_flight,
+            max_subscriptions,
+            end_grace,
+            client_request_timeout,
+            mask_error_details,
+        )
 
     # Tools
 

@@ -93,7 +93,12 @@ fun serverTests(suite: Suite) {
     }
 
     suite.test("server: ServerOptions refuse negative numbers") {
-        val bad = listOf(ServerOptions(maxInFlight = -1), ServerOptions(maxSubscriptions = -1), ServerOptions(endGraceMs = -1))
+        val bad = listOf(
+            ServerOptions(maxInFlight = -1),
+            ServerOptions(maxSubscriptions = -1),
+            ServerOptions(endGraceMs = -1),
+            ServerOptions(clientRequestTimeoutMs = -1),
+        )
         for (options in bad) {
             assertThrows<McpException.InvalidInput> { Server("bad", "1.0", null, options).close() }
         }
