@@ -153,17 +153,16 @@ impl Dispatcher {
     }
 
     /// Serves a request on its own task, its messages sent on `reply`; the response goes
-    /// there too, unless the request is cancelled first. Gives the token that cancels it
-    /// (as `notifications/cancelled` does).
-    pub(crate) fn serve(self: &Arc<Self>, request: Request, reply: Reply) -> CancellationToken {
-        let cancellation = self.track(&request.id);
-        let answer = self.answer_tracked(request, Scope::new(reply.clone(), cancellation.clone()));
+    /// there too, unless the request is cancelled first. `cancellation` is what
+    /// [`track`](Self::track) gave for the request.
+    pub(crate) fn serve(self: &Arc<Self>, request: Request, reply: Reply, cancellation: CancellationToken) {
+        let dispatcher = Arc::clone(self);
         self.tasks.spawn(async move {
+            let answer = dispatcher.answer_tracked(request, Scope::new(reply.clone(), cancellation));
             if let Some(text) = answer.await {
                 reply.finish(text).await;
             }
         });
-        cancellation
     }
 
     /// [`answer`](Self::answer) for a request [`track`](Self::track)ed for cancellation,

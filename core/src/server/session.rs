@@ -72,7 +72,8 @@ impl Session {
     /// answered on the connection.
     pub(crate) fn accept(&self, message: Message) {
         if let Some(request) = self.dispatcher.receive(message) {
-            self.dispatcher.serve(request, self.connection_reply());
+            let cancellation = self.dispatcher.track(&request.id);
+            self.dispatcher.serve(request, self.connection_reply(), cancellation);
         }
     }
 

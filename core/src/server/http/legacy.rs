@@ -54,7 +54,9 @@ pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, m
     let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
     // Until the answer starts, a client that goes away has nothing to resume: its request
     // is cancelled. A resumable stream goes on without it.
-    let cancel_on_drop = dispatcher.serve(request, Reply::Stream(tx)).drop_guard();
+    let cancellation = dispatcher.track(&request.id);
+    let cancel_on_drop = cancellation.clone().drop_guard();
+    dispatcher.serve(request, Reply::Stream(tx), cancellation);
     let first = rx.recv().await;
     // The session joins the table only once its `initialize` succeeded: a refused one
     // leaves nothing behind.
