@@ -293,7 +293,7 @@ impl Client {
         let envelope = Envelope::notification(methods::INITIALIZED, Some(negotiated));
         self.inner
             .connection
-            .send_message(OutgoingMessage { text, envelope })
+            .send_message(OutgoingMessage::described(text, envelope))
             .await
     }
 

@@ -153,7 +153,9 @@ impl Client {
         };
         let text = jsonrpc::request_text(&id, method, Some(&*params));
         let envelope = Envelope::request(id, method, params, version, header_params);
-        connection.send_message(OutgoingMessage { text, envelope }).await?;
+        connection
+            .send_message(OutgoingMessage::described(text, envelope))
+            .await?;
         let timeout = options.timeout.unwrap_or(self.inner.options.timeout);
         let cancellation = options.cancellation.clone().unwrap_or_default();
         let mut reply = std::pin::pin!(await_reply(reply));
@@ -200,7 +202,9 @@ impl Drop for PendingGuard<'_> {
         let envelope = Envelope::cancellation(self.id.clone(), self.version);
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(async move {
-                let _ = connection.send_message(OutgoingMessage { text, envelope }).await;
+                let _ = connection
+                    .send_message(OutgoingMessage::described(text, envelope))
+                    .await;
             });
         }
     }

@@ -76,10 +76,7 @@ impl Client {
 
     /// An answer to one of the server's requests, as the connection sends it.
     fn answer_to_server(&self, text: String) -> OutgoingMessage {
-        OutgoingMessage {
-            text,
-            envelope: Envelope::response(self.settled_version()),
-        }
+        OutgoingMessage::described(text, Envelope::response(self.settled_version()))
     }
 
     /// Answers the input requests of one `input_required` round (modern era) for a

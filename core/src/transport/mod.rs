@@ -43,17 +43,26 @@ pub enum Frame {
 pub struct OutgoingMessage {
     /// The message text, without a trailing newline.
     pub text: String,
-    /// What the sender says the message is; transports that carry only text ignore it.
-    pub envelope: Envelope,
+    /// What the sender says the message is, if it says ([`MessageKind::Unknown`] when not);
+    /// transports that carry only text ignore it. Boxed: every message moves through the
+    /// connection's queue, and most (a server's) carry none.
+    pub envelope: Option<Box<Envelope>>,
 }
 
-/// A message its sender does not describe ([`MessageKind::Unknown`]).
-impl From<String> for OutgoingMessage {
-    fn from(text: String) -> Self {
+impl OutgoingMessage {
+    /// A message and what its sender says it is.
+    pub fn described(text: String, envelope: Envelope) -> Self {
         OutgoingMessage {
             text,
-            envelope: Envelope::default(),
+            envelope: Some(Box::new(envelope)),
         }
+    }
+}
+
+/// A message its sender does not describe.
+impl From<String> for OutgoingMessage {
+    fn from(text: String) -> Self {
+        OutgoingMessage { text, envelope: None }
     }
 }
 

@@ -24,7 +24,7 @@ impl From<OutgoingMessage> for Outgoing {
     fn from(message: OutgoingMessage) -> Self {
         Outgoing {
             body: Bytes::from(message.text),
-            envelope: message.envelope,
+            envelope: message.envelope.map(|envelope| *envelope).unwrap_or_default(),
         }
     }
 }
