@@ -128,6 +128,21 @@ impl Fixture {
         self.post(body, &[("mcp-session-id", session), ("mcp-protocol-version", LEGACY)])
     }
 
+    /// The session's GET stream, or with `last_event_id` the resumption of one of its
+    /// streams.
+    async fn get_stream(&self, session: &str, last_event_id: Option<&str>) -> reqwest::Response {
+        let mut request = self
+            .http
+            .get(self.url())
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", LEGACY);
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        request.send().await.unwrap()
+    }
+
     /// A modern `tools/call` with its headers.
     fn modern_call(&self, id: u64, name: &str, arguments: Value) -> reqwest::RequestBuilder {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
@@ -425,18 +440,8 @@ async fn a_session_keeps_a_bounded_number_of_event_bytes_for_resumption() {
     let live = sse_events(f.legacy(&session, &chatty).send().await.unwrap()).await;
     assert!(live.len() >= 65, "every event is sent live: {}", live.len());
     let stream = live[0].0.split('-').next().unwrap().to_owned();
-    let replayed = sse_events(
-        f.http
-            .get(f.url())
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", &session)
-            .header("mcp-protocol-version", LEGACY)
-            .header("last-event-id", format!("{stream}-0"))
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await;
+    let resume_from = format!("{stream}-0");
+    let replayed = sse_events(f.get_stream(&session, Some(&resume_from)).await).await;
     let kept: usize = replayed.iter().map(|(_, data)| data.len()).sum();
     assert!(kept <= 64 * 1024, "kept {kept} bytes");
     assert!(kept > 32 * 1024, "the newest events are kept: {kept} bytes");
@@ -486,15 +491,7 @@ async fn a_request_to_the_client_times_out_and_is_cancelled() {
 async fn a_session_whose_stream_is_open_is_not_reaped() {
     let f = Fixture::start(HttpConfig::default().session_idle_timeout(Duration::from_millis(200))).await;
     let session = f.initialize().await.unwrap();
-    let stream = f
-        .http
-        .get(f.url())
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", LEGACY)
-        .send()
-        .await
-        .unwrap();
+    let stream = f.get_stream(&session, None).await;
     assert_eq!(stream.status(), StatusCode::OK);
     tokio::time::sleep(Duration::from_millis(1000)).await;
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
@@ -505,15 +502,7 @@ async fn a_session_whose_stream_is_open_is_not_reaped() {
 async fn shutdown_ends_open_streams_and_cancels_what_runs_past_the_deadline() {
     let f = Fixture::start(HttpConfig::default().shutdown_timeout(Duration::from_millis(500))).await;
     let session = f.initialize().await.unwrap();
-    let stream = f
-        .http
-        .get(f.url())
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", LEGACY)
-        .send()
-        .await
-        .unwrap();
+    let stream = f.get_stream(&session, None).await;
     let in_flight = tokio::spawn(f.legacy(&session, &call(1, "wait", json!({}))).send());
     let modern = tokio::spawn(f.modern_call(2, "wait", json!({})).send());
     tokio::time::sleep(Duration::from_millis(300)).await;
