@@ -278,13 +278,13 @@ impl SessionLog {
             self.forget(oldest);
             return true;
         }
-        let victim = match self.streams.get(&current).is_some_and(|events| !events.is_empty()) {
-            true => Some(current),
-            false => self
-                .streams
+        let victim = if self.streams.get(&current).is_some_and(|events| !events.is_empty()) {
+            Some(current)
+        } else {
+            self.streams
                 .iter()
                 .find(|(_, events)| !events.is_empty())
-                .map(|(&stream, _)| stream),
+                .map(|(&stream, _)| stream)
         };
         let dropped = victim
             .and_then(|stream| self.streams.get_mut(&stream))

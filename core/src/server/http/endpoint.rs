@@ -10,21 +10,23 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use http::{HeaderMap, StatusCode};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::post_legacy;
 use super::modern::{is_modern, post_modern};
-use super::response::{is_json, rpc_error, Rejection};
+use super::response::{is_json, respond, rpc_error, Rejection, STREAM_CAPACITY};
 use super::sessions::{reap_idle_sessions, HttpSession};
 use super::sse_compat::{handle_sse_message, handle_sse_open};
 use super::standalone::{handle_delete, handle_get};
 use super::HttpConfig;
 use crate::lock;
-use crate::protocol::jsonrpc::{self, Incoming, Message};
-use crate::protocol::ErrorObject;
-use crate::server::dispatch::Dispatcher;
+use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestMeta};
+use crate::server::dispatch::{Dispatcher, Scope};
 use crate::server::limits::Quota;
+use crate::server::reply::Reply;
 use crate::server::session::Session;
 use crate::server::Server;
 use crate::state::LogLimits;
@@ -96,14 +98,16 @@ impl Endpoint {
             .with_state(self)
     }
 
-    /// Starts shutting down: streams that only wait for events (GET, `/sse`) end, and no
-    /// new session opens. Requests in flight go on.
+    /// Starts shutting down: streams that only wait for events (GET, `/sse`) end, no new
+    /// session opens, and the bundled listener's connections close once their request in
+    /// flight is answered.
     pub(super) fn begin_close(&self) {
         self.closing.cancel();
     }
 
     /// Ends every session and cancels every request still in flight.
     pub(super) fn end_all(&self) {
+        // A legacy session ends when dropped; connections may still hold one a moment.
         let sessions: Vec<Arc<HttpSession>> = self.sessions().drain().map(|(_, session)| session).collect();
         for session in &sessions {
             session.session.end();
@@ -114,6 +118,42 @@ impl Endpoint {
         }
         self.stateless.end();
         self.stateless.cancel_in_flight();
+    }
+
+    /// Answers a request outside any session, on the shared dispatcher: under the legacy
+    /// `assumed_version` when it gives none (stateless mode), or with its modern `meta`
+    /// read already. The client going away before the answer cancels it.
+    pub(super) async fn answer_alone(
+        &self,
+        request: Request,
+        assumed_version: Option<ProtocolVersion>,
+        meta: Option<RequestMeta>,
+        status_of: fn(&str) -> StatusCode,
+    ) -> Response {
+        let cancellation = CancellationToken::new();
+        let cancel_on_drop = cancellation.clone().drop_guard();
+        let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
+        let reply = Reply::Stream(tx);
+        let scope = Scope {
+            assumed_version,
+            meta,
+            ..Scope::new(reply.clone(), cancellation)
+        };
+        let answer = self.stateless.answer(request, scope);
+        tokio::spawn(async move {
+            if let Some(text) = answer.await {
+                reply.finish(text).await;
+            }
+        });
+        let config = &self.config;
+        respond(
+            rx,
+            config.json_response,
+            Some(cancel_on_drop),
+            config.keep_alive,
+            status_of,
+        )
+        .await
     }
 
     /// A request's body, read within the body timeout and size limit.

@@ -10,7 +10,6 @@ use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 use http::{HeaderMap, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use super::endpoint::Endpoint;
 use super::response::{header_str, json_body, respond, rpc_error, sse_response, STREAM_CAPACITY};
@@ -18,7 +17,6 @@ use super::streams::{Attached, Event, StreamHub};
 use crate::protocol::headers::names;
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
-use crate::server::dispatch::Scope;
 use crate::server::reply::{Outgoing, Reply};
 
 pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, message: Message) -> Response {
@@ -100,28 +98,9 @@ async fn post_stateless(endpoint: &Arc<Endpoint>, message: Message, version: Pro
     let Some(request) = endpoint.stateless.receive(message) else {
         return StatusCode::ACCEPTED.into_response();
     };
-    let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
-    let dispatcher = Arc::clone(&endpoint.stateless);
-    let cancellation = CancellationToken::new();
-    let cancel_on_drop = cancellation.clone().drop_guard();
-    tokio::spawn(async move {
-        let reply = Reply::Stream(tx);
-        let scope = Scope {
-            assumed_version: Some(version),
-            ..Scope::new(reply.clone(), cancellation)
-        };
-        if let Some(text) = dispatcher.answer(request, scope).await {
-            reply.finish(text).await;
-        }
-    });
-    respond(
-        rx,
-        endpoint.config.json_response,
-        Some(cancel_on_drop),
-        endpoint.config.keep_alive,
-        |_| StatusCode::OK,
-    )
-    .await
+    endpoint
+        .answer_alone(request, Some(version), None, |_| StatusCode::OK)
+        .await
 }
 
 /// A legacy POST's SSE stream: logged in the session's hub so that the client can resume

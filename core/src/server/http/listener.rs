@@ -83,7 +83,7 @@ impl Server {
 struct Connections {
     router: Router,
     http: hyper::server::conn::http1::Builder,
-    /// Connections finish their requests in flight, then close.
+    /// The endpoint's own: connections finish their requests in flight, then close.
     closing: CancellationToken,
     /// Connections close at once.
     aborting: CancellationToken,
@@ -99,7 +99,7 @@ async fn serve(listener: TcpListener, endpoint: Arc<Endpoint>, shutdown: Cancell
     let connections = Arc::new(Connections {
         router: Arc::clone(&endpoint).router(),
         http,
-        closing: CancellationToken::new(),
+        closing: endpoint.closing.clone(),
         aborting: CancellationToken::new(),
         tracker: TaskTracker::new(),
     });
@@ -132,7 +132,6 @@ async fn serve(listener: TcpListener, endpoint: Arc<Endpoint>, shutdown: Cancell
 /// deadline; then everything left is cancelled and closed.
 async fn shut_down(endpoint: &Endpoint, connections: &Connections) {
     endpoint.begin_close();
-    connections.closing.cancel();
     connections.tracker.close();
     let finished = tokio::time::timeout(endpoint.config.shutdown_timeout, connections.tracker.wait()).await;
     if finished.is_err() {

@@ -7,19 +7,15 @@ use axum::response::Response;
 use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 use super::endpoint::Endpoint;
-use super::response::{header_str, respond, rpc_error, STREAM_CAPACITY};
+use super::response::{header_str, rpc_error};
 use crate::protocol::headers::{
     decode_header_value, header_params, names, request_headers, HeaderParam, RequestHeader,
 };
 use crate::protocol::jsonrpc::Request;
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion, RequestMeta};
-use crate::server::dispatch::Scope;
-use crate::server::reply::Reply;
 
 /// Whether a request is of the modern era: its `_meta` or its version header says so.
 pub(super) fn is_modern(headers: &HeaderMap, request: &Request) -> bool {
@@ -44,28 +40,9 @@ pub(super) async fn post_modern(endpoint: &Arc<Endpoint>, headers: &HeaderMap, r
         Ok(meta) => meta,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
     };
-    let cancellation = CancellationToken::new();
-    let cancel_on_drop = cancellation.clone().drop_guard();
-    let (tx, rx) = mpsc::channel(STREAM_CAPACITY);
-    let dispatcher = Arc::clone(&endpoint.stateless);
-    tokio::spawn(async move {
-        let reply = Reply::Stream(tx);
-        let scope = Scope {
-            meta: Some(meta),
-            ..Scope::new(reply.clone(), cancellation)
-        };
-        if let Some(text) = dispatcher.answer(request, scope).await {
-            reply.finish(text).await;
-        }
-    });
-    respond(
-        rx,
-        endpoint.config.json_response,
-        Some(cancel_on_drop),
-        endpoint.config.keep_alive,
-        status_for_modern,
-    )
-    .await
+    endpoint
+        .answer_alone(request, None, Some(meta), status_for_modern)
+        .await
 }
 
 /// The header rules of 2026-07-28: version, method, name and parameter headers must match

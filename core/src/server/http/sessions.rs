@@ -37,9 +37,10 @@ impl HttpSession {
     /// `new_session_timeout` until the client comes back after `initialize`. A session with a
     /// stream being read or a request in flight is never idle.
     fn expired(&self, idle_timeout: Duration, new_session_timeout: Duration) -> bool {
-        let timeout = match self.confirmed.load(Ordering::Relaxed) {
-            true => idle_timeout,
-            false => new_session_timeout.min(idle_timeout),
+        let timeout = if self.confirmed.load(Ordering::Relaxed) {
+            idle_timeout
+        } else {
+            new_session_timeout.min(idle_timeout)
         };
         let idle = lock(&self.last_seen).elapsed();
         idle > timeout && !self.hub.has_reader() && !self.session.dispatcher().has_in_flight()
