@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::Response;
 use crate::protocol::{ErrorObject, RequestId};
-use crate::transport::{FrameSink, FrameStream, OutgoingMessage, Transport};
+use crate::transport::{Envelope, FrameSink, FrameStream, OutgoingMessage, Transport};
 
 /// How long closing waits for the writer to flush and close the transport.
 const WRITER_CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -99,6 +99,9 @@ pub(crate) struct Connection {
     /// Cancelled to make the writer drain its queue, close the transport and stop.
     stop_writing: CancellationToken,
     writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Whether the transport reads envelopes (Streamable HTTP); over stdio and in memory
+    /// none is built.
+    reads_envelopes: bool,
 }
 
 impl Connection {
@@ -112,6 +115,7 @@ impl Connection {
             pending: PendingRequests::default(),
             stop_writing,
             writer: Mutex::new(Some(writer)),
+            reads_envelopes: transport.reads_envelopes,
         });
         (connection, transport.incoming)
     }
@@ -121,17 +125,32 @@ impl Connection {
         self.send_message(text.into()).await
     }
 
-    /// Queues one message, with its envelope: what the transport may need beyond its text.
-    pub(crate) async fn send_message(&self, message: OutgoingMessage) -> Result<()> {
+    /// Queues one message with its envelope (what the transport may need beyond its text),
+    /// which `envelope` builds only for a transport that reads it.
+    pub(crate) async fn send_described(&self, text: String, envelope: impl FnOnce() -> Envelope) -> Result<()> {
+        self.send_message(self.describe(text, envelope)).await
+    }
+
+    /// [`send_described`](Self::send_described) if there is room, without waiting; whether
+    /// it was queued.
+    pub(crate) fn try_send_described(&self, text: String, envelope: impl FnOnce() -> Envelope) -> bool {
+        let message = self.describe(text, envelope);
+        !self.stop_writing.is_cancelled() && self.outbound.try_send(message).is_ok()
+    }
+
+    fn describe(&self, text: String, envelope: impl FnOnce() -> Envelope) -> OutgoingMessage {
+        if self.reads_envelopes {
+            OutgoingMessage::described(text, envelope())
+        } else {
+            text.into()
+        }
+    }
+
+    async fn send_message(&self, message: OutgoingMessage) -> Result<()> {
         if self.stop_writing.is_cancelled() {
             return Err(Error::ConnectionClosed);
         }
         self.outbound.send(message).await.map_err(|_| Error::ConnectionClosed)
-    }
-
-    /// Queues one message if there is room, without waiting; whether it was queued.
-    pub(crate) fn try_send_message(&self, message: OutgoingMessage) -> bool {
-        !self.stop_writing.is_cancelled() && self.outbound.try_send(message).is_ok()
     }
 
     /// The requests this side sent on the connection and awaits.
@@ -228,4 +247,47 @@ where
         }
     }
     connection.input_ended();
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::SinkExt;
+
+    use super::*;
+    use crate::protocol::methods;
+
+    /// A connection over a transport that reads envelopes (`describing`) or only texts,
+    /// and what its sink received.
+    fn sent_over(describing: bool) -> (Arc<Connection>, tokio::sync::mpsc::UnboundedReceiver<OutgoingMessage>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let sink = futures::sink::unfold(tx, |tx, message: OutgoingMessage| async move {
+            let _ = tx.send(message);
+            Ok::<_, std::io::Error>(tx)
+        });
+        let incoming = futures::stream::pending();
+        let transport = if describing {
+            Transport::with_message_sink(incoming, sink)
+        } else {
+            let texts = sink.with(|text: String| futures::future::ready(Ok::<_, std::io::Error>(text.into())));
+            Transport::new(incoming, texts)
+        };
+        let (connection, _) = Connection::start(transport);
+        (connection, rx)
+    }
+
+    #[tokio::test]
+    async fn an_envelope_is_built_only_for_a_transport_that_reads_it() {
+        let (text_only, mut sent) = sent_over(false);
+        let described = text_only
+            .send_described("{}".into(), || unreachable!("no envelope for a text transport"))
+            .await;
+        assert!(described.is_ok());
+        assert_eq!(sent.recv().await.map(|message| message.envelope), Some(None));
+
+        let (http_like, mut sent) = sent_over(true);
+        let envelope = || Envelope::notification(methods::INITIALIZED, None);
+        http_like.send_described("{}".into(), envelope).await.unwrap();
+        let received = sent.recv().await.and_then(|message| message.envelope);
+        assert_eq!(received.as_deref(), Some(&envelope()));
+    }
 }

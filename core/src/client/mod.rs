@@ -49,7 +49,7 @@ use crate::protocol::{
     ProtocolVersion, RequestId, ServerCapabilities,
 };
 use crate::transport::child::{ChildProcess, StdioCommand};
-use crate::transport::{Envelope, OutgoingMessage, Transport};
+use crate::transport::{Envelope, Transport};
 
 /// How many notifications may queue for a slow reader before it misses some.
 const NOTIFICATION_CAPACITY: usize = 1024;
@@ -290,10 +290,9 @@ impl Client {
             instructions: result.instructions,
         });
         let text = jsonrpc::notification_text(methods::INITIALIZED, None::<&()>);
-        let envelope = Envelope::notification(methods::INITIALIZED, Some(negotiated));
         self.inner
             .connection
-            .send_message(OutgoingMessage::described(text, envelope))
+            .send_described(text, || Envelope::notification(methods::INITIALIZED, Some(negotiated)))
             .await
     }
 

@@ -19,7 +19,7 @@ use crate::protocol::jsonrpc;
 use crate::protocol::{
     meta, methods, Era, InputRequiredResult, ProgressNotificationParams, ProtocolVersion, RequestId, ResultType,
 };
-use crate::transport::{Envelope, OutgoingMessage};
+use crate::transport::Envelope;
 
 /// How many `input_required` rounds one request may take before the client gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;
@@ -152,9 +152,8 @@ impl Client {
             armed: true,
         };
         let text = jsonrpc::request_text(&id, method, Some(&*params));
-        let envelope = Envelope::request(id, method, params, version, header_params);
         connection
-            .send_message(OutgoingMessage::described(text, envelope))
+            .send_described(text, || Envelope::request(id, method, params, version, header_params))
             .await?;
         let timeout = options.timeout.unwrap_or(self.inner.options.timeout);
         let cancellation = options.cancellation.clone().unwrap_or_default();
@@ -199,11 +198,11 @@ impl Drop for PendingGuard<'_> {
         connection.pending().forget(&self.id);
         let params = serde_json::json!({ "requestId": self.id, "reason": "cancelled by the client" });
         let text = jsonrpc::notification_text(methods::CANCELLED, Some(&params));
-        let envelope = Envelope::cancellation(self.id.clone(), self.version);
+        let (id, version) = (self.id.clone(), self.version);
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(async move {
                 let _ = connection
-                    .send_message(OutgoingMessage::described(text, envelope))
+                    .send_described(text, || Envelope::cancellation(id, version))
                     .await;
             });
         }

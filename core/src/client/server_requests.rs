@@ -13,7 +13,7 @@ use crate::protocol::jsonrpc::{self, Request};
 use crate::protocol::{
     code, methods, ElicitRequestParams, ErrorObject, InputRequest, InputRequests, InputResponse, InputResponses,
 };
-use crate::transport::{Envelope, OutgoingMessage};
+use crate::transport::Envelope;
 
 impl Client {
     /// Takes a request from the server (legacy era): answered on a task of its own while
@@ -38,8 +38,12 @@ impl Client {
                 );
                 // The reader cannot wait for room in the outgoing queue: when even that
                 // is full, the server's flood goes unanswered.
-                let refusal = self.answer_to_server(jsonrpc::error_text(Some(&request.id), &error));
-                if !self.inner.connection.try_send_message(refusal) {
+                let refusal = jsonrpc::error_text(Some(&request.id), &error);
+                if !self
+                    .inner
+                    .connection
+                    .try_send_described(refusal, || self.answer_envelope())
+                {
                     tracing::warn!(method = %request.method, "dropped a request of the server: too many at once");
                 }
             }
@@ -71,12 +75,16 @@ impl Client {
             Ok(result) => jsonrpc::result_text(&request.id, &result),
             Err(error) => jsonrpc::error_text(Some(&request.id), &error),
         };
-        let _ = self.inner.connection.send_message(self.answer_to_server(text)).await;
+        let _ = self
+            .inner
+            .connection
+            .send_described(text, || self.answer_envelope())
+            .await;
     }
 
-    /// An answer to one of the server's requests, as the connection sends it.
-    fn answer_to_server(&self, text: String) -> OutgoingMessage {
-        OutgoingMessage::described(text, Envelope::response(self.settled_version()))
+    /// The envelope of an answer to one of the server's requests.
+    fn answer_envelope(&self) -> Envelope {
+        Envelope::response(self.settled_version())
     }
 
     /// Answers the input requests of one `input_required` round (modern era) for a

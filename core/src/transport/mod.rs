@@ -75,6 +75,8 @@ pub type FrameSink = Pin<Box<dyn Sink<OutgoingMessage, Error = io::Error> + Send
 pub struct Transport {
     pub(crate) incoming: FrameStream,
     pub(crate) outgoing: FrameSink,
+    /// Whether the sink reads [`OutgoingMessage::envelope`]: only then do senders build one.
+    pub(crate) reads_envelopes: bool,
 }
 
 impl Transport {
@@ -84,7 +86,10 @@ impl Transport {
         outgoing: impl Sink<String, Error = io::Error> + Send + 'static,
     ) -> Self {
         let texts = outgoing.with(|message: OutgoingMessage| futures::future::ready(Ok::<_, io::Error>(message.text)));
-        Self::with_message_sink(incoming, texts)
+        Transport {
+            reads_envelopes: false,
+            ..Self::with_message_sink(incoming, texts)
+        }
     }
 
     /// A transport whose sink takes whole [`OutgoingMessage`]s, for a transport that carries
@@ -96,6 +101,7 @@ impl Transport {
         Transport {
             incoming: Box::pin(incoming),
             outgoing: Box::pin(outgoing),
+            reads_envelopes: true,
         }
     }
 }
