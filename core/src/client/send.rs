@@ -196,8 +196,7 @@ impl Drop for PendingGuard<'_> {
         }
         let connection = Arc::clone(&self.client.inner.connection);
         connection.pending().forget(&self.id);
-        let params = serde_json::json!({ "requestId": self.id, "reason": "cancelled by the client" });
-        let text = jsonrpc::notification_text(methods::CANCELLED, Some(&params));
+        let text = jsonrpc::cancellation_text(&self.id, "cancelled by the client");
         let (id, version) = (self.id.clone(), self.version);
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(async move {

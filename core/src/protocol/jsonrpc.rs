@@ -316,6 +316,16 @@ pub fn notification_text<P: Serialize>(method: &str, params: Option<&P>) -> Stri
     })
 }
 
+/// Writes the `notifications/cancelled` that gives up on request `id`, saying why.
+pub fn cancellation_text(id: &RequestId, reason: &str) -> String {
+    let params = super::CancelledNotificationParams {
+        request_id: id.clone(),
+        reason: Some(reason.to_owned()),
+        meta: None,
+    };
+    notification_text(super::methods::CANCELLED, Some(&params))
+}
+
 /// Writes a successful response as one line of JSON text.
 pub fn result_text<R: Serialize>(id: &RequestId, result: &R) -> String {
     to_text(&OutgoingResult {

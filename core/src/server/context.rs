@@ -16,11 +16,11 @@ use super::reply::Reply;
 use super::schema::CompiledSchema;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
-    methods, CancelledNotificationParams, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult,
-    ElicitAction, ElicitRequestParams, ElicitResult, ElicitationCapability, Era, ErrorObject, Implementation,
-    InputRequest, InputResponse, InputResponses, ListRootsRequestParams, ListRootsResult, LoggingLevel,
-    LoggingMessageNotificationParams, Meta, ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId,
-    RootsCapability, SamplingCapability, SamplingContent,
+    methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
+    ElicitResult, ElicitationCapability, Era, ErrorObject, Implementation, InputRequest, InputResponse, InputResponses,
+    ListRootsRequestParams, ListRootsResult, LoggingLevel, LoggingMessageNotificationParams, Meta,
+    ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId, RootsCapability, SamplingCapability,
+    SamplingContent,
 };
 
 /// What a handler knows about the request it serves, and how it talks back: progress,
@@ -353,14 +353,7 @@ impl Context {
         }
         let timeout = self.inner.dispatcher.server().limits().client_request_timeout;
         let Ok(answered) = tokio::time::timeout(timeout, crate::connection::await_reply(answer)).await else {
-            let cancelled = CancelledNotificationParams {
-                request_id: id,
-                reason: Some("timed out".into()),
-                meta: None,
-            };
-            reply
-                .send(jsonrpc::notification_text(methods::CANCELLED, Some(&cancelled)))
-                .await;
+            reply.send(jsonrpc::cancellation_text(&id, "timed out")).await;
             return Err(failed(crate::Error::Timeout(timeout)));
         };
         let raw = answered.map_err(failed)?;
