@@ -14,6 +14,10 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+mod common;
+
+use common::{mcp_post, read_events};
+
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
@@ -102,16 +106,7 @@ impl Fixture {
     }
 
     fn post(&self, body: &Value, headers: &[(&str, &str)]) -> reqwest::RequestBuilder {
-        let mut request = self
-            .http
-            .post(self.url())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request
+        mcp_post(&self.http, &self.url(), body, headers)
     }
 
     /// `initialize` as a legacy client sends it; the session id, if one was given.
@@ -409,39 +404,16 @@ async fn subscriptions_are_capped_per_session_and_refused_without_one() {
     assert_eq!(answer["error"]["code"], -32600, "{answer}");
 }
 
-/// SSE events of a response, as (id, data), until the stream ends or goes quiet.
-async fn sse_events(response: reqwest::Response) -> Vec<(String, String)> {
-    let mut events = Vec::new();
-    let mut buffer = String::new();
-    let mut body = response.bytes_stream();
-    while let Ok(Some(Ok(chunk))) = tokio::time::timeout(Duration::from_secs(2), body.next()).await {
-        buffer.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buffer.find("\n\n") {
-            let block: String = buffer.drain(..end + 2).collect();
-            let field = |name: &str| {
-                block
-                    .lines()
-                    .find_map(|l| l.strip_prefix(name))
-                    .map(|v| v.trim().to_owned())
-            };
-            if let (Some(id), Some(data)) = (field("id:"), field("data:")) {
-                events.push((id, data));
-            }
-        }
-    }
-    events
-}
-
 #[tokio::test]
 async fn a_session_keeps_a_bounded_number_of_event_bytes_for_resumption() {
     let f = Fixture::start(HttpConfig::default().event_bytes_kept(64 * 1024, 1 << 20)).await;
     let session = f.initialize().await.unwrap();
     let chatty = call(1, "chatty", json!({"count": 64, "size": 4096}));
-    let live = sse_events(f.legacy(&session, &chatty).send().await.unwrap()).await;
+    let live = read_events(f.legacy(&session, &chatty).send().await.unwrap(), |_| false).await;
     assert!(live.len() >= 65, "every event is sent live: {}", live.len());
     let stream = live[0].0.split('-').next().unwrap().to_owned();
     let resume_from = format!("{stream}-0");
-    let replayed = sse_events(f.get_stream(&session, Some(&resume_from)).await).await;
+    let replayed = read_events(f.get_stream(&session, Some(&resume_from)).await, |_| false).await;
     let kept: usize = replayed.iter().map(|(_, data)| data.len()).sum();
     assert!(kept <= 64 * 1024, "kept {kept} bytes");
     assert!(kept > 32 * 1024, "the newest events are kept: {kept} bytes");
@@ -461,7 +433,11 @@ async fn a_request_to_the_client_times_out_and_is_cancelled() {
         .to_str()
         .unwrap()
         .to_owned();
-    let events = sse_events(f.legacy(&session, &call(1, "roots", json!({}))).send().await.unwrap()).await;
+    let events = read_events(
+        f.legacy(&session, &call(1, "roots", json!({}))).send().await.unwrap(),
+        |_| false,
+    )
+    .await;
     let messages: Vec<Value> = events
         .iter()
         .filter(|(_, data)| !data.is_empty())

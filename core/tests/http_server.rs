@@ -14,6 +14,10 @@ use oxmcp::BoxFuture;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
+mod common;
+
+use common::{mcp_post, read_events};
+
 const MODERN: &str = "2026-07-28";
 
 /// Extra request headers; an empty value removes a header the helper would send.
@@ -103,16 +107,7 @@ impl Fixture {
     }
 
     async fn post(&self, body: Value, headers: &[(&str, &str)]) -> reqwest::Response {
-        let mut request = self
-            .http
-            .post(self.url())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.send().await.unwrap()
+        mcp_post(&self.http, &self.url(), &body, headers).send().await.unwrap()
     }
 
     /// A modern request with every header right unless `headers` overrides them.
@@ -174,34 +169,6 @@ impl Fixture {
             .await
             .unwrap()
     }
-}
-
-/// SSE events (`id`, `data`) read until `done` says stop or the stream ends.
-async fn read_events(response: reqwest::Response, done: impl Fn(&[(String, String)]) -> bool) -> Vec<(String, String)> {
-    let mut events = Vec::new();
-    let mut buffer = String::new();
-    let mut body = response.bytes_stream();
-    while let Ok(Some(chunk)) = tokio::time::timeout(Duration::from_secs(5), body.next()).await {
-        buffer.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
-        while let Some(end) = buffer.find("\n\n") {
-            let block: String = buffer.drain(..end + 2).collect();
-            let field = |name: &str| {
-                block
-                    .lines()
-                    .find_map(|l| l.strip_prefix(name))
-                    .map(|v| v.trim_start().to_owned())
-                    .unwrap_or_default()
-            };
-            if block.starts_with(':') {
-                continue;
-            }
-            events.push((field("id:"), field("data:")));
-            if done(&events) {
-                return events;
-            }
-        }
-    }
-    events
 }
 
 fn data_json(events: &[(String, String)]) -> Vec<Value> {

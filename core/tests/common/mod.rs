@@ -1,4 +1,4 @@
-//! What the HTTP interop tests share: the programs written with the official SDKs in
+//! What the HTTP tests share: raw MCP POSTs and SSE reading; the programs written with the official SDKs in
 //! `tests/interop/` (the Python SDK in `.venv`, `make peers`; the TypeScript SDK in
 //! `node_modules`, `make node-peers`) run as child processes, the oxmcp server they talk to, and the checks our client makes.
 //!
@@ -14,6 +14,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::StreamExt;
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
 use oxmcp::protocol::{
     CallToolResult, CreateMessageRequestParams, ElicitAction, ElicitRequestFormParams, ElicitRequestParams,
@@ -451,4 +452,50 @@ pub async fn exercise_legacy(client: &Client, server_name: &str, streaming: bool
     // A server-to-client request (elicitation/create), answered by our handler.
     let greeted = client.call_tool("greet", json!({})).await.unwrap();
     assert_eq!(text(&greeted), "Hello, Ada!");
+}
+
+/// A POST as an MCP client sends one over Streamable HTTP: a JSON body, accepting JSON or
+/// SSE, with `headers` added.
+pub fn mcp_post(http: &reqwest::Client, url: &str, body: &Value, headers: &[(&str, &str)]) -> reqwest::RequestBuilder {
+    let mut request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request
+}
+
+/// The SSE events (`id`, `data`) of a response, read until `done` says stop, the stream
+/// ends, or 5 s pass without a chunk; comments are skipped.
+pub async fn read_events(
+    response: reqwest::Response,
+    done: impl Fn(&[(String, String)]) -> bool,
+) -> Vec<(String, String)> {
+    let mut events = Vec::new();
+    let mut buffer = String::new();
+    let mut body = response.bytes_stream();
+    while let Ok(Some(chunk)) = tokio::time::timeout(Duration::from_secs(5), body.next()).await {
+        buffer.push_str(&String::from_utf8_lossy(&chunk.unwrap()));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let field = |name: &str| {
+                block
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(|v| v.trim_start().to_owned())
+                    .unwrap_or_default()
+            };
+            if block.starts_with(':') {
+                continue;
+            }
+            events.push((field("id:"), field("data:")));
+            if done(&events) {
+                return events;
+            }
+        }
+    }
+    events
 }
