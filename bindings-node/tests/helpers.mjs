@@ -112,6 +112,27 @@ export function textOf(result) {
     .join('');
 }
 
+/**
+ * Registers tool `name` on `server`: its calls never end. `running` resolves when a call
+ * starts, `aborted` when its AbortSignal fires.
+ */
+export function registerEndlessTool(server, name) {
+  let started;
+  const running = new Promise((resolve) => {
+    started = resolve;
+  });
+  let abort;
+  const aborted = new Promise((resolve) => {
+    abort = resolve;
+  });
+  server.registerTool(name, {}, (ctx) => {
+    started();
+    ctx.signal.addEventListener('abort', () => abort());
+    return new Promise(() => {});
+  });
+  return { running, aborted };
+}
+
 /** Resolves with the first event `name` of `emitter`, or rejects after `ms`. */
 export function nextEvent(emitter, name, ms = 5000) {
   return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Client, McpError, Server } from 'oxmcp';
 import * as z from 'zod';
 
-import { textOf } from './helpers.mjs';
+import { registerEndlessTool, textOf } from './helpers.mjs';
 
 function makeServer() {
   const server = new Server({ name: 'http', version: '0.0.1' });
@@ -242,19 +242,7 @@ describe('an HTTP listener', () => {
     // call run until `shutdownTimeout` (3 s: longer than the grace after which `close()`
     // used to give up), cancels it, closes every connection, and resolves only then.
     const server = makeServer();
-    let started;
-    const running = new Promise((resolve) => {
-      started = resolve;
-    });
-    let aborted;
-    const abort = new Promise((resolve) => {
-      aborted = resolve;
-    });
-    server.registerTool('nap', {}, (ctx) => {
-      started();
-      ctx.signal.addEventListener('abort', () => aborted());
-      return new Promise(() => {});
-    });
+    const { running, aborted: abort } = registerEndlessTool(server, 'nap');
     const { url, port } = await server.listen({ transport: 'http', shutdownTimeout: 3000 });
     const initialized = await exchange(url, 'POST', {}, INITIALIZE).answer;
     assert.equal(initialized.status, 200);

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { Client, McpError, Server } from 'oxmcp';
 import * as z from 'zod';
 
-import { nextEvent, textOf } from './helpers.mjs';
+import { nextEvent, registerEndlessTool, textOf } from './helpers.mjs';
 
 function makeServer() {
   const server = new Server({ name: 'in-process', version: '0.0.1' });
@@ -236,19 +236,7 @@ describe('what a handler returns', () => {
 describe('server options', () => {
   it('bound each client: requests in flight, subscriptions, the grace once it left', async () => {
     const server = new Server({ name: 'bounded', version: '1' }, { maxInFlight: 1, maxSubscriptions: 1, endGrace: 200 });
-    let started;
-    const running = new Promise((resolve) => {
-      started = resolve;
-    });
-    let aborted;
-    const abort = new Promise((resolve) => {
-      aborted = resolve;
-    });
-    server.registerTool('wait', {}, (ctx) => {
-      started();
-      ctx.signal.addEventListener('abort', () => aborted());
-      return new Promise(() => {});
-    });
+    const { running, aborted: abort } = registerEndlessTool(server, 'wait');
     server.registerResource('a', 'memo://a', {}, () => 'a');
     server.registerResource('b', 'memo://b', {}, () => 'b');
     const client = await Client.connectInProcess(server, { era: 'legacy' });

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import pytest
 
-from oxmcp import Client
+from oxmcp import Client, Server
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent.parent
@@ -131,3 +131,23 @@ class Notifications:
 @pytest.fixture
 def notifications() -> Notifications:
     return Notifications()
+
+
+class EndlessTool:
+    """Registers tool `name` on `server`: its calls never return. `started` is set when a
+    call begins, `cancelled` when the server cancels it."""
+
+    def __init__(self, server: Server, name: str) -> None:
+        self.started = asyncio.Event()
+        self.cancelled = asyncio.Event()
+
+        async def endless() -> str:
+            self.started.set()
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                raise
+            return "never"
+
+        server.tool(name=name)(endless)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ERAS
+from conftest import ERAS, EndlessTool
 from oxmcp import Client, Context, HttpOptions, HttpServer, McpError, Server
 
 INITIALIZE = {
@@ -115,18 +115,7 @@ async def test_close_ends_streams_and_requests_in_flight_by_the_shutdown_timeout
     `close()` used to give up), cancels it, closes every connection, and returns only then;
     nothing listens any more."""
     server = counting_server()
-    started = asyncio.Event()
-    cancelled = asyncio.Event()
-
-    @server.tool()
-    async def nap() -> str:
-        started.set()
-        try:
-            await asyncio.sleep(3600)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return "rested"
+    nap = EndlessTool(server, "nap")
 
     http = await server.start_http(port=0, shutdown_timeout=3.0)
     accept = {"Accept": "application/json, text/event-stream"}
@@ -139,11 +128,11 @@ async def test_close_ends_streams_and_requests_in_flight_by_the_shutdown_timeout
     assert stream.status == 200
     # Its answer begins with the tool's result: it never comes.
     call = await Exchange.send(http.url, "POST", session, NAP)
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(nap.started.wait(), 5)
 
     async with asyncio.timeout(10):
         await http.close()
-    assert cancelled.is_set(), "the call was cancelled at the deadline"
+    assert nap.cancelled.is_set(), "the call was cancelled at the deadline"
     assert await stream.ended(2), "the GET stream ended"
     assert await call.ended(2), "the call's connection closed"
     with pytest.raises(ConnectionRefusedError):

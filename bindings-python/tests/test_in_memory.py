@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel, Field
 
+from conftest import EndlessTool
 from oxmcp import (
     Audio,
     CallToolResult,
@@ -302,18 +303,7 @@ async def test_cyclic_and_too_deep_values_are_tool_errors(value: Any, problem: s
 
 async def test_server_bounds_reach_the_core() -> None:
     server = Server("bounded", max_in_flight=1, max_subscriptions=1, end_grace=0.2)
-    started = asyncio.Event()
-    cancelled = asyncio.Event()
-
-    @server.tool()
-    async def wait() -> str:
-        started.set()
-        try:
-            await asyncio.sleep(30)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return "late"
+    wait = EndlessTool(server, "wait")
 
     @server.resource("data://a")
     def a() -> str:
@@ -328,12 +318,12 @@ async def test_server_bounds_reach_the_core() -> None:
         with pytest.raises(McpError, match="at most 1"):
             await client.subscribe_resource("data://b")
         waiting = asyncio.create_task(client.call_tool("wait"))
-        await started.wait()
+        await wait.started.wait()
         with pytest.raises(McpError, match="at most 1"):
             await client.call_tool("wait")
     # The client left with its call in flight: the call is cancelled after `end_grace`
     # (0.2 s, not the default 5 s).
-    await asyncio.wait_for(cancelled.wait(), 3)
+    await asyncio.wait_for(wait.cancelled.wait(), 3)
     with pytest.raises((McpError, ConnectionError)):
         await waiting
 

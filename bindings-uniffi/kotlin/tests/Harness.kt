@@ -148,32 +148,7 @@ fun rawRequest(
     path: String = java.net.URI(url).path,
     headers: Map<String, String> = emptyMap(),
     body: String = "",
-): RawResponse {
-    val uri = java.net.URI(url)
-    java.net.Socket(uri.host, uri.port).use { socket ->
-        socket.soTimeout = 10_000
-        val bytes = body.toByteArray()
-        val head = StringBuilder("$method $path HTTP/1.1\r\n")
-        val all = mapOf("Host" to "${uri.host}:${uri.port}", "Connection" to "close", "Content-Length" to "${bytes.size}") + headers
-        for ((name, value) in all) head.append("$name: $value\r\n")
-        head.append("\r\n")
-        socket.getOutputStream().apply {
-            write(head.toString().toByteArray())
-            write(bytes)
-            flush()
-        }
-        val reader = socket.getInputStream().bufferedReader()
-        val status = reader.readLine()?.split(" ")?.getOrNull(1)?.toInt() ?: error("no answer from $url")
-        val answer = mutableMapOf<String, String>()
-        while (true) {
-            val line = reader.readLine() ?: break
-            if (line.isEmpty()) break
-            val (name, value) = line.split(":", limit = 2)
-            answer[name.trim().lowercase()] = value.trim()
-        }
-        return RawResponse(status, answer)
-    }
-}
+): RawResponse = OpenRequest(url, method, headers + ("Connection" to "close"), body, path).use { it.head() }
 
 /** A legacy `initialize` request body, as a client sends it. */
 fun initializeBody(clientName: String = "raw") =
@@ -190,10 +165,16 @@ fun rawPost(url: String, body: String = initializeBody(), headers: Map<String, S
 
 /**
  * One HTTP/1.1 request over a socket kept open, for answers that stay open (a GET stream) or
- * have not begun (a call in flight): [status] reads the answer's head when it comes,
+ * have not begun (a call in flight): [head] reads the answer's head when it comes,
  * [closedWithin] tells whether the server closes the connection in time.
  */
-class OpenRequest(url: String, method: String, headers: Map<String, String>, body: String = "") : AutoCloseable {
+class OpenRequest(
+    url: String,
+    method: String,
+    headers: Map<String, String>,
+    body: String = "",
+    path: String = java.net.URI(url).path,
+) : AutoCloseable {
     private val socket: java.net.Socket
     private val reader: java.io.BufferedReader
 
@@ -202,7 +183,7 @@ class OpenRequest(url: String, method: String, headers: Map<String, String>, bod
         socket = java.net.Socket(uri.host, uri.port)
         socket.soTimeout = 10_000
         val bytes = body.toByteArray()
-        val head = StringBuilder("$method ${uri.path} HTTP/1.1\r\n")
+        val head = StringBuilder("$method $path HTTP/1.1\r\n")
         val all = mapOf("Host" to "${uri.host}:${uri.port}", "Content-Length" to "${bytes.size}") + headers
         for ((name, value) in all) head.append("$name: $value\r\n")
         head.append("\r\n")
@@ -214,11 +195,17 @@ class OpenRequest(url: String, method: String, headers: Map<String, String>, bod
         reader = socket.getInputStream().bufferedReader()
     }
 
-    /** The answer's status code (its headers are read past). */
-    fun status(): Int {
+    /** The answer's status code and headers (names in lower case), when they come. */
+    fun head(): RawResponse {
         val status = reader.readLine()?.split(" ")?.getOrNull(1)?.toInt() ?: error("no answer")
-        while (reader.readLine()?.isNotEmpty() == true) continue
-        return status
+        val headers = mutableMapOf<String, String>()
+        while (true) {
+            val line = reader.readLine() ?: break
+            if (line.isEmpty()) break
+            val (name, value) = line.split(":", limit = 2)
+            headers[name.trim().lowercase()] = value.trim()
+        }
+        return RawResponse(status, headers)
     }
 
     /** Whether the server closes the connection within [ms] milliseconds (what it sends meanwhile is read past). */

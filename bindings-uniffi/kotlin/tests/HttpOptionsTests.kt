@@ -175,7 +175,7 @@ fun httpOptionsTests(suite: Suite) {
                 val headers = mapOf("Mcp-Session-Id" to session, "Mcp-Protocol-Version" to "2025-11-25")
                 assertEquals(202, rawPost(url, INITIALIZED, headers).status, "initialized")
                 val stream = OpenRequest(url, "GET", headers + ("Accept" to "text/event-stream")).also { open += it }
-                assertEquals(200, stream.status(), "GET stream")
+                assertEquals(200, stream.head().status, "GET stream")
                 probe.handlerStarted = CompletableDeferred()
                 open += OpenRequest(url, "POST", headers + JSON_REQUEST, WAIT_FOR_CANCEL)
                 withTimeout(5_000) { probe.handlerStarted.await() }
