@@ -47,7 +47,7 @@ python-dev: peers
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q
 
 test-python: python-dev
-	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server
+	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-hostile
 	$(VENV)/bin/ruff check $(PYTHON_CODE)
 	$(VENV)/bin/ruff format --check $(PYTHON_CODE)
 	$(PY) -m mypy bindings-python/python/oxmcp
@@ -80,7 +80,7 @@ node-build: node-peers
 
 ## test-node: build the Node binding, type-check it in strict mode, run its node:test suites
 test-node: node-build
-	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server
+	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-hostile
 	npm run typecheck
 	node --test --test-reporter=tap bindings-node/tests/
 
@@ -169,9 +169,10 @@ $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar: $(UNIFFI_OUT)/oxmcp-kotlin.jar $(wildcard 
 	$(KOTLINC) -nowarn $(KOTLIN_DIR)/tests/*.kt -cp $(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS) -d $@
 
 test-kotlin: kotlin-toolchain uniffi-bindings
-	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-client
+	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-client --bin fixture-hostile
 	$(MAKE) --no-print-directory $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar
 	java -Djna.library.path=$(TARGET_DIR)/debug \
 		-Doxmcp.fixtureServer=$(TARGET_DIR)/debug/fixture-server -Doxmcp.fixtureClient=$(TARGET_DIR)/debug/fixture-client \
+		-Doxmcp.fixtureHostile=$(TARGET_DIR)/debug/fixture-hostile \
 		-cp $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar:$(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS):$(KOTLIN_HOME)/lib/kotlin-stdlib.jar \
 		io.github.oxmcp.tests.MainKt $(KOTLIN_TESTS)

@@ -48,6 +48,9 @@ pub struct SpawnOptions {
     /// `inherit` (default: the server's logs show on this process's stderr) or `ignore`.
     #[napi(ts_type = "'inherit' | 'ignore'")]
     pub stderr: Option<String>,
+    /// The largest line accepted from the server, in bytes (default 4 MiB); a larger one
+    /// is dropped.
+    pub max_message_size: Option<f64>,
 }
 
 /// How the client presents itself and what it can answer.
@@ -72,6 +75,15 @@ pub struct ClientConfig {
     pub elicitation_url: Option<bool>,
     /// Answer roots requests.
     pub roots: Option<bool>,
+    /// How many pages re-listing the tools (after a header mismatch) follows at most
+    /// (default 100).
+    pub max_list_pages: Option<f64>,
+    /// How many of the server's requests are answered at once (default 16); more are
+    /// refused.
+    pub max_server_requests: Option<f64>,
+    /// How many sampling requests one 2026-07-28 `input_required` round may ask for
+    /// (default 8).
+    pub max_sampling_per_round: Option<f64>,
 }
 
 /// Per-call settings.
@@ -108,6 +120,9 @@ pub async fn connect_stdio(
         Some("ignore") => StderrMode::Null,
         _ => StderrMode::Inherit,
     });
+    if let Some(bytes) = spawn.max_message_size {
+        command = command.max_message_size(convert::count(bytes, "maxMessageSize")?);
+    }
     let callback = Arc::new(callback);
     let options = client_options(config, &callback)?;
     let client = Client::spawn(command, options).await.map_err(client_error)?;
@@ -401,6 +416,15 @@ fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi:
     let mut options = ClientOptions::new(config.name, config.version).era(era);
     if let Some(timeout) = config.timeout_ms {
         options = options.timeout(duration_from_ms(timeout));
+    }
+    if let Some(pages) = config.max_list_pages {
+        options = options.max_list_pages(convert::count(pages, "maxListPages")?);
+    }
+    if let Some(requests) = config.max_server_requests {
+        options = options.max_server_requests(convert::count(requests, "maxServerRequests")?);
+    }
+    if let Some(requests) = config.max_sampling_per_round {
+        options = options.max_sampling_per_round(convert::count(requests, "maxSamplingPerRound")?);
     }
     let answerer = || JsAnswerer::new(callback);
     if config.sampling == Some(true) {

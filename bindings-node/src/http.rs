@@ -234,6 +234,25 @@ pub struct HttpSettings {
     pub request_timeout_ms: Option<f64>,
     /// Fall back to the 2024-11-05 HTTP+SSE transport (default on).
     pub legacy_sse_fallback: Option<bool>,
+    /// The largest message accepted from the server, in bytes (default 4 MiB); a larger
+    /// answer fails its request.
+    pub max_message_size: Option<f64>,
+    /// How broken SSE streams are reconnected (default: after 250 ms, doubling up to 5 s,
+    /// 4 tries).
+    pub reconnect: Option<ReconnectPolicy>,
+}
+
+/// How a broken SSE stream is reconnected: wait `initialMs` (or the server's `retry:`, up
+/// to `maxMs`), doubling up to `maxMs`, for at most `attempts` tries in a row that bring
+/// no event.
+#[napi(object)]
+pub struct ReconnectPolicy {
+    /// The first wait, in milliseconds.
+    pub initial_ms: f64,
+    /// The longest wait, in milliseconds.
+    pub max_ms: f64,
+    /// How many tries in a row may bring no event.
+    pub attempts: u32,
 }
 
 impl HttpSettings {
@@ -254,6 +273,16 @@ impl HttpSettings {
         }
         if let Some(on) = self.legacy_sse_fallback {
             options = options.legacy_sse_fallback(on);
+        }
+        if let Some(bytes) = self.max_message_size {
+            options = options.max_message_size(count(bytes, "maxMessageSize")?);
+        }
+        if let Some(policy) = self.reconnect {
+            options = options.reconnect(
+                duration_ms(policy.initial_ms, "reconnect.initialMs")?,
+                duration_ms(policy.max_ms, "reconnect.maxMs")?,
+                policy.attempts,
+            );
         }
         if self.bearer == Some(true) {
             let callback = Arc::clone(callback);

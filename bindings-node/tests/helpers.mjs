@@ -18,10 +18,13 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
 /** The same kind of server written with the official TypeScript SDK (tests/interop). */
 export const OFFICIAL_SERVER = path.join(REPO, 'tests', 'interop', 'typescript', 'server.mjs');
 
-/** The Rust fixture server binary, if `cargo build -p oxmcp-fixtures` built it. */
-export function rustServerBinary() {
+/**
+ * A binary of the Rust fixtures, if `cargo build -p oxmcp-fixtures` built it: the fixture
+ * server, or `fixture-hostile`, the server that misbehaves on purpose.
+ */
+export function rustServerBinary(name = 'fixture-server') {
   const targets = [process.env.CARGO_TARGET_DIR, path.join(REPO, 'target')].filter(Boolean);
-  return targets.map((dir) => path.join(dir, 'debug', 'fixture-server')).find((binary) => existsSync(binary));
+  return targets.map((dir) => path.join(dir, 'debug', name)).find((binary) => existsSync(binary));
 }
 
 /** Answers the server's requests the way the tests expect. */

@@ -67,6 +67,12 @@ export interface ClientOptions extends ClientHandlers {
   samplingTools?: boolean;
   /** Answer URL-mode elicitation too. */
   elicitationUrl?: boolean;
+  /** How many pages re-listing the tools (after a header mismatch) follows at most (default 100). */
+  maxListPages?: number;
+  /** How many of the server's requests are answered at once (default 16); more are refused at once. */
+  maxServerRequests?: number;
+  /** How many sampling requests one 2026-07-28 `input_required` round may ask for (default 8). */
+  maxSamplingPerRound?: number;
 }
 
 /** A server process to start. */
@@ -78,6 +84,8 @@ export interface StdioServerParameters extends ClientOptions {
   cwd?: string;
   /** The server's stderr: `inherit` (default) or `ignore`. */
   stderr?: 'inherit' | 'ignore';
+  /** The largest line accepted from the server, in bytes (default 4 MiB); a larger one is dropped. */
+  maxMessageSize?: number;
 }
 
 /** A Streamable HTTP endpoint's client settings. */
@@ -98,6 +106,14 @@ export interface HttpClientOptions extends ClientOptions {
   requestTimeout?: number;
   /** Fall back to the 2024-11-05 HTTP+SSE transport for old servers (default `true`). */
   legacySseFallback?: boolean;
+  /** The largest message accepted from the server, in bytes (default 4 MiB); a larger answer fails its request. */
+  maxMessageSize?: number;
+  /**
+   * How a broken SSE stream is reconnected: wait `initial` milliseconds (or the server's
+   * `retry:`, up to `max`), doubling up to `max`, for at most `attempts` tries in a row
+   * that bring no event (default 250 ms, 5 000 ms, 4).
+   */
+  reconnect?: { initial: number; max: number; attempts: number };
 }
 
 /** Per-request settings. */
@@ -216,9 +232,9 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
 
   /** Starts `command` and connects to it over its stdin and stdout. */
   static async connectStdio(parameters: StdioServerParameters): Promise<Client> {
-    const { command, args, env, cwd, stderr } = parameters;
+    const { command, args, env, cwd, stderr, maxMessageSize } = parameters;
     const channel = new ClientChannel(parameters);
-    const spawn = compact({ command, args, env, cwd, stderr });
+    const spawn = compact({ command, args, env, cwd, stderr, maxMessageSize });
     const connected = await native(nativeModule.connectStdio(spawn, clientConfig(parameters), channel.receive));
     return new Client(connected, channel);
   }
@@ -229,7 +245,7 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
    * falls back to the legacy handshake.
    */
   static async connectHttp(url: string | URL, options: HttpClientOptions = {}): Promise<Client> {
-    const { headers, token, connectTimeout, requestTimeout, legacySseFallback } = options;
+    const { headers, token, connectTimeout, requestTimeout, legacySseFallback, maxMessageSize, reconnect } = options;
     const channel = new ClientChannel(options);
     const http: HttpSettings = compact({
       headers,
@@ -237,6 +253,8 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
       connectTimeoutMs: connectTimeout,
       requestTimeoutMs: requestTimeout,
       legacySseFallback,
+      maxMessageSize,
+      reconnect: reconnect && { initialMs: reconnect.initial, maxMs: reconnect.max, attempts: reconnect.attempts },
     });
     const connected = await native(
       nativeModule.connectHttp(String(url), http, clientConfig(options), channel.receive),
@@ -417,5 +435,8 @@ function clientConfig(options: ClientOptions): ClientConfig {
     elicitation: options.elicitation !== undefined,
     elicitationUrl: options.elicitationUrl,
     roots: options.roots !== undefined,
+    maxListPages: options.maxListPages,
+    maxServerRequests: options.maxServerRequests,
+    maxSamplingPerRound: options.maxSamplingPerRound,
   }) as unknown as ClientConfig;
 }

@@ -35,15 +35,23 @@ pub struct ClientConfig {
     elicitation: Option<Py<PyAny>>,
     roots: Option<Py<PyAny>>,
     on_notification: Option<Py<PyAny>>,
+    max_list_pages: Option<usize>,
+    max_server_requests: Option<usize>,
+    max_sampling_per_round: Option<usize>,
 }
 
 #[pymethods]
 impl ClientConfig {
     /// `era` is "auto", "legacy" or "modern"; `timeout` in seconds (None: wait forever).
     /// `sampling(params)`, `elicitation(params)` and `roots()` return awaitables of the
-    /// result dicts; `on_notification(method, params)` is called on the loop.
+    /// result dicts; `on_notification(method, params)` is called on the loop. The limits
+    /// on what a server may ask of the client (None: the core's defaults): pages per
+    /// listing, server requests answered at once, sampling requests per round.
     #[new]
-    #[pyo3(signature = (name, version, era="auto", timeout=None, sampling=None, elicitation=None, roots=None, on_notification=None))]
+    #[pyo3(signature = (
+        name, version, era="auto", timeout=None, sampling=None, elicitation=None, roots=None, on_notification=None,
+        max_list_pages=None, max_server_requests=None, max_sampling_per_round=None,
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         name: String,
@@ -54,6 +62,9 @@ impl ClientConfig {
         elicitation: Option<Py<PyAny>>,
         roots: Option<Py<PyAny>>,
         on_notification: Option<Py<PyAny>>,
+        max_list_pages: Option<usize>,
+        max_server_requests: Option<usize>,
+        max_sampling_per_round: Option<usize>,
     ) -> PyResult<Self> {
         let era = match era {
             "auto" => EraMode::Auto,
@@ -74,6 +85,9 @@ impl ClientConfig {
             elicitation,
             roots,
             on_notification,
+            max_list_pages,
+            max_server_requests,
+            max_sampling_per_round,
         })
     }
 }
@@ -84,6 +98,15 @@ impl ClientConfig {
         let mut options = ClientOptions::new(&self.name, &self.version)
             .era(self.era)
             .timeout(self.timeout);
+        if let Some(pages) = self.max_list_pages {
+            options = options.max_list_pages(pages);
+        }
+        if let Some(requests) = self.max_server_requests {
+            options = options.max_server_requests(requests);
+        }
+        if let Some(requests) = self.max_sampling_per_round {
+            options = options.max_sampling_per_round(requests);
+        }
         let bind = |callable: &Py<PyAny>| PyHandler::new(callable.bind(py), slot.clone());
         if let Some(sampling) = &self.sampling {
             options = options.on_sampling(PySampling(bind(sampling)), false);
@@ -107,9 +130,10 @@ pub struct Client {
 
 #[pymethods]
 impl Client {
-    /// Starts `command` (program and arguments) and connects over its stdin and stdout.
+    /// Starts `command` (program and arguments) and connects over its stdin and stdout;
+    /// `max_message_size` bounds one line from the server, in bytes.
     #[staticmethod]
-    #[pyo3(signature = (command, config, env=None, cwd=None, quiet=false))]
+    #[pyo3(signature = (command, config, env=None, cwd=None, quiet=false, max_message_size=None))]
     fn connect_stdio<'py>(
         py: Python<'py>,
         command: Vec<String>,
@@ -117,6 +141,7 @@ impl Client {
         env: Option<HashMap<String, String>>,
         cwd: Option<PathBuf>,
         quiet: bool,
+        max_message_size: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (program, args) = command
             .split_first()
@@ -130,6 +155,9 @@ impl Client {
         }
         if quiet {
             stdio = stdio.stderr(StderrMode::Null);
+        }
+        if let Some(bytes) = max_message_size {
+            stdio = stdio.max_message_size(bytes);
         }
         Client::open(py, config, |_, options, _| CoreClient::spawn(stdio, options))
     }
@@ -150,9 +178,15 @@ impl Client {
     /// Connects to the Streamable HTTP endpoint at `url` (an old server's HTTP+SSE
     /// endpoint works too). `headers` go with every HTTP request; `bearer_token()` is
     /// called on the loop before each one and returns an awaitable of the token (or None);
-    /// `connect_timeout` in seconds; `legacy_sse_fallback` allows the HTTP+SSE fallback.
+    /// `connect_timeout` and `request_timeout` in seconds; `max_message_size` in bytes;
+    /// `reconnect` is (initial wait, longest wait, attempts) for broken SSE streams;
+    /// `legacy_sse_fallback` allows the HTTP+SSE fallback.
     #[staticmethod]
-    #[pyo3(signature = (url, config, headers=None, bearer_token=None, connect_timeout=None, legacy_sse_fallback=true))]
+    #[pyo3(signature = (
+        url, config, headers=None, bearer_token=None, connect_timeout=None, legacy_sse_fallback=true,
+        request_timeout=None, max_message_size=None, reconnect=None,
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
         url: String,
@@ -161,6 +195,9 @@ impl Client {
         bearer_token: Option<Py<PyAny>>,
         connect_timeout: Option<f64>,
         legacy_sse_fallback: bool,
+        request_timeout: Option<f64>,
+        max_message_size: Option<usize>,
+        reconnect: Option<(f64, f64, u32)>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut http = HttpClientOptions::new(url).legacy_sse_fallback(legacy_sse_fallback);
         for (name, value) in headers.unwrap_or_default() {
@@ -172,6 +209,19 @@ impl Client {
         }
         if let Some(timeout) = connect_timeout {
             http = http.connect_timeout(convert::seconds(timeout, "connect_timeout")?);
+        }
+        if let Some(timeout) = request_timeout {
+            http = http.request_timeout(Some(convert::seconds(timeout, "request_timeout")?));
+        }
+        if let Some(bytes) = max_message_size {
+            http = http.max_message_size(bytes);
+        }
+        if let Some((initial, max, attempts)) = reconnect {
+            http = http.reconnect(
+                convert::seconds(initial, "reconnect initial wait")?,
+                convert::seconds(max, "reconnect longest wait")?,
+                attempts,
+            );
         }
         Client::open(py, config, move |py, options, slot| {
             if let Some(source) = bearer_token {

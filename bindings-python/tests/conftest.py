@@ -39,10 +39,11 @@ Stream = Literal["stderr", "stdout"]
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def rust_server() -> Path:
-    """The Rust fixture server binary (`cargo build -p oxmcp-fixtures`)."""
+def rust_server(binary: str = "fixture-server") -> Path:
+    """A binary of the Rust fixtures (`cargo build -p oxmcp-fixtures`): the fixture server,
+    or `fixture-hostile`, the server that misbehaves on purpose."""
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    return target / "debug" / "fixture-server"
+    return target / "debug" / binary
 
 
 def stop(process: subprocess.Popen[str], timeout: float = 5.0) -> tuple[int, str]:

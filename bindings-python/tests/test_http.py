@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from conftest import ERAS, EndlessTool
-from oxmcp import Client, Context, HttpOptions, HttpServer, McpError, Server
+from oxmcp import Client, Context, HttpOptions, HttpServer, McpError, Reconnect, Server
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -37,6 +37,10 @@ def counting_server() -> Server:
         for step in range(1, count + 1):
             await ctx.progress(step, count)
         return f"{count} steps"
+
+    @server.tool()
+    async def pad(size: int) -> str:
+        return "x" * size
 
     return server
 
@@ -200,6 +204,18 @@ async def test_json_responses_drop_progress() -> None:
     assert await progress_seen(json_response=True) == [], "JSON answers carry no notifications"
 
 
+async def test_an_answer_over_max_message_size_fails_its_call_alone() -> None:
+    async with (
+        serving(json_response=True) as http,
+        Client.http(
+            http.url, max_message_size=1024, request_timeout=5.0, reconnect=Reconnect(0.1, 1.0, 2), era="legacy"
+        ) as client,
+    ):
+        with pytest.raises(McpError, match="larger than the 1024-byte limit"):
+            await client.call_tool("pad", {"size": 4096})
+        assert (await client.call_tool("pad", {"size": 200})).content[0].text == "x" * 200
+
+
 async def test_hosts_outside_the_allowed_list_are_refused() -> None:
     async with serving(allowed_hosts=["mcp.example.com"]) as http:
         with pytest.raises(McpError):
@@ -226,6 +242,9 @@ def test_bad_settings_are_refused() -> None:
         start(event_bytes_kept=(1024, -1))
     with pytest.raises(ValueError, match="header"):
         asyncio.run(Client.http("http://127.0.0.1:1/mcp", headers={"bad header": "x"}).connect())
+    for timeouts in ({"request_timeout": -1.0}, {"reconnect": Reconnect(initial=float("nan"))}):
+        with pytest.raises(ValueError, match="finite, non-negative number of seconds"):
+            asyncio.run(Client.http("http://127.0.0.1:1/mcp", **timeouts).connect())
 
 
 async def test_headers_and_bearer_tokens_are_sent() -> None:

@@ -73,6 +73,18 @@ pub struct ClientOptions {
     /// Receives every notification of the connection.
     #[uniffi(default = None)]
     pub notifications: Option<Arc<dyn NotificationListener>>,
+    /// How many pages the `listAll*` calls follow at most (default 100); a listing with
+    /// more, or one whose server repeats a cursor, fails.
+    #[uniffi(default = 100)]
+    pub max_list_pages: i64,
+    /// How many of the server's requests are answered at once (default 16); more are
+    /// refused at once.
+    #[uniffi(default = 16)]
+    pub max_server_requests: i64,
+    /// How many sampling requests one 2026-07-28 `input_required` round may ask for
+    /// (default 8).
+    #[uniffi(default = 8)]
+    pub max_sampling_per_round: i64,
 }
 
 impl ClientOptions {
@@ -85,7 +97,10 @@ impl ClientOptions {
         let mut options = CoreClientOptions::new(&self.name, &self.version)
             .era(self.era.unwrap_or_default().into())
             .timeout(timeout)
-            .probe_timeout(duration_ms(self.probe_timeout_ms, "probeTimeoutMs")?);
+            .probe_timeout(duration_ms(self.probe_timeout_ms, "probeTimeoutMs")?)
+            .max_list_pages(size(self.max_list_pages, "maxListPages")?)
+            .max_server_requests(size(self.max_server_requests, "maxServerRequests")?)
+            .max_sampling_per_round(size(self.max_sampling_per_round, "maxSamplingPerRound")?);
         if let Some(handler) = &self.elicitation {
             options = options.on_elicitation(Elicitation(Arc::clone(handler)), self.elicitation_url);
         }

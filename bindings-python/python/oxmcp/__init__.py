@@ -31,7 +31,7 @@ import os
 from . import _native, types
 from ._errors import McpError, ProtocolError, ToolError
 from ._version import __version__
-from .client import Client
+from .client import Client, Reconnect
 from .content import Audio, Image
 from .context import Context, ElicitationResult
 from .server import HttpOptions, HttpServer, Server
@@ -64,6 +64,7 @@ __all__ = [
     "PromptMessage",
     "ProtocolError",
     "ReadResourceResult",
+    "Reconnect",
     "ResourceLink",
     "Server",
     "TextContent",

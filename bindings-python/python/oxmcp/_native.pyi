@@ -188,6 +188,9 @@ class ClientConfig:
         elicitation: _Handler | None = None,
         roots: _Handler | None = None,
         on_notification: Callable[[str, Any], None] | None = None,
+        max_list_pages: int | None = None,
+        max_server_requests: int | None = None,
+        max_sampling_per_round: int | None = None,
     ) -> ClientConfig: ...
 
 @final
@@ -201,6 +204,7 @@ class Client:
         env: dict[str, str] | None = None,
         cwd: str | PathLike[str] | None = None,
         quiet: bool = False,
+        max_message_size: int | None = None,
     ) -> Awaitable[Client]: ...
     @staticmethod
     def connect_in_process(server: Server, config: ClientConfig) -> Awaitable[Client]: ...
@@ -212,6 +216,9 @@ class Client:
         bearer_token: Callable[[], Awaitable[str | None]] | None = None,
         connect_timeout: float | None = None,
         legacy_sse_fallback: bool = True,
+        request_timeout: float | None = None,
+        max_message_size: int | None = None,
+        reconnect: tuple[float, float, int] | None = None,
     ) -> Awaitable[Client]: ...
     def server_details(self) -> dict[str, Any]: ...
     def list_tools(self) -> Awaitable[list[dict[str, Any]]]: ...

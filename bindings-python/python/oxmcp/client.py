@@ -8,7 +8,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from . import _native
 from ._convert import jsonable
@@ -40,6 +40,16 @@ ProgressHandler = Callable[[float, float | None, str | None], Awaitable[None] | 
 TokenSource = Callable[[], str | Awaitable[str | None] | None]
 
 
+class Reconnect(NamedTuple):
+    """How a broken SSE stream is reconnected: wait ``initial`` seconds (or the
+    server's ``retry:``, up to ``max``), doubling up to ``max``, for at most ``attempts``
+    tries in a row that bring no event."""
+
+    initial: float = 0.25
+    max: float = 5.0
+    attempts: int = 4
+
+
 class Client:
     """A connection to an MCP server; use it as an async context manager.
 
@@ -52,6 +62,11 @@ class Client:
     the handshake), ``"legacy"`` or ``"modern"``. The handlers answer the server's
     requests (sampling, elicitation, roots) and receive its notifications. Cancelling
     the task awaiting a call cancels the request on the server.
+
+    The limits hold a hostile server back (None keeps the default): ``max_list_pages``
+    pages followed by the ``list_*`` methods (100), ``max_server_requests`` of the
+    server's requests answered at once (16; more are refused), ``max_sampling_per_round``
+    sampling requests in one 2026-07-28 ``input_required`` round (8).
     """
 
     def __init__(
@@ -66,12 +81,13 @@ class Client:
         elicitation_handler: ElicitationHandler | None = None,
         roots_handler: RootsHandler | None = None,
         notification_handler: NotificationHandler | None = None,
+        max_list_pages: int | None = None,
+        max_server_requests: int | None = None,
+        max_sampling_per_round: int | None = None,
     ) -> None:
         self._server = server
         self._command: list[str] | None = None
-        self._env: dict[str, str] | None = None
-        self._cwd: str | None = None
-        self._quiet = False
+        self._stdio: dict[str, Any] = {}
         self._http: dict[str, Any] | None = None
         self._config = _native.ClientConfig(
             name,
@@ -82,6 +98,9 @@ class Client:
             _elicitation(elicitation_handler) if elicitation_handler else None,
             _roots(roots_handler) if roots_handler else None,
             _callback(notification_handler) if notification_handler else None,
+            max_list_pages,
+            max_server_requests,
+            max_sampling_per_round,
         )
         self._native: _native.Client | None = None
 
@@ -93,16 +112,16 @@ class Client:
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         quiet: bool = False,
+        max_message_size: int | None = None,
         **options: Any,
     ) -> Client:
         """A client of the server that ``command`` starts (program and arguments), over its
-        stdin and stdout. ``env`` adds variables; ``quiet`` discards its stderr. The other
-        options are the constructor's."""
+        stdin and stdout. ``env`` adds variables; ``quiet`` discards its stderr;
+        ``max_message_size`` bounds one message from the server, in bytes (4 MiB). The
+        other options are the constructor's."""
         client = cls(**options)
         client._command = list(command)
-        client._env = env
-        client._cwd = cwd
-        client._quiet = quiet
+        client._stdio = {"env": env, "cwd": cwd, "quiet": quiet, "max_message_size": max_message_size}
         return client
 
     @classmethod
@@ -114,6 +133,9 @@ class Client:
         bearer_token: str | TokenSource | None = None,
         connect_timeout: float | None = None,
         legacy_sse_fallback: bool = True,
+        request_timeout: float | None = None,
+        max_message_size: int | None = None,
+        reconnect: Reconnect | None = None,
         **options: Any,
     ) -> Client:
         """A client of the Streamable HTTP endpoint at ``url`` (e.g.
@@ -121,8 +143,11 @@ class Client:
         ``legacy_sse_fallback=False``. ``headers`` go with every HTTP request;
         ``bearer_token`` is a token, or a function (sync or async) asked before each
         request, sent as ``Authorization: Bearer ...`` (nothing when it returns None).
-        ``connect_timeout`` bounds opening a connection, in seconds. The other options
-        are the constructor's."""
+        ``connect_timeout`` bounds opening a connection and ``request_timeout`` one HTTP
+        request until its answer is complete (or its stream's headers arrive), in seconds;
+        ``max_message_size`` bounds one message from the server, in bytes (4 MiB);
+        ``reconnect`` paces the reconnection of broken SSE streams. The other options are
+        the constructor's."""
         client = cls(**options)
         headers = dict(headers or {})
         token = None
@@ -136,6 +161,9 @@ class Client:
             "bearer_token": token,
             "connect_timeout": connect_timeout,
             "legacy_sse_fallback": legacy_sse_fallback,
+            "request_timeout": request_timeout,
+            "max_message_size": max_message_size,
+            "reconnect": reconnect,
         }
         return client
 
@@ -158,9 +186,7 @@ class Client:
         if self._server is not None:
             self._native = await _native.Client.connect_in_process(self._server._native, self._config)
         elif self._command is not None:
-            self._native = await _native.Client.connect_stdio(
-                self._command, self._config, self._env, self._cwd, self._quiet
-            )
+            self._native = await _native.Client.connect_stdio(self._command, self._config, **self._stdio)
         elif self._http is not None:
             self._native = await _native.Client.connect_http(config=self._config, **self._http)
         else:

@@ -441,6 +441,36 @@ fun clientTests(suite: Suite) {
         }
     }
 
+    suite.test("client/stdio: the client's limits hold against fixture-hostile, a server that misbehaves on purpose") {
+        val slowRoots = object : RootsHandler {
+            override suspend fun listRoots(): List<Root> {
+                delay(500) // long enough for the flood to pile up
+                return listOf(Root("file:///work"))
+            }
+        }
+        val limited = ClientOptions(
+            name = "kotlin-tests", version = "1.0", era = EraMode.LEGACY, roots = slowRoots, maxListPages = 3, maxServerRequests = 2,
+        )
+        val hostile = StdioCommand(program = property("oxmcp.fixtureHostile"), quiet = true)
+        val client = Client.spawn(hostile, limited)
+        try {
+            val endless = assertThrows<McpException.Protocol> { client.listAllTools() }
+            check(endless.detail.contains("3 pages")) { "detail: ${endless.detail}" }
+            assertEquals("2 answered, 4 refused", firstText(client.callTool("flood", """{"count":6}""").content), "the flood")
+        } finally {
+            client.disconnect()
+            client.close()
+        }
+        val unlimited = Client.spawn(hostile, limited.copy(maxServerRequests = 16))
+        try {
+            assertEquals("6 answered, 0 refused", firstText(unlimited.callTool("flood", """{"count":6}""").content), "the flood")
+        } finally {
+            unlimited.disconnect()
+            unlimited.close()
+        }
+        assertThrows<McpException.InvalidInput> { Client.spawn(hostile, limited.copy(maxListPages = -1)) }
+    }
+
     suite.test("client/stdio: spawns the fixture server and talks to it") {
         val options = ClientOptions(name = "kotlin-tests", version = "1.0", era = EraMode.LEGACY)
         val program = property("oxmcp.fixtureServer")
