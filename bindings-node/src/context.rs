@@ -17,18 +17,13 @@ use crate::error::handler_error;
 #[napi]
 pub struct NativeContext {
     ctx: Context,
-    call_id: u32,
     /// Fires when this run of the handler ends, however it ends.
     run_ended: CancellationToken,
 }
 
 impl NativeContext {
-    pub(crate) fn new(ctx: Context, call_id: u32, run_ended: CancellationToken) -> Self {
-        NativeContext {
-            ctx,
-            call_id,
-            run_ended,
-        }
+    pub(crate) fn new(ctx: Context, run_ended: CancellationToken) -> Self {
+        NativeContext { ctx, run_ended }
     }
 
     /// Runs a request to the client until it answers or this run of the handler ends
@@ -44,12 +39,6 @@ impl NativeContext {
 
 #[napi]
 impl NativeContext {
-    /// Identifies this handler run to the facade (for its AbortSignal).
-    #[napi(getter)]
-    pub fn call_id(&self) -> u32 {
-        self.call_id
-    }
-
     /// The JSON-RPC id of the request.
     #[napi(getter, ts_return_type = "string | number")]
     pub fn request_id(&self) -> Option<Value> {

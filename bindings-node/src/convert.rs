@@ -1,9 +1,10 @@
 //! Conversions between the JSON values JavaScript handlers return and the core's types,
 //! and the numbers JavaScript gives as durations and counts.
 //!
-//! Values cross the boundary as `serde_json::Value`. What each becomes on the wire is the
-//! core's [`Returned`] table, the same in every language; this module only says which
-//! JavaScript values are which:
+//! Values cross the boundary as JSON: plain data as the text `JSON.stringify` writes
+//! ([`Settled`]), anything else as a `serde_json::Value` napi-rs reads from it. What each
+//! becomes on the wire is the core's [`Returned`] table, the same in every language; this
+//! module only says which JavaScript values are which:
 //!
 //! | handler | returns | is |
 //! |---|---|---|
@@ -19,6 +20,8 @@
 
 use std::time::Duration;
 
+use napi::bindgen_prelude::{FromNapiValue, Object};
+use napi::{check_status, sys};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -90,9 +93,48 @@ impl From<String> for Failure {
     }
 }
 
-/// Opens the facade's outcome envelope: `{ "ok": value }` or `{ "error": { message,
-/// code?, data? } }`.
-pub(crate) fn outcome(envelope: Value) -> Result<Value, Failure> {
+/// What a facade callback answered (`ts/outcome.ts`).
+pub enum Settled {
+    /// The JSON text of the value: how plain data comes, since `JSON.stringify` writes a
+    /// small object in one native call where reading it through N-API takes one per key
+    /// and value.
+    Json(String),
+    /// The outcome envelope: `{ "ok": value }` or `{ "error": { message, code?, data? } }`.
+    Envelope(Value),
+}
+
+impl FromNapiValue for Settled {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
+        let mut kind = sys::ValueType::napi_undefined;
+        // SAFETY: `env` and `value` come from N-API for this call.
+        check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
+        if kind == sys::ValueType::napi_string {
+            // SAFETY: as above; the value was just checked to be a string.
+            return Ok(Settled::Json(unsafe { String::from_napi_value(env, value)? }));
+        }
+        // The envelope's members are read one by one, so that the value in it has
+        // napi-rs's whole depth budget (128 levels, serde_json's, as in every binding)
+        // rather than one level less.
+        // SAFETY: as above.
+        let object = unsafe { Object::from_napi_value(env, value)? };
+        let mut members = Map::new();
+        for key in ["ok", "error"] {
+            if let Some(member) = object.get::<Value>(key)? {
+                members.insert(key.to_owned(), member);
+            }
+        }
+        Ok(Settled::Envelope(Value::Object(members)))
+    }
+}
+
+/// The value a facade callback produced, or how it failed.
+pub(crate) fn outcome(settled: Settled) -> Result<Value, Failure> {
+    let envelope = match settled {
+        Settled::Json(text) => {
+            return serde_json::from_str(&text).map_err(|e| Failure::new(format!("unreadable value: {e}")))
+        }
+        Settled::Envelope(envelope) => from_js(envelope),
+    };
     let Value::Object(mut envelope) = envelope else {
         return Err(Failure::new("the handler bridge returned no outcome"));
     };
@@ -247,7 +289,9 @@ mod tests {
 
     #[test]
     fn outcomes_open_into_values_or_failures() {
+        let outcome = |envelope| outcome(Settled::Envelope(envelope));
         assert_eq!(outcome(json!({"ok": 3})), Ok(json!(3)));
+        assert_eq!(outcome(json!({"ok": 3.0})), Ok(json!(3)));
         assert_eq!(outcome(json!({})), Ok(Value::Null));
         let failure = outcome(json!({"error": {"message": "no", "code": -32602}})).unwrap_err();
         assert_eq!(
@@ -267,6 +311,14 @@ mod tests {
         assert!(result
             .input_requests
             .is_some_and(|requests| requests.contains_key("roots")));
+    }
+
+    #[test]
+    fn json_texts_are_values() {
+        let text = r#"{"b":[1,2.5,"x"],"a":null}"#;
+        let value = outcome(Settled::Json(text.to_owned())).unwrap();
+        assert_eq!(value.to_string(), text);
+        assert!(outcome(Settled::Json("{".to_owned())).is_err());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Calling JavaScript handlers from tokio tasks, as the core's handler traits.
 //!
 //! Server side: the facade registers each handler under a numeric id and hands the native
-//! server one callback, `(handlerId, input, ctx) => outcome`, through which every tool,
+//! server one callback, `(handlerId, input, ctx, callId) => outcome`, through which every tool,
 //! resource, prompt and completion handler runs ([`Bridge`]), and one `(callId) => void`
 //! that tells it a run was cancelled (so that it can fire the run's AbortSignal).
 //! [`JsTool`], [`JsResource`], [`JsPrompt`] and [`JsCompletion`] are the core's handlers
@@ -33,9 +33,9 @@ use crate::context::NativeContext;
 use crate::convert::{self, to_value, Failure};
 use crate::runtime::{self, Callback};
 
-/// `(handlerId, input, ctx) => outcome | Promise<outcome>`; completion handlers get no
-/// `ctx`.
-pub(crate) type HandlerCallback = Callback<FnArgs<(u32, Value, Option<NativeContext>)>>;
+/// `(handlerId, input, ctx, callId) => outcome | Promise<outcome>`: `callId` names the run
+/// (for cancellation); completion handlers get no `ctx`.
+pub(crate) type HandlerCallback = Callback<FnArgs<(u32, Value, Option<NativeContext>, u32)>>;
 /// `(callId) => void`: the run `callId` was cancelled.
 pub(crate) type CancelCallback = Callback<u32>;
 
@@ -100,8 +100,8 @@ impl Bridge {
             ended: CancellationToken::new(),
             finished: false,
         };
-        let js_ctx = ctx.map(|ctx| NativeContext::new(ctx, call_id, run.ended.clone()));
-        let returned = runtime::call(&self.handler, FnArgs::from((handler_id, input, js_ctx))).await;
+        let js_ctx = ctx.map(|ctx| NativeContext::new(ctx, run.ended.clone()));
+        let returned = runtime::call(&self.handler, FnArgs::from((handler_id, input, js_ctx, call_id))).await;
         run.finished = true;
         returned
             .map_err(Failure::from)

@@ -3,16 +3,15 @@
 //! Every JavaScript callback the binding keeps is a *weak* threadsafe function: it never
 //! keeps the Node event loop alive by itself, so a process whose server stopped, or whose
 //! client is idle, can exit. The facade's callbacks never throw: they answer with an
-//! outcome envelope (see [`crate::convert::outcome`]), either at once or as a Promise.
+//! outcome (see [`crate::convert::outcome`]), either at once or as a Promise.
 
 use std::num::NonZeroUsize;
 
-use napi::bindgen_prelude::{FromNapiValue, JsValuesTupleIntoVec, Object, Promise};
+use napi::bindgen_prelude::{FromNapiValue, JsValuesTupleIntoVec, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::{check_status, sys, Status};
-use serde_json::{Map, Value};
 
-use crate::convert::from_js;
+use crate::convert::Settled;
 
 /// Sets up the tokio runtime the binding runs on: one worker fewer than the machine has
 /// cores (at least one), so that Node's own thread keeps a core to itself. On two cores
@@ -37,12 +36,12 @@ fn init() {
 /// with a [`JsReturn`].
 pub type Callback<Args> = ThreadsafeFunction<Args, JsReturn, Args, Status, false, true>;
 
-/// What a facade callback returns: its outcome envelope now, or a Promise of one.
+/// What a facade callback returns: its outcome now, or a Promise of one.
 pub enum JsReturn {
     /// The callback answered synchronously.
-    Ready(Envelope),
+    Ready(Settled),
     /// The callback answered with a Promise.
-    Pending(Promise<Envelope>),
+    Pending(Promise<Settled>),
 }
 
 impl FromNapiValue for JsReturn {
@@ -55,46 +54,27 @@ impl FromNapiValue for JsReturn {
             Ok(JsReturn::Pending(unsafe { Promise::from_napi_value(env, value)? }))
         } else {
             // SAFETY: as above.
-            Ok(JsReturn::Ready(unsafe { Envelope::from_napi_value(env, value)? }))
+            Ok(JsReturn::Ready(unsafe { Settled::from_napi_value(env, value)? }))
         }
     }
 }
 
-/// A facade callback's outcome envelope (`{ ok }` or `{ error }`) as JSON. Its members are
-/// read one by one, so that the value in it has napi-rs's whole depth budget (128 levels,
-/// serde_json's, as in every binding) rather than one level less.
-pub struct Envelope(Value);
-
-impl FromNapiValue for Envelope {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        // SAFETY: `env` and `value` come from N-API for this call.
-        let object = unsafe { Object::from_napi_value(env, value)? };
-        let mut members = Map::new();
-        for key in ["ok", "error"] {
-            if let Some(member) = object.get::<Value>(key)? {
-                members.insert(key.to_owned(), member);
-            }
-        }
-        Ok(Envelope(Value::Object(members)))
-    }
-}
-
-/// Calls `callback` with `args` on the JavaScript thread and waits for its outcome
-/// envelope, awaiting it when it is a Promise. A synchronous throw or a rejection becomes
-/// an `Err` with the JavaScript error's text; neither crashes the process.
+/// Calls `callback` with `args` on the JavaScript thread and waits for its outcome,
+/// awaiting it when it is a Promise; [`crate::convert::outcome`] opens it (here, off the
+/// JavaScript thread). A synchronous throw or a rejection becomes an `Err` with the
+/// JavaScript error's text; neither crashes the process.
 pub(crate) async fn call<Args: JsValuesTupleIntoVec + 'static>(
     callback: &Callback<Args>,
     args: Args,
-) -> Result<Value, String> {
+) -> Result<Settled, String> {
     let returned = callback
         .call_async_catch(args)
         .await
         .map_err(|e| format!("the JavaScript callback failed: {}", e.reason))?;
-    let Envelope(value) = match returned {
-        JsReturn::Ready(envelope) => envelope,
+    match returned {
+        JsReturn::Ready(settled) => Ok(settled),
         JsReturn::Pending(promise) => promise
             .await
-            .map_err(|e| format!("the JavaScript callback's promise was rejected: {}", e.reason))?,
-    };
-    Ok(from_js(value))
+            .map_err(|e| format!("the JavaScript callback's promise was rejected: {}", e.reason)),
+    }
 }

@@ -69,7 +69,7 @@ impl NativeServer {
     #[napi(
         constructor,
         ts_args_type = "info: { name: string; version: string } & Record<string, unknown>, options: ServerOptions, \
-                        handler: (handlerId: number, input: unknown, ctx: NativeContext | null) => unknown, \
+                        handler: (handlerId: number, input: unknown, ctx: NativeContext | null, callId: number) => unknown, \
                         cancel: (callId: number) => void"
     )]
     pub fn new(

@@ -28,17 +28,19 @@ export type ElicitInput =
 /** The per-request context every server handler receives as its last argument. */
 export class Context {
   readonly #native: NativeContext;
+  readonly #callId: number;
   #controller: AbortController | undefined;
   #cancelled = false;
 
-  /** @internal Made by the server for each handler run. */
-  constructor(nativeContext: NativeContext) {
+  /** @internal Made by the server for each handler run, `callId`. */
+  constructor(nativeContext: NativeContext, callId: number) {
     this.#native = nativeContext;
+    this.#callId = callId;
   }
 
   /** @internal Identifies the run to the server's cancellation routing. */
   get callId(): number {
-    return this.#native.callId;
+    return this.#callId;
   }
 
   /**

@@ -1,17 +1,24 @@
 /**
- * The outcome envelope every facade callback answers the native module with:
- * `{ ok: value }` or `{ error: { message, code?, data? } }`. Callbacks never throw, so a
- * handler's synchronous `throw` cannot reach N-API (where it would crash the process).
+ * The outcome every facade callback answers the native module with: the value's JSON
+ * text (when it is plain data, see `jsonText`), `{ ok: value }`, or `{ error: { message,
+ * code?, data? } }`. Callbacks never throw, so a handler's synchronous `throw` cannot
+ * reach N-API (where it would crash the process).
  */
 
 import { InputRequired, McpError } from './errors';
+import { jsonText } from './json';
 
-/** A handler's value, or how it failed. */
+/** A handler's value (as JSON text, or as it is), or how it failed. */
 export type Outcome =
+  | string
   | { ok: unknown }
   | { error: { message: string; code?: number; data?: unknown; inputRequired?: Record<string, unknown> } };
 
-/** Runs `run` and settles its value (awaited if it is a Promise) into an outcome. */
+/**
+ * Runs `run` and settles its value (awaited if it is a Promise) into an outcome.
+ * `convert` makes a value that is not plain data sendable (it may throw why it cannot be
+ * sent); plain data, which it would leave as it is, goes as JSON text without it.
+ */
 export function settle(
   run: () => unknown,
   convert: (value: unknown) => unknown = identity,
@@ -30,7 +37,12 @@ export function settle(
 
 function success(value: unknown, convert: (value: unknown) => unknown): Outcome {
   try {
-    return { ok: convert(value) ?? null };
+    const text = jsonText(value ?? null);
+    if (text !== undefined) {
+      return text;
+    }
+    const converted = convert(value) ?? null;
+    return jsonText(converted) ?? { ok: converted };
   } catch (error) {
     return failure(error);
   }

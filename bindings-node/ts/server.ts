@@ -351,16 +351,16 @@ class HandlerTable {
     handlerId: number,
     input: unknown,
     nativeContext: NativeContext | null,
+    callId: number,
   ): Outcome | Promise<Outcome> => {
     const runner = this.#runners.get(handlerId);
     if (runner === undefined) {
       return failure(new McpError(-32603, 'the handler was removed'));
     }
-    const ctx = nativeContext === null ? undefined : new Context(nativeContext);
-    if (ctx === undefined) {
-      return settle(() => runner.run(input, ctx), runner.convert);
+    if (nativeContext === null) {
+      return settle(() => runner.run(input, undefined), runner.convert);
     }
-    const callId = ctx.callId;
+    const ctx = new Context(nativeContext, callId);
     this.#runs.set(callId, ctx);
     const outcome = settle(() => runner.run(input, ctx), runner.convert);
     if (outcome instanceof Promise) {
