@@ -438,6 +438,32 @@ pub(super) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Re
     serde_json::from_str(text).map_err(ErrorObject::invalid_params)
 }
 
+/// A member that must be a JSON object (as `Meta` must) but that the method does not read:
+/// its members are skipped, not built into a map. Methods whose params' `_meta` the
+/// context reads on its own, once and only when asked, take it as this.
+pub(super) struct UnreadObject;
+
+impl<'de> Deserialize<'de> for UnreadObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Skip;
+        impl<'de> serde::de::Visitor<'de> for Skip {
+            type Value = UnreadObject;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                // The words of `Meta`'s own error, so that a bad `_meta` reads the same.
+                formatter.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UnreadObject, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(UnreadObject)
+            }
+        }
+        deserializer.deserialize_map(Skip)
+    }
+}
+
 /// The params of a list method.
 #[derive(Deserialize, Default)]
 pub(super) struct CursorParams {

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use serde_json::value::RawValue;
 
 use super::context::Context;
-use super::dispatch::{finish, parse_params, Outcome};
+use super::dispatch::{finish, parse_params, Outcome, UnreadObject};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
@@ -20,7 +20,7 @@ use super::returned::{Returned, ToolOutput};
 use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
 use super::Server;
 use crate::protocol::{
-    methods, CallToolRequestParams, CallToolResult, ContentBlock, ErrorObject, Icon, ListToolsResult, Meta, Tool,
+    methods, CallToolResult, ContentBlock, ErrorObject, Icon, InputResponses, ListToolsResult, Meta, Tool,
     ToolAnnotations, ToolExecution,
 };
 use crate::BoxFuture;
@@ -341,8 +341,24 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
 /// `tools/call`: arguments checked against the input schema, the handler run (with its
 /// input rounds in the modern era), the structured output checked against the output
 /// schema and kept only where the protocol version has it.
+/// `tools/call`'s params as the method reads them: [`crate::protocol::CallToolRequestParams`] with its
+/// `_meta` checked but not built (with key order kept, building a modern request's
+/// `_meta` cost a tenth of a call; the context reads it when a handler asks).
+#[derive(Deserialize)]
+struct CallParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+    #[serde(rename = "inputResponses", default)]
+    input_responses: Option<InputResponses>,
+    #[serde(rename = "requestState", default)]
+    request_state: Option<String>,
+    #[serde(rename = "_meta", default)]
+    _meta: Option<UnreadObject>,
+}
+
 pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
-    let params: CallToolRequestParams = parse_params(params)?;
+    let params: CallParams = parse_params(params)?;
     let Some(tool) = server.registry().tools.get(&params.name).cloned() else {
         return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
     };
@@ -413,6 +429,7 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::CallToolRequestParams;
 
     #[test]
     fn tool_names_follow_the_spec() {
@@ -420,6 +437,17 @@ mod tests {
         assert!(check_tool_name("").is_err());
         assert!(check_tool_name("has space").is_err());
         assert!(check_tool_name(&"x".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn call_params_check_meta_without_building_it() {
+        let parse = |text: &str| parse_params::<CallParams>(Some(&RawValue::from_string(text.to_owned()).unwrap()));
+        let params = parse(r#"{"name": "t", "arguments": {"a": 1}, "_meta": {"k": [1, {"n": null}]}}"#).unwrap();
+        assert_eq!(params.name, "t");
+        assert!(parse(r#"{"name": "t", "_meta": null}"#).is_ok());
+        let error = parse(r#"{"name": "t", "_meta": [1]}"#).err().unwrap();
+        let meta = serde_json::from_str::<CallToolRequestParams>(r#"{"name": "t", "_meta": [1]}"#).unwrap_err();
+        assert_eq!(error, ErrorObject::invalid_params(meta), "a bad _meta reads as before");
     }
 
     #[test]
