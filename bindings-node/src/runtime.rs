@@ -1,4 +1,4 @@
-//! The tokio runtime, and calling JavaScript from its tasks.
+//! The tokio runtime and the allocator, and calling JavaScript from its tasks.
 //!
 //! Every JavaScript callback the binding keeps is a *weak* threadsafe function: it never
 //! keeps the Node event loop alive by itself, so a process whose server stopped, or whose
@@ -12,6 +12,12 @@ use napi::threadsafe_function::ThreadsafeFunction;
 use napi::{check_status, sys, Status};
 
 use crate::convert::Settled;
+
+/// The binding's allocator. Every call allocates and frees a few dozen small blocks, many
+/// on one thread and freed on the other (tokio's worker and Node's); with the system
+/// allocator that cost a tenth of the server's time per call.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Sets up the tokio runtime the binding runs on: one worker fewer than the machine has
 /// cores (at least one), so that Node's own thread keeps a core to itself. On two cores
