@@ -37,7 +37,8 @@ impl Decoder for JsonLinesCodec {
 
     fn decode(&mut self, buf: &mut BytesMut) -> io::Result<Option<Frame>> {
         loop {
-            let newline = buf[self.scanned..].iter().position(|b| *b == b'\n');
+            // memchr: a line of 64 KiB is scanned in a few thousand instructions, not 400 k.
+            let newline = memchr::memchr(b'\n', &buf[self.scanned..]);
             match (newline, self.discarding) {
                 (Some(offset), true) => {
                     buf.advance(self.scanned + offset + 1);
