@@ -144,6 +144,27 @@ pub(crate) fn outcome(settled: Settled) -> Result<Value, Failure> {
     Ok(envelope.remove("ok").unwrap_or(Value::Null))
 }
 
+/// The value a handler settled with, or the error it failed with.
+fn value(settled: Settled) -> Result<Value, HandlerError> {
+    outcome(settled).map_err(Failure::into_handler_error)
+}
+
+/// A complete result read straight from a value's JSON text, when the text is an object
+/// whose first member is `key`'s array (as `{ content: [...] }` is written): such a value is
+/// the method's complete result ([`returned`]), which then is not built as a `Value` first.
+/// `None` leaves it to the usual way, which also says what is wrong with one that does not
+/// read.
+fn complete<T: DeserializeOwned>(settled: &Settled, key: &str) -> Option<T> {
+    let Settled::Json(text) = settled else {
+        return None;
+    };
+    let rest = text.strip_prefix("{\"")?.strip_prefix(key)?;
+    if !rest.starts_with("\":[") {
+        return None;
+    }
+    serde_json::from_str(text).ok()
+}
+
 /// The key of the object the facade puts in place of a `Uint8Array`: `{ [key]: base64 }`.
 const BYTES_KEY: &str = "$oxmcp.bytes";
 
@@ -170,18 +191,21 @@ fn bytes(object: &Map<String, Value>) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD.decode(encoded).ok()
 }
 
-/// What a tool handler returned, as a tool result.
-pub(crate) fn tool_result(value: Value, output: ToolOutput) -> Result<CallToolResult, HandlerError> {
-    returned(value, Some("content")).into_tool_result(output)
+/// What a tool handler settled with, as a tool result.
+pub(crate) fn tool_result(settled: Settled, output: ToolOutput) -> Result<CallToolResult, HandlerError> {
+    if let Some(result) = complete(&settled, "content") {
+        return Ok(result);
+    }
+    returned(value(settled)?, Some("content")).into_tool_result(output)
 }
 
-/// What a resource handler returned for `uri`, as a read result.
+/// What a resource handler settled with for `uri`, as a read result.
 pub(crate) fn read_result(
-    value: Value,
+    settled: Settled,
     uri: &str,
     mime_type: Option<&str>,
 ) -> Result<ReadResourceResult, HandlerError> {
-    let value = match value {
+    let value = match value(settled)? {
         Value::Object(object) if object.contains_key("text") || object.contains_key("blob") => {
             Returned::Contents(returned::contents_from_json(object, uri, mime_type)?)
         }
@@ -190,14 +214,17 @@ pub(crate) fn read_result(
     value.into_read_result(uri, mime_type)
 }
 
-/// What a prompt handler returned, as a prompt result.
-pub(crate) fn prompt_result(value: Value) -> Result<GetPromptResult, HandlerError> {
-    returned(value, Some("messages")).into_prompt_result()
+/// What a prompt handler settled with, as a prompt result.
+pub(crate) fn prompt_result(settled: Settled) -> Result<GetPromptResult, HandlerError> {
+    if let Some(result) = complete(&settled, "messages") {
+        return Ok(result);
+    }
+    returned(value(settled)?, Some("messages")).into_prompt_result()
 }
 
-/// What a completion handler returned, as candidate values.
-pub(crate) fn completion_values(value: Value) -> Result<Vec<String>, HandlerError> {
-    let values = match value {
+/// What a completion handler settled with, as candidate values.
+pub(crate) fn completion_values(settled: Settled) -> Result<Vec<String>, HandlerError> {
+    let values = match value(settled)? {
         Value::Object(mut object) => object.remove("values").unwrap_or(Value::Null),
         other => other,
     };
@@ -321,20 +348,54 @@ mod tests {
         assert!(outcome(Settled::Json("{".to_owned())).is_err());
     }
 
+    /// A value as the facade sends what is not plain data.
+    fn ok(value: Value) -> Settled {
+        Settled::Envelope(json!({ "ok": value }))
+    }
+
+    #[test]
+    fn complete_results_in_text_read_as_they_would_as_values() {
+        let text = |text: &str| Settled::Json(text.to_owned());
+        let full = r#"{"content":[{"type":"text","text":"x"}],"isError":true}"#;
+        let direct = tool_result(text(full), ToolOutput::Content).unwrap();
+        assert_eq!(
+            direct,
+            tool_result(ok(serde_json::from_str(full).unwrap()), ToolOutput::Content).unwrap()
+        );
+        // Not first, not an array, duplicated, or not a valid result: read as a value.
+        let later = r#"{"isError":true,"content":[{"type":"text","text":"x"}]}"#;
+        assert_eq!(tool_result(text(later), ToolOutput::Content).unwrap(), direct);
+        let data = tool_result(text(r#"{"content":"x"}"#), ToolOutput::Content).unwrap();
+        assert_eq!(
+            data.content,
+            vec![oxmcp::protocol::ContentBlock::text("{\n  \"content\": \"x\"\n}")]
+        );
+        let twice = r#"{"content":[],"content":"x"}"#;
+        assert_eq!(tool_result(text(twice), ToolOutput::Content).unwrap(), data);
+        let bad = r#"{"content":[{"type":"nonsense"}]}"#;
+        assert_eq!(
+            tool_result(text(bad), ToolOutput::Content).unwrap_err(),
+            tool_result(ok(serde_json::from_str(bad).unwrap()), ToolOutput::Content).unwrap_err()
+        );
+        let said = r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}"#;
+        let said = prompt_result(text(said)).unwrap();
+        assert_eq!(said.messages, vec![oxmcp::protocol::PromptMessage::user("hi")]);
+    }
+
     #[test]
     fn javascript_values_are_classified_for_the_core() {
         let full = tool_result(
-            json!({"content": [{"type": "text", "text": "x"}], "isError": true}),
+            ok(json!({"content": [{"type": "text", "text": "x"}], "isError": true})),
             ToolOutput::Content,
         );
         assert_eq!(full.unwrap().is_error, Some(true));
-        assert!(tool_result(json!({"content": [{"type": "nonsense"}]}), ToolOutput::Content).is_err());
-        let data = tool_result(json!({"a": 1}), ToolOutput::Content).unwrap();
+        assert!(tool_result(ok(json!({"content": [{"type": "nonsense"}]})), ToolOutput::Content).is_err());
+        let data = tool_result(ok(json!({"a": 1})), ToolOutput::Content).unwrap();
         assert_eq!(data.structured_content, None);
         let marked = json!({"$oxmcp.bytes": "AAE="});
         assert_eq!(returned(marked, Some("content")), Returned::Bytes(vec![0, 1]));
         let blob = read_result(
-            json!({"blob": "AAEC", "mimeType": "image/png"}),
+            ok(json!({"blob": "AAEC", "mimeType": "image/png"})),
             "file:///x",
             Some("a/b"),
         )
@@ -344,11 +405,14 @@ mod tests {
             contents,
             json!({"uri": "file:///x", "mimeType": "image/png", "blob": "AAEC"})
         );
-        let said = prompt_result(json!([{"role": "assistant", "content": {"type": "text", "text": "ok"}}])).unwrap();
+        let said = prompt_result(ok(
+            json!([{"role": "assistant", "content": {"type": "text", "text": "ok"}}]),
+        ))
+        .unwrap();
         assert_eq!(said.messages, vec![oxmcp::protocol::PromptMessage::assistant("ok")]);
-        assert_eq!(completion_values(json!(["a", "b"])).unwrap(), ["a", "b"]);
-        assert_eq!(completion_values(json!({"values": ["c"]})).unwrap(), ["c"]);
-        assert!(completion_values(json!([1])).is_err());
+        assert_eq!(completion_values(ok(json!(["a", "b"]))).unwrap(), ["a", "b"]);
+        assert_eq!(completion_values(ok(json!({"values": ["c"]}))).unwrap(), ["c"]);
+        assert!(completion_values(ok(json!([1]))).is_err());
     }
 
     #[test]

@@ -30,7 +30,7 @@ use oxmcp::BoxFuture;
 
 use crate::client::ClientCallback;
 use crate::context::NativeContext;
-use crate::convert::{self, to_value, Failure};
+use crate::convert::{self, to_value, Failure, Settled};
 use crate::runtime::{self, Callback};
 
 /// `(handlerId, input, ctx, callId) => outcome | Promise<outcome>`: `callId` names the run
@@ -91,8 +91,14 @@ impl Bridge {
         }
     }
 
-    /// Runs handler `handler_id` with `input` and returns the value it produced.
-    async fn run(self: Arc<Self>, handler_id: u32, input: Value, ctx: Option<Context>) -> Result<Value, HandlerError> {
+    /// Runs handler `handler_id` with `input` and returns what the facade settled it with
+    /// (read by `convert`'s `*_result`).
+    async fn run(
+        self: Arc<Self>,
+        handler_id: u32,
+        input: Value,
+        ctx: Option<Context>,
+    ) -> Result<Settled, HandlerError> {
         let call_id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let mut run = Run {
             bridge: Arc::clone(&self),
@@ -103,10 +109,7 @@ impl Bridge {
         let js_ctx = ctx.map(|ctx| NativeContext::new(ctx, run.ended.clone()));
         let returned = runtime::call(&self.handler, FnArgs::from((handler_id, input, js_ctx, call_id))).await;
         run.finished = true;
-        returned
-            .map_err(Failure::from)
-            .and_then(convert::outcome)
-            .map_err(Failure::into_handler_error)
+        returned.map_err(|e| Failure::from(e).into_handler_error())
     }
 }
 
