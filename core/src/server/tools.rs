@@ -338,12 +338,9 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
     )
 }
 
-/// `tools/call`: arguments checked against the input schema, the handler run (with its
-/// input rounds in the modern era), the structured output checked against the output
-/// schema and kept only where the protocol version has it.
-/// `tools/call`'s params as the method reads them: [`crate::protocol::CallToolRequestParams`] with its
-/// `_meta` checked but not built (with key order kept, building a modern request's
-/// `_meta` cost a tenth of a call; the context reads it when a handler asks).
+/// `tools/call`'s params as the method reads them: [`crate::protocol::CallToolRequestParams`]
+/// with its `_meta` checked but not built (with key order kept, building a modern
+/// request's `_meta` cost a tenth of a call; the context reads it when a handler asks).
 #[derive(Deserialize)]
 struct CallParams {
     name: String,
@@ -357,6 +354,9 @@ struct CallParams {
     _meta: Option<UnreadObject>,
 }
 
+/// `tools/call`: arguments checked against the input schema, the handler run (with its
+/// input rounds in the modern era), the structured output checked against the output
+/// schema and kept only where the protocol version has it.
 pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
     let params: CallParams = parse_params(params)?;
     let Some(tool) = server.registry().tools.get(&params.name).cloned() else {
