@@ -17,6 +17,8 @@ mod error;
 #[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "oauth")]
+mod oauth;
 pub mod protocol;
 pub mod server;
 pub mod state;

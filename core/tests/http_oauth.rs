@@ -219,6 +219,7 @@ fn app(state: &Shared) -> Router {
         .expect("a valid server");
     let mcp = server
         .http_router(HttpConfig::default())
+        .expect("a valid config")
         .layer(middleware::from_fn_with_state(Arc::clone(state), bearer_check));
     Router::new()
         .route("/.well-known/oauth-protected-resource/mcp", get(resource_metadata))

@@ -189,6 +189,7 @@ async fn legacy_requests_after_the_handshake_carry_its_version() {
     };
     let app = test_server(Arc::default())
         .http_router(HttpConfig::default())
+        .expect("a valid config")
         .layer(middleware::from_fn(move |request: Request, next: Next| {
             let entry = (
                 request.method().to_string(),

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::auth::AccessToken;
 use super::dispatch::{Dispatcher, Exchange, Scope};
 use super::handler::HandlerError;
 use super::mrtr::InputRound;
@@ -47,6 +48,7 @@ struct RequestState {
     finished: AtomicBool,
     /// The multi round-trip state of a modern tool call, prompt or resource read.
     input: OnceLock<Arc<InputRound>>,
+    caller: Option<Arc<AccessToken>>,
 }
 
 impl Context {
@@ -69,6 +71,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 input: OnceLock::new(),
+                caller: scope.caller,
             }),
         }
     }
@@ -96,6 +99,13 @@ impl Context {
     /// What the client declared it can do (for this request, in the modern era).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.exchange.client_capabilities
+    }
+
+    /// The caller's verified access token, on an HTTP endpoint protected by a
+    /// [`ResourceServer`](super::auth::ResourceServer); `None` elsewhere (stdio has no
+    /// tokens).
+    pub fn access_token(&self) -> Option<&AccessToken> {
+        self.inner.caller.as_deref()
     }
 
     /// The request's raw `_meta`.

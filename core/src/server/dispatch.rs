@@ -19,6 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::auth::AccessToken;
 use super::context::Context;
 use super::limits::Quota;
 use super::reply::Reply;
@@ -52,6 +53,8 @@ pub(crate) struct Scope {
     /// The request's `_meta` when the transport has read it already (the modern HTTP
     /// header checks do), so that it is not read twice.
     pub(crate) meta: Option<RequestMeta>,
+    /// The caller's verified token, on an endpoint that requires one.
+    pub(crate) caller: Option<Arc<AccessToken>>,
 }
 
 impl Scope {
@@ -61,6 +64,7 @@ impl Scope {
             cancellation,
             assumed_version: None,
             meta: None,
+            caller: None,
         }
     }
 }
@@ -152,13 +156,14 @@ impl Dispatcher {
         self.tasks.spawn(task);
     }
 
-    /// Serves a request on its own task, its messages sent on `reply`; the response goes
-    /// there too, unless the request is cancelled first. `cancellation` is what
-    /// [`track`](Self::track) gave for the request.
-    pub(crate) fn serve(self: &Arc<Self>, request: Request, reply: Reply, cancellation: CancellationToken) {
+    /// Serves a request on its own task, its messages sent on the scope's reply; the
+    /// response goes there too, unless the request is cancelled first. The scope's
+    /// cancellation is what [`track`](Self::track) gave for the request.
+    pub(crate) fn serve(self: &Arc<Self>, request: Request, scope: Scope) {
         let dispatcher = Arc::clone(self);
+        let reply = scope.reply.clone();
         self.tasks.spawn(async move {
-            let answer = dispatcher.answer_tracked(request, Scope::new(reply.clone(), cancellation));
+            let answer = dispatcher.answer_tracked(request, scope);
             if let Some(text) = answer.await {
                 reply.finish(text).await;
             }

@@ -19,6 +19,7 @@ use std::sync::{Arc, RwLock};
 
 use tokio::sync::broadcast;
 
+pub mod auth;
 mod completion;
 mod context;
 mod custom;

@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
+use super::auth::AccessToken;
 use super::context::Context;
 use super::handler::HandlerError;
 use super::Server;
@@ -188,9 +189,12 @@ impl InputRound {
     }
 }
 
-/// What sealed state is bound to: the method, the target's name, and the arguments.
-pub(crate) fn binding(method: &str, target: &str, arguments: &impl Serialize) -> Vec<u8> {
-    let mut binding = format!("{method}\0{target}\0").into_bytes();
+/// What sealed state is bound to: the method, the target's name, the arguments, and the
+/// caller's principal on an endpoint that requires tokens (so that state replayed by
+/// another caller does not open).
+pub(crate) fn binding(method: &str, target: &str, arguments: &impl Serialize, caller: Option<&AccessToken>) -> Vec<u8> {
+    let principal = caller.map(|token| token.principal().key()).unwrap_or_default();
+    let mut binding = format!("{method}\0{target}\0{principal}\0").into_bytes();
     // Maps serialize with sorted keys, so equal arguments give equal bytes.
     binding.extend(serde_json::to_vec(arguments).unwrap_or_default());
     binding
@@ -216,7 +220,7 @@ pub(crate) fn input_round(
     }
     let round = Arc::new(InputRound::start(
         server.input_policy(),
-        binding(method, target, arguments),
+        binding(method, target, arguments, ctx.access_token()),
         request_state.as_deref(),
         responses,
     )?);
@@ -280,7 +284,7 @@ mod tests {
     #[tokio::test]
     async fn a_second_round_answers_the_first_and_asks_the_next() {
         let policy = policy();
-        let bind = || binding("tools/call", "t", &serde_json::json!({"a": 1}));
+        let bind = || binding("tools/call", "t", &serde_json::json!({"a": 1}), None);
         let first = InputRound::start(&policy, bind(), None, None).unwrap();
         assert!(first.ask(roots()).is_none());
         let result = first.input_required(&policy, None).unwrap();
@@ -298,14 +302,43 @@ mod tests {
         let third = InputRound::start(&policy, bind(), Some(&third_state), None).unwrap();
         assert!(third.input_required(&policy, None).is_err(), "past the round limit");
 
-        let other = binding("tools/call", "t", &serde_json::json!({"a": 2}));
-        assert_eq!(
-            InputRound::start(&policy, other, Some(&state), None)
+        let alice = AccessToken::new("a").issuer("as").subject("alice");
+        let mallory = AccessToken::new("m").issuer("as").subject("mallory");
+        let args = serde_json::json!({"a": 1});
+        let for_alice = binding("tools/call", "t", &args, Some(&alice));
+        let alices_state = InputRound::start(&policy, for_alice.clone(), None, None)
+            .unwrap()
+            .input_required(&policy, None);
+        let alices_state = alices_state.map(|r| r.request_state.unwrap());
+        let refused = |binding: Vec<u8>, state: &str| {
+            InputRound::start(&policy, binding, Some(state), None)
                 .err()
                 .unwrap()
-                .code,
+                .code
+        };
+        assert_eq!(
+            refused(binding("tools/call", "t", &serde_json::json!({"a": 2}), None), &state),
             -32602
         );
+        assert_eq!(
+            refused(
+                binding("tools/call", "t", &args, Some(&mallory)),
+                &alices_state.clone().unwrap()
+            ),
+            -32602
+        );
+        assert_eq!(
+            refused(binding("tools/call", "t", &args, None), &alices_state.clone().unwrap()),
+            -32602
+        );
+        let again = AccessToken::new("a2").issuer("as").subject("alice");
+        assert!(InputRound::start(
+            &policy,
+            binding("tools/call", "t", &args, Some(&again)),
+            Some(&alices_state.unwrap()),
+            None
+        )
+        .is_ok());
     }
 
     #[tokio::test]

@@ -117,6 +117,7 @@ pub struct PromptDef {
     pub(crate) prompt: Prompt,
     pub(crate) handler: Option<Arc<dyn PromptHandler>>,
     pub(crate) completions: CompletionHandlers,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl PromptDef {
@@ -133,6 +134,7 @@ impl PromptDef {
             },
             handler: None,
             completions: CompletionHandlers::default(),
+            scopes: Vec::new(),
         }
     }
 
@@ -142,6 +144,7 @@ impl PromptDef {
             prompt,
             handler: None,
             completions: CompletionHandlers::default(),
+            scopes: Vec::new(),
         }
     }
 
@@ -197,6 +200,14 @@ impl PromptDef {
         self
     }
 
+    /// The scopes a caller's token must grant to get it over an HTTP endpoint protected by
+    /// a [`ResourceServer`](crate::server::auth::ResourceServer) (default none); a call
+    /// without them gets `403 insufficient_scope` naming them.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Completes values of the argument `argument`.
     pub fn complete(mut self, argument: impl Into<String>, handler: impl CompletionHandler) -> Self {
         self.completions.insert(argument.into(), Arc::new(handler));
@@ -209,6 +220,7 @@ pub(crate) struct RegisteredPrompt {
     pub(crate) prompt: Prompt,
     pub(crate) handler: Arc<dyn PromptHandler>,
     pub(crate) completions: CompletionHandlers,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl RegisteredPrompt {
@@ -220,6 +232,7 @@ impl RegisteredPrompt {
             prompt: def.prompt,
             handler,
             completions: def.completions,
+            scopes: def.scopes,
         })
     }
 

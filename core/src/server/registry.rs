@@ -2,6 +2,7 @@
 //! that is swapped on change so that requests never wait on a writer. A registration may
 //! be disabled: it is then neither listed nor served, but its name stays taken.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -10,6 +11,7 @@ use super::prompts::RegisteredPrompt;
 use super::resources::{RegisteredResource, RegisteredTemplate};
 use super::schema::DefinitionError;
 use super::tools::RegisteredTool;
+use crate::protocol::methods;
 
 /// What a registration is: which list it shows in, and what its key is (a tool's or
 /// prompt's name, a resource's URI, a template's URI template).
@@ -75,6 +77,46 @@ impl Registry {
             DefinitionKind::ResourceTemplate => self.templates.set_enabled(key, enabled),
             DefinitionKind::Prompt => self.prompts.set_enabled(key, enabled),
         }
+    }
+
+    /// The scopes the tool (`tools/call`), prompt (`prompts/get`) or resource
+    /// (`resources/read`) that `method` names as `target` requires; none for other
+    /// methods and unknown targets.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn scopes_for(&self, method: &str, target: &str) -> Vec<String> {
+        match method {
+            methods::TOOLS_CALL => self.tools.get(target).map(|tool| tool.scopes.clone()),
+            methods::PROMPTS_GET => self.prompts.get(target).map(|prompt| prompt.scopes.clone()),
+            methods::RESOURCES_READ => self.find_resource(target).map(|found| match found {
+                ResourceMatch::Static(resource) => resource.scopes.clone(),
+                ResourceMatch::Template(template, _) => template.scopes.clone(),
+            }),
+            _ => None,
+        }
+        .unwrap_or_default()
+    }
+
+    /// Every scope a tool, resource, template or prompt requires.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn all_scopes(&self) -> BTreeSet<String> {
+        let tools = self.tools.listed().values().flat_map(|tool| tool.scopes.iter());
+        let resources = self
+            .resources
+            .listed()
+            .values()
+            .flat_map(|resource| resource.scopes.iter());
+        let templates = self
+            .templates
+            .listed()
+            .values()
+            .flat_map(|template| template.scopes.iter());
+        let prompts = self.prompts.listed().values().flat_map(|prompt| prompt.scopes.iter());
+        tools
+            .chain(resources)
+            .chain(templates)
+            .chain(prompts)
+            .cloned()
+            .collect()
     }
 
     /// The static resource at `uri`, or the first template that matches it with its

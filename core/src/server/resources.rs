@@ -125,6 +125,7 @@ where
 pub struct ResourceDef {
     pub(crate) resource: Resource,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl ResourceDef {
@@ -143,6 +144,7 @@ impl ResourceDef {
                 meta: None,
             },
             handler: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -151,6 +153,7 @@ impl ResourceDef {
         ResourceDef {
             resource,
             handler: None,
+            scopes: Vec::new(),
         }
     }
 
@@ -215,6 +218,14 @@ impl ResourceDef {
         self.handler = Some(handler);
         self
     }
+
+    /// The scopes a caller's token must grant to read it over an HTTP endpoint
+    /// protected by a [`ResourceServer`](crate::server::auth::ResourceServer) (default
+    /// none); a read without them gets `403 insufficient_scope` naming them.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
 }
 
 /// A resource template to register: every URI it matches is readable.
@@ -230,6 +241,7 @@ pub struct ResourceTemplateDef {
     pub(crate) template: ResourceTemplate,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) completions: CompletionHandlers,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl ResourceTemplateDef {
@@ -248,6 +260,7 @@ impl ResourceTemplateDef {
             },
             handler: None,
             completions: CompletionHandlers::default(),
+            scopes: Vec::new(),
         }
     }
 
@@ -257,6 +270,7 @@ impl ResourceTemplateDef {
             template,
             handler: None,
             completions: CompletionHandlers::default(),
+            scopes: Vec::new(),
         }
     }
 
@@ -310,6 +324,14 @@ impl ResourceTemplateDef {
         self
     }
 
+    /// The scopes a caller's token must grant to read the resources it matches over an HTTP endpoint
+    /// protected by a [`ResourceServer`](crate::server::auth::ResourceServer) (default
+    /// none); a read without them gets `403 insufficient_scope` naming them.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Completes values of the template variable `variable`.
     pub fn complete(mut self, variable: impl Into<String>, handler: impl CompletionHandler) -> Self {
         self.completions.insert(variable.into(), Arc::new(handler));
@@ -321,6 +343,7 @@ impl ResourceTemplateDef {
 pub(crate) struct RegisteredResource {
     pub(crate) resource: Resource,
     pub(crate) handler: Arc<dyn ResourceHandler>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl RegisteredResource {
@@ -331,6 +354,7 @@ impl RegisteredResource {
         Ok(RegisteredResource {
             resource: def.resource,
             handler,
+            scopes: def.scopes,
         })
     }
 }
@@ -341,6 +365,7 @@ pub(crate) struct RegisteredTemplate {
     pub(crate) matcher: UriTemplate,
     pub(crate) handler: Arc<dyn ResourceHandler>,
     pub(crate) completions: CompletionHandlers,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl RegisteredTemplate {
@@ -356,6 +381,7 @@ impl RegisteredTemplate {
             matcher,
             handler,
             completions: def.completions,
+            scopes: def.scopes,
         })
     }
 }

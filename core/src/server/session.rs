@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
+use super::auth::{AccessToken, Principal};
 use super::dispatch::{Dispatcher, Scope};
 use super::reply::Reply;
 use super::subscriptions;
@@ -19,14 +20,30 @@ use crate::transport::{Frame, FrameStream};
 pub(crate) struct Session {
     dispatcher: Arc<Dispatcher>,
     connection: Arc<Connection>,
+    /// Who opened the session, on an HTTP endpoint that requires tokens: it serves no one
+    /// else.
+    owner: Option<Principal>,
 }
 
 impl Session {
     pub(crate) fn new(server: Server, connection: Arc<Connection>) -> Arc<Self> {
+        Self::owned(server, connection, None)
+    }
+
+    /// A session that serves only the caller who opened it (anyone when `None`).
+    pub(crate) fn owned(server: Server, connection: Arc<Connection>, opener: Option<&AccessToken>) -> Arc<Self> {
         Arc::new(Session {
             dispatcher: Dispatcher::new(server),
             connection,
+            owner: opener.map(AccessToken::principal),
         })
+    }
+
+    /// Whether `caller` may use the session: the principal who opened it, or anyone on
+    /// an endpoint without tokens.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn serves(&self, caller: Option<&AccessToken>) -> bool {
+        self.owner == caller.map(AccessToken::principal)
     }
 
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
@@ -68,12 +85,15 @@ impl Session {
         self.connection.close();
     }
 
-    /// Takes one message that arrived outside the connection (an HTTP POST); a request is
-    /// answered on the connection.
-    pub(crate) fn accept(&self, message: Message) {
+    /// Takes one message that arrived outside the connection (an HTTP POST by `caller`); a
+    /// request is answered on the connection.
+    pub(crate) fn accept(&self, message: Message, caller: Option<Arc<AccessToken>>) {
         if let Some(request) = self.dispatcher.receive(message) {
-            let cancellation = self.dispatcher.track(&request.id);
-            self.dispatcher.serve(request, self.connection_reply(), cancellation);
+            let scope = Scope {
+                caller,
+                ..Scope::new(self.connection_reply(), self.dispatcher.track(&request.id))
+            };
+            self.dispatcher.serve(request, scope);
         }
     }
 
@@ -87,7 +107,7 @@ impl Session {
             }
         };
         match jsonrpc::parse(&bytes) {
-            Ok(Incoming::Single(message)) => self.accept(message),
+            Ok(Incoming::Single(message)) => self.accept(message, None),
             Ok(Incoming::Batch(entries)) => self.on_batch(entries),
             Err(invalid) => self.reject(&invalid),
         }

@@ -137,6 +137,7 @@ where
 pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl ToolDef {
@@ -157,12 +158,17 @@ impl ToolDef {
                 meta: None,
             },
             handler: None,
+            scopes: Vec::new(),
         }
     }
 
     /// A tool from a complete protocol definition.
     pub fn from_tool(tool: Tool) -> Self {
-        ToolDef { tool, handler: None }
+        ToolDef {
+            tool,
+            handler: None,
+            scopes: Vec::new(),
+        }
     }
 
     /// The display name.
@@ -262,6 +268,14 @@ impl ToolDef {
         self
     }
 
+    /// The scopes a caller's token must grant to call it over an HTTP endpoint protected by
+    /// a [`ResourceServer`](crate::server::auth::ResourceServer) (default none); a call
+    /// without them gets `403 insufficient_scope` naming them.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// The protocol definition as `tools/list` shows it.
     pub fn definition(&self) -> &Tool {
         &self.tool
@@ -272,6 +286,7 @@ impl ToolDef {
 pub(crate) struct RegisteredTool {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
+    pub(crate) scopes: Vec<String>,
     input: LazySchema,
     output: LazySchema,
 }
@@ -291,6 +306,7 @@ impl RegisteredTool {
         Ok(RegisteredTool {
             tool: def.tool,
             handler,
+            scopes: def.scopes,
             input: LazySchema::default(),
             output: LazySchema::default(),
         })

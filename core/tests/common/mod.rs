@@ -41,6 +41,11 @@ pub enum Sdk {
     TypeScript,
 }
 
+/// The repository's root directory.
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 impl Sdk {
     /// The file of this SDK's `program` ("server" or "client") in tests/interop.
     fn script(self, program: &str) -> PathBuf {
@@ -54,15 +59,13 @@ impl Sdk {
             .join(format!("{program}.{extension}"))
     }
 
-    /// A command that runs this SDK's `program` ("server" or "client") with its
-    /// interpreter, after checking that the interpreter and the SDK are installed.
-    fn command(self, program: &str) -> Command {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        let interpreter = match self {
+    /// This SDK's interpreter (the venv's Python, Node), checked to be there.
+    fn interpreter(self) -> PathBuf {
+        match self {
             Sdk::Python => {
                 let python = std::env::var_os("OXMCP_TEST_PYTHON")
                     .map(PathBuf::from)
-                    .unwrap_or_else(|| root.join(".venv/bin/python"));
+                    .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
                 assert!(
                     python.exists(),
                     "{} is missing: run `make peers` to create the venv with the official Python SDK",
@@ -80,15 +83,23 @@ impl Sdk {
                     "`{}` does not run: install Node.js 20 or later (or set OXMCP_TEST_NODE)",
                     node.display()
                 );
-                let sdk = root.join("node_modules/@modelcontextprotocol/sdk/package.json");
-                assert!(
-                    sdk.exists(),
-                    "{} is missing: run `make node-peers` to install the official TypeScript SDK",
-                    sdk.display()
-                );
                 node
             }
-        };
+        }
+    }
+
+    /// A command that runs this SDK's `program` ("server" or "client") with its
+    /// interpreter, after checking that the interpreter and the SDK are installed.
+    fn command(self, program: &str) -> Command {
+        let interpreter = self.interpreter();
+        if self == Sdk::TypeScript {
+            let sdk = repo_root().join("node_modules/@modelcontextprotocol/sdk/package.json");
+            assert!(
+                sdk.exists(),
+                "{} is missing: run `make node-peers` to install the official TypeScript SDK",
+                sdk.display()
+            );
+        }
         let mut command = Command::new(interpreter);
         command
             .arg(self.script(program))
@@ -112,29 +123,9 @@ impl PeerServer {
     /// Starts the server of `sdk` with `args` (`--http` or `--sse` and options) and waits
     /// for the `LISTENING <url>` line it prints on stdout once it accepts connections.
     pub async fn start(sdk: Sdk, args: &[&str]) -> PeerServer {
-        let mut child = sdk
-            .command("server")
-            .args(args)
-            .spawn()
-            .expect("starts the peer server");
-        let stdout = child.stdout.take().expect("piped");
-        let mut lines = BufReader::new(stdout).lines();
-        let url = tokio::time::timeout(PEER_TIMEOUT, async {
-            while let Some(line) = lines.next_line().await.expect("reads the server's stdout") {
-                if let Some(url) = line.strip_prefix("LISTENING ") {
-                    return url.trim().to_owned();
-                }
-            }
-            panic!("the {sdk:?} server exited before listening")
-        })
-        .await
-        .unwrap_or_else(|_| panic!("the {sdk:?} server listens within {PEER_TIMEOUT:?}"));
-        assert!(
-            loopback_port(&url).is_some(),
-            "the {sdk:?} server announced {url:?}, not http://127.0.0.1:<port>/…"
-        );
-        // Keep draining stdout so that the server never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let mut command = sdk.command("server");
+        command.args(args);
+        let (child, url) = announced(command, "LISTENING ", &format!("the {sdk:?} server")).await;
         PeerServer { child, url }
     }
 
@@ -150,6 +141,71 @@ impl PeerServer {
 
     pub async fn kill(&mut self) {
         self.child.kill().await.expect("kills the server");
+    }
+}
+
+/// Starts `command` and waits for the `prefix<url>` line it prints on stdout once it
+/// accepts connections (on 127.0.0.1); stdout is drained after that.
+async fn announced(mut command: Command, prefix: &str, what: &str) -> (Child, String) {
+    let mut child = command.spawn().unwrap_or_else(|e| panic!("{what} starts: {e}"));
+    let stdout = child.stdout.take().expect("piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let url = tokio::time::timeout(PEER_TIMEOUT, async {
+        while let Some(line) = lines.next_line().await.expect("reads the server's stdout") {
+            if let Some(url) = line.strip_prefix(prefix) {
+                return url.trim().to_owned();
+            }
+        }
+        panic!("{what} exited before listening")
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{what} listens within {PEER_TIMEOUT:?}"));
+    assert!(
+        loopback_port(&url).is_some(),
+        "{what} announced {url:?}, not http://127.0.0.1:<port>/…"
+    );
+    // Keep draining stdout so that the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
+
+/// A real OAuth authorization server, `oidc-provider` from npm (tests/auth/provider.mjs):
+/// dynamic registration, PKCE, refresh tokens, client credentials (`svc` / `svc-secret`),
+/// introspection, and JWT access tokens for any `http://127.0.0.1:*` resource. Its user
+/// approves every authorization at once. Killed when dropped.
+pub struct AuthorizationServer {
+    _child: Child,
+    /// Its issuer identifier, `http://127.0.0.1:<port>`.
+    pub issuer: String,
+}
+
+impl AuthorizationServer {
+    /// Starts it with the settings `env` (see the script's header).
+    pub async fn start(env: &[(&str, &str)]) -> AuthorizationServer {
+        let root = repo_root();
+        let library = root.join("node_modules/oidc-provider/package.json");
+        assert!(
+            library.exists(),
+            "{} is missing: run `make node-peers`",
+            library.display()
+        );
+        let mut command = Command::new(Sdk::TypeScript.interpreter());
+        command
+            .arg(root.join("tests/auth/provider.mjs"))
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        let (child, issuer) = announced(command, "ISSUER ", "the authorization server").await;
+        AuthorizationServer { _child: child, issuer }
+    }
+
+    /// Its metadata document (RFC 8414).
+    pub async fn metadata(&self) -> Value {
+        let url = format!("{}/.well-known/oauth-authorization-server", self.issuer);
+        let text = reqwest::get(url).await.unwrap().text().await.unwrap();
+        serde_json::from_str(&text).unwrap()
     }
 }
 

@@ -9,10 +9,10 @@ use reqwest::header::HeaderMap;
 use reqwest::Url;
 use serde::Deserialize;
 
-use super::http::{client, post_form};
 use super::registration::{ClientCredentials, TokenEndpointAuthMethod};
 use super::token::{authenticate, Form};
 use super::AuthError;
+use crate::oauth::http::{client, post_form};
 use crate::{BoxError, BoxFuture};
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";

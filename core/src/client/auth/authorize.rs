@@ -3,9 +3,9 @@
 
 use reqwest::Url;
 
-use super::http::require_https;
 use super::pkce::{random_string, Pkce};
 use super::AuthError;
+use crate::oauth::http::require_https;
 
 /// One authorization request, from the URL the user opens to the code it returns.
 ///

@@ -5,8 +5,8 @@
 use reqwest::Url;
 use serde::Deserialize;
 
-use super::http::{get_json, Fetched};
 use super::AuthError;
+use crate::oauth::http::{get_json, Fetched};
 
 const PROTECTED_RESOURCE: &str = "/.well-known/oauth-protected-resource";
 const AUTHORIZATION_SERVER: &str = "/.well-known/oauth-authorization-server";

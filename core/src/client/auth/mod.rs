@@ -40,14 +40,13 @@ mod authorize;
 pub mod challenge;
 mod discovery;
 mod dpop;
-mod error;
-mod http;
 mod jwt;
 mod pkce;
 mod provider;
 mod registration;
 mod token;
 
+pub use crate::oauth::AuthError;
 pub use assertion::{request_id_jag, AssertionSource, AssertionTarget};
 pub use authorize::AuthorizationRequest;
 pub use challenge::BearerChallenge;
@@ -55,7 +54,6 @@ pub use discovery::{
     authorization_server_metadata_urls, protected_resource_metadata_urls, resource_covers, AuthorizationServerMetadata,
     ProtectedResourceMetadata,
 };
-pub use error::AuthError;
 pub use jwt::SigningKey;
 pub use pkce::Pkce;
 pub use provider::{OAuthProvider, RedirectHandler};

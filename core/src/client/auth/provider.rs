@@ -19,7 +19,8 @@ use super::dpop::Dpop;
 use super::jwt::SigningKey;
 use super::registration::{ClientCredentials, ClientMetadata};
 use super::token::{MemoryTokenStore, TokenStore, Tokens};
-use super::{http, AuthError};
+use super::AuthError;
+use crate::oauth::http;
 use crate::{BoxError, BoxFuture};
 
 /// Shows the user the authorization URL (opens a browser) and resolves to the URL the

@@ -7,9 +7,9 @@ use reqwest::Url;
 use serde::{Deserialize, Serialize};
 
 use super::discovery::AuthorizationServerMetadata;
-use super::http::post_json;
 use super::jwt::SigningKey;
 use super::AuthError;
+use crate::oauth::http::post_json;
 
 /// How the client authenticates at the token endpoint (RFC 7591 §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,18 +5,16 @@ use std::borrow::Cow;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
-use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
+use reqwest::header::{HeaderMap, AUTHORIZATION};
 use reqwest::{Method, Url};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::discovery::AuthorizationServerMetadata;
 use super::dpop::{Audience, Dpop, DPOP, USE_DPOP_NONCE};
-use super::http::{post_form, FormAnswer};
 use super::registration::{ClientCredentials, TokenEndpointAuthMethod};
 use super::AuthError;
+use crate::oauth::http::{basic_authorization, post_form, FormAnswer};
 use crate::BoxFuture;
 
 /// How long before its expiry a token is treated as expired, so it is not refused in
@@ -275,29 +273,9 @@ fn secret_of(client: &ClientCredentials, method: TokenEndpointAuthMethod) -> Res
     })
 }
 
-/// `Basic base64(urlencode(id) ":" urlencode(secret))` (RFC 6749 §2.3.1), marked
-/// sensitive so it is never logged.
-pub(crate) fn basic_authorization(client_id: &str, secret: &str) -> Result<HeaderValue, AuthError> {
-    let encode = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-    let credentials = STANDARD.encode(format!("{}:{}", encode(client_id), encode(secret)));
-    let mut value = HeaderValue::try_from(format!("Basic {credentials}"))
-        .map_err(|_| AuthError::invalid_url("(client credentials)", "not a valid header value"))?;
-    value.set_sensitive(true);
-    Ok(value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn basic_authorization_encodes_both_parts() {
-        let value = basic_authorization("id:1", "s e").unwrap();
-        let encoded = value.to_str().unwrap().strip_prefix("Basic ").unwrap();
-        let decoded = String::from_utf8(STANDARD.decode(encoded).unwrap()).unwrap();
-        assert_eq!(decoded, "id%3A1:s+e");
-        assert!(value.is_sensitive());
-    }
 
     #[test]
     fn expiry_has_a_margin() {

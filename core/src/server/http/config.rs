@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::guard::Guard;
+use crate::server::auth::ResourceServer;
 use crate::state::EventStore;
 
 /// Settings of the HTTP endpoint.
@@ -30,6 +31,7 @@ pub struct HttpConfig {
     pub(super) retry: Duration,
     pub(super) keep_alive: Duration,
     pub(super) cors_origins: Vec<String>,
+    pub(super) auth: Option<ResourceServer>,
 }
 
 impl Default for HttpConfig {
@@ -56,6 +58,7 @@ impl Default for HttpConfig {
             retry: Duration::from_secs(1),
             keep_alive: Duration::from_secs(15),
             cors_origins: Vec::new(),
+            auth: None,
         }
     }
 }
@@ -203,6 +206,13 @@ impl HttpConfig {
     /// The reconnection delay suggested to clients in legacy SSE streams (default 1 s).
     pub fn retry(mut self, retry: Duration) -> Self {
         self.retry = retry;
+        self
+    }
+
+    /// Makes the endpoint an OAuth resource server: every request needs an access token
+    /// that `auth` accepts (see [`ResourceServer`]). Default: no tokens.
+    pub fn auth(mut self, auth: ResourceServer) -> Self {
+        self.auth = Some(auth);
         self
     }
 

@@ -13,6 +13,7 @@ use http::{HeaderMap, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::auth::{handle_metadata, Caller};
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::post_legacy;
 use super::modern::{is_modern, post_modern};
@@ -20,10 +21,11 @@ use super::response::{is_json, respond, rpc_error, Rejection, STREAM_CAPACITY};
 use super::sessions::{reap_idle_sessions, HttpSession};
 use super::sse_compat::{handle_sse_message, handle_sse_open};
 use super::standalone::{handle_delete, handle_get};
-use super::HttpConfig;
+use super::{ConfigError, HttpConfig};
 use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
 use crate::protocol::{ErrorObject, ProtocolVersion, RequestMeta};
+use crate::server::auth::Protection;
 use crate::server::dispatch::{Dispatcher, Scope};
 use crate::server::limits::Quota;
 use crate::server::reply::Reply;
@@ -38,8 +40,11 @@ impl Server {
     /// Connection-level limits (header-read timeout, connection cap, shutdown) are the
     /// listener's: [`bind_http`](Server::bind_http) applies them, an app that mounts the
     /// router applies its own.
-    pub fn http_router(&self, config: HttpConfig) -> Router {
-        Endpoint::new(self.clone(), config).router()
+    ///
+    /// Fails when the config contradicts itself, e.g. a path that does not start with `/`,
+    /// or [`auth`](HttpConfig::auth) without the resource URL the router cannot know.
+    pub fn http_router(&self, config: HttpConfig) -> Result<Router, ConfigError> {
+        Ok(Endpoint::new(self.clone(), config, None)?.router())
     }
 }
 
@@ -56,11 +61,25 @@ pub(super) struct Endpoint {
     pub(super) log_limits: LogLimits,
     /// Cancelled when the endpoint shuts down: streams that only wait for events end.
     pub(super) closing: CancellationToken,
+    /// What every request must show, when the endpoint is a resource server.
+    pub(super) protection: Option<Protection>,
     pub(super) server: Server,
 }
 
 impl Endpoint {
-    pub(super) fn new(server: Server, config: HttpConfig) -> Arc<Self> {
+    /// The endpoint of `server`; `origin` (`http://host:port`) is where the bundled
+    /// listener is bound, the default origin of its resource URL.
+    pub(super) fn new(server: Server, config: HttpConfig, origin: Option<&str>) -> Result<Arc<Self>, ConfigError> {
+        if !config.path.starts_with('/') {
+            return Err(ConfigError(format!(
+                "the path must start with '/', not {:?}",
+                config.path
+            )));
+        }
+        let protection = match config.auth.clone() {
+            Some(auth) => Some(auth.resolve(&config.path, origin).map_err(ConfigError)?),
+            None => None,
+        };
         let endpoint = Arc::new(Endpoint {
             stateless: Dispatcher::shared(server.clone(), config.max_in_flight),
             sessions: Mutex::new(HashMap::new()),
@@ -72,11 +91,12 @@ impl Endpoint {
                 config.event_bytes_total,
             ),
             closing: CancellationToken::new(),
+            protection,
             server,
             config,
         });
         tokio::spawn(reap_idle_sessions(Arc::downgrade(&endpoint)));
-        endpoint
+        Ok(endpoint)
     }
 
     /// The endpoint's routes.
@@ -92,6 +112,11 @@ impl Endpoint {
             router = router
                 .route("/sse", get(handle_sse_open))
                 .route("/messages", post(handle_sse_message));
+        }
+        if let Some(protection) = &self.protection {
+            router = router
+                .route(&protection.metadata_path, get(handle_metadata))
+                .route(Protection::ROOT_METADATA_PATH, get(handle_metadata));
         }
         router
             .layer(axum::middleware::from_fn_with_state(Arc::clone(&self), apply_cors))
@@ -128,6 +153,7 @@ impl Endpoint {
         request: Request,
         assumed_version: Option<ProtocolVersion>,
         meta: Option<RequestMeta>,
+        caller: Caller,
         status_of: fn(&str) -> StatusCode,
     ) -> Response {
         let cancellation = CancellationToken::new();
@@ -137,6 +163,7 @@ impl Endpoint {
         let scope = Scope {
             assumed_version,
             meta,
+            caller,
             ..Scope::new(reply.clone(), cancellation)
         };
         let answer = self.stateless.answer(request, scope);
@@ -183,9 +210,10 @@ fn too_large(error: &axum::Error) -> bool {
 }
 
 async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Body) -> Response {
-    if let Err(refused) = precheck(&endpoint, &headers) {
-        return refused.into_response();
-    }
+    let caller = match endpoint.admit(&headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
     if !is_json(&headers) {
         let error = ErrorObject::invalid_request("Content-Type must be application/json");
         return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
@@ -202,17 +230,24 @@ async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
         }
         Err(invalid) => return rpc_error(StatusCode::BAD_REQUEST, invalid.id(), ErrorObject::from(&invalid)),
     };
+    if let Some(refused) = endpoint.scope_refusal(caller.as_deref(), &message) {
+        return refused;
+    }
     match message {
-        Message::Request(request) if is_modern(&headers, &request) => post_modern(&endpoint, &headers, request).await,
-        message => post_legacy(&endpoint, &headers, message).await,
+        Message::Request(request) if is_modern(&headers, &request) => {
+            post_modern(&endpoint, &headers, request, caller).await
+        }
+        message => post_legacy(&endpoint, &headers, message, caller).await,
     }
 }
 
-/// Origin, Host and Accept checks every request passes first.
-pub(super) fn precheck(endpoint: &Endpoint, headers: &HeaderMap) -> Result<(), Rejection> {
-    endpoint
-        .config
-        .guard
-        .check(headers)
-        .map_err(|reason| Rejection::new(StatusCode::FORBIDDEN, ErrorObject::invalid_request(reason)))
+impl Endpoint {
+    /// The checks every request passes first: Origin and Host (403), then the caller's
+    /// token when the endpoint is a resource server. Gives the caller.
+    pub(super) async fn admit(&self, headers: &HeaderMap) -> Result<Caller, Response> {
+        self.config.guard.check(headers).map_err(|reason| {
+            Rejection::new(StatusCode::FORBIDDEN, ErrorObject::invalid_request(reason)).into_response()
+        })?;
+        self.authenticate(headers).await
+    }
 }

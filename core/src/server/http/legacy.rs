@@ -11,15 +11,22 @@ use futures::{Stream, StreamExt};
 use http::{HeaderMap, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 
+use super::auth::Caller;
 use super::endpoint::Endpoint;
 use super::response::{header_str, json_body, respond, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{Attached, Event, StreamHub};
 use crate::protocol::headers::names;
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
+use crate::server::dispatch::Scope;
 use crate::server::reply::{Outgoing, Reply};
 
-pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, message: Message) -> Response {
+pub(super) async fn post_legacy(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    message: Message,
+    caller: Caller,
+) -> Response {
     let version = match header_str(headers, names::PROTOCOL_VERSION) {
         None => ProtocolVersion::V2025_03_26,
         Some(text) => match ProtocolVersion::parse(text).filter(|v| v.era() == Era::Legacy) {
@@ -32,15 +39,15 @@ pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, m
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
     if endpoint.config.stateless {
-        return post_stateless(endpoint, message, version).await;
+        return post_stateless(endpoint, message, version, caller).await;
     }
     let (session, new_id) = if initialize {
-        match endpoint.new_session() {
+        match endpoint.new_session(caller.as_deref()) {
             Ok((id, session)) => (session, Some(id)),
             Err(refused) => return refused.into_response(),
         }
     } else {
-        match endpoint.find_session(headers) {
+        match endpoint.find_session(headers, caller.as_deref()) {
             Ok(session) => (session, None),
             Err(refused) => return refused.into_response(),
         }
@@ -54,7 +61,11 @@ pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, m
     // is cancelled. A resumable stream goes on without it.
     let cancellation = dispatcher.track(&request.id);
     let cancel_on_drop = cancellation.clone().drop_guard();
-    dispatcher.serve(request, Reply::Stream(tx), cancellation);
+    let scope = Scope {
+        caller,
+        ..Scope::new(Reply::Stream(tx), cancellation)
+    };
+    dispatcher.serve(request, scope);
     let first = rx.recv().await;
     // The session joins the table only once its `initialize` succeeded: a refused one
     // leaves nothing behind.
@@ -94,12 +105,17 @@ pub(super) async fn post_legacy(endpoint: &Arc<Endpoint>, headers: &HeaderMap, m
 
 /// Legacy requests without sessions: each is answered on its own, the version taken from
 /// the header.
-async fn post_stateless(endpoint: &Arc<Endpoint>, message: Message, version: ProtocolVersion) -> Response {
+async fn post_stateless(
+    endpoint: &Arc<Endpoint>,
+    message: Message,
+    version: ProtocolVersion,
+    caller: Caller,
+) -> Response {
     let Some(request) = endpoint.stateless.receive(message) else {
         return StatusCode::ACCEPTED.into_response();
     };
     endpoint
-        .answer_alone(request, Some(version), None, |_| StatusCode::OK)
+        .answer_alone(request, Some(version), None, caller, |_| StatusCode::OK)
         .await
 }
 

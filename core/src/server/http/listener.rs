@@ -63,7 +63,7 @@ impl Server {
     ) -> crate::Result<HttpServerHandle> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
-        let endpoint = Endpoint::new(self.clone(), config);
+        let endpoint = Endpoint::new(self.clone(), config, Some(&format!("http://{local_addr}")))?;
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(serve(listener, endpoint, shutdown.clone()));
         Ok(HttpServerHandle {

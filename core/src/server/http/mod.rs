@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+mod auth;
 mod config;
 mod cors;
 mod endpoint;
@@ -35,3 +36,14 @@ mod streams;
 
 pub use config::HttpConfig;
 pub use listener::HttpServerHandle;
+
+/// An [`HttpConfig`] that cannot be served as it is; the text says why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid HTTP config: {0}")]
+pub struct ConfigError(pub(crate) String);
+
+impl From<ConfigError> for crate::Error {
+    fn from(error: ConfigError) -> Self {
+        crate::Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, error))
+    }
+}

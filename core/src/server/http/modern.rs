@@ -8,6 +8,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::auth::Caller;
 use super::endpoint::Endpoint;
 use super::response::{header_str, rpc_error};
 use crate::protocol::headers::{
@@ -35,13 +36,18 @@ fn request_meta(request: &Request) -> Option<RequestMeta> {
     serde_json::from_str::<Head>(params.get()).ok()?.meta
 }
 
-pub(super) async fn post_modern(endpoint: &Arc<Endpoint>, headers: &HeaderMap, request: Request) -> Response {
+pub(super) async fn post_modern(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    request: Request,
+    caller: Caller,
+) -> Response {
     let meta = match check_modern_headers(endpoint, headers, &request) {
         Ok(meta) => meta,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
     };
     endpoint
-        .answer_alone(request, None, Some(meta), status_for_modern)
+        .answer_alone(request, None, Some(meta), caller, status_for_modern)
         .await
 }
 

@@ -16,6 +16,7 @@ use crate::connection::Connection;
 use crate::lock;
 use crate::protocol::headers::names;
 use crate::protocol::ErrorObject;
+use crate::server::auth::AccessToken;
 use crate::server::limits::Admission;
 use crate::server::session::Session;
 use crate::transport::{Frame, Transport};
@@ -79,7 +80,8 @@ impl Endpoint {
     /// A new legacy session for an `initialize`, whose connection writes to its standalone
     /// stream; it joins the table with [`keep_session`](Self::keep_session) once its
     /// `initialize` succeeded.
-    pub(super) fn new_session(&self) -> Result<(String, Arc<HttpSession>), Rejection> {
+    /// The session serves only `opener`'s principal.
+    pub(super) fn new_session(&self, opener: Option<&AccessToken>) -> Result<(String, Arc<HttpSession>), Rejection> {
         let slot = self.session_slot()?;
         let id =
             random_id().map_err(|e| Rejection::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorObject::internal(e)))?;
@@ -93,7 +95,7 @@ impl Endpoint {
             Ok::<_, std::io::Error>(hub)
         });
         let (connection, _) = Connection::start(silent_transport(sink));
-        let session = Session::new(self.server.clone(), connection);
+        let session = Session::owned(self.server.clone(), connection, opener);
         let http_session = Arc::new(HttpSession {
             forwarder: session.forward_events(),
             session,
@@ -111,20 +113,30 @@ impl Endpoint {
         self.sessions().insert(id, session);
     }
 
-    /// The session a legacy request names: 400 without the header, 404 when unknown.
-    pub(super) fn find_session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Rejection> {
+    /// The session a legacy request of `caller` names: 400 without the header, 404 when
+    /// unknown or opened by another principal.
+    pub(super) fn find_session(
+        &self,
+        headers: &HeaderMap,
+        caller: Option<&AccessToken>,
+    ) -> Result<Arc<HttpSession>, Rejection> {
         let id = header_str(headers, names::SESSION_ID).ok_or_else(|| {
             Rejection::new(
                 StatusCode::BAD_REQUEST,
                 ErrorObject::invalid_request("the Mcp-Session-Id header is missing"),
             )
         })?;
-        let session = self.sessions().get(id).cloned().ok_or_else(|| {
-            Rejection::new(
-                StatusCode::NOT_FOUND,
-                ErrorObject::invalid_request("unknown or ended session"),
-            )
-        })?;
+        let session = self
+            .sessions()
+            .get(id)
+            .filter(|s| s.session.serves(caller))
+            .cloned()
+            .ok_or_else(|| {
+                Rejection::new(
+                    StatusCode::NOT_FOUND,
+                    ErrorObject::invalid_request("unknown or ended session"),
+                )
+            })?;
         *lock(&session.last_seen) = Instant::now();
         session.confirmed.store(true, Ordering::Relaxed);
         Ok(session)

@@ -11,7 +11,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use super::endpoint::{precheck, Endpoint};
+use super::endpoint::Endpoint;
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
 use super::sessions::{random_id, silent_transport};
 use crate::connection::Connection;
@@ -29,9 +29,10 @@ pub(super) struct SessionQuery {
 
 /// HTTP+SSE (2024-11-05): the stream whose first event names where to POST.
 pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = precheck(&endpoint, &headers) {
-        return refused.into_response();
-    }
+    let opener = match endpoint.admit(&headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
     let slot = match endpoint.session_slot() {
         Ok(slot) => slot,
         Err(refused) => return refused.into_response(),
@@ -44,7 +45,7 @@ pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, heade
     let sink =
         tokio_util::sync::PollSender::new(tx).sink_map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe));
     let (connection, _) = Connection::start(silent_transport(sink));
-    let session = Session::new(endpoint.server.clone(), connection);
+    let session = Session::owned(endpoint.server.clone(), connection, opener.as_deref());
     let forwarder = session.forward_events();
     lock(&endpoint.sse_sessions).insert(id.clone(), session);
     let guard = SseSessionGuard {
@@ -90,14 +91,18 @@ pub(super) async fn handle_sse_message(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if let Err(refused) = precheck(&endpoint, &headers) {
-        return refused.into_response();
-    }
+    let caller = match endpoint.admit(&headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
     let body = match endpoint.read_body(body).await {
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
     };
-    let session = lock(&endpoint.sse_sessions).get(&query.session_id).cloned();
+    let session = lock(&endpoint.sse_sessions)
+        .get(&query.session_id)
+        .filter(|session| session.serves(caller.as_deref()))
+        .cloned();
     let Some(session) = session else {
         return rpc_error(
             StatusCode::NOT_FOUND,
@@ -107,7 +112,10 @@ pub(super) async fn handle_sse_message(
     };
     match jsonrpc::parse(&body) {
         Ok(Incoming::Single(message)) => {
-            session.accept(message);
+            if let Some(refused) = endpoint.scope_refusal(caller.as_deref(), &message) {
+                return refused;
+            }
+            session.accept(message, caller);
             StatusCode::ACCEPTED.into_response()
         }
         Ok(Incoming::Batch(_)) => rpc_error(

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use http::{HeaderMap, HeaderValue, StatusCode};
 
-use super::endpoint::{precheck, Endpoint};
+use super::endpoint::Endpoint;
 use super::legacy::logged_events;
 use super::response::{header_str, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{parse_event_id, STANDALONE};
@@ -16,9 +16,10 @@ use crate::protocol::headers::names;
 use crate::protocol::ErrorObject;
 
 pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = precheck(&endpoint, &headers) {
-        return refused.into_response();
-    }
+    let caller = match endpoint.admit(&headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
     if endpoint.config.stateless || header_str(&headers, names::SESSION_ID).is_none() {
         return method_not_allowed();
     }
@@ -28,7 +29,7 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
         let error = ErrorObject::invalid_request("GET needs Accept: text/event-stream");
         return rpc_error(StatusCode::NOT_ACCEPTABLE, None, error);
     }
-    let session = match endpoint.find_session(&headers) {
+    let session = match endpoint.find_session(&headers, caller.as_deref()) {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
@@ -59,20 +60,18 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
 }
 
 pub(super) async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = precheck(&endpoint, &headers) {
-        return refused.into_response();
-    }
+    let caller = match endpoint.admit(&headers).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
     let Some(id) = header_str(&headers, names::SESSION_ID).filter(|_| !endpoint.config.stateless) else {
         return method_not_allowed();
     };
-    match endpoint.sessions().remove(id) {
-        Some(_) => StatusCode::OK.into_response(),
-        None => rpc_error(
-            StatusCode::NOT_FOUND,
-            None,
-            ErrorObject::invalid_request("unknown or ended session"),
-        ),
+    if let Err(refused) = endpoint.find_session(&headers, caller.as_deref()) {
+        return refused.into_response();
     }
+    endpoint.sessions().remove(id);
+    StatusCode::OK.into_response()
 }
 
 fn method_not_allowed() -> Response {

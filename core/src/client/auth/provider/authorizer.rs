@@ -8,9 +8,9 @@ use reqwest::{Method, StatusCode, Url};
 use super::OAuthProvider;
 use crate::client::auth::challenge::BearerChallenge;
 use crate::client::auth::dpop::{Audience, DPOP, USE_DPOP_NONCE};
-use crate::client::auth::http::DPOP_NONCE;
 use crate::client::auth::token::Tokens;
 use crate::client::auth::AuthError;
+use crate::oauth::http::DPOP_NONCE;
 use crate::transport::http::client::HttpAuthorizer;
 use crate::{BoxError, BoxFuture};
 

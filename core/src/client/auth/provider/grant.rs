@@ -40,7 +40,8 @@ impl OAuthProvider {
                 }
             }
         }
-        let scope = select_scope(&challenge, prior.as_ref(), &discovered);
+        let user_authorizes = matches!(inner.grant, GrantKind::AuthorizationCode { .. });
+        let scope = select_scope(&challenge, prior.as_ref(), &discovered, user_authorizes);
         let client = self.client_for(session, &discovered).await?;
         let mut tokens = match &inner.grant {
             GrantKind::ClientCredentials => {

@@ -9,12 +9,14 @@ const OFFLINE_ACCESS: &str = "offline_access";
 
 /// The scopes to ask for (MCP scope selection strategy): the challenge's, together with
 /// those granted before by the same server (a step-up keeps what it had); else all the
-/// resource's `scopes_supported`; else none. `offline_access` is added when the
+/// resource's `scopes_supported`; else none. `offline_access` is added when the grant
+/// `may_refresh` (a user's authorization; a machine client asks anew instead) and the
 /// authorization server offers it, so a refresh token can outlive the session.
 pub(super) fn select_scope(
     challenge: &BearerChallenge,
     prior: Option<&Tokens>,
     discovered: &Discovered,
+    may_refresh: bool,
 ) -> Option<String> {
     fn add<'a>(scopes: &mut Vec<&'a str>, scope: &'a str) {
         for s in scope.split_ascii_whitespace() {
@@ -47,7 +49,7 @@ pub(super) fn select_scope(
         .iter()
         .flatten()
         .any(|s| s == OFFLINE_ACCESS);
-    if !scopes.is_empty() && offers_offline {
+    if !scopes.is_empty() && offers_offline && may_refresh {
         add(&mut scopes, OFFLINE_ACCESS);
     }
     (!scopes.is_empty()).then(|| scopes.join(" "))
@@ -101,9 +103,15 @@ mod tests {
     #[test]
     fn the_challenge_wins_over_scopes_supported() {
         let d = discovered(Some(&["a", "b"]), None);
-        assert_eq!(select_scope(&challenge(Some("c")), None, &d).as_deref(), Some("c"));
-        assert_eq!(select_scope(&challenge(None), None, &d).as_deref(), Some("a b"));
-        assert_eq!(select_scope(&challenge(None), None, &discovered(None, None)), None);
+        assert_eq!(
+            select_scope(&challenge(Some("c")), None, &d, true).as_deref(),
+            Some("c")
+        );
+        assert_eq!(select_scope(&challenge(None), None, &d, true).as_deref(), Some("a b"));
+        assert_eq!(
+            select_scope(&challenge(None), None, &discovered(None, None), true),
+            None
+        );
     }
 
     #[test]
@@ -111,7 +119,7 @@ mod tests {
         let d = discovered(Some(&["profile"]), None);
         let prior = granted("basic");
         assert_eq!(
-            select_scope(&challenge(Some("write basic")), Some(&prior), &d).as_deref(),
+            select_scope(&challenge(Some("write basic")), Some(&prior), &d, true).as_deref(),
             Some("basic write")
         );
     }
@@ -120,10 +128,15 @@ mod tests {
     fn offline_access_when_offered() {
         let d = discovered(Some(&["basic"]), Some(&["basic", "offline_access"]));
         assert_eq!(
-            select_scope(&challenge(None), None, &d).as_deref(),
+            select_scope(&challenge(None), None, &d, true).as_deref(),
             Some("basic offline_access")
         );
+        assert_eq!(
+            select_scope(&challenge(None), None, &d, false).as_deref(),
+            Some("basic"),
+            "a machine client"
+        );
         let d = discovered(None, Some(&["offline_access"]));
-        assert_eq!(select_scope(&challenge(None), None, &d), None);
+        assert_eq!(select_scope(&challenge(None), None, &d, true), None);
     }
 }

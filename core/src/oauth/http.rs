@@ -5,6 +5,8 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Response, StatusCode, Url};
 use serde::de::DeserializeOwned;
@@ -177,9 +179,29 @@ async fn read(url: &Url, mut response: Response) -> Result<Vec<u8>, AuthError> {
     Ok(body)
 }
 
+/// `Basic base64(urlencode(id) ":" urlencode(secret))` (RFC 6749 §2.3.1), marked
+/// sensitive so it is never logged.
+pub(crate) fn basic_authorization(client_id: &str, secret: &str) -> Result<HeaderValue, AuthError> {
+    let encode = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let credentials = STANDARD.encode(format!("{}:{}", encode(client_id), encode(secret)));
+    let mut value = HeaderValue::try_from(format!("Basic {credentials}"))
+        .map_err(|_| AuthError::invalid_url("(client credentials)", "not a valid header value"))?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn basic_authorization_encodes_both_parts() {
+        let value = basic_authorization("id:1", "s e").unwrap();
+        let encoded = value.to_str().unwrap().strip_prefix("Basic ").unwrap();
+        let decoded = String::from_utf8(STANDARD.decode(encoded).unwrap()).unwrap();
+        assert_eq!(decoded, "id%3A1:s+e");
+        assert!(value.is_sensitive());
+    }
 
     #[test]
     fn only_https_or_loopback_http() {
