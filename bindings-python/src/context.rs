@@ -56,6 +56,14 @@ impl Context {
         convert::to_python(py, self.inner.client_capabilities())
     }
 
+    /// The caller's verified access token as a dict (`token`, `issuer`, `subject`,
+    /// `client_id`, `scopes`, `audience`, `expires_at`, `claims`), on a server with `auth`
+    /// over HTTP; None otherwise.
+    #[getter]
+    fn access_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.inner.access_token())
+    }
+
     /// The request's raw `_meta`, if any.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

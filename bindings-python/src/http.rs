@@ -2,12 +2,13 @@
 //! from Python keyword arguments, and a running listener ([`HttpServer`]) that Python
 //! can ask for its URL, wait on and close.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use tokio::sync::watch;
 
+use oxmcp::server::auth::{ResourceServer, TokenVerifier};
 use oxmcp::server::http::{HttpConfig as CoreHttpConfig, HttpServerHandle};
 
 use crate::{convert, error, runtime};
@@ -20,6 +21,15 @@ const DEFAULT_PATH: &str = "/mcp";
 pub struct HttpConfig {
     core: CoreHttpConfig,
     path: String,
+    auth: AuthSettings,
+}
+
+/// The resource-server settings, applied when the server has a verifier.
+#[derive(Default)]
+struct AuthSettings {
+    resource_url: Option<String>,
+    authorization_servers: Option<Vec<String>>,
+    required_scopes: Option<Vec<String>>,
 }
 
 #[pymethods]
@@ -32,13 +42,15 @@ impl HttpConfig {
     /// (`session_idle_timeout`, `new_session_timeout`, `header_read_timeout`,
     /// `body_read_timeout`, `shutdown_timeout`), counts (`max_sessions`, `max_connections`,
     /// `max_in_flight`), sizes in bytes (`body_limit`, and `event_bytes_kept` as
-    /// `(per_session, total)`).
+    /// `(per_session, total)`). For a server with `auth`: its public `resource_url`, the
+    /// `authorization_servers` it names, the `required_scopes` of every request.
     #[new]
     #[pyo3(signature = (
         path=None, allowed_origins=None, allowed_hosts=None, stateless=None, json_response=None,
         session_idle_timeout=None, max_sessions=None, body_limit=None, legacy_sse=None, cors_origins=None,
         new_session_timeout=None, header_read_timeout=None, body_read_timeout=None, shutdown_timeout=None,
         max_connections=None, max_in_flight=None, event_bytes_kept=None,
+        resource_url=None, authorization_servers=None, required_scopes=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -59,6 +71,9 @@ impl HttpConfig {
         max_connections: Option<usize>,
         max_in_flight: Option<usize>,
         event_bytes_kept: Option<(usize, usize)>,
+        resource_url: Option<String>,
+        authorization_servers: Option<Vec<String>>,
+        required_scopes: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let path = path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
         if !path.starts_with('/') {
@@ -91,7 +106,16 @@ impl HttpConfig {
         });
         let config = set(config, legacy_sse, CoreHttpConfig::legacy_sse);
         let config = set(config, cors_origins, CoreHttpConfig::cors_origins);
-        Ok(HttpConfig { core: config, path })
+        let auth = AuthSettings {
+            resource_url,
+            authorization_servers,
+            required_scopes,
+        };
+        Ok(HttpConfig {
+            core: config,
+            path,
+            auth,
+        })
     }
 
     /// The endpoint's path.
@@ -102,9 +126,27 @@ impl HttpConfig {
 }
 
 impl HttpConfig {
-    /// The core's settings.
-    pub fn core(&self) -> CoreHttpConfig {
-        self.core.clone()
+    /// The core's settings, for a server whose tokens `verifier` checks (if any).
+    pub fn core(&self, verifier: Option<Arc<dyn TokenVerifier>>) -> PyResult<CoreHttpConfig> {
+        let Some(verifier) = verifier else {
+            if self.auth.resource_url.is_some() || self.auth.required_scopes.is_some() {
+                return Err(PyValueError::new_err(
+                    "resource_url and required_scopes need a server with auth: Server(..., auth=...)",
+                ));
+            }
+            return Ok(self.core.clone());
+        };
+        let mut auth = ResourceServer::with_verifier(verifier);
+        if let Some(url) = &self.auth.resource_url {
+            auth = auth.resource_url(url);
+        }
+        if let Some(issuers) = &self.auth.authorization_servers {
+            auth = auth.authorization_servers(issuers.iter().cloned());
+        }
+        if let Some(scopes) = &self.auth.required_scopes {
+            auth = auth.required_scopes(scopes.iter().cloned());
+        }
+        Ok(self.core.clone().auth(auth))
     }
 }
 

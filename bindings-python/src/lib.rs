@@ -12,11 +12,13 @@
 //!   the core's handler traits.
 //! - `convert`: values across the boundary: Python objects as JSON and the core's types.
 //! - `http`: Streamable HTTP settings of the server, and its listener.
+//! - `auth`: the token verifiers of a server that requires tokens over HTTP.
 //! - `error`: failures as Python sees them, both ways.
 //! - `runtime`: the tokio runtime the binding owns (shut down at exit, rebuilt after fork).
 
 use pyo3::prelude::*;
 
+mod auth;
 mod client;
 mod context;
 mod convert;
@@ -34,6 +36,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::ClientConfig>()?;
     m.add_class::<http::HttpConfig>()?;
     m.add_class::<http::HttpServer>()?;
+    m.add_class::<auth::JwtVerifier>()?;
+    m.add_class::<auth::IntrospectionVerifier>()?;
     m.add_class::<handler::PendingCall>()?;
     m.add_class::<error::PendingInput>()?;
     m.add("InputRequired", m.py().get_type::<error::InputRequired>())?;

@@ -13,6 +13,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
     DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, ToolDef, ToolOutput,
@@ -28,6 +29,8 @@ use crate::{convert, runtime};
 pub struct Server {
     inner: CoreServer,
     slot: LoopSlot,
+    /// What checks the tokens of HTTP requests, when the server requires them.
+    auth: Option<Arc<dyn TokenVerifier>>,
 }
 
 #[pymethods]
@@ -38,11 +41,13 @@ impl Server {
     /// resources subscribed to, `end_grace` seconds for its requests in flight to
     /// finish once its input ended, and `client_request_timeout` seconds for a request to
     /// a legacy client to be answered; `mask_error_details` sends a generic message for
-    /// handler errors.
+    /// handler errors. `auth` (a `JwtVerifier`, an `IntrospectionVerifier`, or a callable
+    /// `verify(token)` returning an awaitable of the token's claims or None) makes every
+    /// HTTP request need a token it accepts.
     #[new]
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
-        client_request_timeout=None, mask_error_details=None,
+        client_request_timeout=None, mask_error_details=None, auth=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -54,6 +59,7 @@ impl Server {
         end_grace: Option<f64>,
         client_request_timeout: Option<f64>,
         mask_error_details: Option<bool>,
+        auth: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -79,17 +85,26 @@ impl Server {
             builder = builder.mask_error_details(mask);
         }
         let inner = builder.build().map_err(definition_error)?;
+        let slot = LoopSlot::default();
         Ok(Server {
             inner,
-            slot: LoopSlot::default(),
+            auth: auth.map(|verifier| crate::auth::verifier(verifier, slot.clone())),
+            slot,
         })
     }
 
     /// Adds a tool: `definition` as `tools/list` shows it; `handler(arguments, ctx)`
     /// returns (an awaitable of) the tool's value; `output` says how the result carries it:
-    /// `"content"`, `"structured"` or `"wrapped"` (see `ToolOutput`).
-    #[pyo3(signature = (definition, handler, output="content"))]
-    fn add_tool(&self, definition: &Bound<'_, PyAny>, handler: &Bound<'_, PyAny>, output: &str) -> PyResult<()> {
+    /// `"content"`, `"structured"` or `"wrapped"` (see `ToolOutput`); `scopes` are those a
+    /// caller's token must grant to call it over protected HTTP.
+    #[pyo3(signature = (definition, handler, output="content", scopes=None))]
+    fn add_tool(
+        &self,
+        definition: &Bound<'_, PyAny>,
+        handler: &Bound<'_, PyAny>,
+        output: &str,
+        scopes: Option<Vec<String>>,
+    ) -> PyResult<()> {
         let tool: Tool = convert::extract(definition, "tool definition")?;
         let output = match output {
             "content" => ToolOutput::Content,
@@ -99,7 +114,11 @@ impl Server {
         };
         let handler = PyTool(self.bind_handler(handler), output);
         self.inner
-            .add_tool(ToolDef::from_tool(tool).handler_object(Arc::new(handler)))
+            .add_tool(
+                ToolDef::from_tool(tool)
+                    .handler_object(Arc::new(handler))
+                    .scopes(scopes.unwrap_or_default()),
+            )
             .map_err(definition_error)
     }
 
@@ -109,12 +128,19 @@ impl Server {
     }
 
     /// Adds a static resource; `handler(uri, variables, ctx)` returns (an awaitable of)
-    /// its value.
-    fn add_resource(&self, definition: &Bound<'_, PyAny>, handler: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// its value; `scopes` as for tools.
+    #[pyo3(signature = (definition, handler, scopes=None))]
+    fn add_resource(
+        &self,
+        definition: &Bound<'_, PyAny>,
+        handler: &Bound<'_, PyAny>,
+        scopes: Option<Vec<String>>,
+    ) -> PyResult<()> {
         let resource: Resource = convert::extract(definition, "resource definition")?;
         let handler = PyResource(self.bind_handler(handler), resource.mime_type.clone());
+        let def = ResourceDef::from_resource(resource).handler_object(Arc::new(handler));
         self.inner
-            .add_resource(ResourceDef::from_resource(resource).handler_object(Arc::new(handler)))
+            .add_resource(def.scopes(scopes.unwrap_or_default()))
             .map_err(definition_error)
     }
 
@@ -124,17 +150,21 @@ impl Server {
     }
 
     /// Adds a resource template; `completions` maps variable names to
-    /// `complete(value, context)` callables returning awaitables of lists of str.
-    #[pyo3(signature = (definition, handler, completions=None))]
+    /// `complete(value, context)` callables returning awaitables of lists of str; `scopes`
+    /// as for tools.
+    #[pyo3(signature = (definition, handler, completions=None, scopes=None))]
     fn add_resource_template(
         &self,
         definition: &Bound<'_, PyAny>,
         handler: &Bound<'_, PyAny>,
         completions: Option<HashMap<String, Bound<'_, PyAny>>>,
+        scopes: Option<Vec<String>>,
     ) -> PyResult<()> {
         let template: ResourceTemplate = convert::extract(definition, "resource template definition")?;
         let handler = PyResource(self.bind_handler(handler), template.mime_type.clone());
-        let mut def = ResourceTemplateDef::from_template(template).handler_object(Arc::new(handler));
+        let mut def = ResourceTemplateDef::from_template(template)
+            .handler_object(Arc::new(handler))
+            .scopes(scopes.unwrap_or_default());
         for (variable, complete) in completions.unwrap_or_default() {
             def = def.complete(variable, PyCompletion(self.bind_handler(&complete)));
         }
@@ -147,16 +177,19 @@ impl Server {
     }
 
     /// Adds a prompt; `handler(arguments, ctx)` returns (an awaitable of) its messages;
-    /// `completions` as for templates, by argument name.
-    #[pyo3(signature = (definition, handler, completions=None))]
+    /// `completions` as for templates, by argument name; `scopes` as for tools.
+    #[pyo3(signature = (definition, handler, completions=None, scopes=None))]
     fn add_prompt(
         &self,
         definition: &Bound<'_, PyAny>,
         handler: &Bound<'_, PyAny>,
         completions: Option<HashMap<String, Bound<'_, PyAny>>>,
+        scopes: Option<Vec<String>>,
     ) -> PyResult<()> {
         let prompt: Prompt = convert::extract(definition, "prompt definition")?;
-        let mut def = PromptDef::from_prompt(prompt).handler_object(Arc::new(PyPrompt(self.bind_handler(handler))));
+        let mut def = PromptDef::from_prompt(prompt)
+            .handler_object(Arc::new(PyPrompt(self.bind_handler(handler))))
+            .scopes(scopes.unwrap_or_default());
         for (argument, complete) in completions.unwrap_or_default() {
             def = def.complete(argument, PyCompletion(self.bind_handler(&complete)));
         }
@@ -186,7 +219,7 @@ impl Server {
         self.slot.set(runtime::current_locals(py)?);
         let server = self.inner.clone();
         let config = config.get();
-        let (core, path) = (config.core(), config.path().to_owned());
+        let (core, path) = (config.core(self.auth.clone())?, config.path().to_owned());
         runtime::future_into_py(py, async move {
             let handle = server
                 .bind_http((host.as_str(), port), core)

@@ -21,6 +21,8 @@ from oxmcp import Client, Server
 TESTS = Path(__file__).parent
 REPO = TESTS.parent.parent
 DEMO_SERVER = [sys.executable, str(TESTS / "servers" / "demo.py")]
+#: A real OAuth authorization server, oidc-provider from npm: it tells its issuer on stdout.
+AUTHORIZATION_SERVER = ["node", str(REPO / "tests" / "auth" / "provider.mjs")]
 #: The server written with the official SDK (tests/interop): it tells its URL on stdout.
 OFFICIAL_SERVER = [sys.executable, str(REPO / "tests" / "interop" / "python" / "server.py")]
 ERAS = ["legacy", "modern"]
@@ -28,7 +30,7 @@ TRANSPORTS = ["stdio", "http"]
 #: Every (transport, era) pair, for fixture params; test ids like "http-modern".
 CONNECTIONS = [pytest.param((transport, era), id=f"{transport}-{era}") for transport in TRANSPORTS for era in ERAS]
 NOISE = ("Traceback", "Event loop is closed", "Exception ignored", "panicked")
-_URL = re.compile(r"http://127\.0\.0\.1:\d+/\S*")
+_URL = re.compile(r"http://127\.0\.0\.1:\d+(/\S*)?")
 MRTR_PENDING = "multi round-trip"
 #: Where a server process tells its URL.
 Stream = Literal["stderr", "stdout"]

@@ -75,6 +75,16 @@ const provider = new Provider(issuer, {
     redirect_uris: [],
     token_endpoint_auth_method: 'client_secret_basic', // oidc-provider also accepts client_secret_post
   }],
+  // A registered client may ask for any scope the server knows, whatever `scope` it
+  // registered with: clients (the official Python SDK's among them) register the scope of
+  // the first challenge and must be able to step up from it. (The only extra property
+  // exists to have this validator run on every client's metadata.)
+  extraClientMetadata: {
+    properties: ['step_up_allowed'],
+    validator(ctx, key, value, metadata) {
+      delete metadata.scope;
+    },
+  },
   clientDefaults: {
     // RFC 7591 says grant_types defaults to authorization_code; we also allow refresh so that
     // clients that omit grant_types can still refresh.

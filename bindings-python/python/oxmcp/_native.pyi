@@ -23,6 +23,8 @@ __all__ = [
     "HttpConfig",
     "HttpServer",
     "InputRequired",
+    "IntrospectionVerifier",
+    "JwtVerifier",
     "PendingCall",
     "PendingInput",
     "Server",
@@ -84,6 +86,8 @@ class Context:
     @property
     def client_capabilities(self) -> dict[str, Any]: ...
     @property
+    def access_token(self) -> dict[str, Any] | None: ...
+    @property
     def meta(self) -> dict[str, Any] | None: ...
     @property
     def input_responses(self) -> dict[str, Any] | None: ...
@@ -112,22 +116,32 @@ class Server:
         end_grace: float | None = None,
         client_request_timeout: float | None = None,
         mask_error_details: bool | None = None,
+        auth: JwtVerifier | IntrospectionVerifier | Callable[[str], Awaitable[dict[str, Any] | None]] | None = None,
     ) -> Server: ...
     def add_tool(
         self,
         definition: dict[str, Any],
         handler: _Handler,
         output: Literal["content", "structured", "wrapped"] = "content",
+        scopes: list[str] | None = None,
     ) -> None: ...
     def remove_tool(self, name: str) -> bool: ...
-    def add_resource(self, definition: dict[str, Any], handler: _Handler) -> None: ...
+    def add_resource(self, definition: dict[str, Any], handler: _Handler, scopes: list[str] | None = None) -> None: ...
     def remove_resource(self, uri: str) -> bool: ...
     def add_resource_template(
-        self, definition: dict[str, Any], handler: _Handler, completions: dict[str, _Handler] | None = None
+        self,
+        definition: dict[str, Any],
+        handler: _Handler,
+        completions: dict[str, _Handler] | None = None,
+        scopes: list[str] | None = None,
     ) -> None: ...
     def remove_resource_template(self, uri_template: str) -> bool: ...
     def add_prompt(
-        self, definition: dict[str, Any], handler: _Handler, completions: dict[str, _Handler] | None = None
+        self,
+        definition: dict[str, Any],
+        handler: _Handler,
+        completions: dict[str, _Handler] | None = None,
+        scopes: list[str] | None = None,
     ) -> None: ...
     def remove_prompt(self, name: str) -> bool: ...
     def notify_resource_updated(self, uri: str) -> None: ...
@@ -157,9 +171,34 @@ class HttpConfig:
         max_connections: int | None = None,
         max_in_flight: int | None = None,
         event_bytes_kept: tuple[int, int] | None = None,
+        resource_url: str | None = None,
+        authorization_servers: list[str] | None = None,
+        required_scopes: list[str] | None = None,
     ) -> HttpConfig: ...
     @property
     def path(self) -> str: ...
+
+@final
+class JwtVerifier:
+    """JWT access tokens checked with the keys of the issuer's JWKS."""
+
+    def __new__(
+        cls, jwks_uri: str, issuer: str, audience: list[str] | None = None, leeway: float | None = None
+    ) -> JwtVerifier: ...
+
+@final
+class IntrospectionVerifier:
+    """Tokens checked at the authorization server's introspection endpoint."""
+
+    def __new__(
+        cls,
+        endpoint: str,
+        client_id: str,
+        client_secret: str,
+        issuer: str | None = None,
+        client_secret_post: bool = False,
+        cache_for: float | None = None,
+    ) -> IntrospectionVerifier: ...
 
 @final
 class HttpServer:

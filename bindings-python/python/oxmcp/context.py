@@ -10,6 +10,7 @@ from typing import Any, Generic, Literal, NoReturn, TypeVar, overload
 from pydantic import BaseModel
 
 from . import _native
+from .auth import AccessToken
 from .types import CreateMessageResult, Root, SamplingMessage
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
@@ -70,6 +71,13 @@ class Context:
     def client_capabilities(self) -> dict[str, Any]:
         """What the client declared it can do."""
         return self._native.client_capabilities
+
+    @property
+    def access_token(self) -> AccessToken | None:
+        """The caller's verified token, on a server with ``auth`` over HTTP; None
+        otherwise (stdio carries no tokens)."""
+        token = self._native.access_token
+        return None if token is None else AccessToken(**token)
 
     @property
     def meta(self) -> dict[str, Any] | None:

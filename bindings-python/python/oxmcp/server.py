@@ -19,6 +19,7 @@ from ._errors import McpError
 from ._native import INVALID_PARAMS
 from ._schema import FunctionSpec, inspect_function, json_coercer, output_schema, string_coercer
 from ._schema import input_schema as schema_of
+from .auth import TokenVerifier, native_verifier
 from .context import Context
 from .types import Annotations, ToolAnnotations
 
@@ -59,6 +60,7 @@ class Server:
         end_grace: float | None = None,
         client_request_timeout: float | None = None,
         mask_error_details: bool = False,
+        auth: TokenVerifier | None = None,
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
         one page). Bounds on each client (over stdio, in a legacy HTTP session):
@@ -68,7 +70,14 @@ class Server:
         e.g. stdin closed (default 5; then they are cancelled), and
         ``client_request_timeout`` seconds for a legacy client to answer an elicitation,
         sampling or roots request (default 300). ``mask_error_details`` sends a generic
-        message instead of what a handler's exception says (the detail is logged)."""
+        message instead of what a handler's exception says (the detail is logged).
+
+        ``auth`` makes the server an OAuth resource server over HTTP: every request needs a
+        token the verifier accepts (:class:`~oxmcp.auth.JWTVerifier`,
+        :class:`~oxmcp.auth.IntrospectionVerifier`, or an object with ``async def
+        verify(token) -> AccessToken | None``), meant for the server's URL; handlers read it
+        from ``ctx.access_token``. :class:`HttpOptions` name the ``resource_url``, the
+        ``authorization_servers`` and the ``required_scopes``."""
         info = _drop_none(
             {
                 "name": name,
@@ -89,6 +98,7 @@ class Server:
             end_grace,
             client_request_timeout,
             mask_error_details,
+            native_verifier(auth) if auth is not None else None,
         )
 
     # Tools
@@ -110,6 +120,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        scopes: list[str] | None = None,
     ) -> Callable[[Handler], Handler]: ...
 
     def tool(
@@ -125,6 +136,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        scopes: list[str] | None = None,
     ) -> Any:
         """Registers a function as a tool: ``@server.tool``, ``@server.tool()``,
         ``@server.tool("name", ...)`` or ``@server.tool(name="name", ...)``.
@@ -134,7 +146,9 @@ class Server:
         schema (objects as they are, anything else as ``{"result": ...}``; text and content
         stay unstructured). ``structured_output=False`` turns the output schema off.
         ``input_schema`` replaces the generated input schema (the arguments still reach
-        the parameters of the same names).
+        the parameters of the same names). ``scopes`` are those a caller's token must grant
+        to call it, on a server with ``auth`` over HTTP (a call without them gets ``403
+        insufficient_scope``, from which clients step up).
         """
         if callable(fn_or_name):
             self.add_tool(fn_or_name)
@@ -151,6 +165,7 @@ class Server:
                 meta=meta,
                 structured_output=structured_output,
                 input_schema=input_schema,
+                scopes=scopes,
             )
             return fn
 
@@ -168,6 +183,7 @@ class Server:
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        scopes: list[str] | None = None,
     ) -> None:
         """Adds a tool; connected clients are told the list changed.
 
@@ -209,7 +225,7 @@ class Server:
             }
             return kwargs, native_ctx
 
-        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output)
+        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output, scopes)
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
@@ -229,12 +245,14 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
+        scopes: list[str] | None = None,
     ) -> Callable[[Handler], Handler]:
         """Registers a function as a resource at ``uri``, or as a resource template when
         ``uri`` has ``{variables}`` (the function's parameters, by name).
 
         Return str (text), bytes (a blob), resource contents, or data (sent as JSON).
-        ``completions`` maps template variables to ``complete(value, context)`` functions.
+        ``completions`` maps template variables to ``complete(value, context)`` functions;
+        ``scopes`` are those a caller's token must grant to read it (as for tools).
         """
 
         def register(fn: Handler) -> Handler:
@@ -249,6 +267,7 @@ class Server:
                 icons=icons,
                 meta=meta,
                 completions=completions,
+                scopes=scopes,
             )
             return fn
 
@@ -267,6 +286,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
+        scopes: list[str] | None = None,
     ) -> None:
         """Adds a resource or resource template; its URI (template) is registered once."""
         spec = inspect_function(fn)
@@ -291,7 +311,7 @@ class Server:
             def no_arguments(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
                 return {}, native_ctx
 
-            self._native.add_resource({**definition, "uri": uri}, _handler(fn, spec, no_arguments))
+            self._native.add_resource({**definition, "uri": uri}, _handler(fn, spec, no_arguments), scopes)
             return
         _check_template_parameters(uri, variables, spec)
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
@@ -303,6 +323,7 @@ class Server:
             {**definition, "uriTemplate": uri},
             _handler(fn, spec, variables_of),
             _completers(completions),
+            scopes,
         )
 
     def remove_resource(self, uri: str) -> bool:
@@ -332,6 +353,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
+        scopes: list[str] | None = None,
     ) -> Callable[[Handler], Handler]: ...
 
     def prompt(
@@ -345,13 +367,15 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
+        scopes: list[str] | None = None,
     ) -> Any:
         """Registers a function as a prompt: ``@server.prompt``, ``@server.prompt()``,
         ``@server.prompt("name", ...)`` or ``@server.prompt(name="name", ...)``.
 
         Parameters become the prompt's arguments (required unless they have a default).
         Return text (one user message), :class:`~oxmcp.types.PromptMessage` values, or a list.
-        ``completions`` maps argument names to ``complete(value, context)`` functions.
+        ``completions`` maps argument names to ``complete(value, context)`` functions;
+        ``scopes`` are those a caller's token must grant to get it (as for tools).
         """
         if callable(fn_or_name):
             self.add_prompt(fn_or_name)
@@ -366,6 +390,7 @@ class Server:
                 icons=icons,
                 meta=meta,
                 completions=completions,
+                scopes=scopes,
             )
             return fn
 
@@ -381,6 +406,7 @@ class Server:
         icons: list[dict[str, Any]] | None = None,
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
+        scopes: list[str] | None = None,
     ) -> None:
         """Adds a prompt; its name is registered once."""
         spec = inspect_function(fn)
@@ -402,7 +428,7 @@ class Server:
         def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
 
-        self._native.add_prompt(definition, _handler(fn, spec, arguments_of), _completers(completions))
+        self._native.add_prompt(definition, _handler(fn, spec, arguments_of), _completers(completions), scopes)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; returns whether it existed."""
@@ -509,6 +535,13 @@ class HttpOptions(TypedDict, total=False):
     ``/messages``."""
     cors_origins: list[str]
     """Origins given CORS headers (for browser clients)."""
+    resource_url: str
+    """With ``Server(auth=...)``: the endpoint's public URL, what tokens must be meant for
+    (default: the URL it is bound to; its path must be the endpoint's)."""
+    authorization_servers: list[str]
+    """With ``auth``: the issuers clients are sent to for tokens (default: the verifier's)."""
+    required_scopes: list[str]
+    """With ``auth``: the scopes every request's token must grant (default none)."""
 
 
 class HttpServer:

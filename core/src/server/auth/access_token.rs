@@ -2,14 +2,16 @@
 
 use std::fmt;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// A verified access token: who the caller is and what it may do. Handlers read it from
 /// [`Context::access_token`](crate::server::Context::access_token).
 ///
 /// A verifier builds one with [`AccessToken::from_claims`] (from a JWT's claims or an
-/// introspection answer) or [`AccessToken::new`] and the setters.
-#[derive(Clone, PartialEq)]
+/// introspection answer) or [`AccessToken::new`] and the setters. It serializes with its
+/// fields' names, for the language bindings (the token included: `Debug` leaves it out).
+#[derive(Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct AccessToken {
     /// The token as the client sent it.

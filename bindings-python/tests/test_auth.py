@@ -1,0 +1,257 @@
+"""A Python server as an OAuth resource server, against a real authorization server
+(oidc-provider from npm, tests/auth/provider.mjs, started and stopped by each test): JWT and
+introspected tokens, scopes per tool, resource and prompt, the caller in
+``ctx.access_token``, refusals with their challenges, a verifier written in Python, and the
+official Python SDK's OAuth client completing the authorization code flow, with a step-up,
+against the server."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import pytest
+
+from conftest import AUTHORIZATION_SERVER, ERAS, http_server
+from oxmcp import Client, Context, HttpServer, McpError, Server
+from oxmcp.auth import AccessToken, IntrospectionVerifier, JWTVerifier, TokenVerifier
+
+REDIRECT_URI = "http://127.0.0.1:9/callback"
+
+
+def notes_server(auth: Any) -> Server:
+    """``whoami`` says who called; writing, the secret and the summary need ``notes:write``."""
+    server = Server("notes", auth=auth)
+
+    @server.tool()
+    async def whoami(ctx: Context) -> str:
+        token = ctx.access_token
+        if token is None:
+            return "nobody"
+        return f"{token.subject or token.client_id} {','.join(token.scopes)}"
+
+    @server.tool(scopes=["notes:write"])
+    async def write_note(text: str) -> str:
+        return f"written: {text}"
+
+    @server.resource("notes://secret", scopes=["notes:write"])
+    def secret() -> str:
+        return "the secret"
+
+    @server.prompt(scopes=["notes:write"])
+    def summarize() -> str:
+        return "Summarize my notes."
+
+    return server
+
+
+@contextmanager
+def authorization_server(**settings: str) -> Iterator[dict[str, Any]]:
+    """The authorization server's metadata, while it runs with `settings` (its env)."""
+    command = ["env", *(f"{key}={value}" for key, value in settings.items()), *AUTHORIZATION_SERVER]
+    with http_server(command, url_on="stdout", noise_free=False) as issuer:
+        yield get_json(f"{issuer}/.well-known/oauth-authorization-server")
+
+
+@asynccontextmanager
+async def protected(auth: Any, **options: Any) -> AsyncIterator[HttpServer]:
+    async with await notes_server(auth).start_http(port=0, required_scopes=["notes:read"], **options) as http:
+        yield http
+
+
+def get_json(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(url) as answer:
+        return dict(json.load(answer))
+
+
+def post_form(url: str, form: dict[str, str], basic: str | None = None) -> dict[str, Any]:
+    request = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode())
+    if basic:
+        request.add_header("Authorization", "Basic " + base64.b64encode(basic.encode()).decode())
+    with urllib.request.urlopen(request) as answer:
+        return dict(json.load(answer))
+
+
+async def service_token(metadata: dict[str, Any], resource: str, scope: str) -> str:
+    """A client credentials token of the pre-registered client ``svc`` for `resource`."""
+    form = {"grant_type": "client_credentials", "resource": resource, "scope": scope}
+    answer = await asyncio.to_thread(post_form, metadata["token_endpoint"], form, "svc:svc-secret")
+    return str(answer["access_token"])
+
+
+def refusal(url: str, token: str | None = None) -> tuple[int, str]:
+    """The status and ``WWW-Authenticate`` of a bare POST with `token`."""
+    request = urllib.request.Request(url, data=b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}')
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Accept", "application/json, text/event-stream")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return answer.status, ""
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("WWW-Authenticate", "")
+
+
+def text(result: Any) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+async def test_jwt_tokens_reach_handlers_and_each_scope_is_enforced() -> None:
+    with authorization_server() as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+        async with protected(verifier) as http:
+            metadata_url = http.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+            status, challenge = await asyncio.to_thread(refusal, http.url)
+            assert (status, challenge) == (401, f'Bearer scope="notes:read", resource_metadata="{metadata_url}"')
+            status, challenge = await asyncio.to_thread(refusal, http.url, "forged")
+            assert status == 401 and 'error="invalid_token"' in challenge
+            document = await asyncio.to_thread(get_json, metadata_url)
+            assert document["authorization_servers"] == [metadata["issuer"]]
+            assert document["scopes_supported"] == ["notes:read", "notes:write"]
+
+            reader = await service_token(metadata, http.url, "notes:read")
+            for era in ERAS:
+                async with Client.http(http.url, bearer_token=reader, era=era) as client:
+                    assert text(await client.call_tool("whoami")) == "svc notes:read"
+                    for forbidden in (
+                        client.call_tool("write_note", {"text": "x"}),
+                        client.read_resource("notes://secret"),
+                        client.get_prompt("summarize"),
+                    ):
+                        with pytest.raises(McpError):
+                            await forbidden
+            writer = await service_token(metadata, http.url, "notes:read notes:write")
+            async with Client.http(http.url, bearer_token=writer) as client:
+                assert text(await client.call_tool("write_note", {"text": "x"})) == "written: x"
+                assert (await client.read_resource("notes://secret")).contents[0].text == "the secret"
+                await client.get_prompt("summarize")
+
+
+async def test_opaque_tokens_are_introspected() -> None:
+    with authorization_server(ACCESS_TOKEN_FORMAT="opaque") as metadata:
+        verifier = IntrospectionVerifier(
+            endpoint=metadata["introspection_endpoint"],
+            client_id="svc",
+            client_secret="svc-secret",
+            issuer=metadata["issuer"],
+        )
+        async with protected(verifier) as http:
+            token = await service_token(metadata, http.url, "notes:read")
+            async with Client.http(http.url, bearer_token=token) as client:
+                assert text(await client.call_tool("whoami")) == "svc notes:read"
+            status, _ = await asyncio.to_thread(refusal, http.url, "not-a-token")
+            assert status == 401
+
+
+class Passwords(TokenVerifier):
+    """A verifier written in Python: one fixed token, for whatever resource `url` says."""
+
+    def __init__(self) -> None:
+        self.url = ""
+
+    async def verify(self, token: str) -> AccessToken | None:
+        if token != "let-me-in":
+            return None
+        return AccessToken(token, subject="carol", scopes=["notes:read"], audience=[self.url], claims={"x": 1})
+
+
+async def test_a_verifier_written_in_python() -> None:
+    verifier = Passwords()
+    async with protected(verifier, authorization_servers=["https://as.example"]) as http:
+        verifier.url = http.url
+        async with Client.http(http.url, bearer_token="let-me-in") as client:
+            assert text(await client.call_tool("whoami")) == "carol notes:read"
+        status, challenge = await asyncio.to_thread(refusal, http.url, "guess")
+        assert status == 401 and "the token is not valid" in challenge
+    # In process (and over stdio) there are no tokens.
+    async with Client(notes_server(verifier)) as client:
+        assert text(await client.call_tool("whoami")) == "nobody"
+
+
+async def test_settings_that_cannot_work_are_refused() -> None:
+    with pytest.raises(ValueError, match="need a server with auth"):
+        await notes_server(None).start_http(port=0, required_scopes=["x"])
+    with pytest.raises(OSError, match="not the endpoint's"):
+        await protected(Passwords(), resource_url="https://notes.example/api").__aenter__()
+    with pytest.raises(TypeError, match="verify"):
+        Server("x", auth="secret")  # type: ignore[arg-type]
+
+
+async def test_the_official_python_client_completes_the_code_flow_with_a_step_up() -> None:
+    from mcp import Client as OfficialClient
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+    class Memory:
+        def __init__(self) -> None:
+            self.tokens: OAuthToken | None = None
+            self.client: OAuthClientInformationFull | None = None
+
+        async def get_tokens(self) -> OAuthToken | None:
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken) -> None:
+            self.tokens = tokens
+
+        async def get_client_info(self) -> OAuthClientInformationFull | None:
+            return self.client
+
+        async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+            self.client = client_info
+
+    callbacks: list[str] = []
+
+    def approve(url: str) -> str:
+        """The user: follows the authorization URL's redirects to the app's redirect URI."""
+
+        class Stop(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args: Any) -> None:
+                return None
+
+        opener = urllib.request.build_opener(Stop)
+        for _ in range(10):
+            try:
+                opener.open(url)
+            except urllib.error.HTTPError as answer:
+                url = urllib.parse.urljoin(url, answer.headers["Location"])
+                if url.startswith(REDIRECT_URI):
+                    return url
+        raise AssertionError("no redirect to the app")
+
+    async def redirect(url: str) -> None:
+        callbacks.append(await asyncio.to_thread(approve, url))
+
+    async def callback() -> AuthorizationCodeResult:
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(callbacks[-1]).query))
+        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+    with authorization_server() as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+        async with protected(verifier) as http:
+            provider = OAuthClientProvider(
+                http.url,
+                OAuthClientMetadata(
+                    client_name="official", redirect_uris=[REDIRECT_URI], token_endpoint_auth_method="none"
+                ),
+                Memory(),
+                redirect_handler=redirect,
+                callback_handler=callback,
+            )
+            async with create_mcp_http_client(auth=provider) as http_client:
+                official = OfficialClient(streamable_http_client(http.url, http_client=http_client))
+                async with official:
+                    whoami = await official.call_tool("whoami", {})
+                    assert whoami.content[0].text.startswith("alice notes:read")
+                    written = await official.call_tool("write_note", {"text": "hi"})
+                    assert written.content[0].text == "written: hi"
+            assert len(callbacks) == 2, "one authorization, one step-up"
