@@ -2,5 +2,16 @@
 // share one module instance (one `McpError` class, one native binding).
 import oxmcp from '../dist/index.js';
 
-export const { Client, Context, ErrorCode, InputRequired, McpError, Registration, ResourceTemplate, Server, completable } =
-  oxmcp;
+export const {
+  Client,
+  Context,
+  ErrorCode,
+  InputRequired,
+  IntrospectionVerifier,
+  JwtVerifier,
+  McpError,
+  Registration,
+  ResourceTemplate,
+  Server,
+  completable,
+} = oxmcp;

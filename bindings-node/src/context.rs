@@ -45,6 +45,12 @@ impl NativeContext {
         to_value(self.ctx.request_id())
     }
 
+    /// The caller's verified access token, on a server with `auth` over HTTP.
+    #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
+    pub fn access_token(&self) -> Option<Value> {
+        self.ctx.access_token().map(crate::auth::token_object)
+    }
+
     /// The request's `_meta`, if it had one.
     #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
     pub fn meta(&self) -> Option<Value> {

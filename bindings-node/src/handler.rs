@@ -23,6 +23,7 @@ use oxmcp::protocol::{
     CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
     GetPromptResult, ListRootsResult, ReadResourceResult,
 };
+use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
     CompletionHandler, Context, HandlerError, PromptHandler, ResourceHandler, ToolHandler, ToolOutput,
 };
@@ -86,6 +87,14 @@ impl Bridge {
     /// Completion handler `handler_id`.
     pub(crate) fn completion(self: &Arc<Self>, handler_id: u32) -> JsCompletion {
         JsCompletion {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
+    /// Token verifier `handler_id`.
+    pub(crate) fn verifier(self: &Arc<Self>, handler_id: u32) -> JsVerifier {
+        JsVerifier {
             bridge: Arc::clone(self),
             handler_id,
         }
@@ -207,6 +216,32 @@ impl CompletionHandler for JsCompletion {
         let input = json!({ "value": value, "context": context });
         let run = Arc::clone(&self.bridge).run(self.handler_id, input, None);
         Box::pin(async move { convert::completion_values(run.await?) })
+    }
+}
+
+/// A token verifier written in JavaScript, run through the bridge: its handler gets the
+/// token and settles with the token's claims, or null to refuse it.
+pub(crate) struct JsVerifier {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl TokenVerifier for JsVerifier {
+    fn verify(&self, token: String) -> BoxFuture<'static, Result<AccessToken, VerifyError>> {
+        let run = Arc::clone(&self.bridge).run(self.handler_id, Value::String(token.clone()), None);
+        Box::pin(async move {
+            let settled = run
+                .await
+                .map_err(|e| VerifyError::unavailable(format!("the JavaScript verifier failed: {e:?}")))?;
+            match convert::outcome(settled) {
+                Ok(Value::Object(claims)) => Ok(AccessToken::from_claims(token, claims)),
+                Ok(_) => Err(VerifyError::invalid("the token is not valid")),
+                Err(failure) => Err(VerifyError::unavailable(format!(
+                    "the JavaScript verifier failed: {:?}",
+                    failure.into_handler_error()
+                ))),
+            }
+        })
     }
 }
 

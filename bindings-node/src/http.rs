@@ -10,6 +10,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use tokio::sync::watch;
 
+use oxmcp::server::auth::{ResourceServer, TokenVerifier};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 
@@ -71,6 +72,13 @@ pub struct HttpOptions {
     pub retry_ms: Option<f64>,
     /// Origins allowed by CORS.
     pub cors_origins: Option<Vec<String>>,
+    /// For a server with `auth`: its public URL, what tokens must be meant for (default:
+    /// the bound URL; its path must be the endpoint's).
+    pub resource_url: Option<String>,
+    /// For a server with `auth`: the issuers clients are sent to (default: the verifier's).
+    pub authorization_servers: Option<Vec<String>>,
+    /// For a server with `auth`: the scopes every request's token must grant.
+    pub required_scopes: Option<Vec<String>>,
 }
 
 /// How many bytes of SSE events legacy sessions keep for resumption.
@@ -83,8 +91,12 @@ pub struct EventBytesKept {
 }
 
 impl HttpOptions {
-    /// The address to bind, and the core's endpoint settings.
-    pub(crate) fn into_core(self) -> napi::Result<((String, u16), HttpConfig, String)> {
+    /// The address to bind, and the core's endpoint settings for a server whose tokens
+    /// `verifier` checks (if any).
+    pub(crate) fn into_core(
+        self,
+        verifier: Option<Arc<dyn TokenVerifier>>,
+    ) -> napi::Result<((String, u16), HttpConfig, String)> {
         let path = self.path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
         if !path.starts_with('/') {
             return Err(invalid(format!("the path must start with '/', not {path:?}")));
@@ -148,6 +160,25 @@ impl HttpOptions {
         }
         if let Some(origins) = self.cors_origins {
             config = config.cors_origins(origins);
+        }
+        match verifier {
+            Some(verifier) => {
+                let mut auth = ResourceServer::with_verifier(verifier);
+                if let Some(url) = self.resource_url {
+                    auth = auth.resource_url(url);
+                }
+                if let Some(issuers) = self.authorization_servers {
+                    auth = auth.authorization_servers(issuers);
+                }
+                if let Some(scopes) = self.required_scopes {
+                    auth = auth.required_scopes(scopes);
+                }
+                config = config.auth(auth);
+            }
+            None if self.resource_url.is_some() || self.required_scopes.is_some() => {
+                return Err(invalid("resourceUrl and requiredScopes need a server with auth"));
+            }
+            None => {}
         }
         Ok(((host, port), config, path))
     }

@@ -22,6 +22,7 @@
 // exports reach look unused there.
 #![cfg_attr(test, allow(dead_code))]
 
+mod auth;
 mod client;
 mod context;
 mod convert;

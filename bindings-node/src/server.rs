@@ -12,9 +12,11 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef, ToolOutput};
 
+use crate::auth::AuthOptions;
 use crate::convert::{count, decode_js, duration_ms};
 use crate::error::{client_error, definition_error, invalid};
 use crate::handler::{Bridge, CancelCallback, HandlerCallback};
@@ -39,6 +41,8 @@ pub struct ServerOptions {
     pub client_request_timeout_ms: Option<f64>,
     /// Sends a generic message instead of what a handler's error says.
     pub mask_error_details: Option<bool>,
+    /// Makes every HTTP request need a token this verifier accepts.
+    pub auth: Option<AuthOptions>,
 }
 
 /// An MCP server whose handlers live in JavaScript. One value serves any number of
@@ -47,6 +51,8 @@ pub struct ServerOptions {
 pub struct NativeServer {
     server: Server,
     bridge: Arc<Bridge>,
+    /// What checks the tokens of HTTP requests, when the server requires them.
+    auth: Option<Arc<dyn TokenVerifier>>,
     /// Fires on `close()`: every connection this server serves stops.
     stop: CancellationToken,
 }
@@ -102,16 +108,20 @@ impl NativeServer {
             builder = builder.mask_error_details(mask);
         }
         let server = builder.build().map_err(definition_error)?;
+        let bridge = Bridge::new(handler, cancel);
+        let auth = options.auth.map(|auth| auth.into_verifier(&bridge)).transpose()?;
         Ok(NativeServer {
             server,
-            bridge: Bridge::new(handler, cancel),
+            bridge,
+            auth,
             stop: CancellationToken::new(),
         })
     }
 
-    /// Adds a tool from its `Tool` definition; announces the change.
-    #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number")]
-    pub fn add_tool(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
+    /// Adds a tool from its `Tool` definition; announces the change. `scopes` are those a
+    /// caller's token must grant to call it over protected HTTP.
+    #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[]")]
+    pub fn add_tool(&self, definition: Value, handler_id: u32, scopes: Option<Vec<String>>) -> napi::Result<()> {
         let tool: Tool = decode_js(definition, "tool definition")?;
         let output = match tool.output_schema {
             Some(_) => ToolOutput::Inferred,
@@ -119,7 +129,11 @@ impl NativeServer {
         };
         let handler = self.bridge.tool(handler_id, output);
         self.server
-            .add_tool(ToolDef::from_tool(tool).handler_object(Arc::new(handler)))
+            .add_tool(
+                ToolDef::from_tool(tool)
+                    .handler_object(Arc::new(handler))
+                    .scopes(scopes.unwrap_or_default()),
+            )
             .map_err(definition_error)
     }
 
@@ -129,13 +143,17 @@ impl NativeServer {
         self.server.remove_tool(&name)
     }
 
-    /// Adds a static resource from its `Resource` definition.
-    #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number")]
-    pub fn add_resource(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
+    /// Adds a static resource from its `Resource` definition; `scopes` as for tools.
+    #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[]")]
+    pub fn add_resource(&self, definition: Value, handler_id: u32, scopes: Option<Vec<String>>) -> napi::Result<()> {
         let resource: Resource = decode_js(definition, "resource definition")?;
         let handler = self.bridge.resource(handler_id, resource.mime_type.clone());
         self.server
-            .add_resource(ResourceDef::from_resource(resource).handler_object(Arc::new(handler)))
+            .add_resource(
+                ResourceDef::from_resource(resource)
+                    .handler_object(Arc::new(handler))
+                    .scopes(scopes.unwrap_or_default()),
+            )
             .map_err(definition_error)
     }
 
@@ -146,19 +164,23 @@ impl NativeServer {
     }
 
     /// Adds a resource template from its `ResourceTemplate` definition;
-    /// `completions` maps variable names to completion handler ids.
+    /// `completions` maps variable names to completion handler ids; `scopes` as for tools.
     #[napi(
-        ts_args_type = "definition: Record<string, unknown>, handlerId: number, completions: Record<string, number>"
+        ts_args_type = "definition: Record<string, unknown>, handlerId: number, completions: Record<string, number>, \
+                        scopes?: string[]"
     )]
     pub fn add_resource_template(
         &self,
         definition: Value,
         handler_id: u32,
         completions: HashMap<String, u32>,
+        scopes: Option<Vec<String>>,
     ) -> napi::Result<()> {
         let template: ResourceTemplate = decode_js(definition, "resource template definition")?;
         let handler = self.bridge.resource(handler_id, template.mime_type.clone());
-        let mut def = ResourceTemplateDef::from_template(template).handler_object(Arc::new(handler));
+        let mut def = ResourceTemplateDef::from_template(template)
+            .handler_object(Arc::new(handler))
+            .scopes(scopes.unwrap_or_default());
         for (variable, handler_id) in completions {
             def = def.complete(variable, self.bridge.completion(handler_id));
         }
@@ -172,19 +194,23 @@ impl NativeServer {
     }
 
     /// Adds a prompt from its `Prompt` definition; `completions` maps
-    /// argument names to completion handler ids.
+    /// argument names to completion handler ids; `scopes` as for tools.
     #[napi(
-        ts_args_type = "definition: Record<string, unknown>, handlerId: number, completions: Record<string, number>"
+        ts_args_type = "definition: Record<string, unknown>, handlerId: number, completions: Record<string, number>, \
+                        scopes?: string[]"
     )]
     pub fn add_prompt(
         &self,
         definition: Value,
         handler_id: u32,
         completions: HashMap<String, u32>,
+        scopes: Option<Vec<String>>,
     ) -> napi::Result<()> {
         let prompt: Prompt = decode_js(definition, "prompt definition")?;
         let handler = self.bridge.prompt(handler_id);
-        let mut def = PromptDef::from_prompt(prompt).handler_object(Arc::new(handler));
+        let mut def = PromptDef::from_prompt(prompt)
+            .handler_object(Arc::new(handler))
+            .scopes(scopes.unwrap_or_default());
         for (argument, handler_id) in completions {
             def = def.complete(argument, self.bridge.completion(handler_id));
         }
@@ -232,7 +258,7 @@ impl NativeServer {
     /// background; resolves once bound. One server may listen on any number of them.
     #[napi]
     pub async fn bind_http(&self, options: HttpOptions) -> napi::Result<NativeHttpListener> {
-        let (address, config, path) = options.into_core()?;
+        let (address, config, path) = options.into_core(self.auth.clone())?;
         let handle = self.server.bind_http(address, config).await.map_err(client_error)?;
         Ok(NativeHttpListener::new(handle, &path))
     }

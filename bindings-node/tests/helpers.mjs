@@ -63,8 +63,23 @@ export async function exitOf(child, ms = 10_000) {
  * accepts connections, prints `LISTENING <url>` as its first line on stdout. `stop()` asks
  * it to close (SIGTERM) and checks it then exits by itself with status 0.
  */
-export async function startHttpScript(script) {
-  const child = spawn(process.execPath, [script, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function startHttpScript(script) {
+  return startAnnouncing([script, '--http'], 'LISTENING ');
+}
+
+/** The real OAuth authorization server of the tests (oidc-provider, tests/auth/provider.mjs), with its `env` settings. */
+export async function startAuthorizationServer(env = {}) {
+  const { url: issuer, stop } = await startAnnouncing([path.join(REPO, 'tests', 'auth', 'provider.mjs')], 'ISSUER ', env);
+  const metadata = await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json();
+  return { issuer, metadata, stop };
+}
+
+/** Runs `args` under this Node until it prints `<prefix><url>` first on stdout; see `startHttpScript`. */
+async function startAnnouncing(args, prefix, env = {}) {
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   const stop = async () => {
     child.kill('SIGTERM');
     assert.equal(await exitOf(child), 0);
@@ -72,10 +87,10 @@ export async function startHttpScript(script) {
   const lines = createInterface({ input: child.stdout });
   const [line] = await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])]);
   lines.close();
-  const url = line?.startsWith('LISTENING ') ? line.slice('LISTENING '.length).trim() : undefined;
+  const url = line?.startsWith(prefix) ? line.slice(prefix.length).trim() : undefined;
   if (url === undefined || !url.startsWith('http://127.0.0.1:')) {
     child.kill('SIGKILL');
-    throw new Error(`${script} did not announce its URL (got ${line})`);
+    throw new Error(`${args[0]} did not announce its URL (got ${line})`);
   }
   return { url, stop };
 }

@@ -3,6 +3,7 @@
  * back to the client. The same in both protocol eras: the core translates.
  */
 
+import type { AccessToken } from './auth';
 import { native } from './errors';
 import type { NativeContext } from './native';
 import { toJsonSchema, type SchemaInput } from './schema';
@@ -67,6 +68,11 @@ export class Context {
   /** The JSON-RPC id of the request. */
   get requestId(): string | number {
     return this.#native.requestId;
+  }
+
+  /** The caller's verified access token, on a server with `auth` over HTTP (none over stdio). */
+  get accessToken(): AccessToken | undefined {
+    return this.#native.accessToken as AccessToken | undefined;
   }
 
   /** The request's `_meta` (progress token, client metadata…), if it had one. */

@@ -10,6 +10,8 @@
  * - `completable()`: a prompt argument's zod schema that suggests values.
  */
 
+export { IntrospectionVerifier, JwtVerifier } from './auth';
+export type { AccessToken, IntrospectionVerifierOptions, JwtVerifierOptions, TokenVerifier, Verifier } from './auth';
 export { Client } from './client';
 export type {
   CallToolParams,

@@ -6,6 +6,7 @@
 import * as binding from '../native/index.js';
 
 export type {
+  AuthOptions,
   CallSettings,
   ClientConfig,
   HttpSettings,

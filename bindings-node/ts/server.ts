@@ -12,6 +12,7 @@
  * ```
  */
 
+import { authOptions, type Verifier } from './auth';
 import { compact } from './compact';
 import { completersOf, type CompleteCallback } from './completable';
 import { Context } from './context';
@@ -54,6 +55,12 @@ export interface ServerOptions {
   clientRequestTimeout?: number;
   /** Send a generic message instead of what a handler's error says (default false; the detail is logged). */
   maskErrorDetails?: boolean;
+  /**
+   * Makes the server an OAuth resource server over HTTP: every request needs a token this
+   * verifier accepts, meant for the server's URL; handlers read it from `ctx.accessToken`.
+   * `listen` names the `resourceUrl`, `authorizationServers` and `requiredScopes`.
+   */
+  auth?: Verifier;
 }
 
 /** Serve this process's stdin and stdout. */
@@ -119,6 +126,15 @@ export interface HttpListenOptions {
   retry?: number;
   /** Origins allowed by CORS. */
   corsOrigins?: string[];
+  /**
+   * With `auth`: the endpoint's public URL, what tokens must be meant for (default: the
+   * bound URL; its path must be the endpoint's).
+   */
+  resourceUrl?: string;
+  /** With `auth`: the issuers clients are sent to for tokens (default: the verifier's). */
+  authorizationServers?: string[];
+  /** With `auth`: the scopes every request's token must grant (default none). */
+  requiredScopes?: string[];
 }
 
 /** How `listen` serves. */
@@ -145,6 +161,11 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: Meta;
+  /**
+   * The scopes a caller's token must grant to call it, on a server with `auth` over HTTP
+   * (a call without them gets `403 insufficient_scope`, from which clients step up).
+   */
+  scopes?: string[];
 }
 
 /**
@@ -171,6 +192,8 @@ export interface ResourceMetadata {
   icons?: Icon[];
   size?: number;
   _meta?: Meta;
+  /** The scopes a caller's token must grant to read it (as for tools). */
+  scopes?: string[];
 }
 
 /**
@@ -255,6 +278,8 @@ export interface PromptConfig<A extends SchemaInput | undefined> {
   complete?: Record<string, CompleteCallback>;
   icons?: Icon[];
   _meta?: Meta;
+  /** The scopes a caller's token must grant to get it (as for tools). */
+  scopes?: string[];
 }
 
 /** What a prompt handler may return: a string (one user message), messages, or a result. */
@@ -392,12 +417,14 @@ export class Server {
    * @param options instructions for the model, page size of list results, bounds on each client
    */
   constructor(info: Implementation, options: ServerOptions = {}) {
-    const { endGrace, clientRequestTimeout, ...settings } = options;
+    const { endGrace, clientRequestTimeout, auth, ...settings } = options;
+    const verifier =
+      auth === undefined ? undefined : authOptions(auth, (verify) => this.#handlers.add((token) => verify(String(token))));
     this.#native = nativeSync(
       () =>
         new nativeModule.NativeServer(
           { ...info },
-          compact({ ...settings, endGraceMs: endGrace, clientRequestTimeoutMs: clientRequestTimeout }),
+          compact({ ...settings, endGraceMs: endGrace, clientRequestTimeoutMs: clientRequestTimeout, auth: verifier }),
           this.#handlers.dispatch,
           this.#handlers.cancel,
         ),
@@ -436,7 +463,7 @@ export class Server {
     return this.#register(
       'tool',
       name,
-      () => this.#native.addTool(definition, id),
+      () => this.#native.addTool(definition, id, config.scopes),
       () => this.#native.removeTool(name),
       [id],
     );
@@ -473,18 +500,20 @@ export class Server {
           : undefined;
     if (template === undefined) {
       const uri = uriOrTemplate as string;
-      const definition = compact({ uri, name, ...metadata });
+      const { scopes, ...described } = metadata;
+      const definition = compact({ uri, name, ...described });
       const id = this.#handlers.add((input, ctx) => call(new URL((input as ResourceInput).uri), ctx), hostValue);
       return this.#register(
         'resource',
         uri,
-        () => this.#native.addResource(definition, id),
+        () => this.#native.addResource(definition, id, scopes),
         () => this.#native.removeResource(uri),
         [id],
       );
     }
     const { uriTemplate } = template;
-    const definition = compact({ uriTemplate, name, ...metadata });
+    const { scopes, ...described } = metadata;
+    const definition = compact({ uriTemplate, name, ...described });
     const id = this.#handlers.add((input, ctx) => {
       const { uri, variables } = input as ResourceInput;
       return call(new URL(uri), variables, ctx);
@@ -493,7 +522,7 @@ export class Server {
     return this.#register(
       'resourceTemplate',
       uriTemplate,
-      () => this.#native.addResourceTemplate(definition, id, completions.ids),
+      () => this.#native.addResourceTemplate(definition, id, completions.ids, scopes),
       () => this.#native.removeResourceTemplate(uriTemplate),
       [id, ...Object.values(completions.ids)],
     );
@@ -524,7 +553,7 @@ export class Server {
     return this.#register(
       'prompt',
       name,
-      () => this.#native.addPrompt(definition, id, completions.ids),
+      () => this.#native.addPrompt(definition, id, completions.ids, config.scopes),
       () => this.#native.removePrompt(name),
       [id, ...Object.values(completions.ids)],
     );

@@ -1,0 +1,259 @@
+// A Node server as an OAuth resource server, against a real authorization server
+// (oidc-provider from npm, tests/auth/provider.mjs, started and stopped by each test): JWT
+// and introspected tokens, scopes per tool, resource and prompt, the caller in
+// `ctx.accessToken`, refusals with their challenges, a verifier written in JavaScript, and
+// the official TypeScript SDK's OAuth client completing the code flow, with a step-up,
+// against the server.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, IntrospectionVerifier, JwtVerifier, McpError, Server } from 'oxmcp';
+import * as z from 'zod';
+
+import { startAuthorizationServer, textOf } from './helpers.mjs';
+
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+/** `whoami` says who called; writing, the secret and the summary need `notes:write`. */
+function notesServer(auth) {
+  const server = new Server({ name: 'notes', version: '1.0.0' }, { auth });
+  server.registerTool('whoami', {}, (ctx) => {
+    const token = ctx.accessToken;
+    return token ? `${token.subject ?? token.clientId} ${token.scopes.join(',')}` : 'nobody';
+  });
+  server.registerTool('write_note', { inputSchema: { text: z.string() }, scopes: ['notes:write'] }, ({ text }) => `written: ${text}`);
+  server.registerResource('secret', 'notes://secret', { scopes: ['notes:write'] }, () => 'the secret');
+  server.registerPrompt('summarize', { scopes: ['notes:write'] }, () => 'Summarize my notes.');
+  return server;
+}
+
+/** Runs `use(url)` while the notes server listens, protected by `auth`. */
+async function withProtected(auth, use, options = {}) {
+  const server = notesServer(auth);
+  const { url } = await server.listen({ transport: 'http', port: 0, requiredScopes: ['notes:read'], ...options });
+  try {
+    await use(url);
+  } finally {
+    await server.close();
+  }
+}
+
+async function withAuthority(env, use) {
+  const authority = await startAuthorizationServer(env);
+  try {
+    await use(authority);
+  } finally {
+    await authority.stop();
+  }
+}
+
+/** A client credentials token of the pre-registered client `svc` for `resource`. */
+async function serviceToken(metadata, resource, scope) {
+  const answer = await fetch(metadata.token_endpoint, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from('svc:svc-secret').toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
+  });
+  return (await answer.json()).access_token;
+}
+
+/** The status and `WWW-Authenticate` of a bare POST with `token`. */
+async function refusal(url, token) {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
+  await answer.body?.cancel();
+  return [answer.status, answer.headers.get('www-authenticate') ?? ''];
+}
+
+const bearer = (token) => ({ token: () => token });
+
+describe('a Node server as an OAuth resource server', () => {
+  it('lets JWT tokens reach handlers and enforces every scope', async () => {
+    await withAuthority({}, async ({ issuer, metadata }) => {
+      await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer }), async (url) => {
+        const metadataUrl = url.replace('/mcp', '/.well-known/oauth-protected-resource/mcp');
+        assert.deepEqual(await refusal(url), [401, `Bearer scope="notes:read", resource_metadata="${metadataUrl}"`]);
+        const [status, challenge] = await refusal(url, 'forged');
+        assert.equal(status, 401);
+        assert.match(challenge, /error="invalid_token"/);
+        const document = await (await fetch(metadataUrl)).json();
+        assert.deepEqual(document.authorization_servers, [issuer]);
+        assert.deepEqual(document.scopes_supported, ['notes:read', 'notes:write']);
+
+        const reader = await serviceToken(metadata, url, 'notes:read');
+        for (const era of ['legacy', 'modern']) {
+          const client = await Client.connectHttp(url, { era, ...bearer(reader) });
+          try {
+            assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'svc notes:read');
+            for (const forbidden of [
+              () => client.callTool({ name: 'write_note', arguments: { text: 'x' } }),
+              () => client.readResource({ uri: 'notes://secret' }),
+              () => client.getPrompt({ name: 'summarize' }),
+            ]) {
+              await assert.rejects(forbidden(), McpError);
+            }
+          } finally {
+            await client.close();
+          }
+        }
+        const writer = await serviceToken(metadata, url, 'notes:read notes:write');
+        const client = await Client.connectHttp(url, bearer(writer));
+        try {
+          assert.equal(textOf(await client.callTool({ name: 'write_note', arguments: { text: 'x' } })), 'written: x');
+          assert.equal((await client.readResource({ uri: 'notes://secret' })).contents[0].text, 'the secret');
+          await client.getPrompt({ name: 'summarize' });
+        } finally {
+          await client.close();
+        }
+      });
+    });
+  });
+
+  it('introspects opaque tokens', async () => {
+    await withAuthority({ ACCESS_TOKEN_FORMAT: 'opaque' }, async ({ issuer, metadata }) => {
+      const verifier = new IntrospectionVerifier({
+        endpoint: metadata.introspection_endpoint,
+        clientId: 'svc',
+        clientSecret: 'svc-secret',
+        issuer,
+      });
+      await withProtected(verifier, async (url) => {
+        const client = await Client.connectHttp(url, bearer(await serviceToken(metadata, url, 'notes:read')));
+        try {
+          assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'svc notes:read');
+        } finally {
+          await client.close();
+        }
+        assert.equal((await refusal(url, 'not-a-token'))[0], 401);
+      });
+    });
+  });
+
+  it('takes a verifier written in JavaScript; in process there are no tokens', async () => {
+    const verifier = {
+      url: '',
+      async verify(token) {
+        return token === 'let-me-in'
+          ? { token, subject: 'carol', scopes: ['notes:read'], audience: [this.url], claims: { x: 1 } }
+          : null;
+      },
+    };
+    await withProtected(
+      verifier,
+      async (url) => {
+        verifier.url = url;
+        const client = await Client.connectHttp(url, bearer('let-me-in'));
+        try {
+          assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'carol notes:read');
+        } finally {
+          await client.close();
+        }
+        const [status, challenge] = await refusal(url, 'guess');
+        assert.equal(status, 401);
+        assert.match(challenge, /the token is not valid/);
+      },
+      { authorizationServers: ['https://as.example'] },
+    );
+    const server = notesServer(verifier);
+    const client = await Client.connectInProcess(server);
+    try {
+      assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'nobody');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('refuses settings that cannot work', async () => {
+    const open = notesServer(undefined);
+    await assert.rejects(open.listen({ transport: 'http', port: 0, requiredScopes: ['x'] }), /need a server with auth/);
+    await open.close();
+    const verifier = { verify: () => null };
+    await assert.rejects(
+      withProtected(verifier, async () => {}, { resourceUrl: 'https://notes.example/api', authorizationServers: ['https://as'] }),
+      /not the endpoint's/,
+    );
+    assert.throws(() => new Server({ name: 'x', version: '1' }, { auth: 'secret' }), /verify\(token\)/);
+  });
+
+  it('serves the official TypeScript client through the code flow and a step-up', async () => {
+    await withAuthority({}, async ({ issuer, metadata }) => {
+      await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer }), async (url) => {
+        const authorizations = [];
+        const store = {};
+        const provider = {
+          redirectUrl: REDIRECT_URI,
+          clientMetadata: { client_name: 'official', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' },
+          clientInformation: () => store.client,
+          saveClientInformation: (client) => {
+            store.client = client;
+          },
+          tokens: () => store.tokens,
+          // Kept without the refresh token: on insufficient_scope the SDK (1.32) refreshes
+          // when it can, and a refresh cannot widen the scope; without one it authorizes anew.
+          saveTokens: ({ refresh_token: _, ...tokens }) => {
+            store.tokens = tokens;
+          },
+          saveCodeVerifier: (verifier) => {
+            store.verifier = verifier;
+          },
+          codeVerifier: () => store.verifier,
+          // The user: follows the authorization URL's redirects back to the app.
+          async redirectToAuthorization(authorizationUrl) {
+            let next = authorizationUrl;
+            for (let hop = 0; hop < 10 && !next.href.startsWith(REDIRECT_URI); hop++) {
+              const answer = await fetch(next, { redirect: 'manual' });
+              await answer.body?.cancel();
+              next = new URL(answer.headers.get('location'), next);
+            }
+            authorizations.push(next.searchParams.get('code'));
+          },
+        };
+        /** Runs `step`; when it needs the user, finishes the authorization and runs it again. */
+        const authorized = async (transport, step) => {
+          try {
+            return await step();
+          } catch (error) {
+            if (!(error instanceof UnauthorizedError)) throw error;
+            await transport.finishAuth(authorizations.at(-1));
+            return step();
+          }
+        };
+        let transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+        let official = new OfficialClient({ name: 'official', version: '1.0.0' });
+        await authorized(transport, async () => {
+          try {
+            await official.connect(transport);
+          } catch (error) {
+            // The first connection ends at the redirect; the next one carries the token.
+            await official.close();
+            transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+            official = new OfficialClient({ name: 'official', version: '1.0.0' });
+            throw error;
+          }
+        });
+        try {
+          const whoami = await official.callTool({ name: 'whoami', arguments: {} });
+          assert.match(whoami.content[0].text, /^alice notes:read/);
+          const written = await authorized(transport, () =>
+            official.callTool({ name: 'write_note', arguments: { text: 'hi' } }),
+          );
+          assert.equal(written.content[0].text, 'written: hi');
+          assert.equal(authorizations.length, 2, 'one authorization, one step-up');
+        } finally {
+          await official.close();
+        }
+      });
+    });
+  });
+});
