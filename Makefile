@@ -46,7 +46,7 @@ python-dev: peers
 	$(PY) -m pip install -q --disable-pip-version-check $(PYTHON_TOOLS)
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q
 
-test-python: python-dev
+test-python: python-dev node-peers
 	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-hostile
 	$(VENV)/bin/ruff check $(PYTHON_CODE)
 	$(VENV)/bin/ruff format --check $(PYTHON_CODE)
@@ -64,7 +64,7 @@ peers: $(PY)
 test-rust: peers
 
 ## node-peers: the npm packages pinned by package-lock.json, among them the official TypeScript SDK the interop
-## tests run against. (`npm install --no-save` rather than `npm ci`: the registry lacks other platforms' optional
+## tests run against and oidc-provider, the OAuth authorization server of the auth tests (tests/auth/provider.mjs). (`npm install --no-save` rather than `npm ci`: the registry lacks other platforms' optional
 ## packages, which `npm ci` insists on.)
 .PHONY: node-peers
 node-peers:
@@ -168,11 +168,12 @@ $(UNIFFI_OUT)/oxmcp-kotlin.jar: $(KOTLIN_BINDINGS) | kotlin-toolchain
 $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar: $(UNIFFI_OUT)/oxmcp-kotlin.jar $(wildcard $(KOTLIN_DIR)/tests/*.kt)
 	$(KOTLINC) -nowarn $(KOTLIN_DIR)/tests/*.kt -cp $(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS) -d $@
 
-test-kotlin: kotlin-toolchain uniffi-bindings
+test-kotlin: kotlin-toolchain uniffi-bindings node-peers
 	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-client --bin fixture-hostile
 	$(MAKE) --no-print-directory $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar
 	java -Djna.library.path=$(TARGET_DIR)/debug \
 		-Doxmcp.fixtureServer=$(TARGET_DIR)/debug/fixture-server -Doxmcp.fixtureClient=$(TARGET_DIR)/debug/fixture-client \
 		-Doxmcp.fixtureHostile=$(TARGET_DIR)/debug/fixture-hostile \
+		-Doxmcp.authServer=$(CURDIR)/tests/auth/provider.mjs \
 		-cp $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar:$(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS):$(KOTLIN_HOME)/lib/kotlin-stdlib.jar \
 		io.github.oxmcp.tests.MainKt $(KOTLIN_TESTS)

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::auth::AccessToken;
 use crate::convert::{
     json_text, parse_json, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Era, LoggingLevel,
     Root,
@@ -50,6 +51,12 @@ impl Context {
     /// JSON object text.
     pub fn client_capabilities_json(&self) -> String {
         json_text(self.inner.client_capabilities())
+    }
+
+    /// The caller's verified access token, on a server with `auth` over HTTP (none over
+    /// stdio).
+    pub fn access_token(&self) -> Option<AccessToken> {
+        self.inner.access_token().map(AccessToken::from)
     }
 
     /// The request's `_meta` as the client sent it, as JSON object text (`progressToken`

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use oxmcp::server::auth::{ResourceServer, TokenVerifier};
 use oxmcp::server::http::HttpConfig;
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 
@@ -88,6 +89,16 @@ pub struct HttpOptions {
     /// Origins allowed by CORS (`*` for any); answers to them expose `Mcp-Session-Id`.
     #[uniffi(default)]
     pub cors_origins: Vec<String>,
+    /// For a server with `auth`: its public URL, what tokens must be meant for (default:
+    /// the bound URL; its path must be the endpoint's).
+    #[uniffi(default = None)]
+    pub resource_url: Option<String>,
+    /// For a server with `auth`: the issuers clients are sent to (default: the verifier's).
+    #[uniffi(default)]
+    pub authorization_servers: Vec<String>,
+    /// For a server with `auth`: the scopes every request's token must grant.
+    #[uniffi(default)]
+    pub required_scopes: Vec<String>,
 }
 
 /// How many bytes of SSE events legacy sessions keep for resumption.
@@ -121,13 +132,17 @@ impl Default for HttpOptions {
             events_kept: None,
             retry_ms: None,
             cors_origins: Vec::new(),
+            resource_url: None,
+            authorization_servers: Vec::new(),
+            required_scopes: Vec::new(),
         }
     }
 }
 
-impl TryFrom<HttpOptions> for HttpConfig {
-    type Error = McpError;
-    fn try_from(o: HttpOptions) -> Result<Self, McpError> {
+impl HttpOptions {
+    /// The core's endpoint settings, for a server whose tokens `verifier` checks (if any).
+    pub(crate) fn into_core(self, verifier: Option<Arc<dyn TokenVerifier>>) -> Result<HttpConfig, McpError> {
+        let o = self;
         let mut config = HttpConfig::default()
             .path(o.path)
             .json_response(o.json_response)
@@ -178,6 +193,23 @@ impl TryFrom<HttpOptions> for HttpConfig {
         }
         if let Some(ms) = o.retry_ms {
             config = config.retry(duration_ms(ms, "retryMs")?);
+        }
+        match verifier {
+            Some(verifier) => {
+                let mut auth = ResourceServer::with_verifier(verifier)
+                    .required_scopes(o.required_scopes)
+                    .authorization_servers(o.authorization_servers);
+                if let Some(url) = o.resource_url {
+                    auth = auth.resource_url(url);
+                }
+                config = config.auth(auth);
+            }
+            None if o.resource_url.is_some() || !o.required_scopes.is_empty() => {
+                return Err(McpError::invalid_input(
+                    "resourceUrl and requiredScopes need a server with auth (ServerOptions.auth)",
+                ));
+            }
+            None => {}
         }
         Ok(config)
     }

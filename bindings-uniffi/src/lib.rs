@@ -22,6 +22,7 @@
 //! through `async-compat`). The workspace's own `uniffi-bindgen` binary generates the
 //! Kotlin and Swift sources from the built library (`make test-kotlin`).
 
+pub mod auth;
 pub mod client;
 pub mod context;
 pub mod convert;

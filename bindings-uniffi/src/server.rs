@@ -21,16 +21,20 @@ use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ServerBuilder, ToolDef, ToolOutput};
 use tokio::task::JoinHandle;
 
+use crate::auth::Verifier;
 use crate::convert::{duration_ms, size, Prompt, Resource, ResourceTemplate, Tool};
 use crate::error::McpError;
 use crate::handler::{self, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
 use crate::http::HttpOptions;
+use oxmcp::server::auth::TokenVerifier;
 
 /// An MCP server whose definitions may be added and removed at any time (connected clients
 /// are told the lists changed). One value serves any number of connections.
 #[derive(uniffi::Object)]
 pub struct Server {
     inner: oxmcp::server::Server,
+    /// What checks the tokens of HTTP requests, when the server requires them.
+    auth: Option<Arc<dyn TokenVerifier>>,
     /// The HTTP listeners, with the runtime each runs on (to stop them from `Drop`).
     listeners: Mutex<Vec<(HttpServerHandle, tokio::runtime::Handle)>>,
 }
@@ -45,7 +49,7 @@ impl Drop for Server {
 
 /// Bounds on each client of a server, and how much its errors say; every field has a
 /// default. `None` keeps the core's default, given in its description.
-#[derive(Debug, Clone, Default, uniffi::Record)]
+#[derive(Default, uniffi::Record)]
 pub struct ServerOptions {
     /// The most requests one client may have in flight (default 256); past it a request
     /// gets an error at once.
@@ -66,11 +70,16 @@ pub struct ServerOptions {
     /// detail is logged).
     #[uniffi(default = None)]
     pub mask_error_details: Option<bool>,
+    /// Makes every HTTP request need a token this verifier accepts, meant for the
+    /// server's URL (`HttpOptions` name it, the authorization servers and the required
+    /// scopes); handlers read it from `Context.accessToken()`.
+    #[uniffi(default = None)]
+    pub auth: Option<Verifier>,
 }
 
 impl ServerOptions {
     /// `builder` with these bounds.
-    fn apply(self, mut builder: ServerBuilder) -> Result<ServerBuilder, McpError> {
+    fn apply(&self, mut builder: ServerBuilder) -> Result<ServerBuilder, McpError> {
         if let Some(requests) = self.max_in_flight {
             builder = builder.max_in_flight(size(requests, "maxInFlight")?);
         }
@@ -105,9 +114,11 @@ impl Server {
         if let Some(instructions) = instructions {
             builder = builder.instructions(instructions);
         }
-        let builder = options.unwrap_or_default().apply(builder)?;
+        let options = options.unwrap_or_default();
+        let builder = options.apply(builder)?;
         Ok(Arc::new(Server {
             inner: builder.build()?,
+            auth: options.auth.map(Verifier::into_core).transpose()?,
             listeners: Mutex::new(Vec::new()),
         }))
     }
@@ -115,12 +126,16 @@ impl Server {
     /// Adds a tool; a name is registered once (remove the tool first to replace it). Its
     /// input schema must be an object schema; arguments are checked against it before the
     /// handler runs. With an output schema, the handler's value is also `structuredContent`.
-    pub fn add_tool(&self, tool: Tool, handler: Arc<dyn ToolHandler>) -> Result<(), McpError> {
+    /// `scopes` are those a caller's token must grant to call it over protected HTTP.
+    #[uniffi::method(default(scopes))]
+    pub fn add_tool(&self, tool: Tool, handler: Arc<dyn ToolHandler>, scopes: Vec<String>) -> Result<(), McpError> {
         let output = match tool.output_schema_json {
             Some(_) => ToolOutput::Inferred,
             None => ToolOutput::Content,
         };
-        let def = ToolDef::from_tool(tool.try_into()?).handler_object(Arc::new(handler::Tool(handler, output)));
+        let def = ToolDef::from_tool(tool.try_into()?)
+            .handler_object(Arc::new(handler::Tool(handler, output)))
+            .scopes(scopes);
         Ok(self.inner.add_tool(def)?)
     }
 
@@ -129,9 +144,17 @@ impl Server {
         self.inner.remove_tool(&name)
     }
 
-    /// Adds a resource at a fixed URI; a URI is registered once.
-    pub fn add_resource(&self, resource: Resource, handler: Arc<dyn ResourceHandler>) -> Result<(), McpError> {
-        let def = ResourceDef::from_resource(resource.try_into()?).handler_object(Arc::new(handler::Resource(handler)));
+    /// Adds a resource at a fixed URI; a URI is registered once. `scopes` as for tools.
+    #[uniffi::method(default(scopes))]
+    pub fn add_resource(
+        &self,
+        resource: Resource,
+        handler: Arc<dyn ResourceHandler>,
+        scopes: Vec<String>,
+    ) -> Result<(), McpError> {
+        let def = ResourceDef::from_resource(resource.try_into()?)
+            .handler_object(Arc::new(handler::Resource(handler)))
+            .scopes(scopes);
         Ok(self.inner.add_resource(def)?)
     }
 
@@ -141,16 +164,18 @@ impl Server {
     }
 
     /// Adds a resource template (registered once); the handler gets the template's variables.
-    /// `completions` suggests values for variables, by variable name.
-    #[uniffi::method(default(completions))]
+    /// `completions` suggests values for variables, by variable name; `scopes` as for tools.
+    #[uniffi::method(default(scopes = [], completions))]
     pub fn add_resource_template(
         &self,
         template: ResourceTemplate,
         handler: Arc<dyn ResourceHandler>,
         completions: HashMap<String, Arc<dyn CompletionHandler>>,
+        scopes: Vec<String>,
     ) -> Result<(), McpError> {
         let mut def = ResourceTemplateDef::from_template(template.try_into()?)
-            .handler_object(Arc::new(handler::Resource(handler)));
+            .handler_object(Arc::new(handler::Resource(handler)))
+            .scopes(scopes);
         for (variable, completer) in completions {
             def = def.complete(variable, handler::Completion(completer));
         }
@@ -163,15 +188,18 @@ impl Server {
     }
 
     /// Adds a prompt (registered once). `completions` suggests values for arguments, by argument
-    /// name.
-    #[uniffi::method(default(completions))]
+    /// name; `scopes` as for tools.
+    #[uniffi::method(default(scopes = [], completions))]
     pub fn add_prompt(
         &self,
         prompt: Prompt,
         handler: Arc<dyn PromptHandler>,
         completions: HashMap<String, Arc<dyn CompletionHandler>>,
+        scopes: Vec<String>,
     ) -> Result<(), McpError> {
-        let mut def = PromptDef::from_prompt(prompt.try_into()?).handler_object(Arc::new(handler::Prompt(handler)));
+        let mut def = PromptDef::from_prompt(prompt.try_into()?)
+            .handler_object(Arc::new(handler::Prompt(handler)))
+            .scopes(scopes);
         for (argument, completer) in completions {
             def = def.complete(argument, handler::Completion(completer));
         }
@@ -195,7 +223,10 @@ impl Server {
     pub async fn serve_http(&self, addr: String, options: Option<HttpOptions>) -> Result<String, McpError> {
         let options = options.unwrap_or_default();
         let path = options.path.clone();
-        let handle = self.inner.bind_http(addr, options.try_into()?).await?;
+        let handle = self
+            .inner
+            .bind_http(addr, options.into_core(self.auth.clone())?)
+            .await?;
         let url = handle.url(&path);
         self.listeners
             .lock()

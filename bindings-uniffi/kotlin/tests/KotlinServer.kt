@@ -60,7 +60,7 @@ fun completer(vararg choices: String) = object : CompletionHandler {
 
 private const val TEXT_SCHEMA =
     """{"type":"object","properties":{"text":{"type":"string","description":"The text to send back."}},"required":["text"]}"""
-private const val NO_ARGUMENTS = """{"type":"object"}"""
+const val NO_ARGUMENTS = """{"type":"object"}"""
 
 /** A `_meta` object naming where it was put: `{"com.example/tag": where}`. */
 fun tag(where: String) = """{"com.example/tag":"$where"}"""

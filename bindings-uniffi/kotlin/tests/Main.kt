@@ -12,6 +12,7 @@ fun main(args: Array<String>) {
     serverTests(suite)
     httpOptionsTests(suite)
     returnedTests(suite)
+    authTests(suite)
     val failed = suite.run(args.firstOrNull())
     exitProcess(if (failed == 0) 0 else 1)
 }

@@ -1,0 +1,135 @@
+// A Kotlin server as an OAuth resource server: a verifier written in Kotlin, a JWT verifier
+// against a real authorization server (oidc-provider from npm, tests/auth/provider.mjs,
+// started and stopped here), scopes per tool, the caller in `Context.accessToken()`, and the
+// refusals with their challenges.
+
+package io.github.oxmcp.tests
+
+import io.github.oxmcp.AccessToken
+import io.github.oxmcp.Client
+import io.github.oxmcp.ClientOptions
+import io.github.oxmcp.EraMode
+import io.github.oxmcp.HttpOptions
+import io.github.oxmcp.HttpSettings
+import io.github.oxmcp.McpException
+import io.github.oxmcp.Returned
+import io.github.oxmcp.Server
+import io.github.oxmcp.ServerOptions
+import io.github.oxmcp.Tool
+import io.github.oxmcp.TokenProvider
+import io.github.oxmcp.TokenVerifier
+import io.github.oxmcp.Verifier
+import io.github.oxmcp.jsonPointerString
+import java.net.URI
+import java.net.URLEncoder
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.util.Base64
+
+/** `whoami` says who called; `write_note` needs `notes:write`. */
+fun notesServer(auth: Verifier): Server {
+    val server = Server("notes", "1.0.0", null, ServerOptions(auth = auth))
+    server.addTool(
+        Tool(name = "whoami", inputSchemaJson = NO_ARGUMENTS),
+        tool { _, context ->
+            val token = context.accessToken()
+            Returned.Text(if (token == null) "nobody" else "${token.subject ?: token.clientId} ${token.scopes.joinToString(",")}")
+        },
+    )
+    server.addTool(Tool(name = "write_note", inputSchemaJson = NO_ARGUMENTS), tool { _, _ -> Returned.Text("written") }, listOf("notes:write"))
+    return server
+}
+
+/** The test authorization server, while it runs: its issuer. */
+class AuthorizationServer : AutoCloseable {
+    private val process = ProcessBuilder("node", property("oxmcp.authServer"))
+        .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start()
+    val issuer: String = process.inputStream.bufferedReader().readLine()?.removePrefix("ISSUER ")?.trim()
+        ?: throw AssertionFailed("the authorization server did not start")
+
+    /** A client credentials token of the pre-registered client `svc` for [resource]. */
+    fun serviceToken(resource: String, scope: String): String {
+        val form = mapOf("grant_type" to "client_credentials", "resource" to resource, "scope" to scope)
+            .entries.joinToString("&") { (k, v) -> "$k=${URLEncoder.encode(v, Charsets.UTF_8)}" }
+        val request = HttpRequest.newBuilder(URI("$issuer/token"))
+            .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("svc:svc-secret".toByteArray()))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .build()
+        val answer = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).body()
+        return jsonPointerString(answer, "/access_token") ?: throw AssertionFailed("no token: $answer")
+    }
+
+    override fun close() {
+        process.destroy()
+        process.waitFor()
+    }
+}
+
+fun bearer(token: String) = HttpSettings(token = object : TokenProvider {
+    override suspend fun token(): String? = token
+})
+
+fun authTests(suite: Suite) {
+    val options = ClientOptions(name = "kotlin-tests", version = "1.0", era = EraMode.MODERN)
+
+    suite.test("auth: a verifier written in Kotlin, scopes per tool, the caller in the context") {
+        var resource = ""
+        val verifier = object : TokenVerifier {
+            override suspend fun verify(token: String): AccessToken? =
+                if (token == "let-me-in") AccessToken(token = token, subject = "carol", scopes = listOf("notes:read"), audience = listOf(resource)) else null
+        }
+        val server = notesServer(Verifier.Custom(verifier))
+        try {
+            val http = HttpOptions(requiredScopes = listOf("notes:read"), authorizationServers = listOf("https://as.example"))
+            resource = server.serveHttp("127.0.0.1:0", http)
+            val missing = rawPost(resource)
+            assertEquals(401, missing.status, "no token")
+            val metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+            assertEquals("Bearer scope=\"notes:read\", resource_metadata=\"$metadata\"", missing.headers["www-authenticate"], "the challenge")
+            assertEquals(401, rawPost(resource, headers = mapOf("Authorization" to "Bearer guess")).status, "a refused token")
+            val client = Client.connectHttp(resource, options, bearer("let-me-in"))
+            try {
+                assertEquals("carol notes:read", firstText(client.callTool("whoami", "{}").content), "the caller")
+                val refused = assertThrows<McpException> { client.callTool("write_note", "{}") }
+                check(refused.toString().contains("403") || refused.toString().contains("scope")) { "refusal: $refused" }
+            } finally {
+                client.disconnect()
+                client.close()
+            }
+            assertThrows<McpException.InvalidInput> { Server("x", "1", null, null).serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("x"))) }
+        } finally {
+            server.shutdown()
+            server.close()
+        }
+    }
+
+    suite.test("auth: JWT tokens of a real authorization server (oidc-provider)") {
+        AuthorizationServer().use { authority ->
+            val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = null))
+            try {
+                val url = server.serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("notes:read")))
+                val reader = Client.connectHttp(url, options, bearer(authority.serviceToken(url, "notes:read")))
+                try {
+                    assertEquals("svc notes:read", firstText(reader.callTool("whoami", "{}").content), "the caller")
+                    assertThrows<McpException> { reader.callTool("write_note", "{}") }
+                } finally {
+                    reader.disconnect()
+                    reader.close()
+                }
+                val writer = Client.connectHttp(url, options.copy(era = EraMode.LEGACY), bearer(authority.serviceToken(url, "notes:read notes:write")))
+                try {
+                    assertEquals("written", firstText(writer.callTool("write_note", "{}").content), "with the scope")
+                } finally {
+                    writer.disconnect()
+                    writer.close()
+                }
+            } finally {
+                server.shutdown()
+                server.close()
+            }
+        }
+    }
+}
