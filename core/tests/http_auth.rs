@@ -27,6 +27,7 @@ use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::{Context, HandlerError, PromptDef, ResourceDef, Server, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
 use serde_json::{json, Value};
+use sha2::Digest;
 
 const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
@@ -253,13 +254,21 @@ struct Protected {
 
 impl Protected {
     async fn start() -> Protected {
-        Self::with(|verifier| verifier).await
+        Self::configured(|verifier| verifier, |auth| auth).await
     }
 
     /// [`start`](Self::start) with the verifier's settings changed.
-    async fn with(settings: impl FnOnce(JwtVerifier) -> JwtVerifier) -> Protected {
+    async fn with(verifier: impl FnOnce(JwtVerifier) -> JwtVerifier) -> Protected {
+        Self::configured(verifier, |auth| auth).await
+    }
+
+    /// [`start`](Self::start) with the verifier's and the resource server's settings changed.
+    async fn configured(
+        verifier: impl FnOnce(JwtVerifier) -> JwtVerifier,
+        settings: impl FnOnce(ResourceServer) -> ResourceServer,
+    ) -> Protected {
         let issuer = Issuer::start().await;
-        let auth = ResourceServer::new(settings(issuer.verifier())).required_scopes(["mcp"]);
+        let auth = settings(ResourceServer::new(verifier(issuer.verifier())).required_scopes(["mcp"]));
         let handle = notes_server()
             .bind_http("127.0.0.1:0", HttpConfig::default().auth(auth))
             .await
@@ -808,4 +817,164 @@ async fn introspection_authenticates_the_server_and_reuses_answers() {
         "an answer without iss is not refused for it"
     );
     endpoint.stop().await;
+}
+
+/// A DPoP proof (RFC 9449 §4.2) signed with `key`, for `method` on `url` with `token`.
+fn dpop_proof(
+    key: &SigningKey,
+    method: &str,
+    url: &str,
+    token: &str,
+    jti: &str,
+    iat: u64,
+    nonce: Option<&str>,
+) -> String {
+    let mut header = Header::new(key.alg);
+    header.typ = Some("dpop+jwt".into());
+    header.jwk = Some(key.public.clone());
+    let ath = URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes()));
+    let mut claims = json!({"htm": method, "htu": url, "iat": iat, "jti": jti, "ath": ath});
+    if let Some(nonce) = nonce {
+        claims["nonce"] = json!(nonce);
+    }
+    jsonwebtoken::encode(&header, &claims, &key.key).unwrap()
+}
+
+#[tokio::test]
+async fn dpop_bound_tokens_need_a_fresh_single_use_proof_for_the_request() {
+    use jsonwebtoken::jwk::ThumbprintHash;
+    let server = Protected::start().await;
+    let url = server.url();
+    let client = SigningKey::generate("client", Algorithm::ES256);
+    let thumbprint = client.public.thumbprint(ThumbprintHash::SHA256).unwrap();
+    let mut claims = server.issuer.claims("alice", &url, "mcp");
+    claims["cnf"] = json!({ "jkt": thumbprint });
+    let token = server.issuer.sign("ec", &claims);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let send = |scheme: &'static str, proof: Option<String>| {
+        let authorization = format!("{scheme} {token}");
+        let server = &server;
+        let body = body.clone();
+        async move {
+            let mut headers = vec![("authorization", authorization.as_str())];
+            if let Some(proof) = &proof {
+                headers.push(("dpop", proof.as_str()));
+            }
+            server.post(&body, &headers).await
+        }
+    };
+    let fresh = |jti: &str| dpop_proof(&client, "POST", &url, &token, jti, now(), None);
+    assert_eq!(send("DPoP", Some(fresh("one"))).await.status(), 200, "a good proof");
+
+    let refused = [
+        ("as Bearer", send("Bearer", None).await, "present it as DPoP"),
+        ("no proof", send("DPoP", None).await, "send one DPoP proof"),
+        ("replayed", send("DPoP", Some(fresh("one"))).await, "used before"),
+        (
+            "for another URL",
+            send(
+                "DPoP",
+                Some(dpop_proof(
+                    &client,
+                    "POST",
+                    "http://127.0.0.1:1/mcp",
+                    &token,
+                    "u",
+                    now(),
+                    None,
+                )),
+            )
+            .await,
+            "another request",
+        ),
+        (
+            "for another method",
+            send("DPoP", Some(dpop_proof(&client, "GET", &url, &token, "m", now(), None))).await,
+            "another request",
+        ),
+        (
+            "for another token",
+            send(
+                "DPoP",
+                Some(dpop_proof(&client, "POST", &url, "other", "t", now(), None)),
+            )
+            .await,
+            "another token",
+        ),
+        (
+            "stale",
+            send(
+                "DPoP",
+                Some(dpop_proof(&client, "POST", &url, &token, "s", now() - 600, None)),
+            )
+            .await,
+            "not fresh",
+        ),
+        (
+            "another key",
+            send(
+                "DPoP",
+                Some(dpop_proof(
+                    &server.issuer.key("ec"),
+                    "POST",
+                    &url,
+                    &token,
+                    "k",
+                    now(),
+                    None,
+                )),
+            )
+            .await,
+            "another key",
+        ),
+    ];
+    for (case, response, reason) in refused {
+        let (status, header) = challenge(&response);
+        assert_eq!(status, 401, "{case}");
+        assert!(header.contains(reason), "{case}: {header}");
+        let scheme = if case == "as Bearer" {
+            "Bearer error=\"invalid_token\""
+        } else {
+            "DPoP error=\"invalid_dpop_proof\""
+        };
+        assert!(header.starts_with(scheme), "{case}: {header}");
+    }
+    let unbound = server.token("bob", "mcp", "ec");
+    let response = server
+        .post(
+            &body,
+            &[("authorization", &format!("DPoP {unbound}")), ("dpop", &fresh("x"))],
+        )
+        .await;
+    assert!(challenge(&response).1.contains("not bound to a DPoP key"));
+    server.stop().await;
+
+    // With nonces, a proof without the server's current one is sent back for it.
+    let server = Protected::configured(|verifier| verifier, |auth| auth.dpop_nonces(true)).await;
+    let url = server.url();
+    let mut claims = server.issuer.claims("alice", &url, "mcp");
+    claims["cnf"] = json!({ "jkt": thumbprint });
+    let token = server.issuer.sign("ec", &claims);
+    let authorization = format!("DPoP {token}");
+    let without = dpop_proof(&client, "POST", &url, &token, "n1", now(), None);
+    let response = server
+        .post(&body, &[("authorization", &authorization), ("dpop", &without)])
+        .await;
+    let (status, header) = challenge(&response);
+    assert_eq!(
+        (status, header.starts_with("DPoP error=\"use_dpop_nonce\"")),
+        (401, true),
+        "{header}"
+    );
+    let nonce = response.headers()["dpop-nonce"].to_str().unwrap().to_owned();
+    let with = dpop_proof(&client, "POST", &url, &token, "n2", now(), Some(&nonce));
+    assert_eq!(
+        server
+            .post(&body, &[("authorization", &authorization), ("dpop", &with)])
+            .await
+            .status(),
+        200
+    );
+    server.stop().await;
 }

@@ -22,14 +22,28 @@ use serde_json::json;
 
 const REDIRECT_URI: &str = "http://127.0.0.1:9/callback";
 
-/// A server whose `whoami` says who called (the user, or the client acting for itself), and whose `write_note` needs `notes:write`;
+/// A server whose `whoami` says who called (the user, or the client acting for itself) and
+/// whether the token is DPoP-bound, and whose `write_note` needs `notes:write`;
 /// every request needs `notes:read`.
 async fn notes_server(verifier: impl TokenVerifier) -> HttpServerHandle {
+    notes_server_with(verifier, |auth| auth).await
+}
+
+/// [`notes_server`] with the resource server's settings changed.
+async fn notes_server_with(
+    verifier: impl TokenVerifier,
+    settings: impl FnOnce(ResourceServer) -> ResourceServer,
+) -> HttpServerHandle {
     let server = Server::builder("notes", "1.0.0")
         .tool(ToolDef::new("whoami").handler(|_, ctx: Context| async move {
             let token = ctx.access_token().expect("a caller");
             let who = token.subject.as_ref().or(token.client_id.as_ref());
-            format!("{} {}", who.cloned().unwrap_or_default(), token.scopes.join(","))
+            let bound = if token.bound_key_thumbprint().is_some() {
+                " (DPoP)"
+            } else {
+                ""
+            };
+            format!("{} {}{bound}", who.cloned().unwrap_or_default(), token.scopes.join(","))
         }))
         .tool(
             ToolDef::new("write_note")
@@ -38,7 +52,7 @@ async fn notes_server(verifier: impl TokenVerifier) -> HttpServerHandle {
         )
         .build()
         .unwrap();
-    let auth = ResourceServer::new(verifier).required_scopes(["notes:read"]);
+    let auth = settings(ResourceServer::new(verifier).required_scopes(["notes:read"]));
     server
         .bind_http("127.0.0.1:0", HttpConfig::default().auth(auth))
         .await
@@ -151,4 +165,26 @@ async fn client_credentials_with_jwt_and_introspected_opaque_tokens() {
         }
         server.shutdown().await.unwrap();
     }
+}
+
+#[tokio::test]
+async fn dpop_bound_tokens_of_a_real_authorization_server_with_server_nonces() {
+    let authority = AuthorizationServer::start(&[]).await;
+    let metadata = authority.metadata().await;
+    let jwks = metadata["jwks_uri"].as_str().unwrap();
+    let verifier = JwtVerifier::new(jwks, &authority.issuer).unwrap();
+    let server = notes_server_with(verifier, |auth| auth.dpop_nonces(true)).await;
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let key = oxmcp::client::auth::SigningKey::generate().unwrap();
+        let credentials = ClientCredentials::new("svc").secret("svc-secret");
+        let provider = OAuthProvider::client_credentials(&authority.issuer, credentials).dpop(key);
+        let client = client(server.url("/mcp"), provider, era).await;
+        let whoami = text(&client.call_tool("whoami", json!({})).await.unwrap());
+        assert_eq!(
+            whoami, "svc notes:read (DPoP)",
+            "{era:?}: a DPoP-bound token, its proofs with the server's nonce"
+        );
+        client.close().await.unwrap();
+    }
+    server.shutdown().await.unwrap();
 }

@@ -114,6 +114,8 @@ const provider = new Provider(issuer, {
     devInteractions: { enabled: false }, // replaced by the automatic /interaction route below
     registration: { enabled: true, initialAccessToken: false },
     clientCredentials: { enabled: true },
+    // A token requested with a DPoP proof is bound to the proof's key (cnf.jkt).
+    dPoP: { enabled: true },
     introspection: { enabled: true, allowedPolicy: async () => true },
     revocation: { enabled: true },
     userinfo: { enabled: true },

@@ -1,7 +1,7 @@
-//! The `WWW-Authenticate: Bearer …` challenges of RFC 6750 §3, with the
-//! `resource_metadata` parameter of RFC 9728 §5.1.
+//! The `WWW-Authenticate` challenges of RFC 6750 §3 (`Bearer`) and RFC 9449 §7.1
+//! (`DPoP`), with the `resource_metadata` parameter of RFC 9728 §5.1.
 
-/// What went wrong, as RFC 6750 §3.1 names it.
+/// What went wrong, as RFC 6750 §3.1 and RFC 9449 §7.1 name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChallengeError {
     /// No token was sent: the challenge only says how to get one.
@@ -12,6 +12,10 @@ pub(crate) enum ChallengeError {
     InsufficientScope,
     /// `invalid_request` (400), e.g. two tokens in one request.
     InvalidRequest,
+    /// `invalid_dpop_proof` (401).
+    InvalidProof,
+    /// `use_dpop_nonce` (401): retry with the nonce sent along.
+    UseNonce,
 }
 
 impl ChallengeError {
@@ -22,13 +26,26 @@ impl ChallengeError {
             ChallengeError::InvalidToken => Some("invalid_token"),
             ChallengeError::InsufficientScope => Some("insufficient_scope"),
             ChallengeError::InvalidRequest => Some("invalid_request"),
+            ChallengeError::InvalidProof => Some("invalid_dpop_proof"),
+            ChallengeError::UseNonce => Some("use_dpop_nonce"),
         }
     }
 }
 
-/// The value of a `WWW-Authenticate` header: `Bearer` with the error, its description,
-/// the scopes needed, and the metadata URL.
-pub(crate) fn bearer_challenge(
+/// How the client presented its token, and so how it is challenged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    /// `Authorization: Bearer` (RFC 6750).
+    Bearer,
+    /// `Authorization: DPoP` with a `DPoP` proof (RFC 9449).
+    Dpop,
+}
+
+/// The value of a `WWW-Authenticate` header: the scheme with the error, its description,
+/// the scopes needed and the metadata URL; a DPoP challenge also names the proof
+/// algorithms accepted.
+pub(crate) fn challenge(
+    scheme: Scheme,
     error: ChallengeError,
     description: Option<&str>,
     scopes: &[&str],
@@ -45,7 +62,14 @@ pub(crate) fn bearer_challenge(
         parameters.push(format!("scope=\"{}\"", quoted(&scopes.join(" "))));
     }
     parameters.push(format!("resource_metadata=\"{}\"", quoted(metadata_url)));
-    format!("Bearer {}", parameters.join(", "))
+    match scheme {
+        Scheme::Bearer => format!("Bearer {}", parameters.join(", ")),
+        Scheme::Dpop => format!(
+            "DPoP {}, algs=\"{}\"",
+            parameters.join(", "),
+            super::dpop::ALGORITHM_NAMES
+        ),
+    }
 }
 
 /// The text of a quoted-string: only printable ASCII (RFC 6750 §3 allows no more), with
@@ -72,7 +96,8 @@ mod tests {
 
     #[test]
     fn challenges_read_back_as_the_client_reads_them() {
-        let text = bearer_challenge(
+        let text = challenge(
+            Scheme::Bearer,
             ChallengeError::InsufficientScope,
             Some("needs \"write\" — now"),
             &["notes:read", "notes:write"],
@@ -87,7 +112,25 @@ mod tests {
         let read = BearerChallenge::parse(&text).unwrap();
         assert!(read.insufficient_scope());
         assert_eq!(read.scope.as_deref(), Some("notes:read notes:write"));
-        let missing = bearer_challenge(ChallengeError::Missing, None, &[], "https://rs.example/m");
+        let missing = challenge(
+            Scheme::Bearer,
+            ChallengeError::Missing,
+            None,
+            &[],
+            "https://rs.example/m",
+        );
         assert_eq!(missing, "Bearer resource_metadata=\"https://rs.example/m\"");
+        let nonce = challenge(
+            Scheme::Dpop,
+            ChallengeError::UseNonce,
+            Some("send it"),
+            &[],
+            "https://rs.example/m",
+        );
+        assert_eq!(
+            nonce,
+            "DPoP error=\"use_dpop_nonce\", error_description=\"send it\", resource_metadata=\"https://rs.example/m\", \
+             algs=\"ES256 RS256 PS256 EdDSA\""
+        );
     }
 }

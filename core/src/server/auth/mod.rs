@@ -30,6 +30,8 @@ mod access_token;
 #[cfg(feature = "http-server")]
 pub(crate) mod challenge;
 #[cfg(feature = "http-server")]
+pub(crate) mod dpop;
+#[cfg(feature = "http-server")]
 mod introspection;
 #[cfg(feature = "http-server")]
 mod jwks;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use url::Url;
 
+use super::dpop::ProofChecker;
 use super::{AccessToken, TokenVerifier};
 
 /// Where RFC 9728 puts protected resource metadata.
@@ -47,6 +48,7 @@ pub struct ResourceServer {
     audiences: Vec<String>,
     check_audience: bool,
     implied_scopes: Vec<(String, Vec<String>)>,
+    dpop_nonces: bool,
 }
 
 impl fmt::Debug for ResourceServer {
@@ -77,6 +79,7 @@ impl ResourceServer {
             audiences: Vec::new(),
             check_audience: true,
             implied_scopes: Vec::new(),
+            dpop_nonces: false,
         }
     }
 
@@ -135,6 +138,15 @@ impl ResourceServer {
         self
     }
 
+    /// Whether DPoP proofs must carry a nonce the server hands out (RFC 9449 §9; default
+    /// off): a proof without the current one is refused with `use_dpop_nonce` and the
+    /// nonce, which rotates every 5 minutes. Nonces bound how long a stolen proof could be
+    /// prepared ahead; proofs are single-use and at most a minute old either way.
+    pub fn dpop_nonces(mut self, on: bool) -> Self {
+        self.dpop_nonces = on;
+        self
+    }
+
     /// The settings applied to an endpoint at `path` whose listener is bound at `origin`
     /// (`http://host:port`), when there is one.
     pub(crate) fn resolve(self, path: &str, origin: Option<&str>) -> Result<Protection, String> {
@@ -170,9 +182,12 @@ impl ResourceServer {
         } else {
             self.authorization_servers.clone()
         };
+        let origin = url.origin().ascii_serialization();
         let metadata_path = format!("{WELL_KNOWN}{path}");
-        let metadata_url = format!("{}{metadata_path}", url.origin().ascii_serialization());
+        let metadata_url = format!("{origin}{metadata_path}");
         Ok(Protection {
+            proofs: ProofChecker::new(self.dpop_nonces)?,
+            origin,
             settings: self,
             resource,
             metadata_path,
@@ -190,6 +205,10 @@ pub(crate) struct Protection {
     pub(crate) metadata_path: String,
     /// The metadata's URL, which every challenge names.
     pub(crate) metadata_url: String,
+    /// The resource URL's origin: where clients send the requests their DPoP proofs name.
+    pub(crate) origin: String,
+    /// The DPoP proofs seen, and the nonces.
+    pub(crate) proofs: ProofChecker,
     authorization_servers: Vec<String>,
 }
 

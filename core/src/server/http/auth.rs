@@ -13,37 +13,55 @@ use serde_json::json;
 use super::endpoint::Endpoint;
 use super::response::json_body;
 use crate::protocol::jsonrpc::{Message, Request};
-use crate::server::auth::challenge::{bearer_challenge, ChallengeError};
+use crate::server::auth::challenge::{challenge, ChallengeError, Scheme};
+use crate::server::auth::dpop::ProofError;
 use crate::server::auth::{AccessToken, Protection, VerifyError};
+
+/// The header of a DPoP proof, and of the server's nonce (RFC 9449 §4.1, §8).
+const DPOP: &str = "dpop";
+const DPOP_NONCE: &str = "dpop-nonce";
 
 /// The verified token of a request's caller; `None` on an endpoint that requires none.
 pub(super) type Caller = Option<Arc<AccessToken>>;
 
+/// The request an authentication is for: its method and path, which a DPoP proof must name.
+pub(super) struct Target<'a> {
+    pub(super) method: &'a str,
+    pub(super) path: &'a str,
+}
+
+/// A refusal being made: how the client presented its token, and the challenge.
+struct Refusal<'a> {
+    protection: &'a Protection,
+    scheme: Scheme,
+}
+
 impl Endpoint {
-    /// The caller of a request, when its token is good for this resource and grants the
-    /// server's required scopes; otherwise the answer that refuses it (401, 403, or 503
-    /// when the token could not be checked). Always `None` on an open endpoint.
-    pub(super) async fn authenticate(&self, headers: &HeaderMap) -> Result<Caller, Response> {
+    /// The caller of a request to `target`, when its token is good for this resource (with
+    /// a good DPoP proof when it is key-bound) and grants the server's required scopes;
+    /// otherwise the answer that refuses it (400, 401, 403, or 503 when the token could not
+    /// be checked). Always `None` on an open endpoint.
+    pub(super) async fn authenticate(&self, headers: &HeaderMap, target: Target<'_>) -> Result<Caller, Response> {
         let Some(protection) = &self.protection else {
             return Ok(None);
         };
-        let token = match bearer_token(headers) {
-            Ok(Some(token)) => token,
+        let bearer = Refusal {
+            protection,
+            scheme: Scheme::Bearer,
+        };
+        let (scheme, token) = match presented_token(headers) {
+            Ok(Some(presented)) => presented,
             Ok(None) => {
                 let required = as_strs(protection.required_scopes());
-                return Err(refuse(
-                    protection,
-                    ChallengeError::Missing,
-                    "an access token is required",
-                    &required,
-                ));
+                return Err(bearer.refuse(ChallengeError::Missing, "an access token is required", &required));
             }
-            Err(reason) => return Err(refuse(protection, ChallengeError::InvalidRequest, reason, &[])),
+            Err(reason) => return Err(bearer.refuse(ChallengeError::InvalidRequest, reason, &[])),
         };
+        let refusal = Refusal { protection, scheme };
         let token = match protection.verifier().verify(token.to_owned()).await {
             Ok(token) => token,
             Err(VerifyError::Invalid(reason)) => {
-                return Err(refuse(protection, ChallengeError::InvalidToken, &reason, &[]))
+                return Err(refusal.refuse(ChallengeError::InvalidToken, &reason, &[]))
             }
             Err(VerifyError::Unavailable(detail)) => {
                 tracing::warn!(%detail, "an access token could not be checked");
@@ -56,21 +74,15 @@ impl Endpoint {
         };
         if !protection.meant_for_us(&token) {
             let reason = "the token is meant for another resource";
-            return Err(refuse(protection, ChallengeError::InvalidToken, reason, &[]));
+            return Err(refusal.refuse(ChallengeError::InvalidToken, reason, &[]));
         }
-        if token.bound_key_thumbprint().is_some() {
-            let reason = "the token is bound to a DPoP key; DPoP-bound tokens are not accepted as Bearer tokens";
-            return Err(refuse(protection, ChallengeError::InvalidToken, reason, &[]));
+        if let Some(refused) = refusal.binding_refusal(headers, &token, &target) {
+            return Err(refused);
         }
         let required = protection.required_scopes();
         if !protection.missing_scopes(&token, required).is_empty() {
             let reason = "the token lacks the scopes this server requires";
-            return Err(refuse(
-                protection,
-                ChallengeError::InsufficientScope,
-                reason,
-                &as_strs(required),
-            ));
+            return Err(refusal.refuse(ChallengeError::InsufficientScope, reason, &as_strs(required)));
         }
         Ok(Some(Arc::new(token)))
     }
@@ -93,8 +105,74 @@ impl Endpoint {
                 scopes.push(scope);
             }
         }
+        // A key-bound token came as DPoP (`binding_refusal` let nothing else through).
+        let scheme = if token.bound_key_thumbprint().is_some() {
+            Scheme::Dpop
+        } else {
+            Scheme::Bearer
+        };
         let reason = format!("{} {target:?} needs more scopes", request.method);
-        Some(refuse(protection, ChallengeError::InsufficientScope, &reason, &scopes))
+        Some(Refusal { protection, scheme }.refuse(ChallengeError::InsufficientScope, &reason, &scopes))
+    }
+}
+
+impl Refusal<'_> {
+    /// The refusal of a key-bound token (`cnf.jkt`) that did not come as `DPoP` with a
+    /// good proof for `target`, or of an unbound one that came as `DPoP`; `None` when the
+    /// token came as it should.
+    fn binding_refusal(&self, headers: &HeaderMap, token: &AccessToken, target: &Target<'_>) -> Option<Response> {
+        let thumbprint = match (self.scheme, token.bound_key_thumbprint()) {
+            (Scheme::Bearer, None) => return None,
+            (Scheme::Bearer, Some(_)) => {
+                let reason = "the token is bound to a DPoP key: present it as DPoP, with a proof";
+                return Some(self.refuse(ChallengeError::InvalidToken, reason, &[]));
+            }
+            (Scheme::Dpop, None) => {
+                let reason = "the token is not bound to a DPoP key";
+                return Some(self.refuse(ChallengeError::InvalidToken, reason, &[]));
+            }
+            (Scheme::Dpop, Some(thumbprint)) => thumbprint,
+        };
+        let mut proofs = headers.get_all(DPOP).iter();
+        let (Some(proof), None) = (proofs.next(), proofs.next()) else {
+            return Some(self.refuse(ChallengeError::InvalidProof, "send one DPoP proof", &[]));
+        };
+        let proof = proof.to_str().unwrap_or_default();
+        let url = format!("{}{}", self.protection.origin, target.path);
+        match self
+            .protection
+            .proofs
+            .check(proof, target.method, &url, &token.token, thumbprint)
+        {
+            Ok(()) => None,
+            Err(ProofError::Invalid(reason)) => Some(self.refuse(ChallengeError::InvalidProof, &reason, &[])),
+            Err(ProofError::UseNonce(nonce)) => {
+                let reason = "the DPoP proof needs the server's nonce";
+                let mut refused = self.refuse(ChallengeError::UseNonce, reason, &[]);
+                if let Ok(nonce) = HeaderValue::from_str(&nonce) {
+                    refused.headers_mut().insert(DPOP_NONCE, nonce);
+                }
+                Some(refused)
+            }
+        }
+    }
+
+    /// A refusal: the status of `error`, its challenge, and an OAuth error body.
+    fn refuse(&self, error: ChallengeError, description: &str, scopes: &[&str]) -> Response {
+        let status = match error {
+            ChallengeError::InsufficientScope => StatusCode::FORBIDDEN,
+            ChallengeError::InvalidRequest => StatusCode::BAD_REQUEST,
+            _ => StatusCode::UNAUTHORIZED,
+        };
+        let shown = (error != ChallengeError::Missing).then_some(description);
+        let header = challenge(self.scheme, error, shown, scopes, &self.protection.metadata_url);
+        let code = error.code().unwrap_or("invalid_token");
+        let body = json!({"error": code, "error_description": description}).to_string();
+        let mut response = json_body(status, body);
+        if let Ok(value) = HeaderValue::from_str(&header) {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+        }
+        response
     }
 }
 
@@ -112,9 +190,9 @@ pub(super) async fn handle_metadata(State(endpoint): State<Arc<Endpoint>>) -> Re
     response
 }
 
-/// The token of an `Authorization: Bearer` header: `None` without one (or with another
-/// scheme), an error for a malformed one or for several.
-fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, &'static str> {
+/// The token of the `Authorization` header and its scheme (`Bearer` or `DPoP`): `None`
+/// without one (or with another scheme), an error for a malformed one or for several.
+fn presented_token(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, &'static str> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Ok(None);
@@ -126,20 +204,24 @@ fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, &'static str> {
     let Some((scheme, token)) = value.split_once(' ') else {
         return Ok(None);
     };
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else {
         return Ok(None);
-    }
+    };
     let token = token.trim();
-    // RFC 6750 §2.1: b64token.
+    // RFC 6750 §2.1 and RFC 9449 §7.1: b64token.
     let b64token = !token.is_empty()
         && token
             .trim_end_matches('=')
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
     if b64token {
-        Ok(Some(token))
+        Ok(Some((scheme, token)))
     } else {
-        Err("the bearer token is malformed")
+        Err("the access token is malformed")
     }
 }
 
@@ -159,30 +241,12 @@ fn as_strs(scopes: &[String]) -> Vec<&str> {
     scopes.iter().map(String::as_str).collect()
 }
 
-/// A refusal: the status of `error`, its challenge, and an OAuth error body.
-fn refuse(protection: &Protection, error: ChallengeError, description: &str, scopes: &[&str]) -> Response {
-    let (status, code) = match error {
-        ChallengeError::Missing => (StatusCode::UNAUTHORIZED, "invalid_token"),
-        ChallengeError::InvalidToken => (StatusCode::UNAUTHORIZED, "invalid_token"),
-        ChallengeError::InsufficientScope => (StatusCode::FORBIDDEN, "insufficient_scope"),
-        ChallengeError::InvalidRequest => (StatusCode::BAD_REQUEST, "invalid_request"),
-    };
-    let shown = (error != ChallengeError::Missing).then_some(description);
-    let challenge = bearer_challenge(error, shown, scopes, &protection.metadata_url);
-    let body = json!({"error": code, "error_description": description}).to_string();
-    let mut response = json_body(status, body);
-    if let Ok(value) = HeaderValue::from_str(&challenge) {
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
-    }
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn bearer_tokens_are_read_from_one_authorization_header() {
+    fn tokens_are_read_from_one_authorization_header() {
         let headers = |values: &[&str]| {
             let mut headers = HeaderMap::new();
             for value in values {
@@ -190,15 +254,22 @@ mod tests {
             }
             headers
         };
-        assert_eq!(bearer_token(&headers(&[])), Ok(None));
+        assert_eq!(presented_token(&headers(&[])), Ok(None));
         assert_eq!(
-            bearer_token(&headers(&["Bearer abc.DEF-_~+/=="])),
-            Ok(Some("abc.DEF-_~+/=="))
+            presented_token(&headers(&["Bearer abc.DEF-_~+/=="])),
+            Ok(Some((Scheme::Bearer, "abc.DEF-_~+/==")))
         );
-        assert_eq!(bearer_token(&headers(&["bearer  tok "])), Ok(Some("tok")));
-        assert_eq!(bearer_token(&headers(&["Basic dXNlcjpwdw=="])), Ok(None));
-        assert!(bearer_token(&headers(&["Bearer a b"])).is_err());
-        assert!(bearer_token(&headers(&["Bearer "])).is_err());
-        assert!(bearer_token(&headers(&["Bearer a", "Bearer b"])).is_err());
+        assert_eq!(
+            presented_token(&headers(&["bearer  tok "])),
+            Ok(Some((Scheme::Bearer, "tok")))
+        );
+        assert_eq!(
+            presented_token(&headers(&["DPoP tok"])),
+            Ok(Some((Scheme::Dpop, "tok")))
+        );
+        assert_eq!(presented_token(&headers(&["Basic dXNlcjpwdw=="])), Ok(None));
+        assert!(presented_token(&headers(&["Bearer a b"])).is_err());
+        assert!(presented_token(&headers(&["Bearer "])).is_err());
+        assert!(presented_token(&headers(&["Bearer a", "Bearer b"])).is_err());
     }
 }

@@ -13,7 +13,7 @@ use http::{HeaderMap, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{handle_metadata, Caller};
+use super::auth::{handle_metadata, Caller, Target};
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::post_legacy;
 use super::modern::{is_modern, post_modern};
@@ -210,7 +210,11 @@ fn too_large(error: &axum::Error) -> bool {
 }
 
 async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Body) -> Response {
-    let caller = match endpoint.admit(&headers).await {
+    let target = Target {
+        method: "POST",
+        path: &endpoint.config.path,
+    };
+    let caller = match endpoint.admit(&headers, target).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
@@ -243,11 +247,12 @@ async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
 
 impl Endpoint {
     /// The checks every request passes first: Origin and Host (403), then the caller's
-    /// token when the endpoint is a resource server. Gives the caller.
-    pub(super) async fn admit(&self, headers: &HeaderMap) -> Result<Caller, Response> {
+    /// token (for a request to `target`) when the endpoint is a resource server. Gives the
+    /// caller.
+    pub(super) async fn admit(&self, headers: &HeaderMap, target: Target<'_>) -> Result<Caller, Response> {
         self.config.guard.check(headers).map_err(|reason| {
             Rejection::new(StatusCode::FORBIDDEN, ErrorObject::invalid_request(reason)).into_response()
         })?;
-        self.authenticate(headers).await
+        self.authenticate(headers, target).await
     }
 }

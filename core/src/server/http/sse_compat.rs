@@ -11,6 +11,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
+use super::auth::Target;
 use super::endpoint::Endpoint;
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
 use super::sessions::{random_id, silent_transport};
@@ -29,7 +30,16 @@ pub(super) struct SessionQuery {
 
 /// HTTP+SSE (2024-11-05): the stream whose first event names where to POST.
 pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    let opener = match endpoint.admit(&headers).await {
+    let opener = match endpoint
+        .admit(
+            &headers,
+            Target {
+                method: "GET",
+                path: "/sse",
+            },
+        )
+        .await
+    {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
@@ -91,7 +101,16 @@ pub(super) async fn handle_sse_message(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let caller = match endpoint.admit(&headers).await {
+    let caller = match endpoint
+        .admit(
+            &headers,
+            Target {
+                method: "POST",
+                path: "/messages",
+            },
+        )
+        .await
+    {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };

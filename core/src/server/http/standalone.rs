@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use http::{HeaderMap, HeaderValue, StatusCode};
 
+use super::auth::Target;
 use super::endpoint::Endpoint;
 use super::legacy::logged_events;
 use super::response::{header_str, rpc_error, sse_response, STREAM_CAPACITY};
@@ -16,7 +17,11 @@ use crate::protocol::headers::names;
 use crate::protocol::ErrorObject;
 
 pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    let caller = match endpoint.admit(&headers).await {
+    let target = Target {
+        method: "GET",
+        path: &endpoint.config.path,
+    };
+    let caller = match endpoint.admit(&headers, target).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
@@ -60,7 +65,11 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
 }
 
 pub(super) async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    let caller = match endpoint.admit(&headers).await {
+    let target = Target {
+        method: "DELETE",
+        path: &endpoint.config.path,
+    };
+    let caller = match endpoint.admit(&headers, target).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
