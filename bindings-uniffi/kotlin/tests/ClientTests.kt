@@ -94,6 +94,9 @@ class Inbox : NotificationListener {
         }
 
     fun progressCount(): Int = synchronized(seen) { seen.count { it is ServerNotification.Progress } }
+
+    /** Whether no notification so far matches (the listener may add one meanwhile: iterate under its lock). */
+    fun none(matches: (ServerNotification) -> Boolean): Boolean = synchronized(seen) { seen.none(matches) }
 }
 
 class ProgressInbox : ProgressListener {
@@ -356,7 +359,7 @@ fun clientTests(suite: Suite) {
                 val log = c.inbox.await { it is ServerNotification.LogMessage } as ServerNotification.LogMessage
                 assertEquals(LoggingLevel.INFO, log.level, "the first level at or above info")
                 assertEquals("fixture", log.logger, "logger")
-                check(c.inbox.seen.none { it is ServerNotification.LogMessage && it.level == LoggingLevel.DEBUG }) {
+                check(c.inbox.none { it is ServerNotification.LogMessage && it.level == LoggingLevel.DEBUG }) {
                     "a debug message came through"
                 }
 
