@@ -518,6 +518,25 @@ async fn cors_answers_vary_by_origin_and_reflect_only_configured_ones() {
         .unwrap();
     assert_eq!(allowed.headers()["access-control-allow-origin"], "https://app.example");
     assert_eq!(allowed.headers()["vary"], "Origin");
+    // A page's script reads the session and an auth challenge, and may send a token.
+    assert_eq!(
+        allowed.headers()["access-control-expose-headers"],
+        "mcp-session-id, www-authenticate, dpop-nonce"
+    );
+    let preflight = f
+        .http
+        .request(reqwest::Method::OPTIONS, f.url())
+        .header("origin", "https://app.example")
+        .header("access-control-request-method", "POST")
+        .header("access-control-request-headers", "authorization, content-type")
+        .send()
+        .await
+        .unwrap();
+    let allowed_headers = preflight.headers()["access-control-allow-headers"].to_str().unwrap();
+    assert!(
+        allowed_headers.split(", ").any(|h| h == "authorization"),
+        "{allowed_headers}"
+    );
     let other = f
         .post(&initialize_body(), &[("origin", "https://evil.example")])
         .send()

@@ -139,7 +139,7 @@ fun httpOptionsTests(suite: Suite) {
         withServer(HttpOptions(allowedOrigins = listOf(page), corsOrigins = listOf(page))) { url ->
             val answer = rawPost(url, headers = mapOf("Origin" to page))
             assertEquals(page, answer.headers["access-control-allow-origin"], "allow-origin")
-            assertEquals("mcp-session-id", answer.headers["access-control-expose-headers"], "expose-headers")
+            assertEquals("mcp-session-id, www-authenticate, dpop-nonce", answer.headers["access-control-expose-headers"], "expose-headers")
         }
         withServer(HttpOptions(allowedOrigins = listOf(page))) { url ->
             assertEquals(null, rawPost(url, headers = mapOf("Origin" to page)).headers["access-control-allow-origin"], "no CORS by default")

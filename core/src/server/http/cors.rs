@@ -9,6 +9,12 @@ use http::{HeaderValue, StatusCode};
 
 use super::endpoint::Endpoint;
 
+/// The answer headers scripts of allowed origins may read.
+const EXPOSED_HEADERS: &str = "mcp-session-id, www-authenticate, dpop-nonce";
+/// The request headers they may send: any (`*`), and `Authorization` by name, which the
+/// wildcard leaves out (Fetch standard), with the `DPoP` proof beside it.
+const ALLOWED_HEADERS: &str = "*, authorization, dpop";
+
 pub(super) async fn handle_preflight() -> Response {
     StatusCode::NO_CONTENT.into_response()
 }
@@ -37,9 +43,11 @@ pub(super) async fn apply_cors(
     if let Some(origin) = origin {
         let headers = response.headers_mut();
         headers.insert(http::header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        // What a browser page's script may read: the session, and, on a protected
+        // endpoint, the challenge and the DPoP nonce it must answer.
         headers.insert(
             http::header::ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static("mcp-session-id"),
+            HeaderValue::from_static(EXPOSED_HEADERS),
         );
         headers.insert(
             http::header::ACCESS_CONTROL_ALLOW_METHODS,
@@ -47,7 +55,7 @@ pub(super) async fn apply_cors(
         );
         headers.insert(
             http::header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static("*"),
+            HeaderValue::from_static(ALLOWED_HEADERS),
         );
     }
     response
