@@ -156,18 +156,27 @@ impl Dispatcher {
         self.tasks.spawn(task);
     }
 
-    /// Serves a request on its own task, its messages sent on the scope's reply; the
-    /// response goes there too, unless the request is cancelled first. The scope's
-    /// cancellation is what [`track`](Self::track) gave for the request.
-    pub(crate) fn serve(self: &Arc<Self>, request: Request, scope: Scope) {
-        let dispatcher = Arc::clone(self);
-        let reply = scope.reply.clone();
+    /// Serves a request of `caller` on its own task, its messages sent on `reply`; the
+    /// response goes there too, unless the request is cancelled first. Gives the token that
+    /// cancels it (as `notifications/cancelled` does).
+    pub(crate) fn serve(
+        self: &Arc<Self>,
+        request: Request,
+        reply: Reply,
+        caller: Option<Arc<AccessToken>>,
+    ) -> CancellationToken {
+        let cancellation = self.track(&request.id);
+        let scope = Scope {
+            caller,
+            ..Scope::new(reply.clone(), cancellation.clone())
+        };
+        let answer = self.answer_tracked(request, scope);
         self.tasks.spawn(async move {
-            let answer = dispatcher.answer_tracked(request, scope);
             if let Some(text) = answer.await {
                 reply.finish(text).await;
             }
         });
+        cancellation
     }
 
     /// [`answer`](Self::answer) for a request [`track`](Self::track)ed for cancellation,

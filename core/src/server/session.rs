@@ -89,11 +89,7 @@ impl Session {
     /// request is answered on the connection.
     pub(crate) fn accept(&self, message: Message, caller: Option<Arc<AccessToken>>) {
         if let Some(request) = self.dispatcher.receive(message) {
-            let scope = Scope {
-                caller,
-                ..Scope::new(self.connection_reply(), self.dispatcher.track(&request.id))
-            };
-            self.dispatcher.serve(request, scope);
+            self.dispatcher.serve(request, self.connection_reply(), caller);
         }
     }
 

@@ -18,7 +18,6 @@ use super::streams::{Attached, Event, StreamHub};
 use crate::protocol::headers::names;
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
-use crate::server::dispatch::Scope;
 use crate::server::reply::{Outgoing, Reply};
 
 pub(super) async fn post_legacy(
@@ -59,13 +58,7 @@ pub(super) async fn post_legacy(
     let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
     // Until the answer starts, a client that goes away has nothing to resume: its request
     // is cancelled. A resumable stream goes on without it.
-    let cancellation = dispatcher.track(&request.id);
-    let cancel_on_drop = cancellation.clone().drop_guard();
-    let scope = Scope {
-        caller,
-        ..Scope::new(Reply::Stream(tx), cancellation)
-    };
-    dispatcher.serve(request, scope);
+    let cancel_on_drop = dispatcher.serve(request, Reply::Stream(tx), caller).drop_guard();
     let first = rx.recv().await;
     // The session joins the table only once its `initialize` succeeded: a refused one
     // leaves nothing behind.
