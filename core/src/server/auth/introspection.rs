@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::{AccessToken, TokenVerifier, VerifyError};
-use crate::oauth::http::{basic_authorization, client, post_form, require_https};
+use crate::oauth::http::{basic_authorization, post_form};
 use crate::BoxFuture;
 
 /// How long an answer is reused at most by default.
@@ -41,6 +41,7 @@ pub struct IntrospectionVerifier {
 #[derive(Clone)]
 struct Inner {
     endpoint: Url,
+    http: reqwest::Client,
     client_id: String,
     client_secret: String,
     secret_in_form: bool,
@@ -63,12 +64,11 @@ impl IntrospectionVerifier {
         client_id: impl Into<String>,
         client_secret: impl Into<String>,
     ) -> Result<Self, VerifyError> {
-        let url = Url::parse(endpoint)
-            .map_err(|e| VerifyError::invalid(format!("the introspection URL {endpoint:?}: {e}")))?;
-        require_https(&url).map_err(|e| VerifyError::invalid(e.to_string()))?;
+        let (url, http) = super::verifier::endpoint(endpoint, "introspection")?;
         Ok(IntrospectionVerifier {
             inner: Arc::new(Inner {
                 endpoint: url,
+                http,
                 client_id: client_id.into(),
                 client_secret: client_secret.into(),
                 secret_in_form: false,
@@ -158,8 +158,7 @@ impl Inner {
             let basic = basic_authorization(&self.client_id, &self.client_secret).map_err(|e| unavailable(&e))?;
             headers.insert(AUTHORIZATION, basic);
         }
-        let http = client().map_err(|e| unavailable(&e))?;
-        post_form::<Map<String, Value>>(&http, &self.endpoint, headers, &form)
+        post_form::<Map<String, Value>>(&self.http, &self.endpoint, headers, &form)
             .await
             .and_then(|answer| answer.answer)
             .map_err(|e| unavailable(&e))

@@ -10,7 +10,7 @@ use jsonwebtoken::jwk::JwkSet;
 use reqwest::Url;
 
 use super::VerifyError;
-use crate::oauth::http::{client, get_json, Fetched};
+use crate::oauth::http::{get_json, Fetched};
 
 /// How long fetched keys are used before they are fetched again.
 const MAX_AGE: Duration = Duration::from_secs(60 * 60);
@@ -35,6 +35,7 @@ impl KeySource {
 /// A JWKS URL and what was last fetched from it.
 pub(super) struct RemoteKeys {
     url: Url,
+    http: reqwest::Client,
     cached: RwLock<Option<Fetch>>,
     /// Held while fetching, so that concurrent requests wait for one fetch; when the
     /// last one started.
@@ -47,9 +48,10 @@ struct Fetch {
 }
 
 impl RemoteKeys {
-    pub(super) fn new(url: Url) -> Self {
+    pub(super) fn new(url: Url, http: reqwest::Client) -> Self {
         RemoteKeys {
             url,
+            http,
             cached: RwLock::new(None),
             fetching: tokio::sync::Mutex::new(None),
         }
@@ -100,8 +102,7 @@ impl RemoteKeys {
 
     async fn fetch(&self) -> Result<JwkSet, VerifyError> {
         let unavailable = |e: &dyn std::fmt::Display| VerifyError::unavailable(format!("JWKS {}: {e}", self.url));
-        let http = client().map_err(|e| unavailable(&e))?;
-        match get_json::<JwkSet>(&http, &self.url).await {
+        match get_json::<JwkSet>(&self.http, &self.url).await {
             Ok(Fetched::Found(keys)) => Ok(keys),
             Ok(Fetched::Absent) => Err(unavailable(&"not found")),
             Err(e) => Err(unavailable(&e)),

@@ -7,10 +7,10 @@ use std::time::Duration;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::{Jwk, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use reqwest::Url;
 use serde_json::{Map, Value};
 
 use super::jwks::{KeySource, RemoteKeys};
+use super::verifier::endpoint;
 use super::{AccessToken, TokenVerifier, VerifyError};
 use crate::BoxFuture;
 
@@ -54,10 +54,9 @@ impl JwtVerifier {
     /// loopback host). Keys are cached for an hour and fetched again at once for a token
     /// that names a key the cache lacks, at most every 30 s.
     pub fn new(jwks_uri: &str, issuer: impl Into<String>) -> Result<Self, VerifyError> {
-        let url = Url::parse(jwks_uri).map_err(|e| VerifyError::invalid(format!("the JWKS URL {jwks_uri:?}: {e}")))?;
-        crate::oauth::http::require_https(&url).map_err(|e| VerifyError::invalid(e.to_string()))?;
+        let (url, http) = endpoint(jwks_uri, "JWKS")?;
         Ok(Self::with_source(
-            KeySource::Remote(RemoteKeys::new(url)),
+            KeySource::Remote(RemoteKeys::new(url, http)),
             issuer.into(),
         ))
     }

@@ -46,6 +46,17 @@ pub enum VerifyError {
     Unavailable(String),
 }
 
+/// An authorization server's endpoint that a verifier asks (https, or plain http on a
+/// loopback host), and the HTTP client it asks through, made once and reused: a new client
+/// per request would open a new connection (and TLS session) for every token checked.
+#[cfg(feature = "http-server")]
+pub(super) fn endpoint(url: &str, what: &str) -> Result<(reqwest::Url, reqwest::Client), VerifyError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| VerifyError::invalid(format!("the {what} URL {url:?}: {e}")))?;
+    crate::oauth::http::require_https(&parsed).map_err(|e| VerifyError::invalid(e.to_string()))?;
+    let http = crate::oauth::http::client().map_err(|e| VerifyError::invalid(e.to_string()))?;
+    Ok((parsed, http))
+}
+
 impl VerifyError {
     /// A refused token, with a description for the client.
     pub fn invalid(description: impl Into<String>) -> Self {
