@@ -13,6 +13,8 @@ use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::server::http::random_id;
+
 /// The algorithms a proof may be signed with (asymmetric only).
 const ALGORITHMS: [Algorithm; 4] = [Algorithm::ES256, Algorithm::RS256, Algorithm::PS256, Algorithm::EdDSA];
 /// Their names, as a DPoP challenge lists them.
@@ -63,7 +65,7 @@ impl ProofChecker {
     pub(crate) fn new(nonces: bool) -> Result<Self, String> {
         let nonces = match nonces {
             true => Some(Mutex::new(Nonces {
-                current: fresh_nonce()?,
+                current: random_id()?,
                 previous: None,
                 issued: Instant::now(),
             })),
@@ -73,19 +75,6 @@ impl ProofChecker {
             seen: Mutex::new(HashMap::new()),
             nonces,
         })
-    }
-
-    /// The nonce to hand out now, when the endpoint uses nonces.
-    pub(crate) fn nonce(&self) -> Option<String> {
-        let mut nonces = self.nonces.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
-        if nonces.issued.elapsed() >= NONCE_LIFETIME {
-            // Without randomness the current nonce stays: a fixed one would be replayable.
-            if let Ok(next) = fresh_nonce() {
-                nonces.previous = Some(std::mem::replace(&mut nonces.current, next));
-                nonces.issued = Instant::now();
-            }
-        }
-        Some(nonces.current.clone())
     }
 
     /// Checks `proof` for a request with `method` to `url` that presents `token`, bound
@@ -143,15 +132,21 @@ impl ProofChecker {
         self.first_use(claims.jti)
     }
 
+    /// Accepts the current nonce and the one before it; otherwise the refusal hands out
+    /// the current one, after rotating it if it is due.
     fn check_nonce(&self, nonce: Option<&str>) -> Result<(), ProofError> {
         let Some(nonces) = &self.nonces else { return Ok(()) };
-        let current = self.nonce().unwrap_or_default();
-        let nonces = nonces.lock().unwrap_or_else(|e| e.into_inner());
-        let known = nonce.is_some_and(|nonce| nonce == nonces.current || Some(nonce) == nonces.previous.as_deref());
-        if known {
-            Ok(())
-        } else {
-            Err(ProofError::UseNonce(current))
+        let mut nonces = nonces.lock().unwrap_or_else(|e| e.into_inner());
+        if nonces.issued.elapsed() >= NONCE_LIFETIME {
+            // Without randomness the current nonce stays: a fixed one would be replayable.
+            if let Ok(next) = random_id() {
+                nonces.previous = Some(std::mem::replace(&mut nonces.current, next));
+                nonces.issued = Instant::now();
+            }
+        }
+        match nonce {
+            Some(nonce) if nonce == nonces.current || Some(nonce) == nonces.previous.as_deref() => Ok(()),
+            _ => Err(ProofError::UseNonce(nonces.current.clone())),
         }
     }
 
@@ -187,13 +182,6 @@ fn same_target(htu: &str, url: &str) -> bool {
     matches!((strip(htu), strip(url)), (Some(a), Some(b)) if a == b)
 }
 
-/// A nonce: 128 random bits, base64url.
-fn fresh_nonce() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for DPoP nonces: {e}"))?;
-    Ok(URL_SAFE_NO_PAD.encode(bytes))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,10 +196,15 @@ mod tests {
     #[test]
     fn nonces_rotate_and_the_last_one_stays_good() {
         let checker = ProofChecker::new(true).unwrap();
-        let first = checker.nonce().unwrap();
-        assert_eq!(checker.nonce().unwrap(), first, "the same within its lifetime");
+        let Err(ProofError::UseNonce(first)) = checker.check_nonce(None) else {
+            panic!("a proof without the nonce is sent back for it")
+        };
+        assert_eq!(
+            checker.check_nonce(Some("guess")),
+            Err(ProofError::UseNonce(first.clone())),
+            "the same within its lifetime"
+        );
         assert!(checker.check_nonce(Some(&first)).is_ok());
-        assert_eq!(checker.check_nonce(None), Err(ProofError::UseNonce(first.clone())));
         assert!(ProofChecker::new(false).unwrap().check_nonce(None).is_ok());
     }
 

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use http::{HeaderMap, StatusCode};
 
 use super::endpoint::Endpoint;
+use super::random_id;
 use super::response::{header_str, Rejection};
 use super::streams::{StreamHub, STANDALONE};
 use crate::connection::Connection;
@@ -177,11 +178,4 @@ pub(super) async fn reap_idle_sessions(endpoint: Weak<Endpoint>) {
             tracing::debug!(count = idle.len(), "reaped idle sessions");
         }
     }
-}
-
-/// A session id: 128 random bits as hex (visible ASCII, as the spec asks).
-pub(super) fn random_id() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| e.to_string())?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

@@ -13,8 +13,9 @@ use tokio::sync::mpsc;
 
 use super::auth::Target;
 use super::endpoint::Endpoint;
+use super::random_id;
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
-use super::sessions::{random_id, silent_transport};
+use super::sessions::silent_transport;
 use crate::connection::Connection;
 use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming};
