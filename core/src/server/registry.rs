@@ -79,21 +79,29 @@ impl Registry {
         }
     }
 
-    /// The scopes the tool (`tools/call`), prompt (`prompts/get`) or resource
-    /// (`resources/read`) that `method` names as `target` requires; none for other
-    /// methods and unknown targets.
+    /// The name or URI that a `tools/call`, `prompts/get` or `resources/read` names (read
+    /// with `target`, and only for those methods) and the scopes that tool, prompt or
+    /// resource requires; `None` for other methods, no target, or an unknown one.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
-    pub(crate) fn scopes_for(&self, method: &str, target: &str) -> Vec<String> {
-        match method {
-            methods::TOOLS_CALL => self.tools.get(target).map(|tool| tool.scopes.clone()),
-            methods::PROMPTS_GET => self.prompts.get(target).map(|prompt| prompt.scopes.clone()),
-            methods::RESOURCES_READ => self.find_resource(target).map(|found| match found {
-                ResourceMatch::Static(resource) => resource.scopes.clone(),
-                ResourceMatch::Template(template, _) => template.scopes.clone(),
-            }),
-            _ => None,
-        }
-        .unwrap_or_default()
+    pub(crate) fn scopes_for(
+        &self,
+        method: &str,
+        target: impl FnOnce() -> Option<String>,
+    ) -> Option<(String, Vec<String>)> {
+        let lookup: fn(&Registry, &str) -> Option<Vec<String>> = match method {
+            methods::TOOLS_CALL => |registry, name| registry.tools.get(name).map(|tool| tool.scopes.clone()),
+            methods::PROMPTS_GET => |registry, name| registry.prompts.get(name).map(|prompt| prompt.scopes.clone()),
+            methods::RESOURCES_READ => |registry, uri| {
+                registry.find_resource(uri).map(|found| match found {
+                    ResourceMatch::Static(resource) => resource.scopes.clone(),
+                    ResourceMatch::Template(template, _) => template.scopes.clone(),
+                })
+            },
+            _ => return None,
+        };
+        let target = target()?;
+        let scopes = lookup(self, &target)?;
+        Some((target, scopes))
     }
 
     /// Every scope a tool, resource, template or prompt requires.

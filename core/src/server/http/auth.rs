@@ -94,8 +94,11 @@ impl Endpoint {
         let (Some(protection), Some(token), Message::Request(request)) = (&self.protection, caller, message) else {
             return None;
         };
-        let target = target_of(request)?;
-        let needed = self.server.registry().scopes_for(&request.method, &target);
+        // The params are read for a target only for the methods that have one.
+        let (target, needed) = self
+            .server
+            .registry()
+            .scopes_for(&request.method, || target_of(request))?;
         if protection.missing_scopes(token, &needed).is_empty() {
             return None;
         }
