@@ -149,6 +149,12 @@ pub(crate) struct Principal {
 }
 
 impl Principal {
+    /// Whether `token` stands for this principal (compared in place: this runs for every
+    /// request of a session).
+    pub(crate) fn is(&self, token: &AccessToken) -> bool {
+        self.issuer == token.issuer && self.subject == token.subject && self.client_id == token.client_id
+    }
+
     /// A stable text of the principal, to seal into state (a JSON array of its parts).
     pub(crate) fn key(&self) -> String {
         serde_json::json!([self.issuer, self.subject, self.client_id]).to_string()
@@ -201,6 +207,7 @@ mod tests {
         let alice = AccessToken::new("one").issuer("as").subject("alice").scopes(["a"]);
         let again = AccessToken::new("two").issuer("as").subject("alice").scopes(["b"]);
         assert_eq!(alice.principal(), again.principal());
+        assert!(alice.principal().is(&again) && !alice.principal().is(&AccessToken::new("x").subject("alice")));
         assert_ne!(
             alice.principal(),
             AccessToken::new("x").issuer("as").subject("bob").principal()
