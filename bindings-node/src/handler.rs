@@ -220,7 +220,7 @@ impl CompletionHandler for JsCompletion {
 }
 
 /// A token verifier written in JavaScript, run through the bridge: its handler gets the
-/// token and settles with the token's claims, or null to refuse it.
+/// token and settles with its fields (the core's `AccessToken`), or null to refuse it.
 pub(crate) struct JsVerifier {
     bridge: Arc<Bridge>,
     handler_id: u32,
@@ -234,8 +234,16 @@ impl TokenVerifier for JsVerifier {
                 .await
                 .map_err(|e| VerifyError::unavailable(format!("the JavaScript verifier failed: {e:?}")))?;
             match convert::outcome(settled) {
-                Ok(Value::Object(claims)) => Ok(AccessToken::from_claims(token, claims)),
-                Ok(_) => Err(VerifyError::invalid("the token is not valid")),
+                Ok(Value::Null) => Err(VerifyError::invalid("the token is not valid")),
+                // The token is the one presented, whatever the verifier says it was.
+                Ok(accepted) => serde_json::from_value::<AccessToken>(accepted)
+                    .map(|mut accepted| {
+                        accepted.token = token;
+                        accepted
+                    })
+                    .map_err(|e| {
+                        VerifyError::unavailable(format!("the JavaScript verifier's token does not read: {e}"))
+                    }),
                 Err(failure) => Err(VerifyError::unavailable(format!(
                     "the JavaScript verifier failed: {:?}",
                     failure.into_handler_error()

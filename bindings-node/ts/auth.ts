@@ -93,7 +93,7 @@ export type Verifier = JwtVerifier | IntrospectionVerifier | TokenVerifier;
 
 /**
  * What the native server takes for `verifier`; `register` adds a verifier written in
- * JavaScript as a handler (token in, claims or null out) and gives its id.
+ * JavaScript as a handler (token in, the core's token fields or null out) and gives its id.
  */
 export function authOptions(verifier: Verifier, register: (verify: (token: string) => unknown) => number): AuthOptions {
   if (verifier instanceof JwtVerifier) {
@@ -111,21 +111,13 @@ export function authOptions(verifier: Verifier, register: (verify: (token: strin
   return {
     verifierId: register(async (token) => {
       const accepted = await verifier.verify(token);
-      return accepted ? claimsOf(accepted) : null;
+      return accepted ? nativeToken(accepted) : null;
     }),
   };
 }
 
-/** A token as the claims the core reads (`iss`, `sub`, `client_id`, `scope`, `aud`, `exp`), over its other claims. */
-function claimsOf(token: AccessToken): Record<string, unknown> {
-  const named: Record<string, unknown> = {
-    iss: token.issuer,
-    sub: token.subject,
-    client_id: token.clientId,
-    scope: token.scopes?.length ? token.scopes.join(' ') : undefined,
-    aud: token.audience?.length ? token.audience : undefined,
-    exp: token.expiresAt,
-  };
-  const present = Object.entries(named).filter(([, value]) => value !== undefined && value !== null);
-  return { ...token.claims, ...Object.fromEntries(present) };
+/** A token as the native module reads it: the core's field names. */
+function nativeToken(token: AccessToken): Record<string, unknown> {
+  const { token: raw, issuer, subject, clientId, scopes, audience, expiresAt, claims } = token;
+  return { token: raw, issuer, subject, client_id: clientId, scopes, audience, expires_at: expiresAt, claims };
 }

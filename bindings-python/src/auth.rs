@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use serde_json::{Map, Value};
 
 use oxmcp::server::auth::{
     AccessToken, IntrospectionVerifier as CoreIntrospectionVerifier, JwtVerifier as CoreJwtVerifier, TokenVerifier,
@@ -77,7 +76,8 @@ impl IntrospectionVerifier {
 }
 
 /// The verifier `object` stands for: a native one, or a callable `verify(token)` returning
-/// an awaitable of the token's claims (a dict) or None, run on the loop in `slot`.
+/// an awaitable of the token (a dict of the core's `AccessToken` fields) or None, run on
+/// the loop in `slot`.
 pub fn verifier(object: &Bound<'_, PyAny>, slot: LoopSlot) -> Arc<dyn TokenVerifier> {
     if let Ok(jwt) = object.cast::<JwtVerifier>() {
         return Arc::new(jwt.get().core.clone());
@@ -94,12 +94,16 @@ struct PyVerifier(PyHandler);
 impl TokenVerifier for PyVerifier {
     fn verify(&self, token: String) -> BoxFuture<'static, Result<AccessToken, VerifyError>> {
         let argument = token.clone();
-        let claims = self.0.call::<Option<Map<String, Value>>>("token claims", move |py| {
+        let accepted = self.0.call::<Option<AccessToken>>("access token", move |py| {
             Ok(vec![argument.into_pyobject(py)?.into_any()])
         });
         Box::pin(async move {
-            match claims.await {
-                Ok(Some(claims)) => Ok(AccessToken::from_claims(token, claims)),
+            match accepted.await {
+                // The token is the one presented, whatever the verifier says it was.
+                Ok(Some(mut accepted)) => {
+                    accepted.token = token;
+                    Ok(accepted)
+                }
                 Ok(None) => Err(VerifyError::invalid("the token is not valid")),
                 Err(error) => Err(VerifyError::unavailable(format!(
                     "the Python verifier failed: {error:?}"

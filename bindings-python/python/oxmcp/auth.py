@@ -14,6 +14,7 @@ The verifiers check tokens in the Rust core; a verifier of your own is any objec
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -38,19 +39,6 @@ class AccessToken:
     audience: list[str] = field(default_factory=list)
     expires_at: int | None = None
     claims: dict[str, Any] = field(default_factory=dict)
-
-    def to_claims(self) -> dict[str, Any]:
-        """The token as the claims the core reads (``iss``, ``sub``, ``client_id``,
-        ``scope``, ``aud``, ``exp``), over its other claims."""
-        named = {
-            "iss": self.issuer,
-            "sub": self.subject,
-            "client_id": self.client_id,
-            "scope": " ".join(self.scopes) if self.scopes else None,
-            "aud": self.audience or None,
-            "exp": self.expires_at,
-        }
-        return {**self.claims, **{key: value for key, value in named.items() if value is not None}}
 
 
 @runtime_checkable
@@ -99,7 +87,7 @@ class IntrospectionVerifier:
 
 def native_verifier(verifier: TokenVerifier | JWTVerifier | IntrospectionVerifier) -> Any:
     """What the native server takes: a native verifier, or a callable answering the token's
-    claims (or None) for a verifier written in Python."""
+    fields (or None) for a verifier written in Python."""
     if isinstance(verifier, (JWTVerifier, IntrospectionVerifier)):
         return verifier._native
     if not isinstance(verifier, TokenVerifier):
@@ -107,9 +95,9 @@ def native_verifier(verifier: TokenVerifier | JWTVerifier | IntrospectionVerifie
             f"auth must be a JWTVerifier, an IntrospectionVerifier, or have verify(token), not {verifier!r}"
         )
 
-    async def claims(token: str) -> dict[str, Any] | None:
+    async def accepted(token: str) -> dict[str, Any] | None:
         answer = verifier.verify(token)
-        accepted = await answer if inspect.isawaitable(answer) else answer
-        return None if accepted is None else accepted.to_claims()
+        token_or_none = await answer if inspect.isawaitable(answer) else answer
+        return None if token_or_none is None else dataclasses.asdict(token_or_none)
 
-    return claims
+    return accepted

@@ -2,16 +2,18 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// A verified access token: who the caller is and what it may do. Handlers read it from
 /// [`Context::access_token`](crate::server::Context::access_token).
 ///
 /// A verifier builds one with [`AccessToken::from_claims`] (from a JWT's claims or an
-/// introspection answer) or [`AccessToken::new`] and the setters. It serializes with its
-/// fields' names, for the language bindings (the token included: `Debug` leaves it out).
-#[derive(Clone, PartialEq, Serialize)]
+/// introspection answer) or [`AccessToken::new`] and the setters. It serializes, and
+/// deserializes, with its fields' names, for the language bindings, whose verifiers hand
+/// their tokens over that way (the token included: `Debug` leaves it out).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 #[non_exhaustive]
 pub struct AccessToken {
     /// The token as the client sent it.
@@ -30,6 +32,12 @@ pub struct AccessToken {
     pub expires_at: Option<u64>,
     /// Every claim, as the verifier read them.
     pub claims: Map<String, Value>,
+}
+
+impl Default for AccessToken {
+    fn default() -> Self {
+        AccessToken::new(String::new())
+    }
 }
 
 impl AccessToken {
