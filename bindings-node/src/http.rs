@@ -79,6 +79,12 @@ pub struct HttpOptions {
     pub authorization_servers: Option<Vec<String>>,
     /// For a server with `auth`: the scopes every request's token must grant.
     pub required_scopes: Option<Vec<String>>,
+    /// For a server with `auth`: scope hierarchies, each scope with those it implies.
+    pub scope_implies: Option<HashMap<String, Vec<String>>>,
+    /// For a server with `auth`: list only what the caller's scopes permit (default off).
+    pub list_only_permitted: Option<bool>,
+    /// For a server with `auth`: DPoP proofs must carry the server's nonce (default off).
+    pub dpop_nonces: Option<bool>,
 }
 
 /// How many bytes of SSE events legacy sessions keep for resumption.
@@ -94,9 +100,10 @@ impl HttpOptions {
     /// The address to bind, and the core's endpoint settings for a server whose tokens
     /// `verifier` checks (if any).
     pub(crate) fn into_core(
-        self,
+        mut self,
         verifier: Option<Arc<dyn TokenVerifier>>,
     ) -> napi::Result<((String, u16), HttpConfig, String)> {
+        let auth = self.resource_server(verifier)?;
         let path = self.path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
         if !path.starts_with('/') {
             return Err(invalid(format!("the path must start with '/', not {path:?}")));
@@ -161,26 +168,57 @@ impl HttpOptions {
         if let Some(origins) = self.cors_origins {
             config = config.cors_origins(origins);
         }
-        match verifier {
-            Some(verifier) => {
-                let mut auth = ResourceServer::with_verifier(verifier);
-                if let Some(url) = self.resource_url {
-                    auth = auth.resource_url(url);
-                }
-                if let Some(issuers) = self.authorization_servers {
-                    auth = auth.authorization_servers(issuers);
-                }
-                if let Some(scopes) = self.required_scopes {
-                    auth = auth.required_scopes(scopes);
-                }
-                config = config.auth(auth);
-            }
-            None if self.resource_url.is_some() || self.required_scopes.is_some() => {
-                return Err(invalid("resourceUrl and requiredScopes need a server with auth"));
-            }
-            None => {}
+        if let Some(auth) = auth {
+            config = config.auth(auth);
         }
         Ok(((host, port), config, path))
+    }
+}
+
+impl HttpOptions {
+    /// The resource-server settings (taken out of the options) for a server whose tokens
+    /// `verifier` checks; `None` for a server without one, which must have none of them.
+    fn resource_server(&mut self, verifier: Option<Arc<dyn TokenVerifier>>) -> napi::Result<Option<ResourceServer>> {
+        let resource_url = self.resource_url.take();
+        let authorization_servers = self.authorization_servers.take();
+        let required_scopes = self.required_scopes.take();
+        let scope_implies = self.scope_implies.take();
+        let list_only_permitted = self.list_only_permitted.take();
+        let dpop_nonces = self.dpop_nonces.take();
+        let Some(verifier) = verifier else {
+            let given = resource_url.is_some()
+                || authorization_servers.is_some()
+                || required_scopes.is_some()
+                || scope_implies.is_some()
+                || list_only_permitted.is_some()
+                || dpop_nonces.is_some();
+            return match given {
+                true => Err(invalid(
+                    "resourceUrl, requiredScopes and the other token settings need a server with auth",
+                )),
+                false => Ok(None),
+            };
+        };
+        let mut auth = ResourceServer::with_verifier(verifier);
+        if let Some(url) = resource_url {
+            auth = auth.resource_url(url);
+        }
+        if let Some(issuers) = authorization_servers {
+            auth = auth.authorization_servers(issuers);
+        }
+        if let Some(scopes) = required_scopes {
+            auth = auth.required_scopes(scopes);
+        }
+        for (broader, narrower) in scope_implies.into_iter().flatten() {
+            auth = auth.scope_implies(broader, narrower);
+        }
+        if let Some(on) = list_only_permitted {
+            auth = auth.list_only_permitted(on);
+        }
+        if let Some(on) = dpop_nonces {
+            auth = auth.dpop_nonces(on);
+        }
+        Ok(Some(auth))
     }
 }
 

@@ -174,9 +174,50 @@ describe('a Node server as an OAuth resource server', () => {
     }
   });
 
+  it('can list only what each caller may use', async () => {
+    const scopes = { 'let-me-in': ['notes:read'], 'all-notes': ['notes:read', 'notes'] };
+    const verifier = {
+      url: '',
+      verify(token) {
+        return scopes[token] ? { token, subject: 'carol', scopes: scopes[token], audience: [this.url] } : null;
+      },
+    };
+    const options = {
+      authorizationServers: ['https://as.example'],
+      listOnlyPermitted: true,
+      scopeImplies: { notes: ['notes:write'] },
+    };
+    await withProtected(
+      verifier,
+      async (url) => {
+        verifier.url = url;
+        for (const era of ['legacy', 'modern']) {
+          const reader = await Client.connectHttp(url, { era, ...bearer('let-me-in') });
+          try {
+            assert.deepEqual((await reader.listTools()).tools.map((tool) => tool.name), ['whoami'], era);
+            assert.deepEqual((await reader.listResources()).resources, []);
+            assert.deepEqual((await reader.listPrompts()).prompts, []);
+          } finally {
+            await reader.close();
+          }
+          const writer = await Client.connectHttp(url, { era, ...bearer('all-notes') });
+          try {
+            assert.deepEqual((await writer.listTools()).tools.map((tool) => tool.name), ['whoami', 'write_note']);
+            assert.deepEqual((await writer.listResources()).resources.map((r) => r.uri), ['notes://secret']);
+            assert.deepEqual((await writer.listPrompts()).prompts.map((p) => p.name), ['summarize']);
+          } finally {
+            await writer.close();
+          }
+        }
+      },
+      options,
+    );
+  });
+
   it('refuses settings that cannot work', async () => {
     const open = notesServer(undefined);
     await assert.rejects(open.listen({ transport: 'http', port: 0, requiredScopes: ['x'] }), /need a server with auth/);
+    await assert.rejects(open.listen({ transport: 'http', port: 0, listOnlyPermitted: true }), /need a server with auth/);
     await open.close();
     const verifier = { verify: () => null };
     await assert.rejects(

@@ -135,6 +135,17 @@ export interface HttpListenOptions {
   authorizationServers?: string[];
   /** With `auth`: the scopes every request's token must grant (default none). */
   requiredScopes?: string[];
+  /** With `auth`: scope hierarchies, e.g. `{ notes: ['notes:read', 'notes:write'] }`. */
+  scopeImplies?: Record<string, string[]>;
+  /**
+   * With `auth`: list only the tools, resources and prompts the caller's scopes permit
+   * (default off: everything is listed, and calling one without its scopes gets `403
+   * insufficient_scope` naming them, so that the client can step up). Such lists are
+   * marked `cacheScope: "private"`.
+   */
+  listOnlyPermitted?: boolean;
+  /** With `auth`: DPoP proofs must carry the nonce the server hands out (default off). */
+  dpopNonces?: boolean;
 }
 
 /** How `listen` serves. */

@@ -2,6 +2,7 @@
 //! from Python keyword arguments, and a running listener ([`HttpServer`]) that Python
 //! can ask for its URL, wait on and close.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
@@ -30,6 +31,21 @@ struct AuthSettings {
     resource_url: Option<String>,
     authorization_servers: Option<Vec<String>>,
     required_scopes: Option<Vec<String>>,
+    scope_implies: Option<BTreeMap<String, Vec<String>>>,
+    list_only_permitted: Option<bool>,
+    dpop_nonces: Option<bool>,
+}
+
+impl AuthSettings {
+    /// Whether any setting was given (they need a server with a verifier).
+    fn any(&self) -> bool {
+        self.resource_url.is_some()
+            || self.authorization_servers.is_some()
+            || self.required_scopes.is_some()
+            || self.scope_implies.is_some()
+            || self.list_only_permitted.is_some()
+            || self.dpop_nonces.is_some()
+    }
 }
 
 #[pymethods]
@@ -43,14 +59,18 @@ impl HttpConfig {
     /// `body_read_timeout`, `shutdown_timeout`), counts (`max_sessions`, `max_connections`,
     /// `max_in_flight`), sizes in bytes (`body_limit`, and `event_bytes_kept` as
     /// `(per_session, total)`). For a server with `auth`: its public `resource_url`, the
-    /// `authorization_servers` it names, the `required_scopes` of every request.
+    /// `authorization_servers` it names, the `required_scopes` of every request, the scopes
+    /// each scope implies (`scope_implies`), whether lists show only what the caller may
+    /// use (`list_only_permitted`), whether DPoP proofs need the server's nonce
+    /// (`dpop_nonces`).
     #[new]
     #[pyo3(signature = (
         path=None, allowed_origins=None, allowed_hosts=None, stateless=None, json_response=None,
         session_idle_timeout=None, max_sessions=None, body_limit=None, legacy_sse=None, cors_origins=None,
         new_session_timeout=None, header_read_timeout=None, body_read_timeout=None, shutdown_timeout=None,
         max_connections=None, max_in_flight=None, event_bytes_kept=None,
-        resource_url=None, authorization_servers=None, required_scopes=None,
+        resource_url=None, authorization_servers=None, required_scopes=None, scope_implies=None,
+        list_only_permitted=None, dpop_nonces=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -74,6 +94,9 @@ impl HttpConfig {
         resource_url: Option<String>,
         authorization_servers: Option<Vec<String>>,
         required_scopes: Option<Vec<String>>,
+        scope_implies: Option<BTreeMap<String, Vec<String>>>,
+        list_only_permitted: Option<bool>,
+        dpop_nonces: Option<bool>,
     ) -> PyResult<Self> {
         let path = path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
         if !path.starts_with('/') {
@@ -110,6 +133,9 @@ impl HttpConfig {
             resource_url,
             authorization_servers,
             required_scopes,
+            scope_implies,
+            list_only_permitted,
+            dpop_nonces,
         };
         Ok(HttpConfig {
             core: config,
@@ -129,9 +155,9 @@ impl HttpConfig {
     /// The core's settings, for a server whose tokens `verifier` checks (if any).
     pub fn core(&self, verifier: Option<Arc<dyn TokenVerifier>>) -> PyResult<CoreHttpConfig> {
         let Some(verifier) = verifier else {
-            if self.auth.resource_url.is_some() || self.auth.required_scopes.is_some() {
+            if self.auth.any() {
                 return Err(PyValueError::new_err(
-                    "resource_url and required_scopes need a server with auth: Server(..., auth=...)",
+                    "resource_url, required_scopes and the other token settings need a server with auth: Server(..., auth=...)",
                 ));
             }
             return Ok(self.core.clone());
@@ -145,6 +171,15 @@ impl HttpConfig {
         }
         if let Some(scopes) = &self.auth.required_scopes {
             auth = auth.required_scopes(scopes.iter().cloned());
+        }
+        for (broader, narrower) in self.auth.scope_implies.iter().flatten() {
+            auth = auth.scope_implies(broader, narrower.iter().cloned());
+        }
+        if let Some(on) = self.auth.list_only_permitted {
+            auth = auth.list_only_permitted(on);
+        }
+        if let Some(on) = self.auth.dpop_nonces {
+            auth = auth.dpop_nonces(on);
         }
         Ok(self.core.clone().auth(auth))
     }

@@ -152,15 +152,17 @@ async def test_opaque_tokens_are_introspected() -> None:
 
 
 class Passwords(TokenVerifier):
-    """A verifier written in Python: one fixed token, for whatever resource `url` says."""
+    """A verifier written in Python: fixed tokens and their scopes, for whatever resource
+    `url` says."""
 
     def __init__(self) -> None:
         self.url = ""
+        self.scopes = {"let-me-in": ["notes:read"], "all-notes": ["notes:read", "notes"]}
 
     async def verify(self, token: str) -> AccessToken | None:
-        if token != "let-me-in":
+        if token not in self.scopes:
             return None
-        return AccessToken(token, subject="carol", scopes=["notes:read"], audience=[self.url], claims={"x": 1})
+        return AccessToken(token, subject="carol", scopes=self.scopes[token], audience=[self.url], claims={"x": 1})
 
 
 async def test_a_verifier_written_in_python() -> None:
@@ -176,9 +178,31 @@ async def test_a_verifier_written_in_python() -> None:
         assert text(await client.call_tool("whoami")) == "nobody"
 
 
+async def test_lists_can_show_each_caller_only_what_its_scopes_permit() -> None:
+    verifier = Passwords()
+    options: dict[str, Any] = {
+        "authorization_servers": ["https://as.example"],
+        "list_only_permitted": True,
+        "scope_implies": {"notes": ["notes:write"]},
+    }
+    async with protected(verifier, **options) as http:
+        verifier.url = http.url
+        for era in ERAS:
+            async with Client.http(http.url, bearer_token="let-me-in", era=era) as client:
+                assert [tool.name for tool in await client.list_tools()] == ["whoami"]
+                assert await client.list_resources() == []
+                assert await client.list_prompts() == []
+            async with Client.http(http.url, bearer_token="all-notes", era=era) as client:
+                assert [tool.name for tool in await client.list_tools()] == ["whoami", "write_note"]
+                assert [str(resource.uri) for resource in await client.list_resources()] == ["notes://secret"]
+                assert [prompt.name for prompt in await client.list_prompts()] == ["summarize"]
+
+
 async def test_settings_that_cannot_work_are_refused() -> None:
     with pytest.raises(ValueError, match="need a server with auth"):
         await notes_server(None).start_http(port=0, required_scopes=["x"])
+    with pytest.raises(ValueError, match="need a server with auth"):
+        await notes_server(None).start_http(port=0, list_only_permitted=True)
     with pytest.raises(OSError, match="not the endpoint's"):
         await protected(Passwords(), resource_url="https://notes.example/api").__aenter__()
     with pytest.raises(TypeError, match="verify"):

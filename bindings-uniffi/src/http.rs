@@ -99,6 +99,17 @@ pub struct HttpOptions {
     /// For a server with `auth`: the scopes every request's token must grant.
     #[uniffi(default)]
     pub required_scopes: Vec<String>,
+    /// For a server with `auth`: scope hierarchies, each scope with those it implies.
+    #[uniffi(default)]
+    pub scope_implies: HashMap<String, Vec<String>>,
+    /// For a server with `auth`: list only the tools, resources and prompts the caller's
+    /// scopes permit (default off: everything is listed, and a call without its scopes gets
+    /// `403 insufficient_scope` naming them, so that the client can step up).
+    #[uniffi(default = false)]
+    pub list_only_permitted: bool,
+    /// For a server with `auth`: DPoP proofs must carry the server's nonce (default off).
+    #[uniffi(default = false)]
+    pub dpop_nonces: bool,
 }
 
 /// How many bytes of SSE events legacy sessions keep for resumption.
@@ -135,6 +146,9 @@ impl Default for HttpOptions {
             resource_url: None,
             authorization_servers: Vec::new(),
             required_scopes: Vec::new(),
+            scope_implies: HashMap::new(),
+            list_only_permitted: false,
+            dpop_nonces: false,
         }
     }
 }
@@ -198,15 +212,26 @@ impl HttpOptions {
             Some(verifier) => {
                 let mut auth = ResourceServer::with_verifier(verifier)
                     .required_scopes(o.required_scopes)
-                    .authorization_servers(o.authorization_servers);
+                    .authorization_servers(o.authorization_servers)
+                    .list_only_permitted(o.list_only_permitted)
+                    .dpop_nonces(o.dpop_nonces);
                 if let Some(url) = o.resource_url {
                     auth = auth.resource_url(url);
                 }
+                for (broader, narrower) in o.scope_implies {
+                    auth = auth.scope_implies(broader, narrower);
+                }
                 config = config.auth(auth);
             }
-            None if o.resource_url.is_some() || !o.required_scopes.is_empty() => {
+            None if o.resource_url.is_some()
+                || !o.required_scopes.is_empty()
+                || !o.authorization_servers.is_empty()
+                || !o.scope_implies.is_empty()
+                || o.list_only_permitted
+                || o.dpop_nonces =>
+            {
                 return Err(McpError::invalid_input(
-                    "resourceUrl and requiredScopes need a server with auth (ServerOptions.auth)",
+                    "resourceUrl, requiredScopes and the other token settings need a server with auth (ServerOptions.auth)",
                 ));
             }
             None => {}

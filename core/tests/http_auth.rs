@@ -572,6 +572,125 @@ async fn scopes_the_server_or_a_tool_needs_are_challenged_with_insufficient_scop
     server.stop().await;
 }
 
+/// The names a listing shows, in order.
+fn names_of<'a>(items: impl IntoIterator<Item = &'a String>) -> Vec<&'a str> {
+    items.into_iter().map(String::as_str).collect()
+}
+
+#[tokio::test]
+async fn lists_show_everything_or_only_what_the_callers_scopes_permit() {
+    let modern_list = |server: &Protected, token: String| {
+        let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}});
+        let bearer = format!("Bearer {token}");
+        let url = server.url();
+        let http = server.http.clone();
+        async move {
+            let headers = [
+                ("authorization", bearer.as_str()),
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "tools/list"),
+            ];
+            json_of(mcp_post(&http, &url, &body, &headers).send().await.unwrap()).await
+        }
+    };
+
+    // By default everything is listed, publicly: a call is what the scopes guard.
+    let open = Protected::start().await;
+    let listed = modern_list(&open, open.token("alice", "mcp", "ec")).await;
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 3, "{listed}");
+    assert_eq!(listed["result"]["cacheScope"], "public");
+    open.stop().await;
+
+    let server = Protected::configured(
+        |verifier| verifier,
+        |auth| {
+            auth.list_only_permitted(true)
+                .scope_implies("notes", ["notes:read", "notes:write"])
+        },
+    )
+    .await;
+    let listed = modern_list(&server, server.token("alice", "mcp", "ec")).await;
+    let tools: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["whoami", "confirm"]);
+    assert_eq!(listed["result"]["cacheScope"], "private", "a list made for its caller");
+    // Hidden is not callable either, and the refusal still says how to step up.
+    let refused = server
+        .modern_call(&server.token("alice", "mcp", "ec"), "write_note", json!({}))
+        .await;
+    assert!(challenge(&refused).1.contains("scope=\"mcp notes:write\""));
+
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let reader = server.client(server.token("alice", "mcp", "ec"), era).await.unwrap();
+        let tools = reader.list_all_tools().await.unwrap();
+        assert_eq!(
+            names_of(tools.iter().map(|t| &t.name)),
+            ["whoami", "confirm"],
+            "{era:?}"
+        );
+        assert!(reader.list_resources(None).await.unwrap().resources.is_empty());
+        assert!(reader.list_prompts(None).await.unwrap().prompts.is_empty());
+        let _ = reader.close().await;
+        // `notes` implies both note scopes: everything shows.
+        let writer = server
+            .client(server.token("bob", "mcp notes", "ed"), era)
+            .await
+            .unwrap();
+        let tools = writer.list_all_tools().await.unwrap();
+        assert_eq!(
+            names_of(tools.iter().map(|t| &t.name)),
+            ["whoami", "write_note", "confirm"],
+            "{era:?}"
+        );
+        let resources = writer.list_resources(None).await.unwrap().resources;
+        assert_eq!(names_of(resources.iter().map(|r| &r.uri)), ["notes://secret"]);
+        let prompts = writer.list_prompts(None).await.unwrap().prompts;
+        assert_eq!(names_of(prompts.iter().map(|p| &p.name)), ["summarize"]);
+        let _ = writer.close().await;
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_modern_call_is_refused_from_its_headers_before_its_body_arrives() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let server = Protected::start().await;
+    let token = server.token("alice", "mcp", "ec");
+    let address = server
+        .url()
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    // A body announced but never sent: the answer can only come from the headers.
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {address}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: 100000\r\n\
+         authorization: Bearer {token}\r\nmcp-protocol-version: {MODERN}\r\n\
+         mcp-method: tools/call\r\nmcp-name: write_note\r\n\r\n{{\"jsonrpc\""
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = vec![0; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut answer))
+        .await
+        .expect("an answer before the body")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer[..read]).to_lowercase();
+    assert!(answer.starts_with("http/1.1 403"), "{answer}");
+    assert!(answer.contains("error=\"insufficient_scope\""), "{answer}");
+    assert!(answer.contains("scope=\"mcp notes:write\""), "{answer}");
+    drop(stream);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_session_serves_only_the_principal_that_opened_it() {
     let server = Protected::start().await;

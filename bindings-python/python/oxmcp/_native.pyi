@@ -174,6 +174,9 @@ class HttpConfig:
         resource_url: str | None = None,
         authorization_servers: list[str] | None = None,
         required_scopes: list[str] | None = None,
+        scope_implies: dict[str, list[str]] | None = None,
+        list_only_permitted: bool | None = None,
+        dpop_nonces: bool | None = None,
     ) -> HttpConfig: ...
     @property
     def path(self) -> str: ...

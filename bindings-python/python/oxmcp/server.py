@@ -542,6 +542,17 @@ class HttpOptions(TypedDict, total=False):
     """With ``auth``: the issuers clients are sent to for tokens (default: the verifier's)."""
     required_scopes: list[str]
     """With ``auth``: the scopes every request's token must grant (default none)."""
+    scope_implies: dict[str, list[str]]
+    """With ``auth``: scope hierarchies, each scope with those it implies, e.g.
+    ``{"notes": ["notes:read", "notes:write"]}``."""
+    list_only_permitted: bool
+    """With ``auth``: list only the tools, resources and prompts the caller's scopes
+    permit (default off: everything is listed, and calling one without its scopes gets
+    ``403 insufficient_scope`` naming them, so that the client can step up). Such lists are
+    marked ``cacheScope: "private"``."""
+    dpop_nonces: bool
+    """With ``auth``: DPoP proofs must carry the nonce the server hands out (RFC 9449 §9;
+    default off)."""
 
 
 class HttpServer:

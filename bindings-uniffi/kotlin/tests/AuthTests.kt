@@ -106,6 +106,36 @@ fun authTests(suite: Suite) {
         }
     }
 
+    suite.test("auth: lists can show each caller only what its scopes permit") {
+        var resource = ""
+        val scopes = mapOf("let-me-in" to listOf("notes:read"), "all-notes" to listOf("notes:read", "notes"))
+        val verifier = object : TokenVerifier {
+            override suspend fun verify(token: String): AccessToken? =
+                scopes[token]?.let { AccessToken(token = token, subject = "carol", scopes = it, audience = listOf(resource)) }
+        }
+        val server = notesServer(Verifier.Custom(verifier))
+        try {
+            val http = HttpOptions(
+                authorizationServers = listOf("https://as.example"),
+                listOnlyPermitted = true,
+                scopeImplies = mapOf("notes" to listOf("notes:write")),
+            )
+            resource = server.serveHttp("127.0.0.1:0", http)
+            for ((token, expected) in listOf("let-me-in" to listOf("whoami"), "all-notes" to listOf("whoami", "write_note"))) {
+                val client = Client.connectHttp(resource, options, bearer(token))
+                try {
+                    assertEquals(expected, client.listAllTools().map { it.name }, "the tools $token sees")
+                } finally {
+                    client.disconnect()
+                    client.close()
+                }
+            }
+        } finally {
+            server.shutdown()
+            server.close()
+        }
+    }
+
     suite.test("auth: JWT tokens of a real authorization server (oidc-provider)") {
         AuthorizationServer().use { authority ->
             val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = null))

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::auth::AccessToken;
+use super::auth::{AccessToken, Caller};
 use super::dispatch::{Dispatcher, Exchange, Scope};
 use super::handler::HandlerError;
 use super::mrtr::InputRound;
@@ -48,7 +48,7 @@ struct RequestState {
     finished: AtomicBool,
     /// The multi round-trip state of a modern tool call, prompt or resource read.
     input: OnceLock<Arc<InputRound>>,
-    caller: Option<Arc<AccessToken>>,
+    caller: Option<Arc<Caller>>,
 }
 
 impl Context {
@@ -105,6 +105,11 @@ impl Context {
     /// [`ResourceServer`](super::auth::ResourceServer); `None` elsewhere (stdio has no
     /// tokens).
     pub fn access_token(&self) -> Option<&AccessToken> {
+        self.caller().map(Caller::token)
+    }
+
+    /// The verified caller, on a protected HTTP endpoint.
+    pub(crate) fn caller(&self) -> Option<&Caller> {
         self.inner.caller.as_deref()
     }
 

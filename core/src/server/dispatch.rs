@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::auth::AccessToken;
+use super::auth::Caller;
 use super::context::Context;
 use super::limits::Quota;
 use super::reply::Reply;
@@ -53,8 +53,8 @@ pub(crate) struct Scope {
     /// The request's `_meta` when the transport has read it already (the modern HTTP
     /// header checks do), so that it is not read twice.
     pub(crate) meta: Option<RequestMeta>,
-    /// The caller's verified token, on an endpoint that requires one.
-    pub(crate) caller: Option<Arc<AccessToken>>,
+    /// The verified caller, on an endpoint that requires a token.
+    pub(crate) caller: Option<Arc<Caller>>,
 }
 
 impl Scope {
@@ -163,7 +163,7 @@ impl Dispatcher {
         self: &Arc<Self>,
         request: Request,
         reply: Reply,
-        caller: Option<Arc<AccessToken>>,
+        caller: Option<Arc<Caller>>,
     ) -> CancellationToken {
         let cancellation = self.track(&request.id);
         let scope = Scope {
@@ -331,14 +331,14 @@ impl Dispatcher {
         let outcome = match (method.as_str(), era) {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
             (methods::DISCOVER, Era::Modern) => self.discover(stamp),
-            (methods::TOOLS_LIST, _) => tools::list(server, params, stamp),
+            (methods::TOOLS_LIST, _) => tools::list(server, params, ctx.caller(), stamp),
             (methods::TOOLS_CALL, _) => tools::call(server, params, &ctx, stamp).await,
-            (methods::RESOURCES_LIST, _) => resources::list(server, params, stamp),
-            (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, stamp),
+            (methods::RESOURCES_LIST, _) => resources::list(server, params, ctx.caller(), stamp),
+            (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, ctx.caller(), stamp),
             (methods::RESOURCES_READ, _) => resources::read(server, params, &ctx, stamp).await,
             (methods::RESOURCES_SUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, true),
             (methods::RESOURCES_UNSUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, false),
-            (methods::PROMPTS_LIST, _) => prompts::list(server, params, stamp),
+            (methods::PROMPTS_LIST, _) => prompts::list(server, params, ctx.caller(), stamp),
             (methods::PROMPTS_GET, _) => prompts::get(server, params, &ctx, stamp).await,
             (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, stamp).await,
             (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
@@ -424,7 +424,7 @@ impl Dispatcher {
             ttl_ms: None,
             cache_scope: None,
         };
-        self.server.stamp_cache_hints(&mut result);
+        self.server.stamp_cache_hints(&mut result, false);
         finish(result, stamp)
     }
 

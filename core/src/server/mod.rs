@@ -492,8 +492,15 @@ impl Server {
         self.inner.page_size
     }
 
-    pub(crate) fn stamp_cache_hints(&self, result: &mut impl CacheableResult) {
-        result.set_cache_hints(self.inner.cache_ttl_ms, self.inner.cache_scope);
+    /// Stamps a modern result with the server's cache hints; `private` for a result made
+    /// for its caller alone, whatever the server's scope.
+    pub(crate) fn stamp_cache_hints(&self, result: &mut impl CacheableResult, private: bool) {
+        let scope = if private {
+            CacheScope::Private
+        } else {
+            self.inner.cache_scope
+        };
+        result.set_cache_hints(self.inner.cache_ttl_ms, scope);
     }
 
     /// Everything is declared: definitions may be added at runtime. Extensions are a

@@ -1,6 +1,8 @@
 //! Cursor pagination for the list methods. A cursor names the last item of the previous
 //! page, so pages stay stable when items are added or removed elsewhere in the list.
 
+use std::sync::Arc;
+
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use indexmap::map::Slice;
@@ -9,30 +11,48 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::auth::Caller;
 use super::dispatch::{finish, parse_params, CursorParams, Outcome};
-use super::registry::Registry;
+use super::registry::{Registry, Scoped};
 use super::Server;
 use crate::protocol::{CacheableResult, ErrorObject};
 
 /// Serves a list method: the page of `items` after the request's cursor, made into the
 /// method's result by `build` (the page and the next cursor); modern results carry the
-/// server's cache hints.
-pub(super) fn list<V, R>(
+/// server's cache hints. A caller shown only what its scopes permit gets a list of its
+/// own, which modern results mark private.
+pub(super) fn list<T, R>(
     server: &Server,
     params: Option<&RawValue>,
     stamp: Option<&Value>,
-    items: impl FnOnce(&Registry) -> &IndexMap<String, V>,
-    build: impl FnOnce(&Slice<String, V>, Option<String>) -> R,
+    caller: Option<&Caller>,
+    items: impl FnOnce(&Registry) -> &IndexMap<String, Arc<T>>,
+    build: impl FnOnce(&Slice<String, Arc<T>>, Option<String>) -> R,
 ) -> Outcome
 where
+    T: Scoped,
     R: CacheableResult + Serialize,
 {
     let cursor: CursorParams = parse_params(params)?;
     let registry = server.registry();
-    let (page, next_cursor) = page(items(&registry), cursor.cursor.as_deref(), server.page_size())?;
+    let all = items(&registry);
+    let filtering = caller.filter(|caller| caller.lists_only_permitted());
+    let permitted: IndexMap<String, Arc<T>>;
+    let listed = match filtering {
+        Some(caller) => {
+            permitted = all
+                .iter()
+                .filter(|(_, item)| caller.may_use(item.scopes()))
+                .map(|(key, item)| (key.clone(), Arc::clone(item)))
+                .collect();
+            &permitted
+        }
+        None => all,
+    };
+    let (page, next_cursor) = page(listed, cursor.cursor.as_deref(), server.page_size())?;
     let mut result = build(page, next_cursor);
     if stamp.is_some() {
-        server.stamp_cache_hints(&mut result);
+        server.stamp_cache_hints(&mut result, filtering.is_some());
     }
     finish(result, stamp)
 }

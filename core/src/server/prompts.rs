@@ -8,6 +8,7 @@ use super::completion::{CompletionHandler, CompletionHandlers};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::auth::Caller;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
@@ -249,11 +250,17 @@ impl RegisteredPrompt {
 }
 
 /// `prompts/list`.
-pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) fn list(
+    server: &Server,
+    params: Option<&RawValue>,
+    caller: Option<&Caller>,
+    stamp: Option<&Value>,
+) -> Outcome {
     pagination::list(
         server,
         params,
         stamp,
+        caller,
         |r| r.prompts.listed(),
         |page, next_cursor| ListPromptsResult {
             prompts: page.values().map(|p| p.prompt.clone()).collect(),

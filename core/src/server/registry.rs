@@ -27,6 +27,24 @@ pub enum DefinitionKind {
     Prompt,
 }
 
+/// A registration that may require scopes of its caller.
+pub(crate) trait Scoped {
+    /// The scopes a caller's token needs to use it (none: anyone may).
+    fn scopes(&self) -> &[String];
+}
+
+macro_rules! scoped {
+    ($($registration:ty),*) => {
+        $(impl Scoped for $registration {
+            fn scopes(&self) -> &[String] {
+                &self.scopes
+            }
+        })*
+    };
+}
+
+scoped!(RegisteredTool, RegisteredResource, RegisteredTemplate, RegisteredPrompt);
+
 /// Everything the server offers, in registration order.
 #[derive(Clone, Default)]
 pub(crate) struct Registry {

@@ -8,6 +8,7 @@ use super::completion::{CompletionHandler, CompletionHandlers};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::auth::Caller;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
@@ -387,11 +388,17 @@ impl RegisteredTemplate {
 }
 
 /// `resources/list`.
-pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) fn list(
+    server: &Server,
+    params: Option<&RawValue>,
+    caller: Option<&Caller>,
+    stamp: Option<&Value>,
+) -> Outcome {
     pagination::list(
         server,
         params,
         stamp,
+        caller,
         |r| r.resources.listed(),
         |page, next_cursor| ListResourcesResult {
             resources: page.values().map(|r| r.resource.clone()).collect(),
@@ -402,11 +409,17 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
 }
 
 /// `resources/templates/list`.
-pub(super) fn list_templates(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) fn list_templates(
+    server: &Server,
+    params: Option<&RawValue>,
+    caller: Option<&Caller>,
+    stamp: Option<&Value>,
+) -> Outcome {
     pagination::list(
         server,
         params,
         stamp,
+        caller,
         |r| r.templates.listed(),
         |page, next_cursor| ListResourceTemplatesResult {
             resource_templates: page.values().map(|t| t.template.clone()).collect(),
@@ -445,7 +458,7 @@ pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Conte
         Handled::NeedsInput(result) => return finish(result?, stamp),
     };
     if stamp.is_some() {
-        server.stamp_cache_hints(&mut result);
+        server.stamp_cache_hints(&mut result, false);
     }
     finish(result, stamp)
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use super::auth::{AccessToken, Principal};
+use super::auth::{Caller, Principal};
 use super::dispatch::{Dispatcher, Scope};
 use super::reply::Reply;
 use super::subscriptions;
@@ -31,21 +31,21 @@ impl Session {
     }
 
     /// A session that serves only the caller who opened it (anyone when `None`).
-    pub(crate) fn owned(server: Server, connection: Arc<Connection>, opener: Option<&AccessToken>) -> Arc<Self> {
+    pub(crate) fn owned(server: Server, connection: Arc<Connection>, opener: Option<&Caller>) -> Arc<Self> {
         Arc::new(Session {
             dispatcher: Dispatcher::new(server),
             connection,
-            owner: opener.map(AccessToken::principal),
+            owner: opener.map(|opener| opener.token().principal()),
         })
     }
 
     /// Whether `caller` may use the session: the principal who opened it, or anyone on
     /// an endpoint without tokens.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
-    pub(crate) fn serves(&self, caller: Option<&AccessToken>) -> bool {
+    pub(crate) fn serves(&self, caller: Option<&Caller>) -> bool {
         match (&self.owner, caller) {
             (None, None) => true,
-            (Some(owner), Some(caller)) => owner.is(caller),
+            (Some(owner), Some(caller)) => owner.is(caller.token()),
             _ => false,
         }
     }
@@ -91,7 +91,7 @@ impl Session {
 
     /// Takes one message that arrived outside the connection (an HTTP POST by `caller`); a
     /// request is answered on the connection.
-    pub(crate) fn accept(&self, message: Message, caller: Option<Arc<AccessToken>>) {
+    pub(crate) fn accept(&self, message: Message, caller: Option<Arc<Caller>>) {
         if let Some(request) = self.dispatcher.receive(message) {
             self.dispatcher.serve(request, self.connection_reply(), caller);
         }

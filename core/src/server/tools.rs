@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use serde_json::value::RawValue;
 
+use super::auth::Caller;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome, UnreadObject};
 use super::handler::HandlerError;
@@ -340,11 +341,17 @@ fn check_tool_name(name: &str) -> Result<(), DefinitionError> {
 }
 
 /// `tools/list`.
-pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) fn list(
+    server: &Server,
+    params: Option<&RawValue>,
+    caller: Option<&Caller>,
+    stamp: Option<&Value>,
+) -> Outcome {
     pagination::list(
         server,
         params,
         stamp,
+        caller,
         |r| r.tools.listed(),
         |page, next_cursor| ListToolsResult {
             tools: page.values().map(|t| t.tool.clone()).collect(),

@@ -27,6 +27,7 @@
 //! ```
 
 mod access_token;
+mod caller;
 #[cfg(feature = "http-server")]
 pub(crate) mod challenge;
 #[cfg(feature = "http-server")]
@@ -44,6 +45,7 @@ mod verifier;
 pub use access_token::AccessToken;
 #[cfg_attr(not(feature = "http-server"), allow(unused_imports))]
 pub(crate) use access_token::Principal;
+pub(crate) use caller::Caller;
 #[cfg(feature = "http-server")]
 pub use introspection::IntrospectionVerifier;
 #[cfg(feature = "http-server")]

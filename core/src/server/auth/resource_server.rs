@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use url::Url;
 
 use super::dpop::ProofChecker;
-use super::{AccessToken, TokenVerifier};
+use super::{AccessToken, Caller, TokenVerifier};
 
 /// Where RFC 9728 puts protected resource metadata.
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -49,6 +49,7 @@ pub struct ResourceServer {
     check_audience: bool,
     implied_scopes: Vec<(String, Vec<String>)>,
     dpop_nonces: bool,
+    list_only_permitted: bool,
 }
 
 impl fmt::Debug for ResourceServer {
@@ -80,6 +81,7 @@ impl ResourceServer {
             check_audience: true,
             implied_scopes: Vec::new(),
             dpop_nonces: false,
+            list_only_permitted: false,
         }
     }
 
@@ -144,6 +146,16 @@ impl ResourceServer {
     /// prepared ahead; proofs are single-use and at most a minute old either way.
     pub fn dpop_nonces(mut self, on: bool) -> Self {
         self.dpop_nonces = on;
+        self
+    }
+
+    /// Whether `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`
+    /// show a caller only what its token's scopes permit (default off: everything is
+    /// listed, and a call without a scope it needs is refused with `insufficient_scope`,
+    /// naming the scopes, so that the client can step up). Such lists differ from one
+    /// caller to the next: modern results say so with `cacheScope: "private"`.
+    pub fn list_only_permitted(mut self, on: bool) -> Self {
+        self.list_only_permitted = on;
         self
     }
 
@@ -234,27 +246,23 @@ impl Protection {
                 .any(|audience| *audience == self.resource || self.settings.audiences.contains(audience))
     }
 
-    /// The scopes of `needed` the token lacks, its granted scopes widened by the declared
+    /// The caller a verified `token` stands for: its scopes widened by the declared
     /// hierarchies.
-    pub(crate) fn missing_scopes<'a>(&self, token: &AccessToken, needed: &'a [String]) -> Vec<&'a str> {
-        let mut granted: BTreeSet<&str> = token.scopes.iter().map(String::as_str).collect();
+    pub(crate) fn caller(&self, token: AccessToken) -> Caller {
+        let mut granted: BTreeSet<String> = token.scopes.iter().cloned().collect();
         // Until nothing new is implied: hierarchies may nest.
         loop {
             let before = granted.len();
             for (broader, narrower) in &self.settings.implied_scopes {
-                if granted.contains(broader.as_str()) {
-                    granted.extend(narrower.iter().map(String::as_str));
+                if granted.contains(broader) {
+                    granted.extend(narrower.iter().cloned());
                 }
             }
             if granted.len() == before {
                 break;
             }
         }
-        needed
-            .iter()
-            .map(String::as_str)
-            .filter(|scope| !granted.contains(scope))
-            .collect()
+        Caller::new(token, granted, self.settings.list_only_permitted)
     }
 
     /// The protected resource metadata (RFC 9728 §2); `scopes` are those of the
@@ -328,9 +336,9 @@ mod tests {
         assert!(protection.meant_for_us(&token("https://alias.example/mcp", &[])));
         assert!(!protection.meant_for_us(&token("http://127.0.0.1:8000/other", &[])));
         let needed = ["notes:write".to_owned(), "billing".to_owned()];
-        assert_eq!(protection.missing_scopes(&token("", &["admin"]), &needed), ["billing"]);
+        assert_eq!(protection.caller(token("", &["admin"])).missing(&needed), ["billing"]);
         assert_eq!(
-            protection.missing_scopes(&token("", &["notes:read"]), &needed),
+            protection.caller(token("", &["notes:read"])).missing(&needed),
             ["notes:write", "billing"]
         );
     }

@@ -11,18 +11,19 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::endpoint::Endpoint;
-use super::response::json_body;
+use super::response::{header_str, json_body};
+use crate::protocol::headers::{decode_header_value, names};
 use crate::protocol::jsonrpc::{Message, Request};
 use crate::server::auth::challenge::{challenge, ChallengeError, Scheme};
 use crate::server::auth::dpop::ProofError;
-use crate::server::auth::{AccessToken, Protection, VerifyError};
+use crate::server::auth::{AccessToken, Caller, Protection, VerifyError};
 
 /// The header of a DPoP proof, and of the server's nonce (RFC 9449 §4.1, §8).
 const DPOP: &str = "dpop";
 const DPOP_NONCE: &str = "dpop-nonce";
 
-/// The verified token of a request's caller; `None` on an endpoint that requires none.
-pub(super) type Caller = Option<Arc<AccessToken>>;
+/// The verified caller of a request; `None` on an endpoint that requires no token.
+pub(super) type Admitted = Option<Arc<Caller>>;
 
 /// The request an authentication is for: its method and path, which a DPoP proof must name.
 pub(super) struct Target<'a> {
@@ -41,7 +42,7 @@ impl Endpoint {
     /// a good DPoP proof when it is key-bound) and grants the server's required scopes;
     /// otherwise the answer that refuses it (400, 401, 403, or 503 when the token could not
     /// be checked). Always `None` on an open endpoint.
-    pub(super) async fn authenticate(&self, headers: &HeaderMap, target: Target<'_>) -> Result<Caller, Response> {
+    pub(super) async fn authenticate(&self, headers: &HeaderMap, target: Target<'_>) -> Result<Admitted, Response> {
         let Some(protection) = &self.protection else {
             return Ok(None);
         };
@@ -79,27 +80,49 @@ impl Endpoint {
         if let Some(refused) = refusal.binding_refusal(headers, &token, &target) {
             return Err(refused);
         }
+        let caller = protection.caller(token);
         let required = protection.required_scopes();
-        if !protection.missing_scopes(&token, required).is_empty() {
+        if !caller.missing(required).is_empty() {
             let reason = "the token lacks the scopes this server requires";
             return Err(refusal.refuse(ChallengeError::InsufficientScope, reason, &as_strs(required)));
         }
-        Ok(Some(Arc::new(token)))
+        Ok(Some(Arc::new(caller)))
     }
 
-    /// The refusal (403) of a call to a tool, prompt or resource that requires scopes the
-    /// caller lacks; `None` lets it through. The challenge names every scope the call
-    /// needs, the server's ones too, so that one new authorization is enough.
-    pub(super) fn scope_refusal(&self, caller: Option<&AccessToken>, message: &Message) -> Option<Response> {
-        let (Some(protection), Some(token), Message::Request(request)) = (&self.protection, caller, message) else {
+    /// The refusal (403) of a request to a tool, prompt or resource that requires scopes
+    /// the caller lacks; `None` lets it through.
+    pub(super) fn scope_refusal(&self, caller: Option<&Caller>, message: &Message) -> Option<Response> {
+        let Message::Request(request) = message else {
             return None;
         };
         // The params are read for a target only for the methods that have one.
-        let (target, needed) = self
-            .server
-            .registry()
-            .scopes_for(&request.method, || target_of(request))?;
-        if protection.missing_scopes(token, &needed).is_empty() {
+        self.scope_refusal_of(caller, &request.method, || target_of(request))
+    }
+
+    /// [`scope_refusal`](Self::scope_refusal) from a modern request's `Mcp-Method` and
+    /// `Mcp-Name` headers, before its body is read. The body is checked as well once read
+    /// (it must match the headers, and the headers may be missing).
+    pub(super) fn early_scope_refusal(&self, caller: Option<&Caller>, headers: &HeaderMap) -> Option<Response> {
+        let method = header_str(headers, names::METHOD)?;
+        self.scope_refusal_of(caller, method, || {
+            header_str(headers, names::NAME).and_then(decode_header_value)
+        })
+    }
+
+    /// The refusal of a `method` request naming `target`, when that tool, prompt or
+    /// resource requires scopes the caller lacks. The challenge names every scope the
+    /// call needs, the server's ones too, so that one new authorization is enough.
+    fn scope_refusal_of(
+        &self,
+        caller: Option<&Caller>,
+        method: &str,
+        target: impl FnOnce() -> Option<String>,
+    ) -> Option<Response> {
+        let (Some(protection), Some(caller)) = (&self.protection, caller) else {
+            return None;
+        };
+        let (target, needed) = self.server.registry().scopes_for(method, target)?;
+        if caller.missing(&needed).is_empty() {
             return None;
         }
         let mut scopes = as_strs(protection.required_scopes());
@@ -109,12 +132,12 @@ impl Endpoint {
             }
         }
         // A key-bound token came as DPoP (`binding_refusal` let nothing else through).
-        let scheme = if token.bound_key_thumbprint().is_some() {
+        let scheme = if caller.token().bound_key_thumbprint().is_some() {
             Scheme::Dpop
         } else {
             Scheme::Bearer
         };
-        let reason = format!("{} {target:?} needs more scopes", request.method);
+        let reason = format!("{method} {target:?} needs more scopes");
         Some(Refusal { protection, scheme }.refuse(ChallengeError::InsufficientScope, &reason, &scopes))
     }
 }

@@ -13,7 +13,7 @@ use http::{HeaderMap, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{handle_metadata, Caller, Target};
+use super::auth::{handle_metadata, Admitted, Target};
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::post_legacy;
 use super::modern::{is_modern, post_modern};
@@ -153,7 +153,7 @@ impl Endpoint {
         request: Request,
         assumed_version: Option<ProtocolVersion>,
         meta: Option<RequestMeta>,
-        caller: Caller,
+        caller: Admitted,
         status_of: fn(&str) -> StatusCode,
     ) -> Response {
         let cancellation = CancellationToken::new();
@@ -218,6 +218,9 @@ async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
+    if let Some(refused) = endpoint.early_scope_refusal(caller.as_deref(), &headers) {
+        return refused;
+    }
     if !is_json(&headers) {
         let error = ErrorObject::invalid_request("Content-Type must be application/json");
         return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
@@ -249,7 +252,7 @@ impl Endpoint {
     /// The checks every request passes first: Origin and Host (403), then the caller's
     /// token (for a request to `target`) when the endpoint is a resource server. Gives the
     /// caller.
-    pub(super) async fn admit(&self, headers: &HeaderMap, target: Target<'_>) -> Result<Caller, Response> {
+    pub(super) async fn admit(&self, headers: &HeaderMap, target: Target<'_>) -> Result<Admitted, Response> {
         self.config.guard.check(headers).map_err(|reason| {
             Rejection::new(StatusCode::FORBIDDEN, ErrorObject::invalid_request(reason)).into_response()
         })?;

@@ -11,7 +11,7 @@ use futures::{Stream, StreamExt};
 use http::{HeaderMap, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 
-use super::auth::Caller;
+use super::auth::Admitted;
 use super::endpoint::Endpoint;
 use super::response::{header_str, json_body, respond, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{Attached, Event, StreamHub};
@@ -24,7 +24,7 @@ pub(super) async fn post_legacy(
     endpoint: &Arc<Endpoint>,
     headers: &HeaderMap,
     message: Message,
-    caller: Caller,
+    caller: Admitted,
 ) -> Response {
     let version = match header_str(headers, names::PROTOCOL_VERSION) {
         None => ProtocolVersion::V2025_03_26,
@@ -102,7 +102,7 @@ async fn post_stateless(
     endpoint: &Arc<Endpoint>,
     message: Message,
     version: ProtocolVersion,
-    caller: Caller,
+    caller: Admitted,
 ) -> Response {
     let Some(request) = endpoint.stateless.receive(message) else {
         return StatusCode::ACCEPTED.into_response();

@@ -8,7 +8,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::auth::Caller;
+use super::auth::Admitted;
 use super::endpoint::Endpoint;
 use super::response::{header_str, rpc_error};
 use crate::protocol::headers::{
@@ -40,7 +40,7 @@ pub(super) async fn post_modern(
     endpoint: &Arc<Endpoint>,
     headers: &HeaderMap,
     request: Request,
-    caller: Caller,
+    caller: Admitted,
 ) -> Response {
     let meta = match check_modern_headers(endpoint, headers, &request) {
         Ok(meta) => meta,

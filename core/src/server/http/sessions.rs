@@ -17,7 +17,7 @@ use crate::connection::Connection;
 use crate::lock;
 use crate::protocol::headers::names;
 use crate::protocol::ErrorObject;
-use crate::server::auth::AccessToken;
+use crate::server::auth::Caller;
 use crate::server::limits::Admission;
 use crate::server::session::Session;
 use crate::transport::{Frame, Transport};
@@ -82,7 +82,7 @@ impl Endpoint {
     /// stream; it joins the table with [`keep_session`](Self::keep_session) once its
     /// `initialize` succeeded.
     /// The session serves only `opener`'s principal.
-    pub(super) fn new_session(&self, opener: Option<&AccessToken>) -> Result<(String, Arc<HttpSession>), Rejection> {
+    pub(super) fn new_session(&self, opener: Option<&Caller>) -> Result<(String, Arc<HttpSession>), Rejection> {
         let slot = self.session_slot()?;
         let id =
             random_id().map_err(|e| Rejection::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorObject::internal(e)))?;
@@ -119,7 +119,7 @@ impl Endpoint {
     pub(super) fn find_session(
         &self,
         headers: &HeaderMap,
-        caller: Option<&AccessToken>,
+        caller: Option<&Caller>,
     ) -> Result<Arc<HttpSession>, Rejection> {
         let id = header_str(headers, names::SESSION_ID).ok_or_else(|| {
             Rejection::new(
