@@ -263,9 +263,11 @@ fun serverTests(suite: Suite) {
                 val name = "temp_${era.name.lowercase()}"
                 // Legacy era: the notification travels on the GET stream, which the client opens in the
                 // background after the handshake; a change made before it is up reaches nobody. So
-                // change the list until a notification comes (a few times at most).
+                // change the list until a notification comes (a few times at most), each time
+                // replacing the tool the attempt before added.
                 var notified = false
                 for (attempt in 1..5) {
+                    server.removeTool(name)
                     server.addTool(Tool(name = name, inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> Returned.Text("temporary") })
                     notified = c.inbox.poll(1_000) { it is ServerNotification.ToolListChanged } != null
                     if (notified) break
