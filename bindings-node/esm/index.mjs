@@ -10,6 +10,7 @@ export const {
   IntrospectionVerifier,
   JwtVerifier,
   McpError,
+  OAuth,
   Registration,
   ResourceTemplate,
   Server,

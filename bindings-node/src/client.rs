@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
+use oxmcp::client::auth::OAuthProvider;
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, Subscription};
 use oxmcp::protocol::{LoggingLevel, SubscriptionFilter};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
@@ -165,8 +166,23 @@ pub async fn connect_http(
     config: ClientConfig,
     callback: ClientCallback,
 ) -> napi::Result<NativeClient> {
+    connect_http_with(url, http, config, callback, None).await
+}
+
+/// [`connect_http`], signing in with `oauth` when there is one.
+pub(crate) async fn connect_http_with(
+    url: String,
+    http: HttpSettings,
+    config: ClientConfig,
+    callback: ClientCallback,
+    oauth: Option<OAuthProvider>,
+) -> napi::Result<NativeClient> {
     let callback = Arc::new(callback);
-    let transport = http::client::connect(http.into_core(url, &callback)?).map_err(|e| client_error(e.into()))?;
+    let mut options = http.into_core(url, &callback)?;
+    if let Some(provider) = oauth {
+        options = options.authorizer(provider);
+    }
+    let transport = http::client::connect(options).map_err(|e| client_error(e.into()))?;
     NativeClient::connect(transport, config, callback).await
 }
 

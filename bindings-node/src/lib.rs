@@ -14,6 +14,7 @@
 //! - `convert`: values across the boundary: what JavaScript handlers return, as the core's
 //!   types.
 //! - `http`: Streamable HTTP settings of both sides, and the server's listener.
+//! - `oauth`: `NativeOAuth`, the OAuth client of the HTTP client.
 //! - `error`: failures as JavaScript sees them.
 //! - `runtime`: the tokio runtime, and calling JavaScript from its tasks (weak threadsafe
 //!   functions).
@@ -29,5 +30,6 @@ mod convert;
 mod error;
 mod handler;
 mod http;
+mod oauth;
 mod runtime;
 mod server;

@@ -3,14 +3,19 @@
 // and introspected tokens, scopes per tool, resource and prompt, the caller in
 // `ctx.accessToken`, refusals with their challenges, a verifier written in JavaScript, and
 // the official TypeScript SDK's OAuth client completing the code flow, with a step-up,
-// against the server.
+// against the server; and the oxmcp Node client's own OAuth (`OAuth`): the code flow through
+// the browser and back to its loopback listener, a step-up, a refresh, tokens kept in a file
+// across runs, and a machine client.
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Client, IntrospectionVerifier, JwtVerifier, McpError, Server } from 'oxmcp';
+import { Client, IntrospectionVerifier, JwtVerifier, McpError, OAuth, Server } from 'oxmcp';
 import * as z from 'zod';
 
 import { startAuthorizationServer, textOf } from './helpers.mjs';
@@ -296,5 +301,119 @@ describe('a Node server as an OAuth resource server', () => {
         }
       });
     });
+  });
+});
+
+/**
+ * The user's browser, the user approving at once: follows the authorization URL's
+ * redirects and loads the page it lands on (the app's loopback listener), or stops at the
+ * first redirect to `stopAt` and answers its URL. Each trip is counted in `trips`.
+ */
+function browser(trips, stopAt) {
+  return async (url) => {
+    trips.push(url);
+    let next = new URL(url);
+    for (let hop = 0; hop < 10; hop++) {
+      const answer = await fetch(next, { redirect: 'manual' });
+      await answer.body?.cancel();
+      if (answer.status !== 302 && answer.status !== 303) {
+        assert.equal(answer.status, 200, `the page at ${next}`);
+        return next.href;
+      }
+      next = new URL(answer.headers.get('location'), next);
+      if (stopAt && next.href.startsWith(stopAt)) {
+        return next.href;
+      }
+    }
+    throw new Error('the browser went round in circles');
+  };
+}
+
+describe('the oxmcp Node client signing in with OAuth', () => {
+  for (const era of ['legacy', 'modern']) {
+    it(`signs in through the browser, steps up and refreshes (${era})`, async () => {
+      // Access tokens live 3 s, so that one expires during the test and is refreshed.
+      await withAuthority({ ACCESS_TOKEN_TTL: '3' }, async ({ issuer, metadata }) => {
+        await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer }), async (url) => {
+          const trips = [];
+          const oauth = new OAuth({ clientName: 'notes app', openBrowser: browser(trips) });
+          assert.match(oauth.redirectUri, /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+          const client = await Client.connectHttp(url, { era, auth: oauth });
+          try {
+            assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'alice notes:read');
+            assert.equal(trips.length, 1);
+            // write_note needs more: one more trip, for every scope asked so far.
+            const written = await client.callTool({ name: 'write_note', arguments: { text: 'x' } });
+            assert.equal(textOf(written), 'written: x');
+            assert.equal(trips.length, 2);
+            assert.deepEqual(new URL(trips[1]).searchParams.get('scope').split(' ').filter((s) => s.startsWith('notes')), [
+              'notes:read',
+              'notes:write',
+            ]);
+            // Once the token expired, the refresh token gets a new one, no user involved.
+            await new Promise((resolve) => setTimeout(resolve, 4000));
+            assert.match(textOf(await client.callTool({ name: 'whoami' })), /^alice/);
+            assert.equal(trips.length, 2);
+          } finally {
+            await client.close();
+          }
+          // Another client of the same OAuth shares its tokens.
+          const again = await Client.connectHttp(url, { era, auth: oauth });
+          try {
+            assert.match(textOf(await again.callTool({ name: 'whoami' })), /^alice/);
+            assert.equal(trips.length, 2);
+          } finally {
+            await again.close();
+          }
+        });
+      });
+    });
+  }
+
+  it('keeps tokens in a file that signs the next run in', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'oxmcp-oauth-'));
+    try {
+      await withAuthority({}, async ({ issuer, metadata }) => {
+        await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer }), async (url) => {
+          const trips = [];
+          const tokenFile = join(directory, 'tokens.json');
+          // The app, as it starts: it takes the user through itself (`authorize`).
+          const app = () =>
+            new OAuth({ clientName: 'notes app', authorize: browser(trips, REDIRECT_URI), redirectUri: REDIRECT_URI, tokenFile });
+          for (const run of [1, 2]) {
+            const client = await Client.connectHttp(url, { auth: app() });
+            try {
+              assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'alice notes:read');
+            } finally {
+              await client.close();
+            }
+            assert.equal(trips.length, 1, `run ${run}: signed in once, by the user`);
+          }
+          assert.equal((await stat(tokenFile)).mode & 0o777, 0o600);
+          assert.equal(JSON.parse(await readFile(tokenFile, 'utf8')).issuer, issuer);
+        });
+      });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('lets a machine client use client credentials, with no other authorization server', async () => {
+    await withAuthority({}, async ({ issuer, metadata }) => {
+      await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer }), async (url) => {
+        const oauth = OAuth.clientCredentials({ issuer, clientId: 'svc', clientSecret: 'svc-secret' });
+        for (const era of ['legacy', 'modern']) {
+          const client = await Client.connectHttp(url, { era, auth: oauth });
+          try {
+            assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'svc notes:read');
+          } finally {
+            await client.close();
+          }
+        }
+        const stranger = OAuth.clientCredentials({ issuer: 'https://other.example', clientId: 'svc', clientSecret: 's' });
+        await assert.rejects(Client.connectHttp(url, { auth: stranger }), /not one this client is registered with/);
+      });
+    });
+    assert.throws(() => new OAuth({ authorize: (url) => url }), /redirectUri/);
   });
 });

@@ -18,6 +18,7 @@ import { compact } from './compact';
 import { fromNative, McpError, native } from './errors';
 import { nativeModule, type CallSettings, type ClientConfig, type HttpSettings, type NativeClient } from './native';
 import { settle, type Outcome } from './outcome';
+import type { OAuth } from './oauth';
 import type { Server } from './server';
 import type {
   CallToolResult,
@@ -114,6 +115,8 @@ export interface HttpClientOptions extends ClientOptions {
    * that bring no event (default 250 ms, 5 000 ms, 4).
    */
   reconnect?: { initial: number; max: number; attempts: number };
+  /** Signs in to a protected server with OAuth (see `OAuth`). */
+  auth?: OAuth;
 }
 
 /** Per-request settings. */
@@ -245,7 +248,8 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
    * falls back to the legacy handshake.
    */
   static async connectHttp(url: string | URL, options: HttpClientOptions = {}): Promise<Client> {
-    const { headers, token, connectTimeout, requestTimeout, legacySseFallback, maxMessageSize, reconnect } = options;
+    const { headers, token, connectTimeout, requestTimeout, legacySseFallback, maxMessageSize, reconnect, auth } =
+      options;
     const channel = new ClientChannel(options);
     const http: HttpSettings = compact({
       headers,
@@ -256,9 +260,8 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
       maxMessageSize,
       reconnect: reconnect && { initialMs: reconnect.initial, maxMs: reconnect.max, attempts: reconnect.attempts },
     });
-    const connected = await native(
-      nativeModule.connectHttp(String(url), http, clientConfig(options), channel.receive),
-    );
+    const connect = auth ? auth.native.connectHttp.bind(auth.native) : nativeModule.connectHttp;
+    const connected = await native(connect(String(url), http, clientConfig(options), channel.receive));
     return new Client(connected, channel);
   }
 

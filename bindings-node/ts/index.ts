@@ -13,6 +13,8 @@
 export { IntrospectionVerifier, JwtVerifier } from './auth';
 export type { AccessToken, IntrospectionVerifierOptions, JwtVerifierOptions, TokenVerifier, Verifier } from './auth';
 export { Client } from './client';
+export { OAuth } from './oauth';
+export type { ClientCredentialsOptions, OAuthOptions } from './oauth';
 export type {
   CallToolParams,
   ClientEvents,

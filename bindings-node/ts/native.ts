@@ -14,6 +14,7 @@ export type {
   NativeHttpListener,
   NativeServer,
   NativeContext,
+  NativeOAuth,
 } from '../native/index.js';
 
 /** The native module's exports. */

@@ -20,6 +20,7 @@ use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions}
 use oxmcp::transport::memory;
 
 use crate::handler::{LoopSlot, PyElicitation, PyHandler, PyRoots, PySampling};
+use crate::oauth::OAuth;
 use crate::server::Server;
 use crate::{convert, error, runtime};
 
@@ -159,7 +160,7 @@ impl Client {
         if let Some(bytes) = max_message_size {
             stdio = stdio.max_message_size(bytes);
         }
-        Client::open(py, config, |_, options, _| CoreClient::spawn(stdio, options))
+        Client::open(py, config, |_, options, _| Ok(CoreClient::spawn(stdio, options)))
     }
 
     /// Connects to `server` in this process over an in-memory pair; the server's
@@ -172,7 +173,7 @@ impl Client {
     ) -> PyResult<Bound<'py, PyAny>> {
         let (client_end, server_end) = memory::pair();
         server.get().serve_in_background(py, server_end)?;
-        Client::open(py, config, |_, options, _| CoreClient::connect(client_end, options))
+        Client::open(py, config, |_, options, _| Ok(CoreClient::connect(client_end, options)))
     }
 
     /// Connects to the Streamable HTTP endpoint at `url` (an old server's HTTP+SSE
@@ -180,11 +181,11 @@ impl Client {
     /// called on the loop before each one and returns an awaitable of the token (or None);
     /// `connect_timeout` and `request_timeout` in seconds; `max_message_size` in bytes;
     /// `reconnect` is (initial wait, longest wait, attempts) for broken SSE streams;
-    /// `legacy_sse_fallback` allows the HTTP+SSE fallback.
+    /// `legacy_sse_fallback` allows the HTTP+SSE fallback; `auth` is an `OAuth` client.
     #[staticmethod]
     #[pyo3(signature = (
         url, config, headers=None, bearer_token=None, connect_timeout=None, legacy_sse_fallback=true,
-        request_timeout=None, max_message_size=None, reconnect=None,
+        request_timeout=None, max_message_size=None, reconnect=None, auth=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
@@ -198,6 +199,7 @@ impl Client {
         request_timeout: Option<f64>,
         max_message_size: Option<usize>,
         reconnect: Option<(f64, f64, u32)>,
+        auth: Option<Py<OAuth>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut http = HttpClientOptions::new(url).legacy_sse_fallback(legacy_sse_fallback);
         for (name, value) in headers.unwrap_or_default() {
@@ -224,6 +226,9 @@ impl Client {
             );
         }
         Client::open(py, config, move |py, options, slot| {
+            if let Some(auth) = auth {
+                http = http.authorizer(auth.get().provider(py, slot)?);
+            }
             if let Some(source) = bearer_token {
                 let source = PyHandler::new(source.bind(py), slot.clone());
                 http = http.bearer_token(move || {
@@ -236,10 +241,10 @@ impl Client {
                     }
                 });
             }
-            async move {
+            Ok(async move {
                 let transport = oxmcp::transport::http::client::connect(http)?;
                 CoreClient::connect(transport, options).await
-            }
+            })
         })
     }
 
@@ -390,17 +395,18 @@ impl Client {
 
 impl Client {
     /// Connects with `connect`, giving it the core's options with handlers bound to the
-    /// running loop (the slot, for more handlers), and resolves to the connected client.
+    /// running loop (the slot, for more handlers), and resolves to the connected client;
+    /// fails at once when `connect` cannot start.
     fn open<'py, F, Fut>(py: Python<'py>, config: &Bound<'py, ClientConfig>, connect: F) -> PyResult<Bound<'py, PyAny>>
     where
-        F: FnOnce(Python<'py>, ClientOptions, &LoopSlot) -> Fut,
+        F: FnOnce(Python<'py>, ClientOptions, &LoopSlot) -> PyResult<Fut>,
         Fut: Future<Output = oxmcp::Result<CoreClient>> + Send + 'static,
     {
         let slot = LoopSlot::default();
         slot.set(runtime::current_locals(py)?);
         let options = config.get().options(py, &slot);
         let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
-        let connecting = connect(py, options, &slot);
+        let connecting = connect(py, options, &slot)?;
         runtime::future_into_py(py, async move {
             let inner = connecting.await.map_err(error::raise)?;
             Ok(Client::start(inner, slot, listener))

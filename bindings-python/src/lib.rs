@@ -13,6 +13,7 @@
 //! - `convert`: values across the boundary: Python objects as JSON and the core's types.
 //! - `http`: Streamable HTTP settings of the server, and its listener.
 //! - `auth`: the token verifiers of a server that requires tokens over HTTP.
+//! - `oauth`: the OAuth client of the HTTP client.
 //! - `error`: failures as Python sees them, both ways.
 //! - `runtime`: the tokio runtime the binding owns (shut down at exit, rebuilt after fork).
 
@@ -25,6 +26,7 @@ mod convert;
 mod error;
 mod handler;
 mod http;
+mod oauth;
 mod runtime;
 mod server;
 
@@ -38,6 +40,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<http::HttpServer>()?;
     m.add_class::<auth::JwtVerifier>()?;
     m.add_class::<auth::IntrospectionVerifier>()?;
+    m.add_class::<oauth::OAuth>()?;
     m.add_class::<handler::PendingCall>()?;
     m.add_class::<error::PendingInput>()?;
     m.add("InputRequired", m.py().get_type::<error::InputRequired>())?;

@@ -3,7 +3,9 @@
 introspected tokens, scopes per tool, resource and prompt, the caller in
 ``ctx.access_token``, refusals with their challenges, a verifier written in Python, and the
 official Python SDK's OAuth client completing the authorization code flow, with a step-up,
-against the server."""
+against the server; and the oxmcp Python client's own OAuth (``OAuth``): the code flow through
+the browser and back to its loopback listener, a step-up, a refresh, tokens kept in a file
+across runs, and a machine client."""
 
 from __future__ import annotations
 
@@ -13,15 +15,16 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import AUTHORIZATION_SERVER, ERAS, http_server
 from oxmcp import Client, Context, HttpServer, McpError, Server
-from oxmcp.auth import AccessToken, IntrospectionVerifier, JWTVerifier, TokenVerifier
+from oxmcp.auth import AccessToken, IntrospectionVerifier, JWTVerifier, OAuth, TokenVerifier
 
 REDIRECT_URI = "http://127.0.0.1:9/callback"
 
@@ -279,3 +282,104 @@ async def test_the_official_python_client_completes_the_code_flow_with_a_step_up
                     written = await official.call_tool("write_note", {"text": "hi"})
                     assert written.content[0].text == "written: hi"
             assert len(callbacks) == 2, "one authorization, one step-up"
+
+
+def browser(trips: list[str], stop_at: str | None = None) -> Callable[[str], str]:
+    """The user's browser, the user approving at once: follows the authorization URL's
+    redirects and loads the page it lands on (the app's loopback listener), or stops at the
+    first redirect to `stop_at` and gives its URL. Each trip is counted in `trips`."""
+
+    class Stop(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any) -> None:
+            return None
+
+    def visit(url: str) -> str:
+        trips.append(url)
+        opener = urllib.request.build_opener(Stop)
+        for _ in range(10):
+            try:
+                with opener.open(url) as page:
+                    page.read()
+                    return url
+            except urllib.error.HTTPError as answer:
+                if answer.code not in (302, 303):
+                    raise
+                url = urllib.parse.urljoin(url, answer.headers["Location"])
+                if stop_at and url.startswith(stop_at):
+                    return url
+        raise AssertionError("the browser went round in circles")
+
+    return visit
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_oxmcp_client_signs_in_through_the_browser_steps_up_and_refreshes(era: str) -> None:
+    # Access tokens live 3 s, so that one expires during the test and is refreshed.
+    with authorization_server(ACCESS_TOKEN_TTL="3") as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+        async with protected(verifier) as http:
+            trips: list[str] = []
+            oauth = OAuth("notes app", open_browser=browser(trips))
+            assert oauth.redirect_uri and oauth.redirect_uri.startswith("http://127.0.0.1:")
+            async with Client.http(http.url, auth=oauth, era=era) as client:
+                assert text(await client.call_tool("whoami")) == "alice notes:read"
+                assert len(trips) == 1
+                # write_note needs more: one more trip, for every scope asked so far.
+                assert text(await client.call_tool("write_note", {"text": "x"})) == "written: x"
+                assert len(trips) == 2
+                asked = urllib.parse.parse_qs(urllib.parse.urlsplit(trips[1]).query)["scope"][0].split()
+                assert {"notes:read", "notes:write"} <= set(asked)
+                # Once the token expired, the refresh token gets a new one, no user involved.
+                await asyncio.sleep(4)
+                assert text(await client.call_tool("whoami")).startswith("alice")
+                assert len(trips) == 2
+            # Another client of the same OAuth shares its tokens.
+            async with Client.http(http.url, auth=oauth, era=era) as again:
+                assert text(await again.call_tool("whoami")).startswith("alice")
+                assert len(trips) == 2
+            assert "token" not in repr(oauth).lower()
+
+
+async def test_tokens_kept_in_a_file_sign_the_next_run_in(tmp_path: Path) -> None:
+    with authorization_server() as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+        async with protected(verifier) as http:
+            trips: list[str] = []
+            redirect_uri = "http://127.0.0.1:9/callback"
+            token_file = tmp_path / "tokens.json"
+
+            def app(trips: list[str]) -> OAuth:
+                """The app, as it starts: it takes the user through itself (`authorize`)."""
+                approve = browser(trips, stop_at=redirect_uri)
+
+                async def authorize(url: str) -> str:
+                    return await asyncio.to_thread(approve, url)
+
+                return OAuth("notes app", authorize=authorize, redirect_uri=redirect_uri, token_file=token_file)
+
+            async with Client.http(http.url, auth=app(trips)) as client:
+                assert text(await client.call_tool("whoami")) == "alice notes:read"
+            assert len(trips) == 1
+            assert token_file.stat().st_mode & 0o777 == 0o600
+            assert json.loads(token_file.read_text())["issuer"] == metadata["issuer"]
+            # The next run: signed in by the file, the user is not asked.
+            async with Client.http(http.url, auth=app(trips)) as client:
+                assert text(await client.call_tool("whoami")) == "alice notes:read"
+            assert len(trips) == 1
+
+
+async def test_a_machine_client_uses_client_credentials() -> None:
+    with authorization_server() as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+        async with protected(verifier) as http:
+            oauth = OAuth.client_credentials(issuer=metadata["issuer"], client_id="svc", client_secret="svc-secret")
+            for era in ERAS:
+                async with Client.http(http.url, auth=oauth, era=era) as client:
+                    assert text(await client.call_tool("whoami")) == "svc notes:read"
+            # Its credentials go to no other authorization server.
+            stranger = OAuth.client_credentials(issuer="https://other.example", client_id="svc", client_secret="s")
+            with pytest.raises(McpError, match="not one this client is registered with"):
+                async with Client.http(http.url, auth=stranger) as client:
+                    await client.call_tool("whoami")
+    with pytest.raises(ValueError, match="redirect_uri"):
+        OAuth("app", authorize=lambda url: url)

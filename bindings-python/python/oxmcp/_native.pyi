@@ -25,6 +25,7 @@ __all__ = [
     "InputRequired",
     "IntrospectionVerifier",
     "JwtVerifier",
+    "OAuth",
     "PendingCall",
     "PendingInput",
     "Server",
@@ -204,6 +205,29 @@ class IntrospectionVerifier:
     ) -> IntrospectionVerifier: ...
 
 @final
+class OAuth:
+    """The OAuth client of the HTTP client: the core's provider."""
+
+    def __new__(
+        cls,
+        grant: str,
+        client_name: str,
+        *,
+        authorize: Callable[[str], Any] | None = None,
+        redirect_uri: str | None = None,
+        open_browser: Callable[[str], Any] | None = None,
+        loopback_port: int = 0,
+        issuer: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        client_metadata_url: str | None = None,
+        token_file: str | PathLike[str] | None = None,
+        dpop: bool = False,
+    ) -> OAuth: ...
+    @property
+    def redirect_uri(self) -> str | None: ...
+
+@final
 class HttpServer:
     """A running HTTP listener of a server."""
 
@@ -261,6 +285,7 @@ class Client:
         request_timeout: float | None = None,
         max_message_size: int | None = None,
         reconnect: tuple[float, float, int] | None = None,
+        auth: OAuth | None = None,
     ) -> Awaitable[Client]: ...
     def server_details(self) -> dict[str, Any]: ...
     def list_tools(self) -> Awaitable[list[dict[str, Any]]]: ...

@@ -1,4 +1,5 @@
-"""Authorization for servers: an oxmcp server over HTTP as an OAuth 2.1 resource server.
+"""Authorization: an oxmcp server over HTTP as an OAuth 2.1 resource server, and the OAuth
+client that connects to protected servers (:class:`OAuth`).
 
 >>> from oxmcp import Context, Server
 >>> from oxmcp.auth import JWTVerifier
@@ -10,19 +11,24 @@
 
 The verifiers check tokens in the Rust core; a verifier of your own is any object with
 ``async def verify(self, token: str) -> AccessToken | None`` (None refuses the token).
+
+A client signs in with ``Client.http(url, auth=OAuth("My agent"))``: the first ``401``
+opens the system browser, and the redirect comes back to a listener on 127.0.0.1.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable
+import os
+import webbrowser
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from . import _native
 
-__all__ = ["AccessToken", "IntrospectionVerifier", "JWTVerifier", "TokenVerifier"]
+__all__ = ["AccessToken", "IntrospectionVerifier", "JWTVerifier", "OAuth", "TokenVerifier"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,92 @@ class IntrospectionVerifier:
         self._native = _native.IntrospectionVerifier(
             endpoint, client_id, client_secret, issuer, client_secret_post, cache_for
         )
+
+
+class OAuth:
+    """An OAuth 2.1 client for one MCP server, for ``Client.http(url, auth=OAuth(...))``.
+
+    When the server refuses a request (``401``, or ``403 insufficient_scope`` for a step
+    up), the client finds the server's authorization server (RFC 9728, RFC 8414),
+    registers (dynamically, by a client ID metadata document at ``client_metadata_url``,
+    or as the pre-registered ``client_id`` of ``issuer``), runs the authorization code
+    grant with PKCE, keeps the tokens, refreshes them when they expire, and sends the
+    request again. All of it runs in the Rust core.
+
+    The user signs in through the system browser (``open_browser``, default
+    :func:`webbrowser.open`) and comes back to a listener on 127.0.0.1 (``loopback_port``,
+    default any free port). An app that takes the user there itself (an embedded browser,
+    a device flow of its own) gives ``authorize``: called with the authorization URL, it
+    returns the URL the browser came back to at ``redirect_uri``.
+
+    Tokens live in memory, or in ``token_file`` (readable by the user alone) to stay signed
+    in across runs. ``dpop=True`` binds them to a fresh key (RFC 9449) where the
+    authorization server supports it. One object serves one MCP server: clients made with
+    it share its tokens. A machine client uses :meth:`client_credentials`."""
+
+    __slots__ = ("_native",)
+
+    def __init__(
+        self,
+        client_name: str = "oxmcp",
+        *,
+        authorize: Callable[[str], str | Awaitable[str]] | None = None,
+        redirect_uri: str | None = None,
+        open_browser: Callable[[str], object] | None = None,
+        loopback_port: int = 0,
+        issuer: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        client_metadata_url: str | None = None,
+        token_file: str | os.PathLike[str] | None = None,
+        dpop: bool = False,
+    ) -> None:
+        self._native = _native.OAuth(
+            "authorization_code",
+            client_name,
+            authorize=authorize,
+            redirect_uri=redirect_uri,
+            open_browser=None if authorize else (open_browser or webbrowser.open),
+            loopback_port=loopback_port,
+            issuer=issuer,
+            client_id=client_id,
+            client_secret=client_secret,
+            client_metadata_url=client_metadata_url,
+            token_file=token_file,
+            dpop=dpop,
+        )
+
+    @classmethod
+    def client_credentials(
+        cls,
+        *,
+        issuer: str,
+        client_id: str,
+        client_secret: str,
+        token_file: str | os.PathLike[str] | None = None,
+        dpop: bool = False,
+    ) -> OAuth:
+        """A machine client: the client credentials grant of ``client_id``, registered with
+        the authorization server ``issuer`` (its credentials are sent to no other)."""
+        oauth = cls.__new__(cls)
+        oauth._native = _native.OAuth(
+            "client_credentials",
+            client_id,
+            issuer=issuer,
+            client_id=client_id,
+            client_secret=client_secret,
+            token_file=token_file,
+            dpop=dpop,
+        )
+        return oauth
+
+    @property
+    def redirect_uri(self) -> str | None:
+        """Where the browser comes back to (the loopback listener's URI by default)."""
+        return self._native.redirect_uri
+
+    def __repr__(self) -> str:
+        return f"OAuth(redirect_uri={self.redirect_uri!r})"
 
 
 def native_verifier(verifier: TokenVerifier | JWTVerifier | IntrospectionVerifier) -> Any:

@@ -13,6 +13,7 @@ from typing import Any, Literal, NamedTuple
 from . import _native
 from ._convert import jsonable
 from ._version import __version__
+from .auth import OAuth
 from .server import Server
 from .types import (
     CallToolResult,
@@ -136,6 +137,7 @@ class Client:
         request_timeout: float | None = None,
         max_message_size: int | None = None,
         reconnect: Reconnect | None = None,
+        auth: OAuth | None = None,
         **options: Any,
     ) -> Client:
         """A client of the Streamable HTTP endpoint at ``url`` (e.g.
@@ -146,7 +148,8 @@ class Client:
         ``connect_timeout`` bounds opening a connection and ``request_timeout`` one HTTP
         request until its answer is complete (or its stream's headers arrive), in seconds;
         ``max_message_size`` bounds one message from the server, in bytes (4 MiB);
-        ``reconnect`` paces the reconnection of broken SSE streams. The other options are
+        ``reconnect`` paces the reconnection of broken SSE streams; ``auth`` signs in to a
+        protected server with OAuth (see :class:`oxmcp.auth.OAuth`). The other options are
         the constructor's."""
         client = cls(**options)
         headers = dict(headers or {})
@@ -164,6 +167,7 @@ class Client:
             "request_timeout": request_timeout,
             "max_message_size": max_message_size,
             "reconnect": reconnect,
+            "auth": auth._native if auth else None,
         }
         return client
 

@@ -13,7 +13,9 @@
 //!   client ID metadata documents, pre-registration);
 //! - [`Pkce`] and [`AuthorizationRequest`]: the authorization code request and the
 //!   checks of its response (`state`, `iss`);
-//! - [`Tokens`] and [`TokenStore`]: the grants' results and where they are kept;
+//! - [`Tokens`] and [`TokenStore`]: the grants' results and where they are kept (in memory,
+//!   or in a file with [`FileTokenStore`]);
+//! - [`LoopbackRedirect`]: the redirect of a desktop app, received on 127.0.0.1;
 //! - [`AssertionTarget`] and [`request_id_jag`]: the JWT bearer grant's assertions
 //!   (workload identity federation, enterprise-managed authorization).
 //!
@@ -40,7 +42,10 @@ mod authorize;
 pub mod challenge;
 mod discovery;
 mod dpop;
+mod file_store;
 mod jwt;
+#[cfg(feature = "http-server")]
+mod loopback;
 mod pkce;
 mod provider;
 mod registration;
@@ -54,7 +59,10 @@ pub use discovery::{
     authorization_server_metadata_urls, protected_resource_metadata_urls, resource_covers, AuthorizationServerMetadata,
     ProtectedResourceMetadata,
 };
+pub use file_store::FileTokenStore;
 pub use jwt::SigningKey;
+#[cfg(feature = "http-server")]
+pub use loopback::{LoopbackRedirect, LOOPBACK_WAIT};
 pub use pkce::Pkce;
 pub use provider::{OAuthProvider, RedirectHandler};
 pub use registration::{ClientCredentials, ClientMetadata, TokenEndpointAuthMethod};

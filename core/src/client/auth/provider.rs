@@ -119,6 +119,50 @@ impl OAuthProvider {
         OAuthProvider::new(GrantKind::AuthorizationCode { metadata, redirect })
     }
 
+    /// A provider for a desktop or command-line app that signs its user in through the
+    /// system browser: the authorization code grant, registered as `client_name` with the
+    /// `redirect` listener's URI. `open` shows the user the authorization URL (opens the
+    /// browser); the provider then waits, up to [`LOOPBACK_WAIT`](super::LOOPBACK_WAIT),
+    /// for the browser to come back to the listener.
+    ///
+    /// ```no_run
+    /// use oxmcp::client::auth::{LoopbackRedirect, OAuthProvider};
+    ///
+    /// # fn run() -> std::io::Result<()> {
+    /// let provider = OAuthProvider::loopback("My app", LoopbackRedirect::bind(0)?, |url| async move {
+    ///     std::process::Command::new("xdg-open").arg(url.as_str()).status().map(drop)
+    /// });
+    /// # drop(provider); Ok(()) }
+    /// ```
+    #[cfg(feature = "http-server")]
+    pub fn loopback<F, Fut, E>(
+        client_name: impl Into<String>,
+        redirect: super::LoopbackRedirect,
+        open: F,
+    ) -> OAuthProvider
+    where
+        F: Fn(Url) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        let redirect = Arc::new(redirect);
+        let metadata = ClientMetadata::new(client_name, redirect.redirect_uri());
+        OAuthProvider::authorization_code(metadata, move |url| {
+            let redirect = Arc::clone(&redirect);
+            let opened = open(url);
+            async move {
+                // Listening while `open` runs: it may return only once the browser is back.
+                let received = redirect.receive(super::LOOPBACK_WAIT);
+                tokio::pin!(received);
+                tokio::select! {
+                    received = &mut received => return received.map_err(BoxError::from),
+                    opened = opened => opened.map_err(Into::into)?,
+                }
+                received.await.map_err(BoxError::from)
+            }
+        })
+    }
+
     /// A provider for a machine client: the client credentials grant with these
     /// credentials, pre-registered with the authorization server `issuer` (its issuer
     /// identifier, compared as a plain string). They are only ever sent to that server:

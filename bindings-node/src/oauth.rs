@@ -1,0 +1,172 @@
+//! `NativeOAuth`: the OAuth client of the HTTP client (`Client.connectHttp(url, { auth })`),
+//! the core's provider with the user's trip through the browser left to JavaScript.
+//!
+//! The facade hands each one a callback, `(kind, url) => outcome`: `open` opens the
+//! system browser at `url` (the redirect comes back to the core's loopback listener);
+//! `authorize` takes the user to `url` and answers the URL the browser came back to.
+
+use std::sync::Arc;
+
+use napi::bindgen_prelude::FnArgs;
+use napi_derive::napi;
+use serde_json::Value;
+
+use oxmcp::client::auth::{
+    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey,
+};
+
+use crate::client::{self, ClientCallback, ClientConfig, NativeClient};
+use crate::convert::{self, Failure};
+use crate::error::invalid;
+use crate::http::HttpSettings;
+use crate::runtime::{self, Callback};
+
+/// `(kind, url) => outcome | Promise<outcome>`.
+pub(crate) type OAuthCallback = Callback<FnArgs<(String, String)>>;
+
+/// How an OAuth client signs in.
+#[napi(object)]
+pub struct OAuthOptions {
+    /// `authorizationCode` or `clientCredentials`.
+    pub grant: String,
+    /// The name the client registers with (code grant).
+    pub client_name: Option<String>,
+    /// Ask the callback (`authorize`) to take the user there and back to `redirectUri`,
+    /// instead of opening the browser (`open`) with a loopback listener.
+    pub authorize: Option<bool>,
+    /// Where the browser comes back to, with `authorize`.
+    pub redirect_uri: Option<String>,
+    /// The loopback listener's port (default 0: any free port).
+    pub loopback_port: Option<u32>,
+    /// The authorization server a pre-registered client is registered with.
+    pub issuer: Option<String>,
+    /// A pre-registered client's id.
+    pub client_id: Option<String>,
+    /// A pre-registered client's secret.
+    pub client_secret: Option<String>,
+    /// The HTTPS URL of the client's ID metadata document.
+    pub client_metadata_url: Option<String>,
+    /// A file that keeps the tokens across runs.
+    pub token_file: Option<String>,
+    /// Bind tokens to a fresh DPoP key.
+    pub dpop: Option<bool>,
+}
+
+/// An OAuth client for one MCP server: every client connected with it shares its tokens
+/// and registrations.
+#[napi]
+pub struct NativeOAuth {
+    provider: OAuthProvider,
+    redirect_uri: Option<String>,
+}
+
+#[napi]
+impl NativeOAuth {
+    /// Made from `options`; `callback` opens the browser or takes the user through.
+    #[napi(
+        constructor,
+        ts_args_type = "options: OAuthOptions, callback: (kind: string, url: string) => unknown"
+    )]
+    pub fn new(options: OAuthOptions, callback: OAuthCallback) -> napi::Result<Self> {
+        let callback = Arc::new(callback);
+        let pre_registered = match (options.issuer, options.client_id) {
+            (Some(issuer), Some(id)) => {
+                let credentials = ClientCredentials::new(id);
+                Some((
+                    issuer,
+                    match options.client_secret {
+                        Some(secret) => credentials.secret(secret),
+                        None => credentials,
+                    },
+                ))
+            }
+            (None, None) if options.client_secret.is_none() => None,
+            _ => return Err(invalid("a pre-registered client needs issuer and clientId")),
+        };
+        let client_name = options.client_name.unwrap_or_else(|| "oxmcp".to_owned());
+        let (mut provider, redirect_uri) = match (options.grant.as_str(), options.authorize == Some(true)) {
+            ("clientCredentials", _) => {
+                let (issuer, credentials) = pre_registered
+                    .clone()
+                    .ok_or_else(|| invalid("client credentials need issuer, clientId and clientSecret"))?;
+                (OAuthProvider::client_credentials(issuer, credentials), None)
+            }
+            ("authorizationCode", true) => {
+                let redirect_uri = options
+                    .redirect_uri
+                    .ok_or_else(|| invalid("authorize needs the redirectUri it comes back to"))?;
+                let metadata = ClientMetadata::new(client_name, &redirect_uri);
+                let provider = OAuthProvider::authorization_code(metadata, move |url| {
+                    let callback = Arc::clone(&callback);
+                    async move {
+                        match ask(&callback, "authorize", url.as_str()).await? {
+                            Value::String(came_back) => Ok(came_back),
+                            _ => Err("authorize must answer the URL the browser came back to".to_owned()),
+                        }
+                    }
+                });
+                (provider, Some(redirect_uri))
+            }
+            ("authorizationCode", false) => {
+                let port = u16::try_from(options.loopback_port.unwrap_or(0))
+                    .map_err(|_| invalid("the loopback port must be below 65536"))?;
+                let redirect = LoopbackRedirect::bind(port)
+                    .map_err(|e| invalid(format!("no loopback listener on port {port}: {e}")))?;
+                let redirect_uri = redirect.redirect_uri().to_owned();
+                let provider = OAuthProvider::loopback(client_name, redirect, move |url| {
+                    let callback = Arc::clone(&callback);
+                    async move { ask(&callback, "open", url.as_str()).await.map(drop) }
+                });
+                (provider, Some(redirect_uri))
+            }
+            (other, _) => return Err(invalid(format!("unknown grant {other:?}"))),
+        };
+        if let Some((issuer, credentials)) = pre_registered {
+            provider = provider.pre_registered(issuer, credentials);
+        }
+        if let Some(url) = options.client_metadata_url {
+            provider = provider.client_metadata_url(url);
+        }
+        if let Some(path) = options.token_file {
+            provider = provider.token_store(FileTokenStore::new(path));
+        }
+        if options.dpop == Some(true) {
+            provider = provider.dpop(SigningKey::generate().map_err(|e| invalid(e.to_string()))?);
+        }
+        Ok(NativeOAuth { provider, redirect_uri })
+    }
+
+    /// Where the browser comes back to (the loopback listener's URI by default).
+    #[napi(getter)]
+    pub fn redirect_uri(&self) -> Option<String> {
+        self.redirect_uri.clone()
+    }
+}
+
+#[napi]
+impl NativeOAuth {
+    /// Connects to the Streamable HTTP endpoint at `url` as [`client::connect_http`] does, signing
+    /// in with this client's tokens.
+    #[napi(
+        ts_args_type = "url: string, http: HttpSettings, config: ClientConfig, callback: (kind: string, payload: unknown) => unknown",
+        ts_return_type = "Promise<NativeClient>"
+    )]
+    pub async fn connect_http(
+        &self,
+        url: String,
+        http: HttpSettings,
+        config: ClientConfig,
+        callback: ClientCallback,
+    ) -> napi::Result<NativeClient> {
+        client::connect_http_with(url, http, config, callback, Some(self.provider.clone())).await
+    }
+}
+
+/// What the callback answers to `kind` for `url`.
+async fn ask(callback: &OAuthCallback, kind: &str, url: &str) -> Result<Value, String> {
+    runtime::call(callback, FnArgs::from((kind.to_owned(), url.to_owned())))
+        .await
+        .map_err(Failure::from)
+        .and_then(convert::outcome)
+        .map_err(|failure| format!("{kind} failed: {}", failure.into_rpc_error().message))
+}

@@ -1,0 +1,115 @@
+/**
+ * The OAuth client for protected servers: `Client.connectHttp(url, { auth: new OAuth(...) })`.
+ *
+ * ```ts
+ * const oauth = new OAuth({ clientName: 'My agent', tokenFile: `${homedir()}/.my-agent/tokens.json` });
+ * const client = await Client.connectHttp('https://notes.example.com/mcp', { auth: oauth });
+ * ```
+ *
+ * Discovery, registration, PKCE, step-up, refresh and DPoP run in the Rust core; the
+ * facade only takes the user to the browser.
+ */
+
+import { spawn } from 'node:child_process';
+
+import { nativeModule, type NativeOAuth } from './native';
+import { settle, type Outcome } from './outcome';
+
+/** How an app that signs its user in gets its tokens. */
+export interface OAuthOptions {
+  /** The name the client registers with (default `oxmcp`). */
+  clientName?: string;
+  /**
+   * Opens the authorization URL in the system browser (default: the platform's opener);
+   * the browser comes back to a listener on 127.0.0.1.
+   */
+  openBrowser?: (url: string) => void | Promise<void>;
+  /** The loopback listener's port (default 0: any free port). */
+  loopbackPort?: number;
+  /**
+   * For an app that takes the user there itself (an embedded browser, a device flow):
+   * called with the authorization URL, answers the URL the browser came back to at
+   * `redirectUri`. Replaces the browser and the loopback listener.
+   */
+  authorize?: (url: string) => string | Promise<string>;
+  /** Where the browser comes back to, with `authorize`. */
+  redirectUri?: string;
+  /** The authorization server a pre-registered client is registered with. */
+  issuer?: string;
+  /** A pre-registered client's id (with `issuer`). */
+  clientId?: string;
+  /** A pre-registered client's secret. */
+  clientSecret?: string;
+  /** The HTTPS URL of the client's ID metadata document. */
+  clientMetadataUrl?: string;
+  /** A file that keeps the tokens across runs (readable by the user alone). */
+  tokenFile?: string;
+  /** Bind tokens to a fresh DPoP key (RFC 9449) where the authorization server supports it. */
+  dpop?: boolean;
+}
+
+/** A machine client's credentials, pre-registered with `issuer`. */
+export interface ClientCredentialsOptions {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  tokenFile?: string;
+  dpop?: boolean;
+}
+
+/**
+ * An OAuth 2.1 client for one MCP server. When the server refuses a request (`401`, or
+ * `403 insufficient_scope` to step up), it finds the authorization server, registers (or
+ * uses the pre-registered client), runs the authorization code grant with PKCE, keeps the
+ * tokens, refreshes them when they expire, and sends the request again. Every client
+ * connected with it shares its tokens.
+ */
+export class OAuth {
+  /** @internal */
+  readonly native: NativeOAuth;
+
+  constructor(options: OAuthOptions = {}) {
+    const { openBrowser = openInBrowser, authorize, loopbackPort, clientName, ...settings } = options;
+    this.native = new nativeModule.NativeOAuth(
+      { ...settings, grant: 'authorizationCode', clientName, authorize: authorize !== undefined, loopbackPort },
+      (kind: string, url: string): Outcome | Promise<Outcome> =>
+        settle(() => (kind === 'authorize' ? authorize?.(url) : openBrowser(url))),
+    );
+  }
+
+  /**
+   * A machine client: the client credentials grant of `clientId`, whose credentials go to
+   * the authorization server `issuer` only.
+   */
+  static clientCredentials(options: ClientCredentialsOptions): OAuth {
+    const oauth = Object.create(OAuth.prototype) as { native: NativeOAuth };
+    oauth.native = new nativeModule.NativeOAuth({ ...options, grant: 'clientCredentials' }, () => null);
+    return oauth as OAuth;
+  }
+
+  /** Where the browser comes back to (the loopback listener's URI by default). */
+  get redirectUri(): string | null {
+    return this.native.redirectUri ?? null;
+  }
+}
+
+/**
+ * Opens `url` with the platform's opener. Spawned rather than taken from a package: one
+ * command per platform, and no dependency for it.
+ */
+function openInBrowser(url: string): Promise<void> {
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url.replaceAll('&', '^&')]]
+        : ['xdg-open', [url]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.once('error', reject);
+    child.once('spawn', () => {
+      child.unref();
+      resolve();
+    });
+  });
+}

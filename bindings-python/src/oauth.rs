@@ -1,0 +1,205 @@
+//! The OAuth client of the HTTP client (`Client.http(url, auth=OAuth(...))`): the core's
+//! provider, with the user's trip through the browser left to Python callables.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+
+use oxmcp::client::auth::{
+    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey,
+};
+
+use crate::handler::{LoopSlot, PyHandler};
+
+/// An OAuth client for one MCP server (see the core's `OAuthProvider`): it answers the
+/// server's `401` and `403 insufficient_scope` by discovery, registration and a grant, and
+/// keeps the tokens. Made into the core's provider on its first connection, whose loop
+/// runs its callables; every later connection shares it (tokens, registrations).
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct OAuth {
+    grant: Mutex<Option<Grant>>,
+    client_metadata_url: Option<String>,
+    pre_registered: Option<(String, ClientCredentials)>,
+    token_file: Option<PathBuf>,
+    dpop: bool,
+    redirect_uri: Option<String>,
+    provider: Mutex<Option<OAuthProvider>>,
+}
+
+/// How the provider gets its tokens, until it is made.
+enum Grant {
+    /// The system browser, back to a loopback listener: `open(url)` opens it.
+    Loopback {
+        client_name: String,
+        redirect: LoopbackRedirect,
+        open: Py<PyAny>,
+    },
+    /// The app takes the user there and back: `authorize(url)` gives the URL the browser
+    /// came back to.
+    Redirect {
+        metadata: ClientMetadata,
+        authorize: Py<PyAny>,
+    },
+    /// The client credentials grant, of a pre-registered client.
+    ClientCredentials,
+}
+
+#[pymethods]
+impl OAuth {
+    /// `grant` is `authorization_code` or `client_credentials`. For the code grant: the
+    /// `client_name` registered; `authorize(url)` (sync or async) takes the user to `url`
+    /// and returns the URL the browser came back to at `redirect_uri`; without it,
+    /// `open_browser(url)` opens the browser and a listener on 127.0.0.1:`loopback_port`
+    /// (0: any free port) receives the redirect. `issuer`, `client_id` and
+    /// `client_secret` name a pre-registered client; `client_metadata_url` a client ID
+    /// metadata document; `token_file` keeps tokens across runs; `dpop` binds them to a
+    /// fresh key.
+    #[new]
+    #[pyo3(signature = (
+        grant, client_name, *, authorize=None, redirect_uri=None, open_browser=None, loopback_port=0,
+        issuer=None, client_id=None, client_secret=None, client_metadata_url=None, token_file=None,
+        dpop=false,
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        grant: &str,
+        client_name: String,
+        authorize: Option<Py<PyAny>>,
+        redirect_uri: Option<String>,
+        open_browser: Option<Py<PyAny>>,
+        loopback_port: u16,
+        issuer: Option<String>,
+        client_id: Option<String>,
+        client_secret: Option<String>,
+        client_metadata_url: Option<String>,
+        token_file: Option<PathBuf>,
+        dpop: bool,
+    ) -> PyResult<Self> {
+        let pre_registered = match (issuer, client_id) {
+            (Some(issuer), Some(id)) => {
+                let credentials = ClientCredentials::new(id);
+                Some((
+                    issuer,
+                    match client_secret {
+                        Some(secret) => credentials.secret(secret),
+                        None => credentials,
+                    },
+                ))
+            }
+            (None, None) if client_secret.is_none() => None,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "a pre-registered client needs issuer and client_id",
+                ))
+            }
+        };
+        let grant = match (grant, authorize, redirect_uri.clone(), open_browser) {
+            ("client_credentials", ..) if pre_registered.is_none() => {
+                return Err(PyValueError::new_err(
+                    "client credentials need issuer, client_id and client_secret",
+                ))
+            }
+            ("client_credentials", ..) => Grant::ClientCredentials,
+            ("authorization_code", Some(authorize), Some(redirect_uri), _) => Grant::Redirect {
+                metadata: ClientMetadata::new(client_name, redirect_uri),
+                authorize,
+            },
+            ("authorization_code", Some(_), None, _) => {
+                return Err(PyValueError::new_err(
+                    "authorize needs the redirect_uri it comes back to",
+                ))
+            }
+            ("authorization_code", None, _, Some(open)) => {
+                let redirect = LoopbackRedirect::bind(loopback_port)
+                    .map_err(|e| PyOSError::new_err(format!("no loopback listener on port {loopback_port}: {e}")))?;
+                Grant::Loopback {
+                    client_name,
+                    redirect,
+                    open,
+                }
+            }
+            (other, ..) => return Err(PyValueError::new_err(format!("unknown grant {other:?}"))),
+        };
+        let redirect_uri = match &grant {
+            Grant::Loopback { redirect, .. } => Some(redirect.redirect_uri().to_owned()),
+            _ => redirect_uri,
+        };
+        Ok(OAuth {
+            grant: Mutex::new(Some(grant)),
+            client_metadata_url,
+            pre_registered,
+            token_file,
+            dpop,
+            redirect_uri,
+            provider: Mutex::new(None),
+        })
+    }
+
+    /// The redirect URI the client registers (the loopback listener's, when it has one).
+    #[getter]
+    fn redirect_uri(&self) -> Option<&str> {
+        self.redirect_uri.as_deref()
+    }
+}
+
+impl OAuth {
+    /// The core's provider: made now, its callables run on the loop in `slot`, or the one
+    /// made for an earlier connection.
+    pub fn provider(&self, py: Python<'_>, slot: &LoopSlot) -> PyResult<OAuthProvider> {
+        let mut made = self.provider.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(provider) = made.as_ref() {
+            return Ok(provider.clone());
+        }
+        let grant = self.grant.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mut provider = match grant {
+            Some(Grant::Loopback {
+                client_name,
+                redirect,
+                open,
+            }) => {
+                let open = PyHandler::new(open.bind(py), slot.clone());
+                OAuthProvider::loopback(client_name, redirect, move |url| {
+                    let opened = open.answer(move |py| Ok(vec![url.as_str().into_pyobject(py)?.into_any()]));
+                    async move {
+                        opened
+                            .await
+                            .map(drop)
+                            .map_err(|e| format!("open_browser failed: {e:?}"))
+                    }
+                })
+            }
+            Some(Grant::Redirect { metadata, authorize }) => {
+                let authorize = PyHandler::new(authorize.bind(py), slot.clone());
+                OAuthProvider::authorization_code(metadata, move |url| {
+                    let came_back = authorize.call::<String>("redirect URL", move |py| {
+                        Ok(vec![url.as_str().into_pyobject(py)?.into_any()])
+                    });
+                    async move { came_back.await.map_err(|e| format!("authorize failed: {e:?}")) }
+                })
+            }
+            Some(Grant::ClientCredentials) => {
+                let (issuer, credentials) = self.pre_registered.clone().expect("checked when made");
+                OAuthProvider::client_credentials(issuer, credentials)
+            }
+            None => unreachable!("the grant is taken once, under the provider's lock"),
+        };
+        // (Again for the client credentials grant: the same issuer, the same credentials.)
+        if let Some((issuer, credentials)) = self.pre_registered.clone() {
+            provider = provider.pre_registered(issuer, credentials);
+        }
+        if let Some(url) = &self.client_metadata_url {
+            provider = provider.client_metadata_url(url);
+        }
+        if let Some(path) = &self.token_file {
+            provider = provider.token_store(FileTokenStore::new(path));
+        }
+        if self.dpop {
+            let key = SigningKey::generate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+            provider = provider.dpop(key);
+        }
+        *made = Some(provider.clone());
+        Ok(provider)
+    }
+}
