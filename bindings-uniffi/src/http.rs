@@ -13,6 +13,7 @@ use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions}
 use crate::convert::{duration_ms, size};
 use crate::error::McpError;
 use crate::handler::TokenProvider;
+use crate::oauth::OAuth;
 
 /// Settings of the HTTP endpoint; every field has a default. `None` in a numeric field
 /// keeps the core's default, given in its description.
@@ -283,6 +284,9 @@ pub struct HttpSettings {
     /// Streamable HTTP endpoint (default on).
     #[uniffi(default = true)]
     pub legacy_sse_fallback: bool,
+    /// Signs in to a protected server with OAuth.
+    #[uniffi(default = None)]
+    pub auth: Option<Arc<OAuth>>,
 }
 
 impl HttpSettings {
@@ -311,6 +315,9 @@ impl HttpSettings {
             let value = HeaderValue::try_from(value.as_str())
                 .map_err(|e| McpError::invalid_input(format!("header {name}: {e}")))?;
             options = options.header(name, value);
+        }
+        if let Some(oauth) = &self.auth {
+            options = options.authorizer(oauth.provider());
         }
         if let Some(provider) = &self.token {
             let provider = Arc::clone(provider);

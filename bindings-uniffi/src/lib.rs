@@ -15,6 +15,8 @@
 //! - [`convert`]: values across the boundary: records and enums per protocol area, and what
 //!   a tool returns, as the core's types.
 //! - [`http`]: Streamable HTTP settings of both sides.
+//! - [`oauth`]: `OAuth`, the OAuth client of the HTTP client, with the browser trip and the
+//!   token storage the app's own.
 //! - [`error`]: `McpError`, failures as Kotlin and Swift see them, both ways.
 //! - no `runtime`: UniFFI runs the async exports on tokio itself (below).
 //!
@@ -29,6 +31,7 @@ pub mod convert;
 pub mod error;
 pub mod handler;
 pub mod http;
+pub mod oauth;
 pub mod server;
 
 uniffi::setup_scaffolding!();

@@ -1,22 +1,29 @@
 // A Kotlin server as an OAuth resource server: a verifier written in Kotlin, a JWT verifier
 // against a real authorization server (oidc-provider from npm, tests/auth/provider.mjs,
 // started and stopped here), scopes per tool, the caller in `Context.accessToken()`, and the
-// refusals with their challenges.
+// refusals with their challenges; and the Kotlin client signing in with OAuth (the code flow
+// through an app's own authorizer, a step-up, tokens kept in the app's storage, client
+// credentials).
 
 package io.github.oxmcp.tests
 
 import io.github.oxmcp.AccessToken
+import io.github.oxmcp.Authorizer
 import io.github.oxmcp.Client
 import io.github.oxmcp.ClientOptions
 import io.github.oxmcp.EraMode
 import io.github.oxmcp.HttpOptions
 import io.github.oxmcp.HttpSettings
 import io.github.oxmcp.McpException
+import io.github.oxmcp.OAuth
+import io.github.oxmcp.OAuthOptions
+import io.github.oxmcp.PreRegisteredClient
 import io.github.oxmcp.Returned
 import io.github.oxmcp.Server
 import io.github.oxmcp.ServerOptions
 import io.github.oxmcp.Tool
 import io.github.oxmcp.TokenProvider
+import io.github.oxmcp.TokenStorage
 import io.github.oxmcp.TokenVerifier
 import io.github.oxmcp.Verifier
 import io.github.oxmcp.jsonPointerString
@@ -26,6 +33,7 @@ import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.util.Base64
+import java.util.concurrent.atomic.AtomicInteger
 
 /** `whoami` says who called; `write_note` needs `notes:write`. */
 fun notesServer(auth: Verifier): Server {
@@ -65,6 +73,38 @@ class AuthorizationServer : AutoCloseable {
     override fun close() {
         process.destroy()
         process.waitFor()
+    }
+}
+
+/** The app's redirect URI: the user's browser is stopped there and the URL handed back. */
+const val REDIRECT_URI = "http://127.0.0.1:9/callback"
+
+/** The user at the authorization server, approving at once: follows the authorization URL's redirects to [REDIRECT_URI]. */
+class ApprovingUser : Authorizer {
+    val trips = AtomicInteger()
+    private val http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
+
+    override suspend fun authorize(url: String): String {
+        trips.incrementAndGet()
+        var next = URI(url)
+        repeat(10) {
+            val answer = http.send(HttpRequest.newBuilder(next).GET().build(), HttpResponse.BodyHandlers.discarding())
+            val location = answer.headers().firstValue("location").orElse(null) ?: throw AssertionFailed("no redirect from $next")
+            next = next.resolve(location)
+            if (next.toString().startsWith(REDIRECT_URI)) return next.toString()
+        }
+        throw AssertionFailed("the browser went round in circles")
+    }
+}
+
+/** The app's token storage (the Keychain or Keystore on a phone). */
+class MemoryStorage : TokenStorage {
+    @Volatile var text: String? = null
+
+    override suspend fun load(): String? = text
+
+    override suspend fun save(tokens: String?) {
+        text = tokens
     }
 }
 
@@ -133,6 +173,49 @@ fun authTests(suite: Suite) {
         } finally {
             server.shutdown()
             server.close()
+        }
+    }
+
+    suite.test("auth: the Kotlin client signs in with OAuth, steps up, and starts again signed in") {
+        AuthorizationServer().use { authority ->
+            val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = null))
+            try {
+                val url = server.serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("notes:read")))
+                val user = ApprovingUser()
+                val storage = MemoryStorage()
+                val app = { OAuth.authorizationCode("notes app", REDIRECT_URI, user, OAuthOptions(storage = storage)) }
+                val client = Client.connectHttp(url, options, HttpSettings(auth = app()))
+                try {
+                    assertEquals("alice notes:read", firstText(client.callTool("whoami", "{}").content), "signed in")
+                    assertEquals(1, user.trips.get(), "one trip to the browser")
+                    assertEquals("written", firstText(client.callTool("write_note", "{}").content), "after the step-up")
+                    assertEquals(2, user.trips.get(), "one more trip, for the step-up")
+                } finally {
+                    client.disconnect()
+                    client.close()
+                }
+                check(storage.text?.contains(authority.issuer) == true) { "the tokens were not kept" }
+                // The next start: signed in by the storage, the user is not asked.
+                val again = Client.connectHttp(url, options.copy(era = EraMode.LEGACY), HttpSettings(auth = app()))
+                try {
+                    check(firstText(again.callTool("write_note", "{}").content) == "written") { "the stored token" }
+                    assertEquals(2, user.trips.get(), "no trip on the next start")
+                } finally {
+                    again.disconnect()
+                    again.close()
+                }
+                val machine = OAuth.clientCredentials(PreRegisteredClient(authority.issuer, "svc", "svc-secret"))
+                val bot = Client.connectHttp(url, options, HttpSettings(auth = machine))
+                try {
+                    assertEquals("svc notes:read", firstText(bot.callTool("whoami", "{}").content), "a machine client")
+                } finally {
+                    bot.disconnect()
+                    bot.close()
+                }
+            } finally {
+                server.shutdown()
+                server.close()
+            }
         }
     }
 

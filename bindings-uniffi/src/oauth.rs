@@ -1,0 +1,168 @@
+//! The OAuth client of the HTTP client (`HttpSettings.auth`): the core's provider, with
+//! the user's trip through the browser ([`Authorizer`]) and the place tokens are kept
+//! ([`TokenStorage`]) left to the app.
+
+use std::sync::Arc;
+
+use oxmcp::client::auth::{
+    AuthError, ClientCredentials, ClientMetadata, FileTokenStore, OAuthProvider, SigningKey, TokenStore, Tokens,
+};
+use oxmcp::BoxFuture;
+
+use crate::error::McpError;
+
+/// Takes the user to the authorization server and back: on iOS an
+/// `ASWebAuthenticationSession`, on Android a Custom Tab, with the app's custom scheme or
+/// app link as the redirect URI.
+#[uniffi::export(foreign)]
+#[async_trait::async_trait]
+pub trait Authorizer: Send + Sync {
+    /// Shows the user `url` and returns the URL the browser came back to (with `code`,
+    /// `state` and `iss`, or `error`).
+    async fn authorize(&self, url: String) -> Result<String, McpError>;
+}
+
+/// Where the app keeps the tokens (the Keychain, the Android Keystore): an opaque text,
+/// saved whole and loaded whole.
+#[uniffi::export(foreign)]
+#[async_trait::async_trait]
+pub trait TokenStorage: Send + Sync {
+    /// The text the last `save` kept, if any.
+    async fn load(&self) -> Result<Option<String>, McpError>;
+    /// Keeps `tokens` (`None`: forget them).
+    async fn save(&self, tokens: Option<String>) -> Result<(), McpError>;
+}
+
+/// How an [`OAuth`] keeps tokens and identifies itself; every field has a default.
+#[derive(uniffi::Record, Default)]
+pub struct OAuthOptions {
+    /// Where tokens are kept (default: in memory, or `tokenFile`).
+    #[uniffi(default = None)]
+    pub storage: Option<Arc<dyn TokenStorage>>,
+    /// A file that keeps tokens (mode 0600), for desktop apps.
+    #[uniffi(default = None)]
+    pub token_file: Option<String>,
+    /// A client pre-registered with an authorization server, instead of registering.
+    #[uniffi(default = None)]
+    pub pre_registered: Option<PreRegisteredClient>,
+    /// The HTTPS URL of the client's ID metadata document.
+    #[uniffi(default = None)]
+    pub client_metadata_url: Option<String>,
+    /// Bind tokens to a fresh DPoP key (RFC 9449) where the authorization server supports it.
+    #[uniffi(default = false)]
+    pub dpop: bool,
+}
+
+/// A client registered beforehand with the authorization server `issuer`; its credentials
+/// are sent to no other.
+#[derive(uniffi::Record, Clone)]
+pub struct PreRegisteredClient {
+    /// The authorization server's issuer identifier.
+    pub issuer: String,
+    /// The client id.
+    pub client_id: String,
+    /// The client secret, for a confidential client.
+    #[uniffi(default = None)]
+    pub client_secret: Option<String>,
+}
+
+impl PreRegisteredClient {
+    fn credentials(&self) -> ClientCredentials {
+        let credentials = ClientCredentials::new(&self.client_id);
+        match &self.client_secret {
+            Some(secret) => credentials.secret(secret),
+            None => credentials,
+        }
+    }
+}
+
+/// An OAuth 2.1 client for one MCP server, for [`HttpSettings::auth`](crate::http::HttpSettings):
+/// it answers the server's `401` and `403 insufficient_scope` by discovery, registration
+/// and a grant, keeps the tokens and refreshes them. Every client connected with it shares
+/// its tokens.
+#[derive(uniffi::Object)]
+pub struct OAuth {
+    provider: OAuthProvider,
+}
+
+#[uniffi::export]
+impl OAuth {
+    /// A user-facing app: the authorization code grant with PKCE, registered as
+    /// `client_name` with `redirect_uri`; `authorizer` takes the user through.
+    #[uniffi::constructor(default(options = None))]
+    pub fn authorization_code(
+        client_name: String,
+        redirect_uri: String,
+        authorizer: Arc<dyn Authorizer>,
+        options: Option<OAuthOptions>,
+    ) -> Result<Arc<Self>, McpError> {
+        let metadata = ClientMetadata::new(client_name, redirect_uri);
+        let provider = OAuthProvider::authorization_code(metadata, move |url| {
+            let authorizer = Arc::clone(&authorizer);
+            async move { authorizer.authorize(url.to_string()).await }
+        });
+        OAuth::configured(provider, options.unwrap_or_default())
+    }
+
+    /// A machine client: the client credentials grant of `client`.
+    #[uniffi::constructor(default(options = None))]
+    pub fn client_credentials(
+        client: PreRegisteredClient,
+        options: Option<OAuthOptions>,
+    ) -> Result<Arc<Self>, McpError> {
+        let provider = OAuthProvider::client_credentials(&client.issuer, client.credentials());
+        OAuth::configured(provider, options.unwrap_or_default())
+    }
+}
+
+impl OAuth {
+    fn configured(mut provider: OAuthProvider, options: OAuthOptions) -> Result<Arc<Self>, McpError> {
+        if let Some(client) = &options.pre_registered {
+            provider = provider.pre_registered(&client.issuer, client.credentials());
+        }
+        if let Some(url) = options.client_metadata_url {
+            provider = provider.client_metadata_url(url);
+        }
+        provider = match (options.storage, options.token_file) {
+            (Some(_), Some(_)) => return Err(McpError::invalid_input("give storage or tokenFile, not both")),
+            (Some(storage), None) => provider.token_store(ForeignTokenStore(storage)),
+            (None, Some(path)) => provider.token_store(FileTokenStore::new(path)),
+            (None, None) => provider,
+        };
+        if options.dpop {
+            provider = provider.dpop(SigningKey::generate().map_err(McpError::invalid_input)?);
+        }
+        Ok(Arc::new(OAuth { provider }))
+    }
+
+    /// The core's provider, shared by every client connected with it.
+    pub(crate) fn provider(&self) -> OAuthProvider {
+        self.provider.clone()
+    }
+}
+
+/// A [`TokenStorage`] of the app as the core's [`TokenStore`]: tokens as JSON text.
+struct ForeignTokenStore(Arc<dyn TokenStorage>);
+
+impl TokenStore for ForeignTokenStore {
+    fn load(&self) -> BoxFuture<'_, Result<Option<Tokens>, AuthError>> {
+        Box::pin(async move {
+            let Some(text) = self.0.load().await.map_err(|e| AuthError::Store(e.to_string()))? else {
+                return Ok(None);
+            };
+            serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| AuthError::Store(format!("the stored tokens are unreadable: {e}")))
+        })
+    }
+
+    fn save(&self, tokens: Option<Tokens>) -> BoxFuture<'_, Result<(), AuthError>> {
+        Box::pin(async move {
+            let text = tokens
+                .map(|tokens| serde_json::to_string(&tokens))
+                .transpose()
+                .map_err(|e| AuthError::Store(e.to_string()))?;
+            self.0.save(text).await.map_err(|e| AuthError::Store(e.to_string()))
+        })
+    }
+}
