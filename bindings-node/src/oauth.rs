@@ -1,9 +1,10 @@
 //! `NativeOAuth`: the OAuth client of the HTTP client (`Client.connectHttp(url, { auth })`),
 //! the core's provider with the user's trip through the browser left to JavaScript.
 //!
-//! The facade hands each one a callback, `(kind, url) => outcome`: `open` opens the
-//! system browser at `url` (the redirect comes back to the core's loopback listener);
-//! `authorize` takes the user to `url` and answers the URL the browser came back to.
+//! The facade hands each one a callback, `(kind, payload) => outcome`: `open` opens the
+//! system browser at the URL (the redirect comes back to the core's loopback listener);
+//! `authorize` takes the user to the URL and answers the URL the browser came back to;
+//! with the app's own storage, `load` answers the text `save` was given.
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use oxmcp::client::auth::{
-    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey,
+    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey, TextTokenStore,
 };
 
 use crate::client::{self, ClientCallback, ClientConfig, NativeClient};
@@ -21,8 +22,8 @@ use crate::error::invalid;
 use crate::http::HttpSettings;
 use crate::runtime::{self, Callback};
 
-/// `(kind, url) => outcome | Promise<outcome>`.
-pub(crate) type OAuthCallback = Callback<FnArgs<(String, String)>>;
+/// `(kind, payload) => outcome | Promise<outcome>`.
+pub(crate) type OAuthCallback = Callback<FnArgs<(String, Value)>>;
 
 /// How an OAuth client signs in.
 #[napi(object)]
@@ -48,6 +49,8 @@ pub struct OAuthOptions {
     pub client_metadata_url: Option<String>,
     /// A file that keeps the tokens across runs.
     pub token_file: Option<String>,
+    /// Keep the tokens with the callback (`load`, `save`), wherever the app keeps secrets.
+    pub storage: Option<bool>,
     /// Bind tokens to a fresh DPoP key.
     pub dpop: Option<bool>,
 }
@@ -65,7 +68,7 @@ impl NativeOAuth {
     /// Made from `options`; `callback` opens the browser or takes the user through.
     #[napi(
         constructor,
-        ts_args_type = "options: OAuthOptions, callback: (kind: string, url: string) => unknown"
+        ts_args_type = "options: OAuthOptions, callback: (kind: string, payload: unknown) => unknown"
     )]
     pub fn new(options: OAuthOptions, callback: OAuthCallback) -> napi::Result<Self> {
         let callback = Arc::new(callback);
@@ -96,10 +99,11 @@ impl NativeOAuth {
                     .redirect_uri
                     .ok_or_else(|| invalid("authorize needs the redirectUri it comes back to"))?;
                 let metadata = ClientMetadata::new(client_name, &redirect_uri);
+                let asker = Arc::clone(&callback);
                 let provider = OAuthProvider::authorization_code(metadata, move |url| {
-                    let callback = Arc::clone(&callback);
+                    let callback = Arc::clone(&asker);
                     async move {
-                        match ask(&callback, "authorize", url.as_str()).await? {
+                        match ask(&callback, "authorize", url.as_str().into()).await? {
                             Value::String(came_back) => Ok(came_back),
                             _ => Err("authorize must answer the URL the browser came back to".to_owned()),
                         }
@@ -113,9 +117,10 @@ impl NativeOAuth {
                 let redirect = LoopbackRedirect::bind(port)
                     .map_err(|e| invalid(format!("no loopback listener on port {port}: {e}")))?;
                 let redirect_uri = redirect.redirect_uri().to_owned();
+                let opener = Arc::clone(&callback);
                 let provider = OAuthProvider::loopback(client_name, redirect, move |url| {
-                    let callback = Arc::clone(&callback);
-                    async move { ask(&callback, "open", url.as_str()).await.map(drop) }
+                    let callback = Arc::clone(&opener);
+                    async move { ask(&callback, "open", url.as_str().into()).await.map(drop) }
                 });
                 (provider, Some(redirect_uri))
             }
@@ -127,9 +132,12 @@ impl NativeOAuth {
         if let Some(url) = options.client_metadata_url {
             provider = provider.client_metadata_url(url);
         }
-        if let Some(path) = options.token_file {
-            provider = provider.token_store(FileTokenStore::new(path));
-        }
+        provider = match (options.token_file, options.storage == Some(true)) {
+            (Some(_), true) => return Err(invalid("give tokenFile or storage, not both")),
+            (Some(path), false) => provider.token_store(FileTokenStore::new(path)),
+            (None, true) => provider.token_store(text_store(&callback)),
+            (None, false) => provider,
+        };
         if options.dpop == Some(true) {
             provider = provider.dpop(SigningKey::generate().map_err(|e| invalid(e.to_string()))?);
         }
@@ -162,9 +170,34 @@ impl NativeOAuth {
     }
 }
 
-/// What the callback answers to `kind` for `url`.
-async fn ask(callback: &OAuthCallback, kind: &str, url: &str) -> Result<Value, String> {
-    runtime::call(callback, FnArgs::from((kind.to_owned(), url.to_owned())))
+/// The app's storage, through the callback, as the core's token store.
+fn text_store(callback: &Arc<OAuthCallback>) -> TextTokenStore {
+    let (loader, saver) = (Arc::clone(callback), Arc::clone(callback));
+    TextTokenStore::new(
+        move || {
+            let callback = Arc::clone(&loader);
+            async move {
+                match ask(&callback, "load", Value::Null).await? {
+                    Value::String(text) => Ok(Some(text)),
+                    Value::Null => Ok(None),
+                    _ => Err("storage.load must answer a string or null".to_owned()),
+                }
+            }
+        },
+        move |text| {
+            let callback = Arc::clone(&saver);
+            async move {
+                ask(&callback, "save", text.map_or(Value::Null, Value::String))
+                    .await
+                    .map(drop)
+            }
+        },
+    )
+}
+
+/// What the callback answers to `kind` with `payload`.
+async fn ask(callback: &OAuthCallback, kind: &str, payload: Value) -> Result<Value, String> {
+    runtime::call(callback, FnArgs::from((kind.to_owned(), payload)))
         .await
         .map_err(Failure::from)
         .and_then(convert::outcome)

@@ -373,14 +373,19 @@ describe('the oxmcp Node client signing in with OAuth', () => {
   it('keeps tokens in a file that signs the next run in', async () => {
     const directory = await mkdtemp(join(tmpdir(), 'oxmcp-oauth-'));
     try {
-      await withAuthority({}, async ({ issuer, metadata }) => {
-        await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer }), async (url) => {
+      // Access tokens live 3 s: the next run finds them expired and refreshes them, as the
+      // client the first run registered (kept with the tokens).
+      await withAuthority({ ACCESS_TOKEN_TTL: '3' }, async ({ issuer, metadata }) => {
+        await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer, leeway: 0 }), async (url) => {
           const trips = [];
           const tokenFile = join(directory, 'tokens.json');
           // The app, as it starts: it takes the user through itself (`authorize`).
           const app = () =>
             new OAuth({ clientName: 'notes app', authorize: browser(trips, REDIRECT_URI), redirectUri: REDIRECT_URI, tokenFile });
           for (const run of [1, 2]) {
+            if (run === 2) {
+              await new Promise((resolve) => setTimeout(resolve, 4000));
+            }
             const client = await Client.connectHttp(url, { auth: app() });
             try {
               assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'alice notes:read');
@@ -390,12 +395,44 @@ describe('the oxmcp Node client signing in with OAuth', () => {
             assert.equal(trips.length, 1, `run ${run}: signed in once, by the user`);
           }
           assert.equal((await stat(tokenFile)).mode & 0o777, 0o600);
-          assert.equal(JSON.parse(await readFile(tokenFile, 'utf8')).issuer, issuer);
+          const kept = JSON.parse(await readFile(tokenFile, 'utf8'));
+          assert.equal(kept.issuer, issuer);
+          assert.ok(kept.client.client_id, 'the registered client is kept with the tokens');
         });
       });
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+
+  it("keeps tokens in the app's own storage", async () => {
+    await withAuthority({}, async ({ issuer, metadata }) => {
+      await withProtected(new JwtVerifier({ jwksUri: metadata.jwks_uri, issuer }), async (url) => {
+        const trips = [];
+        // The app's place for secrets: a sync `load`, an async `save`.
+        const keyring = {
+          text: null,
+          load() {
+            return this.text;
+          },
+          async save(tokens) {
+            this.text = tokens;
+          },
+        };
+        for (let start = 0; start < 2; start++) {
+          const oauth = new OAuth({ clientName: 'notes app', openBrowser: browser(trips), storage: keyring });
+          const client = await Client.connectHttp(url, { auth: oauth });
+          try {
+            assert.equal(textOf(await client.callTool({ name: 'whoami' })), 'alice notes:read');
+          } finally {
+            await client.close();
+          }
+        }
+        assert.equal(trips.length, 1, 'the second start was signed in by the storage');
+        assert.ok(keyring.text.includes(issuer));
+      });
+    });
+    assert.throws(() => new OAuth({ tokenFile: 't.json', storage: { load: () => null, save() {} } }), /not both/);
   });
 
   it('lets a machine client use client credentials, with no other authorization server', async () => {

@@ -14,7 +14,7 @@ export { IntrospectionVerifier, JwtVerifier } from './auth';
 export type { AccessToken, IntrospectionVerifierOptions, JwtVerifierOptions, TokenVerifier, Verifier } from './auth';
 export { Client } from './client';
 export { OAuth } from './oauth';
-export type { ClientCredentialsOptions, OAuthOptions } from './oauth';
+export type { ClientCredentialsOptions, OAuthOptions, TokenStorage } from './oauth';
 export type {
   CallToolParams,
   ClientEvents,

@@ -15,6 +15,17 @@ import { spawn } from 'node:child_process';
 import { nativeModule, type NativeOAuth } from './native';
 import { settle, type Outcome } from './outcome';
 
+/**
+ * Where an `OAuth` client keeps its tokens (a keyring, an encrypted file): one opaque text,
+ * loaded and saved whole.
+ */
+export interface TokenStorage {
+  /** The text the last `save` kept, or `null`. */
+  load(): string | null | undefined | Promise<string | null | undefined>;
+  /** Keeps `tokens` (`null`: forget them). */
+  save(tokens: string | null): void | Promise<void>;
+}
+
 /** How an app that signs its user in gets its tokens. */
 export interface OAuthOptions {
   /** The name the client registers with (default `oxmcp`). */
@@ -44,6 +55,8 @@ export interface OAuthOptions {
   clientMetadataUrl?: string;
   /** A file that keeps the tokens across runs (readable by the user alone). */
   tokenFile?: string;
+  /** The app's own place for the tokens, instead of memory or `tokenFile`. */
+  storage?: TokenStorage;
   /** Bind tokens to a fresh DPoP key (RFC 9449) where the authorization server supports it. */
   dpop?: boolean;
 }
@@ -61,19 +74,31 @@ export interface ClientCredentialsOptions {
  * An OAuth 2.1 client for one MCP server. When the server refuses a request (`401`, or
  * `403 insufficient_scope` to step up), it finds the authorization server, registers (or
  * uses the pre-registered client), runs the authorization code grant with PKCE, keeps the
- * tokens, refreshes them when they expire, and sends the request again. Every client
- * connected with it shares its tokens.
+ * tokens (with the client a sign-in registered, so that a later run refreshes them),
+ * refreshes them when they expire, and sends the request again. Every client connected
+ * with it shares its tokens.
  */
 export class OAuth {
   /** @internal */
   readonly native: NativeOAuth;
 
   constructor(options: OAuthOptions = {}) {
-    const { openBrowser = openInBrowser, authorize, loopbackPort, clientName, ...settings } = options;
+    const { openBrowser = openInBrowser, authorize, storage, ...settings } = options;
     this.native = new nativeModule.NativeOAuth(
-      { ...settings, grant: 'authorizationCode', clientName, authorize: authorize !== undefined, loopbackPort },
-      (kind: string, url: string): Outcome | Promise<Outcome> =>
-        settle(() => (kind === 'authorize' ? authorize?.(url) : openBrowser(url))),
+      { ...settings, grant: 'authorizationCode', authorize: authorize !== undefined, storage: storage !== undefined },
+      (kind: string, payload: unknown): Outcome | Promise<Outcome> =>
+        settle(() => {
+          switch (kind) {
+            case 'authorize':
+              return authorize?.(payload as string);
+            case 'load':
+              return storage?.load() ?? null;
+            case 'save':
+              return storage?.save(payload as string | null);
+            default:
+              return openBrowser(payload as string);
+          }
+        }),
     );
   }
 

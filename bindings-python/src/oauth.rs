@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
 use oxmcp::client::auth::{
-    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey,
+    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey, TextTokenStore,
 };
 
 use crate::handler::{LoopSlot, PyHandler};
@@ -23,6 +23,7 @@ pub struct OAuth {
     client_metadata_url: Option<String>,
     pre_registered: Option<(String, ClientCredentials)>,
     token_file: Option<PathBuf>,
+    storage: Option<Py<PyAny>>,
     dpop: bool,
     redirect_uri: Option<String>,
     provider: Mutex<Option<OAuthProvider>>,
@@ -54,13 +55,14 @@ impl OAuth {
     /// `open_browser(url)` opens the browser and a listener on 127.0.0.1:`loopback_port`
     /// (0: any free port) receives the redirect. `issuer`, `client_id` and
     /// `client_secret` name a pre-registered client; `client_metadata_url` a client ID
-    /// metadata document; `token_file` keeps tokens across runs; `dpop` binds them to a
-    /// fresh key.
+    /// metadata document; `token_file` keeps tokens across runs, or `storage` (an object
+    /// with `load()` and `save(text)`, sync or async) wherever the app keeps secrets;
+    /// `dpop` binds them to a fresh key.
     #[new]
     #[pyo3(signature = (
         grant, client_name, *, authorize=None, redirect_uri=None, open_browser=None, loopback_port=0,
         issuer=None, client_id=None, client_secret=None, client_metadata_url=None, token_file=None,
-        dpop=false,
+        storage=None, dpop=false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -75,8 +77,12 @@ impl OAuth {
         client_secret: Option<String>,
         client_metadata_url: Option<String>,
         token_file: Option<PathBuf>,
+        storage: Option<Py<PyAny>>,
         dpop: bool,
     ) -> PyResult<Self> {
+        if token_file.is_some() && storage.is_some() {
+            return Err(PyValueError::new_err("give token_file or storage, not both"));
+        }
         let pre_registered = match (issuer, client_id) {
             (Some(issuer), Some(id)) => {
                 let credentials = ClientCredentials::new(id);
@@ -131,6 +137,7 @@ impl OAuth {
             client_metadata_url,
             pre_registered,
             token_file,
+            storage,
             dpop,
             redirect_uri,
             provider: Mutex::new(None),
@@ -195,6 +202,9 @@ impl OAuth {
         if let Some(path) = &self.token_file {
             provider = provider.token_store(FileTokenStore::new(path));
         }
+        if let Some(storage) = &self.storage {
+            provider = provider.token_store(text_store(storage.bind(py), slot)?);
+        }
         if self.dpop {
             let key = SigningKey::generate().map_err(|e| PyValueError::new_err(e.to_string()))?;
             provider = provider.dpop(key);
@@ -202,4 +212,21 @@ impl OAuth {
         *made = Some(provider.clone());
         Ok(provider)
     }
+}
+
+/// The app's `storage` (`load()` and `save(text)`, run on the loop in `slot` when async)
+/// as the core's token store.
+fn text_store(storage: &Bound<'_, PyAny>, slot: &LoopSlot) -> PyResult<TextTokenStore> {
+    let load = PyHandler::new(&storage.getattr("load")?, slot.clone());
+    let save = PyHandler::new(&storage.getattr("save")?, slot.clone());
+    Ok(TextTokenStore::new(
+        move || {
+            let loaded = load.call::<Option<String>>("stored tokens", |_| Ok(Vec::new()));
+            async move { loaded.await.map_err(|e| format!("storage.load failed: {e:?}")) }
+        },
+        move |text| {
+            let saved = save.answer(move |py| Ok(vec![text.into_pyobject(py)?.into_any()]));
+            async move { saved.await.map(drop).map_err(|e| format!("storage.save failed: {e:?}")) }
+        },
+    ))
 }

@@ -341,8 +341,10 @@ async def test_the_oxmcp_client_signs_in_through_the_browser_steps_up_and_refres
 
 
 async def test_tokens_kept_in_a_file_sign_the_next_run_in(tmp_path: Path) -> None:
-    with authorization_server() as metadata:
-        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+    # Access tokens live 3 s: the next run finds them expired and refreshes them, as the
+    # client the first run registered (kept with the tokens).
+    with authorization_server(ACCESS_TOKEN_TTL="3") as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"], leeway=0)
         async with protected(verifier) as http:
             trips: list[str] = []
             redirect_uri = "http://127.0.0.1:9/callback"
@@ -361,11 +363,41 @@ async def test_tokens_kept_in_a_file_sign_the_next_run_in(tmp_path: Path) -> Non
                 assert text(await client.call_tool("whoami")) == "alice notes:read"
             assert len(trips) == 1
             assert token_file.stat().st_mode & 0o777 == 0o600
-            assert json.loads(token_file.read_text())["issuer"] == metadata["issuer"]
-            # The next run: signed in by the file, the user is not asked.
+            kept = json.loads(token_file.read_text())
+            assert kept["issuer"] == metadata["issuer"] and kept["client"]["client_id"]
+            # The next run, once the token expired: signed in by the file, the user is not asked.
+            await asyncio.sleep(4)
             async with Client.http(http.url, auth=app(trips)) as client:
                 assert text(await client.call_tool("whoami")) == "alice notes:read"
             assert len(trips) == 1
+
+
+async def test_tokens_kept_by_the_apps_own_storage() -> None:
+    class Keyring:
+        """The app's place for secrets: sync `load`, async `save`."""
+
+        def __init__(self) -> None:
+            self.text: str | None = None
+
+        def load(self) -> str | None:
+            return self.text
+
+        async def save(self, tokens: str | None) -> None:
+            self.text = tokens
+
+    with authorization_server() as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+        async with protected(verifier) as http:
+            trips: list[str] = []
+            keyring = Keyring()
+            for _ in range(2):
+                oauth = OAuth("notes app", open_browser=browser(trips), storage=keyring)
+                async with Client.http(http.url, auth=oauth) as client:
+                    assert text(await client.call_tool("whoami")) == "alice notes:read"
+            assert len(trips) == 1, "the second start was signed in by the storage"
+            assert keyring.text is not None and metadata["issuer"] in keyring.text
+    with pytest.raises(ValueError, match="not both"):
+        OAuth("app", token_file="t.json", storage=Keyring())
 
 
 async def test_a_machine_client_uses_client_credentials() -> None:

@@ -5,9 +5,8 @@
 use std::sync::Arc;
 
 use oxmcp::client::auth::{
-    AuthError, ClientCredentials, ClientMetadata, FileTokenStore, OAuthProvider, SigningKey, TokenStore, Tokens,
+    ClientCredentials, ClientMetadata, FileTokenStore, OAuthProvider, SigningKey, TextTokenStore,
 };
-use oxmcp::BoxFuture;
 
 use crate::error::McpError;
 
@@ -125,7 +124,7 @@ impl OAuth {
         }
         provider = match (options.storage, options.token_file) {
             (Some(_), Some(_)) => return Err(McpError::invalid_input("give storage or tokenFile, not both")),
-            (Some(storage), None) => provider.token_store(ForeignTokenStore(storage)),
+            (Some(storage), None) => provider.token_store(text_store(storage)),
             (None, Some(path)) => provider.token_store(FileTokenStore::new(path)),
             (None, None) => provider,
         };
@@ -141,28 +140,17 @@ impl OAuth {
     }
 }
 
-/// A [`TokenStorage`] of the app as the core's [`TokenStore`]: tokens as JSON text.
-struct ForeignTokenStore(Arc<dyn TokenStorage>);
-
-impl TokenStore for ForeignTokenStore {
-    fn load(&self) -> BoxFuture<'_, Result<Option<Tokens>, AuthError>> {
-        Box::pin(async move {
-            let Some(text) = self.0.load().await.map_err(|e| AuthError::Store(e.to_string()))? else {
-                return Ok(None);
-            };
-            serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| AuthError::Store(format!("the stored tokens are unreadable: {e}")))
-        })
-    }
-
-    fn save(&self, tokens: Option<Tokens>) -> BoxFuture<'_, Result<(), AuthError>> {
-        Box::pin(async move {
-            let text = tokens
-                .map(|tokens| serde_json::to_string(&tokens))
-                .transpose()
-                .map_err(|e| AuthError::Store(e.to_string()))?;
-            self.0.save(text).await.map_err(|e| AuthError::Store(e.to_string()))
-        })
-    }
+/// The app's [`TokenStorage`] as the core's token store.
+fn text_store(storage: Arc<dyn TokenStorage>) -> TextTokenStore {
+    let saver = Arc::clone(&storage);
+    TextTokenStore::new(
+        move || {
+            let storage = Arc::clone(&storage);
+            async move { storage.load().await }
+        },
+        move |text| {
+            let storage = Arc::clone(&saver);
+            async move { storage.save(text).await }
+        },
+    )
 }

@@ -222,6 +222,7 @@ class OAuth:
         client_secret: str | None = None,
         client_metadata_url: str | None = None,
         token_file: str | PathLike[str] | None = None,
+        storage: Any = None,
         dpop: bool = False,
     ) -> OAuth: ...
     @property

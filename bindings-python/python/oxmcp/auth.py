@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from . import _native
 
-__all__ = ["AccessToken", "IntrospectionVerifier", "JWTVerifier", "OAuth", "TokenVerifier"]
+__all__ = ["AccessToken", "IntrospectionVerifier", "JWTVerifier", "OAuth", "TokenStorage", "TokenVerifier"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,20 @@ class IntrospectionVerifier:
         )
 
 
+@runtime_checkable
+class TokenStorage(Protocol):
+    """Where an :class:`OAuth` client keeps its tokens (a keyring, an encrypted file): one
+    opaque text, loaded and saved whole. Either method may be sync or async."""
+
+    def load(self) -> str | Awaitable[str | None] | None:
+        """The text the last :meth:`save` kept, or None."""
+        ...
+
+    def save(self, tokens: str | None) -> Awaitable[None] | None:
+        """Keeps ``tokens`` (None: forget them)."""
+        ...
+
+
 class OAuth:
     """An OAuth 2.1 client for one MCP server, for ``Client.http(url, auth=OAuth(...))``.
 
@@ -107,10 +121,12 @@ class OAuth:
     a device flow of its own) gives ``authorize``: called with the authorization URL, it
     returns the URL the browser came back to at ``redirect_uri``.
 
-    Tokens live in memory, or in ``token_file`` (readable by the user alone) to stay signed
-    in across runs. ``dpop=True`` binds them to a fresh key (RFC 9449) where the
-    authorization server supports it. One object serves one MCP server: clients made with
-    it share its tokens. A machine client uses :meth:`client_credentials`."""
+    Tokens live in memory, in ``token_file`` (readable by the user alone), or in the app's
+    own ``storage`` (a :class:`TokenStorage`), to stay signed in across runs; the client a
+    sign-in registered is kept with them, so that a later run refreshes them. ``dpop=True``
+    binds them to a fresh key (RFC 9449) where the authorization server supports it. One
+    object serves one MCP server: clients made with it share its tokens. A machine client
+    uses :meth:`client_credentials`."""
 
     __slots__ = ("_native",)
 
@@ -127,6 +143,7 @@ class OAuth:
         client_secret: str | None = None,
         client_metadata_url: str | None = None,
         token_file: str | os.PathLike[str] | None = None,
+        storage: TokenStorage | None = None,
         dpop: bool = False,
     ) -> None:
         self._native = _native.OAuth(
@@ -141,6 +158,7 @@ class OAuth:
             client_secret=client_secret,
             client_metadata_url=client_metadata_url,
             token_file=token_file,
+            storage=storage,
             dpop=dpop,
         )
 

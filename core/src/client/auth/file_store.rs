@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::token::{TokenStore, Tokens};
 use super::AuthError;
+#[cfg(test)]
+use super::ClientCredentials;
 use crate::BoxFuture;
 
 /// Tokens kept in a JSON file that only the user can read (mode 0600 on Unix), so that an
@@ -109,6 +111,7 @@ mod tests {
             scope: Some("notes:read".into()),
             expires_at: Some(std::time::SystemTime::now()),
             issuer: "https://as.example".into(),
+            client: Some(ClientCredentials::new("registered").secret("s")),
         };
         store.save(Some(tokens.clone())).await.unwrap();
         assert_eq!(FileTokenStore::new(&path).load().await.unwrap(), Some(tokens));

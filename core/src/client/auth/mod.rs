@@ -14,7 +14,8 @@
 //! - [`Pkce`] and [`AuthorizationRequest`]: the authorization code request and the
 //!   checks of its response (`state`, `iss`);
 //! - [`Tokens`] and [`TokenStore`]: the grants' results and where they are kept (in memory,
-//!   or in a file with [`FileTokenStore`]);
+//!   in a file with [`FileTokenStore`], or wherever the app keeps secrets with
+//!   [`TextTokenStore`]);
 //! - [`LoopbackRedirect`]: the redirect of a desktop app, received on 127.0.0.1;
 //! - [`AssertionTarget`] and [`request_id_jag`]: the JWT bearer grant's assertions
 //!   (workload identity federation, enterprise-managed authorization).
@@ -49,6 +50,7 @@ mod loopback;
 mod pkce;
 mod provider;
 mod registration;
+mod text_store;
 mod token;
 
 pub use crate::oauth::AuthError;
@@ -66,4 +68,5 @@ pub use loopback::{LoopbackRedirect, LOOPBACK_WAIT};
 pub use pkce::Pkce;
 pub use provider::{OAuthProvider, RedirectHandler};
 pub use registration::{ClientCredentials, ClientMetadata, TokenEndpointAuthMethod};
+pub use text_store::TextTokenStore;
 pub use token::{MemoryTokenStore, TokenStore, Tokens};

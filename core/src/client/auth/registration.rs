@@ -152,6 +152,24 @@ impl std::fmt::Debug for ClientCredentials {
     }
 }
 
+/// Credentials are the same when their id, secret and method are, and they hold the same
+/// signing key (the same one, not an equal one: keys are not compared).
+impl PartialEq for ClientCredentials {
+    fn eq(&self, other: &Self) -> bool {
+        let same_key = match (&self.signing_key, &other.signing_key) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        self.client_id == other.client_id
+            && self.client_secret == other.client_secret
+            && self.token_endpoint_auth_method == other.token_endpoint_auth_method
+            && same_key
+    }
+}
+
+impl Eq for ClientCredentials {}
+
 /// What the client says about itself when it registers (RFC 7591 §2), and what its
 /// client ID metadata document holds.
 ///

@@ -41,6 +41,11 @@ pub struct Tokens {
     pub expires_at: Option<SystemTime>,
     /// The issuer of the authorization server that granted the tokens.
     pub issuer: String,
+    /// The client the tokens were granted to, when the provider registered it itself
+    /// (dynamically, or by its metadata document URL): kept with the tokens, so that a
+    /// later run of the app refreshes them as the same client instead of signing in again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientCredentials>,
 }
 
 impl Tokens {
@@ -64,6 +69,7 @@ impl std::fmt::Debug for Tokens {
             .field("scope", &self.scope)
             .field("expires_at", &self.expires_at)
             .field("issuer", &self.issuer)
+            .field("client", &self.client)
             .finish_non_exhaustive()
     }
 }
@@ -189,6 +195,7 @@ pub(crate) async fn request_tokens(
         scope: answer.scope.or_else(|| scope.map(str::to_owned)),
         expires_at: answer.expires_in.map(expiry),
         issuer: server.issuer.clone(),
+        client: None,
     })
 }
 
@@ -286,6 +293,7 @@ mod tests {
             scope: None,
             expires_at: None,
             issuer: "https://as".into(),
+            client: None,
         };
         assert!(!tokens.expired());
         tokens.expires_at = Some(SystemTime::now() + Duration::from_secs(5));

@@ -32,6 +32,15 @@ impl OAuthProvider {
             .load()
             .await?
             .filter(|t| t.issuer == discovered.server.issuer);
+        // A client registered by an earlier run of the app, kept with its tokens.
+        if let Some(client) = prior.as_ref().and_then(|t| t.client.clone()) {
+            if inner.pre_registered.is_empty() {
+                session
+                    .clients
+                    .entry(discovered.server.issuer.clone())
+                    .or_insert(client);
+            }
+        }
         if may_refresh && !challenge.insufficient_scope() {
             if let Some(prior) = &prior {
                 if let Some(tokens) = self.refresh(session, &discovered, prior).await {
@@ -87,6 +96,10 @@ impl OAuthProvider {
         };
         if tokens.scope.is_none() {
             tokens.scope = scope;
+        }
+        // Pre-registered credentials stay in the app's configuration, out of the store.
+        if inner.pre_registered.is_empty() {
+            tokens.client = Some(client);
         }
         inner.store.save(Some(tokens.clone())).await?;
         session.discovered = Some(discovered);

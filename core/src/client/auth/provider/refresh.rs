@@ -33,6 +33,7 @@ impl OAuthProvider {
                 // A server that rotates nothing keeps the old refresh token valid.
                 tokens.refresh_token = tokens.refresh_token.or_else(|| prior.refresh_token.clone());
                 tokens.scope = tokens.scope.or_else(|| prior.scope.clone());
+                tokens.client = prior.client.clone();
                 self.inner.config.store.save(Some(tokens.clone())).await.ok()?;
                 Some(tokens)
             }

@@ -97,6 +97,7 @@ mod tests {
             scope: Some(scope.into()),
             expires_at: None,
             issuer: "https://as.example.com".into(),
+            client: None,
         }
     }
 
