@@ -86,7 +86,8 @@ test-node: node-build
 
 ## conformance: the official MCP conformance suite (pinned with the Node 22 it needs in
 ## tests/conformance/package-lock.json): server suite for 2025-11-25 and 2026-07-28 against the
-## Rust, Python and TypeScript fixtures, client suite against conformance-client; ends with `N passed, N failed`
+## Rust, Python and TypeScript fixtures, client suite against the Rust, Python and TypeScript client fixtures; ends
+## with `N passed, N failed`
 .PHONY: conformance
 conformance: python-dev node-build
 	CARGO="$(CARGO)" tests/conformance/run.sh

@@ -15,4 +15,5 @@ export const {
   ResourceTemplate,
   Server,
   completable,
+  requestIdJag,
 } = oxmcp;

@@ -4,16 +4,19 @@
 //! The facade hands each one a callback, `(kind, payload) => outcome`: `open` opens the
 //! system browser at the URL (the redirect comes back to the core's loopback listener);
 //! `authorize` takes the user to the URL and answers the URL the browser came back to;
-//! with the app's own storage, `load` answers the text `save` was given.
+//! with the app's own storage, `load` answers the text `save` was given; for the JWT
+//! bearer grant, `assertion` answers the assertion for a target (`{ issuer, resource,
+//! scope }`).
 
 use std::sync::Arc;
 
 use napi::bindgen_prelude::FnArgs;
 use napi_derive::napi;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use oxmcp::client::auth::{
-    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey, TextTokenStore,
+    AssertionTarget, ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey,
+    TextTokenStore,
 };
 
 use crate::client::{self, ClientCallback, ClientConfig, NativeClient};
@@ -28,7 +31,7 @@ pub(crate) type OAuthCallback = Callback<FnArgs<(String, Value)>>;
 /// How an OAuth client signs in.
 #[napi(object)]
 pub struct OAuthOptions {
-    /// `authorizationCode` or `clientCredentials`.
+    /// `authorizationCode`, `clientCredentials` or `jwtBearer`.
     pub grant: String,
     /// The name the client registers with (code grant).
     pub client_name: Option<String>,
@@ -45,6 +48,8 @@ pub struct OAuthOptions {
     pub client_id: Option<String>,
     /// A pre-registered client's secret.
     pub client_secret: Option<String>,
+    /// A pre-registered client's private key (PKCS#8 PEM), for `private_key_jwt`.
+    pub private_key_pem: Option<String>,
     /// The HTTPS URL of the client's ID metadata document.
     pub client_metadata_url: Option<String>,
     /// A file that keeps the tokens across runs.
@@ -74,16 +79,9 @@ impl NativeOAuth {
         let callback = Arc::new(callback);
         let pre_registered = match (options.issuer, options.client_id) {
             (Some(issuer), Some(id)) => {
-                let credentials = ClientCredentials::new(id);
-                Some((
-                    issuer,
-                    match options.client_secret {
-                        Some(secret) => credentials.secret(secret),
-                        None => credentials,
-                    },
-                ))
+                Some((issuer, credentials(id, options.client_secret, options.private_key_pem)?))
             }
-            (None, None) if options.client_secret.is_none() => None,
+            (None, None) if options.client_secret.is_none() && options.private_key_pem.is_none() => None,
             _ => return Err(invalid("a pre-registered client needs issuer and clientId")),
         };
         let client_name = options.client_name.unwrap_or_else(|| "oxmcp".to_owned());
@@ -91,8 +89,26 @@ impl NativeOAuth {
             ("clientCredentials", _) => {
                 let (issuer, credentials) = pre_registered
                     .clone()
-                    .ok_or_else(|| invalid("client credentials need issuer, clientId and clientSecret"))?;
+                    .ok_or_else(|| invalid("client credentials need issuer and clientId"))?;
                 (OAuthProvider::client_credentials(issuer, credentials), None)
+            }
+            ("jwtBearer", _) => {
+                let (issuer, credentials) = pre_registered
+                    .clone()
+                    .ok_or_else(|| invalid("the JWT bearer grant needs issuer and clientId"))?;
+                let asker = Arc::clone(&callback);
+                let provider = OAuthProvider::jwt_bearer(issuer, credentials, move |target| {
+                    let callback = Arc::clone(&asker);
+                    async move {
+                        let target =
+                            json!({"issuer": target.issuer, "resource": target.resource, "scope": target.scope});
+                        match ask(&callback, "assertion", target).await? {
+                            Value::String(assertion) => Ok(assertion),
+                            _ => Err("assertion must answer the assertion, a string".to_owned()),
+                        }
+                    }
+                });
+                (provider, None)
             }
             ("authorizationCode", true) => {
                 let redirect_uri = options
@@ -168,6 +184,49 @@ impl NativeOAuth {
     ) -> napi::Result<NativeClient> {
         client::connect_http_with(url, http, config, callback, Some(self.provider.clone())).await
     }
+}
+
+/// A pre-registered client's credentials: its id, with a secret or a private key.
+fn credentials(id: String, secret: Option<String>, private_key_pem: Option<String>) -> napi::Result<ClientCredentials> {
+    let credentials = ClientCredentials::new(id);
+    Ok(match (secret, private_key_pem) {
+        (Some(_), Some(_)) => return Err(invalid("give clientSecret or privateKeyPem, not both")),
+        (Some(secret), None) => credentials.secret(secret),
+        (None, Some(pem)) => {
+            credentials.private_key(SigningKey::from_pkcs8_pem(&pem).map_err(|e| invalid(e.to_string()))?)
+        }
+        (None, None) => credentials,
+    })
+}
+
+/// What [`request_id_jag`] asks for.
+#[napi(object)]
+pub struct IdJagRequest {
+    /// The identity provider's token endpoint.
+    pub token_endpoint: String,
+    /// The app's client id at the identity provider.
+    pub client_id: String,
+    /// Its client secret, if it has one.
+    pub client_secret: Option<String>,
+    /// The user's ID token.
+    pub id_token: String,
+    /// The authorization server the ID-JAG is for (its issuer).
+    pub issuer: String,
+    /// The MCP server's resource identifier.
+    pub resource: String,
+    /// The scopes asked for.
+    pub scope: Option<String>,
+}
+
+/// Asks the identity provider for an ID-JAG (the identity assertion of enterprise-managed
+/// authorization, for the JWT bearer grant).
+#[napi]
+pub async fn request_id_jag(request: IdJagRequest) -> napi::Result<String> {
+    let client = credentials(request.client_id, request.client_secret, None)?;
+    let target = AssertionTarget::new(request.issuer, request.resource, request.scope);
+    oxmcp::client::auth::request_id_jag(&request.token_endpoint, &client, &request.id_token, &target)
+        .await
+        .map_err(|e| invalid(e.to_string()))
 }
 
 /// The app's storage, through the callback, as the core's token store.

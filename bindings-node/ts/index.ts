@@ -13,8 +13,8 @@
 export { IntrospectionVerifier, JwtVerifier } from './auth';
 export type { AccessToken, IntrospectionVerifierOptions, JwtVerifierOptions, TokenVerifier, Verifier } from './auth';
 export { Client } from './client';
-export { OAuth } from './oauth';
-export type { ClientCredentialsOptions, OAuthOptions, TokenStorage } from './oauth';
+export { OAuth, requestIdJag } from './oauth';
+export type { AssertionTarget, ClientCredentialsOptions, JwtBearerOptions, OAuthOptions, TokenStorage } from './oauth';
 export type {
   CallToolParams,
   ClientEvents,

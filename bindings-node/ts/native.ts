@@ -15,6 +15,7 @@ export type {
   NativeServer,
   NativeContext,
   NativeOAuth,
+  OAuthOptions,
 } from '../native/index.js';
 
 /** The native module's exports. */

@@ -12,7 +12,7 @@
 
 import { spawn } from 'node:child_process';
 
-import { nativeModule, type NativeOAuth } from './native';
+import { nativeModule, type NativeOAuth, type OAuthOptions as NativeOAuthOptions } from './native';
 import { settle, type Outcome } from './outcome';
 
 /**
@@ -61,13 +61,71 @@ export interface OAuthOptions {
   dpop?: boolean;
 }
 
-/** A machine client's credentials, pre-registered with `issuer`. */
+/** A machine client's credentials, pre-registered with `issuer` (its credentials go nowhere else). */
 export interface ClientCredentialsOptions {
+  /** The authorization server the client is registered with. */
   issuer: string;
+  /** The client id. */
   clientId: string;
-  clientSecret: string;
+  /** The client secret. */
+  clientSecret?: string;
+  /** Or a private key (PKCS#8 PEM) the client authenticates with (`private_key_jwt`). */
+  privateKeyPem?: string;
+  /** A file that keeps the tokens across runs. */
   tokenFile?: string;
+  /** The app's own place for the tokens. */
+  storage?: TokenStorage;
+  /** Bind tokens to a fresh DPoP key. */
   dpop?: boolean;
+}
+
+/** What a JWT bearer grant's assertion is for. */
+export interface AssertionTarget {
+  /** The authorization server that receives it (the assertion's audience). */
+  issuer: string;
+  /** The MCP server's resource identifier. */
+  resource: string;
+  /** The scopes asked for. */
+  scope: string | null;
+}
+
+/** A workload's or an enterprise-managed app's credentials, and its assertions. */
+export interface JwtBearerOptions extends ClientCredentialsOptions {
+  /** The assertion for `target`: a workload identity token, or an ID-JAG (`requestIdJag`). */
+  assertion: (target: AssertionTarget) => string | Promise<string>;
+}
+
+/** The callbacks a native OAuth client calls. */
+interface Handlers {
+  authorize?: (url: string) => string | Promise<string>;
+  openBrowser?: (url: string) => void | Promise<void>;
+  storage?: TokenStorage;
+  assertion?: (target: AssertionTarget) => string | Promise<string>;
+}
+
+/** A native OAuth client with `settings`, its callback dispatching to `handlers`. */
+function nativeOAuth(settings: Omit<NativeOAuthOptions, 'storage'>, handlers: Handlers): NativeOAuth {
+  const { authorize, openBrowser, storage, assertion } = handlers;
+  return new nativeModule.NativeOAuth(
+    { ...settings, storage: storage !== undefined },
+    (kind: string, payload: unknown): Outcome | Promise<Outcome> =>
+      settle(() => {
+        switch (kind) {
+          case 'authorize':
+            return authorize?.(payload as string);
+          case 'open':
+            return openBrowser?.(payload as string);
+          case 'load':
+            return storage?.load() ?? null;
+          case 'save':
+            return storage?.save(payload as string | null);
+          case 'assertion':
+            return assertion?.(payload as AssertionTarget);
+          default:
+            return undefined;
+        }
+      }),
+  );
 }
 
 /**
@@ -84,31 +142,30 @@ export class OAuth {
 
   constructor(options: OAuthOptions = {}) {
     const { openBrowser = openInBrowser, authorize, storage, ...settings } = options;
-    this.native = new nativeModule.NativeOAuth(
-      { ...settings, grant: 'authorizationCode', authorize: authorize !== undefined, storage: storage !== undefined },
-      (kind: string, payload: unknown): Outcome | Promise<Outcome> =>
-        settle(() => {
-          switch (kind) {
-            case 'authorize':
-              return authorize?.(payload as string);
-            case 'load':
-              return storage?.load() ?? null;
-            case 'save':
-              return storage?.save(payload as string | null);
-            default:
-              return openBrowser(payload as string);
-          }
-        }),
+    this.native = nativeOAuth(
+      { ...settings, grant: 'authorizationCode', authorize: authorize !== undefined },
+      { authorize, openBrowser, storage },
     );
   }
 
-  /**
-   * A machine client: the client credentials grant of `clientId`, whose credentials go to
-   * the authorization server `issuer` only.
-   */
+  /** A machine client: the client credentials grant. */
   static clientCredentials(options: ClientCredentialsOptions): OAuth {
+    const { storage, ...settings } = options;
+    return OAuth.#made(nativeOAuth({ ...settings, grant: 'clientCredentials' }, { storage }));
+  }
+
+  /**
+   * A workload or an enterprise-managed app: the JWT bearer grant (RFC 7523), presenting
+   * what `assertion(target)` gives.
+   */
+  static jwtBearer(options: JwtBearerOptions): OAuth {
+    const { storage, assertion, ...settings } = options;
+    return OAuth.#made(nativeOAuth({ ...settings, grant: 'jwtBearer' }, { storage, assertion }));
+  }
+
+  static #made(native: NativeOAuth): OAuth {
     const oauth = Object.create(OAuth.prototype) as { native: NativeOAuth };
-    oauth.native = new nativeModule.NativeOAuth({ ...options, grant: 'clientCredentials' }, () => null);
+    oauth.native = native;
     return oauth as OAuth;
   }
 
@@ -116,6 +173,22 @@ export class OAuth {
   get redirectUri(): string | null {
     return this.native.redirectUri ?? null;
   }
+}
+
+/**
+ * An ID-JAG for `target` from the identity provider's `tokenEndpoint` (token exchange of
+ * the user's `idToken`, as the IdP's client `clientId`): the assertion of
+ * enterprise-managed authorization, for `OAuth.jwtBearer`.
+ */
+export function requestIdJag(request: {
+  tokenEndpoint: string;
+  clientId: string;
+  clientSecret?: string;
+  idToken: string;
+  target: AssertionTarget;
+}): Promise<string> {
+  const { target, ...idp } = request;
+  return nativeModule.requestIdJag({ ...idp, ...target, scope: target.scope ?? undefined });
 }
 
 /**

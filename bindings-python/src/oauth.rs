@@ -6,12 +6,15 @@ use std::sync::Mutex;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use oxmcp::client::auth::{
-    ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey, TextTokenStore,
+    AssertionTarget, ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey,
+    TextTokenStore,
 };
 
 use crate::handler::{LoopSlot, PyHandler};
+use crate::runtime;
 
 /// An OAuth client for one MCP server (see the core's `OAuthProvider`): it answers the
 /// server's `401` and `403 insufficient_scope` by discovery, registration and a grant, and
@@ -45,24 +48,30 @@ enum Grant {
     },
     /// The client credentials grant, of a pre-registered client.
     ClientCredentials,
+    /// The JWT bearer grant of a pre-registered client, with the assertions
+    /// `assertion(target)` makes.
+    JwtBearer { assertion: Py<PyAny> },
 }
 
 #[pymethods]
 impl OAuth {
-    /// `grant` is `authorization_code` or `client_credentials`. For the code grant: the
+    /// `grant` is `authorization_code`, `client_credentials` or `jwt_bearer` (with
+    /// `assertion(target)`, the target a dict of `issuer`, `resource` and `scope`, giving
+    /// the assertion). For the code grant: the
     /// `client_name` registered; `authorize(url)` (sync or async) takes the user to `url`
     /// and returns the URL the browser came back to at `redirect_uri`; without it,
     /// `open_browser(url)` opens the browser and a listener on 127.0.0.1:`loopback_port`
     /// (0: any free port) receives the redirect. `issuer`, `client_id` and
-    /// `client_secret` name a pre-registered client; `client_metadata_url` a client ID
+    /// `client_secret` (or `private_key_pem`, for `private_key_jwt`) name a pre-registered
+    /// client; `client_metadata_url` a client ID
     /// metadata document; `token_file` keeps tokens across runs, or `storage` (an object
     /// with `load()` and `save(text)`, sync or async) wherever the app keeps secrets;
     /// `dpop` binds them to a fresh key.
     #[new]
     #[pyo3(signature = (
         grant, client_name, *, authorize=None, redirect_uri=None, open_browser=None, loopback_port=0,
-        issuer=None, client_id=None, client_secret=None, client_metadata_url=None, token_file=None,
-        storage=None, dpop=false,
+        issuer=None, client_id=None, client_secret=None, private_key_pem=None, assertion=None,
+        client_metadata_url=None, token_file=None, storage=None, dpop=false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -75,6 +84,8 @@ impl OAuth {
         issuer: Option<String>,
         client_id: Option<String>,
         client_secret: Option<String>,
+        private_key_pem: Option<String>,
+        assertion: Option<Py<PyAny>>,
         client_metadata_url: Option<String>,
         token_file: Option<PathBuf>,
         storage: Option<Py<PyAny>>,
@@ -84,17 +95,8 @@ impl OAuth {
             return Err(PyValueError::new_err("give token_file or storage, not both"));
         }
         let pre_registered = match (issuer, client_id) {
-            (Some(issuer), Some(id)) => {
-                let credentials = ClientCredentials::new(id);
-                Some((
-                    issuer,
-                    match client_secret {
-                        Some(secret) => credentials.secret(secret),
-                        None => credentials,
-                    },
-                ))
-            }
-            (None, None) if client_secret.is_none() => None,
+            (Some(issuer), Some(id)) => Some((issuer, credentials(id, client_secret, private_key_pem)?)),
+            (None, None) if client_secret.is_none() && private_key_pem.is_none() => None,
             _ => {
                 return Err(PyValueError::new_err(
                     "a pre-registered client needs issuer and client_id",
@@ -102,12 +104,15 @@ impl OAuth {
             }
         };
         let grant = match (grant, authorize, redirect_uri.clone(), open_browser) {
-            ("client_credentials", ..) if pre_registered.is_none() => {
-                return Err(PyValueError::new_err(
-                    "client credentials need issuer, client_id and client_secret",
-                ))
+            ("client_credentials" | "jwt_bearer", ..) if pre_registered.is_none() => {
+                return Err(PyValueError::new_err(format!(
+                    "{grant} needs a pre-registered client: issuer and client_id"
+                )))
             }
             ("client_credentials", ..) => Grant::ClientCredentials,
+            ("jwt_bearer", ..) => Grant::JwtBearer {
+                assertion: assertion.ok_or_else(|| PyValueError::new_err("jwt_bearer needs an assertion"))?,
+            },
             ("authorization_code", Some(authorize), Some(redirect_uri), _) => Grant::Redirect {
                 metadata: ClientMetadata::new(client_name, redirect_uri),
                 authorize,
@@ -190,6 +195,20 @@ impl OAuth {
                 let (issuer, credentials) = self.pre_registered.clone().expect("checked when made");
                 OAuthProvider::client_credentials(issuer, credentials)
             }
+            Some(Grant::JwtBearer { assertion }) => {
+                let (issuer, credentials) = self.pre_registered.clone().expect("checked when made");
+                let assertion = PyHandler::new(assertion.bind(py), slot.clone());
+                OAuthProvider::jwt_bearer(issuer, credentials, move |target| {
+                    let made = assertion.call::<String>("assertion", move |py| {
+                        let fields = PyDict::new(py);
+                        fields.set_item("issuer", &target.issuer)?;
+                        fields.set_item("resource", &target.resource)?;
+                        fields.set_item("scope", &target.scope)?;
+                        Ok(vec![fields.into_any()])
+                    });
+                    async move { made.await.map_err(|e| format!("assertion failed: {e:?}")) }
+                })
+            }
             None => unreachable!("the grant is taken once, under the provider's lock"),
         };
         // (Again for the client credentials grant: the same issuer, the same credentials.)
@@ -212,6 +231,45 @@ impl OAuth {
         *made = Some(provider.clone());
         Ok(provider)
     }
+}
+
+/// A pre-registered client's credentials: its id, with a secret or a private key.
+fn credentials(id: String, secret: Option<String>, private_key_pem: Option<String>) -> PyResult<ClientCredentials> {
+    let credentials = ClientCredentials::new(id);
+    Ok(match (secret, private_key_pem) {
+        (Some(_), Some(_)) => return Err(PyValueError::new_err("give client_secret or private_key_pem, not both")),
+        (Some(secret), None) => credentials.secret(secret),
+        (None, Some(pem)) => {
+            let key = SigningKey::from_pkcs8_pem(&pem).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            credentials.private_key(key)
+        }
+        (None, None) => credentials,
+    })
+}
+
+/// Asks the identity provider's token endpoint for an ID-JAG (an identity assertion for
+/// `issuer`'s authorization server, from the user's `id_token`), for the JWT bearer grant
+/// of enterprise-managed authorization.
+#[pyfunction]
+#[pyo3(signature = (token_endpoint, client_id, id_token, issuer, resource, scope=None, client_secret=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn request_id_jag(
+    py: Python<'_>,
+    token_endpoint: String,
+    client_id: String,
+    id_token: String,
+    issuer: String,
+    resource: String,
+    scope: Option<String>,
+    client_secret: Option<String>,
+) -> PyResult<Bound<'_, PyAny>> {
+    let client = credentials(client_id, client_secret, None)?;
+    let target = AssertionTarget::new(issuer, resource, scope);
+    runtime::future_into_py(py, async move {
+        oxmcp::client::auth::request_id_jag(&token_endpoint, &client, &id_token, &target)
+            .await
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    })
 }
 
 /// The app's `storage` (`load()` and `save(text)`, run on the loop in `slot` when async)

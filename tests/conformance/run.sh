@@ -10,9 +10,11 @@
 #   rust     conformance-server (src/bin), and also the client suite --suite all with
 #            conformance-client
 #   python   python/server.py, written with the Python package (needs .venv with oxmcp
-#            installed: `make conformance` sees to it)
+#            installed: `make conformance` sees to it), and also the client suite
+#            --suite all with python/client.py
 #   node     node/server.ts, written with the Node package, run by the pinned Node 22
-#            (which strips the types); needs the package built (`npm run build`)
+#            (which strips the types; needs the package built: `npm run build`), and also
+#            the client suite --suite all with node/client.ts
 #
 # Scenarios in deferred.txt (features not built yet; none today) still run and are reported,
 # but are counted apart, not as passes or failures.
@@ -143,9 +145,12 @@ for name in "${fixtures[@]}"; do
     fi
     stop "$server_pid"
     server_pid=""
-    if [[ "$name" == rust ]]; then
-        run_suite client client --command "$client_bin" --suite all --timeout "${CONFORMANCE_TIMEOUT_MS:-30000}"
-    fi
+    timeout="${CONFORMANCE_TIMEOUT_MS:-30000}"
+    case "$name" in
+    rust) run_suite client client --command "$client_bin" --suite all --timeout "$timeout" ;;
+    python) run_suite python-client client --command "$root/.venv/bin/python $here/python/client.py" --suite all --timeout "$timeout" ;;
+    node) run_suite node-client client --command "$node $here/node/client.ts" --suite all --timeout "$timeout" ;;
+    esac
 done
 
 cleanup

@@ -30,6 +30,7 @@ __all__ = [
     "PendingInput",
     "Server",
     "after_fork_in_child",
+    "request_id_jag",
     "shutdown",
     "uri_template_variables",
 ]
@@ -220,6 +221,8 @@ class OAuth:
         issuer: str | None = None,
         client_id: str | None = None,
         client_secret: str | None = None,
+        private_key_pem: str | None = None,
+        assertion: Callable[[dict[str, Any]], Awaitable[str]] | None = None,
         client_metadata_url: str | None = None,
         token_file: str | PathLike[str] | None = None,
         storage: Any = None,
@@ -316,3 +319,13 @@ def shutdown() -> None:
 
 def after_fork_in_child() -> None:
     """Forgets the parent's runtime in a forked child."""
+
+def request_id_jag(
+    token_endpoint: str,
+    client_id: str,
+    id_token: str,
+    issuer: str,
+    resource: str,
+    scope: str | None = None,
+    client_secret: str | None = None,
+) -> Awaitable[str]: ...

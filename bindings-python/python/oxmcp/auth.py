@@ -28,7 +28,16 @@ from typing import Any, Protocol, runtime_checkable
 
 from . import _native
 
-__all__ = ["AccessToken", "IntrospectionVerifier", "JWTVerifier", "OAuth", "TokenStorage", "TokenVerifier"]
+__all__ = [
+    "AccessToken",
+    "AssertionTarget",
+    "IntrospectionVerifier",
+    "JWTVerifier",
+    "OAuth",
+    "TokenStorage",
+    "TokenVerifier",
+    "request_id_jag",
+]
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,16 @@ class IntrospectionVerifier:
         self._native = _native.IntrospectionVerifier(
             endpoint, client_id, client_secret, issuer, client_secret_post, cache_for
         )
+
+
+@dataclass(frozen=True)
+class AssertionTarget:
+    """What a JWT bearer grant's assertion is for: the authorization server ``issuer`` (the
+    assertion's audience), the MCP server's ``resource``, the ``scope`` asked for."""
+
+    issuer: str
+    resource: str
+    scope: str | None = None
 
 
 @runtime_checkable
@@ -168,22 +187,64 @@ class OAuth:
         *,
         issuer: str,
         client_id: str,
-        client_secret: str,
+        client_secret: str | None = None,
+        private_key_pem: str | None = None,
         token_file: str | os.PathLike[str] | None = None,
+        storage: TokenStorage | None = None,
         dpop: bool = False,
     ) -> OAuth:
         """A machine client: the client credentials grant of ``client_id``, registered with
-        the authorization server ``issuer`` (its credentials are sent to no other)."""
-        oauth = cls.__new__(cls)
-        oauth._native = _native.OAuth(
+        the authorization server ``issuer`` (its credentials are sent to no other). It
+        authenticates with ``client_secret``, or with a JWT signed by ``private_key_pem``
+        (PKCS#8: ``private_key_jwt``)."""
+        return cls._machine(
             "client_credentials",
-            client_id,
             issuer=issuer,
             client_id=client_id,
             client_secret=client_secret,
+            private_key_pem=private_key_pem,
             token_file=token_file,
+            storage=storage,
             dpop=dpop,
         )
+
+    @classmethod
+    def jwt_bearer(
+        cls,
+        *,
+        issuer: str,
+        client_id: str,
+        assertion: Callable[[AssertionTarget], str | Awaitable[str]],
+        client_secret: str | None = None,
+        private_key_pem: str | None = None,
+        token_file: str | os.PathLike[str] | None = None,
+        storage: TokenStorage | None = None,
+        dpop: bool = False,
+    ) -> OAuth:
+        """A workload or an enterprise-managed app: the JWT bearer grant (RFC 7523) of
+        ``client_id``, registered with ``issuer``, presenting what ``assertion(target)``
+        gives (a workload identity token, or an ID-JAG from :func:`request_id_jag`)."""
+
+        async def made(target: dict[str, Any]) -> str:
+            answer = assertion(AssertionTarget(**target))
+            return await answer if inspect.isawaitable(answer) else answer
+
+        return cls._machine(
+            "jwt_bearer",
+            issuer=issuer,
+            client_id=client_id,
+            client_secret=client_secret,
+            private_key_pem=private_key_pem,
+            assertion=made,
+            token_file=token_file,
+            storage=storage,
+            dpop=dpop,
+        )
+
+    @classmethod
+    def _machine(cls, grant: str, *, client_id: str, **settings: Any) -> OAuth:
+        oauth = cls.__new__(cls)
+        oauth._native = _native.OAuth(grant, client_id, client_id=client_id, **settings)
         return oauth
 
     @property
@@ -193,6 +254,17 @@ class OAuth:
 
     def __repr__(self) -> str:
         return f"OAuth(redirect_uri={self.redirect_uri!r})"
+
+
+async def request_id_jag(
+    *, token_endpoint: str, client_id: str, id_token: str, target: AssertionTarget, client_secret: str | None = None
+) -> str:
+    """An ID-JAG for ``target`` from the identity provider's ``token_endpoint`` (token
+    exchange of the user's ``id_token``, as the IdP's client ``client_id``): the assertion
+    of enterprise-managed authorization, for :meth:`OAuth.jwt_bearer`."""
+    return await _native.request_id_jag(
+        token_endpoint, client_id, id_token, target.issuer, target.resource, target.scope, client_secret
+    )
 
 
 def native_verifier(verifier: TokenVerifier | JWTVerifier | IntrospectionVerifier) -> Any:

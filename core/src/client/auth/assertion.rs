@@ -32,6 +32,18 @@ pub struct AssertionTarget {
     pub scope: Option<String>,
 }
 
+impl AssertionTarget {
+    /// An assertion for the authorization server `issuer`, for a token to `resource`
+    /// with `scope` (an app that asks for an assertion itself, e.g. an ID-JAG ahead of time).
+    pub fn new(issuer: impl Into<String>, resource: impl Into<String>, scope: Option<String>) -> AssertionTarget {
+        AssertionTarget {
+            issuer: issuer.into(),
+            resource: resource.into(),
+            scope,
+        }
+    }
+}
+
 /// Produces the assertion of each JWT bearer grant, e.g. reads the workload's identity
 /// token, or calls [`request_id_jag`].
 pub type AssertionSource =
