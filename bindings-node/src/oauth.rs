@@ -21,7 +21,7 @@ use oxmcp::client::auth::{
 
 use crate::client::{self, ClientCallback, ClientConfig, NativeClient};
 use crate::convert::{self, Failure};
-use crate::error::invalid;
+use crate::error::{client_error, invalid};
 use crate::http::HttpSettings;
 use crate::runtime::{self, Callback};
 
@@ -226,7 +226,7 @@ pub async fn request_id_jag(request: IdJagRequest) -> napi::Result<String> {
     let target = AssertionTarget::new(request.issuer, request.resource, request.scope);
     oxmcp::client::auth::request_id_jag(&request.token_endpoint, &client, &request.id_token, &target)
         .await
-        .map_err(|e| invalid(e.to_string()))
+        .map_err(|e| client_error(oxmcp::Error::Protocol(e.to_string())))
 }
 
 /// The app's storage, through the callback, as the core's token store.

@@ -12,6 +12,7 @@
 
 import { spawn } from 'node:child_process';
 
+import { native } from './errors';
 import { nativeModule, type NativeOAuth, type OAuthOptions as NativeOAuthOptions } from './native';
 import { settle, type Outcome } from './outcome';
 
@@ -188,7 +189,7 @@ export function requestIdJag(request: {
   target: AssertionTarget;
 }): Promise<string> {
   const { target, ...idp } = request;
-  return nativeModule.requestIdJag({ ...idp, ...target, scope: target.scope ?? undefined });
+  return native(nativeModule.requestIdJag({ ...idp, ...target, scope: target.scope ?? undefined }));
 }
 
 /**

@@ -14,7 +14,7 @@ use oxmcp::client::auth::{
 };
 
 use crate::handler::{LoopSlot, PyHandler};
-use crate::runtime;
+use crate::{error, runtime};
 
 /// An OAuth client for one MCP server (see the core's `OAuthProvider`): it answers the
 /// server's `401` and `403 insufficient_scope` by discovery, registration and a grant, and
@@ -268,7 +268,7 @@ pub fn request_id_jag(
     runtime::future_into_py(py, async move {
         oxmcp::client::auth::request_id_jag(&token_endpoint, &client, &id_token, &target)
             .await
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+            .map_err(|e| error::raise(oxmcp::Error::Protocol(e.to_string())))
     })
 }
 

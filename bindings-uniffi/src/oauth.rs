@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use oxmcp::client::auth::{
-    ClientCredentials, ClientMetadata, FileTokenStore, OAuthProvider, SigningKey, TextTokenStore,
+    AssertionTarget, ClientCredentials, ClientMetadata, FileTokenStore, OAuthProvider, SigningKey, TextTokenStore,
 };
 
 use crate::error::McpError;
@@ -19,6 +19,16 @@ pub trait Authorizer: Send + Sync {
     /// Shows the user `url` and returns the URL the browser came back to (with `code`,
     /// `state` and `iss`, or `error`).
     async fn authorize(&self, url: String) -> Result<String, McpError>;
+}
+
+/// Makes the assertion of each JWT bearer grant (RFC 7523): a workload identity token, or
+/// an ID-JAG ([`request_id_jag`]) for enterprise-managed authorization.
+#[uniffi::export(foreign)]
+#[async_trait::async_trait]
+pub trait AssertionProvider: Send + Sync {
+    /// The assertion for the authorization server `issuer`, for a token to `resource` with
+    /// `scope`.
+    async fn assertion(&self, issuer: String, resource: String, scope: Option<String>) -> Result<String, McpError>;
 }
 
 /// Where the app keeps the tokens (the Keychain, the Android Keystore): an opaque text,
@@ -63,15 +73,22 @@ pub struct PreRegisteredClient {
     /// The client secret, for a confidential client.
     #[uniffi(default = None)]
     pub client_secret: Option<String>,
+    /// Or the private key (PKCS#8 PEM) the client authenticates with (`private_key_jwt`).
+    #[uniffi(default = None)]
+    pub private_key_pem: Option<String>,
 }
 
 impl PreRegisteredClient {
-    fn credentials(&self) -> ClientCredentials {
+    fn credentials(&self) -> Result<ClientCredentials, McpError> {
         let credentials = ClientCredentials::new(&self.client_id);
-        match &self.client_secret {
-            Some(secret) => credentials.secret(secret),
-            None => credentials,
-        }
+        Ok(match (&self.client_secret, &self.private_key_pem) {
+            (Some(_), Some(_)) => return Err(McpError::invalid_input("give clientSecret or privateKeyPem, not both")),
+            (Some(secret), None) => credentials.secret(secret),
+            (None, Some(pem)) => {
+                credentials.private_key(SigningKey::from_pkcs8_pem(pem).map_err(McpError::invalid_input)?)
+            }
+            (None, None) => credentials,
+        })
     }
 }
 
@@ -109,15 +126,48 @@ impl OAuth {
         client: PreRegisteredClient,
         options: Option<OAuthOptions>,
     ) -> Result<Arc<Self>, McpError> {
-        let provider = OAuthProvider::client_credentials(&client.issuer, client.credentials());
+        let provider = OAuthProvider::client_credentials(&client.issuer, client.credentials()?);
         OAuth::configured(provider, options.unwrap_or_default())
     }
+
+    /// A workload or an enterprise-managed app: the JWT bearer grant of `client`, presenting
+    /// the assertions `assertion` makes.
+    #[uniffi::constructor(default(options = None))]
+    pub fn jwt_bearer(
+        client: PreRegisteredClient,
+        assertion: Arc<dyn AssertionProvider>,
+        options: Option<OAuthOptions>,
+    ) -> Result<Arc<Self>, McpError> {
+        let provider = OAuthProvider::jwt_bearer(&client.issuer, client.credentials()?, move |target| {
+            let assertion = Arc::clone(&assertion);
+            async move { assertion.assertion(target.issuer, target.resource, target.scope).await }
+        });
+        OAuth::configured(provider, options.unwrap_or_default())
+    }
+}
+
+/// Asks the identity provider's token endpoint for an ID-JAG (token exchange of the user's
+/// `id_token`, as the IdP's client `idp_client`): the assertion of enterprise-managed
+/// authorization, for [`OAuth::jwt_bearer`].
+#[uniffi::export]
+pub async fn request_id_jag(
+    token_endpoint: String,
+    idp_client: PreRegisteredClient,
+    id_token: String,
+    issuer: String,
+    resource: String,
+    scope: Option<String>,
+) -> Result<String, McpError> {
+    let target = AssertionTarget::new(issuer, resource, scope);
+    oxmcp::client::auth::request_id_jag(&token_endpoint, &idp_client.credentials()?, &id_token, &target)
+        .await
+        .map_err(|e| McpError::Protocol { detail: e.to_string() })
 }
 
 impl OAuth {
     fn configured(mut provider: OAuthProvider, options: OAuthOptions) -> Result<Arc<Self>, McpError> {
         if let Some(client) = &options.pre_registered {
-            provider = provider.pre_registered(&client.issuer, client.credentials());
+            provider = provider.pre_registered(&client.issuer, client.credentials()?);
         }
         if let Some(url) = options.client_metadata_url {
             provider = provider.client_metadata_url(url);
