@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use oxmcp::client::auth::{
-    AssertionTarget, ClientCredentials, ClientMetadata, FileTokenStore, OAuthProvider, SigningKey, TextTokenStore,
+    AssertionTarget, ClientCredentials, ClientMetadata, FileTokenStore, LoopbackRedirect, OAuthProvider, SigningKey,
+    TextTokenStore,
 };
 
 use crate::error::McpError;
@@ -19,6 +20,15 @@ pub trait Authorizer: Send + Sync {
     /// Shows the user `url` and returns the URL the browser came back to (with `code`,
     /// `state` and `iss`, or `error`).
     async fn authorize(&self, url: String) -> Result<String, McpError>;
+}
+
+/// Opens the system browser at a URL (a desktop app: `java.awt.Desktop`, `open`,
+/// `xdg-open`); the browser then comes back to the loopback listener of [`OAuth::loopback`].
+#[uniffi::export(foreign)]
+#[async_trait::async_trait]
+pub trait BrowserOpener: Send + Sync {
+    /// Opens `url`.
+    async fn open(&self, url: String) -> Result<(), McpError>;
 }
 
 /// Makes the assertion of each JWT bearer grant (RFC 7523): a workload identity token, or
@@ -99,6 +109,7 @@ impl PreRegisteredClient {
 #[derive(uniffi::Object)]
 pub struct OAuth {
     provider: OAuthProvider,
+    redirect_uri: Option<String>,
 }
 
 #[uniffi::export]
@@ -112,12 +123,37 @@ impl OAuth {
         authorizer: Arc<dyn Authorizer>,
         options: Option<OAuthOptions>,
     ) -> Result<Arc<Self>, McpError> {
-        let metadata = ClientMetadata::new(client_name, redirect_uri);
+        let metadata = ClientMetadata::new(client_name, &redirect_uri);
         let provider = OAuthProvider::authorization_code(metadata, move |url| {
             let authorizer = Arc::clone(&authorizer);
             async move { authorizer.authorize(url.to_string()).await }
         });
-        OAuth::configured(provider, options.unwrap_or_default())
+        OAuth::configured(provider, Some(redirect_uri), options.unwrap_or_default())
+    }
+
+    /// A desktop app that signs its user in through the system browser: the authorization
+    /// code grant with PKCE, registered as `client_name`; `opener` opens the browser, which
+    /// comes back to a listener on 127.0.0.1:`port` (0: any free port).
+    #[uniffi::constructor(default(port = 0, options = None))]
+    pub fn loopback(
+        client_name: String,
+        opener: Arc<dyn BrowserOpener>,
+        port: u16,
+        options: Option<OAuthOptions>,
+    ) -> Result<Arc<Self>, McpError> {
+        let redirect = LoopbackRedirect::bind(port)?;
+        let redirect_uri = redirect.redirect_uri().to_owned();
+        let provider = OAuthProvider::loopback(client_name, redirect, move |url| {
+            let opener = Arc::clone(&opener);
+            async move { opener.open(url.to_string()).await }
+        });
+        OAuth::configured(provider, Some(redirect_uri), options.unwrap_or_default())
+    }
+
+    /// Where the browser comes back to: the loopback listener's URI, or the redirect URI
+    /// given; `None` for a machine client.
+    pub fn redirect_uri(&self) -> Option<String> {
+        self.redirect_uri.clone()
     }
 
     /// A machine client: the client credentials grant of `client`.
@@ -127,7 +163,7 @@ impl OAuth {
         options: Option<OAuthOptions>,
     ) -> Result<Arc<Self>, McpError> {
         let provider = OAuthProvider::client_credentials(&client.issuer, client.credentials()?);
-        OAuth::configured(provider, options.unwrap_or_default())
+        OAuth::configured(provider, None, options.unwrap_or_default())
     }
 
     /// A workload or an enterprise-managed app: the JWT bearer grant of `client`, presenting
@@ -142,7 +178,7 @@ impl OAuth {
             let assertion = Arc::clone(&assertion);
             async move { assertion.assertion(target.issuer, target.resource, target.scope).await }
         });
-        OAuth::configured(provider, options.unwrap_or_default())
+        OAuth::configured(provider, None, options.unwrap_or_default())
     }
 }
 
@@ -165,7 +201,11 @@ pub async fn request_id_jag(
 }
 
 impl OAuth {
-    fn configured(mut provider: OAuthProvider, options: OAuthOptions) -> Result<Arc<Self>, McpError> {
+    fn configured(
+        mut provider: OAuthProvider,
+        redirect_uri: Option<String>,
+        options: OAuthOptions,
+    ) -> Result<Arc<Self>, McpError> {
         if let Some(client) = &options.pre_registered {
             provider = provider.pre_registered(&client.issuer, client.credentials()?);
         }
@@ -181,7 +221,7 @@ impl OAuth {
         if options.dpop {
             provider = provider.dpop(SigningKey::generate().map_err(McpError::invalid_input)?);
         }
-        Ok(Arc::new(OAuth { provider }))
+        Ok(Arc::new(OAuth { provider, redirect_uri }))
     }
 
     /// The core's provider, shared by every client connected with it.

@@ -9,6 +9,7 @@ package io.github.oxmcp.tests
 
 import io.github.oxmcp.AccessToken
 import io.github.oxmcp.Authorizer
+import io.github.oxmcp.BrowserOpener
 import io.github.oxmcp.Client
 import io.github.oxmcp.ClientOptions
 import io.github.oxmcp.EraMode
@@ -50,9 +51,10 @@ fun notesServer(auth: Verifier): Server {
 }
 
 /** The test authorization server, while it runs: its issuer. */
-class AuthorizationServer : AutoCloseable {
+class AuthorizationServer(settings: Map<String, String> = emptyMap()) : AutoCloseable {
     private val process = ProcessBuilder("node", property("oxmcp.authServer"))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .apply { environment().putAll(settings) }
         .start()
     val issuer: String = process.inputStream.bufferedReader().readLine()?.removePrefix("ISSUER ")?.trim()
         ?: throw AssertionFailed("the authorization server did not start")
@@ -92,6 +94,27 @@ class ApprovingUser : Authorizer {
             val location = answer.headers().firstValue("location").orElse(null) ?: throw AssertionFailed("no redirect from $next")
             next = next.resolve(location)
             if (next.toString().startsWith(REDIRECT_URI)) return next.toString()
+        }
+        throw AssertionFailed("the browser went round in circles")
+    }
+}
+
+/** The user's browser, the user approving at once: follows the authorization URL's redirects and loads the page it lands on (the app's loopback listener). */
+class ApprovingBrowser : BrowserOpener {
+    val trips = AtomicInteger()
+    private val http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build()
+
+    override suspend fun open(url: String) {
+        trips.incrementAndGet()
+        var next = URI(url)
+        repeat(10) {
+            val answer = http.send(HttpRequest.newBuilder(next).GET().build(), HttpResponse.BodyHandlers.discarding())
+            val location = answer.headers().firstValue("location").orElse(null)
+            if (location == null) {
+                assertEquals(200, answer.statusCode(), "the page at $next")
+                return
+            }
+            next = next.resolve(location)
         }
         throw AssertionFailed("the browser went round in circles")
     }
@@ -211,6 +234,33 @@ fun authTests(suite: Suite) {
                 } finally {
                     bot.disconnect()
                     bot.close()
+                }
+            } finally {
+                server.shutdown()
+                server.close()
+            }
+        }
+    }
+
+    suite.test("auth: a desktop Kotlin app signs in through the browser and a loopback listener, and refreshes") {
+        // Access tokens live 3 s and the server allows no leeway: the client must refresh.
+        AuthorizationServer(mapOf("ACCESS_TOKEN_TTL" to "3")).use { authority ->
+            val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = 0))
+            try {
+                val url = server.serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("notes:read")))
+                val browser = ApprovingBrowser()
+                val oauth = OAuth.loopback("notes app", browser)
+                check(oauth.redirectUri()?.startsWith("http://127.0.0.1:") == true) { "the loopback redirect URI: ${oauth.redirectUri()}" }
+                val client = Client.connectHttp(url, options, HttpSettings(auth = oauth))
+                try {
+                    assertEquals("alice notes:read", firstText(client.callTool("whoami", "{}").content), "signed in")
+                    assertEquals(1, browser.trips.get(), "one trip to the browser")
+                    Thread.sleep(4_000)
+                    assertEquals("alice notes:read", firstText(client.callTool("whoami", "{}").content), "after the token expired")
+                    assertEquals(1, browser.trips.get(), "refreshed, not signed in again")
+                } finally {
+                    client.disconnect()
+                    client.close()
                 }
             } finally {
                 server.shutdown()
