@@ -153,14 +153,10 @@ fun authTests(suite: Suite) {
             val metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
             assertEquals("Bearer scope=\"notes:read\", resource_metadata=\"$metadata\"", missing.headers["www-authenticate"], "the challenge")
             assertEquals(401, rawPost(resource, headers = mapOf("Authorization" to "Bearer guess")).status, "a refused token")
-            val client = Client.connectHttp(resource, options, bearer("let-me-in"))
-            try {
+            withHttpClient(resource, options, bearer("let-me-in")) { client ->
                 assertEquals("carol notes:read", firstText(client.callTool("whoami", "{}").content), "the caller")
                 val refused = assertThrows<McpException> { client.callTool("write_note", "{}") }
                 check(refused.toString().contains("403") || refused.toString().contains("scope")) { "refusal: $refused" }
-            } finally {
-                client.disconnect()
-                client.close()
             }
             assertThrows<McpException.InvalidInput> { Server("x", "1", null, null).serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("x"))) }
         } finally {
@@ -185,12 +181,8 @@ fun authTests(suite: Suite) {
             )
             resource = server.serveHttp("127.0.0.1:0", http)
             for ((token, expected) in listOf("let-me-in" to listOf("whoami"), "all-notes" to listOf("whoami", "write_note"))) {
-                val client = Client.connectHttp(resource, options, bearer(token))
-                try {
+                withHttpClient(resource, options, bearer(token)) { client ->
                     assertEquals(expected, client.listAllTools().map { it.name }, "the tools $token sees")
-                } finally {
-                    client.disconnect()
-                    client.close()
                 }
             }
         } finally {
@@ -201,43 +193,26 @@ fun authTests(suite: Suite) {
 
     suite.test("auth: the Kotlin client signs in with OAuth, steps up, and starts again signed in") {
         AuthorizationServer().use { authority ->
-            val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = null))
-            try {
-                val url = server.serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("notes:read")))
+            withProtectedNotes(authority) { url ->
                 val user = ApprovingUser()
                 val storage = MemoryStorage()
                 val app = { OAuth.authorizationCode("notes app", REDIRECT_URI, user, OAuthOptions(storage = storage)) }
-                val client = Client.connectHttp(url, options, HttpSettings(auth = app()))
-                try {
+                withHttpClient(url, options, HttpSettings(auth = app())) { client ->
                     assertEquals("alice notes:read", firstText(client.callTool("whoami", "{}").content), "signed in")
                     assertEquals(1, user.trips.get(), "one trip to the browser")
                     assertEquals("written", firstText(client.callTool("write_note", "{}").content), "after the step-up")
                     assertEquals(2, user.trips.get(), "one more trip, for the step-up")
-                } finally {
-                    client.disconnect()
-                    client.close()
                 }
                 check(storage.text?.contains(authority.issuer) == true) { "the tokens were not kept" }
                 // The next start: signed in by the storage, the user is not asked.
-                val again = Client.connectHttp(url, options.copy(era = EraMode.LEGACY), HttpSettings(auth = app()))
-                try {
+                withHttpClient(url, options.copy(era = EraMode.LEGACY), HttpSettings(auth = app())) { again ->
                     check(firstText(again.callTool("write_note", "{}").content) == "written") { "the stored token" }
                     assertEquals(2, user.trips.get(), "no trip on the next start")
-                } finally {
-                    again.disconnect()
-                    again.close()
                 }
                 val machine = OAuth.clientCredentials(PreRegisteredClient(authority.issuer, "svc", "svc-secret"))
-                val bot = Client.connectHttp(url, options, HttpSettings(auth = machine))
-                try {
+                withHttpClient(url, options, HttpSettings(auth = machine)) { bot ->
                     assertEquals("svc notes:read", firstText(bot.callTool("whoami", "{}").content), "a machine client")
-                } finally {
-                    bot.disconnect()
-                    bot.close()
                 }
-            } finally {
-                server.shutdown()
-                server.close()
             }
         }
     }
@@ -245,54 +220,55 @@ fun authTests(suite: Suite) {
     suite.test("auth: a desktop Kotlin app signs in through the browser and a loopback listener, and refreshes") {
         // Access tokens live 3 s and the server allows no leeway: the client must refresh.
         AuthorizationServer(mapOf("ACCESS_TOKEN_TTL" to "3")).use { authority ->
-            val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = 0))
-            try {
-                val url = server.serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("notes:read")))
+            withProtectedNotes(authority, leewayMs = 0) { url ->
                 val browser = ApprovingBrowser()
                 val oauth = OAuth.loopback("notes app", browser)
                 check(oauth.redirectUri()?.startsWith("http://127.0.0.1:") == true) { "the loopback redirect URI: ${oauth.redirectUri()}" }
-                val client = Client.connectHttp(url, options, HttpSettings(auth = oauth))
-                try {
+                withHttpClient(url, options, HttpSettings(auth = oauth)) { client ->
                     assertEquals("alice notes:read", firstText(client.callTool("whoami", "{}").content), "signed in")
                     assertEquals(1, browser.trips.get(), "one trip to the browser")
                     Thread.sleep(4_000)
                     assertEquals("alice notes:read", firstText(client.callTool("whoami", "{}").content), "after the token expired")
                     assertEquals(1, browser.trips.get(), "refreshed, not signed in again")
-                } finally {
-                    client.disconnect()
-                    client.close()
                 }
-            } finally {
-                server.shutdown()
-                server.close()
             }
         }
     }
 
     suite.test("auth: JWT tokens of a real authorization server (oidc-provider)") {
         AuthorizationServer().use { authority ->
-            val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = null))
-            try {
-                val url = server.serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("notes:read")))
-                val reader = Client.connectHttp(url, options, bearer(authority.serviceToken(url, "notes:read")))
-                try {
+            withProtectedNotes(authority) { url ->
+                withHttpClient(url, options, bearer(authority.serviceToken(url, "notes:read"))) { reader ->
                     assertEquals("svc notes:read", firstText(reader.callTool("whoami", "{}").content), "the caller")
                     assertThrows<McpException> { reader.callTool("write_note", "{}") }
-                } finally {
-                    reader.disconnect()
-                    reader.close()
                 }
-                val writer = Client.connectHttp(url, options.copy(era = EraMode.LEGACY), bearer(authority.serviceToken(url, "notes:read notes:write")))
-                try {
-                    assertEquals("written", firstText(writer.callTool("write_note", "{}").content), "with the scope")
-                } finally {
-                    writer.disconnect()
-                    writer.close()
+                val writer = bearer(authority.serviceToken(url, "notes:read notes:write"))
+                withHttpClient(url, options.copy(era = EraMode.LEGACY), writer) { client ->
+                    assertEquals("written", firstText(client.callTool("write_note", "{}").content), "with the scope")
                 }
-            } finally {
-                server.shutdown()
-                server.close()
             }
         }
+    }
+}
+
+/** Runs [use] with the URL of the notes server, protected by [authority]'s JWTs (allowing [leewayMs] of clock skew). */
+suspend fun withProtectedNotes(authority: AuthorizationServer, leewayMs: Long? = null, use: suspend (String) -> Unit) {
+    val server = notesServer(Verifier.Jwt(jwksUri = "${authority.issuer}/jwks", issuer = authority.issuer, audience = emptyList(), leewayMs = leewayMs))
+    try {
+        use(server.serveHttp("127.0.0.1:0", HttpOptions(requiredScopes = listOf("notes:read"))))
+    } finally {
+        server.shutdown()
+        server.close()
+    }
+}
+
+/** Runs [use] with a client of [url], then disconnects it. */
+suspend fun withHttpClient(url: String, options: ClientOptions, http: HttpSettings, use: suspend (Client) -> Unit) {
+    val client = Client.connectHttp(url, options, http)
+    try {
+        use(client)
+    } finally {
+        client.disconnect()
+        client.close()
     }
 }
