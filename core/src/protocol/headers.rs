@@ -210,7 +210,8 @@ pub struct RequestHeader<'a> {
 }
 
 /// The `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers of a request: `name` is
-/// `params.name` of `tools/call` and `prompts/get` or `params.uri` of `resources/read`;
+/// `params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, or
+/// `params.taskId` of `tasks/get`, `tasks/update` and `tasks/cancel`;
 /// `arguments` and `params` (the tool's [`header_params`]) matter to `tools/call` only.
 pub fn request_headers<'a>(
     method: &'a str,
@@ -227,7 +228,12 @@ pub fn request_headers<'a>(
     }];
     if matches!(
         method,
-        methods::TOOLS_CALL | methods::RESOURCES_READ | methods::PROMPTS_GET
+        methods::TOOLS_CALL
+            | methods::RESOURCES_READ
+            | methods::PROMPTS_GET
+            | methods::TASKS_GET
+            | methods::TASKS_UPDATE
+            | methods::TASKS_CANCEL
     ) {
         headers.push(RequestHeader {
             name: Cow::Borrowed(names::NAME),

@@ -32,6 +32,12 @@ pub const COMPLETION_COMPLETE: &str = "completion/complete";
 pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
 /// Open a notification stream (modern era).
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// Polls a task (the 2026-07-28 tasks extension).
+pub const TASKS_GET: &str = "tasks/get";
+/// Answers a task's input requests (the 2026-07-28 tasks extension).
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// Asks for a task to stop (the 2026-07-28 tasks extension).
+pub const TASKS_CANCEL: &str = "tasks/cancel";
 /// Server asks the client's LLM.
 pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 /// Server asks the client's user.
@@ -60,7 +66,7 @@ pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknow
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 /// The requests an MCP server answers, in either era.
-pub const SERVER_REQUESTS: [&str; 15] = [
+pub const SERVER_REQUESTS: [&str; 18] = [
     INITIALIZE,
     PING,
     DISCOVER,
@@ -76,6 +82,9 @@ pub const SERVER_REQUESTS: [&str; 15] = [
     COMPLETION_COMPLETE,
     LOGGING_SET_LEVEL,
     SUBSCRIPTIONS_LISTEN,
+    TASKS_GET,
+    TASKS_UPDATE,
+    TASKS_CANCEL,
 ];
 
 /// The notifications an MCP server acts on.

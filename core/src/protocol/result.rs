@@ -15,6 +15,9 @@ pub enum ResultType {
     /// The server needs input from the client before it can finish (MRTR).
     #[serde(rename = "input_required")]
     InputRequired,
+    /// The request runs as a task (the 2026-07-28 tasks extension).
+    #[serde(rename = "task")]
+    Task,
 }
 
 /// Whether shared intermediaries may cache a result.

@@ -76,6 +76,31 @@ impl Context {
         }
     }
 
+    /// The context of one run of a task made from this request: the same request and
+    /// caller, stopped by `cancellation`, asking for input through `round`; what it would
+    /// send the client is dropped (a task answers through `tasks/get` alone).
+    pub(crate) fn for_task(&self, cancellation: CancellationToken, round: Arc<InputRound>) -> Context {
+        let (sink, _) = tokio::sync::mpsc::channel(1);
+        let inner = &self.inner;
+        let ctx = Context {
+            inner: Arc::new(RequestState {
+                dispatcher: Arc::clone(&inner.dispatcher),
+                request_id: inner.request_id.clone(),
+                exchange: inner.exchange.clone(),
+                raw_meta: inner.raw_meta.clone(),
+                meta: OnceLock::new(),
+                cancellation,
+                reply: Reply::Stream(sink),
+                last_progress: Mutex::new(None),
+                finished: AtomicBool::new(false),
+                input: OnceLock::new(),
+                caller: inner.caller.clone(),
+            }),
+        };
+        ctx.attach_input(round);
+        ctx
+    }
+
     /// The id of the request being served.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id

@@ -23,7 +23,7 @@ use super::auth::Caller;
 use super::context::Context;
 use super::limits::Quota;
 use super::reply::Reply;
-use super::{completion, custom, prompts, resources, subscriptions, tools, Server};
+use super::{completion, custom, prompts, resources, subscriptions, tasks, tools, Server};
 use crate::connection::PendingRequests;
 use crate::lock;
 use crate::protocol::jsonrpc::{self, Message, Notification, Request};
@@ -300,6 +300,24 @@ impl Dispatcher {
         })
     }
 
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`: only for a client that declares the
+    /// tasks extension (checked before the task is looked up), on the caller's own tasks.
+    fn task_request(&self, method: &str, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
+        if !tasks::requested(ctx.client_capabilities()) {
+            return Err(tasks::extension_required());
+        }
+        let owner = ctx
+            .access_token()
+            .map(|token| token.principal().key())
+            .unwrap_or_default();
+        let tasks = self.server.tasks();
+        match method {
+            methods::TASKS_GET => tasks.get(&owner, params, stamp),
+            methods::TASKS_UPDATE => tasks.update(&owner, params, stamp),
+            _ => tasks.cancel(&owner, params, stamp),
+        }
+    }
+
     async fn dispatch(self: Arc<Self>, request: Request, mut scope: Scope) -> Outcome {
         let Request { id, method, params } = request;
         let params = params.as_deref();
@@ -342,6 +360,9 @@ impl Dispatcher {
             (methods::PROMPTS_GET, _) => prompts::get(server, params, &ctx, stamp).await,
             (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, stamp).await,
             (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
+            (methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL, Era::Modern) => {
+                self.task_request(&method, params, &ctx, stamp)
+            }
             (methods::SUBSCRIPTIONS_LISTEN, Era::Modern) => {
                 subscriptions::listen(&self, params, &id, &ctx, stamp).await
             }

@@ -38,6 +38,7 @@ pub mod returned;
 mod schema;
 pub(crate) mod session;
 mod subscriptions;
+pub mod tasks;
 mod tools;
 pub mod uri_template;
 
@@ -50,6 +51,7 @@ pub use registry::DefinitionKind;
 pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
+pub use tasks::{TaskLimits, TaskSupport};
 pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 
 use crate::connection::Connection;
@@ -89,6 +91,7 @@ struct ServerInner {
     input_policy: InputPolicy,
     limits: SessionLimits,
     mask_error_details: bool,
+    tasks: tasks::Tasks,
 }
 
 /// Builds a [`Server`].
@@ -112,6 +115,7 @@ pub struct ServerBuilder {
     extensions: serde_json::Map<String, serde_json::Value>,
     limits: SessionLimits,
     mask_error_details: bool,
+    task_limits: TaskLimits,
 }
 
 impl ServerBuilder {
@@ -161,6 +165,13 @@ impl ServerBuilder {
     pub fn cache_hints(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
         self.cache_ttl_ms = ttl_ms;
         self.cache_scope = scope;
+        self
+    }
+
+    /// How long tasks live, how often clients poll them, how many are kept (see
+    /// [`TaskLimits`] for the defaults).
+    pub fn task_limits(mut self, limits: TaskLimits) -> Self {
+        self.task_limits = limits;
         self
     }
 
@@ -298,6 +309,7 @@ impl ServerBuilder {
                 },
                 limits: self.limits,
                 mask_error_details: self.mask_error_details,
+                tasks: tasks::Tasks::new(self.task_limits),
             }),
         })
     }
@@ -326,6 +338,7 @@ impl Server {
             extensions: serde_json::Map::new(),
             limits: SessionLimits::default(),
             mask_error_details: false,
+            task_limits: TaskLimits::default(),
         }
     }
 
@@ -488,6 +501,10 @@ impl Server {
         }
     }
 
+    pub(crate) fn tasks(&self) -> &tasks::Tasks {
+        &self.inner.tasks
+    }
+
     pub(crate) fn page_size(&self) -> Option<usize> {
         self.inner.page_size
     }
@@ -504,9 +521,22 @@ impl Server {
     }
 
     /// Everything is declared: definitions may be added at runtime. Extensions are a
-    /// 2026-07-28 capability, declared to that era only.
+    /// 2026-07-28 capability, declared to that era only; the tasks extension is declared
+    /// while a tool may run as a task.
     pub(crate) fn capabilities(&self, era: Era) -> ServerCapabilities {
-        let extensions = &self.inner.custom.extensions;
+        let mut extensions = self.inner.custom.extensions.clone();
+        let task_tools = self
+            .registry()
+            .tools
+            .listed()
+            .values()
+            .any(|tool| tool.task_support != TaskSupport::Forbidden);
+        if task_tools {
+            extensions.insert(
+                tasks::EXTENSION.to_owned(),
+                serde_json::Value::Object(Default::default()),
+            );
+        }
         let list_changed = || {
             Some(ListChangedCapability {
                 list_changed: Some(true),
@@ -521,7 +551,7 @@ impl Server {
                 list_changed: Some(true),
             }),
             tools: list_changed(),
-            extensions: (era == Era::Modern && !extensions.is_empty()).then(|| extensions.clone()),
+            extensions: (era == Era::Modern && !extensions.is_empty()).then_some(extensions),
             ..Default::default()
         }
     }
@@ -534,4 +564,12 @@ fn list_changed_event(kind: DefinitionKind) -> ServerEvent {
         DefinitionKind::Resource | DefinitionKind::ResourceTemplate => ServerEvent::ResourcesListChanged,
         DefinitionKind::Prompt => ServerEvent::PromptsListChanged,
     }
+}
+
+/// A random identifier: 128 bits from the system's CSPRNG as hex (visible ASCII, as the
+/// spec asks of session ids): session ids, DPoP nonces, task ids.
+pub(crate) fn random_id() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

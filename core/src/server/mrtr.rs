@@ -115,6 +115,26 @@ impl InputRound {
         })
     }
 
+    /// A run of a task's handler, with every answer the task got so far (a task keeps its
+    /// answers itself: nothing is sealed).
+    pub(crate) fn with_answers(answers: BTreeMap<String, InputResponse>) -> Self {
+        InputRound {
+            answers,
+            responses: None,
+            handler_state: None,
+            round: 0,
+            next_key: AtomicUsize::new(0),
+            asked: Mutex::new(BTreeMap::new()),
+            asked_signal: Notify::new(),
+            binding: Vec::new(),
+        }
+    }
+
+    /// What this run asked and has no answer to, taken out.
+    pub(crate) fn take_asked(&self) -> BTreeMap<String, InputRequest> {
+        std::mem::take(&mut *self.asked.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// The answer to the next call in this run from an earlier round; `None` records the
     /// request for the `input_required` result, and the run ends before an answer comes.
     pub(crate) fn ask(&self, request: InputRequest) -> Option<InputResponse> {
@@ -163,7 +183,7 @@ impl InputRound {
                 policy.max_rounds
             )));
         }
-        let asked = std::mem::take(&mut *self.asked.lock().unwrap_or_else(|e| e.into_inner()));
+        let asked = self.take_asked();
         let (input_requests, handler) = match explicit {
             Some(result) => (result.input_requests, result.request_state),
             None => (Some(asked), None),

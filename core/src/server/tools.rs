@@ -19,9 +19,10 @@ use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
 use super::returned::{Returned, ToolOutput};
 use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
+use super::tasks::{self, TaskRun, TaskSupport};
 use super::Server;
 use crate::protocol::{
-    methods, CallToolResult, ContentBlock, ErrorObject, Icon, InputResponses, ListToolsResult, Meta, Tool,
+    methods, CallToolResult, ContentBlock, Era, ErrorObject, Icon, InputResponses, ListToolsResult, Meta, Tool,
     ToolAnnotations, ToolExecution,
 };
 use crate::BoxFuture;
@@ -139,6 +140,7 @@ pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
     pub(crate) scopes: Vec<String>,
+    pub(crate) task_support: TaskSupport,
 }
 
 impl ToolDef {
@@ -160,6 +162,7 @@ impl ToolDef {
             },
             handler: None,
             scopes: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -169,6 +172,7 @@ impl ToolDef {
             tool,
             handler: None,
             scopes: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -277,6 +281,14 @@ impl ToolDef {
         self
     }
 
+    /// Whether the tool runs as a task (the 2026-07-28 tasks extension; default never):
+    /// then a client that declares the extension gets a task to poll, and the same handler
+    /// runs in the background. A tool that requires it refuses other clients with -32021.
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
     /// The protocol definition as `tools/list` shows it.
     pub fn definition(&self) -> &Tool {
         &self.tool
@@ -288,6 +300,7 @@ pub(crate) struct RegisteredTool {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) scopes: Vec<String>,
+    pub(crate) task_support: TaskSupport,
     input: LazySchema,
     output: LazySchema,
 }
@@ -308,6 +321,7 @@ impl RegisteredTool {
             tool: def.tool,
             handler,
             scopes: def.scopes,
+            task_support: def.task_support,
             input: LazySchema::default(),
             output: LazySchema::default(),
         })
@@ -402,6 +416,23 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
             return Err(ErrorObject::invalid_params(message));
         }
     }
+    let Value::Object(arguments) = arguments else {
+        unreachable!("built from an object above")
+    };
+    if ctx.era() == Era::Modern && tool.task_support != TaskSupport::Forbidden {
+        if tasks::requested(ctx.client_capabilities()) {
+            let owner = ctx
+                .access_token()
+                .map(|token| token.principal().key())
+                .unwrap_or_default();
+            return server
+                .tasks()
+                .start(owner, task_run(server, ctx, &tool, arguments), stamp);
+        }
+        if tool.task_support == TaskSupport::Required {
+            return Err(tasks::extension_required());
+        }
+    }
     let round = input_round(
         server,
         ctx,
@@ -411,13 +442,34 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
         params.request_state,
         params.input_responses,
     )?;
-    let Value::Object(arguments) = arguments else {
-        unreachable!("built from an object above")
-    };
     let outcome = match run_handler(server, round.as_deref(), tool.handler.call(arguments, ctx.clone())).await {
         Handled::Done(outcome) => outcome,
         Handled::NeedsInput(result) => return finish(result?, stamp),
     };
+    finish(shape(server, ctx, &tool, outcome)?, stamp)
+}
+
+/// Runs of `tool`'s handler as a task, each with a context of its own.
+fn task_run(server: &Server, ctx: &Context, tool: &Arc<RegisteredTool>, arguments: Map<String, Value>) -> TaskRun {
+    let (server, ctx, tool) = (server.clone(), ctx.clone(), Arc::clone(tool));
+    Box::new(move |round, cancellation| {
+        let run = ctx.for_task(cancellation, round);
+        let called = tool.handler.call(arguments.clone(), run.clone());
+        let (server, tool) = (server.clone(), Arc::clone(&tool));
+        Box::pin(async move { shape(&server, &run, &tool, called.await) })
+    })
+}
+
+/// The result of a call from what its handler gave: a handler's message is a tool
+/// execution error, other errors the request's; structured output checked against the
+/// output schema and kept only where the protocol version has it.
+fn shape(
+    server: &Server,
+    ctx: &Context,
+    tool: &RegisteredTool,
+    outcome: Result<CallToolResult, HandlerError>,
+) -> Result<CallToolResult, ErrorObject> {
+    let name = &tool.tool.name;
     let mut result = match outcome.map_err(|error| server.disclose(error)) {
         Ok(result) => result,
         Err(HandlerError::Message(message)) => CallToolResult::error(message),
@@ -427,26 +479,24 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
         let structured = result.structured_content.as_ref().ok_or_else(|| {
             ErrorObject::internal(format!(
                 "tool {} has an output schema but returned no structured content",
-                params.name
+                name
             ))
         })?;
         tool.validate_output(structured).map_err(|rejection| {
             ErrorObject::internal(match rejection {
-                Rejection::BadSchema(problem) => format!(
-                    "tool {} has an output schema that does not compile: {problem}",
-                    params.name
-                ),
-                Rejection::Invalid(problems) => format!(
-                    "tool {} returned output that breaks its schema: {problems}",
-                    params.name
-                ),
+                Rejection::BadSchema(problem) => {
+                    format!("tool {} has an output schema that does not compile: {problem}", name)
+                }
+                Rejection::Invalid(problems) => {
+                    format!("tool {} returned output that breaks its schema: {problems}", name)
+                }
             })
         })?;
     }
     if !ctx.protocol_version().has_structured_content() {
         result.structured_content = None;
     }
-    finish(result, stamp)
+    Ok(result)
 }
 
 #[cfg(test)]

@@ -71,10 +71,10 @@ impl Envelope {
             Some(Era::Modern) => header_params,
             _ => &[],
         };
-        let name_key = if method == methods::RESOURCES_READ {
-            "uri"
-        } else {
-            "name"
+        let name_key = match method {
+            methods::RESOURCES_READ => "uri",
+            methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => "taskId",
+            _ => "name",
         };
         let name = params.get(name_key).and_then(Value::as_str);
         let arguments = params.get("arguments").and_then(Value::as_object);

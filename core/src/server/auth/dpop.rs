@@ -13,7 +13,7 @@ use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::server::http::random_id;
+use crate::server::random_id;
 
 /// The algorithms a proof may be signed with (asymmetric only).
 const ALGORITHMS: [Algorithm; 4] = [Algorithm::ES256, Algorithm::RS256, Algorithm::PS256, Algorithm::EdDSA];

@@ -37,14 +37,6 @@ mod streams;
 pub use config::HttpConfig;
 pub use listener::HttpServerHandle;
 
-/// A random identifier: 128 bits from the system's CSPRNG as hex (visible ASCII, as the
-/// spec asks of session ids): session ids, DPoP nonces.
-pub(crate) fn random_id() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// An [`HttpConfig`] that cannot be served as it is; the text says why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid HTTP config: {0}")]

@@ -100,7 +100,8 @@ fn check_modern_headers(
 struct Head<M> {
     #[serde(rename = "_meta", default)]
     meta: Option<M>,
-    #[serde(default, alias = "uri")]
+    /// The name (tools, prompts), URI (resources) or task id (tasks) `Mcp-Name` mirrors.
+    #[serde(default, alias = "uri", alias = "taskId")]
     name: Option<String>,
     #[serde(default)]
     arguments: Option<Box<RawValue>>,

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use http::{HeaderMap, StatusCode};
 
 use super::endpoint::Endpoint;
-use super::random_id;
 use super::response::{header_str, Rejection};
 use super::streams::{StreamHub, STANDALONE};
 use crate::connection::Connection;
@@ -19,6 +18,7 @@ use crate::protocol::headers::names;
 use crate::protocol::ErrorObject;
 use crate::server::auth::Caller;
 use crate::server::limits::Admission;
+use crate::server::random_id;
 use crate::server::session::Session;
 use crate::transport::{Frame, Transport};
 

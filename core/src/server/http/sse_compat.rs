@@ -13,7 +13,6 @@ use tokio::sync::mpsc;
 
 use super::auth::Target;
 use super::endpoint::Endpoint;
-use super::random_id;
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
 use super::sessions::silent_transport;
 use crate::connection::Connection;
@@ -21,6 +20,7 @@ use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming};
 use crate::protocol::ErrorObject;
 use crate::server::limits::Admission;
+use crate::server::random_id;
 use crate::server::session::Session;
 
 #[derive(Deserialize)]

@@ -15,11 +15,11 @@ use std::sync::OnceLock;
 
 use oxmcp::protocol::{
     ContentBlock, CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestParams, EmbeddedResource,
-    GetPromptResult, InputRequest, InputResponse, ListRootsRequestParams, LoggingLevel, PromptMessage,
+    ErrorObject, GetPromptResult, InputRequest, InputResponse, ListRootsRequestParams, LoggingLevel, PromptMessage,
     ResourceContents, Role, SamplingContent,
 };
 use oxmcp::server::http::HttpConfig;
-use oxmcp::server::{Context, HandlerError, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef};
+use oxmcp::server::{Context, HandlerError, PromptDef, ResourceDef, ResourceTemplateDef, Server, TaskSupport, ToolDef};
 use serde_json::{json, Map, Value};
 
 /// A 1x1 red PNG.
@@ -99,7 +99,7 @@ fn fixture() -> Result<Server, oxmcp::server::DefinitionError> {
     for tool in tools() {
         builder = builder.tool(tool);
     }
-    for tool in input_required_tools() {
+    for tool in input_required_tools().into_iter().chain(task_tools()) {
         builder = builder.tool(tool);
     }
     for resource in resources() {
@@ -520,6 +520,93 @@ async fn elicitation_summary(ctx: &Context, params: ElicitRequestParams, label: 
         Err(HandlerError::Message(e)) => Ok(format!("Elicitation not supported or error: {e}")),
         Err(other) => Err(other),
     }
+}
+
+/// The tools of the tasks extension's scenarios (`tasks-*`): one that never runs as a task,
+/// one that may, and some that must (failing as a tool, failing as a request, asking the
+/// user once, asking twice at once).
+fn task_tools() -> Vec<ToolDef> {
+    let required = |name: &str, description: &str, schema: Value| {
+        tool(name, description, schema).task_support(TaskSupport::Required)
+    };
+    vec![
+        tool(
+            "greet",
+            "Greets someone, always in place",
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+        )
+        .handler(|args, _| async move {
+            format!(
+                "Hello, {}!",
+                args.get("name").and_then(Value::as_str).unwrap_or_default()
+            )
+        }),
+        tool(
+            "slow_compute",
+            "Computes for `seconds`: as a task for clients that support tasks",
+            json!({"type": "object", "properties": {
+                "seconds": {"type": "integer", "minimum": 0}, "label": {"type": "string"}}}),
+        )
+        .task_support(TaskSupport::Optional)
+        .handler(|args, ctx: Context| async move {
+            let seconds = args.get("seconds").and_then(Value::as_u64).unwrap_or(0);
+            let label = args.get("label").and_then(Value::as_str).unwrap_or_default().to_owned();
+            tokio::select! {
+                _ = ctx.cancellation().cancelled() => return Err(HandlerError::message("cancelled")),
+                _ = tokio::time::sleep(std::time::Duration::from_secs(seconds)) => {}
+            }
+            Ok(format!(
+                "Computation \"{label}\" completed after {seconds} seconds. Result: 42."
+            ))
+        }),
+        required("failing_job", "Fails as a tool after a second", no_arguments()).handler(|_, _| async {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            Err::<String, _>(HandlerError::message("the job failed"))
+        }),
+        required("protocol_error_job", "Fails as a request", no_arguments()).handler(|_, _| async {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            Err::<String, _>(HandlerError::rpc(ErrorObject::internal("the job broke")))
+        }),
+        required(
+            "confirm_delete",
+            "Deletes a file once the user confirms",
+            json!({"type": "object", "properties": {"filename": {"type": "string"}}, "required": ["filename"]}),
+        )
+        .handler(|args, ctx: Context| async move {
+            let filename = args
+                .get("filename")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let schema =
+                json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]});
+            let answer = ctx.elicit(form(&format!("Delete '{filename}'?"), schema)).await?;
+            let confirmed = answer.content.and_then(|c| c.get("confirm").and_then(Value::as_bool)) == Some(true);
+            Ok::<_, HandlerError>(match confirmed {
+                true => format!("deleted '{filename}'"),
+                false => format!("kept '{filename}'"),
+            })
+        }),
+        required(
+            "multi_input",
+            "Asks for a name and a confirmation at once",
+            no_arguments(),
+        )
+        .handler(|_, ctx: Context| async move {
+            let name = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+            let confirm =
+                json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]});
+            let (name, confirm) = tokio::join!(
+                ctx.elicit(form("Your name?", name)),
+                ctx.elicit(form("Go ahead?", confirm))
+            );
+            let (name, _) = (name?, confirm?);
+            let name = name
+                .content
+                .and_then(|c| c.get("name").and_then(Value::as_str).map(str::to_owned));
+            Ok::<_, HandlerError>(format!("done for {}", name.unwrap_or_default()))
+        }),
+    ]
 }
 
 static DYNAMIC_TOOL: AtomicBool = AtomicBool::new(false);
