@@ -14,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, ToolDef, ToolOutput};
+use oxmcp::server::{
+    DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, TaskSupport, ToolDef, ToolOutput,
+};
 
 use crate::auth::AuthOptions;
 use crate::convert::{count, decode_js, duration_ms};
@@ -119,9 +121,19 @@ impl NativeServer {
     }
 
     /// Adds a tool from its `Tool` definition; announces the change. `scopes` are those a
-    /// caller's token must grant to call it over protected HTTP.
-    #[napi(ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[]")]
-    pub fn add_tool(&self, definition: Value, handler_id: u32, scopes: Option<Vec<String>>) -> napi::Result<()> {
+    /// caller's token must grant to call it over protected HTTP; `task` is `forbidden`
+    /// (the default), `optional` or `required` (see `TaskSupport`).
+    #[napi(
+        ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[], task?: 'forbidden' | 'optional' | 'required'"
+    )]
+    pub fn add_tool(
+        &self,
+        definition: Value,
+        handler_id: u32,
+        scopes: Option<Vec<String>>,
+        task: Option<String>,
+    ) -> napi::Result<()> {
+        let task: TaskSupport = task.as_deref().unwrap_or("forbidden").parse().map_err(invalid)?;
         let tool: Tool = decode_js(definition, "tool definition")?;
         let output = match tool.output_schema {
             Some(_) => ToolOutput::Inferred,
@@ -132,7 +144,8 @@ impl NativeServer {
             .add_tool(
                 ToolDef::from_tool(tool)
                     .handler_object(Arc::new(handler))
-                    .scopes(scopes.unwrap_or_default()),
+                    .scopes(scopes.unwrap_or_default())
+                    .task_support(task),
             )
             .map_err(definition_error)
     }

@@ -177,6 +177,12 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
    * (a call without them gets `403 insufficient_scope`, from which clients step up).
    */
   scopes?: string[];
+  /**
+   * Whether it runs as a task for clients that support tasks (the 2026-07-28 tasks
+   * extension): `optional` gives them a task to poll while the same handler runs in the
+   * background, `required` also refuses other clients (-32021). Default `forbidden`.
+   */
+  task?: 'forbidden' | 'optional' | 'required';
 }
 
 /**
@@ -474,7 +480,7 @@ export class Server {
     return this.#register(
       'tool',
       name,
-      () => this.#native.addTool(definition, id, config.scopes),
+      () => this.#native.addTool(definition, id, config.scopes, config.task),
       () => this.#native.removeTool(name),
       [id],
     );

@@ -16,7 +16,8 @@ use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
-    DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, ToolDef, ToolOutput,
+    DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, TaskSupport, ToolDef,
+    ToolOutput,
 };
 use oxmcp::transport::Transport;
 
@@ -96,15 +97,18 @@ impl Server {
     /// Adds a tool: `definition` as `tools/list` shows it; `handler(arguments, ctx)`
     /// returns (an awaitable of) the tool's value; `output` says how the result carries it:
     /// `"content"`, `"structured"` or `"wrapped"` (see `ToolOutput`); `scopes` are those a
-    /// caller's token must grant to call it over protected HTTP.
-    #[pyo3(signature = (definition, handler, output="content", scopes=None))]
+    /// caller's token must grant to call it over protected HTTP; `task` is `"forbidden"`,
+    /// `"optional"` or `"required"` (see `TaskSupport`).
+    #[pyo3(signature = (definition, handler, output="content", scopes=None, task="forbidden"))]
     fn add_tool(
         &self,
         definition: &Bound<'_, PyAny>,
         handler: &Bound<'_, PyAny>,
         output: &str,
         scopes: Option<Vec<String>>,
+        task: &str,
     ) -> PyResult<()> {
+        let task: TaskSupport = task.parse().map_err(PyValueError::new_err)?;
         let tool: Tool = convert::extract(definition, "tool definition")?;
         let output = match output {
             "content" => ToolOutput::Content,
@@ -117,7 +121,8 @@ impl Server {
             .add_tool(
                 ToolDef::from_tool(tool)
                     .handler_object(Arc::new(handler))
-                    .scopes(scopes.unwrap_or_default()),
+                    .scopes(scopes.unwrap_or_default())
+                    .task_support(task),
             )
             .map_err(definition_error)
     }

@@ -126,16 +126,25 @@ impl Server {
     /// Adds a tool; a name is registered once (remove the tool first to replace it). Its
     /// input schema must be an object schema; arguments are checked against it before the
     /// handler runs. With an output schema, the handler's value is also `structuredContent`.
-    /// `scopes` are those a caller's token must grant to call it over protected HTTP.
-    #[uniffi::method(default(scopes))]
-    pub fn add_tool(&self, tool: Tool, handler: Arc<dyn ToolHandler>, scopes: Vec<String>) -> Result<(), McpError> {
+    /// `scopes` are those a caller's token must grant to call it over protected HTTP; `task`
+    /// says whether it runs as a task for clients that support tasks (the 2026-07-28 tasks
+    /// extension; default never).
+    #[uniffi::method(default(scopes = [], task = None))]
+    pub fn add_tool(
+        &self,
+        tool: Tool,
+        handler: Arc<dyn ToolHandler>,
+        scopes: Vec<String>,
+        task: Option<TaskSupport>,
+    ) -> Result<(), McpError> {
         let output = match tool.output_schema_json {
             Some(_) => ToolOutput::Inferred,
             None => ToolOutput::Content,
         };
         let def = ToolDef::from_tool(tool.try_into()?)
             .handler_object(Arc::new(handler::Tool(handler, output)))
-            .scopes(scopes);
+            .scopes(scopes)
+            .task_support(task.map_or(oxmcp::server::TaskSupport::Forbidden, Into::into));
         Ok(self.inner.add_tool(def)?)
     }
 
@@ -273,4 +282,27 @@ impl Server {
 pub fn uri_template_variables(template: String) -> Result<Vec<String>, McpError> {
     let template = UriTemplate::parse(&template).map_err(McpError::invalid_input)?;
     Ok(template.variables().map(str::to_owned).collect())
+}
+
+/// Whether a tool runs as a task for clients that support tasks (the 2026-07-28 tasks
+/// extension): they poll it, and a client without task support gets the answer in place
+/// (`Optional`) or -32021 (`Required`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum TaskSupport {
+    /// Never: every call is answered in place.
+    Forbidden,
+    /// As a task for clients that support tasks.
+    Optional,
+    /// Only as a task.
+    Required,
+}
+
+impl From<TaskSupport> for oxmcp::server::TaskSupport {
+    fn from(support: TaskSupport) -> Self {
+        match support {
+            TaskSupport::Forbidden => oxmcp::server::TaskSupport::Forbidden,
+            TaskSupport::Optional => oxmcp::server::TaskSupport::Optional,
+            TaskSupport::Required => oxmcp::server::TaskSupport::Required,
+        }
+    }
 }

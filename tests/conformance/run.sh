@@ -5,10 +5,10 @@
 #   usage: run.sh [rust] [python] [node]        (default: all three)
 #
 # For each fixture named, the server suite --suite all at --spec-version 2025-11-25 and
-# 2026-07-28 against that fixture's endpoint:
+# 2026-07-28, and once without a version (which adds the extension scenarios: tasks),
+# against that fixture's endpoint:
 #
-#   rust     conformance-server (src/bin), also the server suite --suite all without a
-#            version (the extension scenarios: tasks), and the client suite --suite all with
+#   rust     conformance-server (src/bin), and also the client suite --suite all with
 #            conformance-client
 #   python   python/server.py, written with the Python package (needs .venv with oxmcp
 #            installed: `make conformance` sees to it), and also the client suite
@@ -140,11 +140,9 @@ for name in "${fixtures[@]}"; do
     for version in 2025-11-25 2026-07-28; do
         run_suite "${prefix}server-$version" server --url "$url" --suite all --spec-version "$version"
     done
-    if [[ "$name" == rust ]]; then
-        # Extension scenarios (the tasks extension's) are off the version timeline: only
-        # --suite all without --spec-version runs them (each at its own version).
-        run_suite server-extensions server --url "$url" --suite all
-    fi
+    # Extension scenarios (the tasks extension's) are off the version timeline: only
+    # --suite all without --spec-version runs them (each at its own version).
+    run_suite "${prefix}server-extensions" server --url "$url" --suite all
     if ! kill -0 "$server_pid" 2>/dev/null; then
         echo "conformance: the $name fixture died during the server suites:" >&2
         tail -n 20 "$results/$name-server.stderr" >&2

@@ -24,6 +24,9 @@ from .context import Context
 from .types import Annotations, ToolAnnotations
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
+#: Whether a tool runs as a task for clients that support tasks (the 2026-07-28 tasks
+#: extension): never, when the client supports it, or only as one.
+TaskSupport = Literal["forbidden", "optional", "required"]
 Completer = Callable[..., Iterable[str] | Awaitable[Iterable[str]]]
 Wire = dict[str, Any]
 #: A handler's keyword arguments and the native context.
@@ -121,6 +124,7 @@ class Server:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
+        task: TaskSupport = "forbidden",
     ) -> Callable[[Handler], Handler]: ...
 
     def tool(
@@ -137,6 +141,7 @@ class Server:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
+        task: TaskSupport = "forbidden",
     ) -> Any:
         """Registers a function as a tool: ``@server.tool``, ``@server.tool()``,
         ``@server.tool("name", ...)`` or ``@server.tool(name="name", ...)``.
@@ -148,7 +153,10 @@ class Server:
         ``input_schema`` replaces the generated input schema (the arguments still reach
         the parameters of the same names). ``scopes`` are those a caller's token must grant
         to call it, on a server with ``auth`` over HTTP (a call without them gets ``403
-        insufficient_scope``, from which clients step up).
+        insufficient_scope``, from which clients step up). ``task`` (``"optional"`` or
+        ``"required"``) runs it as a task for clients that support tasks (the 2026-07-28
+        tasks extension): they get a task to poll while the same function runs in the
+        background; a ``"required"`` one refuses other clients.
         """
         if callable(fn_or_name):
             self.add_tool(fn_or_name)
@@ -166,6 +174,7 @@ class Server:
                 structured_output=structured_output,
                 input_schema=input_schema,
                 scopes=scopes,
+                task=task,
             )
             return fn
 
@@ -184,6 +193,7 @@ class Server:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
+        task: TaskSupport = "forbidden",
     ) -> None:
         """Adds a tool; connected clients are told the list changed.
 
@@ -225,7 +235,7 @@ class Server:
             }
             return kwargs, native_ctx
 
-        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output, scopes)
+        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output, scopes, task)
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""

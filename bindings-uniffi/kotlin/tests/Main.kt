@@ -13,6 +13,7 @@ fun main(args: Array<String>) {
     httpOptionsTests(suite)
     returnedTests(suite)
     authTests(suite)
+    tasksTests(suite)
     val failed = suite.run(args.firstOrNull())
     exitProcess(if (failed == 0) 0 else 1)
 }

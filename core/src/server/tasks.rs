@@ -63,6 +63,22 @@ pub enum TaskSupport {
     Required,
 }
 
+/// Read from its name, as bindings pass it: `forbidden`, `optional` or `required`.
+impl std::str::FromStr for TaskSupport {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        match name {
+            "forbidden" => Ok(TaskSupport::Forbidden),
+            "optional" => Ok(TaskSupport::Optional),
+            "required" => Ok(TaskSupport::Required),
+            other => Err(format!(
+                "task support is forbidden, optional or required, not {other:?}"
+            )),
+        }
+    }
+}
+
 /// Where a task is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -631,6 +631,57 @@ server.registerPrompt(
 
 // --- serving ----------------------------------------------------------------------------
 
+// The tools of the tasks extension's scenarios (tasks-*): one that never runs as a task, one
+// that may, and some that must (failing as a tool, failing as a request, asking once, asking
+// twice at once).
+const confirmSchema = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] } as const;
+
+server.registerTool(
+  'greet',
+  { description: 'Greets someone, always in place', inputSchema: { name: z.string() } },
+  ({ name }) => `Hello, ${name}!`,
+);
+server.registerTool(
+  'slow_compute',
+  {
+    description: 'Computes for `seconds`: as a task for clients that support tasks',
+    inputSchema: { seconds: z.number().int().min(0).optional(), label: z.string().optional() },
+    task: 'optional',
+  },
+  async ({ seconds = 0, label = '' }) => {
+    await sleep(seconds * 1000);
+    return `Computation "${label}" completed after ${seconds} seconds. Result: 42.`;
+  },
+);
+server.registerTool('failing_job', { description: 'Fails as a tool after a second', task: 'required' }, async () => {
+  await sleep(1000);
+  throw new Error('the job failed');
+});
+server.registerTool('protocol_error_job', { description: 'Fails as a request', task: 'required' }, async () => {
+  await sleep(500);
+  throw new McpError(-32603, 'the job broke');
+});
+server.registerTool(
+  'confirm_delete',
+  { description: 'Deletes a file once the user confirms', inputSchema: { filename: z.string() }, task: 'required' },
+  async ({ filename }, ctx) => {
+    const answer = await ctx.elicit({ message: `Delete '${filename}'?`, requestedSchema: confirmSchema });
+    return answer.content?.confirm ? `deleted '${filename}'` : `kept '${filename}'`;
+  },
+);
+server.registerTool(
+  'multi_input',
+  { description: 'Asks for a name and a confirmation at once', task: 'required' },
+  async (ctx) => {
+    const nameSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
+    const [name] = await Promise.all([
+      ctx.elicit({ message: 'Your name?', requestedSchema: nameSchema }),
+      ctx.elicit({ message: 'Go ahead?', requestedSchema: confirmSchema }),
+    ]);
+    return `done for ${String(name.content?.name ?? '')}`;
+  },
+);
+
 /** `--port N` (or `--port=N`), else `PORT`, else 0 (any free port). */
 function port(args: string[]): number {
   let text = process.env.PORT;

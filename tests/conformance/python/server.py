@@ -20,7 +20,18 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from oxmcp import Audio, Context, EmbeddedResource, Image, PromptMessage, ProtocolError, Server, TextContent, ToolError
+from oxmcp import (
+    Audio,
+    Context,
+    EmbeddedResource,
+    Image,
+    McpError,
+    PromptMessage,
+    ProtocolError,
+    Server,
+    TextContent,
+    ToolError,
+)
 from oxmcp.types import TextResourceContents
 
 TEST_IMAGE = base64.b64decode(
@@ -593,6 +604,55 @@ def port() -> int:
     parser = argparse.ArgumentParser(description="The oxmcp Python fixture of the MCP conformance suite.")
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "0")))
     return int(parser.parse_args().port)
+
+
+# The tools of the tasks extension's scenarios (tasks-*): one that never runs as a task,
+# one that may, and some that must (failing as a tool, failing as a request, asking once,
+# asking twice at once).
+
+
+@server.tool()
+def greet(name: str) -> str:
+    """Greets someone, always in place."""
+    return f"Hello, {name}!"
+
+
+@server.tool(task="optional")
+async def slow_compute(seconds: int = 0, label: str = "") -> str:
+    """Computes for `seconds`: as a task for clients that support tasks."""
+    await asyncio.sleep(seconds)
+    return f'Computation "{label}" completed after {seconds} seconds. Result: 42.'
+
+
+@server.tool(task="required")
+async def failing_job() -> str:
+    """Fails as a tool after a second."""
+    await asyncio.sleep(1)
+    raise ToolError("the job failed")
+
+
+@server.tool(task="required")
+async def protocol_error_job() -> str:
+    """Fails as a request."""
+    await asyncio.sleep(0.5)
+    raise McpError(-32603, "the job broke")
+
+
+@server.tool(task="required")
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """Deletes a file once the user confirms."""
+    schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+    answer = await ctx.elicit(f"Delete '{filename}'?", schema)
+    return f"deleted '{filename}'" if (answer.data or {}).get("confirm") else f"kept '{filename}'"
+
+
+@server.tool(task="required")
+async def multi_input(ctx: Context) -> str:
+    """Asks for a name and a confirmation at once."""
+    name_schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    confirm_schema = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+    name, _ = await asyncio.gather(ctx.elicit("Your name?", name_schema), ctx.elicit("Go ahead?", confirm_schema))
+    return f"done for {(name.data or {}).get('name', '')}"
 
 
 async def main() -> None:
