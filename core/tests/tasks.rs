@@ -2,7 +2,8 @@
 //! call answered with a task for clients that declare the extension (in place for the
 //! others, or -32021 when the tool requires a task), polled with `tasks/get`, given input
 //! with `tasks/update`, stopped with `tasks/cancel`; tasks end as the handler does, expire,
-//! are bounded in number, and are visible only to the caller that made them.
+//! are bounded in number, and are visible only to the caller that made them. The oxmcp
+//! client follows tasks to their result: `call_tool` returns what the task did.
 
 mod common;
 
@@ -11,12 +12,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::mcp_post;
-use oxmcp::protocol::{ElicitRequestFormParams, ElicitRequestParams, ErrorObject};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
+use oxmcp::protocol::{ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ErrorObject};
 use oxmcp::server::auth::{AccessToken, ResourceServer, VerifyError};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::tasks::EXTENSION;
 use oxmcp::server::{Context, HandlerError, Server, TaskLimits, TaskSupport, ToolDef};
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
 const MODERN: &str = "2026-07-28";
 
@@ -332,5 +335,75 @@ async fn a_task_is_visible_only_to_the_principal_that_made_it() {
         .ask("tasks/get", json!({"taskId": id}), true, Some("alice"))
         .await;
     assert_eq!(still["result"]["status"], "working", "mallory's cancel did nothing");
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn the_oxmcp_client_follows_a_task_to_its_result() {
+    let served = Served::start(limits()).await;
+    let options = ClientOptions::new("tasks-client", "1")
+        .era(EraMode::Modern)
+        .on_elicitation(
+            |_: ElicitRequestParams| async {
+                Ok::<_, ErrorObject>(ElicitResult {
+                    action: ElicitAction::Accept,
+                    content: json!({"ok": true}).as_object().cloned(),
+                    meta: None,
+                })
+            },
+            false,
+        );
+    let client = Client::connect_http(served.handle.url("/mcp"), options).await.unwrap();
+    // Polled to the end, the result is the handler's, as if answered in place.
+    let done = client.call_tool("compute", json!({"ms": 100})).await.unwrap();
+    assert_eq!(common::text(&done), "done after 100 ms");
+    // What the task asks goes to the client's handler and back through tasks/update.
+    let confirmed = client.call_tool("confirm", json!({})).await.unwrap();
+    assert_eq!(common::text(&confirmed), "confirmed");
+    // A failed task is the request's error.
+    let broken = client.call_tool("broken", json!({})).await.unwrap_err();
+    assert!(
+        matches!(broken, oxmcp::Error::Remote(ref e) if e.code == -32603),
+        "{broken:?}"
+    );
+    // Cancelling the call cancels the task: its work never finishes.
+    served.finished.store(false, Ordering::SeqCst);
+    let cancellation = CancellationToken::new();
+    let call_options = CallOptions {
+        cancellation: Some(cancellation.clone()),
+        ..CallOptions::default()
+    };
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancellation.cancel();
+    });
+    let cancelled = client
+        .call_tool_with("compute", json!({"ms": 300}), &call_options)
+        .await
+        .unwrap_err();
+    assert!(matches!(cancelled, oxmcp::Error::Cancelled), "{cancelled:?}");
+    canceller.await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!served.finished.load(Ordering::SeqCst), "the server stopped the task");
+
+    // A client that does not declare the extension gets answers in place, and -32021 from
+    // a tool that requires a task.
+    let plain = Client::connect_http(
+        served.handle.url("/mcp"),
+        ClientOptions::new("plain", "1").era(EraMode::Modern).tasks(false),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        common::text(&plain.call_tool("compute", json!({"ms": 0})).await.unwrap()),
+        "done after 0 ms"
+    );
+    let refused = plain.call_tool("quick", json!({})).await.unwrap_err();
+    assert!(
+        matches!(refused, oxmcp::Error::Remote(ref e) if e.code == -32021),
+        "{refused:?}"
+    );
+    let _ = client.close().await;
+    let _ = plain.close().await;
     served.stop().await;
 }

@@ -32,6 +32,7 @@ mod requests;
 mod send;
 mod server_requests;
 mod subscription;
+mod tasks;
 mod tool_headers;
 
 use tool_headers::ToolHeaders;
@@ -46,7 +47,7 @@ use crate::connection::{read_loop, Connection};
 use crate::error::{Error, Result};
 use crate::protocol::{
     code, jsonrpc, meta, methods, DiscoverResult, Era, ErrorObject, Implementation, InitializeResult, LoggingLevel,
-    ProtocolVersion, RequestId, ServerCapabilities,
+    ProtocolVersion, RequestId, ServerCapabilities, TASKS_EXTENSION,
 };
 use crate::transport::child::{ChildProcess, StdioCommand};
 use crate::transport::{Envelope, Transport};
@@ -307,7 +308,12 @@ impl Client {
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
             meta.insert(meta::PROTOCOL_VERSION.into(), version.as_str().into());
-            meta.insert(meta::CLIENT_CAPABILITIES.into(), to_value(&options.capabilities()));
+            let mut capabilities = options.capabilities();
+            if options.tasks {
+                let tasks = Map::from_iter([(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()))]);
+                capabilities.extensions = Some(tasks);
+            }
+            meta.insert(meta::CLIENT_CAPABILITIES.into(), to_value(&capabilities));
             meta.insert(meta::CLIENT_INFO.into(), to_value(&options.info));
             if let Some(level) = log_level {
                 meta.insert(meta::LOG_LEVEL.into(), to_value(&level));

@@ -79,6 +79,7 @@ pub struct ClientOptions {
     pub(crate) max_list_pages: usize,
     pub(crate) max_server_requests: usize,
     pub(crate) max_sampling_per_round: usize,
+    pub(crate) tasks: bool,
 }
 
 impl ClientOptions {
@@ -99,7 +100,18 @@ impl ClientOptions {
             max_list_pages: 100,
             max_server_requests: 16,
             max_sampling_per_round: 8,
+            tasks: true,
         }
+    }
+
+    /// Whether the client declares the 2026-07-28 tasks extension (default on): a server
+    /// may then answer a tool call with a task, which [`Client::call_tool`] follows to its
+    /// result (polling, answering what the task asks, cancelling it with the call).
+    ///
+    /// [`Client::call_tool`]: crate::client::Client::call_tool
+    pub fn tasks(mut self, on: bool) -> Self {
+        self.tasks = on;
+        self
     }
 
     /// Which era to speak.

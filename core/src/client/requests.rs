@@ -130,7 +130,10 @@ impl Client {
         }
     }
 
-    /// Calls a tool. `arguments` must serialize to a JSON object (or null for none).
+    /// Calls a tool. `arguments` must serialize to a JSON object (or null for none). A
+    /// server that answers with a task (the 2026-07-28 tasks extension, which the client
+    /// declares unless [`ClientOptions::tasks`](super::ClientOptions::tasks) is off) is
+    /// followed to the task's result: this returns what the tool returned.
     pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult> {
         self.call_tool_with(name, arguments, &CallOptions::default()).await
     }

@@ -50,7 +50,8 @@ impl Client {
     /// Sends a request in the connection's era and decodes its final result. In the
     /// 2026-07-28 era an `input_required` answer is handled here: each input request goes
     /// to the registered handler, and the request is retried with the answers and the
-    /// server's `requestState`, for at most [`MAX_INPUT_ROUNDS`] rounds.
+    /// server's `requestState`, for at most [`MAX_INPUT_ROUNDS`] rounds; a task (the tasks
+    /// extension) is followed to its result.
     pub async fn request<R: DeserializeOwned>(
         &self,
         method: &str,
@@ -60,8 +61,10 @@ impl Client {
         let mut raw = self.request_raw(method, params.clone(), options).await?;
         for _ in 0..MAX_INPUT_ROUNDS {
             let head: ResultHead = decode(&raw)?;
-            if head.result_type != Some(ResultType::InputRequired) {
-                return decode(&raw);
+            match head.result_type {
+                Some(ResultType::InputRequired) => {}
+                Some(ResultType::Task) => return decode(&self.follow_task(method, &raw, options).await?),
+                _ => return decode(&raw),
             }
             let input: InputRequiredResult = decode(&raw)?;
             let mut retry = params.clone();

@@ -47,3 +47,7 @@ pub use sampling::*;
 pub use subscriptions::*;
 pub use tools::*;
 pub use version::{Era, ProtocolVersion};
+
+/// The identifier of the tasks extension (2026-07-28, SEP-2663), in both sides'
+/// `extensions` capabilities.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";

@@ -25,8 +25,7 @@ use super::mrtr::{InputRound, Run};
 use crate::protocol::{meta, CallToolResult, ClientCapabilities, ErrorObject, InputRequest, InputResponse, ResultType};
 use crate::BoxFuture;
 
-/// The extension's identifier, in both sides' `extensions` capabilities.
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub use crate::protocol::TASKS_EXTENSION as EXTENSION;
 
 /// How long tasks live, how often clients poll them, and how many are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
