@@ -85,6 +85,9 @@ pub struct ClientConfig {
     /// How many sampling requests one 2026-07-28 `input_required` round may ask for
     /// (default 8).
     pub max_sampling_per_round: Option<f64>,
+    /// Declare the 2026-07-28 tasks extension (default on): tool calls answered with a
+    /// task are followed to their result.
+    pub tasks: Option<bool>,
 }
 
 /// Per-call settings.
@@ -441,6 +444,9 @@ fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi:
     }
     if let Some(requests) = config.max_sampling_per_round {
         options = options.max_sampling_per_round(convert::count(requests, "maxSamplingPerRound")?);
+    }
+    if let Some(on) = config.tasks {
+        options = options.tasks(on);
     }
     let answerer = || JsAnswerer::new(callback);
     if config.sampling == Some(true) {

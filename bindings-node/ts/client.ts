@@ -74,6 +74,12 @@ export interface ClientOptions extends ClientHandlers {
   maxServerRequests?: number;
   /** How many sampling requests one 2026-07-28 `input_required` round may ask for (default 8). */
   maxSamplingPerRound?: number;
+  /**
+   * Declare the 2026-07-28 tasks extension (default `true`): a tool call the server answers
+   * with a task is followed to its result (polled, its questions answered by the handlers,
+   * cancelled with the call).
+   */
+  tasks?: boolean;
 }
 
 /** A server process to start. */
@@ -441,5 +447,6 @@ function clientConfig(options: ClientOptions): ClientConfig {
     maxListPages: options.maxListPages,
     maxServerRequests: options.maxServerRequests,
     maxSamplingPerRound: options.maxSamplingPerRound,
+    tasks: options.tasks,
   }) as unknown as ClientConfig;
 }

@@ -39,6 +39,7 @@ pub struct ClientConfig {
     max_list_pages: Option<usize>,
     max_server_requests: Option<usize>,
     max_sampling_per_round: Option<usize>,
+    tasks: bool,
 }
 
 #[pymethods]
@@ -47,11 +48,13 @@ impl ClientConfig {
     /// `sampling(params)`, `elicitation(params)` and `roots()` return awaitables of the
     /// result dicts; `on_notification(method, params)` is called on the loop. The limits
     /// on what a server may ask of the client (None: the core's defaults): pages per
-    /// listing, server requests answered at once, sampling requests per round.
+    /// listing, server requests answered at once, sampling requests per round. `tasks`
+    /// declares the 2026-07-28 tasks extension (tool calls answered with a task are
+    /// followed to their result).
     #[new]
     #[pyo3(signature = (
         name, version, era="auto", timeout=None, sampling=None, elicitation=None, roots=None, on_notification=None,
-        max_list_pages=None, max_server_requests=None, max_sampling_per_round=None,
+        max_list_pages=None, max_server_requests=None, max_sampling_per_round=None, tasks=true,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -66,6 +69,7 @@ impl ClientConfig {
         max_list_pages: Option<usize>,
         max_server_requests: Option<usize>,
         max_sampling_per_round: Option<usize>,
+        tasks: bool,
     ) -> PyResult<Self> {
         let era = match era {
             "auto" => EraMode::Auto,
@@ -89,6 +93,7 @@ impl ClientConfig {
             max_list_pages,
             max_server_requests,
             max_sampling_per_round,
+            tasks,
         })
     }
 }
@@ -98,7 +103,8 @@ impl ClientConfig {
     fn options(&self, py: Python<'_>, slot: &LoopSlot) -> ClientOptions {
         let mut options = ClientOptions::new(&self.name, &self.version)
             .era(self.era)
-            .timeout(self.timeout);
+            .timeout(self.timeout)
+            .tasks(self.tasks);
         if let Some(pages) = self.max_list_pages {
             options = options.max_list_pages(pages);
         }

@@ -85,6 +85,10 @@ pub struct ClientOptions {
     /// (default 8).
     #[uniffi(default = 8)]
     pub max_sampling_per_round: i64,
+    /// Declare the 2026-07-28 tasks extension (default on): a tool call the server answers
+    /// with a task is followed to its result.
+    #[uniffi(default = true)]
+    pub tasks: bool,
 }
 
 impl ClientOptions {
@@ -100,7 +104,8 @@ impl ClientOptions {
             .probe_timeout(duration_ms(self.probe_timeout_ms, "probeTimeoutMs")?)
             .max_list_pages(size(self.max_list_pages, "maxListPages")?)
             .max_server_requests(size(self.max_server_requests, "maxServerRequests")?)
-            .max_sampling_per_round(size(self.max_sampling_per_round, "maxSamplingPerRound")?);
+            .max_sampling_per_round(size(self.max_sampling_per_round, "maxSamplingPerRound")?)
+            .tasks(self.tasks);
         if let Some(handler) = &self.elicitation {
             options = options.on_elicitation(Elicitation(Arc::clone(handler)), self.elicitation_url);
         }

@@ -262,6 +262,7 @@ class ClientConfig:
         max_list_pages: int | None = None,
         max_server_requests: int | None = None,
         max_sampling_per_round: int | None = None,
+        tasks: bool = True,
     ) -> ClientConfig: ...
 
 @final

@@ -68,6 +68,10 @@ class Client:
     pages followed by the ``list_*`` methods (100), ``max_server_requests`` of the
     server's requests answered at once (16; more are refused), ``max_sampling_per_round``
     sampling requests in one 2026-07-28 ``input_required`` round (8).
+
+    ``tasks`` declares the 2026-07-28 tasks extension (default on): a tool call the server
+    answers with a task is followed to its result (polled, what it asks answered by the
+    handlers, cancelled with the call), so ``call_tool`` returns what the tool returned.
     """
 
     def __init__(
@@ -85,6 +89,7 @@ class Client:
         max_list_pages: int | None = None,
         max_server_requests: int | None = None,
         max_sampling_per_round: int | None = None,
+        tasks: bool = True,
     ) -> None:
         self._server = server
         self._command: list[str] | None = None
@@ -102,6 +107,7 @@ class Client:
             max_list_pages,
             max_server_requests,
             max_sampling_per_round,
+            tasks,
         )
         self._native: _native.Client | None = None
 
