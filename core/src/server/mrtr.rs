@@ -132,7 +132,7 @@ impl InputRound {
 
     /// What this run asked and has no answer to, taken out.
     pub(crate) fn take_asked(&self) -> BTreeMap<String, InputRequest> {
-        std::mem::take(&mut *self.asked.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *crate::lock(&self.asked))
     }
 
     /// The answer to the next call in this run from an earlier round; `None` records the

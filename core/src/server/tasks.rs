@@ -20,10 +20,20 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::dispatch::{parse_params, Outcome};
+use super::dispatch::{finish, parse_params, Outcome};
 use super::mrtr::{InputRound, Run};
-use crate::protocol::{meta, CallToolResult, ClientCapabilities, ErrorObject, InputRequest, InputResponse, ResultType};
-use crate::BoxFuture;
+use crate::protocol::result::protocol_result;
+use crate::protocol::{
+    CallToolResult, ClientCapabilities, EmptyResult, ErrorObject, InputRequest, InputResponse, Meta, ResultType,
+};
+use crate::{lock, BoxFuture};
+
+/// What names a task in the params of `tasks/get` and `tasks/cancel`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Named {
+    task_id: String,
+}
 
 pub use crate::protocol::TASKS_EXTENSION as EXTENSION;
 
@@ -202,17 +212,11 @@ impl Tasks {
         Ok(())
     }
 
-    /// The task `params` names, when `owner` made it and it has not expired.
-    fn find(&self, owner: &str, params: Option<&serde_json::value::RawValue>) -> Result<Arc<Task>, ErrorObject> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Named {
-            task_id: String,
-        }
-        let Named { task_id } = parse_params(params)?;
+    /// Task `task_id`, when `owner` made it and it has not expired.
+    fn find(&self, owner: &str, task_id: &str) -> Result<Arc<Task>, ErrorObject> {
         let table = lock(&self.table);
         table
-            .get(&task_id)
+            .get(task_id)
             .filter(|task| task.owner == owner && !task.expired(self.limits.ttl, SystemTime::now()))
             .cloned()
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task: {task_id}")))
@@ -225,7 +229,8 @@ impl Tasks {
         params: Option<&serde_json::value::RawValue>,
         stamp: Option<&Value>,
     ) -> Outcome {
-        self.find(owner, params)?
+        let Named { task_id } = parse_params(params)?;
+        self.find(owner, &task_id)?
             .view(&self.limits, ResultType::Complete, true, stamp)
     }
 
@@ -241,11 +246,15 @@ impl Tasks {
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Update {
+            task_id: String,
             #[serde(default)]
             input_responses: Map<String, Value>,
         }
-        let task = self.find(owner, params)?;
-        let Update { input_responses } = parse_params(params)?;
+        let Update {
+            task_id,
+            input_responses,
+        } = parse_params(params)?;
+        let task = self.find(owner, &task_id)?;
         {
             let mut state = lock(&task.state);
             let mut answered = Vec::new();
@@ -263,7 +272,7 @@ impl Tasks {
             state.last_updated_at = SystemTime::now();
         }
         task.answered.notify_one();
-        acknowledgement(stamp)
+        finish(EmptyResult::default(), stamp)
     }
 
     /// `tasks/cancel`: stops the task if it is still running; a task that ended is left as
@@ -274,10 +283,11 @@ impl Tasks {
         params: Option<&serde_json::value::RawValue>,
         stamp: Option<&Value>,
     ) -> Outcome {
-        let task = self.find(owner, params)?;
+        let Named { task_id } = parse_params(params)?;
+        let task = self.find(owner, &task_id)?;
         task.settle(Status::Cancelled, None, None);
         task.cancel.cancel();
-        acknowledgement(stamp)
+        finish(EmptyResult::default(), stamp)
     }
 }
 
@@ -305,7 +315,7 @@ impl Task {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct View<'a> {
-            result_type: ResultType,
+            result_type: Option<ResultType>,
             task_id: &'a str,
             status: Status,
             created_at: String,
@@ -319,11 +329,12 @@ impl Task {
             #[serde(skip_serializing_if = "Option::is_none")]
             error: Option<&'a ErrorObject>,
             #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-            meta: Option<Map<String, Value>>,
+            meta: Option<Meta>,
         }
+        protocol_result!(View<'_>);
         let state = lock(&self.state);
         let view = View {
-            result_type,
+            result_type: Some(result_type),
             task_id: &self.id,
             status: state.status,
             created_at: humantime::format_rfc3339_millis(self.created_at).to_string(),
@@ -333,9 +344,9 @@ impl Task {
             input_requests: (detailed && state.status == Status::InputRequired).then_some(&state.pending),
             result: state.result.as_ref().filter(|_| detailed),
             error: state.error.as_ref().filter(|_| detailed),
-            meta: server_info(stamp),
+            meta: None,
         };
-        serde_json::to_string(&view).map_err(ErrorObject::internal)
+        finish(view, stamp)
     }
 }
 
@@ -394,33 +405,6 @@ async fn until_cancelled<F: Future>(cancel: &CancellationToken, future: F) -> Op
     }
 }
 
-/// The empty result that acknowledges `tasks/update` and `tasks/cancel`.
-fn acknowledgement(stamp: Option<&Value>) -> Outcome {
-    let mut result = Map::new();
-    result.insert(
-        "resultType".to_owned(),
-        serde_json::to_value(ResultType::Complete).map_err(ErrorObject::internal)?,
-    );
-    if let Some(meta) = server_info(stamp) {
-        result.insert("_meta".to_owned(), Value::Object(meta));
-    }
-    serde_json::to_string(&result).map_err(ErrorObject::internal)
-}
-
-/// The `_meta` that names the server on a modern result.
-fn server_info(stamp: Option<&Value>) -> Option<Map<String, Value>> {
-    stamp.map(|info| {
-        let mut meta = Map::new();
-        meta.insert(meta::SERVER_INFO.to_owned(), info.clone());
-        meta
-    })
-}
-
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Plain values: a panic elsewhere cannot leave them half-written.
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -2,7 +2,7 @@
 //! 127.0.0.1 (RFC 8252 §7.3).
 
 use std::io;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{RawQuery, State};
@@ -44,7 +44,7 @@ const DONE_PAGE: &str = "<!doctype html><meta charset=utf-8><title>Signed in</ti
 /// # drop(provider); Ok(()) }
 /// ```
 pub struct LoopbackRedirect {
-    listener: Mutex<Option<std::net::TcpListener>>,
+    listener: std::net::TcpListener,
     redirect_uri: String,
     /// One authorization waits at a time.
     waiting: AsyncMutex<()>,
@@ -57,7 +57,7 @@ impl LoopbackRedirect {
         listener.set_nonblocking(true)?;
         let port = listener.local_addr()?.port();
         Ok(LoopbackRedirect {
-            listener: Mutex::new(Some(listener)),
+            listener,
             redirect_uri: format!("http://127.0.0.1:{port}{CALLBACK_PATH}"),
             waiting: AsyncMutex::new(()),
         })
@@ -114,11 +114,7 @@ impl LoopbackRedirect {
 
     /// The listener, for tokio (made from a clone, so that it keeps listening afterwards).
     fn tokio_listener(&self) -> Result<tokio::net::TcpListener, AuthError> {
-        let slot = self.listener.lock().unwrap_or_else(|e| e.into_inner());
-        let listener = slot
-            .as_ref()
-            .ok_or_else(|| AuthError::Redirect("the loopback listener is closed".into()))?;
-        listener
+        self.listener
             .try_clone()
             .and_then(tokio::net::TcpListener::from_std)
             .map_err(|e| AuthError::Redirect(format!("the loopback listener failed: {e}")))
