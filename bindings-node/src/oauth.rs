@@ -188,15 +188,7 @@ impl NativeOAuth {
 
 /// A pre-registered client's credentials: its id, with a secret or a private key.
 fn credentials(id: String, secret: Option<String>, private_key_pem: Option<String>) -> napi::Result<ClientCredentials> {
-    let credentials = ClientCredentials::new(id);
-    Ok(match (secret, private_key_pem) {
-        (Some(_), Some(_)) => return Err(invalid("give clientSecret or privateKeyPem, not both")),
-        (Some(secret), None) => credentials.secret(secret),
-        (None, Some(pem)) => {
-            credentials.private_key(SigningKey::from_pkcs8_pem(&pem).map_err(|e| invalid(e.to_string()))?)
-        }
-        (None, None) => credentials,
-    })
+    ClientCredentials::from_settings(id, secret, private_key_pem.as_deref()).map_err(|e| invalid(e.to_string()))
 }
 
 /// What [`request_id_jag`] asks for.

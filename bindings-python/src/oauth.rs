@@ -235,16 +235,8 @@ impl OAuth {
 
 /// A pre-registered client's credentials: its id, with a secret or a private key.
 fn credentials(id: String, secret: Option<String>, private_key_pem: Option<String>) -> PyResult<ClientCredentials> {
-    let credentials = ClientCredentials::new(id);
-    Ok(match (secret, private_key_pem) {
-        (Some(_), Some(_)) => return Err(PyValueError::new_err("give client_secret or private_key_pem, not both")),
-        (Some(secret), None) => credentials.secret(secret),
-        (None, Some(pem)) => {
-            let key = SigningKey::from_pkcs8_pem(&pem).map_err(|e| PyValueError::new_err(e.to_string()))?;
-            credentials.private_key(key)
-        }
-        (None, None) => credentials,
-    })
+    ClientCredentials::from_settings(id, secret, private_key_pem.as_deref())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// Asks the identity provider's token endpoint for an ID-JAG (an identity assertion for

@@ -90,15 +90,12 @@ pub struct PreRegisteredClient {
 
 impl PreRegisteredClient {
     fn credentials(&self) -> Result<ClientCredentials, McpError> {
-        let credentials = ClientCredentials::new(&self.client_id);
-        Ok(match (&self.client_secret, &self.private_key_pem) {
-            (Some(_), Some(_)) => return Err(McpError::invalid_input("give clientSecret or privateKeyPem, not both")),
-            (Some(secret), None) => credentials.secret(secret),
-            (None, Some(pem)) => {
-                credentials.private_key(SigningKey::from_pkcs8_pem(pem).map_err(McpError::invalid_input)?)
-            }
-            (None, None) => credentials,
-        })
+        ClientCredentials::from_settings(
+            &self.client_id,
+            self.client_secret.clone(),
+            self.private_key_pem.as_deref(),
+        )
+        .map_err(McpError::invalid_input)
     }
 }
 

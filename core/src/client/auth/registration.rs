@@ -111,6 +111,29 @@ impl ClientCredentials {
         }
     }
 
+    /// Credentials as an app's settings give them: the id, with a secret or a private key
+    /// (PKCS#8 PEM, for `private_key_jwt`) or neither, never both.
+    ///
+    /// ```
+    /// use oxmcp::client::auth::ClientCredentials;
+    ///
+    /// assert!(ClientCredentials::from_settings("app", Some("s".into()), None).is_ok());
+    /// assert!(ClientCredentials::from_settings("app", Some("s".into()), Some("pem")).is_err());
+    /// ```
+    pub fn from_settings(
+        client_id: impl Into<String>,
+        secret: Option<String>,
+        private_key_pem: Option<&str>,
+    ) -> Result<ClientCredentials, AuthError> {
+        let credentials = ClientCredentials::new(client_id);
+        Ok(match (secret, private_key_pem) {
+            (Some(_), Some(_)) => return Err(AuthError::Key("give a client secret or a private key, not both".into())),
+            (Some(secret), None) => credentials.secret(secret),
+            (None, Some(pem)) => credentials.private_key(SigningKey::from_pkcs8_pem(pem)?),
+            (None, None) => credentials,
+        })
+    }
+
     /// Sets the client secret.
     pub fn secret(mut self, secret: impl Into<String>) -> ClientCredentials {
         self.client_secret = Some(secret.into());
