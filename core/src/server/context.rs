@@ -133,6 +133,14 @@ impl Context {
         self.caller().map(Caller::token)
     }
 
+    /// Who the caller is, as a stable text to bind state and tasks to: its principal on a
+    /// protected endpoint, empty elsewhere.
+    pub(crate) fn principal_key(&self) -> String {
+        self.access_token()
+            .map(|token| token.principal().key())
+            .unwrap_or_default()
+    }
+
     /// The verified caller, on a protected HTTP endpoint.
     pub(crate) fn caller(&self) -> Option<&Caller> {
         self.inner.caller.as_deref()

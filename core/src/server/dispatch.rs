@@ -306,10 +306,7 @@ impl Dispatcher {
         if !tasks::requested(ctx.client_capabilities()) {
             return Err(tasks::extension_required());
         }
-        let owner = ctx
-            .access_token()
-            .map(|token| token.principal().key())
-            .unwrap_or_default();
+        let owner = ctx.principal_key();
         let tasks = self.server.tasks();
         match method {
             methods::TASKS_GET => tasks.get(&owner, params, stamp),

@@ -17,7 +17,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use super::auth::AccessToken;
 use super::context::Context;
 use super::handler::HandlerError;
 use super::Server;
@@ -212,8 +211,7 @@ impl InputRound {
 /// What sealed state is bound to: the method, the target's name, the arguments, and the
 /// caller's principal on an endpoint that requires tokens (so that state replayed by
 /// another caller does not open).
-pub(crate) fn binding(method: &str, target: &str, arguments: &impl Serialize, caller: Option<&AccessToken>) -> Vec<u8> {
-    let principal = caller.map(|token| token.principal().key()).unwrap_or_default();
+pub(crate) fn binding(method: &str, target: &str, arguments: &impl Serialize, principal: &str) -> Vec<u8> {
     let mut binding = format!("{method}\0{target}\0{principal}\0").into_bytes();
     // Maps serialize with sorted keys, so equal arguments give equal bytes.
     binding.extend(serde_json::to_vec(arguments).unwrap_or_default());
@@ -240,7 +238,7 @@ pub(crate) fn input_round(
     }
     let round = Arc::new(InputRound::start(
         server.input_policy(),
-        binding(method, target, arguments, ctx.access_token()),
+        binding(method, target, arguments, &ctx.principal_key()),
         request_state.as_deref(),
         responses,
     )?);
@@ -280,6 +278,7 @@ pub(crate) async fn run_handler<T>(
 mod tests {
     use super::*;
     use crate::protocol::{ElicitAction, ElicitResult, ListRootsRequestParams};
+    use crate::server::auth::AccessToken;
 
     fn policy() -> InputPolicy {
         InputPolicy {
@@ -304,7 +303,7 @@ mod tests {
     #[tokio::test]
     async fn a_second_round_answers_the_first_and_asks_the_next() {
         let policy = policy();
-        let bind = || binding("tools/call", "t", &serde_json::json!({"a": 1}), None);
+        let bind = || binding("tools/call", "t", &serde_json::json!({"a": 1}), "");
         let first = InputRound::start(&policy, bind(), None, None).unwrap();
         assert!(first.ask(roots()).is_none());
         let result = first.input_required(&policy, None).unwrap();
@@ -325,7 +324,7 @@ mod tests {
         let alice = AccessToken::new("a").issuer("as").subject("alice");
         let mallory = AccessToken::new("m").issuer("as").subject("mallory");
         let args = serde_json::json!({"a": 1});
-        let for_alice = binding("tools/call", "t", &args, Some(&alice));
+        let for_alice = binding("tools/call", "t", &args, &alice.principal().key());
         let alices_state = InputRound::start(&policy, for_alice.clone(), None, None)
             .unwrap()
             .input_required(&policy, None);
@@ -337,24 +336,24 @@ mod tests {
                 .code
         };
         assert_eq!(
-            refused(binding("tools/call", "t", &serde_json::json!({"a": 2}), None), &state),
+            refused(binding("tools/call", "t", &serde_json::json!({"a": 2}), ""), &state),
             -32602
         );
         assert_eq!(
             refused(
-                binding("tools/call", "t", &args, Some(&mallory)),
+                binding("tools/call", "t", &args, &mallory.principal().key()),
                 &alices_state.clone().unwrap()
             ),
             -32602
         );
         assert_eq!(
-            refused(binding("tools/call", "t", &args, None), &alices_state.clone().unwrap()),
+            refused(binding("tools/call", "t", &args, ""), &alices_state.clone().unwrap()),
             -32602
         );
         let again = AccessToken::new("a2").issuer("as").subject("alice");
         assert!(InputRound::start(
             &policy,
-            binding("tools/call", "t", &args, Some(&again)),
+            binding("tools/call", "t", &args, &again.principal().key()),
             Some(&alices_state.unwrap()),
             None
         )

@@ -421,13 +421,8 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
     };
     if ctx.era() == Era::Modern && tool.task_support != TaskSupport::Forbidden {
         if tasks::requested(ctx.client_capabilities()) {
-            let owner = ctx
-                .access_token()
-                .map(|token| token.principal().key())
-                .unwrap_or_default();
-            return server
-                .tasks()
-                .start(owner, task_run(server, ctx, &tool, arguments), stamp);
+            let run = task_run(server, ctx, &tool, arguments);
+            return server.tasks().start(ctx.principal_key(), run, stamp);
         }
         if tool.task_support == TaskSupport::Required {
             return Err(tasks::extension_required());
