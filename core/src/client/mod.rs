@@ -87,6 +87,9 @@ struct ClientInner {
     resource_streams: Mutex<HashMap<String, Subscription>>,
     tool_headers: ToolHeaders,
     child: tokio::sync::Mutex<Option<ChildProcess>>,
+    /// The capabilities every modern request declares, made once: the handlers', and the
+    /// tasks extension unless turned off.
+    modern_capabilities: Value,
 }
 
 impl Client {
@@ -118,6 +121,11 @@ impl Client {
         let (connection, incoming) = Connection::start(transport);
         let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
         let server_requests = Arc::new(Semaphore::new(options.max_server_requests));
+        let mut modern_capabilities = options.capabilities();
+        if options.tasks {
+            let tasks = Map::from_iter([(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()))]);
+            modern_capabilities.extensions = Some(tasks);
+        }
         let client = Client {
             inner: Arc::new(ClientInner {
                 connection,
@@ -130,6 +138,7 @@ impl Client {
                 resource_streams: Mutex::new(HashMap::new()),
                 tool_headers: ToolHeaders::default(),
                 child: tokio::sync::Mutex::new(child),
+                modern_capabilities: to_value(&modern_capabilities),
             }),
         };
         let reader = client.clone();
@@ -308,12 +317,7 @@ impl Client {
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
             meta.insert(meta::PROTOCOL_VERSION.into(), version.as_str().into());
-            let mut capabilities = options.capabilities();
-            if options.tasks {
-                let tasks = Map::from_iter([(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()))]);
-                capabilities.extensions = Some(tasks);
-            }
-            meta.insert(meta::CLIENT_CAPABILITIES.into(), to_value(&capabilities));
+            meta.insert(meta::CLIENT_CAPABILITIES.into(), self.inner.modern_capabilities.clone());
             meta.insert(meta::CLIENT_INFO.into(), to_value(&options.info));
             if let Some(level) = log_level {
                 meta.insert(meta::LOG_LEVEL.into(), to_value(&level));
