@@ -46,11 +46,14 @@ enum Grant {
         metadata: ClientMetadata,
         authorize: Py<PyAny>,
     },
-    /// The client credentials grant, of a pre-registered client.
-    ClientCredentials,
+    /// The client credentials grant, of a client pre-registered with an issuer.
+    ClientCredentials((String, ClientCredentials)),
     /// The JWT bearer grant of a pre-registered client, with the assertions
     /// `assertion(target)` makes.
-    JwtBearer { assertion: Py<PyAny> },
+    JwtBearer {
+        client: (String, ClientCredentials),
+        assertion: Py<PyAny>,
+    },
 }
 
 #[pymethods]
@@ -103,14 +106,15 @@ impl OAuth {
                 ))
             }
         };
+        let machine = || {
+            pre_registered.clone().ok_or_else(|| {
+                PyValueError::new_err(format!("{grant} needs a pre-registered client: issuer and client_id"))
+            })
+        };
         let grant = match (grant, authorize, redirect_uri.clone(), open_browser) {
-            ("client_credentials" | "jwt_bearer", ..) if pre_registered.is_none() => {
-                return Err(PyValueError::new_err(format!(
-                    "{grant} needs a pre-registered client: issuer and client_id"
-                )))
-            }
-            ("client_credentials", ..) => Grant::ClientCredentials,
+            ("client_credentials", ..) => Grant::ClientCredentials(machine()?),
             ("jwt_bearer", ..) => Grant::JwtBearer {
+                client: machine()?,
                 assertion: assertion.ok_or_else(|| PyValueError::new_err("jwt_bearer needs an assertion"))?,
             },
             ("authorization_code", Some(authorize), Some(redirect_uri), _) => Grant::Redirect {
@@ -164,6 +168,17 @@ impl OAuth {
         if let Some(provider) = made.as_ref() {
             return Ok(provider.clone());
         }
+        // What may fail comes first: once taken, the grant cannot be taken again.
+        let store = self
+            .storage
+            .as_ref()
+            .map(|storage| text_store(storage.bind(py), slot))
+            .transpose()?;
+        let dpop_key = self
+            .dpop
+            .then(SigningKey::generate)
+            .transpose()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         let grant = self.grant.lock().unwrap_or_else(|e| e.into_inner()).take();
         let mut provider = match grant {
             Some(Grant::Loopback {
@@ -191,12 +206,13 @@ impl OAuth {
                     async move { came_back.await.map_err(|e| format!("authorize failed: {e:?}")) }
                 })
             }
-            Some(Grant::ClientCredentials) => {
-                let (issuer, credentials) = self.pre_registered.clone().expect("checked when made");
+            Some(Grant::ClientCredentials((issuer, credentials))) => {
                 OAuthProvider::client_credentials(issuer, credentials)
             }
-            Some(Grant::JwtBearer { assertion }) => {
-                let (issuer, credentials) = self.pre_registered.clone().expect("checked when made");
+            Some(Grant::JwtBearer {
+                client: (issuer, credentials),
+                assertion,
+            }) => {
                 let assertion = PyHandler::new(assertion.bind(py), slot.clone());
                 OAuthProvider::jwt_bearer(issuer, credentials, move |target| {
                     let made = assertion.call::<String>("assertion", move |py| {
@@ -209,9 +225,9 @@ impl OAuth {
                     async move { made.await.map_err(|e| format!("assertion failed: {e:?}")) }
                 })
             }
-            None => unreachable!("the grant is taken once, under the provider's lock"),
+            None => unreachable!("the grant is taken once, under the provider's lock, when nothing can fail"),
         };
-        // (Again for the client credentials grant: the same issuer, the same credentials.)
+        // (Again for the machine grants: the same issuer, the same credentials.)
         if let Some((issuer, credentials)) = self.pre_registered.clone() {
             provider = provider.pre_registered(issuer, credentials);
         }
@@ -221,11 +237,10 @@ impl OAuth {
         if let Some(path) = &self.token_file {
             provider = provider.token_store(FileTokenStore::new(path));
         }
-        if let Some(storage) = &self.storage {
-            provider = provider.token_store(text_store(storage.bind(py), slot)?);
+        if let Some(store) = store {
+            provider = provider.token_store(store);
         }
-        if self.dpop {
-            let key = SigningKey::generate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        if let Some(key) = dpop_key {
             provider = provider.dpop(key);
         }
         *made = Some(provider.clone());

@@ -398,6 +398,11 @@ async def test_tokens_kept_by_the_apps_own_storage() -> None:
             assert keyring.text is not None and metadata["issuer"] in keyring.text
     with pytest.raises(ValueError, match="not both"):
         OAuth("app", token_file="t.json", storage=Keyring())
+    # A storage that cannot work fails every connection the same way, none of them panics.
+    broken = OAuth("app", open_browser=lambda url: None, storage=object())  # type: ignore[arg-type]
+    for _ in range(2):
+        with pytest.raises(AttributeError, match="load"):
+            await Client.http("http://127.0.0.1:9/mcp", auth=broken).connect()
 
 
 async def test_a_machine_client_uses_client_credentials() -> None:
