@@ -13,7 +13,9 @@ use pyo3::prelude::*;
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use oxmcp::client::{CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification};
+use oxmcp::client::{
+    CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification, ToolTask as CoreToolTask,
+};
 use oxmcp::protocol::{methods, CompletionReference, LoggingLevel, ProgressNotificationParams};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
@@ -324,6 +326,34 @@ impl Client {
         })
     }
 
+    /// Calls a tool as a task, when the server runs it as one; the awaitable gives a
+    /// `ToolTask`.
+    #[pyo3(signature = (name, arguments=None))]
+    fn call_tool_as_task<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments = arguments.map(convert::to_json).transpose()?.unwrap_or(Value::Null);
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let task = client.call_tool_as_task(&name, arguments).await;
+            runtime::attach(|py| match task {
+                Ok(task) => Py::new(py, ToolTask { inner: task }).map(Py::into_any),
+                Err(e) => Err(error::client_error(py, e)),
+            })
+            .unwrap_or_else(|| Err(error::exiting()))
+        })
+    }
+
+    /// A handle on task `id`, made by an earlier tool call of the same caller.
+    fn tool_task(&self, id: String) -> ToolTask {
+        ToolTask {
+            inner: self.inner.tool_task(id),
+        }
+    }
+
     /// Reads a resource.
     fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();
@@ -460,6 +490,45 @@ fn describe(notification: ServerNotification) -> (String, Value) {
 }
 
 /// The Python value of a client call's outcome.
+/// A tool call the server runs as a task (or answered in place).
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct ToolTask {
+    inner: CoreToolTask,
+}
+
+#[pymethods]
+impl ToolTask {
+    /// The task's id; None when the call was answered in place.
+    #[getter]
+    fn id(&self) -> Option<&str> {
+        self.inner.id()
+    }
+
+    /// The task as the server shows it now (None when answered in place).
+    fn status<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let task = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(task.status().await) })
+    }
+
+    /// Waits until the task ends, and gives it as it ended.
+    fn wait<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let task = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(task.wait().await) })
+    }
+
+    /// What the tool returned, once the task ended.
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let task = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(task.result().await) })
+    }
+
+    /// Asks the server to stop the task.
+    fn cancel<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let task = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(task.cancel().await) })
+    }
+}
+
 fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> {
     runtime::attach(|py| match outcome {
         Ok(value) => convert::to_python(py, &value).map(Bound::unbind),

@@ -36,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::Context>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<client::ClientConfig>()?;
+    m.add_class::<client::ToolTask>()?;
     m.add_class::<http::HttpConfig>()?;
     m.add_class::<http::HttpServer>()?;
     m.add_class::<auth::JwtVerifier>()?;

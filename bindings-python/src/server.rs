@@ -7,6 +7,7 @@
 //! handler traits by running them on the loop in the server's [`LoopSlot`].
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -16,9 +17,10 @@ use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
-    DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, TaskSupport, ToolDef,
-    ToolOutput,
+    DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, TaskLimits, TaskSupport,
+    ToolDef, ToolOutput,
 };
+use oxmcp::state::SqliteTaskStore;
 use oxmcp::transport::Transport;
 
 use crate::handler::{LoopSlot, PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
@@ -44,11 +46,14 @@ impl Server {
     /// a legacy client to be answered; `mask_error_details` sends a generic message for
     /// handler errors. `auth` (a `JwtVerifier`, an `IntrospectionVerifier`, or a callable
     /// `verify(token)` returning an awaitable of the token's claims or None) makes every
-    /// HTTP request need a token it accepts.
+    /// HTTP request need a token it accepts. Tasks live `task_ttl` seconds, are polled
+    /// every `task_poll_interval` seconds, at most `max_tasks` are kept, in memory or in the
+    /// SQLite file `task_store`.
     #[new]
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
-        client_request_timeout=None, mask_error_details=None, auth=None,
+        client_request_timeout=None, mask_error_details=None, auth=None, task_store=None, task_ttl=None,
+        task_poll_interval=None, max_tasks=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -61,6 +66,10 @@ impl Server {
         client_request_timeout: Option<f64>,
         mask_error_details: Option<bool>,
         auth: Option<&Bound<'_, PyAny>>,
+        task_store: Option<PathBuf>,
+        task_ttl: Option<f64>,
+        task_poll_interval: Option<f64>,
+        max_tasks: Option<usize>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -84,6 +93,19 @@ impl Server {
         }
         if let Some(mask) = mask_error_details {
             builder = builder.mask_error_details(mask);
+        }
+        let defaults = TaskLimits::default();
+        builder = builder.task_limits(TaskLimits {
+            ttl: task_ttl.map_or(Ok(defaults.ttl), |t| convert::seconds(t, "task_ttl"))?,
+            poll_interval: task_poll_interval.map_or(Ok(defaults.poll_interval), |t| {
+                convert::seconds(t, "task_poll_interval")
+            })?,
+            max_tasks: max_tasks.unwrap_or(defaults.max_tasks),
+        });
+        if let Some(path) = task_store {
+            let store = SqliteTaskStore::open(&path)
+                .map_err(|e| PyValueError::new_err(format!("task_store {}: {e}", path.display())))?;
+            builder = builder.task_store(Arc::new(store));
         }
         let inner = builder.build().map_err(definition_error)?;
         let slot = LoopSlot::default();

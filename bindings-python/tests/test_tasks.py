@@ -1,13 +1,22 @@
-"""Tools as tasks (the 2026-07-28 tasks extension) between Python peers over HTTP: a
-``task="optional"`` tool runs as a task for a client that declares the extension (which
-follows it to its result, answering what it asks) and in place for one that does not; a
-``task="required"`` one refuses the latter with -32021."""
+"""Tools as tasks between Python peers: a ``task="optional"`` tool runs as a task for a
+client that declares the 2026-07-28 extension (which follows it to its result, answering
+what it asks) and in place for one that does not; a ``task="required"`` one refuses the
+latter with -32021. A ``ToolTask`` handle polls, waits for, reads and cancels a task in both
+eras; a server with a ``task_store`` killed mid-task still answers for its tasks after a
+restart."""
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
+from conftest import ERAS, TESTS, http_server
 from oxmcp import Client, Context, McpError, Server
+from oxmcp.client import Era
 from oxmcp.types import ElicitRequest
 
 
@@ -41,3 +50,87 @@ async def test_a_tool_runs_as_a_task_for_clients_that_support_tasks() -> None:
             with pytest.raises(McpError) as refused:
                 await plain.call_tool("quick")
             assert refused.value.code == -32021
+
+
+def handle_server() -> Server:
+    server = task_server()
+
+    @server.tool(task="optional")
+    async def sleep(seconds: float, ctx: Context) -> str:
+        await ctx.progress(1, 2)
+        await asyncio.sleep(seconds)
+        return f"slept {seconds} s"
+
+    @server.tool()
+    def plain() -> str:
+        return "plain"
+
+    return server
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_task_handle_polls_waits_reads_and_cancels(era: Era) -> None:
+    async with Client(handle_server(), era=era, elicitation_handler=accept) as client:
+        task = await client.call_tool_as_task("sleep", {"seconds": 0.2})
+        assert task.id is not None and len(task.id) == 32
+        now = await task.status()
+        assert now is not None and now.status == "working"
+        assert now.ttl_ms == 3_600_000
+        assert (await task.result()).content[0].text == "slept 0.2 s"
+        ended = await task.wait()
+        assert ended is not None and ended.status == "completed"
+
+        long = await client.call_tool_as_task("sleep", {"seconds": 30})
+        await long.cancel()
+        cancelled = await long.wait()
+        assert cancelled is not None and cancelled.status == "cancelled"
+        with pytest.raises(asyncio.CancelledError):
+            await long.result()
+
+        # A required tool is run as a task by call_tool on its own, what it asks answered.
+        assert (await client.call_tool("quick")).content[0].text == "quick"
+        asking = await client.call_tool_as_task("confirm")
+        assert (await asking.result()).content[0].text == "confirmed"
+
+        plain = await client.call_tool_as_task("plain")
+        assert plain.id is None and await plain.status() is None
+        assert (await plain.result()).content[0].text == "plain"
+
+
+async def test_a_restarted_server_keeps_finished_tasks_and_fails_interrupted_ones(tmp_path: Path) -> None:
+    command = [sys.executable, str(TESTS / "servers" / "tasks.py"), str(tmp_path / "tasks.db")]
+    first, url = start_server(command)
+    try:
+        async with Client.http(url, era="modern") as client:
+            finished = await client.call_tool_as_task("sleep", {"seconds": 0})
+            assert (await finished.result()).content[0].text == "slept 0.0 s"
+            running = await client.call_tool_as_task("sleep", {"seconds": 60})
+            now = await running.status()
+            assert now is not None and now.status == "working"
+            first.kill()
+            first.wait()
+    finally:
+        first.kill()
+        first.wait()
+    with http_server(command) as url:
+        async with Client.http(url, era="modern") as client:
+            assert finished.id is not None and running.id is not None
+            done = await client.tool_task(finished.id).status()
+            assert done is not None and done.status == "completed"
+            assert (await client.tool_task(finished.id).result()).content[0].text == "slept 0.0 s"
+            interrupted = await client.tool_task(running.id).wait()
+            assert interrupted is not None and interrupted.status == "failed"
+            assert interrupted.status_message == "the server stopped while the task was running"
+            with pytest.raises(McpError):
+                await client.tool_task(running.id).result()
+
+
+def start_server(command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """The server process `command` starts, and the URL it tells on stderr."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "http://" in line:
+            return process, line[line.index("http://") :].split()[0]
+    process.kill()
+    raise AssertionError("the server did not tell its URL")

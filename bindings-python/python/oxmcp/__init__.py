@@ -31,7 +31,7 @@ import os
 from . import _native, types
 from ._errors import McpError, ProtocolError, ToolError
 from ._version import __version__
-from .client import Client, Reconnect
+from .client import Client, Reconnect, ToolTask
 from .content import Audio, Image
 from .context import Context, ElicitationResult
 from .server import HttpOptions, HttpServer, Server
@@ -42,6 +42,7 @@ from .types import (
     PromptMessage,
     ReadResourceResult,
     ResourceLink,
+    Task,
     TextContent,
 )
 
@@ -67,8 +68,10 @@ __all__ = [
     "Reconnect",
     "ResourceLink",
     "Server",
+    "Task",
     "TextContent",
     "ToolError",
+    "ToolTask",
     "__version__",
     "types",
 ]

@@ -29,6 +29,7 @@ __all__ = [
     "PendingCall",
     "PendingInput",
     "Server",
+    "ToolTask",
     "after_fork_in_child",
     "request_id_jag",
     "shutdown",
@@ -119,6 +120,10 @@ class Server:
         client_request_timeout: float | None = None,
         mask_error_details: bool | None = None,
         auth: JwtVerifier | IntrospectionVerifier | Callable[[str], Awaitable[dict[str, Any] | None]] | None = None,
+        task_store: str | PathLike[str] | None = None,
+        task_ttl: float | None = None,
+        task_poll_interval: float | None = None,
+        max_tasks: int | None = None,
     ) -> Server: ...
     def add_tool(
         self,
@@ -266,6 +271,17 @@ class ClientConfig:
     ) -> ClientConfig: ...
 
 @final
+class ToolTask:
+    """A tool call the server runs as a task (or answered in place)."""
+
+    @property
+    def id(self) -> str | None: ...
+    def status(self) -> Awaitable[dict[str, Any] | None]: ...
+    def wait(self) -> Awaitable[dict[str, Any] | None]: ...
+    def result(self) -> Awaitable[dict[str, Any]]: ...
+    def cancel(self) -> Awaitable[None]: ...
+
+@final
 class Client:
     """A connection to an MCP server."""
 
@@ -305,6 +321,8 @@ class Client:
         timeout: float | None = None,
         on_progress: Callable[[float, float | None, str | None], None] | None = None,
     ) -> Awaitable[dict[str, Any]]: ...
+    def call_tool_as_task(self, name: str, arguments: _Json = None) -> Awaitable[ToolTask]: ...
+    def tool_task(self, id: str) -> ToolTask: ...
     def read_resource(self, uri: str) -> Awaitable[dict[str, Any]]: ...
     def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Awaitable[dict[str, Any]]: ...
     def complete(

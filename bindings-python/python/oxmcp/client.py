@@ -29,6 +29,7 @@ from .types import (
     Resource,
     ResourceTemplate,
     Root,
+    Task,
     Tool,
 )
 
@@ -256,6 +257,26 @@ class Client:
         result = await self._connection.call_tool(name, jsonable(arguments), timeout, on_progress)
         return CallToolResult.model_validate(result)
 
+    async def call_tool_as_task(self, name: str, arguments: dict[str, Any] | None = None) -> ToolTask:
+        """Calls a tool as a task, when the server runs it as one, and gives a
+        :class:`ToolTask` to poll, wait for, read or cancel::
+
+            task = await client.call_tool_as_task("build", {"target": "release"})
+            print((await task.status()).status)      # "working"
+            result = await task.result()              # waits for the end
+
+        In 2026-07-28 the server decides (for clients that declare the tasks extension, as
+        this one does unless ``tasks=False``); in 2025-11-25 the call asks for a task when
+        the server runs tool calls as tasks. A server that answers in place gives a
+        ``ToolTask`` whose ``id`` is None and whose ``result()`` is that answer.
+        :meth:`call_tool` follows tasks on its own: use it unless you want the handle."""
+        return ToolTask(await self._connection.call_tool_as_task(name, jsonable(arguments)))
+
+    def tool_task(self, task_id: str) -> ToolTask:
+        """A handle on a task an earlier call made (of this connection, or of another one
+        of the same caller: say, before the app restarted)."""
+        return ToolTask(self._connection.tool_task(task_id))
+
     async def list_resources(self) -> list[Resource]:
         """Every static resource."""
         return [Resource.model_validate(r) for r in await self._connection.list_resources()]
@@ -309,6 +330,42 @@ class Client:
     async def ping(self) -> None:
         """Checks that the server answers."""
         await self._connection.ping()
+
+
+class ToolTask:
+    """A tool call the server runs as a task; see :meth:`Client.call_tool_as_task`.
+    What the task asks for while it runs goes to the client's elicitation, sampling and
+    roots handlers."""
+
+    def __init__(self, native: _native.ToolTask) -> None:
+        self._native = native
+
+    @property
+    def id(self) -> str | None:
+        """The task's id; None when the server answered the call in place."""
+        return self._native.id
+
+    async def status(self) -> Task | None:
+        """The task as the server shows it now; None when the call was answered in place."""
+        return _task(await self._native.status())
+
+    async def wait(self) -> Task | None:
+        """Waits until the task ends, and gives it as it ended."""
+        return _task(await self._native.wait())
+
+    async def result(self) -> CallToolResult:
+        """What the tool returned, once the task ended (waiting for it). A task that
+        failed raises :class:`~oxmcp.McpError`; one that was cancelled,
+        :class:`asyncio.CancelledError`."""
+        return CallToolResult.model_validate(await self._native.result())
+
+    async def cancel(self) -> None:
+        """Asks the server to stop the task; a task that ended stays as it ended."""
+        await self._native.cancel()
+
+
+def _task(wire: dict[str, Any] | None) -> Task | None:
+    return Task.model_validate(wire) if wire is not None else None
 
 
 def _callback(handler: Callable[..., Any]) -> Callable[..., None]:

@@ -9,6 +9,7 @@ import contextlib
 import inspect
 import sys
 from collections.abc import Awaitable, Callable, Iterable
+from os import PathLike
 from typing import Any, Literal, TypeVar, overload
 
 from pydantic import ValidationError
@@ -24,8 +25,8 @@ from .context import Context
 from .types import Annotations, ToolAnnotations
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
-#: Whether a tool runs as a task for clients that support tasks (the 2026-07-28 tasks
-#: extension): never, when the client supports it, or only as one.
+#: Whether a tool runs as a task: never, when the client asks for one (2025-11-25) or
+#: supports the tasks extension (2026-07-28), or only as one.
 TaskSupport = Literal["forbidden", "optional", "required"]
 Completer = Callable[..., Iterable[str] | Awaitable[Iterable[str]]]
 Wire = dict[str, Any]
@@ -64,6 +65,10 @@ class Server:
         client_request_timeout: float | None = None,
         mask_error_details: bool = False,
         auth: TokenVerifier | None = None,
+        task_store: str | PathLike[str] | None = None,
+        task_ttl: float | None = None,
+        task_poll_interval: float | None = None,
+        max_tasks: int | None = None,
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
         one page). Bounds on each client (over stdio, in a legacy HTTP session):
@@ -80,7 +85,13 @@ class Server:
         :class:`~oxmcp.auth.IntrospectionVerifier`, or an object with ``async def
         verify(token) -> AccessToken | None``), meant for the server's URL; handlers read it
         from ``ctx.access_token``. :class:`HttpOptions` name the ``resource_url``, the
-        ``authorization_servers`` and the ``required_scopes``."""
+        ``authorization_servers`` and the ``required_scopes``.
+
+        Tools declared with ``task=`` run as tasks: they are kept ``task_ttl`` seconds
+        (default 3600), clients are asked to poll every ``task_poll_interval`` seconds
+        (default 0.5), at most ``max_tasks`` are kept (default 10,000). They live in memory,
+        or with ``task_store`` in that SQLite file: a restarted server still gives the
+        results of tasks that finished, and reports those it was running as failed."""
         info = _drop_none(
             {
                 "name": name,
@@ -102,6 +113,10 @@ class Server:
             client_request_timeout,
             mask_error_details,
             native_verifier(auth) if auth is not None else None,
+            task_store,
+            task_ttl,
+            task_poll_interval,
+            max_tasks,
         )
 
     # Tools
@@ -154,9 +169,10 @@ class Server:
         the parameters of the same names). ``scopes`` are those a caller's token must grant
         to call it, on a server with ``auth`` over HTTP (a call without them gets ``403
         insufficient_scope``, from which clients step up). ``task`` (``"optional"`` or
-        ``"required"``) runs it as a task for clients that support tasks (the 2026-07-28
-        tasks extension): they get a task to poll while the same function runs in the
-        background; a ``"required"`` one refuses other clients.
+        ``"required"``) runs it as a task: a 2025-11-25 call that asks for one and any
+        2026-07-28 call from a client with the tasks extension get a task to poll while the
+        same function runs in the background (``ctx.progress``, ``ctx.log``, ``ctx.elicit``
+        work as in a plain call); a ``"required"`` one refuses other calls.
         """
         if callable(fn_or_name):
             self.add_tool(fn_or_name)

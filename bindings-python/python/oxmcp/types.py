@@ -236,6 +236,23 @@ class CallToolResult(WireModel):
     is_error: bool | None = None
 
 
+TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
+
+
+class Task(WireModel):
+    """A tool call the server runs in the background, as ``tasks/get`` shows it.
+    ``ttl_ms`` and ``poll_interval_ms`` read either revision's names (2025-11-25 says
+    ``ttl`` and ``pollInterval``)."""
+
+    task_id: str
+    status: TaskStatus
+    status_message: str | None = None
+    created_at: str
+    last_updated_at: str
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
 class ReadResourceResult(WireModel):
     """The contents of a resource."""
 

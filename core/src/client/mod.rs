@@ -41,6 +41,7 @@ pub use notifications::ServerNotification;
 pub use options::{ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler};
 pub use send::{CallOptions, ProgressCallback, MAX_INPUT_ROUNDS};
 pub use subscription::Subscription;
+pub use tasks::ToolTask;
 
 use self::send::ProgressWatch;
 use crate::connection::{read_loop, Connection};

@@ -8,10 +8,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::pages::Cursors;
+use super::tasks::tool_call_params;
 #[cfg(doc)]
 use super::ClientOptions;
-use super::{lock, to_value, CallOptions, Client};
-use crate::error::{Error, Result};
+use super::{decode, lock, to_value, CallOptions, Client};
+use crate::error::Result;
 use crate::protocol::{
     methods, CallToolResult, CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
     CompletionReference, Era, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
@@ -131,9 +132,10 @@ impl Client {
     }
 
     /// Calls a tool. `arguments` must serialize to a JSON object (or null for none). A
-    /// server that answers with a task (the 2026-07-28 tasks extension, which the client
-    /// declares unless [`ClientOptions::tasks`](super::ClientOptions::tasks) is off) is
-    /// followed to the task's result: this returns what the tool returned.
+    /// call the server runs as a task is followed to the task's result: this returns what
+    /// the tool returned. (2026-07-28: the server makes tasks for clients that declare the
+    /// extension, as this one does unless [`ClientOptions::tasks`](super::ClientOptions::tasks)
+    /// is off; 2025-11-25: a tool that must run as a task is called again as one.)
     pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult> {
         self.call_tool_with(name, arguments, &CallOptions::default()).await
     }
@@ -145,15 +147,9 @@ impl Client {
         arguments: impl Serialize,
         options: &CallOptions,
     ) -> Result<CallToolResult> {
-        let arguments = serde_json::to_value(arguments).map_err(|e| Error::Protocol(e.to_string()))?;
-        let mut params = Map::new();
-        params.insert("name".into(), name.into());
-        match arguments {
-            Value::Null => {}
-            Value::Object(_) => {
-                params.insert("arguments".into(), arguments);
-            }
-            _ => return Err(Error::Protocol("tool arguments must be a JSON object".into())),
+        let params = tool_call_params(name, arguments)?;
+        if self.protocol_version().has_tasks() {
+            return decode(&self.call_legacy_tool(params, options).await?);
         }
         self.request(methods::TOOLS_CALL, params, options).await
     }

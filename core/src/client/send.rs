@@ -58,13 +58,27 @@ impl Client {
         params: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<R> {
+        match self.request_to_task(method, params, options).await? {
+            Answered::Done(raw) => decode(&raw),
+            Answered::Task(created) => decode(&self.follow_task(&created, options).await?),
+        }
+    }
+
+    /// Sends a request, answering `input_required` rounds, until it has a result or a task
+    /// (2026-07-28: a server may ask for input before it makes a task).
+    pub(super) async fn request_to_task(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Answered> {
         let mut raw = self.request_raw(method, params.clone(), options).await?;
         for _ in 0..MAX_INPUT_ROUNDS {
             let head: ResultHead = decode(&raw)?;
             match head.result_type {
                 Some(ResultType::InputRequired) => {}
-                Some(ResultType::Task) => return decode(&self.follow_task(method, &raw, options).await?),
-                _ => return decode(&raw),
+                Some(ResultType::Task) => return Ok(Answered::Task(raw)),
+                _ => return Ok(Answered::Done(raw)),
             }
             let input: InputRequiredResult = decode(&raw)?;
             let mut retry = params.clone();
@@ -209,6 +223,14 @@ impl Drop for PendingGuard<'_> {
             });
         }
     }
+}
+
+/// How a request was answered: with its result, or with a task that will give it.
+pub(super) enum Answered {
+    /// The result (raw).
+    Done(Box<RawValue>),
+    /// A `CreateTaskResult` (raw).
+    Task(Box<RawValue>),
 }
 
 #[derive(serde::Deserialize)]

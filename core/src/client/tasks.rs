@@ -1,7 +1,12 @@
-//! Requests the server runs as tasks (the 2026-07-28 tasks extension, SEP-2663), followed to
-//! their result: `tasks/get` at the interval the server asks for, what the task asks for
-//! answered by the client's handlers through `tasks/update`, and `tasks/cancel` when the
-//! call is cancelled.
+//! Tool calls the server runs as tasks, in both forms: 2025-11-25 (the client asks with
+//! `params.task`; the server's requests arrive on the connection and the client's handlers
+//! answer them; `tasks/result` gives the call's own answer) and the 2026-07-28 tasks
+//! extension (the server makes a task for a client that declares the extension; what it
+//! asks for is answered with `tasks/update`; `tasks/get` carries the result).
+//!
+//! [`Client::call_tool`] follows a task to its result, polling at the interval the server
+//! asks for; [`Client::call_tool_as_task`] gives a [`ToolTask`] to poll, wait for, read or
+//! cancel.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -11,24 +16,25 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::send::CallOptions;
+use super::send::{Answered, CallOptions};
 use super::{decode, to_value, Client};
 use crate::error::{Error, Result};
-use crate::protocol::{methods, ErrorObject, InputRequests, InputResponses};
+use crate::protocol::{
+    code, methods, CallToolResult, Era, ErrorObject, InputRequests, InputResponses, Task, TaskStatus,
+};
 
 /// The polling interval when the server names none, and the bounds of one it names.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 const MIN_POLL: Duration = Duration::from_millis(20);
 const MAX_POLL: Duration = Duration::from_secs(30);
 
-/// What the client reads of a task: a `CreateTaskResult` or a `tasks/get` result.
+/// What the client reads of a `tasks/get` result: the task, and in the modern era what its
+/// status carries.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct TaskState {
-    task_id: String,
-    status: String,
-    #[serde(default)]
-    poll_interval_ms: Option<u64>,
+struct Polled {
+    #[serde(flatten)]
+    task: Task,
     #[serde(default)]
     input_requests: Option<InputRequests>,
     #[serde(default)]
@@ -37,41 +43,164 @@ struct TaskState {
     error: Option<ErrorObject>,
 }
 
-impl Client {
-    /// Follows the task `created` made for a `method` request to its result (the raw
-    /// result of the request, as if it had been answered in place).
-    pub(super) async fn follow_task(
-        &self,
-        method: &str,
-        created: &RawValue,
-        options: &CallOptions,
-    ) -> Result<Box<RawValue>> {
-        let mut task: TaskState = decode(created)?;
-        let id = task.task_id.clone();
-        // Each poll has the call's timeout; the task may run far longer than one request.
-        let poll = CallOptions {
-            timeout: options.timeout,
-            ..CallOptions::default()
+/// A 2025-11-25 `CreateTaskResult`: the task, nested.
+#[derive(Deserialize)]
+struct Created {
+    task: Task,
+}
+
+/// A tool call made with [`Client::call_tool_as_task`]: a task on the server, or the answer
+/// of a server that ran the call in place (one without tasks, or a tool that never runs as
+/// one). Cheap to clone; clones refer to the same task.
+#[derive(Clone)]
+pub struct ToolTask {
+    client: Client,
+    /// The task; `None` when the call was answered in place.
+    created: Option<TaskRef>,
+    answered: Option<std::sync::Arc<RawValue>>,
+}
+
+/// What a [`ToolTask`] knows of its task before it asks: its id, and how often the server
+/// said to poll.
+#[derive(Debug, Clone)]
+struct TaskRef {
+    id: String,
+    poll_interval_ms: Option<u64>,
+}
+
+impl From<Task> for TaskRef {
+    fn from(task: Task) -> Self {
+        TaskRef {
+            id: task.task_id,
+            poll_interval_ms: task.poll_interval_ms,
+        }
+    }
+}
+
+impl std::fmt::Debug for ToolTask {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolTask").field("task", &self.created).finish()
+    }
+}
+
+impl ToolTask {
+    /// The task's id; `None` when the server answered the call in place.
+    pub fn id(&self) -> Option<&str> {
+        self.created.as_ref().map(|task| task.id.as_str())
+    }
+
+    /// The task as the server shows it now (`tasks/get`); `None` when the call was
+    /// answered in place.
+    pub async fn status(&self) -> Result<Option<Task>> {
+        match &self.created {
+            Some(task) => Ok(Some(self.poll(&task.id, &CallOptions::default()).await?.task)),
+            None => Ok(None),
+        }
+    }
+
+    /// Waits until the task ends, answering what it asks for with the client's handlers,
+    /// and gives it as it ended; `None` when the call was answered in place.
+    pub async fn wait(&self) -> Result<Option<Task>> {
+        match &self.created {
+            Some(task) => Ok(Some(self.follow(task, &CallOptions::default()).await?.task)),
+            None => Ok(None),
+        }
+    }
+
+    /// What the tool returned, once the task ended (waiting for it as [`wait`](Self::wait)
+    /// does). A task that failed with an error gives it; one that was cancelled gives
+    /// [`Error::Cancelled`].
+    pub async fn result(&self) -> Result<CallToolResult> {
+        self.result_with(&CallOptions::default()).await
+    }
+
+    /// [`result`](Self::result) with a timeout for each poll and a cancellation that
+    /// cancels the task.
+    pub async fn result_with(&self, options: &CallOptions) -> Result<CallToolResult> {
+        decode(&self.raw_result(options).await?)
+    }
+
+    /// Asks the server to stop the task. A task that ended already stays as it ended.
+    pub async fn cancel(&self) -> Result<()> {
+        let Some(task) = &self.created else {
+            return Ok(());
         };
+        match self
+            .client
+            .task_request(methods::TASKS_CANCEL, &task.id, None, &CallOptions::default())
+            .await
+        {
+            // 2025-11-25 refuses to cancel a task that ended: nothing is left to stop.
+            Err(Error::Remote(error)) if error.code == code::INVALID_PARAMS && self.legacy() => {
+                match self.status().await? {
+                    Some(now) if now.status.is_terminal() => Ok(()),
+                    _ => Err(Error::Remote(error)),
+                }
+            }
+            outcome => outcome.map(drop),
+        }
+    }
+
+    /// The call's raw result, as if the server had answered it in place.
+    async fn raw_result(&self, options: &CallOptions) -> Result<Box<RawValue>> {
+        let task = match (&self.created, &self.answered) {
+            (_, Some(answered)) => return Ok(answered.as_ref().to_owned()),
+            (Some(task), None) => task,
+            (None, None) => unreachable!("a ToolTask is a task or an answer"),
+        };
+        let ended = self.follow(task, options).await?;
+        let id = &task.id;
+        match ended.task.status {
+            TaskStatus::Cancelled => Err(Error::Cancelled),
+            // 2025-11-25 gives the call's own answer, result or error, on request.
+            _ if self.legacy() => {
+                let poll = per_poll(options);
+                self.client.task_request(methods::TASKS_RESULT, id, None, &poll).await
+            }
+            TaskStatus::Failed => Err(Error::Remote(
+                ended
+                    .error
+                    .unwrap_or_else(|| ErrorObject::internal(format!("task {id} failed"))),
+            )),
+            _ => ended
+                .result
+                .ok_or_else(|| Error::InvalidResponse(format!("task {id} completed without a result"))),
+        }
+    }
+
+    fn legacy(&self) -> bool {
+        self.client.protocol_version().era() == Era::Legacy
+    }
+
+    async fn poll(&self, id: &str, options: &CallOptions) -> Result<Polled> {
+        decode(&self.client.task_request(methods::TASKS_GET, id, None, options).await?)
+    }
+
+    /// Polls the task until it ends, at the interval the server asks for. In the modern era
+    /// what it asks for is answered with `tasks/update`; in the legacy era the server's
+    /// requests reach the client's handlers on the connection, and polling goes on. When
+    /// `options`' cancellation fires, the task is cancelled.
+    async fn follow(&self, created: &TaskRef, options: &CallOptions) -> Result<Polled> {
+        let client = &self.client;
+        let id = &created.id;
+        let poll = per_poll(options);
         let cancellation = options.cancellation.clone().unwrap_or_default();
         // Keys answered already: a poll may still list them.
         let mut answered = BTreeSet::new();
+        let mut interval = created.poll_interval_ms;
         loop {
-            match task.status.as_str() {
-                "completed" => {
-                    return task
-                        .result
-                        .ok_or_else(|| Error::InvalidResponse(format!("task {id} completed without a result")))
-                }
-                "failed" => {
-                    let error = task
-                        .error
-                        .unwrap_or_else(|| ErrorObject::internal(format!("task {id} failed")));
-                    return Err(Error::Remote(error));
-                }
-                "cancelled" => return Err(Error::Cancelled),
-                "input_required" => {
-                    let asked: InputRequests = task
+            let wait = interval
+                .map_or(DEFAULT_POLL, Duration::from_millis)
+                .clamp(MIN_POLL, MAX_POLL);
+            if !client.wait_or_cancel(id, wait, &cancellation).await {
+                return Err(Error::Cancelled);
+            }
+            let mut polled = self.poll(id, &poll).await?;
+            interval = polled.task.poll_interval_ms.or(interval);
+            match polled.task.status {
+                status if status.is_terminal() => return Ok(polled),
+                TaskStatus::InputRequired => {
+                    let asked: InputRequests = polled
                         .input_requests
                         .take()
                         .unwrap_or_default()
@@ -79,24 +208,123 @@ impl Client {
                         .filter(|(key, _)| !answered.contains(key))
                         .collect();
                     if !asked.is_empty() {
-                        let responses = self.answer_round(method, asked).await?;
+                        let responses = client.answer_round(methods::TOOLS_CALL, asked).await?;
                         answered.extend(responses.keys().cloned());
-                        self.task_request(methods::TASKS_UPDATE, &id, Some(&responses), &poll)
+                        client
+                            .task_request(methods::TASKS_UPDATE, id, Some(&responses), &poll)
                             .await?;
-                        task = decode(&self.task_request(methods::TASKS_GET, &id, None, &poll).await?)?;
-                        continue;
+                        // Answered: look again at once.
+                        interval = Some(0);
                     }
                 }
                 _ => {}
             }
-            let wait = task
-                .poll_interval_ms
-                .map_or(DEFAULT_POLL, Duration::from_millis)
-                .clamp(MIN_POLL, MAX_POLL);
-            if !self.wait_or_cancel(&id, wait, &cancellation).await {
-                return Err(Error::Cancelled);
+        }
+    }
+}
+
+/// Each poll has the call's timeout; the task may run far longer than one request.
+fn per_poll(options: &CallOptions) -> CallOptions {
+    CallOptions {
+        timeout: options.timeout,
+        ..CallOptions::default()
+    }
+}
+
+impl Client {
+    /// Calls a tool as a task, when the server runs it as one: in the 2026-07-28 era the
+    /// server decides (the client declares the tasks extension unless
+    /// [`ClientOptions::tasks`](super::ClientOptions::tasks) is off); in 2025-11-25 the call
+    /// asks for one when the server declares tasks for tool calls. A server that answers
+    /// in place gives a [`ToolTask`] that holds the answer.
+    pub async fn call_tool_as_task(&self, name: &str, arguments: impl serde::Serialize) -> Result<ToolTask> {
+        let params = tool_call_params(name, arguments)?;
+        let options = CallOptions::default();
+        if self.protocol_version().era() == Era::Legacy {
+            if !self.server_runs_tool_tasks() {
+                return Ok(self.answered(self.request_raw(methods::TOOLS_CALL, params, &options).await?));
             }
-            task = decode(&self.task_request(methods::TASKS_GET, &id, None, &poll).await?)?;
+            let mut as_task = params.clone();
+            as_task.insert("task".into(), Value::Object(Map::new()));
+            // -32601: the tool never runs as a task, and is called in place.
+            return match self.request_raw(methods::TOOLS_CALL, as_task, &options).await {
+                Err(Error::Remote(error)) if error.code == code::METHOD_NOT_FOUND => {
+                    Ok(self.answered(self.request_raw(methods::TOOLS_CALL, params, &options).await?))
+                }
+                answer => Ok(self.legacy_answer(answer?)),
+            };
+        }
+        match self.request_to_task(methods::TOOLS_CALL, params, &options).await? {
+            Answered::Done(raw) => Ok(self.answered(raw)),
+            Answered::Task(raw) => Ok(self.task_of(decode::<Task>(&raw)?.into())),
+        }
+    }
+
+    /// A 2025-11-25 tool call's answer: a `CreateTaskResult`, or the call's result.
+    fn legacy_answer(&self, raw: Box<RawValue>) -> ToolTask {
+        match decode::<Created>(&raw) {
+            Ok(created) => self.task_of(created.task.into()),
+            Err(_) => self.answered(raw),
+        }
+    }
+
+    /// A handle on task `id`, made by an earlier tool call (of this client or of another
+    /// connection of the same caller): to poll it, wait for it, read it or cancel it.
+    pub fn tool_task(&self, id: impl Into<String>) -> ToolTask {
+        self.task_of(TaskRef {
+            id: id.into(),
+            poll_interval_ms: None,
+        })
+    }
+
+    fn task_of(&self, task: TaskRef) -> ToolTask {
+        ToolTask {
+            client: self.clone(),
+            created: Some(task),
+            answered: None,
+        }
+    }
+
+    fn answered(&self, raw: Box<RawValue>) -> ToolTask {
+        ToolTask {
+            client: self.clone(),
+            created: None,
+            answered: Some(raw.into()),
+        }
+    }
+
+    /// Whether the server declared that it runs tool calls as tasks (2025-11-25).
+    fn server_runs_tool_tasks(&self) -> bool {
+        self.server_details()
+            .capabilities
+            .tasks
+            .as_ref()
+            .and_then(|tasks| tasks.get("requests")?.get("tools")?.get("call"))
+            .is_some()
+    }
+
+    /// Follows the modern task `created` to its result (the raw result of the request, as
+    /// if it had been answered in place).
+    pub(super) async fn follow_task(&self, created: &RawValue, options: &CallOptions) -> Result<Box<RawValue>> {
+        self.task_of(decode::<Task>(created)?.into()).raw_result(options).await
+    }
+
+    /// A 2025-11-25 tool call refused with -32601 by a server that runs tool calls as
+    /// tasks is a tool that must run as one: it is called again as a task, followed to
+    /// its result.
+    pub(super) async fn call_legacy_tool(
+        &self,
+        params: Map<String, Value>,
+        options: &CallOptions,
+    ) -> Result<Box<RawValue>> {
+        match self.request_raw(methods::TOOLS_CALL, params.clone(), options).await {
+            Err(Error::Remote(error)) if error.code == code::METHOD_NOT_FOUND && self.server_runs_tool_tasks() => {
+                let mut params = params;
+                params.insert("task".into(), Value::Object(Map::new()));
+                let created = self.request_raw(methods::TOOLS_CALL, params, options).await?;
+                self.legacy_answer(created).raw_result(options).await
+            }
+            outcome => outcome,
         }
     }
 
@@ -112,7 +340,7 @@ impl Client {
         }
     }
 
-    /// `tasks/get`, `tasks/update` (with `responses`) or `tasks/cancel` of task `id`.
+    /// A request about task `id` (`tasks/update` with `responses`).
     async fn task_request(
         &self,
         method: &str,
@@ -126,4 +354,20 @@ impl Client {
         }
         self.request_raw(method, params, options).await
     }
+}
+
+/// The params of a `tools/call`: `arguments` must serialize to a JSON object (or null for
+/// none).
+pub(super) fn tool_call_params(name: &str, arguments: impl serde::Serialize) -> Result<Map<String, Value>> {
+    let arguments = serde_json::to_value(arguments).map_err(|e| Error::Protocol(e.to_string()))?;
+    let mut params = Map::new();
+    params.insert("name".into(), name.into());
+    match arguments {
+        Value::Null => {}
+        Value::Object(_) => {
+            params.insert("arguments".into(), arguments);
+        }
+        _ => return Err(Error::Protocol("tool arguments must be a JSON object".into())),
+    }
+    Ok(params)
 }

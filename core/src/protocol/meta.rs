@@ -29,6 +29,23 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// The token that opts a request into progress notifications.
 pub const PROGRESS_TOKEN: &str = "progressToken";
+/// The task a message belongs to (2025-11-25): `{"taskId": ...}`.
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// Tags `message` (a message's params or result, an object) as belonging to task
+/// `task_id`, in its `_meta`.
+pub(crate) fn tag_related_task(message: &mut serde_json::Value, task_id: &str) {
+    use serde_json::Value;
+    let Value::Object(members) = message else {
+        return;
+    };
+    let meta = members
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Value::Object(meta) = meta {
+        meta.insert(RELATED_TASK.to_owned(), serde_json::json!({ "taskId": task_id }));
+    }
+}
 
 /// The reserved fields of a request's `_meta`, read once by the dispatcher.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

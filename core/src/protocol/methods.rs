@@ -38,6 +38,10 @@ pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_UPDATE: &str = "tasks/update";
 /// Asks for a task to stop (the 2026-07-28 tasks extension).
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// A task's result, once it ends (2025-11-25).
+pub const TASKS_RESULT: &str = "tasks/result";
+/// The caller's tasks (2025-11-25).
+pub const TASKS_LIST: &str = "tasks/list";
 /// Server asks the client's LLM.
 pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 /// Server asks the client's user.
@@ -64,9 +68,11 @@ pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 /// A URL-mode elicitation finished (2025-11-25).
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+/// A task's status changed (2025-11-25).
+pub const TASKS_STATUS: &str = "notifications/tasks/status";
 
 /// The requests an MCP server answers, in either era.
-pub const SERVER_REQUESTS: [&str; 18] = [
+pub const SERVER_REQUESTS: [&str; 20] = [
     INITIALIZE,
     PING,
     DISCOVER,
@@ -85,6 +91,8 @@ pub const SERVER_REQUESTS: [&str; 18] = [
     TASKS_GET,
     TASKS_UPDATE,
     TASKS_CANCEL,
+    TASKS_RESULT,
+    TASKS_LIST,
 ];
 
 /// The notifications an MCP server acts on.

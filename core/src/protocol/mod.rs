@@ -25,6 +25,7 @@ pub(crate) mod result;
 mod roots;
 mod sampling;
 mod subscriptions;
+mod tasks;
 mod tools;
 mod version;
 
@@ -45,6 +46,7 @@ pub use result::{CacheScope, CacheableResult, EmptyResult, ProtocolResult, Resul
 pub use roots::*;
 pub use sampling::*;
 pub use subscriptions::*;
+pub use tasks::{Task, TaskStatus};
 pub use tools::*;
 pub use version::{Era, ProtocolVersion};
 

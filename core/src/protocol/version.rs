@@ -87,6 +87,12 @@ impl ProtocolVersion {
         self >= ProtocolVersion::V2025_11_25
     }
 
+    /// Whether tasks are part of the protocol (`params.task`, `tasks/result`, ...): in
+    /// 2025-11-25 only; 2026-07-28 has them as an extension.
+    pub fn has_tasks(self) -> bool {
+        self == ProtocolVersion::V2025_11_25
+    }
+
     /// The wire strings of every supported revision, newest first.
     pub fn all_strs() -> Vec<&'static str> {
         Self::ALL.iter().map(|v| v.as_str()).collect()

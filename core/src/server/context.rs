@@ -49,6 +49,8 @@ struct RequestState {
     /// The multi round-trip state of a modern tool call, prompt or resource read.
     input: OnceLock<Arc<InputRound>>,
     caller: Option<Arc<Caller>>,
+    /// The task this context runs, if any: a legacy task's messages are tagged with it.
+    task_id: Option<String>,
 }
 
 impl Context {
@@ -72,16 +74,23 @@ impl Context {
                 finished: AtomicBool::new(false),
                 input: OnceLock::new(),
                 caller: scope.caller,
+                task_id: None,
             }),
         }
     }
 
-    /// The context of one run of a task made from this request: the same request and
-    /// caller, stopped by `cancellation`, asking for input through `round`; what it would
-    /// send the client is dropped (a task answers through `tasks/get` alone).
-    pub(crate) fn for_task(&self, cancellation: CancellationToken, round: Arc<InputRound>) -> Context {
-        let (sink, _) = tokio::sync::mpsc::channel(1);
+    /// The context of one run of task `task_id`, made from this request: the same request
+    /// and caller, stopped by `cancellation`. A 2026-07-28 task asks for input through
+    /// `round`, and what it would send the client is dropped (it answers through
+    /// `tasks/get` alone); a 2025-11-25 task talks to the client on its session, each
+    /// message tagged with the task.
+    pub(crate) fn for_task(&self, task_id: &str, cancellation: CancellationToken, round: Arc<InputRound>) -> Context {
         let inner = &self.inner;
+        let session = match self.era() {
+            Era::Legacy => inner.dispatcher.session_channel().cloned(),
+            Era::Modern => None,
+        };
+        let reply = session.unwrap_or_else(|| Reply::Stream(tokio::sync::mpsc::channel(1).0));
         let ctx = Context {
             inner: Arc::new(RequestState {
                 dispatcher: Arc::clone(&inner.dispatcher),
@@ -90,15 +99,21 @@ impl Context {
                 raw_meta: inner.raw_meta.clone(),
                 meta: OnceLock::new(),
                 cancellation,
-                reply: Reply::Stream(sink),
+                reply,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 input: OnceLock::new(),
                 caller: inner.caller.clone(),
+                task_id: Some(task_id.to_owned()),
             }),
         };
         ctx.attach_input(round);
         ctx
+    }
+
+    /// The dispatcher of the client the request came from.
+    pub(crate) fn dispatcher(&self) -> &Arc<Dispatcher> {
+        &self.inner.dispatcher
     }
 
     /// The id of the request being served.
@@ -396,11 +411,24 @@ impl Context {
             id: id.clone(),
         };
         let reply = &self.inner.reply;
-        if !reply.send(jsonrpc::request_text(&id, method, Some(params))).await {
+        let text = match self.related_task() {
+            Some(tagged) => jsonrpc::request_text(&id, method, Some(&tagged(params))),
+            None => jsonrpc::request_text(&id, method, Some(params)),
+        };
+        if !reply.send(text).await {
             return Err(failed(crate::Error::ConnectionClosed));
         }
         let timeout = self.inner.dispatcher.server().limits().client_request_timeout;
-        let Ok(answered) = tokio::time::timeout(timeout, crate::connection::await_reply(answer)).await else {
+        // A task waits for the client meanwhile: `input_required` until the answer.
+        let tasks = self.inner.dispatcher.server().tasks();
+        if let Some(task_id) = &self.inner.task_id {
+            tasks.set_waiting(task_id, true).await;
+        }
+        let answered = tokio::time::timeout(timeout, crate::connection::await_reply(answer)).await;
+        if let Some(task_id) = &self.inner.task_id {
+            tasks.set_waiting(task_id, false).await;
+        }
+        let Ok(answered) = answered else {
             reply.send(jsonrpc::cancellation_text(&id, "timed out")).await;
             return Err(failed(crate::Error::Timeout(timeout)));
         };
@@ -422,11 +450,23 @@ impl Context {
         if self.inner.finished.load(Ordering::Acquire) || self.is_cancelled() {
             return;
         }
+        let text = match self.related_task() {
+            Some(tagged) => jsonrpc::notification_text(method, Some(&tagged(params))),
+            None => jsonrpc::notification_text(method, Some(params)),
+        };
         // A closed stream only means nobody is listening any more.
-        self.inner
-            .reply
-            .send(jsonrpc::notification_text(method, Some(params)))
-            .await;
+        self.inner.reply.send(text).await;
+    }
+
+    /// For a task's context, what tags a message's params with the task
+    /// (`_meta["io.modelcontextprotocol/related-task"]`).
+    fn related_task<P: Serialize>(&self) -> Option<impl Fn(&P) -> Value + '_> {
+        let task_id = self.inner.task_id.as_deref()?;
+        Some(move |params: &P| {
+            let mut params = serde_json::to_value(params).unwrap_or_default();
+            crate::protocol::meta::tag_related_task(&mut params, task_id);
+            params
+        })
     }
 }
 

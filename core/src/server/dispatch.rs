@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use futures::FutureExt;
 use serde::de::DeserializeOwned;
@@ -89,7 +89,14 @@ pub(crate) struct Dispatcher {
     /// Cancelled when the client is gone: stops subscription streams.
     ended: CancellationToken,
     tasks: TaskTracker,
+    /// Where the session's messages go outside any request (none when shared).
+    session_channel: OnceLock<Reply>,
+    /// What tells this session's legacy tasks from others', made when first needed.
+    session_key: OnceLock<String>,
 }
+
+/// The page size of `tasks/list` when the server sets none.
+const TASKS_PAGE: usize = 100;
 
 impl Dispatcher {
     /// A dispatcher for one client, within the server's per-client limits.
@@ -118,6 +125,8 @@ impl Dispatcher {
             client_requests: PendingRequests::default(),
             ended: CancellationToken::new(),
             tasks: TaskTracker::new(),
+            session_channel: OnceLock::new(),
+            session_key: OnceLock::new(),
         })
     }
 
@@ -300,19 +309,57 @@ impl Dispatcher {
         })
     }
 
-    /// `tasks/get`, `tasks/update` or `tasks/cancel`: only for a client that declares the
-    /// tasks extension (checked before the task is looked up), on the caller's own tasks.
-    fn task_request(&self, method: &str, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
-        if !tasks::requested(ctx.client_capabilities()) {
-            return Err(tasks::extension_required());
-        }
-        let owner = ctx.principal_key();
+    /// A task method. 2026-07-28: `tasks/get`, `tasks/update` or `tasks/cancel`, only for a
+    /// client that declares the tasks extension (checked before the task is looked up), on
+    /// the caller's own tasks. 2025-11-25: `tasks/get`, `tasks/result`, `tasks/list` or
+    /// `tasks/cancel`, on the tasks of the caller's principal, else of its session.
+    async fn task_request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        ctx: &Context,
+        stamp: Option<&Value>,
+    ) -> Outcome {
         let tasks = self.server.tasks();
+        let era = ctx.era();
+        let owner = match era {
+            Era::Modern if !tasks::requested(ctx.client_capabilities()) => return Err(tasks::extension_required()),
+            Era::Modern => ctx.principal_key(),
+            Era::Legacy => self.task_owner(ctx),
+        };
         match method {
-            methods::TASKS_GET => tasks.get(&owner, params, stamp),
-            methods::TASKS_UPDATE => tasks.update(&owner, params, stamp),
-            _ => tasks.cancel(&owner, params, stamp),
+            methods::TASKS_GET => tasks.get(era, &owner, params, stamp).await,
+            methods::TASKS_UPDATE => tasks.update(&owner, params, stamp).await,
+            methods::TASKS_RESULT => tasks.result(&owner, params).await,
+            methods::TASKS_LIST => {
+                tasks
+                    .list(&owner, params, self.server.page_size().unwrap_or(TASKS_PAGE))
+                    .await
+            }
+            _ => tasks.cancel(era, &owner, params, stamp).await,
         }
+    }
+
+    /// Who a legacy task belongs to: the caller's principal on a protected endpoint, else
+    /// this session; nobody in particular on a stateless endpoint.
+    pub(crate) fn task_owner(&self, ctx: &Context) -> String {
+        let principal = ctx.principal_key();
+        if !principal.is_empty() || !self.serves_one_client() {
+            return principal;
+        }
+        let key = self.session_key.get_or_init(|| super::random_id().unwrap_or_default());
+        format!("session:{key}")
+    }
+
+    /// Where this session's messages go outside any request: its connection (on HTTP, the
+    /// GET stream). Legacy tasks talk to the client there.
+    pub(crate) fn session_channel(&self) -> Option<&Reply> {
+        self.session_channel.get()
+    }
+
+    /// Sets the session's channel, once, when the session starts.
+    pub(crate) fn attach_channel(&self, channel: Reply) {
+        let _ = self.session_channel.set(channel);
     }
 
     async fn dispatch(self: Arc<Self>, request: Request, mut scope: Scope) -> Outcome {
@@ -358,7 +405,12 @@ impl Dispatcher {
             (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, stamp).await,
             (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
             (methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL, Era::Modern) => {
-                self.task_request(&method, params, &ctx, stamp)
+                self.task_request(&method, params, &ctx, stamp).await
+            }
+            (methods::TASKS_GET | methods::TASKS_RESULT | methods::TASKS_LIST | methods::TASKS_CANCEL, Era::Legacy)
+                if ctx.protocol_version().has_tasks() && server.has_task_tools() =>
+            {
+                self.task_request(&method, params, &ctx, stamp).await
             }
             (methods::SUBSCRIPTIONS_LISTEN, Era::Modern) => {
                 subscriptions::listen(&self, params, &id, &ctx, stamp).await
@@ -423,7 +475,7 @@ impl Dispatcher {
         }
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
-            capabilities: self.server.capabilities(Era::Legacy),
+            capabilities: self.server.capabilities(version),
             server_info: (*self.server.server_info()).clone(),
             instructions: self.server.instructions(),
             result_type: None,
@@ -435,7 +487,7 @@ impl Dispatcher {
     fn discover(&self, stamp: Option<&Value>) -> Outcome {
         let mut result = DiscoverResult {
             supported_versions: ProtocolVersion::all_strs().into_iter().map(str::to_owned).collect(),
-            capabilities: self.server.capabilities(Era::Modern),
+            capabilities: self.server.capabilities(ProtocolVersion::V2026_07_28),
             instructions: self.server.instructions(),
             result_type: None,
             meta: None,

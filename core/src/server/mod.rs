@@ -56,9 +56,10 @@ pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 
 use crate::connection::Connection;
 use crate::protocol::{
-    CacheScope, CacheableResult, Era, Implementation, ListChangedCapability, ResourcesCapability, ServerCapabilities,
+    CacheScope, CacheableResult, Era, Implementation, ListChangedCapability, ProtocolVersion, ResourcesCapability,
+    ServerCapabilities,
 };
-use crate::state::{InMemorySubscriptionBus, KeyRing, ServerEvent, SubscriptionBus};
+use crate::state::{InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SubscriptionBus, TaskStore};
 use crate::transport::{self, Transport};
 use custom::CustomMethods;
 use limits::SessionLimits;
@@ -116,6 +117,7 @@ pub struct ServerBuilder {
     limits: SessionLimits,
     mask_error_details: bool,
     task_limits: TaskLimits,
+    task_store: Option<Arc<dyn TaskStore>>,
 }
 
 impl ServerBuilder {
@@ -172,6 +174,13 @@ impl ServerBuilder {
     /// [`TaskLimits`] for the defaults).
     pub fn task_limits(mut self, limits: TaskLimits) -> Self {
         self.task_limits = limits;
+        self
+    }
+
+    /// Where tasks are kept (default: in memory). A
+    /// [`SqliteTaskStore`](crate::state::SqliteTaskStore) keeps them across restarts.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.task_store = Some(store);
         self
     }
 
@@ -309,7 +318,10 @@ impl ServerBuilder {
                 },
                 limits: self.limits,
                 mask_error_details: self.mask_error_details,
-                tasks: tasks::Tasks::new(self.task_limits),
+                tasks: tasks::Tasks::new(
+                    self.task_limits,
+                    self.task_store.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
+                ),
             }),
         })
     }
@@ -339,6 +351,7 @@ impl Server {
             limits: SessionLimits::default(),
             mask_error_details: false,
             task_limits: TaskLimits::default(),
+            task_store: None,
         }
     }
 
@@ -520,23 +533,34 @@ impl Server {
         result.set_cache_hints(self.inner.cache_ttl_ms, scope);
     }
 
-    /// Everything is declared: definitions may be added at runtime. Extensions are a
-    /// 2026-07-28 capability, declared to that era only; the tasks extension is declared
-    /// while a tool may run as a task.
-    pub(crate) fn capabilities(&self, era: Era) -> ServerCapabilities {
-        let mut extensions = self.inner.custom.extensions.clone();
-        let task_tools = self
-            .registry()
+    /// Whether a registered tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.registry()
             .tools
             .listed()
             .values()
-            .any(|tool| tool.task_support != TaskSupport::Forbidden);
+            .any(|tool| tool.task_support != TaskSupport::Forbidden)
+    }
+
+    /// Everything is declared: definitions may be added at runtime. Extensions are a
+    /// 2026-07-28 capability, declared to that era only. While a tool may run as a task,
+    /// 2025-11-25 is told of `tasks` and 2026-07-28 of the tasks extension.
+    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+        let era = version.era();
+        let mut extensions = self.inner.custom.extensions.clone();
+        let task_tools = self.has_task_tools();
         if task_tools {
             extensions.insert(
                 tasks::EXTENSION.to_owned(),
                 serde_json::Value::Object(Default::default()),
             );
         }
+        let tasks = (task_tools && version.has_tasks()).then(|| {
+            serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        });
         let list_changed = || {
             Some(ListChangedCapability {
                 list_changed: Some(true),
@@ -552,6 +576,7 @@ impl Server {
             }),
             tools: list_changed(),
             extensions: (era == Era::Modern && !extensions.is_empty()).then_some(extensions),
+            tasks,
             ..Default::default()
         }
     }

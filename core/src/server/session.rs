@@ -32,8 +32,10 @@ impl Session {
 
     /// A session that serves only the caller who opened it (anyone when `None`).
     pub(crate) fn owned(server: Server, connection: Arc<Connection>, opener: Option<&Caller>) -> Arc<Self> {
+        let dispatcher = Dispatcher::new(server);
+        dispatcher.attach_channel(Reply::Connection(Arc::clone(&connection)));
         Arc::new(Session {
-            dispatcher: Dispatcher::new(server),
+            dispatcher,
             connection,
             owner: opener.map(|opener| opener.token().principal()),
         })

@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -19,7 +20,7 @@ use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
 use super::returned::{Returned, ToolOutput};
 use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
-use super::tasks::{self, TaskRun, TaskSupport};
+use super::tasks::{self, NewTask, TaskRun, TaskSupport};
 use super::Server;
 use crate::protocol::{
     methods, CallToolResult, ContentBlock, Era, ErrorObject, Icon, InputResponses, ListToolsResult, Meta, Tool,
@@ -166,13 +167,14 @@ impl ToolDef {
         }
     }
 
-    /// A tool from a complete protocol definition.
+    /// A tool from a complete protocol definition (its `execution.taskSupport` included).
     pub fn from_tool(tool: Tool) -> Self {
+        let task_support = declared_task_support(tool.execution.as_ref());
         ToolDef {
             tool,
             handler: None,
             scopes: Vec::new(),
-            task_support: TaskSupport::Forbidden,
+            task_support,
         }
     }
 
@@ -200,8 +202,9 @@ impl ToolDef {
         self
     }
 
-    /// Execution settings.
+    /// Execution settings (its `taskSupport` as [`task_support`](Self::task_support) sets it).
     pub fn execution(mut self, execution: ToolExecution) -> Self {
+        self.task_support = declared_task_support(Some(&execution));
         self.tool.execution = Some(execution);
         self
     }
@@ -281,11 +284,15 @@ impl ToolDef {
         self
     }
 
-    /// Whether the tool runs as a task (the 2026-07-28 tasks extension; default never):
-    /// then a client that declares the extension gets a task to poll, and the same handler
-    /// runs in the background. A tool that requires it refuses other clients with -32021.
+    /// Whether the tool runs as a task (default never), listed as its
+    /// `execution.taskSupport`. Then a 2025-11-25 call that asks for a task and any
+    /// 2026-07-28 call from a client that declares the tasks extension get a task to poll,
+    /// and the same handler runs in the background. A tool that requires it refuses other
+    /// calls (-32601 in 2025-11-25, -32021 in 2026-07-28); earlier revisions run it in place.
     pub fn task_support(mut self, support: TaskSupport) -> Self {
         self.task_support = support;
+        let execution = self.tool.execution.get_or_insert_with(ToolExecution::default);
+        execution.task_support = Some(support.as_str().to_owned());
         self
     }
 
@@ -293,6 +300,14 @@ impl ToolDef {
     pub fn definition(&self) -> &Tool {
         &self.tool
     }
+}
+
+/// The task support an `execution` declares: forbidden unless it names another.
+fn declared_task_support(execution: Option<&ToolExecution>) -> TaskSupport {
+    execution
+        .and_then(|execution| execution.task_support.as_deref())
+        .and_then(|name| name.parse().ok())
+        .unwrap_or_default()
 }
 
 /// A tool ready to serve: the validators of its schemas are compiled once, at its first call.
@@ -387,8 +402,19 @@ struct CallParams {
     input_responses: Option<InputResponses>,
     #[serde(rename = "requestState", default)]
     request_state: Option<String>,
+    /// 2025-11-25: run as a task, kept this long.
+    #[serde(default)]
+    task: Option<TaskParams>,
     #[serde(rename = "_meta", default)]
     _meta: Option<UnreadObject>,
+}
+
+/// `params.task` of a 2025-11-25 call (`TaskMetadata`).
+#[derive(Deserialize)]
+struct TaskParams {
+    /// Milliseconds.
+    #[serde(default)]
+    ttl: Option<u64>,
 }
 
 /// `tools/call`: arguments checked against the input schema, the handler run (with its
@@ -419,14 +445,9 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
     let Value::Object(arguments) = arguments else {
         unreachable!("built from an object above")
     };
-    if ctx.era() == Era::Modern && tool.task_support != TaskSupport::Forbidden {
-        if tasks::requested(ctx.client_capabilities()) {
-            let run = task_run(server, ctx, &tool, arguments);
-            return server.tasks().start(ctx.principal_key(), run, stamp);
-        }
-        if tool.task_support == TaskSupport::Required {
-            return Err(tasks::extension_required());
-        }
+    if let Some(task) = as_task(server, ctx, &tool, params.task.as_ref())? {
+        let run = task_run(server, ctx, &tool, arguments);
+        return server.tasks().start(task, run, stamp).await;
     }
     let round = input_round(
         server,
@@ -444,11 +465,55 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
     finish(shape(server, ctx, &tool, outcome)?, stamp)
 }
 
+/// Whether the call runs as a task, and what task: 2026-07-28 makes one whenever the client
+/// declares the extension (-32021 for a tool that requires one, when it does not);
+/// 2025-11-25 when the call asks (-32601 for a call that does not fit the tool, once the
+/// server declared tasks). Earlier revisions have no tasks: every call runs in place.
+fn as_task(
+    server: &Server,
+    ctx: &Context,
+    tool: &RegisteredTool,
+    asked: Option<&TaskParams>,
+) -> Result<Option<NewTask>, ErrorObject> {
+    let support = tool.task_support;
+    let task = |owner, ttl: Option<u64>| NewTask {
+        owner,
+        era: ctx.era(),
+        ttl: ttl.map(Duration::from_millis),
+        channel: None,
+        bound_to: None,
+    };
+    match ctx.era() {
+        Era::Modern if support == TaskSupport::Forbidden => Ok(None),
+        Era::Modern if tasks::requested(ctx.client_capabilities()) => Ok(Some(task(ctx.principal_key(), None))),
+        Era::Modern if support == TaskSupport::Required => Err(tasks::extension_required()),
+        Era::Modern => Ok(None),
+        Era::Legacy if !ctx.protocol_version().has_tasks() || !server.has_task_tools() => Ok(None),
+        Era::Legacy => match (asked, support) {
+            (Some(_), TaskSupport::Forbidden) | (None, TaskSupport::Required) => {
+                Err(tasks::unsupported(&tool.tool.name, support))
+            }
+            (None, _) => Ok(None),
+            (Some(asked), _) => {
+                let dispatcher = ctx.dispatcher();
+                let owner = dispatcher.task_owner(ctx);
+                // A task of the session ends with it; a principal's outlives it.
+                let session_bound = owner.starts_with("session:");
+                Ok(Some(NewTask {
+                    channel: dispatcher.session_channel().cloned(),
+                    bound_to: session_bound.then(|| dispatcher.ended().clone()),
+                    ..task(owner, asked.ttl)
+                }))
+            }
+        },
+    }
+}
+
 /// Runs of `tool`'s handler as a task, each with a context of its own.
 fn task_run(server: &Server, ctx: &Context, tool: &Arc<RegisteredTool>, arguments: Map<String, Value>) -> TaskRun {
     let (server, ctx, tool) = (server.clone(), ctx.clone(), Arc::clone(tool));
-    Box::new(move |round, cancellation| {
-        let run = ctx.for_task(cancellation, round);
+    Box::new(move |task_id, round, cancellation| {
+        let run = ctx.for_task(task_id, cancellation, round);
         let called = tool.handler.call(arguments.clone(), run.clone());
         let (server, tool) = (server.clone(), Arc::clone(&tool));
         Box::pin(async move { shape(&server, &run, &tool, called.await) })

@@ -1,7 +1,7 @@
 //! State that outlives one request, behind the seams that shared stores plug into: the keys
 //! that seal `requestState` ([`KeyRing`]), the log of legacy SSE events kept for resumption
-//! ([`EventStore`]), and the bus that carries server events to every listener
-//! ([`SubscriptionBus`]).
+//! ([`EventStore`]), the bus that carries server events to every listener
+//! ([`SubscriptionBus`]), and where tasks are kept ([`TaskStore`]).
 //!
 //! Each has an in-memory implementation, the default; replicas that share state plug in
 //! stores that they share.
@@ -9,9 +9,15 @@
 mod bus;
 mod event_store;
 pub mod sealing;
+#[cfg(feature = "sqlite")]
+mod sqlite_tasks;
+mod tasks;
 
 pub use bus::{InMemorySubscriptionBus, ServerEvent, SubscriptionBus};
 pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 #[cfg(feature = "http-server")]
 pub(crate) use event_store::{LogLimits, SessionLog};
 pub use sealing::{KeyRing, SealError, SealingKey};
+#[cfg(feature = "sqlite")]
+pub use sqlite_tasks::SqliteTaskStore;
+pub use tasks::{InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};
