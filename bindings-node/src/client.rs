@@ -20,7 +20,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use oxmcp::client::auth::OAuthProvider;
-use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, Subscription};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, Subscription, ToolTask};
 use oxmcp::protocol::{LoggingLevel, SubscriptionFilter};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::{http, memory, Transport};
@@ -333,6 +333,25 @@ impl NativeClient {
         encode(self.client.call_tool_with(&name, args.map(from_js), &options).await)
     }
 
+    /// Calls a tool as a task, when the server runs it as one.
+    #[napi(ts_args_type = "name: string, args: Record<string, unknown> | undefined | null")]
+    pub async fn call_tool_as_task(&self, name: String, args: Option<Value>) -> napi::Result<NativeToolTask> {
+        let task = self
+            .client
+            .call_tool_as_task(&name, args.map(from_js))
+            .await
+            .map_err(client_error)?;
+        Ok(NativeToolTask { task })
+    }
+
+    /// A handle on task `id`, made by an earlier tool call of the same caller.
+    #[napi]
+    pub fn tool_task(&self, id: String) -> NativeToolTask {
+        NativeToolTask {
+            task: self.client.tool_task(id),
+        }
+    }
+
     /// Sends any request with these params in the connection's era (`resources/read`,
     /// `prompts/get`, `completion/complete`…) and resolves to its result.
     #[napi(
@@ -464,6 +483,45 @@ fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi:
 /// A timeout in milliseconds; not finite (`Infinity`) means none.
 fn duration_from_ms(ms: f64) -> Option<Duration> {
     Duration::try_from_secs_f64(ms / 1000.0).ok()
+}
+
+/// A tool call the server runs as a task (or answered in place).
+#[napi]
+pub struct NativeToolTask {
+    task: ToolTask,
+}
+
+#[napi]
+impl NativeToolTask {
+    /// The task's id; null when the call was answered in place.
+    #[napi(getter)]
+    pub fn id(&self) -> Option<String> {
+        self.task.id().map(str::to_owned)
+    }
+
+    /// The task as the server shows it now (null when answered in place).
+    #[napi(ts_return_type = "Promise<Record<string, unknown> | null>")]
+    pub async fn status(&self) -> napi::Result<Value> {
+        encode(self.task.status().await)
+    }
+
+    /// Waits until the task ends, and gives it as it ended.
+    #[napi(ts_return_type = "Promise<Record<string, unknown> | null>")]
+    pub async fn wait(&self) -> napi::Result<Value> {
+        encode(self.task.wait().await)
+    }
+
+    /// What the tool returned, once the task ended (`CallToolResult`).
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn result(&self) -> napi::Result<Value> {
+        encode(self.task.result().await)
+    }
+
+    /// Asks the server to stop the task.
+    #[napi]
+    pub async fn cancel(&self) -> napi::Result<()> {
+        self.task.cancel().await.map_err(client_error)
+    }
 }
 
 fn encode<T: serde::Serialize>(result: oxmcp::Result<T>) -> napi::Result<Value> {

@@ -15,8 +15,9 @@ use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
-    DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, TaskSupport, ToolDef, ToolOutput,
+    DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, TaskLimits, TaskSupport, ToolDef, ToolOutput,
 };
+use oxmcp::state::SqliteTaskStore;
 
 use crate::auth::AuthOptions;
 use crate::convert::{count, decode_js, duration_ms};
@@ -45,6 +46,14 @@ pub struct ServerOptions {
     pub mask_error_details: Option<bool>,
     /// Makes every HTTP request need a token this verifier accepts.
     pub auth: Option<AuthOptions>,
+    /// The SQLite file tasks are kept in across restarts (default: in memory).
+    pub task_store: Option<String>,
+    /// How long a task is kept after it was created, in milliseconds.
+    pub task_ttl_ms: Option<f64>,
+    /// How often clients are asked to poll a task, in milliseconds.
+    pub task_poll_interval_ms: Option<f64>,
+    /// The most tasks kept at once.
+    pub max_tasks: Option<f64>,
 }
 
 /// An MCP server whose handlers live in JavaScript. One value serves any number of
@@ -108,6 +117,22 @@ impl NativeServer {
         }
         if let Some(mask) = options.mask_error_details {
             builder = builder.mask_error_details(mask);
+        }
+        let defaults = TaskLimits::default();
+        builder = builder.task_limits(TaskLimits {
+            ttl: options
+                .task_ttl_ms
+                .map_or(Ok(defaults.ttl), |ms| duration_ms(ms, "taskTtl"))?,
+            poll_interval: options
+                .task_poll_interval_ms
+                .map_or(Ok(defaults.poll_interval), |ms| duration_ms(ms, "taskPollInterval"))?,
+            max_tasks: options
+                .max_tasks
+                .map_or(Ok(defaults.max_tasks), |max| count(max, "maxTasks"))?,
+        });
+        if let Some(path) = options.task_store {
+            let store = SqliteTaskStore::open(&path).map_err(|e| invalid(format!("taskStore {path}: {e}")))?;
+            builder = builder.task_store(Arc::new(store));
         }
         let server = builder.build().map_err(definition_error)?;
         let bridge = Bridge::new(handler, cancel);

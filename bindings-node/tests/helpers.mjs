@@ -61,10 +61,11 @@ export async function exitOf(child, ms = 10_000) {
 /**
  * Starts `script --http`, which serves HTTP on a free port of 127.0.0.1 and, once it
  * accepts connections, prints `LISTENING <url>` as its first line on stdout. `stop()` asks
- * it to close (SIGTERM) and checks it then exits by itself with status 0.
+ * it to close (SIGTERM) and checks it then exits by itself with status 0; `kill()` kills it
+ * outright.
  */
-export function startHttpScript(script) {
-  return startAnnouncing([script, '--http'], 'LISTENING ');
+export function startHttpScript(script, env = {}) {
+  return startAnnouncing([script, '--http'], 'LISTENING ', env);
 }
 
 /** The real OAuth authorization server of the tests (oidc-provider, tests/auth/provider.mjs), with its `env` settings. */
@@ -84,6 +85,14 @@ async function startAnnouncing(args, prefix, env = {}) {
     child.kill('SIGTERM');
     assert.equal(await exitOf(child), 0);
   };
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  };
   const lines = createInterface({ input: child.stdout });
   const [line] = await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])]);
   lines.close();
@@ -92,7 +101,7 @@ async function startAnnouncing(args, prefix, env = {}) {
     child.kill('SIGKILL');
     throw new Error(`${args[0]} did not announce its URL (got ${line})`);
   }
-  return { url, stop };
+  return { url, stop, kill };
 }
 
 /**

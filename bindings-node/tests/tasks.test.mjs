@@ -1,16 +1,25 @@
-// Tools as tasks (the 2026-07-28 tasks extension) between Node peers over HTTP: an
-// `optional` tool runs as a task for a client that declares the extension (which follows
-// it to its result, answering what it asks) and in place for one that does not; a
-// `required` one refuses the latter with -32021.
+// Tools as tasks between Node peers: an `optional` tool runs as a task for a client that
+// declares the 2026-07-28 extension (which follows it to its result, answering what it
+// asks) and in place for one that does not; a `required` one refuses the latter with
+// -32021. A `ToolTask` polls, waits for, reads and cancels a task in both eras; a server
+// with a `taskStore` killed mid-task still answers for its tasks after a restart.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
 import { Client, McpError, Server } from 'oxmcp';
+import * as z from 'zod';
 
-import { textOf } from './helpers.mjs';
+import { startHttpScript, textOf } from './helpers.mjs';
+
+const TASKS_SERVER = fileURLToPath(new URL('./fixtures/tasks.mjs', import.meta.url));
 
 function taskServer() {
-  const server = new Server({ name: 'tasks', version: '1.0.0' });
+  const server = new Server({ name: 'tasks', version: '1.0.0' }, { taskPollInterval: 50 });
   server.registerTool('confirm', { task: 'optional' }, async (ctx) => {
     const answer = await ctx.elicit({
       message: 'Sure?',
@@ -19,6 +28,12 @@ function taskServer() {
     return answer.content?.ok ? 'confirmed' : 'declined';
   });
   server.registerTool('quick', { task: 'required' }, () => 'quick');
+  server.registerTool('sleep', { inputSchema: { ms: z.number() }, task: 'optional' }, async ({ ms }, ctx) => {
+    await ctx.progress(1, 2);
+    await sleep(ms, undefined, { signal: ctx.signal });
+    return `slept ${ms} ms`;
+  });
+  server.registerTool('plain', {}, () => 'plain');
   return server;
 }
 
@@ -45,6 +60,76 @@ describe('tools as tasks', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+
+  for (const era of ['legacy', 'modern']) {
+    it(`give handles to poll, wait for, read and cancel (${era})`, async () => {
+      const client = await Client.connectInProcess(taskServer(), { era, elicitation: accept });
+      try {
+        const task = await client.callToolAsTask({ name: 'sleep', arguments: { ms: 200 } });
+        assert.equal(task.id?.length, 32);
+        const now = await task.status();
+        assert.equal(now?.status, 'working');
+        assert.equal(now?.ttlMs, 3_600_000);
+        assert.equal(textOf(await task.result()), 'slept 200 ms');
+        assert.equal((await task.wait())?.status, 'completed');
+
+        const long = await client.callToolAsTask({ name: 'sleep', arguments: { ms: 30_000 } });
+        await long.cancel();
+        assert.equal((await long.wait())?.status, 'cancelled');
+        await assert.rejects(long.result(), (error) => error instanceof McpError && error.kind === 'cancelled');
+
+        assert.equal(textOf(await client.callTool({ name: 'quick' })), 'quick');
+        const asking = await client.callToolAsTask({ name: 'confirm' });
+        assert.equal(textOf(await asking.result()), 'confirmed');
+
+        const plain = await client.callToolAsTask({ name: 'plain' });
+        assert.equal(plain.id, null);
+        assert.equal(await plain.status(), null);
+        assert.equal(textOf(await plain.result()), 'plain');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it('outlive a killed server when kept in a task store', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'oxmcp-tasks-'));
+    const env = { OXMCP_TASK_DB: path.join(dir, 'tasks.db') };
+    try {
+      const first = await startHttpScript(TASKS_SERVER, env);
+      let finished;
+      let running;
+      try {
+        const client = await Client.connectHttp(first.url, { era: 'modern' });
+        finished = await client.callToolAsTask({ name: 'sleep', arguments: { ms: 0 } });
+        assert.equal(textOf(await finished.result()), 'slept 0 ms');
+        running = await client.callToolAsTask({ name: 'sleep', arguments: { ms: 60_000 } });
+        assert.equal((await running.status())?.status, 'working');
+        await first.kill();
+        await client.close();
+      } finally {
+        await first.kill();
+      }
+      const second = await startHttpScript(TASKS_SERVER, env);
+      try {
+        const client = await Client.connectHttp(second.url, { era: 'modern' });
+        try {
+          assert.equal((await client.toolTask(finished.id).status())?.status, 'completed');
+          assert.equal(textOf(await client.toolTask(finished.id).result()), 'slept 0 ms');
+          const interrupted = await client.toolTask(running.id).wait();
+          assert.equal(interrupted?.status, 'failed');
+          assert.equal(interrupted?.statusMessage, 'the server stopped while the task was running');
+          await assert.rejects(client.toolTask(running.id).result(), McpError);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

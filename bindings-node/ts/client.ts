@@ -16,7 +16,14 @@ import { EventEmitter } from 'node:events';
 
 import { compact } from './compact';
 import { fromNative, McpError, native } from './errors';
-import { nativeModule, type CallSettings, type ClientConfig, type HttpSettings, type NativeClient } from './native';
+import {
+  nativeModule,
+  type CallSettings,
+  type ClientConfig,
+  type HttpSettings,
+  type NativeClient,
+  type NativeToolTask,
+} from './native';
 import { settle, type Outcome } from './outcome';
 import type { OAuth } from './oauth';
 import type { Server } from './server';
@@ -42,6 +49,7 @@ import type {
   ReadResourceResult,
   ServerCapabilities,
   ServerNotification,
+  Task,
 } from './types';
 
 /** Answers the server's requests. Each may be sync or async; a throw answers with an error. */
@@ -334,6 +342,32 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
     )) as CallToolResult;
   }
 
+  /**
+   * Calls a tool as a task, when the server runs it as one, and gives a `ToolTask` to poll,
+   * wait for, read or cancel. In 2026-07-28 the server decides (for clients that declare the
+   * tasks extension, as this one does unless `tasks: false`); in 2025-11-25 the call asks for
+   * a task when the server runs tool calls as tasks. A server that answers in place gives a
+   * `ToolTask` whose `id` is null and whose `result()` is that answer. `callTool` follows
+   * tasks on its own: use it unless you want the handle.
+   *
+   * ```ts
+   * const task = await client.callToolAsTask({ name: 'build', arguments: { target: 'release' } });
+   * console.log((await task.status())?.status); // 'working'
+   * const result = await task.result(); // waits for the end
+   * ```
+   */
+  async callToolAsTask(params: { name: string; arguments?: Record<string, unknown> }): Promise<ToolTask> {
+    return new ToolTask(await native(this.#native.callToolAsTask(params.name, params.arguments)));
+  }
+
+  /**
+   * A handle on a task an earlier call made (of this connection, or of another one of the
+   * same caller: say, before the app restarted).
+   */
+  toolTask(taskId: string): ToolTask {
+    return new ToolTask(this.#native.toolTask(taskId));
+  }
+
   /** Reads a resource. */
   async readResource(params: { uri: string; _meta?: Meta }, options?: RequestOptions): Promise<ReadResourceResult> {
     return (await this.#request('resources/read', { ...params }, options)) as ReadResourceResult;
@@ -449,4 +483,45 @@ function clientConfig(options: ClientOptions): ClientConfig {
     maxSamplingPerRound: options.maxSamplingPerRound,
     tasks: options.tasks,
   }) as unknown as ClientConfig;
+}
+
+/**
+ * A tool call the server runs as a task; see `Client.callToolAsTask`. What the task asks for
+ * while it runs goes to the client's elicitation, sampling and roots handlers.
+ */
+export class ToolTask {
+  readonly #native: NativeToolTask;
+
+  /** @internal */
+  constructor(nativeTask: NativeToolTask) {
+    this.#native = nativeTask;
+  }
+
+  /** The task's id; null when the server answered the call in place. */
+  get id(): string | null {
+    return this.#native.id ?? null;
+  }
+
+  /** The task as the server shows it now; null when the call was answered in place. */
+  async status(): Promise<Task | null> {
+    return (await native(this.#native.status())) as Task | null;
+  }
+
+  /** Waits until the task ends, and gives it as it ended. */
+  async wait(): Promise<Task | null> {
+    return (await native(this.#native.wait())) as Task | null;
+  }
+
+  /**
+   * What the tool returned, once the task ended (waiting for it). A task that failed rejects
+   * with its `McpError`; one that was cancelled, with an `McpError` of kind `cancelled`.
+   */
+  async result(): Promise<CallToolResult> {
+    return (await native(this.#native.result())) as CallToolResult;
+  }
+
+  /** Asks the server to stop the task; a task that ended stays as it ended. */
+  async cancel(): Promise<void> {
+    await native(this.#native.cancel());
+  }
 }

@@ -12,7 +12,7 @@
 
 export { IntrospectionVerifier, JwtVerifier } from './auth';
 export type { AccessToken, IntrospectionVerifierOptions, JwtVerifierOptions, TokenVerifier, Verifier } from './auth';
-export { Client } from './client';
+export { Client, ToolTask } from './client';
 export { OAuth, requestIdJag } from './oauth';
 export type { AssertionTarget, ClientCredentialsOptions, JwtBearerOptions, OAuthOptions, TokenStorage } from './oauth';
 export type {

@@ -15,6 +15,7 @@ export type {
   NativeServer,
   NativeContext,
   NativeOAuth,
+  NativeToolTask,
   OAuthOptions,
 } from '../native/index.js';
 

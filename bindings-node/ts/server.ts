@@ -61,6 +61,17 @@ export interface ServerOptions {
    * `listen` names the `resourceUrl`, `authorizationServers` and `requiredScopes`.
    */
   auth?: Verifier;
+  /**
+   * The SQLite file tools run as tasks are kept in (default: in memory): a restarted server
+   * still gives the results of tasks that finished, and reports those it was running as failed.
+   */
+  taskStore?: string;
+  /** How long a task is kept after it was created, in milliseconds (default 3600000). */
+  taskTtl?: number;
+  /** How often clients are asked to poll a task, in milliseconds (default 500). */
+  taskPollInterval?: number;
+  /** The most tasks kept at once (default 10000). */
+  maxTasks?: number;
 }
 
 /** Serve this process's stdin and stdout. */
@@ -434,14 +445,21 @@ export class Server {
    * @param options instructions for the model, page size of list results, bounds on each client
    */
   constructor(info: Implementation, options: ServerOptions = {}) {
-    const { endGrace, clientRequestTimeout, auth, ...settings } = options;
+    const { endGrace, clientRequestTimeout, taskTtl, taskPollInterval, auth, ...settings } = options;
     const verifier =
       auth === undefined ? undefined : authOptions(auth, (verify) => this.#handlers.add((token) => verify(String(token))));
     this.#native = nativeSync(
       () =>
         new nativeModule.NativeServer(
           { ...info },
-          compact({ ...settings, endGraceMs: endGrace, clientRequestTimeoutMs: clientRequestTimeout, auth: verifier }),
+          compact({
+            ...settings,
+            endGraceMs: endGrace,
+            clientRequestTimeoutMs: clientRequestTimeout,
+            taskTtlMs: taskTtl,
+            taskPollIntervalMs: taskPollInterval,
+            auth: verifier,
+          }),
           this.#handlers.dispatch,
           this.#handlers.cancel,
         ),

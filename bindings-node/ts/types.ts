@@ -111,6 +111,23 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
+/** Where a task is in its life. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * A tool call the server runs in the background, as `tasks/get` shows it. `ttlMs` and
+ * `pollIntervalMs` read either revision's names (2025-11-25 says `ttl` and `pollInterval`).
+ */
+export interface Task {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs?: number;
+  pollIntervalMs?: number;
+}
+
 /** A static resource. */
 export interface Resource {
   uri: string;

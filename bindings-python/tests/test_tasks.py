@@ -21,7 +21,7 @@ from oxmcp.types import ElicitRequest
 
 
 def task_server() -> Server:
-    server = Server("tasks")
+    server = Server("tasks", task_poll_interval=0.05)
 
     @server.tool(task="optional")
     async def confirm(ctx: Context) -> str:
