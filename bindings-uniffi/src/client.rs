@@ -25,7 +25,8 @@ use tokio_util::sync::CancellationToken;
 use crate::convert::{
     duration_ms, json_text, parse_json, parse_object, size, to_btree, CallToolResult, Completion, CompletionReference,
     EraMode, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, SubscriptionFilter, Tool,
+    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, SubscriptionFilter, Task,
+    Tool,
 };
 use crate::error::McpError;
 use crate::handler::{
@@ -425,15 +426,34 @@ impl Client {
         arguments_json: Option<String>,
         options: Option<CallOptions>,
     ) -> Result<CallToolResult, McpError> {
-        let arguments = match arguments_json {
-            Some(text) => parse_json(&text, "tool arguments")?,
-            None => serde_json::Value::Null,
-        };
-        if !(arguments.is_object() || arguments.is_null()) {
-            return Err(McpError::invalid_input("tool arguments must be a JSON object"));
-        }
+        let arguments = tool_arguments(arguments_json)?;
         let options = CallOptions::core_or_default(options)?;
         Ok(self.inner.call_tool_with(&name, arguments, &options).await?.into())
+    }
+
+    /// Calls a tool as a task, when the server runs it as one, and gives a `ToolTask` to
+    /// poll, wait for, read or cancel. In 2026-07-28 the server decides (for clients that
+    /// declare the tasks extension, as this one does unless `ClientOptions.tasks` is off);
+    /// in 2025-11-25 the call asks for a task when the server runs tool calls as tasks. A
+    /// server that answers in place gives a `ToolTask` without an id, whose `result()` is
+    /// that answer. `callTool` follows tasks on its own.
+    #[uniffi::method(default(arguments_json = None))]
+    pub async fn call_tool_as_task(
+        &self,
+        name: String,
+        arguments_json: Option<String>,
+    ) -> Result<Arc<ToolTask>, McpError> {
+        let arguments = tool_arguments(arguments_json)?;
+        let inner = self.inner.call_tool_as_task(&name, arguments).await?;
+        Ok(Arc::new(ToolTask { inner }))
+    }
+
+    /// A handle on task `id`, made by an earlier tool call (of this connection, or of
+    /// another one of the same caller: say, before the app restarted).
+    pub fn tool_task(&self, id: String) -> Arc<ToolTask> {
+        Arc::new(ToolTask {
+            inner: self.inner.tool_task(id),
+        })
     }
 
     /// Reads a resource. `options` may set a timeout or a cancellation handle.
@@ -546,5 +566,53 @@ impl Client {
         self.listener.cancel();
         self.disconnected.store(true, Ordering::Release);
         Ok(self.inner.close().await?)
+    }
+}
+
+/// Tool arguments from their JSON text: an object, or nothing.
+fn tool_arguments(arguments_json: Option<String>) -> Result<serde_json::Value, McpError> {
+    let arguments = match arguments_json {
+        Some(text) => parse_json(&text, "tool arguments")?,
+        None => serde_json::Value::Null,
+    };
+    if !(arguments.is_object() || arguments.is_null()) {
+        return Err(McpError::invalid_input("tool arguments must be a JSON object"));
+    }
+    Ok(arguments)
+}
+
+/// A tool call the server runs as a task (see `Client.callToolAsTask`). What the task asks
+/// for while it runs goes to the client's elicitation, sampling and roots handlers.
+#[derive(uniffi::Object)]
+pub struct ToolTask {
+    inner: oxmcp::client::ToolTask,
+}
+
+#[uniffi::export(async_runtime = "tokio")]
+impl ToolTask {
+    /// The task's id; `None` when the server answered the call in place.
+    pub fn id(&self) -> Option<String> {
+        self.inner.id().map(str::to_owned)
+    }
+
+    /// The task as the server shows it now; `None` when the call was answered in place.
+    pub async fn status(&self) -> Result<Option<Task>, McpError> {
+        Ok(self.inner.status().await?.map(Into::into))
+    }
+
+    /// Waits until the task ends, and gives it as it ended.
+    pub async fn wait(&self) -> Result<Option<Task>, McpError> {
+        Ok(self.inner.wait().await?.map(Into::into))
+    }
+
+    /// What the tool returned, once the task ended (waiting for it). A task that failed
+    /// throws its error; one that was cancelled, `McpException.Cancelled`.
+    pub async fn result(&self) -> Result<CallToolResult, McpError> {
+        Ok(self.inner.result().await?.into())
+    }
+
+    /// Asks the server to stop the task; a task that ended stays as it ended.
+    pub async fn cancel(&self) -> Result<(), McpError> {
+        Ok(self.inner.cancel().await?)
     }
 }

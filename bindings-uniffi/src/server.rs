@@ -18,7 +18,8 @@ use std::sync::{Arc, Mutex};
 
 use oxmcp::server::http::HttpServerHandle;
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ServerBuilder, ToolDef, ToolOutput};
+use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ServerBuilder, TaskLimits, ToolDef, ToolOutput};
+use oxmcp::state::SqliteTaskStore;
 use tokio::task::JoinHandle;
 
 use crate::auth::Verifier;
@@ -75,6 +76,20 @@ pub struct ServerOptions {
     /// scopes); handlers read it from `Context.accessToken()`.
     #[uniffi(default = None)]
     pub auth: Option<Verifier>,
+    /// The SQLite file tools run as tasks are kept in (default: in memory): a restarted
+    /// server still gives the results of tasks that finished, and reports those it was
+    /// running as failed.
+    #[uniffi(default = None)]
+    pub task_store: Option<String>,
+    /// How long a task is kept after it was created, in milliseconds (default 3600000).
+    #[uniffi(default = None)]
+    pub task_ttl_ms: Option<i64>,
+    /// How often clients are asked to poll a task, in milliseconds (default 500).
+    #[uniffi(default = None)]
+    pub task_poll_interval_ms: Option<i64>,
+    /// The most tasks kept at once (default 10000).
+    #[uniffi(default = None)]
+    pub max_tasks: Option<i64>,
 }
 
 impl ServerOptions {
@@ -94,6 +109,23 @@ impl ServerOptions {
         }
         if let Some(mask) = self.mask_error_details {
             builder = builder.mask_error_details(mask);
+        }
+        let defaults = TaskLimits::default();
+        builder = builder.task_limits(TaskLimits {
+            ttl: self
+                .task_ttl_ms
+                .map_or(Ok(defaults.ttl), |ms| duration_ms(ms, "taskTtlMs"))?,
+            poll_interval: self
+                .task_poll_interval_ms
+                .map_or(Ok(defaults.poll_interval), |ms| duration_ms(ms, "taskPollIntervalMs"))?,
+            max_tasks: self
+                .max_tasks
+                .map_or(Ok(defaults.max_tasks), |max| size(max, "maxTasks"))?,
+        });
+        if let Some(path) = &self.task_store {
+            let store =
+                SqliteTaskStore::open(path).map_err(|e| McpError::invalid_input(format!("taskStore {path}: {e}")))?;
+            builder = builder.task_store(Arc::new(store));
         }
         Ok(builder)
     }
@@ -284,9 +316,10 @@ pub fn uri_template_variables(template: String) -> Result<Vec<String>, McpError>
     Ok(template.variables().map(str::to_owned).collect())
 }
 
-/// Whether a tool runs as a task for clients that support tasks (the 2026-07-28 tasks
-/// extension): they poll it, and a client without task support gets the answer in place
-/// (`Optional`) or -32021 (`Required`).
+/// Whether a tool runs as a task: for a 2025-11-25 call that asks for one, and for any
+/// 2026-07-28 call from a client that declares the tasks extension. Other calls get the
+/// answer in place (`Optional`) or an error (`Required`: -32601 in 2025-11-25, -32021 in
+/// 2026-07-28).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
 pub enum TaskSupport {
     /// Never: every call is answered in place.

@@ -14,6 +14,7 @@ fun main(args: Array<String>) {
     returnedTests(suite)
     authTests(suite)
     tasksTests(suite)
+    taskHandleTests(suite)
     val failed = suite.run(args.firstOrNull())
     exitProcess(if (failed == 0) 0 else 1)
 }

@@ -1,16 +1,25 @@
-// A Kotlin server's tools as tasks (the 2026-07-28 tasks extension): a client that declares
-// the extension gets a task to poll while the handler runs; one that does not gets the
-// answer in place, or -32021 from a tool that requires a task.
+// A Kotlin server's tools as tasks: a 2026-07-28 client that declares the extension gets a
+// task to poll while the handler runs; one that does not gets the answer in place, or
+// -32021 from a tool that requires a task. The Kotlin client's ToolTask polls, waits for,
+// reads and cancels tasks in both eras; a server's task store keeps them across servers.
 
 package io.github.oxmcp.tests
 
+import io.github.oxmcp.ElicitAction
+import io.github.oxmcp.ElicitRequest
+import io.github.oxmcp.EraMode
 import io.github.oxmcp.HttpOptions
+import io.github.oxmcp.McpException
 import io.github.oxmcp.Returned
 import io.github.oxmcp.Server
+import io.github.oxmcp.ServerOptions
+import io.github.oxmcp.TaskStatus
 import io.github.oxmcp.TaskSupport
 import io.github.oxmcp.Tool
 import io.github.oxmcp.jsonPointer
 import io.github.oxmcp.jsonPointerString
+import java.nio.file.Files
+import kotlinx.coroutines.delay
 import java.net.URI
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
@@ -42,6 +51,95 @@ fun tasksTests(suite: Suite) {
             server.close()
         }
     }
+}
+
+/** A server whose `sleep` tool (waits `ms`) may run as a task, `confirm` must (it asks the user), and `plain` never does. */
+fun taskServer(options: ServerOptions = ServerOptions(taskPollIntervalMs = 50)): Server {
+    val server = Server("tasks", "1.0.0", null, options)
+    val sleepSchema = """{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]}"""
+    server.addTool(Tool(name = "sleep", inputSchemaJson = sleepSchema), tool { args, _ ->
+        val ms = jsonPointer(args, "/ms")!!.toLong()
+        delay(ms)
+        Returned.Text("slept $ms ms")
+    }, task = TaskSupport.OPTIONAL)
+    server.addTool(Tool(name = "confirm", inputSchemaJson = NO_ARGUMENTS), tool { _, context ->
+        val answer = context.elicit(ElicitRequest.Form(message = "Sure?", requestedSchemaJson = """{"type":"object","properties":{"ok":{"type":"boolean"}}}"""))
+        Returned.Text(if (answer.action == ElicitAction.ACCEPT) "confirmed" else "declined")
+    }, task = TaskSupport.REQUIRED)
+    server.addTool(Tool(name = "plain", inputSchemaJson = NO_ARGUMENTS), tool { _, _ -> Returned.Text("plain") })
+    return server
+}
+
+fun taskHandleTests(suite: Suite) {
+    for (era in listOf(EraMode.LEGACY, EraMode.MODERN)) {
+        suite.test("tasks/${era.name.lowercase()}: a ToolTask polls, waits for, reads and cancels a task") {
+            val server = taskServer()
+            try {
+                val url = server.serveHttp("127.0.0.1:0", HttpOptions())
+                withClient(url, era) { c ->
+                    val task = c.client.callToolAsTask("sleep", """{"ms":200}""")
+                    assertEquals(32, task.id()?.length, "a task id")
+                    assertEquals(TaskStatus.WORKING, task.status()?.status, "working")
+                    assertEquals("slept 200 ms", firstText(task.result().content), "the result")
+                    assertEquals(TaskStatus.COMPLETED, task.wait()?.status, "completed")
+
+                    val long = c.client.callToolAsTask("sleep", """{"ms":10000}""")
+                    long.cancel()
+                    assertEquals(TaskStatus.CANCELLED, long.wait()?.status, "cancelled")
+                    assertThrows<McpException.Cancelled> { long.result() }
+
+                    assertEquals("confirmed", firstText(c.client.callTool("confirm").content), "a required task, followed")
+                    val plain = c.client.callToolAsTask("plain")
+                    assertEquals(null, plain.id(), "answered in place")
+                    assertEquals("plain", firstText(plain.result().content), "its answer")
+                }
+            } finally {
+                server.shutdown()
+                server.close()
+            }
+        }
+    }
+
+    suite.test("tasks: a task store keeps a finished task for the next server on the same file") {
+        val file = Files.createTempFile("oxmcp-tasks", ".db")
+        try {
+            val options = ServerOptions(taskStore = file.toString(), taskPollIntervalMs = 50)
+            val first = taskServer(options)
+            val id: String
+            try {
+                val url = first.serveHttp("127.0.0.1:0", HttpOptions())
+                id = withClientResult(url) { c ->
+                    val task = c.client.callToolAsTask("sleep", """{"ms":0}""")
+                    task.result()
+                    task.id()!!
+                }
+            } finally {
+                first.shutdown()
+                first.close()
+            }
+            val second = taskServer(options)
+            try {
+                val url = second.serveHttp("127.0.0.1:0", HttpOptions())
+                withClient(url, EraMode.MODERN) { c ->
+                    assertEquals(TaskStatus.COMPLETED, c.client.toolTask(id).status()?.status, "kept")
+                    assertEquals("slept 0 ms", firstText(c.client.toolTask(id).result().content), "its result")
+                }
+            } finally {
+                second.shutdown()
+                second.close()
+            }
+        } finally {
+            Files.deleteIfExists(file)
+        }
+    }
+}
+
+/** What [body] gives with a fresh modern-era client of [url]. */
+suspend fun <T> withClientResult(url: String, body: suspend (ConnectedClient) -> T): T {
+    var outcome: T? = null
+    withClient(url, EraMode.MODERN) { c -> outcome = body(c) }
+    @Suppress("UNCHECKED_CAST")
+    return outcome as T
 }
 
 /** The body of the answer to a 2026-07-28 request of [method] with [params] (its JSON members), naming [name], from a client that declares the tasks extension or not. */

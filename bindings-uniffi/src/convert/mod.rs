@@ -1,6 +1,6 @@
 //! The values that cross the boundary, as typed records and enums, one file per area as
 //! `oxmcp::protocol` splits them: content, tools, resources, prompts, completion, sampling,
-//! elicitation, roots, subscriptions, lifecycle, version (eras), logging, progress; and notifications (the
+//! elicitation, roots, subscriptions, tasks, lifecycle, version (eras), logging, progress; and notifications (the
 //! client's `ServerNotification`), what a tool returns (`returned`), and the JSON text
 //! helpers exported to apps (`json`).
 //!
@@ -24,6 +24,7 @@ mod returned;
 mod roots;
 mod sampling;
 mod subscriptions;
+mod tasks;
 mod tools;
 mod version;
 
@@ -41,6 +42,7 @@ pub use returned::*;
 pub use roots::*;
 pub use sampling::*;
 pub use subscriptions::*;
+pub use tasks::*;
 pub use tools::*;
 pub use version::*;
 
