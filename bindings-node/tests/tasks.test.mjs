@@ -2,7 +2,8 @@
 // declares the 2026-07-28 extension (which follows it to its result, answering what it
 // asks) and in place for one that does not; a `required` one refuses the latter with
 // -32021. A `ToolTask` polls, waits for, reads and cancels a task in both eras; a server
-// with a `taskStore` killed mid-task still answers for its tasks after a restart.
+// with a `taskStore` killed mid-task still answers for its tasks after a restart. The
+// official TypeScript SDK's experimental task client (2025-11-25) drives an oxmcp server.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
+import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, McpError, Server } from 'oxmcp';
 import * as z from 'zod';
 
@@ -129,6 +133,50 @@ describe('tools as tasks', () => {
         await second.stop();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serve the official TypeScript SDK task client (2025-11-25)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'oxmcp-tasks-'));
+    const server = await startHttpScript(TASKS_SERVER, { OXMCP_TASK_DB: path.join(dir, 'tasks.db') });
+    const client = new OfficialClient({ name: 'official-client', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      assert.deepEqual(client.getServerCapabilities()?.tasks, {
+        list: {},
+        cancel: {},
+        requests: { tools: { call: {} } },
+      });
+      await client.listTools();
+      const tasks = client.experimental.tasks;
+      const messages = [];
+      const stream = tasks.callToolStream({ name: 'sleep', arguments: { ms: 100 } }, CallToolResultSchema, {
+        task: { ttl: 60_000 },
+      });
+      for await (const message of stream) {
+        messages.push(message);
+      }
+      assert.equal(messages[0].type, 'taskCreated', JSON.stringify(messages));
+      const { taskId } = messages[0].task;
+      const last = messages.at(-1);
+      assert.equal(last.type, 'result', JSON.stringify(last));
+      assert.equal(textOf(last.result), 'slept 100 ms');
+      const got = await tasks.getTask(taskId);
+      assert.equal(got.status, 'completed');
+      assert.equal(got.ttl, 60_000);
+      assert.ok((await tasks.listTasks()).tasks.some((task) => task.taskId === taskId));
+      assert.equal(textOf(await tasks.getTaskResult(taskId, CallToolResultSchema)), 'slept 100 ms');
+
+      const long = tasks.callToolStream({ name: 'sleep', arguments: { ms: 60_000 } }, CallToolResultSchema, { task: {} });
+      const created = (await long.next()).value;
+      assert.equal(created.type, 'taskCreated');
+      const cancelled = await tasks.cancelTask(created.task.taskId);
+      assert.equal(cancelled.status, 'cancelled');
+      await long.return();
+    } finally {
+      await client.close();
+      await server.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });
