@@ -13,11 +13,10 @@ use std::time::Duration;
 
 use common::mcp_post;
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
-use oxmcp::protocol::{ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ErrorObject};
 use oxmcp::server::auth::{AccessToken, ResourceServer, VerifyError};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::tasks::EXTENSION;
-use oxmcp::server::{Context, HandlerError, Server, TaskLimits, TaskSupport, ToolDef};
+use oxmcp::server::{Server, TaskLimits, TaskSupport, ToolDef};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -42,29 +41,8 @@ fn server(limits: TaskLimits, finished: Arc<AtomicBool>) -> Server {
                     }
                 }),
         )
-        .tool(
-            ToolDef::new("confirm")
-                .task_support(TaskSupport::Required)
-                .handler(|_, ctx: Context| async move {
-                    let form = ElicitRequestParams::Form(ElicitRequestFormParams {
-                        mode: None,
-                        message: "Sure?".into(),
-                        requested_schema: json!({"type": "object", "properties": {"ok": {"type": "boolean"}}})
-                            .as_object()
-                            .cloned()
-                            .unwrap(),
-                        meta: None,
-                    });
-                    let answer = ctx.elicit(form).await?;
-                    let ok = answer.content.and_then(|c| c.get("ok").and_then(Value::as_bool)) == Some(true);
-                    Ok::<_, HandlerError>(if ok { "confirmed" } else { "declined" })
-                }),
-        )
-        .tool(
-            ToolDef::new("broken")
-                .task_support(TaskSupport::Required)
-                .handler(|_, _| async { Err::<String, _>(HandlerError::rpc(ErrorObject::internal("it broke"))) }),
-        )
+        .tool(common::confirm_task_tool())
+        .tool(common::broken_task_tool())
         .tool(
             ToolDef::new("quick")
                 .task_support(TaskSupport::Required)
@@ -341,18 +319,7 @@ async fn a_task_is_visible_only_to_the_principal_that_made_it() {
 #[tokio::test]
 async fn the_oxmcp_client_follows_a_task_to_its_result() {
     let served = Served::start(limits()).await;
-    let options = ClientOptions::new("tasks-client", "1")
-        .era(EraMode::Modern)
-        .on_elicitation(
-            |_: ElicitRequestParams| async {
-                Ok::<_, ErrorObject>(ElicitResult {
-                    action: ElicitAction::Accept,
-                    content: json!({"ok": true}).as_object().cloned(),
-                    meta: None,
-                })
-            },
-            false,
-        );
+    let options = common::accepting_ok(ClientOptions::new("tasks-client", "1").era(EraMode::Modern));
     let client = Client::connect_http(served.handle.url("/mcp"), options).await.unwrap();
     // Polled to the end, the result is the handler's, as if answered in place.
     let done = client.call_tool("compute", json!({"ms": 100})).await.unwrap();

@@ -11,16 +11,15 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use oxmcp::client::{Client, ClientOptions, EraMode};
-use oxmcp::protocol::{
-    CallToolResult, ContentBlock, ElicitAction, ElicitRequestFormParams, ElicitRequestParams, ElicitResult,
-    ErrorObject, TaskStatus,
-};
+use oxmcp::protocol::{CallToolResult, ContentBlock, TaskStatus};
 use oxmcp::server::{Context, HandlerError, Server, TaskLimits, TaskSupport, ToolDef};
 use oxmcp::transport::{Frame, Transport};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::PollSender;
+
+mod common;
 
 const RELATED: &str = "io.modelcontextprotocol/related-task";
 
@@ -43,29 +42,8 @@ fn server() -> Server {
                     format!("done after {ms} ms")
                 }),
         )
-        .tool(
-            ToolDef::new("confirm")
-                .task_support(TaskSupport::Required)
-                .handler(|_, ctx: Context| async move {
-                    let form = ElicitRequestParams::Form(ElicitRequestFormParams {
-                        mode: None,
-                        message: "Sure?".into(),
-                        requested_schema: json!({"type": "object", "properties": {"ok": {"type": "boolean"}}})
-                            .as_object()
-                            .cloned()
-                            .unwrap(),
-                        meta: None,
-                    });
-                    let answer = ctx.elicit(form).await?;
-                    let ok = answer.content.and_then(|c| c.get("ok").and_then(Value::as_bool)) == Some(true);
-                    Ok::<_, HandlerError>(if ok { "confirmed" } else { "declined" })
-                }),
-        )
-        .tool(
-            ToolDef::new("broken")
-                .task_support(TaskSupport::Required)
-                .handler(|_, _| async { Err::<String, _>(HandlerError::rpc(ErrorObject::internal("it broke"))) }),
-        )
+        .tool(common::confirm_task_tool())
+        .tool(common::broken_task_tool())
         .tool(
             ToolDef::new("flawed")
                 .task_support(TaskSupport::Required)
@@ -389,16 +367,7 @@ async fn oxmcp_client(server: &Server, era: EraMode) -> Client {
     let (client_end, server_end) = oxmcp::transport::memory::pair();
     let server = server.clone();
     tokio::spawn(async move { server.serve(server_end).await });
-    let options = ClientOptions::new("tasks-client", "1").era(era).on_elicitation(
-        |_: ElicitRequestParams| async {
-            Ok::<_, ErrorObject>(ElicitResult {
-                action: ElicitAction::Accept,
-                content: json!({"ok": true}).as_object().cloned(),
-                meta: None,
-            })
-        },
-        false,
-    );
+    let options = common::accepting_ok(ClientOptions::new("tasks-client", "1").era(era));
     Client::connect(client_end, options).await.unwrap()
 }
 
