@@ -14,6 +14,7 @@ export const {
   Registration,
   ResourceTemplate,
   Server,
+  ToolTask,
   completable,
   requestIdJag,
 } = oxmcp;

@@ -181,3 +181,22 @@ describe('tools as tasks', () => {
     }
   });
 });
+
+describe('tasks and their callers', () => {
+  it('are visible only to the session that made them, and expire', async () => {
+    const server = new Server({ name: 'tasks', version: '1.0.0' }, { taskTtl: 500, taskPollInterval: 50 });
+    server.registerTool('quick', { task: 'optional' }, () => 'quick');
+    const one = await Client.connectInProcess(server, { era: 'legacy' });
+    const other = await Client.connectInProcess(server, { era: 'legacy' });
+    try {
+      const task = await one.callToolAsTask({ name: 'quick' });
+      assert.equal(textOf(await task.result()), 'quick');
+      await assert.rejects(other.toolTask(task.id).status(), (error) => error instanceof McpError && error.code === -32602);
+      await sleep(700);
+      await assert.rejects(task.status(), (error) => error instanceof McpError && error.code === -32602);
+    } finally {
+      await one.close();
+      await other.close();
+    }
+  });
+});

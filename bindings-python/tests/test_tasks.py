@@ -134,3 +134,23 @@ def start_server(command: list[str]) -> tuple[subprocess.Popen[str], str]:
             return process, line[line.index("http://") :].split()[0]
     process.kill()
     raise AssertionError("the server did not tell its URL")
+
+
+async def test_a_session_sees_only_its_own_tasks_and_tasks_expire() -> None:
+    server = Server("tasks", task_ttl=0.5, task_poll_interval=0.05)
+
+    @server.tool(task="optional")
+    def quick() -> str:
+        return "quick"
+
+    async with Client(server, era="legacy") as one, Client(server, era="legacy") as other:
+        task = await one.call_tool_as_task("quick")
+        assert (await task.result()).content[0].text == "quick"
+        assert task.id is not None
+        with pytest.raises(McpError) as refused:
+            await other.tool_task(task.id).status()
+        assert refused.value.code == -32602
+        await asyncio.sleep(0.7)
+        with pytest.raises(McpError) as expired:
+            await task.status()
+        assert expired.value.code == -32602
