@@ -111,6 +111,18 @@ impl NativeContext {
         self.ctx.progress(progress, total, message).await;
     }
 
+    /// Says what the task this call runs as is doing now (its status message).
+    #[napi]
+    pub async fn task_status(&self, message: String) {
+        self.ctx.task_status(message).await;
+    }
+
+    /// Whether this call runs as a task.
+    #[napi(getter)]
+    pub fn is_task(&self) -> bool {
+        self.ctx.is_task()
+    }
+
     /// Sends a log message, if the client wants messages of this level.
     #[napi(
         ts_args_type = "level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency', data: unknown, logger?: string"

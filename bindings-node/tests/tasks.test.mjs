@@ -33,7 +33,9 @@ function taskServer() {
   });
   server.registerTool('quick', { task: 'required' }, () => 'quick');
   server.registerTool('sleep', { inputSchema: { ms: z.number() }, task: 'optional' }, async ({ ms }, ctx) => {
+    assert.ok(ctx.isTask);
     await ctx.progress(1, 2);
+    await ctx.taskStatus(`sleeping ${ms} ms`);
     await sleep(ms, undefined, { signal: ctx.signal });
     return `slept ${ms} ms`;
   });
@@ -80,6 +82,12 @@ describe('tools as tasks', () => {
         assert.equal((await task.wait())?.status, 'completed');
 
         const long = await client.callToolAsTask({ name: 'sleep', arguments: { ms: 30_000 } });
+        let said = await long.status();
+        for (let polls = 0; said?.statusMessage === undefined && polls < 100; polls += 1) {
+          await sleep(20);
+          said = await long.status();
+        }
+        assert.equal(said?.statusMessage, 'sleeping 30000 ms');
         await long.cancel();
         assert.equal((await long.wait())?.status, 'cancelled');
         await assert.rejects(long.result(), (error) => error instanceof McpError && error.kind === 'cancelled');

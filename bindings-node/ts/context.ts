@@ -121,6 +121,19 @@ export class Context {
     await this.#native.progress(progress, total, message);
   }
 
+  /**
+   * Says what the task this call runs as is doing now (its status message, which
+   * `tasks/get` shows); a call that is not a task has no status to set.
+   */
+  async taskStatus(message: string): Promise<void> {
+    await this.#native.taskStatus(message);
+  }
+
+  /** Whether this call runs as a task (`registerTool(name, { task })`). */
+  get isTask(): boolean {
+    return this.#native.isTask;
+  }
+
   /** Sends a log message to the client, if it wants messages of this level. */
   async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     await native(this.#native.log(level, data, logger));

@@ -118,6 +118,22 @@ impl Context {
         })
     }
 
+    /// Says what the task this call runs as is doing now (its status message); nothing
+    /// outside a task.
+    fn task_status<'py>(&self, py: Python<'py>, message: String) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            ctx.task_status(message).await;
+            Ok(())
+        })
+    }
+
+    /// Whether this call runs as a task.
+    #[getter]
+    fn is_task(&self) -> bool {
+        self.inner.is_task()
+    }
+
     /// Sends a log message at `level` ("debug" ... "emergency"), if the client wants it.
     #[pyo3(signature = (level, data, logger=None))]
     fn log<'py>(

@@ -57,7 +57,9 @@ def handle_server() -> Server:
 
     @server.tool(task="optional")
     async def sleep(seconds: float, ctx: Context) -> str:
+        assert ctx.is_task
         await ctx.progress(1, 2)
+        await ctx.task_status(f"sleeping {seconds} s")
         await asyncio.sleep(seconds)
         return f"slept {seconds} s"
 
@@ -81,6 +83,13 @@ async def test_a_task_handle_polls_waits_reads_and_cancels(era: Era) -> None:
         assert ended is not None and ended.status == "completed"
 
         long = await client.call_tool_as_task("sleep", {"seconds": 30})
+        for _ in range(100):
+            said = await long.status()
+            assert said is not None
+            if said.status_message is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert said.status_message == "sleeping 30.0 s"
         await long.cancel()
         cancelled = await long.wait()
         assert cancelled is not None and cancelled.status == "cancelled"

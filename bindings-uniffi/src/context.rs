@@ -81,6 +81,17 @@ impl Context {
         self.inner.progress(progress, total, message).await;
     }
 
+    /// Says what the task this call runs as is doing now (its status message); a call
+    /// that is not a task has no status to set.
+    pub async fn task_status(&self, message: String) {
+        self.inner.task_status(message).await;
+    }
+
+    /// Whether this call runs as a task.
+    pub fn is_task(&self) -> bool {
+        self.inner.is_task()
+    }
+
     /// Sends a log message (any JSON value, as text) if the client wants this level.
     #[uniffi::method(default(logger = None))]
     pub async fn log(&self, level: LoggingLevel, logger: Option<String>, data_json: String) -> Result<(), McpError> {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::mcp_post;
-use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::server::auth::{AccessToken, ResourceServer, VerifyError};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::tasks::EXTENSION;
@@ -372,5 +372,91 @@ async fn the_oxmcp_client_follows_a_task_to_its_result() {
     );
     let _ = client.close().await;
     let _ = plain.close().await;
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn listeners_hear_of_their_own_tasks_and_a_task_says_what_it_is_doing() {
+    let release = Arc::new(tokio::sync::Notify::new());
+    let released = Arc::clone(&release);
+    let server = Server::builder("staged", "1")
+        .task_limits(limits())
+        .tool(ToolDef::new("staged").task_support(TaskSupport::Required).handler(
+            move |_, ctx: oxmcp::server::Context| {
+                let released = Arc::clone(&released);
+                async move {
+                    assert!(ctx.is_task());
+                    ctx.task_status("halfway").await;
+                    released.notified().await;
+                    "staged done"
+                }
+            },
+        ))
+        .build()
+        .unwrap();
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    tokio::spawn(async move { server.serve(server_end).await });
+    let client = Client::connect(client_end, ClientOptions::new("listener", "1").era(EraMode::Modern))
+        .await
+        .unwrap();
+    let task = client.call_tool_as_task("staged", json!({})).await.unwrap();
+    let id = task.id().unwrap().to_owned();
+    let mut notifications = client.notifications();
+    let filter = oxmcp::protocol::SubscriptionFilter {
+        task_ids: Some(vec![id.clone(), "0".repeat(32)]),
+        ..Default::default()
+    };
+    let _subscription = client.listen(filter).await.unwrap();
+    let mut heard = Vec::new();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match notifications.recv().await.unwrap() {
+                ServerNotification::SubscriptionAcknowledged(ack) => {
+                    assert_eq!(
+                        ack.notifications.task_ids,
+                        Some(vec![id.clone()]),
+                        "only known tasks of the caller"
+                    );
+                    // The task may have said "halfway" before the stream opened.
+                    let now = task.status().await.unwrap().unwrap();
+                    assert_eq!(now.status_message.as_deref(), Some("halfway"));
+                    release.notify_one();
+                }
+                ServerNotification::Other { method, params } if method == "notifications/tasks" => {
+                    let params = params.unwrap();
+                    assert_eq!(params["taskId"], id.as_str());
+                    heard.push(params["status"].as_str().unwrap().to_owned());
+                    if params["status"] == "completed" {
+                        return params;
+                    }
+                }
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("the task's end is heard");
+    assert_eq!(ended["result"]["content"][0]["text"], "staged done", "{ended}");
+    assert!(ended.get("resultType").is_none());
+    assert!(
+        ended["_meta"].get("io.modelcontextprotocol/subscriptionId").is_some(),
+        "{ended}"
+    );
+    assert_eq!(heard.last().map(String::as_str), Some("completed"));
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_listener_without_the_extension_is_refused_task_notifications() {
+    let served = Served::start(limits()).await;
+    let refused = served
+        .ask(
+            "subscriptions/listen",
+            json!({"notifications": {"taskIds": ["x"]}}),
+            false,
+            None,
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
     served.stop().await;
 }

@@ -7,11 +7,12 @@
 //! as tasks in both eras, transparently and through a `ToolTask`.
 
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use oxmcp::client::{Client, ClientOptions, EraMode};
-use oxmcp::protocol::{CallToolResult, ContentBlock, TaskStatus};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
+use oxmcp::protocol::{CallToolResult, ContentBlock, ProgressNotificationParams, TaskStatus};
 use oxmcp::server::{Context, HandlerError, Server, TaskLimits, TaskSupport, ToolDef};
 use oxmcp::transport::{Frame, Transport};
 use serde_json::{json, Value};
@@ -48,6 +49,17 @@ fn server() -> Server {
             ToolDef::new("flawed")
                 .task_support(TaskSupport::Required)
                 .handler(|_, _| async { Err::<String, _>(HandlerError::message("no luck")) }),
+        )
+        .tool(
+            ToolDef::new("steps")
+                .task_support(TaskSupport::Required)
+                .handler(|_, ctx: Context| async move {
+                    for step in 1..=2 {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        ctx.progress(f64::from(step), Some(2.0), None).await;
+                    }
+                    "stepped"
+                }),
         )
         .tool(ToolDef::new("plain").handler(|_, _| async { "plain" }))
         .build()
@@ -383,6 +395,20 @@ async fn the_oxmcp_client_runs_tools_as_tasks_in_both_eras() {
         // A tool that must run as a task is followed to its end, its question answered.
         let confirmed = client.call_tool("confirm", json!({})).await.unwrap();
         assert_eq!(text(&confirmed), "confirmed", "{era:?}");
+        if era == EraMode::Legacy {
+            // The call's progress goes on reaching it while its task runs.
+            let progress = Arc::new(Mutex::new(Vec::new()));
+            let seen = Arc::clone(&progress);
+            let options = CallOptions {
+                on_progress: Some(Arc::new(move |p: ProgressNotificationParams| {
+                    seen.lock().unwrap().push(p.progress)
+                })),
+                ..CallOptions::default()
+            };
+            let stepped = client.call_tool_with("steps", json!({}), &options).await.unwrap();
+            assert_eq!(text(&stepped), "stepped");
+            assert_eq!(*progress.lock().unwrap(), [1.0, 2.0]);
+        }
 
         let task = client.call_tool_as_task("compute", json!({"ms": 100})).await.unwrap();
         assert_eq!(task.id().map(str::len), Some(32), "{era:?}");

@@ -116,6 +116,16 @@ class Context:
 
     report_progress = progress
 
+    async def task_status(self, message: str) -> None:
+        """Says what the task this call runs as is doing now (its status message, which
+        ``tasks/get`` shows); a call that is not a task has no status to set."""
+        await self._native.task_status(message)
+
+    @property
+    def is_task(self) -> bool:
+        """Whether this call runs as a task (``@server.tool(task=...)``)."""
+        return self._native.is_task
+
     async def log(self, level: LogLevel, data: Any, logger: str | None = None) -> None:
         """Sends a log message, if the client wants messages of this level."""
         await self._native.log(level, data, logger)

@@ -57,8 +57,10 @@ fun tasksTests(suite: Suite) {
 fun taskServer(options: ServerOptions = ServerOptions(taskPollIntervalMs = 50)): Server {
     val server = Server("tasks", "1.0.0", null, options)
     val sleepSchema = """{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]}"""
-    server.addTool(Tool(name = "sleep", inputSchemaJson = sleepSchema), tool { args, _ ->
+    server.addTool(Tool(name = "sleep", inputSchemaJson = sleepSchema), tool { args, context ->
         val ms = jsonPointer(args, "/ms")!!.toLong()
+        check(context.isTask()) { "a task" }
+        context.taskStatus("sleeping $ms ms")
         delay(ms)
         Returned.Text("slept $ms ms")
     }, task = TaskSupport.OPTIONAL)
@@ -84,6 +86,13 @@ fun taskHandleTests(suite: Suite) {
                     assertEquals(TaskStatus.COMPLETED, task.wait()?.status, "completed")
 
                     val long = c.client.callToolAsTask("sleep", """{"ms":10000}""")
+                    var said = long.status()
+                    for (poll in 1..100) {
+                        if (said?.statusMessage != null) break
+                        delay(20)
+                        said = long.status()
+                    }
+                    assertEquals("sleeping 10000 ms", said?.statusMessage, "what the task says it does")
                     long.cancel()
                     assertEquals(TaskStatus.CANCELLED, long.wait()?.status, "cancelled")
                     assertThrows<McpException.Cancelled> { long.result() }

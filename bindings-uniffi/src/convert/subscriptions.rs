@@ -17,6 +17,9 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[uniffi(default = [])]
     pub resource_subscriptions: Vec<String>,
+    /// `notifications/tasks` for these tasks (the tasks extension).
+    #[uniffi(default = [])]
+    pub task_ids: Vec<String>,
 }
 
 impl From<SubscriptionFilter> for core::SubscriptionFilter {
@@ -27,6 +30,7 @@ impl From<SubscriptionFilter> for core::SubscriptionFilter {
             resources_list_changed: filter.resources_list_changed.then_some(true),
             resource_subscriptions: (!filter.resource_subscriptions.is_empty())
                 .then_some(filter.resource_subscriptions),
+            task_ids: (!filter.task_ids.is_empty()).then_some(filter.task_ids),
         }
     }
 }

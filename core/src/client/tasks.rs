@@ -9,6 +9,7 @@
 //! cancel.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -16,11 +17,11 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::send::{Answered, CallOptions};
-use super::{decode, to_value, Client};
+use super::send::{Answered, CallOptions, ProgressWatch};
+use super::{decode, lock, to_value, Client};
 use crate::error::{Error, Result};
 use crate::protocol::{
-    code, methods, CallToolResult, Era, ErrorObject, InputRequests, InputResponses, Task, TaskStatus,
+    code, meta, methods, CallToolResult, Era, ErrorObject, InputRequests, InputResponses, RequestId, Task, TaskStatus,
 };
 
 /// The polling interval when the server names none, and the bounds of one it names.
@@ -314,9 +315,14 @@ impl Client {
     /// its result.
     pub(super) async fn call_legacy_tool(
         &self,
-        params: Map<String, Value>,
+        mut params: Map<String, Value>,
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
+        let _progress = self.task_progress(&mut params, options);
+        let options = &CallOptions {
+            on_progress: None,
+            ..options.clone()
+        };
         match self.request_raw(methods::TOOLS_CALL, params.clone(), options).await {
             Err(Error::Remote(error)) if error.code == code::METHOD_NOT_FOUND && self.server_runs_tool_tasks() => {
                 let mut params = params;
@@ -326,6 +332,28 @@ impl Client {
             }
             outcome => outcome,
         }
+    }
+
+    /// A 2025-11-25 call's progress token stays valid while its task runs: when `options`
+    /// want progress, the call carries a token of the client's own, whose progress reaches
+    /// the callback until the returned guard is dropped (the call and its task are over).
+    fn task_progress(&self, params: &mut Map<String, Value>, options: &CallOptions) -> Option<ProgressGuard> {
+        let callback = options.on_progress.clone()?;
+        let token =
+            RequestId::String(format!("task-progress-{}", NEXT_PROGRESS_TOKEN.fetch_add(1, Ordering::Relaxed)).into());
+        let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(meta::PROGRESS_TOKEN.into(), to_value(&token));
+        }
+        let watch = ProgressWatch {
+            callback: Some(callback),
+            arrived: Default::default(),
+        };
+        lock(&self.inner.progress).insert(token.clone(), watch);
+        Some(ProgressGuard {
+            client: self.clone(),
+            token,
+        })
     }
 
     /// Waits `wait`; when `cancellation` fires first, cancels the task and says so (false).
@@ -370,4 +398,19 @@ pub(super) fn tool_call_params(name: &str, arguments: impl serde::Serialize) -> 
         _ => return Err(Error::Protocol("tool arguments must be a JSON object".into())),
     }
     Ok(params)
+}
+
+/// Numbers the progress tokens the client names itself.
+static NEXT_PROGRESS_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+/// Stops following a progress token when dropped.
+struct ProgressGuard {
+    client: Client,
+    token: RequestId,
+}
+
+impl Drop for ProgressGuard {
+    fn drop(&mut self) {
+        lock(&self.client.inner.progress).remove(&self.token);
+    }
 }

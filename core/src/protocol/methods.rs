@@ -70,6 +70,8 @@ pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknow
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 /// A task's status changed (2025-11-25).
 pub const TASKS_STATUS: &str = "notifications/tasks/status";
+/// A task changed (2026-07-28 tasks extension, on `subscriptions/listen`).
+pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 
 /// The requests an MCP server answers, in either era.
 pub const SERVER_REQUESTS: [&str; 20] = [

@@ -20,6 +20,9 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(rename = "resourceSubscriptions", default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these tasks (the tasks extension).
+    #[serde(rename = "taskIds", default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 /// Params of `subscriptions/listen`, and of its acknowledgement.

@@ -212,6 +212,21 @@ impl Context {
         self.notify(methods::PROGRESS, &params).await;
     }
 
+    /// Says what the task this call runs as is doing now: its `statusMessage`, which
+    /// `tasks/get` shows (and, in 2025-11-25, a status notification). A call that does not
+    /// run as a task has no status to set: nothing is sent.
+    pub async fn task_status(&self, message: impl Into<String>) {
+        if let Some(task_id) = &self.inner.task_id {
+            let tasks = self.inner.dispatcher.server().tasks();
+            tasks.set_message(task_id, message.into()).await;
+        }
+    }
+
+    /// Whether this call runs as a task.
+    pub fn is_task(&self) -> bool {
+        self.inner.task_id.is_some()
+    }
+
     /// Sends a log message to the client, if the client wants messages of this level:
     /// in the legacy era as set by `logging/setLevel`, in the modern era only when the
     /// request carried a log level.

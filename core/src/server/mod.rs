@@ -298,6 +298,7 @@ impl ServerBuilder {
             Some(keys) => keys,
             None => KeyRing::random().map_err(|e| DefinitionError::new(format!("request state keys: {e}")))?,
         };
+        let bus: Arc<dyn SubscriptionBus> = self.bus.unwrap_or_else(|| Arc::new(InMemorySubscriptionBus::default()));
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info_json: serde_json::to_value(&self.info)
@@ -306,7 +307,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(registry)),
                 custom,
-                bus: self.bus.unwrap_or_else(|| Arc::new(InMemorySubscriptionBus::default())),
+                bus: Arc::clone(&bus),
                 page_size: self.page_size,
                 cache_ttl_ms: self.cache_ttl_ms,
                 cache_scope: self.cache_scope,
@@ -321,6 +322,7 @@ impl ServerBuilder {
                 tasks: tasks::Tasks::new(
                     self.task_limits,
                     self.task_store.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
+                    Arc::clone(&bus),
                 ),
             }),
         })

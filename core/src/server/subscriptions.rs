@@ -54,8 +54,16 @@ pub(super) async fn listen(
     stamp: Option<&Value>,
 ) -> Outcome {
     let params: SubscriptionsListenParams = parse_params(params)?;
-    let filter = params.notifications;
+    let mut filter = params.notifications;
     let mut events = dispatcher.server().subscribe_events();
+    let tasks = dispatcher.server().tasks();
+    // Only the caller's own tasks are followed; the acknowledgement names them.
+    if let Some(task_ids) = &filter.task_ids {
+        if !super::tasks::requested(ctx.client_capabilities()) {
+            return Err(super::tasks::extension_required());
+        }
+        filter.task_ids = Some(tasks.owned(&ctx.principal_key(), task_ids).await?);
+    }
     let tag = || {
         Meta::from_iter([(
             meta::SUBSCRIPTION_ID.to_owned(),
@@ -90,7 +98,20 @@ pub(super) async fn listen(
             }
             Err(broadcast::error::RecvError::Closed) => break,
         };
-        if let Some((method, params)) = modern_notification(&event, &filter, tag()) {
+        let notification = match &event {
+            ServerEvent::TaskChanged(task_id) => {
+                let followed = filter.task_ids.iter().flatten().any(|id| id == task_id.as_ref());
+                match followed.then_some(tasks.notification(task_id).await?).flatten() {
+                    Some(mut params) => {
+                        params["_meta"] = Value::Object(tag());
+                        Some((event.method(), params))
+                    }
+                    None => None,
+                }
+            }
+            event => modern_notification(event, &filter, tag()),
+        };
+        if let Some((method, params)) = notification {
             if !ctx
                 .reply()
                 .send(jsonrpc::notification_text(method, Some(&params)))
@@ -131,6 +152,8 @@ pub(super) async fn forward_legacy_events(dispatcher: Arc<Dispatcher>, reply: Re
                 };
                 jsonrpc::notification_text(methods::RESOURCES_UPDATED, Some(&params))
             }
+            // A legacy session hears of its tasks on its own (`notifications/tasks/status`).
+            ServerEvent::TaskChanged(_) => continue,
             list_changed => jsonrpc::notification_text(list_changed.method(), None::<&()>),
         };
         if !reply.send(text).await {
@@ -149,6 +172,8 @@ fn modern_notification(event: &ServerEvent, filter: &SubscriptionFilter, tag: Me
             .resource_subscriptions
             .as_ref()
             .is_some_and(|uris| uris.iter().any(|u| u == uri.as_ref())),
+        // Carried with the task as it is now; see `listen`.
+        ServerEvent::TaskChanged(_) => false,
     };
     if !wanted {
         return None;

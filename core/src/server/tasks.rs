@@ -37,7 +37,7 @@ use crate::protocol::{
     code, jsonrpc, meta, methods, CallToolResult, ClientCapabilities, EmptyResult, Era, ErrorObject, InputRequest,
     InputResponse, Meta, ResultType, TaskStatus,
 };
-use crate::state::{TaskOutcome, TaskRecord, TaskStore};
+use crate::state::{ServerEvent, SubscriptionBus, TaskOutcome, TaskRecord, TaskStore};
 use crate::{lock, BoxFuture};
 
 pub use crate::protocol::TASKS_EXTENSION as EXTENSION;
@@ -137,6 +137,8 @@ pub(crate) struct Tasks {
 struct Shared {
     limits: TaskLimits,
     store: Arc<dyn TaskStore>,
+    /// Where changes are announced, for `subscriptions/listen` streams.
+    bus: Arc<dyn SubscriptionBus>,
     running: Mutex<HashMap<String, Arc<Running>>>,
 }
 
@@ -183,11 +185,12 @@ fn store_failed(error: std::io::Error) -> ErrorObject {
 }
 
 impl Tasks {
-    pub(crate) fn new(limits: TaskLimits, store: Arc<dyn TaskStore>) -> Self {
+    pub(crate) fn new(limits: TaskLimits, store: Arc<dyn TaskStore>, bus: Arc<dyn SubscriptionBus>) -> Self {
         Tasks {
             shared: Arc::new(Shared {
                 limits,
                 store,
+                bus,
                 running: Mutex::new(HashMap::new()),
             }),
         }
@@ -232,7 +235,7 @@ impl Tasks {
         lock(&self.shared.running).insert(record.id.clone(), Arc::clone(&running));
         tokio::spawn(self.clone().drive(record.id.clone(), running, run));
         match new.era {
-            Era::Modern => finish(View::modern(&record, ResultType::Task, false), stamp),
+            Era::Modern => finish(View::modern(&record, Some(ResultType::Task), false), stamp),
             Era::Legacy => {
                 #[derive(Serialize)]
                 struct CreateTaskResult<'a> {
@@ -263,7 +266,7 @@ impl Tasks {
         let Named { task_id } = parse_params(params)?;
         let task = self.find(owner, &task_id).await?;
         match era {
-            Era::Modern => finish(View::modern(&task, ResultType::Complete, true), stamp),
+            Era::Modern => finish(View::modern(&task, Some(ResultType::Complete), true), stamp),
             Era::Legacy => finish(View::legacy(&task), None),
         }
     }
@@ -425,6 +428,40 @@ impl Tasks {
         }
     }
 
+    /// Sets what task `task_id` says it is doing (its `statusMessage`), while it runs.
+    pub(crate) async fn set_message(&self, task_id: &str, message: String) {
+        if let Err(error) = self
+            .change(task_id, |task| {
+                task.status_message = Some(message);
+                true
+            })
+            .await
+        {
+            tracing::warn!(%error, task_id, "could not record a task's status message");
+        }
+    }
+
+    /// Of `task_ids`, those of `owner`'s tasks that are known: what a `subscriptions/listen`
+    /// stream may follow.
+    pub(crate) async fn owned(&self, owner: &str, task_ids: &[String]) -> Result<Vec<String>, ErrorObject> {
+        let mut owned = Vec::new();
+        for id in task_ids {
+            let task = self.shared.store.get(id).await.map_err(store_failed)?;
+            if task.is_some_and(|task| task.owner == owner) {
+                owned.push(id.clone());
+            }
+        }
+        Ok(owned)
+    }
+
+    /// The `notifications/tasks` params of task `task_id` as it is now (the detailed task),
+    /// `None` once it is gone.
+    pub(crate) async fn notification(&self, task_id: &str) -> Result<Option<Value>, ErrorObject> {
+        let task = self.shared.store.get(task_id).await.map_err(store_failed)?;
+        task.map(|task| serde_json::to_value(View::modern(&task, None, true)).map_err(ErrorObject::internal))
+            .transpose()
+    }
+
     fn running(&self, task_id: &str) -> Option<Arc<Running>> {
         lock(&self.shared.running).get(task_id).cloned()
     }
@@ -446,17 +483,21 @@ impl Tasks {
         let Some(mut task) = store.get(task_id).await.map_err(store_failed)? else {
             return Ok(None);
         };
-        let status = task.status;
-        if status.is_terminal() || !edit(&mut task) {
+        let before = (task.status, task.status_message.clone());
+        if before.0.is_terminal() || !edit(&mut task) {
             return Ok(None);
         }
         task.last_updated_at = SystemTime::now();
         if !store.update(&task).await.map_err(store_failed)? {
             return Ok(None);
         }
+        self.shared
+            .bus
+            .publish(ServerEvent::TaskChanged(task.id.as_str().into()));
         if let Some(running) = &running {
             running.changed.notify_waiters();
-            if let (Some(channel), true) = (&running.channel, task.status != status) {
+            let shown_changed = (task.status, task.status_message.as_ref()) != (before.0, before.1.as_ref());
+            if let (Some(channel), true) = (&running.channel, shown_changed) {
                 let notification = jsonrpc::notification_text(methods::TASKS_STATUS, Some(&View::legacy(&task)));
                 channel.send(notification).await;
             }
@@ -619,15 +660,15 @@ impl<'a> View<'a> {
     }
 
     /// The 2026-07-28 task: a `CreateTaskResult`, or with what its status carries
-    /// (`detailed`, for `tasks/get`).
-    fn modern(task: &'a TaskRecord, result_type: ResultType, detailed: bool) -> Self {
+    /// (`detailed`, for `tasks/get` and `notifications/tasks`).
+    fn modern(task: &'a TaskRecord, result_type: Option<ResultType>, detailed: bool) -> Self {
         let (result, error) = match (&task.outcome, detailed) {
             (Some(TaskOutcome::Result(result)), true) => (Some(result), None),
             (Some(TaskOutcome::Error(error)), true) => (None, Some(error)),
             _ => (None, None),
         };
         View {
-            result_type: Some(result_type),
+            result_type,
             ttl_ms: Some(millis(task.ttl)),
             poll_interval_ms: Some(millis(task.poll_interval)),
             input_requests: (detailed && task.status == TaskStatus::InputRequired).then_some(&task.input_requests),

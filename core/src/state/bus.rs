@@ -24,6 +24,8 @@ pub enum ServerEvent {
     ResourcesListChanged,
     /// The resource with this URI changed.
     ResourceUpdated(Arc<str>),
+    /// The task with this id changed: its status, message, result or input.
+    TaskChanged(Arc<str>),
 }
 
 impl ServerEvent {
@@ -34,6 +36,7 @@ impl ServerEvent {
             ServerEvent::PromptsListChanged => methods::PROMPTS_LIST_CHANGED,
             ServerEvent::ResourcesListChanged => methods::RESOURCES_LIST_CHANGED,
             ServerEvent::ResourceUpdated(_) => methods::RESOURCES_UPDATED,
+            ServerEvent::TaskChanged(_) => methods::TASKS_NOTIFICATION,
         }
     }
 }
