@@ -15,7 +15,8 @@
 //!
 //! A tool declares once whether it may or must run as a task ([`TaskSupport`]). Records live
 //! in a [`TaskStore`] (in memory unless the server was given another); what runs them stays
-//! in this process. A task is visible only to its owner: the principal on a protected
+//! in this process, and stops when the task ends in the store (cancelled on a replica that
+//! shares the store and the subscription bus). A task is visible only to its owner: the principal on a protected
 //! endpoint, else the legacy session that made it.
 
 use std::collections::HashMap;
@@ -26,7 +27,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
+use tokio::sync::{broadcast, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch::{finish, parse_params, CursorParams, Outcome};
@@ -140,6 +141,8 @@ struct Shared {
     /// Where changes are announced, for `subscriptions/listen` streams.
     bus: Arc<dyn SubscriptionBus>,
     running: Mutex<HashMap<String, Arc<Running>>>,
+    /// Stops the runs here of tasks that ended elsewhere (see `watch_ends`), once started.
+    watching: std::sync::Once,
 }
 
 /// A task running in this process.
@@ -192,6 +195,7 @@ impl Tasks {
                 store,
                 bus,
                 running: Mutex::new(HashMap::new()),
+                watching: std::sync::Once::new(),
             }),
         }
     }
@@ -232,6 +236,7 @@ impl Tasks {
             writing: tokio::sync::Mutex::new(()),
             channel: new.channel,
         });
+        self.watch_ends();
         lock(&self.shared.running).insert(record.id.clone(), Arc::clone(&running));
         tokio::spawn(self.clone().drive(record.id.clone(), running, run));
         match new.era {
@@ -460,6 +465,33 @@ impl Tasks {
         let task = self.shared.store.get(task_id).await.map_err(store_failed)?;
         task.map(|task| serde_json::to_value(View::modern(&task, None, true)).map_err(ErrorObject::internal))
             .transpose()
+    }
+
+    /// From the first task on, stops the run here of a task that ended in the store: a
+    /// `tasks/cancel` served by another replica sharing the store and the bus.
+    fn watch_ends(&self) {
+        self.shared.watching.call_once(|| {
+            let mut events = self.shared.bus.subscribe();
+            let shared = Arc::downgrade(&self.shared);
+            tokio::spawn(async move {
+                loop {
+                    let task_id = match events.recv().await {
+                        Ok(ServerEvent::TaskChanged(task_id)) => task_id,
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    };
+                    let Some(shared) = shared.upgrade() else { return };
+                    let Some(running) = lock(&shared.running).get(task_id.as_ref()).cloned() else {
+                        continue;
+                    };
+                    if let Ok(Some(task)) = shared.store.get(&task_id).await {
+                        if task.status.is_terminal() {
+                            running.cancel.cancel();
+                        }
+                    }
+                }
+            });
+        });
     }
 
     fn running(&self, task_id: &str) -> Option<Arc<Running>> {

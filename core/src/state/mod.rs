@@ -6,18 +6,22 @@
 //! Each has an in-memory implementation, the default; replicas that share state plug in
 //! stores that they share.
 
-mod bus;
+pub(crate) mod bus;
 mod event_store;
+#[cfg(feature = "redis")]
+mod redis;
 pub mod sealing;
 #[cfg(feature = "sqlite")]
 mod sqlite_tasks;
-mod tasks;
+pub(crate) mod tasks;
 
 pub use bus::{InMemorySubscriptionBus, ServerEvent, SubscriptionBus};
 pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 #[cfg(feature = "http-server")]
 pub(crate) use event_store::{LogLimits, SessionLog};
+#[cfg(feature = "redis")]
+pub use redis::{RedisStore, RedisSubscriptionBus, RedisTaskStore};
 pub use sealing::{KeyRing, SealError, SealingKey};
 #[cfg(feature = "sqlite")]
 pub use sqlite_tasks::SqliteTaskStore;
-pub use tasks::{InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};
+pub use tasks::{check_task_store, InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};

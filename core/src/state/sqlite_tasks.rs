@@ -211,12 +211,13 @@ fn decode(text: &str) -> rusqlite::Result<TaskRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::tasks::tests::{check_store, record};
+    use crate::state::check_task_store;
+    use crate::state::tasks::record;
 
     #[tokio::test]
     async fn behaves_as_every_store_must() {
         let dir = tempfile::tempdir().unwrap();
-        check_store(&SqliteTaskStore::open(dir.path().join("tasks.db")).unwrap()).await;
+        check_task_store(&SqliteTaskStore::open(dir.path().join("tasks.db")).unwrap()).await;
     }
 
     #[tokio::test]

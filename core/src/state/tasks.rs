@@ -179,65 +179,66 @@ impl TaskStore for InMemoryTaskStore {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
+/// Checks that `store` behaves as the server needs: bounds, terminal statuses, expiry,
+/// lists. For the tests of a store of your own, on an empty store (it panics at the first
+/// violation). Uses the ids `a`, `b`, `c`, `d`, `old`, `x`, `y` and `other` and the owners `o`
+/// and `p`.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// oxmcp::state::check_task_store(&oxmcp::state::InMemoryTaskStore::new()).await;
+/// # }
+/// ```
+pub async fn check_task_store(store: &dyn TaskStore) {
+    assert!(store.create(&record("a", "o", TaskStatus::Completed), 2).await.unwrap());
+    assert!(store.create(&record("b", "o", TaskStatus::Working), 2).await.unwrap());
+    assert!(store.create(&record("c", "o", TaskStatus::Working), 2).await.unwrap());
+    assert!(store.get("a").await.unwrap().is_none(), "the ended task made room");
+    assert!(!store.create(&record("d", "o", TaskStatus::Working), 2).await.unwrap());
+    assert!(store.get("d").await.unwrap().is_none());
 
-    pub(crate) fn record(id: &str, owner: &str, status: TaskStatus) -> TaskRecord {
-        let now = SystemTime::now();
-        TaskRecord {
-            id: id.to_owned(),
-            owner: owner.to_owned(),
-            status,
-            status_message: None,
-            created_at: now,
-            last_updated_at: now,
-            ttl: Duration::from_secs(60),
-            poll_interval: Duration::from_millis(100),
-            outcome: None,
-            input_requests: BTreeMap::new(),
-            input_responses: BTreeMap::new(),
-        }
+    let mut task = store.get("b").await.unwrap().unwrap();
+    task.status = TaskStatus::Cancelled;
+    assert!(store.update(&task).await.unwrap());
+    task.status = TaskStatus::Completed;
+    assert!(!store.update(&task).await.unwrap(), "a terminal status never changes");
+    assert_eq!(store.get("b").await.unwrap().unwrap().status, TaskStatus::Cancelled);
+
+    let mut old = record("old", "o", TaskStatus::Working);
+    old.created_at -= Duration::from_secs(120);
+    store.create(&old, 10).await.unwrap();
+    assert!(store.get("old").await.unwrap().is_none(), "an expired task is gone");
+
+    for (i, id) in ["x", "y"].into_iter().enumerate() {
+        let mut task = record(id, "o", TaskStatus::Working);
+        task.created_at += Duration::from_millis(10 + i as u64);
+        store.create(&task, 10).await.unwrap();
     }
+    store
+        .create(&record("other", "p", TaskStatus::Working), 10)
+        .await
+        .unwrap();
+    let first = store.list("o", None, 2).await.unwrap();
+    assert_eq!(first.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["b", "c"]);
+    let rest = store.list("o", first.last(), 10).await.unwrap();
+    assert_eq!(rest.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+}
 
-    #[tokio::test]
-    async fn behaves_as_every_store_must() {
-        check_store(&InMemoryTaskStore::new()).await;
-    }
-
-    /// What every store must do: bounds, terminal statuses, expiry, lists.
-    pub(crate) async fn check_store(store: &dyn TaskStore) {
-        assert!(store.create(&record("a", "o", TaskStatus::Completed), 2).await.unwrap());
-        assert!(store.create(&record("b", "o", TaskStatus::Working), 2).await.unwrap());
-        assert!(store.create(&record("c", "o", TaskStatus::Working), 2).await.unwrap());
-        assert!(store.get("a").await.unwrap().is_none(), "the ended task made room");
-        assert!(!store.create(&record("d", "o", TaskStatus::Working), 2).await.unwrap());
-        assert!(store.get("d").await.unwrap().is_none());
-
-        let mut task = store.get("b").await.unwrap().unwrap();
-        task.status = TaskStatus::Cancelled;
-        assert!(store.update(&task).await.unwrap());
-        task.status = TaskStatus::Completed;
-        assert!(!store.update(&task).await.unwrap(), "a terminal status never changes");
-        assert_eq!(store.get("b").await.unwrap().unwrap().status, TaskStatus::Cancelled);
-
-        let mut old = record("old", "o", TaskStatus::Working);
-        old.created_at -= Duration::from_secs(120);
-        store.create(&old, 10).await.unwrap();
-        assert!(store.get("old").await.unwrap().is_none(), "an expired task is gone");
-
-        for (i, id) in ["x", "y"].into_iter().enumerate() {
-            let mut task = record(id, "o", TaskStatus::Working);
-            task.created_at += Duration::from_millis(10 + i as u64);
-            store.create(&task, 10).await.unwrap();
-        }
-        store
-            .create(&record("other", "p", TaskStatus::Working), 10)
-            .await
-            .unwrap();
-        let first = store.list("o", None, 2).await.unwrap();
-        assert_eq!(first.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["b", "c"]);
-        let rest = store.list("o", first.last(), 10).await.unwrap();
-        assert_eq!(rest.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["x", "y"]);
+/// A task of `owner` made now, for [`check_task_store`].
+pub(crate) fn record(id: &str, owner: &str, status: TaskStatus) -> TaskRecord {
+    let now = SystemTime::now();
+    TaskRecord {
+        id: id.to_owned(),
+        owner: owner.to_owned(),
+        status,
+        status_message: None,
+        created_at: now,
+        last_updated_at: now,
+        ttl: Duration::from_secs(60),
+        poll_interval: Duration::from_millis(100),
+        outcome: None,
+        input_requests: BTreeMap::new(),
+        input_responses: BTreeMap::new(),
     }
 }

@@ -599,3 +599,63 @@ pub fn accepting_ok(options: ClientOptions) -> ClientOptions {
         false,
     )
 }
+
+/// A `redis-server` of this test alone, on a free port of 127.0.0.1, with nothing saved to
+/// disk; stopped when dropped.
+pub struct RedisServer {
+    child: Child,
+    /// Its `redis://` URL.
+    pub url: String,
+}
+
+impl RedisServer {
+    pub async fn start() -> RedisServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        Self::on_port(port).await
+    }
+
+    /// A new server on the port of this one (stopped first), as a restarted Redis.
+    pub async fn restart(&mut self) -> RedisServer {
+        self.kill().await;
+        let port = self.url.trim_start_matches("redis://127.0.0.1:").trim_end_matches("/0");
+        Self::on_port(port.parse().unwrap()).await
+    }
+
+    async fn on_port(port: u16) -> RedisServer {
+        let child = Command::new("redis-server")
+            .args([
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server is installed (`make test` installs it)");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                return RedisServer {
+                    child,
+                    url: format!("redis://127.0.0.1:{port}/0"),
+                };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("redis-server did not listen on port {port}");
+    }
+
+    /// Stops it outright, as a crash would.
+    pub async fn kill(&mut self) {
+        let _ = self.child.kill().await;
+    }
+}

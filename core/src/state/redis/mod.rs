@@ -1,0 +1,107 @@
+//! State shared by replicas through Redis: [`RedisStore`] connects once and gives the
+//! stores that plug into the server's seams: [`RedisTaskStore`] (a task started on one
+//! replica is seen, and cancelled, on any other) and [`RedisSubscriptionBus`] (an event
+//! published on one replica reaches the listeners of every replica).
+//!
+//! Every key starts with the store's prefix (default `oxmcp:`), so that several servers
+//! share one Redis, and every key has a TTL. The connection is a `redis`
+//! [`ConnectionManager`]: it reconnects on its own, and each command has a timeout, so a
+//! Redis that is down costs a clear error, not a hang.
+
+mod bus;
+mod tasks;
+
+use std::io;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+pub use bus::RedisSubscriptionBus;
+pub use tasks::RedisTaskStore;
+
+/// How long one Redis command may take before it fails.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection to the Redis that replicas share, and the prefix of its keys.
+///
+/// ```no_run
+/// use oxmcp::server::Server;
+/// use oxmcp::state::RedisStore;
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let redis = RedisStore::connect("redis://127.0.0.1:6379/0").await?;
+/// let server = Server::builder("builds", "1.0.0")
+///     .task_store(redis.task_store())
+///     .subscription_bus(redis.subscription_bus())
+///     .build()
+///     .unwrap();
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RedisStore {
+    client: redis::Client,
+    connection: ConnectionManager,
+    prefix: String,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore").field("prefix", &self.prefix).finish()
+    }
+}
+
+impl RedisStore {
+    /// Connects to the Redis at `url` (`redis://host:port/db`, `rediss://` for TLS), with
+    /// the key prefix `oxmcp:`.
+    pub async fn connect(url: &str) -> io::Result<Self> {
+        let client = redis::Client::open(url).map_err(failed)?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(COMMAND_TIMEOUT))
+            .set_connection_timeout(Some(CONNECT_TIMEOUT));
+        let connection = ConnectionManager::new_with_config(client.clone(), config)
+            .await
+            .map_err(failed)?;
+        Ok(RedisStore {
+            client,
+            connection,
+            prefix: "oxmcp:".to_owned(),
+        })
+    }
+
+    /// Starts every key with `prefix` instead of `oxmcp:` (servers that must not see each
+    /// other's state on one Redis).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The task store of this Redis.
+    pub fn task_store(&self) -> std::sync::Arc<RedisTaskStore> {
+        std::sync::Arc::new(RedisTaskStore::new(self.clone()))
+    }
+
+    /// A subscription bus over this Redis's publish/subscribe: it starts listening at once
+    /// (call it within a tokio runtime), and reconnects when the connection drops.
+    pub fn subscription_bus(&self) -> std::sync::Arc<RedisSubscriptionBus> {
+        std::sync::Arc::new(RedisSubscriptionBus::start(self.clone()))
+    }
+
+    /// The key `name` under the prefix.
+    fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+}
+
+/// A Redis failure, as the stores' callers take it.
+fn failed(error: redis::RedisError) -> io::Error {
+    let kind = if error.is_timeout() {
+        io::ErrorKind::TimedOut
+    } else if error.is_connection_refusal() || error.is_connection_dropped() || error.is_io_error() {
+        io::ErrorKind::ConnectionRefused
+    } else {
+        io::ErrorKind::Other
+    };
+    io::Error::new(kind, error)
+}

@@ -1,0 +1,213 @@
+//! [`RedisTaskStore`]: tasks in Redis, seen by every replica.
+//!
+//! Each task is one JSON value at `{prefix}task:{id}`, expiring with the task. Three sorted
+//! sets index them: every kept task (`tasks:all`, by expiry, for the bound), the ended ones
+//! (`tasks:ended`, by expiry, the first to go when room is needed) and each owner's
+//! (`tasks:owner:{owner}`, by creation, for lists); each index lives as long as its
+//! longest-lived task. Creating and updating run as Lua scripts, so that the bound and "an
+//! ended task never changes" hold across replicas.
+
+use std::io;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use redis::{AsyncCommands, Script};
+
+use super::{failed, RedisStore};
+use crate::state::tasks::{TaskRecord, TaskStore};
+use crate::BoxFuture;
+
+/// Keeps a new task unless the store is full of running ones (then it answers 0): expired
+/// index entries go first, then the ended tasks closest to their expiry.
+/// KEYS: all, ended, the task, the owner's index. ARGV: now, capacity, the task's JSON, its
+/// TTL, its creation, its id, its expiry, the prefix of task keys, whether it ended.
+const CREATE: &str = r"
+local function keep(key, ms)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+local kept = redis.call('ZCARD', KEYS[1])
+local capacity = tonumber(ARGV[2])
+while kept >= capacity do
+  local ended = redis.call('ZPOPMIN', KEYS[2])
+  if #ended == 0 then return 0 end
+  redis.call('ZREM', KEYS[1], ended[1])
+  redis.call('DEL', ARGV[8] .. ended[1])
+  kept = kept - 1
+end
+local ttl = tonumber(ARGV[4])
+redis.call('SET', KEYS[3], ARGV[3], 'PX', ttl)
+redis.call('ZADD', KEYS[1], ARGV[7], ARGV[6])
+keep(KEYS[1], ttl)
+if ARGV[9] == '1' then
+  redis.call('ZADD', KEYS[2], ARGV[7], ARGV[6])
+  keep(KEYS[2], ttl)
+end
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[6])
+keep(KEYS[4], ttl)
+return 1
+";
+
+/// Replaces a task unless it ended or is gone (then it answers 0); an ended task joins the
+/// ended index. KEYS: the task, ended. ARGV: the task's JSON, whether it ended, its expiry,
+/// its id.
+const UPDATE: &str = r"
+local kept = redis.call('GET', KEYS[1])
+if not kept then return 0 end
+local status = cjson.decode(kept)['status']
+if status == 'completed' or status == 'failed' or status == 'cancelled' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
+if ARGV[2] == '1' then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+  local ttl = redis.call('PTTL', KEYS[1])
+  if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+end
+return 1
+";
+
+/// Tasks in Redis: any replica sees (and cancels) a task another one runs, and a task
+/// outlives the replica that did not run it. Made by [`RedisStore::task_store`].
+#[derive(Debug)]
+pub struct RedisTaskStore {
+    redis: RedisStore,
+    create: Script,
+    update: Script,
+}
+
+impl RedisTaskStore {
+    pub(super) fn new(redis: RedisStore) -> Self {
+        RedisTaskStore {
+            redis,
+            create: Script::new(CREATE),
+            update: Script::new(UPDATE),
+        }
+    }
+
+    fn task_key(&self, id: &str) -> String {
+        self.redis.key(&format!("task:{id}"))
+    }
+
+    fn owner_key(&self, owner: &str) -> String {
+        self.redis.key(&format!("tasks:owner:{owner}"))
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create<'a>(&'a self, task: &'a TaskRecord, capacity: usize) -> BoxFuture<'a, io::Result<bool>> {
+        Box::pin(async move {
+            let mut connection = self.redis.connection.clone();
+            let kept: i64 = self
+                .create
+                .key(self.redis.key("tasks:all"))
+                .key(self.redis.key("tasks:ended"))
+                .key(self.task_key(&task.id))
+                .key(self.owner_key(&task.owner))
+                .arg(millis_since_epoch(SystemTime::now()))
+                .arg(capacity)
+                .arg(encode(task)?)
+                .arg(millis(task.ttl).max(1))
+                .arg(millis_since_epoch(task.created_at))
+                .arg(&task.id)
+                .arg(millis_since_epoch(task.expires_at()))
+                .arg(self.redis.key("task:"))
+                .arg(ended_flag(task))
+                .invoke_async(&mut connection)
+                .await
+                .map_err(failed)?;
+            Ok(kept == 1)
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, io::Result<Option<TaskRecord>>> {
+        Box::pin(async move {
+            let mut connection = self.redis.connection.clone();
+            let text: Option<String> = connection.get(self.task_key(id)).await.map_err(failed)?;
+            let task = text.as_deref().map(decode).transpose()?;
+            Ok(task.filter(|task| !task.is_expired(SystemTime::now())))
+        })
+    }
+
+    fn update<'a>(&'a self, task: &'a TaskRecord) -> BoxFuture<'a, io::Result<bool>> {
+        Box::pin(async move {
+            let mut connection = self.redis.connection.clone();
+            let updated: i64 = self
+                .update
+                .key(self.task_key(&task.id))
+                .key(self.redis.key("tasks:ended"))
+                .arg(encode(task)?)
+                .arg(ended_flag(task))
+                .arg(millis_since_epoch(task.expires_at()))
+                .arg(&task.id)
+                .invoke_async(&mut connection)
+                .await
+                .map_err(failed)?;
+            Ok(updated == 1)
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<&'a TaskRecord>,
+        limit: usize,
+    ) -> BoxFuture<'a, io::Result<Vec<TaskRecord>>> {
+        Box::pin(async move {
+            let mut connection = self.redis.connection.clone();
+            let index = self.owner_key(owner);
+            let ids: Vec<String> = connection.zrange(&index, 0, -1).await.map_err(failed)?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let keys: Vec<String> = ids.iter().map(|id| self.task_key(id)).collect();
+            let texts: Vec<Option<String>> = connection.mget(&keys).await.map_err(failed)?;
+            let gone: Vec<&String> = ids
+                .iter()
+                .zip(&texts)
+                .filter(|(_, text)| text.is_none())
+                .map(|(id, _)| id)
+                .collect();
+            if !gone.is_empty() {
+                let _: i64 = connection.zrem(&index, gone).await.map_err(failed)?;
+            }
+            let now = SystemTime::now();
+            let mut tasks = texts
+                .iter()
+                .flatten()
+                .map(|text| decode(text))
+                .collect::<io::Result<Vec<TaskRecord>>>()?;
+            tasks.retain(|task| {
+                task.owner == owner
+                    && !task.is_expired(now)
+                    && after.is_none_or(|after| (task.created_at, &task.id) > (after.created_at, &after.id))
+            });
+            tasks.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+            tasks.truncate(limit);
+            Ok(tasks)
+        })
+    }
+}
+
+/// Whether `task` ended, as the scripts read it.
+fn ended_flag(task: &TaskRecord) -> &'static str {
+    if task.status.is_terminal() {
+        "1"
+    } else {
+        "0"
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn millis_since_epoch(time: SystemTime) -> u64 {
+    millis(time.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO))
+}
+
+fn encode(task: &TaskRecord) -> io::Result<String> {
+    serde_json::to_string(task).map_err(io::Error::other)
+}
+
+fn decode(text: &str) -> io::Result<TaskRecord> {
+    serde_json::from_str(text).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
