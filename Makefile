@@ -63,13 +63,16 @@ peers: $(PY)
 # core/tests/http_client.rs runs servers written with the official Python SDK.
 test-rust: peers
 
-## system-peers: the Debian packages the tests start on 127.0.0.1 (redis-server), installed when missing
+## system-peers: the Debian packages the tests start on 127.0.0.1 (redis-server, nginx), installed when missing
 .PHONY: system-peers
 system-peers:
-	@command -v redis-server >/dev/null || { apt-get update -q && apt-get install -y -q redis-server; }
+	@missing=""; command -v redis-server >/dev/null || missing="redis-server"; \
+	command -v nginx >/dev/null || test -x /usr/sbin/nginx || missing="$$missing nginx"; \
+	if [ -n "$$missing" ]; then apt-get update -q && apt-get install -y -q $$missing; fi
 
-# core/tests/redis.rs runs replicas over a real redis-server.
-test-rust: system-peers
+# core/tests/redis.rs runs replicas over a real redis-server; bindings-python/tests/test_replicas.py puts nginx in
+# front of them, and bindings-node/tests/tasks.test.mjs shares tasks through Redis.
+test-rust test-python test-node: system-peers
 
 ## node-peers: the npm packages pinned by package-lock.json, among them the official TypeScript SDK the interop
 ## tests run against and oidc-provider, the OAuth authorization server of the auth tests (tests/auth/provider.mjs). (`npm install --no-save` rather than `npm ci`: the registry lacks other platforms' optional

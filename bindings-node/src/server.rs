@@ -17,7 +17,7 @@ use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
     DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, TaskLimits, TaskSupport, ToolDef, ToolOutput,
 };
-use oxmcp::state::SqliteTaskStore;
+use oxmcp::state::{SharedState, SqliteTaskStore};
 
 use crate::auth::AuthOptions;
 use crate::convert::{count, decode_js, duration_ms};
@@ -54,6 +54,8 @@ pub struct ServerOptions {
     pub task_poll_interval_ms: Option<f64>,
     /// The most tasks kept at once.
     pub max_tasks: Option<f64>,
+    /// The store replicas share (a `redis://` URL; default: `OXMCP_STORE`).
+    pub store: Option<String>,
 }
 
 /// An MCP server whose handlers live in JavaScript. One value serves any number of
@@ -130,6 +132,17 @@ impl NativeServer {
                 .max_tasks
                 .map_or(Ok(defaults.max_tasks), |max| count(max, "maxTasks"))?,
         });
+        // Once, while the server is made: blocking here is connecting to its own state.
+        let shared = napi::bindgen_prelude::block_on(SharedState::connect(options.store.as_deref()))
+            .map_err(|e| invalid(format!("the shared store: {e}")))?;
+        if let Some(shared) = shared {
+            if options.task_store.is_some() {
+                return Err(invalid(
+                    "taskStore and a shared store (store, OXMCP_STORE) exclude each other: tasks live in the shared store",
+                ));
+            }
+            builder = builder.shared_state(shared);
+        }
         if let Some(path) = options.task_store {
             let store = SqliteTaskStore::open(&path).map_err(|e| invalid(format!("taskStore {path}: {e}")))?;
             builder = builder.task_store(Arc::new(store));

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -178,4 +179,40 @@ export function nextEvent(emitter, name, ms = 5000) {
 /** The reason a modern-era test is skipped while the core lacks multi round-trip input. */
 export function mrtrMissing(error) {
   return /multi round-trip.*not offered yet/i.test(String(error?.message ?? error));
+}
+
+/**
+ * A redis-server of this test alone on a free port of 127.0.0.1, nothing saved to disk:
+ * `{ url, stop }`.
+ */
+export async function startRedis() {
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const open = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) {
+      const stop = async () => {
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      };
+      return { url: `redis://127.0.0.1:${port}/0`, stop };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`redis-server did not listen on port ${port}`);
 }

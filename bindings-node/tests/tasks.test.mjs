@@ -18,7 +18,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, McpError, Server } from 'oxmcp';
 import * as z from 'zod';
 
-import { startHttpScript, textOf } from './helpers.mjs';
+import { startHttpScript, startRedis, textOf } from './helpers.mjs';
 
 const TASKS_SERVER = fileURLToPath(new URL('./fixtures/tasks.mjs', import.meta.url));
 
@@ -205,6 +205,34 @@ describe('tasks and their callers', () => {
     } finally {
       await one.close();
       await other.close();
+    }
+  });
+});
+
+describe('replicas sharing a store', () => {
+  it('see, read and cancel each other\'s tasks through Redis', async () => {
+    const redis = await startRedis();
+    const replica = () => {
+      const server = new Server({ name: 'replica', version: '1.0.0' }, { store: redis.url, taskPollInterval: 50 });
+      server.registerTool('sleep', { inputSchema: { ms: z.number() }, task: 'optional' }, async ({ ms }, ctx) => {
+        await sleep(ms, undefined, { signal: ctx.signal });
+        return `slept ${ms} ms`;
+      });
+      return server;
+    };
+    const a = await Client.connectInProcess(replica(), { era: 'modern' });
+    const b = await Client.connectInProcess(replica(), { era: 'modern' });
+    try {
+      const done = await a.callToolAsTask({ name: 'sleep', arguments: { ms: 0 } });
+      assert.equal(textOf(await b.toolTask(done.id).result()), 'slept 0 ms');
+      const long = await a.callToolAsTask({ name: 'sleep', arguments: { ms: 30_000 } });
+      assert.equal((await b.toolTask(long.id).status())?.status, 'working');
+      await b.toolTask(long.id).cancel();
+      assert.equal((await long.wait())?.status, 'cancelled');
+    } finally {
+      await a.close();
+      await b.close();
+      await redis.stop();
     }
   });
 });

@@ -72,6 +72,12 @@ export interface ServerOptions {
   taskPollInterval?: number;
   /** The most tasks kept at once (default 10000). */
   maxTasks?: number;
+  /**
+   * The store replicas behind a load balancer share (a `redis://` URL; default: the
+   * `OXMCP_STORE` environment variable): tasks, list changes and resource updates, and the
+   * key that seals `requestState` go through it.
+   */
+  store?: string;
 }
 
 /** Serve this process's stdin and stdout. */

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyConnectionError, PyValueError};
 use pyo3::prelude::*;
 
 use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
@@ -20,12 +20,12 @@ use oxmcp::server::{
     DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, TaskLimits, TaskSupport,
     ToolDef, ToolOutput,
 };
-use oxmcp::state::SqliteTaskStore;
+use oxmcp::state::{SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
 
 use crate::handler::{LoopSlot, PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
 use crate::http::{HttpConfig, HttpServer};
-use crate::{convert, runtime};
+use crate::{convert, error, runtime};
 
 /// An MCP server whose handlers are Python callables.
 #[pyclass(name = "Server", frozen, module = "oxmcp._native")]
@@ -48,15 +48,17 @@ impl Server {
     /// `verify(token)` returning an awaitable of the token's claims or None) makes every
     /// HTTP request need a token it accepts. Tasks live `task_ttl` seconds, are polled
     /// every `task_poll_interval` seconds, at most `max_tasks` are kept, in memory or in the
-    /// SQLite file `task_store`.
+    /// SQLite file `task_store`. `store` (or `OXMCP_STORE`), a `redis://` URL, shares tasks,
+    /// events and the request-state key with the replicas on that Redis.
     #[new]
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
         client_request_timeout=None, mask_error_details=None, auth=None, task_store=None, task_ttl=None,
-        task_poll_interval=None, max_tasks=None,
+        task_poll_interval=None, max_tasks=None, store=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         info: &Bound<'_, PyAny>,
         instructions: Option<String>,
         page_size: Option<usize>,
@@ -70,6 +72,7 @@ impl Server {
         task_ttl: Option<f64>,
         task_poll_interval: Option<f64>,
         max_tasks: Option<usize>,
+        store: Option<String>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -102,6 +105,18 @@ impl Server {
             })?,
             max_tasks: max_tasks.unwrap_or(defaults.max_tasks),
         });
+        let runtime = runtime::handle().ok_or_else(error::exiting)?;
+        let shared = py
+            .detach(|| runtime.block_on(SharedState::connect(store.as_deref())))
+            .map_err(|e| PyConnectionError::new_err(format!("the shared store: {e}")))?;
+        if let Some(shared) = shared {
+            if task_store.is_some() {
+                return Err(PyValueError::new_err(
+                    "task_store and a shared store (store=, OXMCP_STORE) exclude each other: tasks live in the shared store",
+                ));
+            }
+            builder = builder.shared_state(shared);
+        }
         if let Some(path) = task_store {
             let store = SqliteTaskStore::open(&path)
                 .map_err(|e| PyValueError::new_err(format!("task_store {}: {e}", path.display())))?;

@@ -1,7 +1,8 @@
 //! Replicas sharing state through a real `redis-server` (started by each test): the Redis
 //! task store behaves as every store must; a task started on one replica is seen, read and
 //! cancelled on another (whose cancel stops the run on the first); an event published on
-//! one replica reaches a listener on another; with Redis down, what needs it fails clearly
+//! one replica reaches a listener on another; the rounds of a multi round-trip call land
+//! on different replicas (one sealing key, made in Redis); with Redis down, what needs it fails clearly
 //! while plain calls go on, and it all recovers when Redis is back.
 #![cfg(feature = "redis")]
 
@@ -15,7 +16,7 @@ use common::RedisServer;
 use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::{SubscriptionFilter, TaskStatus};
 use oxmcp::server::{Server, TaskSupport, ToolDef};
-use oxmcp::state::{check_task_store, RedisStore};
+use oxmcp::state::{check_task_store, RedisStore, SharedState};
 use serde_json::{json, Value};
 
 /// Sets its flag when dropped: the run that holds it was stopped (or ended).
@@ -27,13 +28,12 @@ impl Drop for Stopped {
     }
 }
 
-/// A replica: a server whose tasks and events live in the Redis at `url` (under `prefix`),
-/// and a modern-era client of it. `stopped` is set when a `wait` run ends.
-async fn replica(url: &str, prefix: &str, stopped: Arc<AtomicBool>) -> (Server, Client) {
-    let redis = RedisStore::connect(url).await.unwrap().prefix(prefix);
+/// A replica: a server whose state is shared through the Redis at `url`, and a modern-era
+/// client of it. `stopped` is set when a `wait` run ends.
+async fn replica(url: &str, stopped: Arc<AtomicBool>) -> (Server, Client) {
+    let shared = SharedState::connect(Some(url)).await.unwrap().expect("a store");
     let server = Server::builder("replica", "1")
-        .task_store(redis.task_store())
-        .subscription_bus(redis.subscription_bus())
+        .shared_state(shared)
         .tool(
             ToolDef::new("wait")
                 .task_support(TaskSupport::Optional)
@@ -48,17 +48,14 @@ async fn replica(url: &str, prefix: &str, stopped: Arc<AtomicBool>) -> (Server, 
                 }),
         )
         .tool(ToolDef::new("plain").handler(|_, _| async { "plain" }))
+        .tool(common::confirm_tool())
         .build()
         .unwrap();
     let (client_end, server_end) = oxmcp::transport::memory::pair();
     let served = server.clone();
     tokio::spawn(async move { served.serve(server_end).await });
-    let client = Client::connect(
-        client_end,
-        ClientOptions::new("replica-client", "1").era(EraMode::Modern),
-    )
-    .await
-    .unwrap();
+    let options = common::accepting_ok(ClientOptions::new("replica-client", "1").era(EraMode::Modern));
+    let client = Client::connect(client_end, options).await.unwrap();
     (server, client)
 }
 
@@ -74,11 +71,45 @@ async fn the_redis_task_store_behaves_as_every_store_must() {
 }
 
 #[tokio::test]
+async fn prefixes_keep_servers_on_one_redis_apart_and_only_redis_urls_are_stores() {
+    let redis = RedisServer::start().await;
+    let one = RedisStore::connect(&redis.url)
+        .await
+        .unwrap()
+        .prefix("one:")
+        .task_store();
+    let other = RedisStore::connect(&redis.url)
+        .await
+        .unwrap()
+        .prefix("other:")
+        .task_store();
+    let task = oxmcp::state::TaskRecord {
+        id: "t".into(),
+        owner: String::new(),
+        status: TaskStatus::Working,
+        status_message: None,
+        created_at: std::time::SystemTime::now(),
+        last_updated_at: std::time::SystemTime::now(),
+        ttl: Duration::from_secs(60),
+        poll_interval: Duration::from_millis(100),
+        outcome: None,
+        input_requests: Default::default(),
+        input_responses: Default::default(),
+    };
+    use oxmcp::state::TaskStore;
+    assert!(one.create(&task, 10).await.unwrap());
+    assert!(one.get("t").await.unwrap().is_some());
+    assert!(other.get("t").await.unwrap().is_none());
+    let wrong = SharedState::connect(Some("postgres://db")).await.unwrap_err();
+    assert_eq!(wrong.kind(), std::io::ErrorKind::InvalidInput);
+}
+
+#[tokio::test]
 async fn replicas_share_tasks_and_events() {
     let redis = RedisServer::start().await;
     let stopped = Arc::new(AtomicBool::new(false));
-    let (server_a, a) = replica(&redis.url, "shared:", Arc::clone(&stopped)).await;
-    let (_server_b, b) = replica(&redis.url, "shared:", Arc::new(AtomicBool::new(false))).await;
+    let (server_a, a) = replica(&redis.url, Arc::clone(&stopped)).await;
+    let (_server_b, b) = replica(&redis.url, Arc::new(AtomicBool::new(false))).await;
 
     // A task run by A is read on B.
     let quick = a.call_tool_as_task("wait", json!({"ms": 0})).await.unwrap();
@@ -131,7 +162,7 @@ async fn replicas_share_tasks_and_events() {
 #[tokio::test]
 async fn without_redis_tasks_fail_clearly_plain_calls_go_on_and_all_recovers() {
     let mut redis = RedisServer::start().await;
-    let (_server, client) = replica(&redis.url, "down:", Arc::new(AtomicBool::new(false))).await;
+    let (_server, client) = replica(&redis.url, Arc::new(AtomicBool::new(false))).await;
     assert!(client.call_tool_as_task("wait", json!({"ms": 0})).await.is_ok());
 
     redis.kill().await;
@@ -158,7 +189,7 @@ async fn without_redis_tasks_fail_clearly_plain_calls_go_on_and_all_recovers() {
 #[tokio::test]
 async fn every_key_the_store_writes_expires() {
     let redis = RedisServer::start().await;
-    let (_server, client) = replica(&redis.url, "ttl:", Arc::new(AtomicBool::new(false))).await;
+    let (_server, client) = replica(&redis.url, Arc::new(AtomicBool::new(false))).await;
     let task = client.call_tool_as_task("wait", json!({"ms": 0})).await.unwrap();
     task.result().await.unwrap();
     let mut connection = redis::Client::open(redis.url.as_str())
@@ -167,7 +198,7 @@ async fn every_key_the_store_writes_expires() {
         .await
         .unwrap();
     let keys: Vec<String> = redis::cmd("KEYS")
-        .arg("ttl:*")
+        .arg("oxmcp:*")
         .query_async(&mut connection)
         .await
         .unwrap();
@@ -177,4 +208,41 @@ async fn every_key_the_store_writes_expires() {
         assert!(ttl > 0, "{key} has no TTL");
     }
     client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_rounds_of_a_call_may_land_on_different_replicas() {
+    let redis = RedisServer::start().await;
+    let (_server_a, a) = replica(&redis.url, Arc::new(AtomicBool::new(false))).await;
+    let (_server_b, b) = replica(&redis.url, Arc::new(AtomicBool::new(false))).await;
+    let call = |extra: Value| {
+        let mut params = serde_json::Map::from_iter([("name".to_owned(), json!("confirm"))]);
+        if let Value::Object(extra) = extra {
+            params.extend(extra);
+        }
+        params
+    };
+    let options = oxmcp::client::CallOptions::default();
+    let first = a.request_raw("tools/call", call(json!({})), &options).await.unwrap();
+    let first: Value = serde_json::from_str(first.get()).unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let key = first["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let retry = call(json!({
+        "requestState": first["requestState"],
+        "inputResponses": {key: {"action": "accept", "content": {"ok": true}}},
+    }));
+    let second = b.request_raw("tools/call", retry, &options).await.unwrap();
+    let second: Value = serde_json::from_str(second.get()).unwrap();
+    assert_eq!(
+        second["content"][0]["text"], "confirmed",
+        "B opened what A sealed: {second}"
+    );
+    a.close().await.unwrap();
+    b.close().await.unwrap();
 }

@@ -127,6 +127,7 @@ class Server:
         task_ttl: float | None = None,
         task_poll_interval: float | None = None,
         max_tasks: int | None = None,
+        store: str | None = None,
     ) -> Server: ...
     def add_tool(
         self,

@@ -69,6 +69,7 @@ class Server:
         task_ttl: float | None = None,
         task_poll_interval: float | None = None,
         max_tasks: int | None = None,
+        store: str | None = None,
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
         one page). Bounds on each client (over stdio, in a legacy HTTP session):
@@ -91,7 +92,11 @@ class Server:
         (default 3600), clients are asked to poll every ``task_poll_interval`` seconds
         (default 0.5), at most ``max_tasks`` are kept (default 10,000). They live in memory,
         or with ``task_store`` in that SQLite file: a restarted server still gives the
-        results of tasks that finished, and reports those it was running as failed."""
+        results of tasks that finished, and reports those it was running as failed.
+
+        ``store`` (default: the ``OXMCP_STORE`` environment variable), a ``redis://`` URL,
+        makes replicas behind a load balancer one server: tasks, list changes and resource
+        updates, and the key that seals ``requestState`` are shared through that Redis."""
         info = _drop_none(
             {
                 "name": name,
@@ -117,6 +122,7 @@ class Server:
             task_ttl,
             task_poll_interval,
             max_tasks,
+            store,
         )
 
     # Tools

@@ -59,7 +59,9 @@ use crate::protocol::{
     CacheScope, CacheableResult, Era, Implementation, ListChangedCapability, ProtocolVersion, ResourcesCapability,
     ServerCapabilities,
 };
-use crate::state::{InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SubscriptionBus, TaskStore};
+use crate::state::{
+    InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SharedState, SubscriptionBus, TaskStore,
+};
 use crate::transport::{self, Transport};
 use custom::CustomMethods;
 use limits::SessionLimits;
@@ -175,6 +177,14 @@ impl ServerBuilder {
     pub fn task_limits(mut self, limits: TaskLimits) -> Self {
         self.task_limits = limits;
         self
+    }
+
+    /// What this server shares with its replicas (see [`SharedState`]): its task store,
+    /// subscription bus and request-state keys at once.
+    pub fn shared_state(self, shared: SharedState) -> Self {
+        self.task_store(shared.task_store)
+            .subscription_bus(shared.subscription_bus)
+            .request_state_keys(shared.request_state_keys)
     }
 
     /// Where tasks are kept (default: in memory). A

@@ -11,6 +11,7 @@ mod event_store;
 #[cfg(feature = "redis")]
 mod redis;
 pub mod sealing;
+mod shared;
 #[cfg(feature = "sqlite")]
 mod sqlite_tasks;
 pub(crate) mod tasks;
@@ -20,8 +21,9 @@ pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 #[cfg(feature = "http-server")]
 pub(crate) use event_store::{LogLimits, SessionLog};
 #[cfg(feature = "redis")]
-pub use redis::{RedisStore, RedisSubscriptionBus, RedisTaskStore};
+pub use redis::{RedisStore, RedisSubscriptionBus, RedisTaskStore, SEALING_KEY_TTL};
 pub use sealing::{KeyRing, SealError, SealingKey};
+pub use shared::{SharedState, STORE_ENV};
 #[cfg(feature = "sqlite")]
 pub use sqlite_tasks::SqliteTaskStore;
 pub use tasks::{check_task_store, InMemoryTaskStore, TaskOutcome, TaskRecord, TaskStore};

@@ -556,25 +556,28 @@ pub async fn read_events(
     events
 }
 
-/// `confirm`, a tool that must run as a task: it asks the user (a form with a boolean `ok`)
-/// and says `confirmed` or `declined`.
+/// `confirm`, a tool that must run as a task: see [`confirm_tool`].
 pub fn confirm_task_tool() -> ToolDef {
-    ToolDef::new("confirm")
-        .task_support(oxmcp::server::TaskSupport::Required)
-        .handler(|_, ctx: Context| async move {
-            let form = oxmcp::protocol::ElicitRequestParams::Form(oxmcp::protocol::ElicitRequestFormParams {
-                mode: None,
-                message: "Sure?".into(),
-                requested_schema: json!({"type": "object", "properties": {"ok": {"type": "boolean"}}})
-                    .as_object()
-                    .cloned()
-                    .unwrap(),
-                meta: None,
-            });
-            let answer = ctx.elicit(form).await?;
-            let ok = answer.content.and_then(|c| c.get("ok").and_then(Value::as_bool)) == Some(true);
-            Ok::<_, HandlerError>(if ok { "confirmed" } else { "declined" })
-        })
+    confirm_tool().task_support(oxmcp::server::TaskSupport::Required)
+}
+
+/// `confirm`, a tool that asks the user (a form with a boolean `ok`) and says `confirmed` or
+/// `declined`.
+pub fn confirm_tool() -> ToolDef {
+    ToolDef::new("confirm").handler(|_, ctx: Context| async move {
+        let form = oxmcp::protocol::ElicitRequestParams::Form(oxmcp::protocol::ElicitRequestFormParams {
+            mode: None,
+            message: "Sure?".into(),
+            requested_schema: json!({"type": "object", "properties": {"ok": {"type": "boolean"}}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            meta: None,
+        });
+        let answer = ctx.elicit(form).await?;
+        let ok = answer.content.and_then(|c| c.get("ok").and_then(Value::as_bool)) == Some(true);
+        Ok::<_, HandlerError>(if ok { "confirmed" } else { "declined" })
+    })
 }
 
 /// `broken`, a tool that must run as a task and fails as a request ("it broke", -32603).

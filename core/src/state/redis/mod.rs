@@ -1,7 +1,8 @@
 //! State shared by replicas through Redis: [`RedisStore`] connects once and gives the
 //! stores that plug into the server's seams: [`RedisTaskStore`] (a task started on one
-//! replica is seen, and cancelled, on any other) and [`RedisSubscriptionBus`] (an event
-//! published on one replica reaches the listeners of every replica).
+//! replica is seen, and cancelled, on any other), [`RedisSubscriptionBus`] (an event
+//! published on one replica reaches the listeners of every replica), and the key that seals
+//! `requestState` ([`RedisStore::key_ring`]).
 //!
 //! Every key starts with the store's prefix (default `oxmcp:`), so that several servers
 //! share one Redis, and every key has a TTL. The connection is a `redis`
@@ -16,6 +17,8 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+use super::{KeyRing, SealingKey};
+
 pub use bus::RedisSubscriptionBus;
 pub use tasks::RedisTaskStore;
 
@@ -23,6 +26,8 @@ pub use tasks::RedisTaskStore;
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the shared sealing key lives after the last replica started.
+pub const SEALING_KEY_TTL: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// A connection to the Redis that replicas share, and the prefix of its keys.
 ///
@@ -35,6 +40,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// let server = Server::builder("builds", "1.0.0")
 ///     .task_store(redis.task_store())
 ///     .subscription_bus(redis.subscription_bus())
+///     .request_state_keys(redis.key_ring().await?)
 ///     .build()
 ///     .unwrap();
 /// # Ok(()) }
@@ -86,6 +92,37 @@ impl RedisStore {
     /// (call it within a tokio runtime), and reconnects when the connection drops.
     pub fn subscription_bus(&self) -> std::sync::Arc<RedisSubscriptionBus> {
         std::sync::Arc::new(RedisSubscriptionBus::start(self.clone()))
+    }
+
+    /// The key that seals `requestState`, shared by every replica on this Redis: the first
+    /// replica makes it (32 random bytes), the others read it, so a multi round-trip
+    /// request may land on any replica at each round. It lives [`SEALING_KEY_TTL`] from
+    /// its creation, and each replica that starts extends it by as much.
+    pub async fn key_ring(&self) -> io::Result<KeyRing> {
+        let name = self.key("sealing-key");
+        let mut connection = self.connection.clone();
+        let mut fresh = [0u8; 32];
+        getrandom::fill(&mut fresh).map_err(|e| io::Error::other(e.to_string()))?;
+        let ttl = u64::try_from(SEALING_KEY_TTL.as_millis()).unwrap_or(u64::MAX);
+        let (_made, _extended, secret): (Option<String>, bool, Vec<u8>) = redis::pipe()
+            .atomic()
+            .cmd("SET")
+            .arg(&name)
+            .arg(&fresh[..])
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl)
+            .cmd("PEXPIRE")
+            .arg(&name)
+            .arg(ttl)
+            .get(&name)
+            .query_async(&mut connection)
+            .await
+            .map_err(failed)?;
+        let secret: [u8; 32] = secret
+            .try_into()
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the shared sealing key is not 32 bytes"))?;
+        KeyRing::new(vec![SealingKey::from_bytes(secret)]).ok_or_else(|| io::Error::other("no sealing key"))
     }
 
     /// The key `name` under the prefix.

@@ -1,0 +1,50 @@
+"""One replica of a server that runs behind a load balancer: its state is shared through the
+Redis that ``OXMCP_STORE`` names. ``python replica.py`` serves Streamable HTTP on a free port
+of 127.0.0.1 and tells its URL on stderr; each answer says which replica (process) gave it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from oxmcp import Context, Server
+
+server = Server("replica", task_poll_interval=0.05)
+REPLICA = str(os.getpid())
+
+
+@server.tool()
+def whoami() -> str:
+    """Which replica answers."""
+    return REPLICA
+
+
+@server.tool()
+async def confirm(ctx: Context) -> str:
+    """Asks the user; says which replica heard the answer."""
+    answer = await ctx.elicit("Sure?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+    return f"{'confirmed' if (answer.data or {}).get('ok') else 'declined'} by {REPLICA}"
+
+
+@server.tool(task="optional")
+async def sleep(seconds: float) -> str:
+    """Sleeps as a task."""
+    await asyncio.sleep(seconds)
+    return f"slept {seconds} s on {REPLICA}"
+
+
+@server.resource("memo://board")
+def board() -> str:
+    """A board that any replica may change."""
+    return "the board"
+
+
+@server.tool()
+def touch() -> str:
+    """Says the board changed: subscribers on every replica are told."""
+    server.notify_resource_updated("memo://board")
+    return REPLICA
+
+
+if __name__ == "__main__":
+    server.run(transport="http", port=0)

@@ -1,0 +1,188 @@
+"""Three replicas of a Python server behind a real nginx doing plain round robin (no
+stickiness), their state shared through a real redis-server named by ``OXMCP_STORE``:
+calls land on every replica, the rounds of a multi round-trip call on different ones, a
+task started on one is polled, read and cancelled through the others, and a resource
+update on one replica reaches a subscriber on another."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS, stop
+from oxmcp import Client
+from oxmcp.types import ElicitRequest
+
+REPLICA = [sys.executable, str(TESTS / "servers" / "replica.py")]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
+    for _ in range(200):
+        if process.poll() is not None:
+            raise AssertionError(f"{process.args!r} exited with {process.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.1):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    port = free_port()
+    command = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_port(port, process)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        stop(process)
+
+
+@contextlib.contextmanager
+def replicas(store: str, count: int) -> Iterator[list[str]]:
+    """`count` replica processes sharing `store`; yields their URLs."""
+    processes: list[subprocess.Popen[str]] = []
+    urls = []
+    try:
+        for _ in range(count):
+            process = subprocess.Popen(
+                REPLICA,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "OXMCP_STORE": store},
+            )
+            processes.append(process)
+            assert process.stderr is not None
+            for line in process.stderr:
+                if "http://" in line:
+                    urls.append(line[line.index("http://") :].split()[0])
+                    break
+            else:
+                raise AssertionError(f"a replica did not tell its URL (exit {process.wait()})")
+        yield urls
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+            stop(process)
+
+
+@contextlib.contextmanager
+def nginx(upstreams: list[str], directory: Path) -> Iterator[str]:
+    """nginx on a free port of 127.0.0.1, passing each request to the next of `upstreams`."""
+    port = free_port()
+    servers = "\n".join(f"server {url.split('/')[2]};" for url in upstreams)
+    config = directory / "nginx.conf"
+    config.write_text(
+        f"""
+daemon off;
+worker_processes 1;
+pid {directory}/nginx.pid;
+error_log {directory}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+  access_log off;
+  client_body_temp_path {directory}/body;
+  proxy_temp_path {directory}/proxy;
+  fastcgi_temp_path {directory}/fastcgi;
+  uwsgi_temp_path {directory}/uwsgi;
+  scgi_temp_path {directory}/scgi;
+  upstream replicas {{ {servers} }}
+  server {{
+    listen 127.0.0.1:{port};
+    location / {{
+      proxy_pass http://replicas;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_buffering off;
+      proxy_read_timeout 300s;
+    }}
+  }}
+}}
+"""
+    )
+    process = subprocess.Popen(
+        [shutil.which("nginx") or "/usr/sbin/nginx", "-c", str(config), "-p", str(directory)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.send_signal(signal.SIGQUIT)
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def balanced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL nginx serves the three replicas on."""
+    with redis_server() as store, replicas(store, 3) as urls, nginx(urls, tmp_path_factory.mktemp("nginx")) as url:
+        yield url
+
+
+async def accept(request: ElicitRequest) -> dict[str, object]:
+    return {"action": "accept", "content": {"ok": True}}
+
+
+async def test_calls_land_on_every_replica_and_rounds_on_different_ones(balanced: str) -> None:
+    async with Client.http(balanced, era="modern", elicitation_handler=accept) as client:
+        answered = {(await client.call_tool("whoami")).content[0].text for _ in range(6)}
+        assert len(answered) == 3, answered
+        # Round robin: the first round and the retry reach different replicas; the one that
+        # opens the sealed state is not the one that sealed it.
+        for _ in range(3):
+            result = await client.call_tool("confirm")
+            assert result.content[0].text.startswith("confirmed by "), result
+
+
+async def test_a_task_is_followed_and_cancelled_through_other_replicas(balanced: str) -> None:
+    async with Client.http(balanced, era="modern") as client:
+        task = await client.call_tool_as_task("sleep", {"seconds": 0.3})
+        assert task.id is not None
+        assert (await task.result()).content[0].text.startswith("slept 0.3 s on ")
+        long = await client.call_tool_as_task("sleep", {"seconds": 60})
+        now = await long.status()
+        assert now is not None and now.status == "working"
+        await long.cancel()
+        for _ in range(3):
+            ended = await long.status()
+            assert ended is not None and ended.status == "cancelled"
+
+
+async def test_a_change_on_one_replica_reaches_a_subscriber_on_another(balanced: str) -> None:
+    updated = asyncio.Event()
+
+    def heard(method: str, params: object) -> None:
+        if method == "notifications/resources/updated":
+            updated.set()
+
+    async with Client.http(balanced, era="modern", notification_handler=heard) as subscriber:
+        await subscriber.subscribe_resource("memo://board")
+        async with Client.http(balanced, era="modern") as other:
+            # Round robin: of three calls, at least two land elsewhere than the subscriber's
+            # stream.
+            touched = {(await other.call_tool("touch")).content[0].text for _ in range(3)}
+            assert len(touched) == 3
+        await asyncio.wait_for(updated.wait(), 10)

@@ -1,0 +1,53 @@
+//! [`SharedState`]: the stores a server takes from one place that its replicas share.
+
+use std::sync::Arc;
+
+use super::{KeyRing, SubscriptionBus, TaskStore};
+
+/// The environment variable that names the store replicas share (`redis://host:6379/0`),
+/// when a server is not given one.
+pub const STORE_ENV: &str = "OXMCP_STORE";
+
+/// Everything a server shares with its replicas: where tasks live, the bus that carries
+/// events, and the key that seals `requestState`. Set it with
+/// [`ServerBuilder::shared_state`](crate::server::ServerBuilder::shared_state).
+#[derive(Clone)]
+pub struct SharedState {
+    /// Where tasks live.
+    pub task_store: Arc<dyn TaskStore>,
+    /// What carries list changes, resource updates and task changes to every replica.
+    pub subscription_bus: Arc<dyn SubscriptionBus>,
+    /// The keys that seal `requestState`.
+    pub request_state_keys: KeyRing,
+}
+
+impl std::fmt::Debug for SharedState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedState").finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "redis")]
+impl SharedState {
+    /// The state shared through the store at `url` (`redis://…` or `rediss://…`) or, without
+    /// one, at the URL [`STORE_ENV`] names; `None` when neither names a store. Call it within
+    /// a tokio runtime: the bus starts listening at once.
+    pub async fn connect(url: Option<&str>) -> std::io::Result<Option<SharedState>> {
+        let from_env = std::env::var(STORE_ENV).ok().filter(|url| !url.is_empty());
+        let Some(url) = url.map(str::to_owned).or(from_env) else {
+            return Ok(None);
+        };
+        if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("the shared store must be a redis:// or rediss:// URL, not {url:?}"),
+            ));
+        }
+        let redis = super::RedisStore::connect(&url).await?;
+        Ok(Some(SharedState {
+            task_store: redis.task_store(),
+            subscription_bus: redis.subscription_bus(),
+            request_state_keys: redis.key_ring().await?,
+        }))
+    }
+}
