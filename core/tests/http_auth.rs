@@ -745,13 +745,7 @@ async fn request_state_opens_only_for_the_principal_it_was_sealed_for() {
         .as_str()
         .expect("an input_required result")
         .to_owned();
-    let key = first["result"]["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = common::first_input_key(&first["result"]);
     let retry = json!({"requestState": state, "inputResponses": {key: {"action": "accept", "content": {}}}});
     let mallory = server.token("mallory", "mcp", "ec");
     let replayed: Value = json_of(server.modern_call(&mallory, "confirm", retry.clone()).await).await;

@@ -226,13 +226,7 @@ async fn the_rounds_of_a_call_may_land_on_different_replicas() {
     let first = a.request_raw("tools/call", call(json!({})), &options).await.unwrap();
     let first: Value = serde_json::from_str(first.get()).unwrap();
     assert_eq!(first["resultType"], "input_required", "{first}");
-    let key = first["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = common::first_input_key(&first);
     let retry = call(json!({
         "requestState": first["requestState"],
         "inputResponses": {key: {"action": "accept", "content": {"ok": true}}},

@@ -662,3 +662,12 @@ impl RedisServer {
         let _ = self.child.kill().await;
     }
 }
+
+/// The key of the first input request of an `input_required` result.
+pub fn first_input_key(input_required: &Value) -> String {
+    input_required["inputRequests"]
+        .as_object()
+        .and_then(|requests| requests.keys().next())
+        .expect("an input request")
+        .clone()
+}
