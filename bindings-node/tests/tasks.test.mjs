@@ -40,6 +40,13 @@ function taskServer() {
     return `slept ${ms} ms`;
   });
   server.registerTool('plain', {}, () => 'plain');
+  server.registerTool('report', { task: 'required' }, async (ctx) => {
+    for (const step of [1, 2]) {
+      await sleep(20);
+      await ctx.progress(step, 2);
+    }
+    return 'reported';
+  });
   return server;
 }
 
@@ -95,6 +102,14 @@ describe('tools as tasks', () => {
         assert.equal(textOf(await client.callTool({ name: 'quick' })), 'quick');
         const asking = await client.callToolAsTask({ name: 'confirm' });
         assert.equal(textOf(await asking.result()), 'confirmed');
+
+        if (era === 'legacy') {
+          // 2025-11-25: the call's progress token stays valid while its task runs.
+          const seen = [];
+          const reported = await client.callTool({ name: 'report' }, { onprogress: ({ progress }) => seen.push(progress) });
+          assert.equal(textOf(reported), 'reported');
+          assert.deepEqual(seen, [1, 2]);
+        }
 
         const plain = await client.callToolAsTask({ name: 'plain' });
         assert.equal(plain.id, null);

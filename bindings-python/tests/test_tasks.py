@@ -67,6 +67,13 @@ def handle_server() -> Server:
     def plain() -> str:
         return "plain"
 
+    @server.tool(task="required")
+    async def report(ctx: Context) -> str:
+        for step in (1, 2):
+            await asyncio.sleep(0.02)
+            await ctx.progress(step, 2)
+        return "reported"
+
     return server
 
 
@@ -100,6 +107,14 @@ async def test_a_task_handle_polls_waits_reads_and_cancels(era: Era) -> None:
         assert (await client.call_tool("quick")).content[0].text == "quick"
         asking = await client.call_tool_as_task("confirm")
         assert (await asking.result()).content[0].text == "confirmed"
+
+        if era == "legacy":
+            # 2025-11-25: the call's progress token stays valid while its task runs.
+            seen: list[float] = []
+            reported = await client.call_tool("report", progress_handler=lambda p, t, m: seen.append(p))
+            assert reported.content[0].text == "reported"
+            await asyncio.sleep(0)
+            assert seen == [1, 2]
 
         plain = await client.call_tool_as_task("plain")
         assert plain.id is None and await plain.status() is None

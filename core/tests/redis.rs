@@ -2,7 +2,8 @@
 //! task store behaves as every store must; a task started on one replica is seen, read and
 //! cancelled on another (whose cancel stops the run on the first); an event published on
 //! one replica reaches a listener on another; the rounds of a multi round-trip call land
-//! on different replicas (one sealing key, made in Redis); with Redis down, what needs it fails clearly
+//! on different replicas (one sealing key, made in Redis); a plain call sends Redis nothing
+//! (`INFO commandstats`); with Redis down, what needs it fails clearly
 //! while plain calls go on, and it all recovers when Redis is back.
 #![cfg(feature = "redis")]
 
@@ -239,4 +240,49 @@ async fn the_rounds_of_a_call_may_land_on_different_replicas() {
     );
     a.close().await.unwrap();
     b.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn plain_modern_calls_send_redis_nothing() {
+    let redis = RedisServer::start().await;
+    let (_server, client) = replica(&redis.url, Arc::new(AtomicBool::new(false))).await;
+    let mut admin = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    // Once the replica's bus has subscribed (at start), nothing more is expected.
+    for _ in 0..100 {
+        let (_, subscribers): (String, i64) = redis::cmd("PUBSUB")
+            .arg("NUMSUB")
+            .arg("oxmcp:events")
+            .query_async(&mut admin)
+            .await
+            .unwrap();
+        if subscribers > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    for _ in 0..20 {
+        assert_eq!(text(&client.call_tool("plain", json!({})).await.unwrap()), "plain");
+    }
+    let stats: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let commands: Vec<&str> = stats
+        .lines()
+        .filter_map(|line| line.strip_prefix("cmdstat_"))
+        .filter_map(|line| line.split(':').next())
+        .filter(|name| !name.starts_with("config") && !name.starts_with("info"))
+        .collect();
+    assert!(commands.is_empty(), "plain calls sent Redis {commands:?}:\n{stats}");
+    client.close().await.unwrap();
 }
