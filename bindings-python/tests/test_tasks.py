@@ -96,7 +96,7 @@ async def test_a_task_handle_polls_waits_reads_and_cancels(era: Era) -> None:
             if said.status_message is not None:
                 break
             await asyncio.sleep(0.02)
-        assert said.status_message == "sleeping 30.0 s"
+        assert said is not None and said.status_message == "sleeping 30.0 s"
         await long.cancel()
         cancelled = await long.wait()
         assert cancelled is not None and cancelled.status == "cancelled"
