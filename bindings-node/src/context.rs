@@ -117,6 +117,17 @@ impl NativeContext {
         self.ctx.task_status(message).await;
     }
 
+    /// Where a tool that asks before it becomes a task becomes one; anywhere else it
+    /// returns at once.
+    #[napi]
+    pub async fn begin_task(&self) -> napi::Result<()> {
+        self.until_run_ends(async {
+            self.ctx.begin_task().await;
+            Ok(())
+        })
+        .await
+    }
+
     /// Whether this call runs as a task.
     #[napi(getter)]
     pub fn is_task(&self) -> bool {

@@ -160,9 +160,10 @@ impl NativeServer {
 
     /// Adds a tool from its `Tool` definition; announces the change. `scopes` are those a
     /// caller's token must grant to call it over protected HTTP; `task` is `forbidden`
-    /// (the default), `optional` or `required` (see `TaskSupport`).
+    /// (the default), `optional` or `required` (see `TaskSupport`); `asksBeforeTask`: the
+    /// handler's questions come before the call becomes a task (`ctx.beginTask()`).
     #[napi(
-        ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[], task?: 'forbidden' | 'optional' | 'required'"
+        ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[], task?: 'forbidden' | 'optional' | 'required', asksBeforeTask?: boolean"
     )]
     pub fn add_tool(
         &self,
@@ -170,6 +171,7 @@ impl NativeServer {
         handler_id: u32,
         scopes: Option<Vec<String>>,
         task: Option<String>,
+        asks_before_task: Option<bool>,
     ) -> napi::Result<()> {
         let task: TaskSupport = task.as_deref().unwrap_or("forbidden").parse().map_err(invalid)?;
         let tool: Tool = decode_js(definition, "tool definition")?;
@@ -178,14 +180,14 @@ impl NativeServer {
             None => ToolOutput::Content,
         };
         let handler = self.bridge.tool(handler_id, output);
-        self.server
-            .add_tool(
-                ToolDef::from_tool(tool)
-                    .handler_object(Arc::new(handler))
-                    .scopes(scopes.unwrap_or_default())
-                    .task_support(task),
-            )
-            .map_err(definition_error)
+        let mut def = ToolDef::from_tool(tool)
+            .handler_object(Arc::new(handler))
+            .scopes(scopes.unwrap_or_default())
+            .task_support(task);
+        if asks_before_task == Some(true) {
+            def = def.asks_before_task();
+        }
+        self.server.add_tool(def).map_err(definition_error)
     }
 
     /// Removes a tool; returns whether it existed.

@@ -40,6 +40,15 @@ function taskServer() {
     return `slept ${ms} ms`;
   });
   server.registerTool('plain', {}, () => 'plain');
+  server.registerTool('greet_later', { task: 'required', asksBeforeTask: true }, async (ctx) => {
+    const answer = await ctx.elicit({
+      message: 'Sure?',
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+    });
+    await ctx.beginTask();
+    assert.ok(ctx.isTask);
+    return answer.content?.ok ? 'greeted' : 'not greeted';
+  });
   server.registerTool('report', { task: 'required' }, async (ctx) => {
     for (const step of [1, 2]) {
       await sleep(20);
@@ -102,6 +111,9 @@ describe('tools as tasks', () => {
         assert.equal(textOf(await client.callTool({ name: 'quick' })), 'quick');
         const asking = await client.callToolAsTask({ name: 'confirm' });
         assert.equal(textOf(await asking.result()), 'confirmed');
+
+        // Asked in place (2026-07-28 rounds) or as the task's question (2025-11-25).
+        assert.equal(textOf(await client.callTool({ name: 'greet_later' })), 'greeted');
 
         if (era === 'legacy') {
           // 2025-11-25: the call's progress token stays valid while its task runs.

@@ -129,6 +129,15 @@ export class Context {
     await this.#native.taskStatus(message);
   }
 
+  /**
+   * Where a tool registered with `asksBeforeTask: true` becomes a task: its questions so far
+   * were answered in place (2026-07-28 rounds), and the task runs the handler again with those
+   * answers, so keep what comes before free of side effects. Anywhere else it resolves at once.
+   */
+  async beginTask(): Promise<void> {
+    await this.#native.beginTask();
+  }
+
   /** Whether this call runs as a task (`registerTool(name, { task })`). */
   get isTask(): boolean {
     return this.#native.isTask;

@@ -195,11 +195,16 @@ export interface ToolConfig<I extends SchemaInput | undefined, O extends SchemaI
    */
   scopes?: string[];
   /**
-   * Whether it runs as a task for clients that support tasks (the 2026-07-28 tasks
-   * extension): `optional` gives them a task to poll while the same handler runs in the
-   * background, `required` also refuses other clients (-32021). Default `forbidden`.
+   * Whether it runs as a task: `optional` gives a task to poll (to a 2025-11-25 call that
+   * asks for one, and to 2026-07-28 clients with the tasks extension) while the same handler
+   * runs in the background, `required` also refuses other calls. Default `forbidden`.
    */
   task?: 'forbidden' | 'optional' | 'required';
+  /**
+   * The handler's questions come before the call becomes a task: answered in place, then the
+   * call becomes a task where the handler calls `await ctx.beginTask()`.
+   */
+  asksBeforeTask?: boolean;
 }
 
 /**
@@ -504,7 +509,7 @@ export class Server {
     return this.#register(
       'tool',
       name,
-      () => this.#native.addTool(definition, id, config.scopes, config.task),
+      () => this.#native.addTool(definition, id, config.scopes, config.task, config.asksBeforeTask),
       () => this.#native.removeTool(name),
       [id],
     );

@@ -128,6 +128,16 @@ impl Context {
         })
     }
 
+    /// Where a tool that asks before it becomes a task becomes one (see
+    /// `ToolDef::asks_before_task`); anywhere else it returns at once.
+    fn begin_task<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            ctx.begin_task().await;
+            Ok(())
+        })
+    }
+
     /// Whether this call runs as a task.
     #[getter]
     fn is_task(&self) -> bool {

@@ -135,8 +135,9 @@ impl Server {
     /// returns (an awaitable of) the tool's value; `output` says how the result carries it:
     /// `"content"`, `"structured"` or `"wrapped"` (see `ToolOutput`); `scopes` are those a
     /// caller's token must grant to call it over protected HTTP; `task` is `"forbidden"`,
-    /// `"optional"` or `"required"` (see `TaskSupport`).
-    #[pyo3(signature = (definition, handler, output="content", scopes=None, task="forbidden"))]
+    /// `"optional"` or `"required"` (see `TaskSupport`); `asks_before_task`: the handler's
+    /// questions come before the call becomes a task (`ctx.begin_task()`).
+    #[pyo3(signature = (definition, handler, output="content", scopes=None, task="forbidden", asks_before_task=false))]
     fn add_tool(
         &self,
         definition: &Bound<'_, PyAny>,
@@ -144,6 +145,7 @@ impl Server {
         output: &str,
         scopes: Option<Vec<String>>,
         task: &str,
+        asks_before_task: bool,
     ) -> PyResult<()> {
         let task: TaskSupport = task.parse().map_err(PyValueError::new_err)?;
         let tool: Tool = convert::extract(definition, "tool definition")?;
@@ -154,14 +156,14 @@ impl Server {
             other => return Err(PyValueError::new_err(format!("unknown tool output {other:?}"))),
         };
         let handler = PyTool(self.bind_handler(handler), output);
-        self.inner
-            .add_tool(
-                ToolDef::from_tool(tool)
-                    .handler_object(Arc::new(handler))
-                    .scopes(scopes.unwrap_or_default())
-                    .task_support(task),
-            )
-            .map_err(definition_error)
+        let mut def = ToolDef::from_tool(tool)
+            .handler_object(Arc::new(handler))
+            .scopes(scopes.unwrap_or_default())
+            .task_support(task);
+        if asks_before_task {
+            def = def.asks_before_task();
+        }
+        self.inner.add_tool(def).map_err(definition_error)
     }
 
     /// Removes a tool; returns whether it existed.

@@ -67,6 +67,13 @@ def handle_server() -> Server:
     def plain() -> str:
         return "plain"
 
+    @server.tool(task="required", asks_before_task=True)
+    async def greet_later(ctx: Context) -> str:
+        answer = await ctx.elicit("Sure?", {"type": "object", "properties": {"ok": {"type": "boolean"}}})
+        await ctx.begin_task()
+        assert ctx.is_task
+        return "greeted" if (answer.data or {}).get("ok") else "not greeted"
+
     @server.tool(task="required")
     async def report(ctx: Context) -> str:
         for step in (1, 2):
@@ -107,6 +114,9 @@ async def test_a_task_handle_polls_waits_reads_and_cancels(era: Era) -> None:
         assert (await client.call_tool("quick")).content[0].text == "quick"
         asking = await client.call_tool_as_task("confirm")
         assert (await asking.result()).content[0].text == "confirmed"
+
+        # Asked in place (2026-07-28 rounds) or as the task's question (2025-11-25).
+        assert (await client.call_tool("greet_later")).content[0].text == "greeted"
 
         if era == "legacy":
             # 2025-11-25: the call's progress token stays valid while its task runs.

@@ -87,6 +87,13 @@ impl Context {
         self.inner.task_status(message).await;
     }
 
+    /// Where a tool added with `asksBeforeTask` becomes a task: its questions so far were
+    /// answered in place, and the task runs the handler again with those answers (keep what
+    /// comes before free of side effects). Anywhere else it returns at once.
+    pub async fn begin_task(&self) {
+        self.inner.begin_task().await;
+    }
+
     /// Whether this call runs as a task.
     pub fn is_task(&self) -> bool {
         self.inner.is_task()

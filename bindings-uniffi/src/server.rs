@@ -159,24 +159,29 @@ impl Server {
     /// input schema must be an object schema; arguments are checked against it before the
     /// handler runs. With an output schema, the handler's value is also `structuredContent`.
     /// `scopes` are those a caller's token must grant to call it over protected HTTP; `task`
-    /// says whether it runs as a task for clients that support tasks (the 2026-07-28 tasks
-    /// extension; default never).
-    #[uniffi::method(default(scopes = [], task = None))]
+    /// says whether it runs as a task (default never); with `asksBeforeTask` the handler's
+    /// questions come first, answered in place, and the call becomes a task where the
+    /// handler calls `context.beginTask()`.
+    #[uniffi::method(default(scopes = [], task = None, asks_before_task = false))]
     pub fn add_tool(
         &self,
         tool: Tool,
         handler: Arc<dyn ToolHandler>,
         scopes: Vec<String>,
         task: Option<TaskSupport>,
+        asks_before_task: bool,
     ) -> Result<(), McpError> {
         let output = match tool.output_schema_json {
             Some(_) => ToolOutput::Inferred,
             None => ToolOutput::Content,
         };
-        let def = ToolDef::from_tool(tool.try_into()?)
+        let mut def = ToolDef::from_tool(tool.try_into()?)
             .handler_object(Arc::new(handler::Tool(handler, output)))
             .scopes(scopes)
             .task_support(task.map_or(oxmcp::server::TaskSupport::Forbidden, Into::into));
+        if asks_before_task {
+            def = def.asks_before_task();
+        }
         Ok(self.inner.add_tool(def)?)
     }
 

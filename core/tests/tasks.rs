@@ -44,6 +44,29 @@ fn server(limits: TaskLimits, finished: Arc<AtomicBool>) -> Server {
         .tool(common::confirm_task_tool())
         .tool(common::broken_task_tool())
         .tool(
+            ToolDef::new("greet_later")
+                .task_support(TaskSupport::Required)
+                .asks_before_task()
+                .handler(|_, ctx: oxmcp::server::Context| async move {
+                    let form = oxmcp::protocol::ElicitRequestParams::Form(oxmcp::protocol::ElicitRequestFormParams {
+                        mode: None,
+                        message: "Your name?".into(),
+                        requested_schema: json!({"type": "object", "properties": {"name": {"type": "string"}}})
+                            .as_object()
+                            .cloned()
+                            .unwrap(),
+                        meta: None,
+                    });
+                    let answer = ctx.elicit(form).await?;
+                    ctx.begin_task().await;
+                    assert!(ctx.is_task());
+                    let name = answer
+                        .content
+                        .and_then(|c| c.get("name").and_then(Value::as_str).map(str::to_owned));
+                    Ok::<_, oxmcp::server::HandlerError>(format!("Hello, {}!", name.unwrap_or_default()))
+                }),
+        )
+        .tool(
             ToolDef::new("quick")
                 .task_support(TaskSupport::Required)
                 .handler(|_, _| async { "quick" }),
@@ -458,5 +481,38 @@ async fn a_listener_without_the_extension_is_refused_task_notifications() {
         )
         .await;
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    served.stop().await;
+}
+
+#[tokio::test]
+async fn a_tool_may_ask_before_it_becomes_a_task() {
+    let served = Served::start(limits()).await;
+    let first = served.call("greet_later", json!({}), true).await;
+    let first = &first["result"];
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert!(first.get("taskId").is_none());
+    let key = common::first_input_key(first);
+    let retry = json!({
+        "name": "greet_later",
+        "arguments": {},
+        "requestState": first["requestState"],
+        "inputResponses": {key: {"action": "accept", "content": {"name": "Alice"}}},
+    });
+    let created = served.ask("tools/call", retry, true, None).await;
+    let created = &created["result"];
+    assert_eq!(created["resultType"], "task", "{created}");
+    for absent in ["requestState", "inputRequests"] {
+        assert!(created.get(absent).is_none(), "{absent} in {created}");
+    }
+    let id = created["taskId"].as_str().unwrap();
+    let done = served.until(id, &["completed"]).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Alice!");
+
+    // The oxmcp client answers the rounds, then follows the task.
+    let options = common::accepting_ok(ClientOptions::new("asker", "1").era(EraMode::Modern));
+    let client = Client::connect_http(served.handle.url("/mcp"), options).await.unwrap();
+    let greeted = client.call_tool("greet_later", json!({})).await.unwrap();
+    assert_eq!(common::text(&greeted), "Hello, !");
+    let _ = client.close().await;
     served.stop().await;
 }

@@ -121,6 +121,13 @@ class Context:
         ``tasks/get`` shows); a call that is not a task has no status to set."""
         await self._native.task_status(message)
 
+    async def begin_task(self) -> None:
+        """Where a tool declared with ``asks_before_task=True`` becomes a task: its
+        questions so far were answered in place (2026-07-28 rounds); the task runs the
+        function again with those answers, so keep what comes before free of side effects.
+        Anywhere else it returns at once."""
+        await self._native.begin_task()
+
     @property
     def is_task(self) -> bool:
         """Whether this call runs as a task (``@server.tool(task=...)``)."""

@@ -146,6 +146,7 @@ class Server:
         input_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
         task: TaskSupport = "forbidden",
+        asks_before_task: bool = False,
     ) -> Callable[[Handler], Handler]: ...
 
     def tool(
@@ -163,6 +164,7 @@ class Server:
         input_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
         task: TaskSupport = "forbidden",
+        asks_before_task: bool = False,
     ) -> Any:
         """Registers a function as a tool: ``@server.tool``, ``@server.tool()``,
         ``@server.tool("name", ...)`` or ``@server.tool(name="name", ...)``.
@@ -178,7 +180,9 @@ class Server:
         ``"required"``) runs it as a task: a 2025-11-25 call that asks for one and any
         2026-07-28 call from a client with the tasks extension get a task to poll while the
         same function runs in the background (``ctx.progress``, ``ctx.log``, ``ctx.elicit``
-        work as in a plain call); a ``"required"`` one refuses other calls.
+        work as in a plain call); a ``"required"`` one refuses other calls. With
+        ``asks_before_task=True`` the function's questions come first, answered in place,
+        and the call becomes a task where it calls ``await ctx.begin_task()``.
         """
         if callable(fn_or_name):
             self.add_tool(fn_or_name)
@@ -197,6 +201,7 @@ class Server:
                 input_schema=input_schema,
                 scopes=scopes,
                 task=task,
+                asks_before_task=asks_before_task,
             )
             return fn
 
@@ -216,6 +221,7 @@ class Server:
         input_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
         task: TaskSupport = "forbidden",
+        asks_before_task: bool = False,
     ) -> None:
         """Adds a tool; connected clients are told the list changed.
 
@@ -257,7 +263,7 @@ class Server:
             }
             return kwargs, native_ctx
 
-        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output, scopes, task)
+        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output, scopes, task, asks_before_task)
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""

@@ -68,6 +68,12 @@ fun taskServer(options: ServerOptions = ServerOptions(taskPollIntervalMs = 50)):
         val answer = context.elicit(ElicitRequest.Form(message = "Sure?", requestedSchemaJson = """{"type":"object","properties":{"ok":{"type":"boolean"}}}"""))
         Returned.Text(if (answer.action == ElicitAction.ACCEPT) "confirmed" else "declined")
     }, task = TaskSupport.REQUIRED)
+    server.addTool(Tool(name = "greet_later", inputSchemaJson = NO_ARGUMENTS), tool { _, context ->
+        val answer = context.elicit(ElicitRequest.Form(message = "Your name?", requestedSchemaJson = """{"type":"object","properties":{"name":{"type":"string"}}}"""))
+        context.beginTask()
+        check(context.isTask()) { "a task by now" }
+        Returned.Text("Hello, ${jsonPointerString(answer.contentJson ?: "{}", "/name")}!")
+    }, task = TaskSupport.REQUIRED, asksBeforeTask = true)
     server.addTool(Tool(name = "plain", inputSchemaJson = NO_ARGUMENTS), tool { _, _ -> Returned.Text("plain") })
     return server
 }
@@ -98,6 +104,7 @@ fun taskHandleTests(suite: Suite) {
                     assertThrows<McpException.Cancelled> { long.result() }
 
                     assertEquals("confirmed", firstText(c.client.callTool("confirm").content), "a required task, followed")
+                    assertEquals("Hello, Ada!", firstText(c.client.callTool("greet_later").content), "asked, then a task")
                     val plain = c.client.callToolAsTask("plain")
                     assertEquals(null, plain.id(), "answered in place")
                     assertEquals("plain", firstText(plain.result().content), "its answer")

@@ -222,6 +222,18 @@ impl Context {
         }
     }
 
+    /// Where a tool declared with
+    /// [`ToolDef::asks_before_task`](super::ToolDef::asks_before_task) becomes a task: in a
+    /// 2026-07-28 call from a client with the tasks extension, this run ends here and the
+    /// task runs the handler again with the answers so far (this call then returns at
+    /// once). Anywhere else it returns at once and the call goes on as it is.
+    pub async fn begin_task(&self) {
+        if self.inner.input.get().is_some_and(|round| round.begin_task()) {
+            // The dispatcher ends the run and answers with the task.
+            std::future::pending::<()>().await;
+        }
+    }
+
     /// Whether this call runs as a task.
     pub fn is_task(&self) -> bool {
         self.inner.task_id.is_some()

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -50,6 +50,10 @@ pub(crate) struct InputRound {
     asked: Mutex<BTreeMap<String, InputRequest>>,
     asked_signal: Notify,
     binding: Vec<u8>,
+    /// Whether the handler may end this run by becoming a task (`Context::begin_task`).
+    may_begin_task: AtomicBool,
+    /// Whether it did.
+    began_task: AtomicBool,
 }
 
 /// The sealed payload.
@@ -70,6 +74,8 @@ pub(crate) enum Run<T> {
     Done(T),
     /// The handler asked for input it does not have yet.
     NeedsInput,
+    /// The handler asked to go on as a task (`Context::begin_task`).
+    BeginTask,
 }
 
 impl InputRound {
@@ -111,6 +117,8 @@ impl InputRound {
             asked: Mutex::new(BTreeMap::new()),
             asked_signal: Notify::new(),
             binding,
+            may_begin_task: AtomicBool::new(false),
+            began_task: AtomicBool::new(false),
         })
     }
 
@@ -126,7 +134,30 @@ impl InputRound {
             asked: Mutex::new(BTreeMap::new()),
             asked_signal: Notify::new(),
             binding: Vec::new(),
+            may_begin_task: AtomicBool::new(false),
+            began_task: AtomicBool::new(false),
         }
+    }
+
+    /// Lets the handler end this run by becoming a task.
+    pub(crate) fn allow_task_start(&self) {
+        self.may_begin_task.store(true, Ordering::SeqCst);
+    }
+
+    /// The handler asks to go on as a task: true when this run ends for it (the server
+    /// then starts the task, which runs the handler again with this round's answers).
+    pub(crate) fn begin_task(&self) -> bool {
+        if !self.may_begin_task.load(Ordering::SeqCst) {
+            return false;
+        }
+        self.began_task.store(true, Ordering::SeqCst);
+        self.asked_signal.notify_one();
+        true
+    }
+
+    /// Every answer so far.
+    pub(crate) fn answers(&self) -> &BTreeMap<String, InputResponse> {
+        &self.answers
     }
 
     /// What this run asked and has no answer to, taken out.
@@ -157,6 +188,9 @@ impl InputRound {
             biased;
             output = &mut handler => return Run::Done(output),
             _ = self.asked_signal.notified() => {}
+        }
+        if self.began_task.load(Ordering::SeqCst) {
+            return Run::BeginTask;
         }
         loop {
             tokio::select! {
@@ -252,6 +286,8 @@ pub(crate) enum Handled<T> {
     Done(T),
     /// The `input_required` result to send instead (or why it could not be made).
     NeedsInput(Result<InputRequiredResult, ErrorObject>),
+    /// The handler asked to go on as a task (only where the round allowed it).
+    BeginTask,
 }
 
 /// Runs a handler; in the modern era, a request for input ends the run with the
@@ -271,6 +307,7 @@ pub(crate) async fn run_handler<T>(
         }
         Run::Done(outcome) => Handled::Done(outcome),
         Run::NeedsInput => Handled::NeedsInput(round.input_required(policy, None)),
+        Run::BeginTask => Handled::BeginTask,
     }
 }
 

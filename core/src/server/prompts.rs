@@ -298,6 +298,8 @@ pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Contex
     let mut result = match run_handler(server, round.as_deref(), prompt.handler.get(arguments, ctx.clone())).await {
         Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object())?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
+        // Only a tool's round lets its handler become a task.
+        Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),
     };
     if result.description.is_none() {
         result.description.clone_from(&prompt.prompt.description);

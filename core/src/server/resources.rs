@@ -456,6 +456,8 @@ pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Conte
     {
         Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object())?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
+        // Only a tool's round lets its handler become a task.
+        Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),
     };
     if stamp.is_some() {
         server.stamp_cache_hints(&mut result, false);

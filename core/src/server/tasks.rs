@@ -19,7 +19,7 @@
 //! shares the store and the subscription bus). A task is visible only to its owner: the principal on a protected
 //! endpoint, else the legacy session that made it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -127,6 +127,8 @@ pub(crate) struct NewTask {
     pub(crate) channel: Option<Reply>,
     /// Cancelled when whatever the task is bound to ends (its session).
     pub(crate) bound_to: Option<CancellationToken>,
+    /// What its handler was answered before it became a task.
+    pub(crate) answers: BTreeMap<String, InputResponse>,
 }
 
 /// Every task of a server: the store of records, and the runs in this process.
@@ -216,7 +218,7 @@ impl Tasks {
             poll_interval: limits.poll_interval,
             outcome: None,
             input_requests: Default::default(),
-            input_responses: Default::default(),
+            input_responses: new.answers,
         };
         let kept = self
             .shared
@@ -572,6 +574,8 @@ impl Tasks {
                     let message = error.message.clone();
                     (TaskStatus::Failed, Some(TaskOutcome::Error(error)), Some(message))
                 }
+                // A task's rounds never let it begin again.
+                Some(Run::BeginTask) => return Err(ErrorObject::internal("a task cannot begin again")),
                 Some(Run::NeedsInput) => {
                     let asked = round.take_asked();
                     self.change(task_id, |task| {

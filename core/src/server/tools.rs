@@ -142,6 +142,7 @@ pub struct ToolDef {
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
     pub(crate) scopes: Vec<String>,
     pub(crate) task_support: TaskSupport,
+    pub(crate) asks_before_task: bool,
 }
 
 impl ToolDef {
@@ -164,6 +165,7 @@ impl ToolDef {
             handler: None,
             scopes: Vec::new(),
             task_support: TaskSupport::Forbidden,
+            asks_before_task: false,
         }
     }
 
@@ -175,6 +177,7 @@ impl ToolDef {
             handler: None,
             scopes: Vec::new(),
             task_support,
+            asks_before_task: false,
         }
     }
 
@@ -296,6 +299,16 @@ impl ToolDef {
         self
     }
 
+    /// The handler asks its questions before the call becomes a task: a 2026-07-28 call
+    /// runs in place (its questions answered in `input_required` rounds) until the handler
+    /// calls [`Context::begin_task`]; the task then runs the handler again with those
+    /// answers, so keep what comes before free of side effects. In 2025-11-25 the task
+    /// starts at once and the questions are the task's.
+    pub fn asks_before_task(mut self) -> Self {
+        self.asks_before_task = true;
+        self
+    }
+
     /// The protocol definition as `tools/list` shows it.
     pub fn definition(&self) -> &Tool {
         &self.tool
@@ -316,6 +329,7 @@ pub(crate) struct RegisteredTool {
     pub(crate) handler: Arc<dyn ToolHandler>,
     pub(crate) scopes: Vec<String>,
     pub(crate) task_support: TaskSupport,
+    pub(crate) asks_before_task: bool,
     input: LazySchema,
     output: LazySchema,
 }
@@ -337,6 +351,7 @@ impl RegisteredTool {
             handler,
             scopes: def.scopes,
             task_support: def.task_support,
+            asks_before_task: def.asks_before_task,
             input: LazySchema::default(),
             output: LazySchema::default(),
         })
@@ -445,10 +460,17 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
     let Value::Object(arguments) = arguments else {
         unreachable!("built from an object above")
     };
-    if let Some(task) = as_task(server, ctx, &tool, params.task.as_ref())? {
-        let run = task_run(server, ctx, &tool, arguments);
-        return server.tasks().start(task, run, stamp).await;
-    }
+    let task = as_task(server, ctx, &tool, params.task.as_ref())?;
+    // A task starts at once, unless the tool asks first: then the call runs in place until
+    // its handler calls `Context::begin_task` (2026-07-28; the rounds before are MRTR's).
+    let asks_first = tool.asks_before_task && ctx.era() == Era::Modern;
+    let task = match task {
+        Some(task) if !asks_first => {
+            let run = task_run(server, ctx, &tool, arguments);
+            return server.tasks().start(task, run, stamp).await;
+        }
+        task => task,
+    };
     let round = input_round(
         server,
         ctx,
@@ -458,9 +480,26 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
         params.request_state,
         params.input_responses,
     )?;
-    let outcome = match run_handler(server, round.as_deref(), tool.handler.call(arguments, ctx.clone())).await {
+    if let (Some(round), Some(_)) = (&round, &task) {
+        round.allow_task_start();
+    }
+    // The task, if one begins, needs the arguments again.
+    let kept = task.as_ref().map(|_| arguments.clone());
+    let called = tool.handler.call(arguments, ctx.clone());
+    let outcome = match run_handler(server, round.as_deref(), called).await {
         Handled::Done(outcome) => outcome,
         Handled::NeedsInput(result) => return finish(result?, stamp),
+        Handled::BeginTask => {
+            let (Some(round), Some(task), Some(arguments)) = (round, task, kept) else {
+                return Err(ErrorObject::internal("the call cannot become a task"));
+            };
+            let task = NewTask {
+                answers: round.answers().clone(),
+                ..task
+            };
+            let run = task_run(server, ctx, &tool, arguments);
+            return server.tasks().start(task, run, stamp).await;
+        }
     };
     finish(shape(server, ctx, &tool, outcome)?, stamp)
 }
@@ -482,6 +521,7 @@ fn as_task(
         ttl: ttl.map(Duration::from_millis),
         channel: None,
         bound_to: None,
+        answers: Default::default(),
     };
     match ctx.era() {
         Era::Modern if support == TaskSupport::Forbidden => Ok(None),

@@ -681,6 +681,16 @@ server.registerTool(
     return `done for ${String(name.content?.name ?? '')}`;
   },
 );
+server.registerTool(
+  'test_tool_with_task',
+  { description: 'Asks for a name in place, then greets as a task', task: 'required', asksBeforeTask: true },
+  async (ctx) => {
+    const nameSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
+    const answer = await ctx.elicit({ message: 'Your name?', requestedSchema: nameSchema });
+    await ctx.beginTask();
+    return `Hello, ${String(answer.content?.name ?? '')}!`;
+  },
+);
 
 /** `--port N` (or `--port=N`), else `PORT`, else 0 (any free port). */
 function port(args: string[]): number {

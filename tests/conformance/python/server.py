@@ -655,6 +655,16 @@ async def multi_input(ctx: Context) -> str:
     return f"done for {(name.data or {}).get('name', '')}"
 
 
+@server.tool(task="required", asks_before_task=True)
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks for a name in place, then greets as a task."""
+    answer = await ctx.elicit(
+        "Your name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    )
+    await ctx.begin_task()
+    return f"Hello, {(answer.data or {}).get('name', '')}!"
+
+
 async def main() -> None:
     async with await server.start_http("127.0.0.1", port()) as http:
         print(http.url, flush=True)

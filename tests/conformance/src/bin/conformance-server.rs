@@ -524,7 +524,7 @@ async fn elicitation_summary(ctx: &Context, params: ElicitRequestParams, label: 
 
 /// The tools of the tasks extension's scenarios (`tasks-*`): one that never runs as a task,
 /// one that may, and some that must (failing as a tool, failing as a request, asking the
-/// user once, asking twice at once).
+/// user once, asking twice at once, asking before it becomes a task).
 fn task_tools() -> Vec<ToolDef> {
     let required = |name: &str, description: &str, schema: Value| {
         tool(name, description, schema).task_support(TaskSupport::Required)
@@ -605,6 +605,21 @@ fn task_tools() -> Vec<ToolDef> {
                 .content
                 .and_then(|c| c.get("name").and_then(Value::as_str).map(str::to_owned));
             Ok::<_, HandlerError>(format!("done for {}", name.unwrap_or_default()))
+        }),
+        required(
+            "test_tool_with_task",
+            "Asks for a name in place, then greets as a task",
+            no_arguments(),
+        )
+        .asks_before_task()
+        .handler(|_, ctx: Context| async move {
+            let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+            let answer = ctx.elicit(form("Your name?", schema)).await?;
+            ctx.begin_task().await;
+            let name = answer
+                .content
+                .and_then(|c| c.get("name").and_then(Value::as_str).map(str::to_owned));
+            Ok::<_, HandlerError>(format!("Hello, {}!", name.unwrap_or_default()))
         }),
     ]
 }
