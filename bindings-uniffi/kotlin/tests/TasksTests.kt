@@ -5,6 +5,7 @@
 
 package io.github.oxmcp.tests
 
+import io.github.oxmcp.CallOptions
 import io.github.oxmcp.ElicitAction
 import io.github.oxmcp.ElicitRequest
 import io.github.oxmcp.EraMode
@@ -74,6 +75,13 @@ fun taskServer(options: ServerOptions = ServerOptions(taskPollIntervalMs = 50)):
         check(context.isTask()) { "a task by now" }
         Returned.Text("Hello, ${jsonPointerString(answer.contentJson ?: "{}", "/name")}!")
     }, task = TaskSupport.REQUIRED, asksBeforeTask = true)
+    server.addTool(Tool(name = "report", inputSchemaJson = NO_ARGUMENTS), tool { _, context ->
+        for (step in 1..2) {
+            delay(20)
+            context.progress(step.toDouble(), 2.0)
+        }
+        Returned.Text("reported")
+    }, task = TaskSupport.REQUIRED)
     server.addTool(Tool(name = "plain", inputSchemaJson = NO_ARGUMENTS), tool { _, _ -> Returned.Text("plain") })
     return server
 }
@@ -105,6 +113,13 @@ fun taskHandleTests(suite: Suite) {
 
                     assertEquals("confirmed", firstText(c.client.callTool("confirm").content), "a required task, followed")
                     assertEquals("Hello, Ada!", firstText(c.client.callTool("greet_later").content), "asked, then a task")
+                    if (era == EraMode.LEGACY) {
+                        // 2025-11-25: the call's progress token stays valid while its task runs.
+                        val progress = ProgressInbox()
+                        val reported = c.client.callTool("report", null, CallOptions(progress = progress))
+                        assertEquals("reported", firstText(reported.content), "the task's result")
+                        assertEquals(listOf(1.0, 2.0), progress.updates.map { it.progress }, "progress through the task")
+                    }
                     val plain = c.client.callToolAsTask("plain")
                     assertEquals(null, plain.id(), "answered in place")
                     assertEquals("plain", firstText(plain.result().content), "its answer")
@@ -113,6 +128,27 @@ fun taskHandleTests(suite: Suite) {
                 server.shutdown()
                 server.close()
             }
+        }
+    }
+
+    suite.test("tasks: a session sees only its own tasks, and tasks expire") {
+        val server = taskServer(ServerOptions(taskTtlMs = 500, taskPollIntervalMs = 50))
+        try {
+            val url = server.serveHttp("127.0.0.1:0", HttpOptions())
+            withClient(url, EraMode.LEGACY) { one ->
+                withClient(url, EraMode.LEGACY) { other ->
+                    val task = one.client.callToolAsTask("sleep", """{"ms":0}""")
+                    assertEquals("slept 0 ms", firstText(task.result().content), "its result")
+                    val refused = assertThrows<McpException.Remote> { other.client.toolTask(task.id()!!).status() }
+                    assertEquals(-32602L, refused.code, "another session's task")
+                    delay(700)
+                    val expired = assertThrows<McpException.Remote> { task.status() }
+                    assertEquals(-32602L, expired.code, "an expired task")
+                }
+            }
+        } finally {
+            server.shutdown()
+            server.close()
         }
     }
 
