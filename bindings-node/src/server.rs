@@ -133,14 +133,14 @@ impl NativeServer {
                 .map_or(Ok(defaults.max_tasks), |max| count(max, "maxTasks"))?,
         });
         // Once, while the server is made: blocking here is connecting to its own state.
-        let shared = napi::bindgen_prelude::block_on(SharedState::connect(options.store.as_deref()))
-            .map_err(|e| invalid(format!("the shared store: {e}")))?;
-        if let Some(shared) = shared {
+        if let Some(url) = SharedState::url(options.store.as_deref()) {
             if options.task_store.is_some() {
                 return Err(invalid(
                     "taskStore and a shared store (store, OXMCP_STORE) exclude each other: tasks live in the shared store",
                 ));
             }
+            let shared = napi::bindgen_prelude::block_on(SharedState::connect(&url))
+                .map_err(|e| invalid(format!("the shared store: {e}")))?;
             builder = builder.shared_state(shared);
         }
         if let Some(path) = options.task_store {

@@ -105,16 +105,17 @@ impl Server {
             })?,
             max_tasks: max_tasks.unwrap_or(defaults.max_tasks),
         });
-        let runtime = runtime::handle().ok_or_else(error::exiting)?;
-        let shared = py
-            .detach(|| runtime.block_on(SharedState::connect(store.as_deref())))
-            .map_err(|e| PyConnectionError::new_err(format!("the shared store: {e}")))?;
-        if let Some(shared) = shared {
+        // Only a server told of a shared store connects (and starts the runtime for it).
+        if let Some(url) = SharedState::url(store.as_deref()) {
             if task_store.is_some() {
                 return Err(PyValueError::new_err(
                     "task_store and a shared store (store=, OXMCP_STORE) exclude each other: tasks live in the shared store",
                 ));
             }
+            let runtime = runtime::handle().ok_or_else(error::exiting)?;
+            let shared = py
+                .detach(|| runtime.block_on(SharedState::connect(&url)))
+                .map_err(|e| PyConnectionError::new_err(format!("the shared store: {e}")))?;
             builder = builder.shared_state(shared);
         }
         if let Some(path) = task_store {

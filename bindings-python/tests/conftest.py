@@ -60,27 +60,41 @@ def stop(process: subprocess.Popen[str], timeout: float = 5.0) -> tuple[int, str
     return process.returncode, process.stderr.read() if process.stderr else ""
 
 
+def start_announcing(
+    command: Sequence[str], *, url_on: Stream = "stderr", env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """Starts a server process that tells its URL in a line on stderr (or stdout), with
+    `env` added to the environment; gives the process and the URL. A process that ends
+    without telling it is an error."""
+    on_stdout = url_on == "stdout"
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE if on_stdout else subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **env} if env else None,
+    )
+    announcing = process.stdout if on_stdout else process.stderr
+    assert announcing is not None
+    lines = []
+    for line in announcing:
+        lines.append(line)
+        if found := _URL.search(line):
+            return process, found.group(0)
+    process.kill()
+    process.wait()
+    raise AssertionError(f"{command} did not tell its URL; {url_on}:\n{''.join(lines)}")
+
+
 @contextlib.contextmanager
 def http_server(command: Sequence[str], *, noise_free: bool = True, url_on: Stream = "stderr") -> Iterator[str]:
     """Starts an HTTP server process that tells its URL in a line on stderr (or, with
     `url_on="stdout"`, on stdout, as the servers of tests/interop do), yields the URL, then
     stops it with Ctrl-C and checks that it exited with 0 and (when `noise_free`) wrote no
     traceback or panic."""
-    on_stdout = url_on == "stdout"
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE if on_stdout else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    announcing = process.stdout if on_stdout else process.stderr
-    assert announcing is not None
+    process, url = start_announcing(command, url_on=url_on)
     try:
-        lines = []
-        for line in announcing:
-            lines.append(line)
-            if found := _URL.search(line):
-                break
-        else:
-            raise AssertionError(f"{command} did not tell its URL; {url_on}:\n{''.join(lines)}")
-        yield found.group(0)
+        yield url
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)

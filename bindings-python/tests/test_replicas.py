@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import shutil
 import signal
 import socket
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TESTS, stop
+from conftest import TESTS, start_announcing, stop
 from oxmcp import Client
 from oxmcp.types import ElicitRequest
 
@@ -63,21 +62,9 @@ def replicas(store: str, count: int) -> Iterator[list[str]]:
     urls = []
     try:
         for _ in range(count):
-            process = subprocess.Popen(
-                REPLICA,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                env={**os.environ, "OXMCP_STORE": store},
-            )
+            process, url = start_announcing(REPLICA, env={"OXMCP_STORE": store})
             processes.append(process)
-            assert process.stderr is not None
-            for line in process.stderr:
-                if "http://" in line:
-                    urls.append(line[line.index("http://") :].split()[0])
-                    break
-            else:
-                raise AssertionError(f"a replica did not tell its URL (exit {process.wait()})")
+            urls.append(url)
         yield urls
     finally:
         for process in processes:

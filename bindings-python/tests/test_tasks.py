@@ -8,13 +8,12 @@ restart."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ERAS, TESTS, http_server
+from conftest import ERAS, TESTS, http_server, start_announcing
 from oxmcp import Client, Context, McpError, Server
 from oxmcp.client import Era
 from oxmcp.types import ElicitRequest
@@ -133,7 +132,7 @@ async def test_a_task_handle_polls_waits_reads_and_cancels(era: Era) -> None:
 
 async def test_a_restarted_server_keeps_finished_tasks_and_fails_interrupted_ones(tmp_path: Path) -> None:
     command = [sys.executable, str(TESTS / "servers" / "tasks.py"), str(tmp_path / "tasks.db")]
-    first, url = start_server(command)
+    first, url = start_announcing(command)
     try:
         async with Client.http(url, era="modern") as client:
             finished = await client.call_tool_as_task("sleep", {"seconds": 0})
@@ -157,34 +156,3 @@ async def test_a_restarted_server_keeps_finished_tasks_and_fails_interrupted_one
             assert interrupted.status_message == "the server stopped while the task was running"
             with pytest.raises(McpError):
                 await client.tool_task(running.id).result()
-
-
-def start_server(command: list[str]) -> tuple[subprocess.Popen[str], str]:
-    """The server process `command` starts, and the URL it tells on stderr."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    for line in process.stderr:
-        if "http://" in line:
-            return process, line[line.index("http://") :].split()[0]
-    process.kill()
-    raise AssertionError("the server did not tell its URL")
-
-
-async def test_a_session_sees_only_its_own_tasks_and_tasks_expire() -> None:
-    server = Server("tasks", task_ttl=0.5, task_poll_interval=0.05)
-
-    @server.tool(task="optional")
-    def quick() -> str:
-        return "quick"
-
-    async with Client(server, era="legacy") as one, Client(server, era="legacy") as other:
-        task = await one.call_tool_as_task("quick")
-        assert (await task.result()).content[0].text == "quick"
-        assert task.id is not None
-        with pytest.raises(McpError) as refused:
-            await other.tool_task(task.id).status()
-        assert refused.value.code == -32602
-        await asyncio.sleep(0.7)
-        with pytest.raises(McpError) as expired:
-            await task.status()
-        assert expired.value.code == -32602

@@ -32,7 +32,7 @@ impl Drop for Stopped {
 /// A replica: a server whose state is shared through the Redis at `url`, and a modern-era
 /// client of it. `stopped` is set when a `wait` run ends.
 async fn replica(url: &str, stopped: Arc<AtomicBool>) -> (Server, Client) {
-    let shared = SharedState::connect(Some(url)).await.unwrap().expect("a store");
+    let shared = SharedState::connect(url).await.unwrap();
     let server = Server::builder("replica", "1")
         .shared_state(shared)
         .tool(
@@ -101,7 +101,7 @@ async fn prefixes_keep_servers_on_one_redis_apart_and_only_redis_urls_are_stores
     assert!(one.create(&task, 10).await.unwrap());
     assert!(one.get("t").await.unwrap().is_some());
     assert!(other.get("t").await.unwrap().is_none());
-    let wrong = SharedState::connect(Some("postgres://db")).await.unwrap_err();
+    let wrong = SharedState::connect("postgres://db").await.unwrap_err();
     assert_eq!(wrong.kind(), std::io::ErrorKind::InvalidInput);
 }
 

@@ -56,9 +56,16 @@ struct Created {
 #[derive(Clone)]
 pub struct ToolTask {
     client: Client,
-    /// The task; `None` when the call was answered in place.
-    created: Option<TaskRef>,
-    answered: Option<std::sync::Arc<RawValue>>,
+    call: Call,
+}
+
+/// What the server made of the call.
+#[derive(Debug, Clone)]
+enum Call {
+    /// A task.
+    Task(TaskRef),
+    /// The answer, in place.
+    Answered(std::sync::Arc<RawValue>),
 }
 
 /// What a [`ToolTask`] knows of its task before it asks: its id, and how often the server
@@ -80,20 +87,27 @@ impl From<Task> for TaskRef {
 
 impl std::fmt::Debug for ToolTask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolTask").field("task", &self.created).finish()
+        f.debug_struct("ToolTask").field("call", &self.call).finish()
     }
 }
 
 impl ToolTask {
     /// The task's id; `None` when the server answered the call in place.
     pub fn id(&self) -> Option<&str> {
-        self.created.as_ref().map(|task| task.id.as_str())
+        self.task().map(|task| task.id.as_str())
+    }
+
+    fn task(&self) -> Option<&TaskRef> {
+        match &self.call {
+            Call::Task(task) => Some(task),
+            Call::Answered(_) => None,
+        }
     }
 
     /// The task as the server shows it now (`tasks/get`); `None` when the call was
     /// answered in place.
     pub async fn status(&self) -> Result<Option<Task>> {
-        match &self.created {
+        match self.task() {
             Some(task) => Ok(Some(self.poll(&task.id, &CallOptions::default()).await?.task)),
             None => Ok(None),
         }
@@ -102,7 +116,7 @@ impl ToolTask {
     /// Waits until the task ends, answering what it asks for with the client's handlers,
     /// and gives it as it ended; `None` when the call was answered in place.
     pub async fn wait(&self) -> Result<Option<Task>> {
-        match &self.created {
+        match self.task() {
             Some(task) => Ok(Some(self.follow(task, &CallOptions::default()).await?.task)),
             None => Ok(None),
         }
@@ -123,7 +137,7 @@ impl ToolTask {
 
     /// Asks the server to stop the task. A task that ended already stays as it ended.
     pub async fn cancel(&self) -> Result<()> {
-        let Some(task) = &self.created else {
+        let Some(task) = self.task() else {
             return Ok(());
         };
         match self
@@ -144,10 +158,9 @@ impl ToolTask {
 
     /// The call's raw result, as if the server had answered it in place.
     async fn raw_result(&self, options: &CallOptions) -> Result<Box<RawValue>> {
-        let task = match (&self.created, &self.answered) {
-            (_, Some(answered)) => return Ok(answered.as_ref().to_owned()),
-            (Some(task), None) => task,
-            (None, None) => unreachable!("a ToolTask is a task or an answer"),
+        let task = match &self.call {
+            Call::Task(task) => task,
+            Call::Answered(answer) => return Ok(answer.as_ref().to_owned()),
         };
         let ended = self.follow(task, options).await?;
         let id = &task.id;
@@ -281,16 +294,14 @@ impl Client {
     fn task_of(&self, task: TaskRef) -> ToolTask {
         ToolTask {
             client: self.clone(),
-            created: Some(task),
-            answered: None,
+            call: Call::Task(task),
         }
     }
 
     fn answered(&self, raw: Box<RawValue>) -> ToolTask {
         ToolTask {
             client: self.clone(),
-            created: None,
-            answered: Some(raw.into()),
+            call: Call::Answered(raw.into()),
         }
     }
 

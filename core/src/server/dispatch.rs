@@ -325,7 +325,7 @@ impl Dispatcher {
         let owner = match era {
             Era::Modern if !tasks::requested(ctx.client_capabilities()) => return Err(tasks::extension_required()),
             Era::Modern => ctx.principal_key(),
-            Era::Legacy => self.task_owner(ctx),
+            Era::Legacy => self.task_owner(ctx).0,
         };
         match method {
             methods::TASKS_GET => tasks.get(era, &owner, params, stamp).await,
@@ -341,14 +341,15 @@ impl Dispatcher {
     }
 
     /// Who a legacy task belongs to: the caller's principal on a protected endpoint, else
-    /// this session; nobody in particular on a stateless endpoint.
-    pub(crate) fn task_owner(&self, ctx: &Context) -> String {
+    /// this session (then true: the task ends with the session); nobody in particular on a
+    /// stateless endpoint.
+    pub(crate) fn task_owner(&self, ctx: &Context) -> (String, bool) {
         let principal = ctx.principal_key();
         if !principal.is_empty() || !self.serves_one_client() {
-            return principal;
+            return (principal, false);
         }
         let key = self.session_key.get_or_init(|| super::random_id().unwrap_or_default());
-        format!("session:{key}")
+        (format!("session:{key}"), true)
     }
 
     /// Where this session's messages go outside any request: its connection (on HTTP, the

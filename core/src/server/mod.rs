@@ -545,13 +545,9 @@ impl Server {
         result.set_cache_hints(self.inner.cache_ttl_ms, scope);
     }
 
-    /// Whether a registered tool may run as a task.
+    /// Whether a listed tool may run as a task.
     pub(crate) fn has_task_tools(&self) -> bool {
-        self.registry()
-            .tools
-            .listed()
-            .values()
-            .any(|tool| tool.task_support != TaskSupport::Forbidden)
+        self.registry().has_task_tools()
     }
 
     /// Everything is declared: definitions may be added at runtime. Extensions are a

@@ -3,13 +3,14 @@
 //! be disabled: it is then neither listed nor served, but its name stays taken.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 
 use super::prompts::RegisteredPrompt;
 use super::resources::{RegisteredResource, RegisteredTemplate};
 use super::schema::DefinitionError;
+use super::tasks::TaskSupport;
 use super::tools::RegisteredTool;
 use crate::protocol::methods;
 
@@ -52,9 +53,32 @@ pub(crate) struct Registry {
     pub(crate) resources: Registrations<RegisteredResource>,
     pub(crate) templates: Registrations<RegisteredTemplate>,
     pub(crate) prompts: Registrations<RegisteredPrompt>,
+    /// Whether a listed tool may run as a task: worked out once per snapshot, as legacy
+    /// calls ask it each time.
+    task_tools: Derived<bool>,
+}
+
+/// A value worked out from a snapshot, once; a copy (the next snapshot) works it out again.
+#[derive(Default)]
+struct Derived<T>(OnceLock<T>);
+
+impl<T> Clone for Derived<T> {
+    fn clone(&self) -> Self {
+        Derived(OnceLock::new())
+    }
 }
 
 impl Registry {
+    /// Whether a listed tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        *self.task_tools.0.get_or_init(|| {
+            self.tools
+                .listed()
+                .values()
+                .any(|tool| tool.task_support != TaskSupport::Forbidden)
+        })
+    }
+
     /// Registers a tool, unless its name is taken.
     pub(crate) fn add_tool(&mut self, tool: RegisteredTool) -> Result<(), DefinitionError> {
         self.tools.insert(tool.tool.name.clone(), tool, "tool")

@@ -101,13 +101,15 @@ pub(super) async fn listen(
         let notification = match &event {
             ServerEvent::TaskChanged(task_id) => {
                 let followed = filter.task_ids.iter().flatten().any(|id| id == task_id.as_ref());
-                match followed.then_some(tasks.notification(task_id).await?).flatten() {
-                    Some(mut params) => {
-                        params["_meta"] = Value::Object(tag());
-                        Some((event.method(), params))
-                    }
-                    None => None,
-                }
+                // Only a followed task is read from the store.
+                let task = match followed {
+                    true => tasks.notification(task_id).await?,
+                    false => None,
+                };
+                task.map(|mut params| {
+                    params["_meta"] = Value::Object(tag());
+                    (event.method(), params)
+                })
             }
             event => modern_notification(event, &filter, tag()),
         };

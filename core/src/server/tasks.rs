@@ -70,8 +70,7 @@ impl Default for TaskLimits {
 }
 
 /// Whether a tool runs as a task when the client supports tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TaskSupport {
     /// Never: every call is answered in place (the default).
     #[default]
@@ -329,7 +328,7 @@ impl Tasks {
         let task = self.find(owner, &task_id).await?;
         let cancelled = self
             .change(&task_id, |task| {
-                settle(task, TaskStatus::Cancelled, None, Some(CANCELLED.to_owned()));
+                task.end(TaskStatus::Cancelled, None, Some(CANCELLED.to_owned()));
                 true
             })
             .await?;
@@ -350,24 +349,11 @@ impl Tasks {
     /// request would have: the result, tagged with the task, or the error.
     pub(crate) async fn result(&self, owner: &str, params: Option<&RawValue>) -> Outcome {
         let Named { task_id } = parse_params(params)?;
-        let running = self.running(&task_id);
-        let task = loop {
-            let changed = running.as_ref().map(|running| running.changed.notified());
-            let task = self.find(owner, &task_id).await?;
-            if task.status.is_terminal() {
-                break task;
-            }
-            let poll = tokio::time::sleep(task.poll_interval);
-            match changed {
-                Some(changed) => {
-                    tokio::select! {
-                        _ = changed => {}
-                        _ = poll => {}
-                    }
-                }
-                None => poll.await,
-            }
-        };
+        self.find(owner, &task_id).await?;
+        let task = self
+            .wait_until(&task_id, |task| task.status.is_terminal())
+            .await?
+            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown task: {task_id}")))?;
         match task.outcome {
             Some(TaskOutcome::Result(mut result)) => {
                 meta::tag_related_task(&mut result, &task.id);
@@ -584,7 +570,7 @@ impl Tasks {
                         true
                     })
                     .await?;
-                    match until_cancelled(cancel, self.all_answered(task_id, running)).await {
+                    match until_cancelled(cancel, self.all_answered(task_id)).await {
                         Some(Ok(true)) => {
                             self.set_waiting(task_id, false).await;
                             continue;
@@ -596,7 +582,7 @@ impl Tasks {
                 }
             };
             self.change(task_id, |task| {
-                settle(task, status, outcome, message);
+                task.end(status, outcome, message);
                 true
             })
             .await?;
@@ -605,33 +591,44 @@ impl Tasks {
     }
 
     /// Waits until no input request of the task is pending (true), or the task ended or
-    /// is gone (false). Answers recorded elsewhere are seen at the next poll.
-    async fn all_answered(&self, task_id: &str, running: &Running) -> Result<bool, ErrorObject> {
+    /// is gone (false).
+    async fn all_answered(&self, task_id: &str) -> Result<bool, ErrorObject> {
+        let answered = self
+            .wait_until(task_id, |task| {
+                task.status.is_terminal() || task.input_requests.is_empty()
+            })
+            .await?;
+        Ok(answered.is_some_and(|task| !task.status.is_terminal()))
+    }
+
+    /// Task `task_id` once `ready` holds for it (`None` if it is gone first): read again
+    /// after each change made here, and each poll interval for changes made elsewhere.
+    async fn wait_until(
+        &self,
+        task_id: &str,
+        ready: impl Fn(&TaskRecord) -> bool,
+    ) -> Result<Option<TaskRecord>, ErrorObject> {
+        let running = self.running(task_id);
         loop {
-            let changed = running.changed.notified();
+            let changed = running.as_ref().map(|running| running.changed.notified());
             let Some(task) = self.shared.store.get(task_id).await.map_err(store_failed)? else {
-                return Ok(false);
+                return Ok(None);
             };
-            if task.status.is_terminal() {
-                return Ok(false);
+            if ready(&task) {
+                return Ok(Some(task));
             }
-            if task.input_requests.is_empty() {
-                return Ok(true);
-            }
-            tokio::select! {
-                _ = changed => {}
-                _ = tokio::time::sleep(task.poll_interval) => {}
+            let poll = tokio::time::sleep(task.poll_interval);
+            match changed {
+                Some(changed) => {
+                    tokio::select! {
+                        _ = changed => {}
+                        _ = poll => {}
+                    }
+                }
+                None => poll.await,
             }
         }
     }
-}
-
-/// Ends `task` with `status`: what it ended with, and why.
-fn settle(task: &mut TaskRecord, status: TaskStatus, outcome: Option<TaskOutcome>, message: Option<String>) {
-    task.status = status;
-    task.outcome = outcome;
-    task.status_message = message;
-    task.input_requests.clear();
 }
 
 /// A task on the wire. The modern era writes `ttlMs` and `pollIntervalMs`, the legacy one

@@ -536,12 +536,11 @@ fn as_task(
             (None, _) => Ok(None),
             (Some(asked), _) => {
                 let dispatcher = ctx.dispatcher();
-                let owner = dispatcher.task_owner(ctx);
                 // A task of the session ends with it; a principal's outlives it.
-                let session_bound = owner.starts_with("session:");
+                let (owner, per_session) = dispatcher.task_owner(ctx);
                 Ok(Some(NewTask {
                     channel: dispatcher.session_channel().cloned(),
-                    bound_to: session_bound.then(|| dispatcher.ended().clone()),
+                    bound_to: per_session.then(|| dispatcher.ended().clone()),
                     ..task(owner, asked.ttl)
                 }))
             }

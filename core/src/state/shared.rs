@@ -27,27 +27,31 @@ impl std::fmt::Debug for SharedState {
     }
 }
 
-#[cfg(feature = "redis")]
 impl SharedState {
-    /// The state shared through the store at `url` (`redis://…` or `rediss://…`) or, without
-    /// one, at the URL [`STORE_ENV`] names; `None` when neither names a store. Call it within
-    /// a tokio runtime: the bus starts listening at once.
-    pub async fn connect(url: Option<&str>) -> std::io::Result<Option<SharedState>> {
-        let from_env = std::env::var(STORE_ENV).ok().filter(|url| !url.is_empty());
-        let Some(url) = url.map(str::to_owned).or(from_env) else {
-            return Ok(None);
-        };
+    /// The URL of the store to share: `given`, else what [`STORE_ENV`] names; `None` when
+    /// neither names one (then the server keeps its state to itself, and nothing connects).
+    pub fn url(given: Option<&str>) -> Option<String> {
+        given
+            .map(str::to_owned)
+            .or_else(|| std::env::var(STORE_ENV).ok())
+            .filter(|url| !url.is_empty())
+    }
+
+    /// The state shared through the store at `url` (`redis://…` or `rediss://…`). Call it
+    /// within a tokio runtime: the bus starts listening at once.
+    #[cfg(feature = "redis")]
+    pub async fn connect(url: &str) -> std::io::Result<SharedState> {
         if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 format!("the shared store must be a redis:// or rediss:// URL, not {url:?}"),
             ));
         }
-        let redis = super::RedisStore::connect(&url).await?;
-        Ok(Some(SharedState {
+        let redis = super::RedisStore::connect(url).await?;
+        Ok(SharedState {
             task_store: redis.task_store(),
             subscription_bus: redis.subscription_bus(),
             request_state_keys: redis.key_ring().await?,
-        }))
+        })
     }
 }

@@ -180,10 +180,11 @@ fn fail_interrupted(connection: &Connection) -> rusqlite::Result<()> {
         .collect::<rusqlite::Result<_>>()?;
     let now = SystemTime::now();
     for mut task in interrupted {
-        task.status = TaskStatus::Failed;
-        task.status_message = Some(SqliteTaskStore::INTERRUPTED.to_owned());
-        task.outcome = Some(TaskOutcome::Error(ErrorObject::internal(SqliteTaskStore::INTERRUPTED)));
-        task.input_requests.clear();
+        task.end(
+            TaskStatus::Failed,
+            Some(TaskOutcome::Error(ErrorObject::internal(SqliteTaskStore::INTERRUPTED))),
+            Some(SqliteTaskStore::INTERRUPTED.to_owned()),
+        );
         task.last_updated_at = now;
         connection.execute(
             "UPDATE tasks SET status = ?2, record = ?3 WHERE id = ?1",

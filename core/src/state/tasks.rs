@@ -65,6 +65,15 @@ impl TaskRecord {
         now > self.expires_at()
     }
 
+    /// Ends the task with `status`: what it ended with (if anything), and why. Its pending
+    /// input requests go: nothing waits for them any more.
+    pub fn end(&mut self, status: TaskStatus, outcome: Option<TaskOutcome>, message: Option<String>) {
+        self.status = status;
+        self.outcome = outcome;
+        self.status_message = message;
+        self.input_requests.clear();
+    }
+
     /// The order of [`TaskStore::list`]: by creation, then id.
     fn list_key(&self) -> (SystemTime, &str) {
         (self.created_at, &self.id)
