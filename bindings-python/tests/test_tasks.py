@@ -156,3 +156,23 @@ async def test_a_restarted_server_keeps_finished_tasks_and_fails_interrupted_one
             assert interrupted.status_message == "the server stopped while the task was running"
             with pytest.raises(McpError):
                 await client.tool_task(running.id).result()
+
+
+async def test_a_session_sees_only_its_own_tasks_and_tasks_expire() -> None:
+    server = Server("tasks", task_ttl=0.5, task_poll_interval=0.05)
+
+    @server.tool(task="optional")
+    def quick() -> str:
+        return "quick"
+
+    async with Client(server, era="legacy") as one, Client(server, era="legacy") as other:
+        task = await one.call_tool_as_task("quick")
+        assert (await task.result()).content[0].text == "quick"
+        assert task.id is not None
+        with pytest.raises(McpError) as refused:
+            await other.tool_task(task.id).status()
+        assert refused.value.code == -32602
+        await asyncio.sleep(0.7)
+        with pytest.raises(McpError) as expired:
+            await task.status()
+        assert expired.value.code == -32602
