@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { request as httpRequest, createServer as createHttpServer } from 'node:http';
 import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -215,4 +216,34 @@ export async function startRedis() {
   }
   child.kill('SIGKILL');
   throw new Error(`redis-server did not listen on port ${port}`);
+}
+
+/**
+ * A load balancer of a test's own, as plain as nginx's default: each request goes to the
+ * next of `upstreams` (`http://host:port`) in turn, without stickiness, and its response
+ * streams back. `{ url(path), stop }`.
+ */
+export async function roundRobin(upstreams) {
+  let turn = 0;
+  const balancer = createHttpServer((incoming, outgoing) => {
+    const upstream = new URL(upstreams[turn++ % upstreams.length]);
+    const forwarded = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on('error', () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  await new Promise((resolve) => balancer.listen(0, '127.0.0.1', resolve));
+  const { port } = balancer.address();
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    stop: async () => {
+      balancer.closeAllConnections();
+      await new Promise((resolve) => balancer.close(resolve));
+    },
+  };
 }

@@ -14,11 +14,11 @@ import { describe, it } from 'node:test';
 
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, McpError, Server } from 'oxmcp';
 import * as z from 'zod';
 
-import { startHttpScript, startRedis, textOf } from './helpers.mjs';
+import { roundRobin, startHttpScript, startRedis, textOf } from './helpers.mjs';
 
 const TASKS_SERVER = fileURLToPath(new URL('./fixtures/tasks.mjs', import.meta.url));
 
@@ -259,6 +259,51 @@ describe('replicas sharing a store', () => {
     } finally {
       await a.close();
       await b.close();
+      await redis.stop();
+    }
+  });
+
+  it('serve one legacy session behind round robin, for our client and the official one', async () => {
+    const redis = await startRedis();
+    const replicas = ['a', 'b', 'c'].map((name) => {
+      const server = new Server({ name: 'replica', version: '1.0.0' }, { store: redis.url });
+      server.registerTool('whoami', {}, () => name);
+      server.registerTool('confirm', {}, async (ctx) => {
+        const answer = await ctx.elicit({
+          message: 'Sure?',
+          requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+        });
+        return answer.content?.ok ? `confirmed on ${name}` : 'declined';
+      });
+      return server;
+    });
+    const addresses = await Promise.all(replicas.map((server) => server.listen({ transport: 'http', port: 0 })));
+    const balancer = await roundRobin(addresses.map(({ host, port }) => `http://${host}:${port}`));
+    const official = new OfficialClient({ name: 'official', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    official.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { ok: true } }));
+    try {
+      const ours = await Client.connectHttp(balancer.url('/mcp'), {
+        era: 'legacy',
+        elicitation: () => ({ action: 'accept', content: { ok: true } }),
+      });
+      const answered = new Set();
+      for (let i = 0; i < 3; i += 1) answered.add(textOf(await ours.callTool({ name: 'whoami' })));
+      assert.equal(answered.size, 3, [...answered].join());
+      // Each elicitation's answer is the next request: another replica takes it.
+      for (let i = 0; i < 3; i += 1) assert.match(textOf(await ours.callTool({ name: 'confirm' })), /^confirmed on /);
+      await ours.close();
+
+      await official.connect(new StreamableHTTPClientTransport(new URL(balancer.url('/mcp'))));
+      const seen = new Set();
+      for (let i = 0; i < 3; i += 1) seen.add(textOf(await official.callTool({ name: 'whoami', arguments: {} })));
+      assert.equal(seen.size, 3, [...seen].join());
+      for (let i = 0; i < 3; i += 1) {
+        assert.match(textOf(await official.callTool({ name: 'confirm', arguments: {} })), /^confirmed on /);
+      }
+    } finally {
+      await official.close();
+      await balancer.stop();
+      await Promise.all(replicas.map((server) => server.close()));
       await redis.stop();
     }
   });

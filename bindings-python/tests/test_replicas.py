@@ -173,3 +173,41 @@ async def test_a_change_on_one_replica_reaches_a_subscriber_on_another(balanced:
             touched = {(await other.call_tool("touch")).content[0].text for _ in range(3)}
             assert len(touched) == 3
         await asyncio.wait_for(updated.wait(), 10)
+
+
+async def test_a_legacy_session_is_served_by_every_replica(balanced: str) -> None:
+    updated = asyncio.Event()
+
+    def heard(method: str, params: object) -> None:
+        if method == "notifications/resources/updated":
+            updated.set()
+
+    async with Client.http(balanced, era="legacy", elicitation_handler=accept, notification_handler=heard) as client:
+        answered = {(await client.call_tool("whoami")).content[0].text for _ in range(6)}
+        assert len(answered) == 3, answered
+        # The answer to each elicitation is the next request, taken by another replica
+        # than the one that asked.
+        for _ in range(3):
+            result = await client.call_tool("confirm")
+            assert result.content[0].text.startswith("confirmed by "), result
+        await client.subscribe_resource("memo://board")
+        touched = {(await client.call_tool("touch")).content[0].text for _ in range(3)}
+        assert len(touched) == 3
+        await asyncio.wait_for(updated.wait(), 10)
+
+
+async def test_the_official_client_keeps_a_legacy_session_across_replicas(balanced: str) -> None:
+    from mcp import Client as OfficialClient
+    from mcp import types
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def agree(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"ok": True})
+
+    official = OfficialClient(streamable_http_client(balanced), mode="legacy", elicitation_callback=agree)
+    async with official:
+        answered = {(await official.call_tool("whoami", {})).content[0].text for _ in range(6)}  # type: ignore[union-attr]
+        assert len(answered) == 3, answered
+        for _ in range(3):
+            result = await official.call_tool("confirm", {})
+            assert result.content[0].text.startswith("confirmed by "), result  # type: ignore[union-attr]

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures::{SinkExt, StreamExt};
 use serde_json::value::RawValue;
@@ -35,6 +35,8 @@ pub(crate) struct PendingRequests {
     /// `None` once no answer can come any more: the peer closed, or this side closed.
     table: Mutex<Option<HashMap<RequestId, PendingReply>>>,
     next_id: AtomicI64,
+    /// When set, ids are strings that start with it (see [`name_ids`](Self::name_ids)).
+    id_prefix: OnceLock<String>,
 }
 
 impl Default for PendingRequests {
@@ -42,6 +44,7 @@ impl Default for PendingRequests {
         PendingRequests {
             table: Mutex::new(Some(HashMap::new())),
             next_id: AtomicI64::new(0),
+            id_prefix: OnceLock::new(),
         }
     }
 }
@@ -50,13 +53,24 @@ impl PendingRequests {
     /// Allocates an id and registers it; the returned receiver gets the answer. Fails once
     /// the input has ended, since no answer could arrive.
     pub(crate) fn register(&self) -> Result<(RequestId, PendingReceiver)> {
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let number = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = match self.id_prefix.get() {
+            Some(prefix) => RequestId::String(format!("{prefix}{number}").into()),
+            None => RequestId::Number(number),
+        };
         let (tx, rx) = oneshot::channel();
         self.table()
             .as_mut()
             .ok_or(Error::ConnectionClosed)?
             .insert(id.clone(), tx);
         Ok((id, rx))
+    }
+
+    /// Makes the ids of later requests strings that start with `prefix` (once; later calls
+    /// change nothing): ids that the other copies of a session on other replicas never use.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn name_ids(&self, prefix: String) {
+        let _ = self.id_prefix.set(prefix);
     }
 
     /// Forgets a request (it timed out or was cancelled).
@@ -66,17 +80,17 @@ impl PendingRequests {
         }
     }
 
-    /// Routes a response to the request that awaits it. Returns false when no request
-    /// with that id is pending (the response is dropped).
-    pub(crate) fn resolve(&self, response: Response) -> bool {
+    /// Routes a response to the request that awaits it; hands it back when no request
+    /// with that id is pending.
+    pub(crate) fn resolve(&self, response: Response) -> std::result::Result<(), Response> {
         let waiter = self.table().as_mut().and_then(|table| table.remove(&response.id));
         match waiter {
             Some(waiter) => {
                 // The waiter may have given up (timeout); nothing to do then.
                 let _ = waiter.send(response.outcome);
-                true
+                Ok(())
             }
-            None => false,
+            None => Err(response),
         }
     }
 

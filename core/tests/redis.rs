@@ -4,7 +4,11 @@
 //! one replica reaches a listener on another; the rounds of a multi round-trip call land
 //! on different replicas (one sealing key, made in Redis); a plain call sends Redis nothing
 //! (`INFO commandstats`); with Redis down, what needs it fails clearly
-//! while plain calls go on, and it all recovers when Redis is back.
+//! while plain calls go on, and it all recovers when Redis is back. A legacy session opened
+//! on one replica is served by all behind a round-robin balancer: elicitation answered on
+//! another replica than the call's, the log level and subscriptions set on one replica
+//! obeyed by the others, an update published anywhere told once, and a DELETE anywhere
+//! ends it everywhere.
 #![cfg(feature = "redis")]
 
 mod common;
@@ -15,9 +19,11 @@ use std::time::Duration;
 
 use common::RedisServer;
 use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
-use oxmcp::protocol::{SubscriptionFilter, TaskStatus};
-use oxmcp::server::{Server, TaskSupport, ToolDef};
+use oxmcp::protocol::{LoggingLevel, SubscriptionFilter, TaskStatus};
+use oxmcp::server::http::{HttpConfig, HttpServerHandle};
+use oxmcp::server::{Context, ResourceDef, Server, TaskSupport, ToolDef};
 use oxmcp::state::{check_task_store, RedisStore, SharedState};
+use oxmcp::transport::http::client::HttpClientOptions;
 use serde_json::{json, Value};
 
 /// Sets its flag when dropped: the run that holds it was stopped (or ended).
@@ -251,15 +257,17 @@ async fn plain_modern_calls_send_redis_nothing() {
         .get_multiplexed_async_connection()
         .await
         .unwrap();
-    // Once the replica's bus has subscribed (at start), nothing more is expected.
+    // Once the replica's bus and session relay have subscribed (at start), nothing more is
+    // expected.
     for _ in 0..100 {
-        let (_, subscribers): (String, i64) = redis::cmd("PUBSUB")
+        let (_, events, _, sessions): (String, i64, String, i64) = redis::cmd("PUBSUB")
             .arg("NUMSUB")
             .arg("oxmcp:events")
+            .arg("oxmcp:sessions")
             .query_async(&mut admin)
             .await
             .unwrap();
-        if subscribers > 0 {
+        if events > 0 && sessions > 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -285,4 +293,115 @@ async fn plain_modern_calls_send_redis_nothing() {
         .collect();
     assert!(commands.is_empty(), "plain calls sent Redis {commands:?}:\n{stats}");
     client.close().await.unwrap();
+}
+
+/// An HTTP replica named `name`, its state shared through the Redis at `url`.
+async fn http_replica(url: &str, name: &'static str) -> (Server, HttpServerHandle) {
+    let server = Server::builder("replica", "1")
+        .shared_state(SharedState::connect(url).await.unwrap())
+        .tool(ToolDef::new("whoami").handler(move |_, _| async move { name }))
+        .tool(common::confirm_tool())
+        .tool(ToolDef::new("say").handler(|_, ctx: Context| async move {
+            ctx.log(LoggingLevel::Info, None, "info").await;
+            ctx.log(LoggingLevel::Error, None, "error").await;
+            "said"
+        }))
+        .resource(ResourceDef::new("memo://board", "board").handler(|_, _, _| async { "the board" }))
+        .build()
+        .unwrap();
+    let handle = server.bind_http("127.0.0.1:0", HttpConfig::default()).await.unwrap();
+    (server, handle)
+}
+
+#[tokio::test]
+async fn a_legacy_session_is_served_by_every_replica_behind_round_robin() {
+    let redis = RedisServer::start().await;
+    let mut replicas = Vec::new();
+    for name in ["a", "b", "c"] {
+        replicas.push(http_replica(&redis.url, name).await);
+    }
+    let balancer = common::round_robin(
+        replicas
+            .iter()
+            .map(|(_, handle)| format!("http://{}", handle.local_addr()))
+            .collect(),
+    )
+    .await;
+    let transport =
+        oxmcp::transport::http::client::connect(HttpClientOptions::new(format!("{}/mcp", balancer.base))).unwrap();
+    let options = common::accepting_ok(ClientOptions::new("legacy", "1").era(EraMode::Legacy));
+    let client = Client::connect(transport, options).await.unwrap();
+    let mut notifications = client.notifications();
+
+    let mut answered = std::collections::BTreeSet::new();
+    for _ in 0..3 {
+        answered.insert(text(&client.call_tool("whoami", json!({})).await.unwrap()));
+    }
+    assert_eq!(answered.len(), 3, "{answered:?}");
+    // Each call's answer to the elicitation is the next request: another replica takes it
+    // and passes it to the one that asked.
+    for _ in 0..3 {
+        assert_eq!(
+            text(&client.call_tool("confirm", json!({})).await.unwrap()),
+            "confirmed"
+        );
+    }
+
+    // Set on one replica, obeyed by all.
+    client.set_log_level(LoggingLevel::Warning).await.unwrap();
+    for _ in 0..3 {
+        assert_eq!(text(&client.call_tool("say", json!({})).await.unwrap()), "said");
+    }
+    client.subscribe_resource("memo://board").await.unwrap();
+    for (server, _) in &replicas {
+        server.notify_resource_updated("memo://board");
+    }
+    let mut heard = Vec::new();
+    let settled = tokio::time::sleep(Duration::from_millis(500));
+    tokio::pin!(settled);
+    loop {
+        tokio::select! {
+            _ = &mut settled => break,
+            Ok(notification) = notifications.recv() => heard.push(notification),
+        }
+    }
+    let levels: Vec<_> = heard
+        .iter()
+        .filter_map(|n| match n {
+            ServerNotification::LogMessage(log) => Some(log.level),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(levels, [LoggingLevel::Error; 3], "{heard:?}");
+    let updates = heard
+        .iter()
+        .filter(|n| matches!(n, ServerNotification::ResourceUpdated(_)))
+        .count();
+    assert_eq!(updates, 3, "each update told once: {heard:?}");
+    client.close().await.unwrap();
+
+    // A session ended on one replica is gone from all.
+    let http = reqwest::Client::new();
+    let [a, b, c] = [0, 1, 2].map(|i| replicas[i].1.url("/mcp"));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = common::mcp_post(&http, &a, &initialize, &[]).send().await.unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let pinged = common::mcp_post(&http, &c, &ping, &headers).send().await.unwrap();
+    assert_eq!(pinged.status(), 200);
+    let deleted = http.delete(&b).header("mcp-session-id", &session).send().await.unwrap();
+    assert_eq!(deleted.status(), 200);
+    for url in [&a, &b, &c] {
+        let refused = common::mcp_post(&http, url, &ping, &headers).send().await.unwrap();
+        assert_eq!(refused.status(), 404, "{url}");
+    }
+    balancer.stop().await;
+    for (_, handle) in replicas {
+        handle.shutdown().await.unwrap();
+    }
 }

@@ -27,7 +27,7 @@ impl Client {
             match message {
                 Message::Response(response) => {
                     lock(&self.inner.progress).remove(&response.id);
-                    self.inner.connection.pending().resolve(response);
+                    let _unknown = self.inner.connection.pending().resolve(response);
                 }
                 Message::Notification(notification) => {
                     let decoded = ServerNotification::decode(&notification.method, notification.params.as_deref());

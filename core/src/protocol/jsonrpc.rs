@@ -116,6 +116,26 @@ pub enum Message {
     Response(Response),
 }
 
+impl Message {
+    /// The message as one line of JSON text.
+    pub fn to_text(&self) -> String {
+        match self {
+            Message::Request(request) => request_text(&request.id, &request.method, request.params.as_ref()),
+            Message::Notification(notification) => {
+                notification_text(&notification.method, notification.params.as_ref())
+            }
+            Message::Response(Response {
+                id,
+                outcome: Ok(result),
+            }) => raw_result_text(id, result.get()),
+            Message::Response(Response {
+                id,
+                outcome: Err(error),
+            }) => error_text(Some(id), error),
+        }
+    }
+}
+
 /// What one frame of input holds.
 #[derive(Debug)]
 pub enum Incoming {
@@ -360,6 +380,18 @@ pub fn error_text(id: Option<&RequestId>, error: &ErrorObject) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_reads_back_as_it_was_written() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"result":{"action":"accept"}}"#,
+            r#"{"jsonrpc":"2.0","id":"s-2","error":{"code":-32601,"message":"no"}}"#,
+        ] {
+            assert_eq!(single(text).to_text(), text);
+        }
+    }
 
     fn single(text: &str) -> Message {
         match parse(text.as_bytes()).unwrap() {

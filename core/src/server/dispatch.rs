@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use futures::FutureExt;
@@ -33,6 +34,7 @@ use crate::protocol::{
     Implementation, InitializeRequestParams, InitializeResult, LoggingLevel, Meta, ProtocolResult, ProtocolVersion,
     RequestId, RequestMeta, ResultType, SetLevelRequestParams,
 };
+use crate::state::SessionRecord;
 
 /// The protocol facts one request is served under.
 #[derive(Clone)]
@@ -93,6 +95,8 @@ pub(crate) struct Dispatcher {
     session_channel: OnceLock<Reply>,
     /// What tells this session's legacy tasks from others', made when first needed.
     session_key: OnceLock<String>,
+    /// Whether this is one copy of a session that replicas share (see [`share`](Self::share)).
+    replicated: AtomicBool,
 }
 
 /// The page size of `tasks/list` when the server sets none.
@@ -127,6 +131,7 @@ impl Dispatcher {
             tasks: TaskTracker::new(),
             session_channel: OnceLock::new(),
             session_key: OnceLock::new(),
+            replicated: AtomicBool::new(false),
         })
     }
 
@@ -208,16 +213,43 @@ impl Dispatcher {
     /// Takes a notification or a response from the client at once; a request is handed
     /// back, for the caller to serve where its answer must go.
     pub(crate) fn receive(&self, message: Message) -> Option<Request> {
+        self.receive_here(message).unwrap_or_else(|unplaced| {
+            tracing::debug!(?unplaced, "dropped a response or cancellation for an unknown request");
+            None
+        })
+    }
+
+    /// [`receive`](Self::receive), except that a response to no request this dispatcher
+    /// sent, or a cancellation of no request it serves, is handed back: another copy of the
+    /// session may have sent or serve it.
+    pub(crate) fn receive_here(&self, message: Message) -> Result<Option<Request>, Message> {
         match message {
-            Message::Request(request) => return Some(request),
-            Message::Notification(notification) => self.on_notification(notification),
-            Message::Response(response) => {
-                if !self.client_requests.resolve(response) {
-                    tracing::debug!("dropped a response to an unknown request id");
+            Message::Request(request) => return Ok(Some(request)),
+            Message::Notification(notification) if notification.method == methods::CANCELLED => {
+                if !self.cancel(notification.params.as_deref()) {
+                    return Err(Message::Notification(notification));
                 }
             }
+            Message::Notification(notification) => self.on_notification(notification),
+            Message::Response(response) => self.client_requests.resolve(response).map_err(Message::Response)?,
         }
-        None
+        Ok(None)
+    }
+
+    /// Cancels the request a `notifications/cancelled` names, if this dispatcher serves
+    /// it; true too for a malformed one, which nothing else could place.
+    fn cancel(&self, params: Option<&RawValue>) -> bool {
+        let Ok(params) = parse_params::<CancelledNotificationParams>(params) else {
+            tracing::debug!("ignored a malformed cancellation");
+            return true;
+        };
+        match lock(&self.in_flight).get(&params.request_id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Registers a request for cancellation by `notifications/cancelled`.
@@ -255,15 +287,6 @@ impl Dispatcher {
 
     fn on_notification(&self, notification: Notification) {
         match notification.method.as_str() {
-            methods::CANCELLED => {
-                let Ok(params) = parse_params::<CancelledNotificationParams>(notification.params.as_deref()) else {
-                    tracing::debug!("ignored a malformed cancellation");
-                    return;
-                };
-                if let Some(token) = lock(&self.in_flight).get(&params.request_id) {
-                    token.cancel();
-                }
-            }
             methods::INITIALIZED | methods::ROOTS_LIST_CHANGED => {}
             other => match self.server.custom().notify(other, notification.params.as_deref()) {
                 Some(handled) => {
@@ -348,8 +371,84 @@ impl Dispatcher {
         if !principal.is_empty() || !self.serves_one_client() {
             return (principal, false);
         }
-        let key = self.session_key.get_or_init(|| super::random_id().unwrap_or_default());
-        (format!("session:{key}"), true)
+        // A copy of a session that replicas share may go while the session lives on.
+        (
+            format!("session:{}", self.session_key()),
+            !self.replicated.load(Ordering::Relaxed),
+        )
+    }
+
+    fn session_key(&self) -> &str {
+        self.session_key.get_or_init(|| super::random_id().unwrap_or_default())
+    }
+
+    /// Makes this dispatcher one copy of a session that replicas share: its requests to
+    /// the client carry ids no other copy uses, and its tasks outlive it.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn share(&self) -> Result<(), String> {
+        self.client_requests.name_ids(format!("{}-", super::random_id()?));
+        self.replicated.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The session as replicas keep it, once its handshake is done; `owner` is the key of
+    /// the principal who opened it.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn session_record(&self, owner: Option<String>) -> Option<SessionRecord> {
+        let exchange = read(&self.handshake).clone()?;
+        let mut subscriptions: Vec<String> = lock(&self.subscribed_uris).iter().cloned().collect();
+        subscriptions.sort_unstable();
+        Some(SessionRecord {
+            protocol_version: exchange.version.as_str().to_owned(),
+            client_capabilities: serde_json::to_value(&*exchange.client_capabilities).unwrap_or_default(),
+            client_info: exchange.client_info.and_then(|info| serde_json::to_value(&*info).ok()),
+            log_level: self.log_level().and_then(|level| match serde_json::to_value(level) {
+                Ok(Value::String(level)) => Some(level),
+                _ => None,
+            }),
+            subscriptions,
+            owner,
+            task_key: self.session_key().to_owned(),
+        })
+    }
+
+    /// Takes on the session `record` describes: its handshake, unless this copy has one
+    /// already, and its log level, subscriptions and task key. Fails on a record this
+    /// server cannot read.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn adopt(&self, record: &SessionRecord) -> Result<(), String> {
+        let unreadable = |what: &str| format!("the session's {what} cannot be read");
+        let version = ProtocolVersion::parse(&record.protocol_version)
+            .filter(|version| version.era() == Era::Legacy)
+            .ok_or_else(|| unreadable("protocol version"))?;
+        let level = record
+            .log_level
+            .as_ref()
+            .map(|level| serde_json::from_value::<LoggingLevel>(Value::String(level.clone())))
+            .transpose()
+            .map_err(|_| unreadable("log level"))?;
+        {
+            let mut handshake = write(&self.handshake);
+            if handshake.is_none() {
+                *handshake = Some(Exchange {
+                    version,
+                    client_capabilities: Arc::new(
+                        serde_json::from_value(record.client_capabilities.clone())
+                            .map_err(|_| unreadable("client capabilities"))?,
+                    ),
+                    client_info: record
+                        .client_info
+                        .clone()
+                        .and_then(|info| serde_json::from_value(info).ok())
+                        .map(Arc::new),
+                    log_level: None,
+                });
+            }
+        }
+        *lock(&self.log_level) = level;
+        *lock(&self.subscribed_uris) = record.subscriptions.iter().cloned().collect();
+        let _ = self.session_key.set(record.task_key.clone());
+        Ok(())
     }
 
     /// Where this session's messages go outside any request: its connection (on HTTP, the

@@ -60,7 +60,8 @@ use crate::protocol::{
     ServerCapabilities,
 };
 use crate::state::{
-    InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SharedState, SubscriptionBus, TaskStore,
+    InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState, SubscriptionBus,
+    TaskStore,
 };
 use crate::transport::{self, Transport};
 use custom::CustomMethods;
@@ -95,6 +96,7 @@ struct ServerInner {
     limits: SessionLimits,
     mask_error_details: bool,
     tasks: tasks::Tasks,
+    session_store: Option<Arc<dyn SessionStore>>,
 }
 
 /// Builds a [`Server`].
@@ -120,6 +122,7 @@ pub struct ServerBuilder {
     mask_error_details: bool,
     task_limits: TaskLimits,
     task_store: Option<Arc<dyn TaskStore>>,
+    session_store: Option<Arc<dyn SessionStore>>,
 }
 
 impl ServerBuilder {
@@ -180,11 +183,20 @@ impl ServerBuilder {
     }
 
     /// What this server shares with its replicas (see [`SharedState`]): its task store,
-    /// subscription bus and request-state keys at once.
+    /// subscription bus, request-state keys and session store at once.
     pub fn shared_state(self, shared: SharedState) -> Self {
         self.task_store(shared.task_store)
             .subscription_bus(shared.subscription_bus)
             .request_state_keys(shared.request_state_keys)
+            .session_store(shared.session_store)
+    }
+
+    /// Where the legacy sessions of its HTTP endpoints are kept (default: on the replica
+    /// that opened each). With a store that replicas share, every replica serves every
+    /// session; give them the same request-state keys and subscription bus too.
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
+        self
     }
 
     /// Where tasks are kept (default: in memory). A
@@ -334,6 +346,7 @@ impl ServerBuilder {
                     self.task_store.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
                     Arc::clone(&bus),
                 ),
+                session_store: self.session_store,
             }),
         })
     }
@@ -364,6 +377,7 @@ impl Server {
             mask_error_details: false,
             task_limits: TaskLimits::default(),
             task_store: None,
+            session_store: None,
         }
     }
 
@@ -528,6 +542,12 @@ impl Server {
 
     pub(crate) fn tasks(&self) -> &tasks::Tasks {
         &self.inner.tasks
+    }
+
+    /// Where legacy HTTP sessions are kept, when replicas share them.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
+        self.inner.session_store.as_ref()
     }
 
     pub(crate) fn page_size(&self) -> Option<usize> {

@@ -30,15 +30,21 @@ impl Session {
         Self::owned(server, connection, None)
     }
 
-    /// A session that serves only the caller who opened it (anyone when `None`).
-    pub(crate) fn owned(server: Server, connection: Arc<Connection>, opener: Option<&Caller>) -> Arc<Self> {
+    /// A session that serves only `owner` (anyone when `None`).
+    pub(crate) fn owned(server: Server, connection: Arc<Connection>, owner: Option<Principal>) -> Arc<Self> {
         let dispatcher = Dispatcher::new(server);
         dispatcher.attach_channel(Reply::Connection(Arc::clone(&connection)));
         Arc::new(Session {
             dispatcher,
             connection,
-            owner: opener.map(|opener| opener.token().principal()),
+            owner,
         })
+    }
+
+    /// Who the session serves, as [`Principal::key`] writes it; `None` for anyone.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn owner_key(&self) -> Option<String> {
+        self.owner.as_ref().map(Principal::key)
     }
 
     /// Whether `caller` may use the session: the principal who opened it, or anyone on
@@ -76,9 +82,20 @@ impl Session {
     /// Starts sending list-changed and resource-updated notifications to a legacy client
     /// on the connection; abort the handle to stop.
     pub(crate) fn forward_events(&self) -> tokio::task::JoinHandle<()> {
+        self.forward_events_when(|| true)
+    }
+
+    /// [`forward_events`](Self::forward_events), of the events that come while `wanted`
+    /// says so (one copy of a session that replicas share forwards them, the one whose
+    /// client listens).
+    pub(crate) fn forward_events_when(
+        &self,
+        wanted: impl Fn() -> bool + Send + 'static,
+    ) -> tokio::task::JoinHandle<()> {
         tokio::spawn(subscriptions::forward_legacy_events(
             Arc::clone(&self.dispatcher),
             self.connection_reply(),
+            wanted,
         ))
     }
 

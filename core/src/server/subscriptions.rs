@@ -132,7 +132,7 @@ pub(super) async fn listen(
 
 /// Sends list-changed and resource-updated notifications to a legacy client on `reply`
 /// (its connection), once it has completed the handshake.
-pub(super) async fn forward_legacy_events(dispatcher: Arc<Dispatcher>, reply: Reply) {
+pub(super) async fn forward_legacy_events(dispatcher: Arc<Dispatcher>, reply: Reply, wanted: impl Fn() -> bool) {
     let mut events = dispatcher.server().subscribe_events();
     loop {
         let event = match events.recv().await {
@@ -140,7 +140,7 @@ pub(super) async fn forward_legacy_events(dispatcher: Arc<Dispatcher>, reply: Re
             Err(broadcast::error::RecvError::Lagged(_)) => continue,
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if dispatcher.handshake_version().is_none() {
+        if dispatcher.handshake_version().is_none() || !wanted() {
             continue;
         }
         let text = match &event {

@@ -10,7 +10,7 @@ use crate::protocol::methods;
 
 /// How many events may queue for a slow subscriber of the in-memory bus before it misses
 /// some.
-pub(crate) const EVENT_CAPACITY: usize = 256;
+const EVENT_CAPACITY: usize = 256;
 
 /// Something that changed on the server.
 #[derive(Debug, Clone, PartialEq, Eq)]

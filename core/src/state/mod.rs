@@ -1,7 +1,8 @@
 //! State that outlives one request, behind the seams that shared stores plug into: the keys
 //! that seal `requestState` ([`KeyRing`]), the log of legacy SSE events kept for resumption
 //! ([`EventStore`]), the bus that carries server events to every listener
-//! ([`SubscriptionBus`]), and where tasks are kept ([`TaskStore`]).
+//! ([`SubscriptionBus`]), where tasks are kept ([`TaskStore`]), and where legacy sessions
+//! are kept for the replicas that serve them in turn ([`SessionStore`]).
 //!
 //! Each has an in-memory implementation, the default; replicas that share state plug in
 //! stores that they share.
@@ -11,6 +12,7 @@ mod event_store;
 #[cfg(feature = "redis")]
 mod redis;
 pub mod sealing;
+mod sessions;
 mod shared;
 #[cfg(feature = "sqlite")]
 mod sqlite_tasks;
@@ -21,8 +23,9 @@ pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 #[cfg(feature = "http-server")]
 pub(crate) use event_store::{LogLimits, SessionLog};
 #[cfg(feature = "redis")]
-pub use redis::{RedisStore, RedisSubscriptionBus, RedisTaskStore, SEALING_KEY_TTL};
+pub use redis::{RedisSessionStore, RedisStore, RedisSubscriptionBus, RedisTaskStore, SEALING_KEY_TTL};
 pub use sealing::{KeyRing, SealError, SealingKey};
+pub use sessions::{InMemorySessionStore, SessionMessage, SessionMessageKind, SessionRecord, SessionStore};
 pub use shared::{SharedState, STORE_ENV};
 #[cfg(feature = "sqlite")]
 pub use sqlite_tasks::SqliteTaskStore;

@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use super::{KeyRing, SubscriptionBus, TaskStore};
+use super::{KeyRing, SessionStore, SubscriptionBus, TaskStore};
 
 /// The environment variable that names the store replicas share (`redis://host:6379/0`),
 /// when a server is not given one.
 pub const STORE_ENV: &str = "OXMCP_STORE";
 
 /// Everything a server shares with its replicas: where tasks live, the bus that carries
-/// events, and the key that seals `requestState`. Set it with
+/// events, the key that seals `requestState`, and where legacy sessions live. Set it with
 /// [`ServerBuilder::shared_state`](crate::server::ServerBuilder::shared_state).
 #[derive(Clone)]
 pub struct SharedState {
@@ -19,6 +19,8 @@ pub struct SharedState {
     pub subscription_bus: Arc<dyn SubscriptionBus>,
     /// The keys that seal `requestState`.
     pub request_state_keys: KeyRing,
+    /// Where legacy sessions live, so that every replica serves each.
+    pub session_store: Arc<dyn SessionStore>,
 }
 
 impl std::fmt::Debug for SharedState {
@@ -52,6 +54,7 @@ impl SharedState {
             task_store: redis.task_store(),
             subscription_bus: redis.subscription_bus(),
             request_state_keys: redis.key_ring().await?,
+            session_store: redis.session_store(),
         })
     }
 }

@@ -603,6 +603,43 @@ pub fn accepting_ok(options: ClientOptions) -> ClientOptions {
     )
 }
 
+/// A load balancer of a test's own, as plain as nginx's default: each request goes to the
+/// next of `upstreams` (`http://host:port`) in turn, without stickiness, and its response
+/// streams back.
+pub async fn round_robin(upstreams: Vec<String>) -> Served {
+    let http = reqwest::Client::new();
+    let turn = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    Served::start(move |_| {
+        axum::Router::new().fallback(move |request: axum::extract::Request| {
+            let upstream = upstreams[turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % upstreams.len()].clone();
+            let http = http.clone();
+            async move {
+                let (parts, body) = request.into_parts();
+                let body = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+                let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+                let mut forwarded = http.request(parts.method, format!("{upstream}{path}")).body(body);
+                for (name, value) in parts.headers.iter().filter(|(name, _)| *name != http::header::HOST) {
+                    forwarded = forwarded.header(name, value);
+                }
+                let Ok(answer) = forwarded.send().await else {
+                    return axum::response::Response::builder()
+                        .status(502)
+                        .body(axum::body::Body::empty())
+                        .unwrap();
+                };
+                let mut response = axum::response::Response::builder().status(answer.status());
+                for (name, value) in answer.headers() {
+                    response = response.header(name, value);
+                }
+                response
+                    .body(axum::body::Body::from_stream(answer.bytes_stream()))
+                    .unwrap()
+            }
+        })
+    })
+    .await
+}
+
 /// A `redis-server` of this test alone, on a free port of 127.0.0.1, with nothing saved to
 /// disk; stopped when dropped.
 pub struct RedisServer {

@@ -167,6 +167,17 @@ impl Principal {
     pub(crate) fn key(&self) -> String {
         serde_json::json!([self.issuer, self.subject, self.client_id]).to_string()
     }
+
+    /// The principal whose [`key`](Self::key) is `key`.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn from_key(key: &str) -> Option<Principal> {
+        let (issuer, subject, client_id) = serde_json::from_str(key).ok()?;
+        Some(Principal {
+            issuer,
+            subject,
+            client_id,
+        })
+    }
 }
 
 #[cfg(test)]

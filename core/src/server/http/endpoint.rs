@@ -18,7 +18,7 @@ use super::cors::{apply_cors, handle_preflight};
 use super::legacy::post_legacy;
 use super::modern::{is_modern, post_modern};
 use super::response::{is_json, respond, rpc_error, Rejection, STREAM_CAPACITY};
-use super::sessions::{reap_idle_sessions, HttpSession};
+use super::sessions::{follow_relay, reap_idle_sessions, HttpSession};
 use super::sse_compat::{handle_sse_message, handle_sse_open};
 use super::standalone::{handle_delete, handle_get};
 use super::{ConfigError, HttpConfig};
@@ -96,6 +96,9 @@ impl Endpoint {
             config,
         });
         tokio::spawn(reap_idle_sessions(Arc::downgrade(&endpoint)));
+        if let Some(store) = endpoint.server.session_store() {
+            tokio::spawn(follow_relay(Arc::downgrade(&endpoint), store.relayed()));
+        }
         Ok(endpoint)
     }
 

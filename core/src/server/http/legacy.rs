@@ -37,6 +37,9 @@ pub(super) async fn post_legacy(
         },
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
+    // What such a request changes, copies of the session on other replicas must know.
+    let changes_session = matches!(&message, Message::Request(r) if matches!(r.method.as_str(),
+        methods::LOGGING_SET_LEVEL | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE));
     if endpoint.config.stateless {
         return post_stateless(endpoint, message, version, caller).await;
     }
@@ -46,14 +49,19 @@ pub(super) async fn post_legacy(
             Err(refused) => return refused.into_response(),
         }
     } else {
-        match endpoint.find_session(headers, caller.as_deref()) {
+        match endpoint.find_session(headers, caller.as_deref()).await {
             Ok(session) => (session, None),
             Err(refused) => return refused.into_response(),
         }
     };
     let dispatcher = session.session.dispatcher();
-    let Some(request) = dispatcher.receive(message) else {
-        return StatusCode::ACCEPTED.into_response();
+    let request = match dispatcher.receive_here(message) {
+        Ok(Some(request)) => request,
+        Ok(None) => return StatusCode::ACCEPTED.into_response(),
+        Err(unplaced) => {
+            endpoint.relay_from_client(&session, &unplaced);
+            return StatusCode::ACCEPTED.into_response();
+        }
     };
     let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
     // Until the answer starts, a client that goes away has nothing to resume: its request
@@ -63,8 +71,10 @@ pub(super) async fn post_legacy(
     // The session joins the table only once its `initialize` succeeded: a refused one
     // leaves nothing behind.
     let new_id = new_id.filter(|_| dispatcher.handshake_version().is_some());
-    if let Some(id) = &new_id {
-        endpoint.keep_session(id.clone(), Arc::clone(&session));
+    if new_id.is_some() {
+        if let Err(refused) = endpoint.keep_session(Arc::clone(&session)).await {
+            return refused.into_response();
+        }
     }
     let mut response = match first {
         None => rpc_error(
@@ -74,6 +84,11 @@ pub(super) async fn post_legacy(
         ),
         Some(Outgoing::Final(text)) => {
             cancel_on_drop.disarm();
+            if changes_session {
+                if let Err(refused) = endpoint.save_session(&session).await {
+                    return refused.into_response();
+                }
+            }
             json_body(StatusCode::OK, text)
         }
         Some(Outgoing::Message(first)) if endpoint.config.json_response => {

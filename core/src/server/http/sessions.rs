@@ -1,6 +1,12 @@
 //! The table of legacy sessions: opening one for a valid `initialize`, finding one by its
 //! `Mcp-Session-Id`, and reaping the idle ones (sooner those that never came back after
 //! `initialize`).
+//!
+//! With a [`SessionStore`] that replicas share, the table holds this replica's copies of
+//! sessions: a request of a session opened elsewhere makes a copy from the session's
+//! record, every request extends the record's life and brings the copy up to date, and
+//! what a copy changes (log level, subscriptions) goes back to the record and to the other
+//! copies. The copies talk through the store ([`follow_relay`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,6 +14,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use http::{HeaderMap, StatusCode};
+use tokio::sync::broadcast;
 
 use super::endpoint::Endpoint;
 use super::response::{header_str, Rejection};
@@ -15,15 +22,18 @@ use super::streams::{StreamHub, STANDALONE};
 use crate::connection::Connection;
 use crate::lock;
 use crate::protocol::headers::names;
+use crate::protocol::jsonrpc::{self, Incoming, Message};
 use crate::protocol::ErrorObject;
-use crate::server::auth::Caller;
+use crate::server::auth::{Caller, Principal};
 use crate::server::limits::Admission;
 use crate::server::random_id;
 use crate::server::session::Session;
+use crate::state::{SessionMessage, SessionMessageKind, SessionRecord, SessionStore};
 use crate::transport::{Frame, Transport};
 
-/// One legacy session.
+/// One legacy session (with a shared session store, this replica's copy of it).
 pub(super) struct HttpSession {
+    id: String,
     pub(super) session: Arc<Session>,
     pub(super) hub: Arc<StreamHub>,
     last_seen: Mutex<Instant>,
@@ -32,6 +42,8 @@ pub(super) struct HttpSession {
     forwarder: tokio::task::JoinHandle<()>,
     /// The session's place among the endpoint's `max_sessions`.
     _slot: Admission,
+    /// What the shared session store keeps of the session, as this copy last saw it.
+    kept: Mutex<Option<SessionRecord>>,
 }
 
 impl HttpSession {
@@ -46,6 +58,26 @@ impl HttpSession {
         };
         let idle = lock(&self.last_seen).elapsed();
         idle > timeout && !self.hub.has_reader() && !self.session.dispatcher().has_in_flight()
+    }
+}
+
+impl HttpSession {
+    /// Keeps what changed of the session in `store`, for the copies on other replicas.
+    async fn save(&self, store: &dyn SessionStore, ttl: Duration) -> std::io::Result<()> {
+        let Some(record) = self.session.dispatcher().session_record(self.session.owner_key()) else {
+            return Ok(());
+        };
+        if lock(&self.kept).as_ref() == Some(&record) {
+            return Ok(());
+        }
+        store.save(&self.id, &record, ttl).await?;
+        store.relay(SessionMessage {
+            session: self.id.clone(),
+            kind: SessionMessageKind::Changed,
+            text: serde_json::to_string(&record).unwrap_or_default(),
+        });
+        *lock(&self.kept) = Some(record);
+        Ok(())
     }
 }
 
@@ -78,45 +110,90 @@ impl Endpoint {
             .ok_or_else(|| unavailable("too many sessions; try again later"))
     }
 
-    /// A new legacy session for an `initialize`, whose connection writes to its standalone
-    /// stream; it joins the table with [`keep_session`](Self::keep_session) once its
-    /// `initialize` succeeded.
-    /// The session serves only `opener`'s principal.
+    /// A new legacy session for an `initialize`, serving only `opener`'s principal; it
+    /// joins the table with [`keep_session`](Self::keep_session) once its `initialize`
+    /// succeeded.
     pub(super) fn new_session(&self, opener: Option<&Caller>) -> Result<(String, Arc<HttpSession>), Rejection> {
+        let id = random_id().map_err(internal)?;
+        let session = self.start_session(&id, opener.map(|opener| opener.token().principal()))?;
+        Ok((id, session))
+    }
+
+    /// This replica's copy of the session `id`, serving only `owner`, whose connection
+    /// writes to its standalone stream. With a shared session store, what the copy has for
+    /// the standalone stream while it is open on another replica goes there.
+    fn start_session(&self, id: &str, owner: Option<Principal>) -> Result<Arc<HttpSession>, Rejection> {
         let slot = self.session_slot()?;
-        let id =
-            random_id().map_err(|e| Rejection::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorObject::internal(e)))?;
-        let hub = Arc::new(match &self.config.event_store {
-            Some(store) => StreamHub::with_store(Arc::clone(store), id.clone()),
+        let shared = self.server.session_store().cloned();
+        let hub = match &self.config.event_store {
+            Some(store) => StreamHub::with_store(Arc::clone(store), id.to_owned()),
             None => StreamHub::new(self.log_limits.clone()),
+        };
+        let hub = Arc::new(match shared {
+            Some(_) => hub.number_streams_at_random(),
+            None => hub,
         });
-        let standalone = Arc::clone(&hub);
-        let sink = futures::sink::unfold(standalone, |hub, text: String| async move {
-            hub.push(STANDALONE, text, false).await;
-            Ok::<_, std::io::Error>(hub)
+        let relay = shared.map(|store| (store, id.to_owned()));
+        let sink = futures::sink::unfold((Arc::clone(&hub), relay), |(hub, relay), text: String| async move {
+            match &relay {
+                Some((store, id)) if !hub.is_attached(STANDALONE) => store.relay(SessionMessage {
+                    session: id.clone(),
+                    kind: SessionMessageKind::ToStream,
+                    text,
+                }),
+                _ => hub.push(STANDALONE, text, false).await,
+            }
+            Ok::<_, std::io::Error>((hub, relay))
         });
         let (connection, _) = Connection::start(silent_transport(sink));
-        let session = Session::owned(self.server.clone(), connection, opener);
-        let http_session = Arc::new(HttpSession {
-            forwarder: session.forward_events(),
+        let session = Session::owned(self.server.clone(), connection, owner);
+        let forwarder = match self.server.session_store() {
+            // Of the copies of a session, the one whose standalone stream is open tells the
+            // client of the server's events.
+            Some(_) => {
+                session.dispatcher().share().map_err(internal)?;
+                let hub = Arc::downgrade(&hub);
+                session.forward_events_when(move || hub.upgrade().is_some_and(|hub| hub.is_attached(STANDALONE)))
+            }
+            None => session.forward_events(),
+        };
+        Ok(Arc::new(HttpSession {
+            id: id.to_owned(),
+            forwarder,
             session,
             hub,
             last_seen: Mutex::new(Instant::now()),
             confirmed: AtomicBool::new(false),
             _slot: slot,
-        });
-        Ok((id, http_session))
+            kept: Mutex::new(None),
+        }))
     }
 
-    /// Puts a session whose `initialize` succeeded in the table.
-    pub(super) fn keep_session(&self, id: String, session: Arc<HttpSession>) {
+    /// Puts a session whose `initialize` succeeded in the table, and in the shared session
+    /// store if there is one (503 when it cannot be reached).
+    pub(super) async fn keep_session(&self, session: Arc<HttpSession>) -> Result<(), Rejection> {
+        self.save_session(&session).await?;
         *lock(&session.last_seen) = Instant::now();
-        self.sessions().insert(id, session);
+        self.sessions().insert(session.id.clone(), session);
+        Ok(())
+    }
+
+    /// Keeps what changed of `session` in the shared session store, if there is one (503
+    /// when it cannot be reached).
+    pub(super) async fn save_session(&self, session: &HttpSession) -> Result<(), Rejection> {
+        let Some(store) = self.server.session_store() else {
+            return Ok(());
+        };
+        session
+            .save(store.as_ref(), self.config.session_idle_timeout)
+            .await
+            .map_err(store_unavailable)
     }
 
     /// The session a legacy request of `caller` names: 400 without the header, 404 when
-    /// unknown or opened by another principal.
-    pub(super) fn find_session(
+    /// unknown or opened by another principal; with a shared session store, 503 when it
+    /// cannot be reached.
+    pub(super) async fn find_session(
         &self,
         headers: &HeaderMap,
         caller: Option<&Caller>,
@@ -127,21 +204,142 @@ impl Endpoint {
                 ErrorObject::invalid_request("the Mcp-Session-Id header is missing"),
             )
         })?;
-        let session = self
-            .sessions()
-            .get(id)
-            .filter(|s| s.session.serves(caller))
-            .cloned()
-            .ok_or_else(|| {
-                Rejection::new(
-                    StatusCode::NOT_FOUND,
-                    ErrorObject::invalid_request("unknown or ended session"),
-                )
-            })?;
+        let local = self.sessions().get(id).cloned();
+        let session = match self.server.session_store() {
+            Some(store) => self.shared_session(store.as_ref(), id, local).await?,
+            None => local,
+        }
+        .filter(|s| s.session.serves(caller))
+        .ok_or_else(|| {
+            Rejection::new(
+                StatusCode::NOT_FOUND,
+                ErrorObject::invalid_request("unknown or ended session"),
+            )
+        })?;
         *lock(&session.last_seen) = Instant::now();
         session.confirmed.store(true, Ordering::Relaxed);
         Ok(session)
     }
+
+    /// This replica's copy of the session `id` (`local`, or one made from the session's
+    /// record), up to date with the record, whose life it extends; `None` when the session
+    /// ended or expired.
+    async fn shared_session(
+        &self,
+        store: &dyn SessionStore,
+        id: &str,
+        local: Option<Arc<HttpSession>>,
+    ) -> Result<Option<Arc<HttpSession>>, Rejection> {
+        let Some(record) = store
+            .touch(id, self.config.session_idle_timeout)
+            .await
+            .map_err(store_unavailable)?
+        else {
+            if local.is_some() {
+                self.sessions().remove(id);
+            }
+            return Ok(None);
+        };
+        let session = match local {
+            Some(session) => session,
+            None => {
+                let owner = match &record.owner {
+                    Some(key) => Some(Principal::from_key(key).ok_or_else(|| internal("an unreadable session owner"))?),
+                    None => None,
+                };
+                let copy = self.start_session(id, owner)?;
+                // Another request may have made a copy meanwhile: the first one stays.
+                Arc::clone(self.sessions().entry(id.to_owned()).or_insert(copy))
+            }
+        };
+        session.session.dispatcher().adopt(&record).map_err(internal)?;
+        *lock(&session.kept) = Some(record);
+        Ok(Some(session))
+    }
+
+    /// Ends the session `id`: here, in the shared session store, and on the replicas that
+    /// have copies of it.
+    pub(super) async fn end_session(&self, id: &str) -> Result<(), Rejection> {
+        if let Some(store) = self.server.session_store() {
+            store.remove(id).await.map_err(store_unavailable)?;
+            store.relay(SessionMessage {
+                session: id.to_owned(),
+                kind: SessionMessageKind::Ended,
+                text: String::new(),
+            });
+        }
+        self.sessions().remove(id);
+        Ok(())
+    }
+
+    /// Passes a response or cancellation from a client that no copy here awaits or serves
+    /// to the copies of its session on other replicas; without a shared session store it
+    /// is dropped.
+    pub(super) fn relay_from_client(&self, session: &HttpSession, message: &Message) {
+        match self.server.session_store() {
+            Some(store) => store.relay(SessionMessage {
+                session: session.id.clone(),
+                kind: SessionMessageKind::FromClient,
+                text: message.to_text(),
+            }),
+            None => tracing::debug!("dropped a response or cancellation for an unknown request"),
+        }
+    }
+}
+
+/// What the copies of sessions on other replicas pass to the copies here, until the
+/// endpoint is gone: the client's answers and cancellations, messages for the standalone
+/// stream open here, and the end of sessions.
+pub(super) async fn follow_relay(endpoint: Weak<Endpoint>, mut relayed: broadcast::Receiver<SessionMessage>) {
+    loop {
+        let message = match relayed.recv().await {
+            Ok(message) => message,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "missed messages between the copies of sessions");
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(endpoint) = endpoint.upgrade() else { return };
+        let Some(session) = endpoint.sessions().get(&message.session).cloned() else {
+            continue;
+        };
+        match message.kind {
+            SessionMessageKind::FromClient => {
+                if let Ok(Incoming::Single(from_client @ (Message::Response(_) | Message::Notification(_)))) =
+                    jsonrpc::parse(message.text.as_bytes())
+                {
+                    // Every copy hears it; the one that awaits or serves its request takes it.
+                    let _elsewhere = session.session.dispatcher().receive_here(from_client);
+                }
+            }
+            SessionMessageKind::Changed => {
+                if let Ok(record) = serde_json::from_str::<SessionRecord>(&message.text) {
+                    if session.session.dispatcher().adopt(&record).is_ok() {
+                        *lock(&session.kept) = Some(record);
+                    }
+                }
+            }
+            SessionMessageKind::ToStream if session.hub.is_attached(STANDALONE) => {
+                session.hub.push(STANDALONE, message.text, false).await;
+            }
+            SessionMessageKind::Ended => drop(endpoint.sessions().remove(&message.session)),
+            _ => {}
+        }
+    }
+}
+
+fn internal(detail: impl std::fmt::Display) -> Rejection {
+    Rejection::new(StatusCode::INTERNAL_SERVER_ERROR, ErrorObject::internal(detail))
+}
+
+/// The shared session store failed: the client may try again; the detail is for the log.
+fn store_unavailable(error: std::io::Error) -> Rejection {
+    tracing::warn!(%error, "the session store failed");
+    Rejection::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorObject::internal("the session store is unavailable; try again later"),
+    )
 }
 
 /// A transport whose input never comes (requests arrive as HTTP requests instead).

@@ -56,7 +56,8 @@ pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, heade
     let sink =
         tokio_util::sync::PollSender::new(tx).sink_map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe));
     let (connection, _) = Connection::start(silent_transport(sink));
-    let session = Session::owned(endpoint.server.clone(), connection, opener.as_deref());
+    let owner = opener.as_deref().map(|opener| opener.token().principal());
+    let session = Session::owned(endpoint.server.clone(), connection, owner);
     let forwarder = session.forward_events();
     lock(&endpoint.sse_sessions).insert(id.clone(), session);
     let guard = SseSessionGuard {

@@ -34,7 +34,7 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
         let error = ErrorObject::invalid_request("GET needs Accept: text/event-stream");
         return rpc_error(StatusCode::NOT_ACCEPTABLE, None, error);
     }
-    let session = match endpoint.find_session(&headers, caller.as_deref()) {
+    let session = match endpoint.find_session(&headers, caller.as_deref()).await {
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
@@ -76,11 +76,13 @@ pub(super) async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, headers
     let Some(id) = header_str(&headers, names::SESSION_ID).filter(|_| !endpoint.config.stateless) else {
         return method_not_allowed();
     };
-    if let Err(refused) = endpoint.find_session(&headers, caller.as_deref()) {
+    if let Err(refused) = endpoint.find_session(&headers, caller.as_deref()).await {
         return refused.into_response();
     }
-    endpoint.sessions().remove(id);
-    StatusCode::OK.into_response()
+    match endpoint.end_session(id).await {
+        Ok(()) => StatusCode::OK.into_response(),
+        Err(refused) => refused.into_response(),
+    }
 }
 
 fn method_not_allowed() -> Response {

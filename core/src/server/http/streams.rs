@@ -61,6 +61,9 @@ enum Log {
 /// The streams of one session.
 pub(crate) struct StreamHub {
     next_stream: AtomicU64,
+    /// Whether POST streams get random numbers rather than the next ones (see
+    /// [`number_streams_at_random`](Self::number_streams_at_random)).
+    random_streams: bool,
     open: Mutex<HashMap<u64, OpenStream>>,
     log: Log,
 }
@@ -79,15 +82,34 @@ impl StreamHub {
     fn with_log(log: Log) -> Self {
         StreamHub {
             next_stream: AtomicU64::new(STANDALONE + 1),
+            random_streams: false,
             open: Mutex::new(HashMap::from([(STANDALONE, OpenStream::new())])),
             log,
         }
     }
 
+    /// Numbers POST streams at random: the copies of a session on several replicas each
+    /// have a hub, and the stream a client resumes must not be another copy's.
+    pub(crate) fn number_streams_at_random(mut self) -> Self {
+        self.random_streams = true;
+        self
+    }
+
     /// Opens a stream for one POST.
     pub(crate) fn open(&self) -> u64 {
-        let stream = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        self.streams().insert(stream, OpenStream::new());
+        let mut streams = self.streams();
+        let stream = loop {
+            let next = || self.next_stream.fetch_add(1, Ordering::Relaxed);
+            let stream = match self.random_streams {
+                // Below 2^53, which any client reads back exactly; 0 is the GET stream.
+                true => getrandom::u64().map_or_else(|_| next(), |random| random >> 11),
+                false => next(),
+            };
+            if stream != STANDALONE && !streams.contains_key(&stream) {
+                break stream;
+            }
+        };
+        streams.insert(stream, OpenStream::new());
         stream
     }
 

@@ -1,7 +1,8 @@
 //! State shared by replicas through Redis: [`RedisStore`] connects once and gives the
 //! stores that plug into the server's seams: [`RedisTaskStore`] (a task started on one
 //! replica is seen, and cancelled, on any other), [`RedisSubscriptionBus`] (an event
-//! published on one replica reaches the listeners of every replica), and the key that seals
+//! published on one replica reaches the listeners of every replica), [`RedisSessionStore`]
+//! (a legacy session opened on one replica is served by all), and the key that seals
 //! `requestState` ([`RedisStore::key_ring`]).
 //!
 //! Every key starts with the store's prefix (default `oxmcp:`), so that several servers
@@ -10,6 +11,8 @@
 //! Redis that is down costs a clear error, not a hang.
 
 mod bus;
+mod channel;
+mod sessions;
 mod tasks;
 
 use std::io;
@@ -20,6 +23,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use super::{KeyRing, SealingKey};
 
 pub use bus::RedisSubscriptionBus;
+pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
 /// How long one Redis command may take before it fails.
@@ -92,6 +96,12 @@ impl RedisStore {
     /// (call it within a tokio runtime), and reconnects when the connection drops.
     pub fn subscription_bus(&self) -> std::sync::Arc<RedisSubscriptionBus> {
         std::sync::Arc::new(RedisSubscriptionBus::start(self.clone()))
+    }
+
+    /// A store of legacy sessions over this Redis, so that every replica serves every
+    /// session: it starts listening at once (call it within a tokio runtime).
+    pub fn session_store(&self) -> std::sync::Arc<RedisSessionStore> {
+        std::sync::Arc::new(RedisSessionStore::start(self.clone()))
     }
 
     /// The key that seals `requestState`, shared by every replica on this Redis: the first
