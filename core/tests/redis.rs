@@ -199,7 +199,14 @@ async fn every_key_the_store_writes_expires() {
     let (_server, client) = replica(&redis.url, Arc::new(AtomicBool::new(false))).await;
     let task = client.call_tool_as_task("wait", json!({"ms": 0})).await.unwrap();
     task.result().await.unwrap();
-    let mut connection = redis::Client::open(redis.url.as_str())
+    let keys = assert_every_key_expires(&redis.url).await;
+    assert!(keys.len() >= 4, "the task and its indexes: {keys:?}");
+    client.close().await.unwrap();
+}
+
+/// Checks that every key under `oxmcp:` in the Redis at `url` has a TTL; gives the keys.
+async fn assert_every_key_expires(url: &str) -> Vec<String> {
+    let mut connection = redis::Client::open(url)
         .unwrap()
         .get_multiplexed_async_connection()
         .await
@@ -209,12 +216,11 @@ async fn every_key_the_store_writes_expires() {
         .query_async(&mut connection)
         .await
         .unwrap();
-    assert!(keys.len() >= 4, "the task and its indexes: {keys:?}");
-    for key in keys {
-        let ttl: i64 = redis::cmd("PTTL").arg(&key).query_async(&mut connection).await.unwrap();
+    for key in &keys {
+        let ttl: i64 = redis::cmd("PTTL").arg(key).query_async(&mut connection).await.unwrap();
         assert!(ttl > 0, "{key} has no TTL");
     }
-    client.close().await.unwrap();
+    keys
 }
 
 #[tokio::test]
@@ -301,6 +307,13 @@ async fn http_replica(url: &str, name: &'static str) -> (Server, HttpServerHandl
         .shared_state(SharedState::connect(url).await.unwrap())
         .tool(ToolDef::new("whoami").handler(move |_, _| async move { name }))
         .tool(common::confirm_tool())
+        .tool(ToolDef::new("count").handler(|_, ctx: Context| async move {
+            for step in 1..=10 {
+                ctx.progress(f64::from(step), Some(10.0), None).await;
+                tokio::time::sleep(Duration::from_millis(30)).await;
+            }
+            "counted"
+        }))
         .tool(ToolDef::new("say").handler(|_, ctx: Context| async move {
             ctx.log(LoggingLevel::Info, None, "info").await;
             ctx.log(LoggingLevel::Error, None, "error").await;
@@ -404,4 +417,120 @@ async fn a_legacy_session_is_served_by_every_replica_behind_round_robin() {
     for (_, handle) in replicas {
         handle.shutdown().await.unwrap();
     }
+}
+
+/// The legacy session a raw client opens on `url` (2025-06-18): its id.
+async fn open_raw_session(http: &reqwest::Client, url: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = common::mcp_post(http, url, &initialize, &[]).send().await.unwrap();
+    opened.headers()["mcp-session-id"].to_str().unwrap().to_owned()
+}
+
+/// The progress values and the result text in SSE events.
+fn progress_and_result(events: &[(String, String)]) -> (Vec<f64>, Option<String>) {
+    let messages: Vec<Value> = events
+        .iter()
+        .filter_map(|(_, data)| serde_json::from_str(data).ok())
+        .collect();
+    let progress = messages
+        .iter()
+        .filter_map(|m| m["params"]["progress"].as_f64())
+        .collect();
+    let result = messages
+        .iter()
+        .find_map(|m| m["result"]["content"][0]["text"].as_str().map(str::to_owned));
+    (progress, result)
+}
+
+#[tokio::test]
+async fn a_legacy_stream_cut_on_one_replica_resumes_on_another_exactly_once() {
+    let redis = RedisServer::start().await;
+    let (a, b) = (http_replica(&redis.url, "a").await, http_replica(&redis.url, "b").await);
+    let [a_url, b_url] = [&a.1, &b.1].map(|handle| handle.url("/mcp"));
+    let http = reqwest::Client::new();
+    let session = open_raw_session(&http, &a_url).await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "t"}}});
+    let answer = common::mcp_post(&http, &a_url, &call, &headers).send().await.unwrap();
+    // The priming event, then three progress notifications; then the client goes.
+    let before = common::read_events(answer, |events| events.len() == 4).await;
+    let (mut progress, result) = progress_and_result(&before);
+    assert_eq!((progress.as_slice(), result), (&[1.0, 2.0, 3.0][..], None));
+    let last_id = before.last().unwrap().0.clone();
+
+    let resumed = http
+        .get(&b_url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("last-event-id", &last_id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status(), 200);
+    let after = common::read_events(resumed, |events| progress_and_result(events).1.is_some()).await;
+    let (more, result) = progress_and_result(&after);
+    progress.extend(more);
+    assert_eq!(progress, (1..=10).map(f64::from).collect::<Vec<_>>(), "each event once");
+    assert_eq!(result.as_deref(), Some("counted"));
+    assert_every_key_expires(&redis.url).await;
+    a.1.shutdown().await.unwrap();
+    b.1.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_redis_legacy_sessions_fail_clearly_and_new_ones_open_once_it_is_back() {
+    let mut redis = RedisServer::start().await;
+    let (_server, handle) = http_replica(&redis.url, "a").await;
+    let url = handle.url("/mcp");
+    let http = reqwest::Client::new();
+    let session = open_raw_session(&http, &url).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+
+    redis.kill().await;
+    let refused = common::mcp_post(&http, &url, &ping, &headers).send().await.unwrap();
+    assert_eq!(refused.status(), 503);
+    let body: Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("session store is unavailable"),
+        "{body}"
+    );
+
+    // A restarted Redis remembers nothing: the session is gone (404, so the client opens
+    // another), and new ones open on the same replica, which was not restarted.
+    let _back = redis.restart().await;
+    let mut status = 0;
+    for _ in 0..100 {
+        status = common::mcp_post(&http, &url, &ping, &headers)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16();
+        if status != 503 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, 404);
+    let again = open_raw_session(&http, &url).await;
+    let headers = [
+        ("mcp-session-id", again.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let pinged = common::mcp_post(&http, &url, &ping, &headers).send().await.unwrap();
+    assert_eq!(pinged.status(), 200);
+    handle.shutdown().await.unwrap();
 }

@@ -60,8 +60,8 @@ use crate::protocol::{
     ServerCapabilities,
 };
 use crate::state::{
-    InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState, SubscriptionBus,
-    TaskStore,
+    EventStore, InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState,
+    SubscriptionBus, TaskStore,
 };
 use crate::transport::{self, Transport};
 use custom::CustomMethods;
@@ -97,6 +97,7 @@ struct ServerInner {
     mask_error_details: bool,
     tasks: tasks::Tasks,
     session_store: Option<Arc<dyn SessionStore>>,
+    event_store: Option<Arc<dyn EventStore>>,
 }
 
 /// Builds a [`Server`].
@@ -123,6 +124,7 @@ pub struct ServerBuilder {
     task_limits: TaskLimits,
     task_store: Option<Arc<dyn TaskStore>>,
     session_store: Option<Arc<dyn SessionStore>>,
+    event_store: Option<Arc<dyn EventStore>>,
 }
 
 impl ServerBuilder {
@@ -183,12 +185,23 @@ impl ServerBuilder {
     }
 
     /// What this server shares with its replicas (see [`SharedState`]): its task store,
-    /// subscription bus, request-state keys and session store at once.
+    /// subscription bus, request-state keys, and the session and event stores of its HTTP
+    /// endpoints, at once.
     pub fn shared_state(self, shared: SharedState) -> Self {
         self.task_store(shared.task_store)
             .subscription_bus(shared.subscription_bus)
             .request_state_keys(shared.request_state_keys)
             .session_store(shared.session_store)
+            .event_store(shared.event_store)
+    }
+
+    /// Where the SSE events of legacy HTTP sessions are kept for resumption, unless the
+    /// endpoint's [`HttpConfig::event_store`](crate::server::http::HttpConfig::event_store)
+    /// says otherwise (default: in each session's memory). With a store that replicas
+    /// share, a stream resumes on any replica.
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = Some(store);
+        self
     }
 
     /// Where the legacy sessions of its HTTP endpoints are kept (default: on the replica
@@ -347,6 +360,7 @@ impl ServerBuilder {
                     Arc::clone(&bus),
                 ),
                 session_store: self.session_store,
+                event_store: self.event_store,
             }),
         })
     }
@@ -378,6 +392,7 @@ impl Server {
             task_limits: TaskLimits::default(),
             task_store: None,
             session_store: None,
+            event_store: None,
         }
     }
 
@@ -548,6 +563,12 @@ impl Server {
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) fn session_store(&self) -> Option<&Arc<dyn SessionStore>> {
         self.inner.session_store.as_ref()
+    }
+
+    /// Where the events of legacy HTTP sessions are kept, when the builder set a store.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn event_store(&self) -> Option<&Arc<dyn EventStore>> {
+        self.inner.event_store.as_ref()
     }
 
     pub(crate) fn page_size(&self) -> Option<usize> {

@@ -89,6 +89,15 @@ pub trait EventStore: Send + Sync {
 
     /// `session` ended: none of its streams will be resumed.
     fn session_ended<'a>(&'a self, session: &'a str) -> BoxFuture<'a, io::Result<()>>;
+
+    /// Whether `stream` of `session` got its last event. A reader that resumes, on
+    /// another replica, a stream that one replica is still writing follows it in the store
+    /// until it is finished; a store that cannot tell says it is (the default), and such a
+    /// reader gets what was kept, no more.
+    fn is_finished<'a>(&'a self, session: &'a str, stream: u64) -> BoxFuture<'a, io::Result<bool>> {
+        let _ = (session, stream);
+        Box::pin(std::future::ready(Ok(true)))
+    }
 }
 
 impl fmt::Debug for dyn EventStore {
@@ -162,6 +171,12 @@ impl EventStore for InMemoryEventStore {
     fn session_ended<'a>(&'a self, session: &'a str) -> BoxFuture<'a, io::Result<()>> {
         self.sessions().remove(session);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn is_finished<'a>(&'a self, session: &'a str, stream: u64) -> BoxFuture<'a, io::Result<bool>> {
+        // A stream forgotten is as good as finished: nothing more will come of it.
+        let finished = self.sessions().get(session).is_none_or(|log| log.is_finished(stream));
+        Box::pin(std::future::ready(Ok(finished)))
     }
 }
 
@@ -260,6 +275,11 @@ impl SessionLog {
     pub(crate) fn replay(&self, stream: u64, after: u64) -> Option<Vec<StoredEvent>> {
         let events = self.streams.get(&stream)?;
         Some(events.iter().filter(|e| e.seq > after).cloned().collect())
+    }
+
+    /// Whether `stream` is finished, or forgotten.
+    fn is_finished(&self, stream: u64) -> bool {
+        self.finished.contains(&stream) || !self.streams.contains_key(&stream)
     }
 
     pub(crate) fn finish(&mut self, stream: u64) {
@@ -380,6 +400,9 @@ mod tests {
         let store = InMemoryEventStore::new(8);
         store.append("a", 1, event(1)).await.unwrap();
         assert_eq!(store.replay("a", 1, 0).await.unwrap(), Some(vec![event(1)]));
+        assert!(!store.is_finished("a", 1).await.unwrap());
+        store.stream_finished("a", 1).await.unwrap();
+        assert!(store.is_finished("a", 1).await.unwrap());
         assert_eq!(store.replay("b", 1, 0).await.unwrap(), None);
         store.session_ended("a").await.unwrap();
         assert_eq!(store.replay("a", 1, 0).await.unwrap(), None);

@@ -23,7 +23,9 @@ pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 #[cfg(feature = "http-server")]
 pub(crate) use event_store::{LogLimits, SessionLog};
 #[cfg(feature = "redis")]
-pub use redis::{RedisSessionStore, RedisStore, RedisSubscriptionBus, RedisTaskStore, SEALING_KEY_TTL};
+pub use redis::{
+    RedisEventStore, RedisSessionStore, RedisStore, RedisSubscriptionBus, RedisTaskStore, SEALING_KEY_TTL,
+};
 pub use sealing::{KeyRing, SealError, SealingKey};
 pub use sessions::{InMemorySessionStore, SessionMessage, SessionMessageKind, SessionRecord, SessionStore};
 pub use shared::{SharedState, STORE_ENV};

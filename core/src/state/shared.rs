@@ -2,14 +2,15 @@
 
 use std::sync::Arc;
 
-use super::{KeyRing, SessionStore, SubscriptionBus, TaskStore};
+use super::{EventStore, KeyRing, SessionStore, SubscriptionBus, TaskStore};
 
 /// The environment variable that names the store replicas share (`redis://host:6379/0`),
 /// when a server is not given one.
 pub const STORE_ENV: &str = "OXMCP_STORE";
 
 /// Everything a server shares with its replicas: where tasks live, the bus that carries
-/// events, the key that seals `requestState`, and where legacy sessions live. Set it with
+/// events, the key that seals `requestState`, and where legacy sessions and their events
+/// live. Set it with
 /// [`ServerBuilder::shared_state`](crate::server::ServerBuilder::shared_state).
 #[derive(Clone)]
 pub struct SharedState {
@@ -21,6 +22,9 @@ pub struct SharedState {
     pub request_state_keys: KeyRing,
     /// Where legacy sessions live, so that every replica serves each.
     pub session_store: Arc<dyn SessionStore>,
+    /// Where the SSE events of legacy sessions are kept, so that a stream resumes on any
+    /// replica.
+    pub event_store: Arc<dyn EventStore>,
 }
 
 impl std::fmt::Debug for SharedState {
@@ -55,6 +59,7 @@ impl SharedState {
             subscription_bus: redis.subscription_bus(),
             request_state_keys: redis.key_ring().await?,
             session_store: redis.session_store(),
+            event_store: redis.event_store(),
         })
     }
 }

@@ -125,12 +125,12 @@ impl Endpoint {
     fn start_session(&self, id: &str, owner: Option<Principal>) -> Result<Arc<HttpSession>, Rejection> {
         let slot = self.session_slot()?;
         let shared = self.server.session_store().cloned();
-        let hub = match &self.config.event_store {
+        let hub = match self.config.event_store.as_ref().or(self.server.event_store()) {
             Some(store) => StreamHub::with_store(Arc::clone(store), id.to_owned()),
             None => StreamHub::new(self.log_limits.clone()),
         };
         let hub = Arc::new(match shared {
-            Some(_) => hub.number_streams_at_random(),
+            Some(_) => hub.replicated(),
             None => hub,
         });
         let relay = shared.map(|store| (store, id.to_owned()));
@@ -262,6 +262,12 @@ impl Endpoint {
     pub(super) async fn end_session(&self, id: &str) -> Result<(), Rejection> {
         if let Some(store) = self.server.session_store() {
             store.remove(id).await.map_err(store_unavailable)?;
+            if let Some(events) = self.config.event_store.as_ref().or(self.server.event_store()) {
+                // Copies leave the events to the session's end (see `StreamHub::replicated`).
+                if let Err(error) = events.session_ended(id).await {
+                    tracing::warn!(%error, "the event store failed");
+                }
+            }
             store.relay(SessionMessage {
                 session: id.to_owned(),
                 kind: SessionMessageKind::Ended,

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 
@@ -61,9 +62,9 @@ enum Log {
 /// The streams of one session.
 pub(crate) struct StreamHub {
     next_stream: AtomicU64,
-    /// Whether POST streams get random numbers rather than the next ones (see
-    /// [`number_streams_at_random`](Self::number_streams_at_random)).
-    random_streams: bool,
+    /// Whether this is one replica's hub of a session that replicas share (see
+    /// [`replicated`](Self::replicated)).
+    replicated: bool,
     open: Mutex<HashMap<u64, OpenStream>>,
     log: Log,
 }
@@ -82,16 +83,19 @@ impl StreamHub {
     fn with_log(log: Log) -> Self {
         StreamHub {
             next_stream: AtomicU64::new(STANDALONE + 1),
-            random_streams: false,
+            replicated: false,
             open: Mutex::new(HashMap::from([(STANDALONE, OpenStream::new())])),
             log,
         }
     }
 
-    /// Numbers POST streams at random: the copies of a session on several replicas each
-    /// have a hub, and the stream a client resumes must not be another copy's.
-    pub(crate) fn number_streams_at_random(mut self) -> Self {
-        self.random_streams = true;
+    /// Makes this one replica's hub of a session that replicas share, each with a hub of
+    /// its own: POST streams are numbered at random, so that the stream a client resumes is
+    /// never another hub's; with a store they share, a stream resumed here that another
+    /// replica writes is followed in the store, the standalone stream continues where the
+    /// store's ends, and a hub that goes leaves the session's events to the others.
+    pub(crate) fn replicated(mut self) -> Self {
+        self.replicated = true;
         self
     }
 
@@ -100,7 +104,7 @@ impl StreamHub {
         let mut streams = self.streams();
         let stream = loop {
             let next = || self.next_stream.fetch_add(1, Ordering::Relaxed);
-            let stream = match self.random_streams {
+            let stream = match self.replicated {
                 // Below 2^53, which any client reads back exactly; 0 is the GET stream.
                 true => getrandom::u64().map_or_else(|_| next(), |random| random >> 11),
                 false => next(),
@@ -156,6 +160,13 @@ impl StreamHub {
     /// Attaches a reader to `stream` after event `after` (0: from the start; `u64::MAX`:
     /// from now on). `None` when the stream is neither open nor in the log.
     pub(crate) async fn attach(&self, stream: u64, after: u64, capacity: usize) -> Option<Attached> {
+        if let (true, Log::Store { store, session }) = (self.replicated, &self.log) {
+            if stream == STANDALONE {
+                self.catch_up_standalone(store.as_ref(), session, after).await;
+            } else if !self.streams().contains_key(&stream) {
+                return follow(Arc::clone(store), session.clone(), stream, after, capacity).await;
+            }
+        }
         // The reader is attached before the log is read, so that nothing pushed meanwhile
         // is lost; what both carry is skipped by `Attached::seen`.
         let open = self.streams().get_mut(&stream).map(|open| {
@@ -179,6 +190,19 @@ impl StreamHub {
                 position: after,
             },
         })
+    }
+
+    /// Numbers this hub's next standalone events after the last one the shared store
+    /// has: the replica that had the client's GET stream before may have written them.
+    async fn catch_up_standalone(&self, store: &dyn EventStore, session: &str, after: u64) {
+        let from = if after == u64::MAX { 0 } else { after };
+        let latest = report(store.replay(session, STANDALONE, from).await, "replay")
+            .flatten()
+            .and_then(|events| events.last().map(|event| event.seq))
+            .unwrap_or(from);
+        if let Some(open) = self.streams().get_mut(&STANDALONE) {
+            open.next_seq = open.next_seq.max(latest);
+        }
     }
 
     /// Whether a reader is attached to `stream`.
@@ -207,10 +231,73 @@ impl StreamHub {
     }
 }
 
+/// A stream that another replica writes, read from the shared store: what was kept after
+/// `after`, then what comes, until the stream is finished or the store forgets it.
+async fn follow(
+    store: Arc<dyn EventStore>,
+    session: String,
+    stream: u64,
+    after: u64,
+    capacity: usize,
+) -> Option<Attached> {
+    let missed = report(store.replay(&session, stream, after).await, "replay").flatten()?;
+    let seen = missed.last().map_or(after, |event| event.seq);
+    let finished = report(store.is_finished(&session, stream).await, "is_finished").unwrap_or(true);
+    let live = (!finished).then(|| {
+        let (tx, rx) = mpsc::channel(capacity);
+        tokio::spawn(poll_store(store, session, stream, seen, tx));
+        rx
+    });
+    Some(Attached {
+        missed,
+        live,
+        position: after,
+    })
+}
+
+/// How often a stream written on another replica is read again from the shared store.
+const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Passes the events of `stream` after `seen` to `reader` as the store gets them, until
+/// the stream is finished, the store forgets it, or the reader goes.
+async fn poll_store(
+    store: Arc<dyn EventStore>,
+    session: String,
+    stream: u64,
+    mut seen: u64,
+    reader: mpsc::Sender<Event>,
+) {
+    loop {
+        tokio::select! {
+            _ = reader.closed() => return,
+            _ = tokio::time::sleep(FOLLOW_INTERVAL) => {}
+        }
+        // Asked first, so that the events read next include the last one.
+        let finished = report(store.is_finished(&session, stream).await, "is_finished");
+        let Some(events) = report(store.replay(&session, stream, seen).await, "replay") else {
+            continue;
+        };
+        let Some(events) = events else { return };
+        for event in events {
+            seen = event.seq;
+            if reader.send(event).await.is_err() {
+                return;
+            }
+        }
+        if finished == Some(true) {
+            return;
+        }
+    }
+}
+
 impl Drop for StreamHub {
     /// Tells a configured store that the session ended; the hub is dropped once the
-    /// session and every stream still being written are gone.
+    /// session and every stream still being written are gone. A replicated hub leaves
+    /// that to the session's end (the session lives on in the other replicas).
     fn drop(&mut self) {
+        if self.replicated {
+            return;
+        }
         let Log::Store { store, session } = &mut self.log else {
             return;
         };

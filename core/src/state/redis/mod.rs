@@ -2,7 +2,8 @@
 //! stores that plug into the server's seams: [`RedisTaskStore`] (a task started on one
 //! replica is seen, and cancelled, on any other), [`RedisSubscriptionBus`] (an event
 //! published on one replica reaches the listeners of every replica), [`RedisSessionStore`]
-//! (a legacy session opened on one replica is served by all), and the key that seals
+//! (a legacy session opened on one replica is served by all), [`RedisEventStore`] (its
+//! streams resume on any replica), and the key that seals
 //! `requestState` ([`RedisStore::key_ring`]).
 //!
 //! Every key starts with the store's prefix (default `oxmcp:`), so that several servers
@@ -12,6 +13,7 @@
 
 mod bus;
 mod channel;
+mod events;
 mod sessions;
 mod tasks;
 
@@ -23,6 +25,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use super::{KeyRing, SealingKey};
 
 pub use bus::RedisSubscriptionBus;
+pub use events::RedisEventStore;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
@@ -102,6 +105,12 @@ impl RedisStore {
     /// session: it starts listening at once (call it within a tokio runtime).
     pub fn session_store(&self) -> std::sync::Arc<RedisSessionStore> {
         std::sync::Arc::new(RedisSessionStore::start(self.clone()))
+    }
+
+    /// A store of the SSE events of legacy sessions over this Redis, so that a stream
+    /// resumes on any replica (see [`RedisEventStore`] for its bounds).
+    pub fn event_store(&self) -> std::sync::Arc<RedisEventStore> {
+        std::sync::Arc::new(RedisEventStore::new(self))
     }
 
     /// The key that seals `requestState`, shared by every replica on this Redis: the first
