@@ -1,13 +1,17 @@
 """Three replicas of a Python server behind a real nginx doing plain round robin (no
 stickiness), their state shared through a real redis-server named by ``OXMCP_STORE``:
 calls land on every replica, the rounds of a multi round-trip call on different ones, a
-task started on one is polled, read and cancelled through the others, and a resource
-update on one replica reaches a subscriber on another."""
+task started on one is polled, read and cancelled through the others, a resource update
+on one replica reaches a subscriber on another, and a legacy session opened on one replica
+is served by all (our client and the official one, elicitation included). Without Redis,
+replicas given the same ``OXMCP_REQUEST_STATE_KEYS`` open each other's sealed state."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import secrets
 import shutil
 import signal
 import socket
@@ -56,13 +60,13 @@ def redis_server() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def replicas(store: str, count: int) -> Iterator[list[str]]:
-    """`count` replica processes sharing `store`; yields their URLs."""
+def replicas(env: dict[str, str], count: int) -> Iterator[list[str]]:
+    """`count` replica processes with `env` (what they share); yields their URLs."""
     processes: list[subprocess.Popen[str]] = []
     urls = []
     try:
         for _ in range(count):
-            process, url = start_announcing(REPLICA, env={"OXMCP_STORE": store})
+            process, url = start_announcing(REPLICA, env=env)
             processes.append(process)
             urls.append(url)
         yield urls
@@ -125,7 +129,11 @@ http {{
 @pytest.fixture(scope="module")
 def balanced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL nginx serves the three replicas on."""
-    with redis_server() as store, replicas(store, 3) as urls, nginx(urls, tmp_path_factory.mktemp("nginx")) as url:
+    with (
+        redis_server() as store,
+        replicas({"OXMCP_STORE": store}, 3) as urls,
+        nginx(urls, tmp_path_factory.mktemp("nginx")) as url,
+    ):
         yield url
 
 
@@ -211,3 +219,14 @@ async def test_the_official_client_keeps_a_legacy_session_across_replicas(balanc
         for _ in range(3):
             result = await official.call_tool("confirm", {})
             assert result.content[0].text.startswith("confirmed by "), result  # type: ignore[union-attr]
+
+
+async def test_replicas_without_a_store_share_sealing_keys_given_in_the_environment(tmp_path: Path) -> None:
+    keys = ",".join(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode() for _ in range(2))
+    with replicas({"OXMCP_REQUEST_STATE_KEYS": keys}, 2) as urls, nginx(urls, tmp_path) as url:
+        async with Client.http(url, era="modern", elicitation_handler=accept) as client:
+            # Round robin: each call's retry lands on the replica that did not seal its
+            # state.
+            for _ in range(2):
+                result = await client.call_tool("confirm")
+                assert result.content[0].text.startswith("confirmed by "), result

@@ -534,3 +534,41 @@ async fn without_redis_legacy_sessions_fail_clearly_and_new_ones_open_once_it_is
     assert_eq!(pinged.status(), 200);
     handle.shutdown().await.unwrap();
 }
+
+/// The id of the key that sealed `sealed` (its first bytes).
+fn sealed_by(sealed: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(sealed).unwrap()[..4].to_vec()
+}
+
+#[tokio::test]
+async fn shared_sealing_keys_rotate_and_a_replaced_key_opens_state_until_its_overlap_ends() {
+    let redis = RedisServer::start().await;
+    let store = RedisStore::connect(&redis.url)
+        .await
+        .unwrap()
+        .key_rotation(Duration::from_millis(400), Duration::from_millis(1000));
+    let (one, two) = (store.key_ring().await.unwrap(), store.clone().key_ring().await.unwrap());
+    let first = one.seal(b"state", b"b").unwrap();
+    assert_eq!(two.open(&first, b"b").unwrap(), b"state", "one key for both replicas");
+
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let second = two.seal(b"later", b"b").unwrap();
+    assert_ne!(sealed_by(&first), sealed_by(&second), "rotated");
+    assert_eq!(
+        sealed_by(&one.seal(b"x", b"b").unwrap()),
+        sealed_by(&second),
+        "both replicas rotated"
+    );
+    assert_eq!(one.open(&second, b"b").unwrap(), b"later");
+    assert_eq!(
+        one.open(&first, b"b").unwrap(),
+        b"state",
+        "the replaced key still opens"
+    );
+
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(one.open(&first, b"b").is_err(), "the overlap ended");
+    assert!(two.open(&first, b"b").is_err());
+    assert_eq!(two.open(&one.seal(b"now", b"b").unwrap(), b"b").unwrap(), b"now");
+}

@@ -61,7 +61,7 @@ use crate::protocol::{
 };
 use crate::state::{
     EventStore, InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState,
-    SubscriptionBus, TaskStore,
+    SubscriptionBus, TaskStore, REQUEST_STATE_KEYS_ENV, STORE_ENV,
 };
 use crate::transport::{self, Transport};
 use custom::CustomMethods;
@@ -331,7 +331,7 @@ impl ServerBuilder {
         }
         let keys = match self.request_state_keys {
             Some(keys) => keys,
-            None => KeyRing::random().map_err(|e| DefinitionError::new(format!("request state keys: {e}")))?,
+            None => own_request_state_keys(self.session_store.is_some() || self.bus.is_some())?,
         };
         let bus: Arc<dyn SubscriptionBus> = self.bus.unwrap_or_else(|| Arc::new(InMemorySubscriptionBus::default()));
         Ok(Server {
@@ -364,6 +364,26 @@ impl ServerBuilder {
             }),
         })
     }
+}
+
+/// The request-state keys of a server given none: those [`REQUEST_STATE_KEYS_ENV`] holds,
+/// else a random one, with a warning when the server shares other state with replicas
+/// (`shares`): state another replica sealed will not open here.
+fn own_request_state_keys(shares: bool) -> Result<KeyRing, DefinitionError> {
+    if let Some(text) = std::env::var(REQUEST_STATE_KEYS_ENV)
+        .ok()
+        .filter(|text| !text.trim().is_empty())
+    {
+        return KeyRing::parse(&text).map_err(|e| DefinitionError::new(format!("{REQUEST_STATE_KEYS_ENV}: {e}")));
+    }
+    if shares {
+        tracing::warn!(
+            "this server shares state with replicas but seals requestState with a key of its own: \
+             a multi round-trip request whose rounds land on different replicas will fail; share the \
+             keys with a shared store ({STORE_ENV}), {REQUEST_STATE_KEYS_ENV} or ServerBuilder::request_state_keys"
+        );
+    }
+    KeyRing::random().map_err(|e| DefinitionError::new(format!("request state keys: {e}")))
 }
 
 impl Server {

@@ -24,9 +24,9 @@ pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
 pub(crate) use event_store::{LogLimits, SessionLog};
 #[cfg(feature = "redis")]
 pub use redis::{
-    RedisEventStore, RedisSessionStore, RedisStore, RedisSubscriptionBus, RedisTaskStore, SEALING_KEY_TTL,
+    RedisEventStore, RedisSessionStore, RedisStore, RedisSubscriptionBus, RedisTaskStore, KEY_OVERLAP, KEY_ROTATION,
 };
-pub use sealing::{KeyRing, SealError, SealingKey};
+pub use sealing::{KeyRing, SealError, SealingKey, REQUEST_STATE_KEYS_ENV};
 pub use sessions::{InMemorySessionStore, SessionMessage, SessionMessageKind, SessionRecord, SessionStore};
 pub use shared::{SharedState, STORE_ENV};
 #[cfg(feature = "sqlite")]

@@ -6,7 +6,7 @@
 //! associated data: it is checked, never stored, so state replayed on another request
 //! fails to open.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -60,11 +60,19 @@ impl SealingKey {
     }
 }
 
+/// The environment variable that gives the request-state keys of a server that is not
+/// given any: secrets of 32 bytes in base64url, separated by commas, the first one sealing
+/// (see [`KeyRing::parse`]). Replicas without a shared store share their keys this way.
+pub const REQUEST_STATE_KEYS_ENV: &str = "OXMCP_REQUEST_STATE_KEYS";
+
 /// The keys that open sealed state; the first one seals. Rotate by putting a new key
 /// first and keeping the old ones until their state has expired.
+///
+/// Clones share their keys: [`replace`](Self::replace) on one rotates them all (the
+/// shared stores rotate a running server's keys so).
 #[derive(Debug, Clone)]
 pub struct KeyRing {
-    keys: Vec<SealingKey>,
+    keys: Arc<RwLock<Arc<[SealingKey]>>>,
 }
 
 /// Why state could not be sealed or opened.
@@ -82,19 +90,67 @@ pub enum SealError {
 impl KeyRing {
     /// A ring whose first key seals and whose every key opens. Empty rings are not allowed.
     pub fn new(keys: Vec<SealingKey>) -> Option<Self> {
-        (!keys.is_empty()).then_some(KeyRing { keys })
+        (!keys.is_empty()).then(|| KeyRing {
+            keys: Arc::new(RwLock::new(keys.into())),
+        })
     }
 
     /// A ring of one fresh random key (state opens only in this process).
     pub fn random() -> Result<Self, SealError> {
         Ok(KeyRing {
-            keys: vec![SealingKey::random()?],
+            keys: Arc::new(RwLock::new(Arc::new([SealingKey::random()?]))),
         })
+    }
+
+    /// The ring of `text`: secrets of 32 bytes in base64url (padded or not), separated by
+    /// commas, the first one sealing; what [`REQUEST_STATE_KEYS_ENV`] holds.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let keys = text
+            .split(',')
+            .map(str::trim)
+            .filter(|secret| !secret.is_empty())
+            .map(|secret| {
+                let bytes = URL_SAFE_NO_PAD
+                    .decode(secret.trim_end_matches('='))
+                    .map_err(|_| "a request-state key is not base64url".to_owned())?;
+                let secret: [u8; 32] = bytes
+                    .try_into()
+                    .map_err(|_| "a request-state key is not 32 bytes".to_owned())?;
+                Ok(SealingKey::from_bytes(secret))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Self::new(keys).ok_or_else(|| "no request-state key given".to_owned())
+    }
+
+    /// Puts `keys` in place of the ring's, in every clone of it; false (and nothing
+    /// changes) when `keys` is empty.
+    pub fn replace(&self, keys: Vec<SealingKey>) -> bool {
+        if keys.is_empty() {
+            return false;
+        }
+        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = keys.into();
+        true
+    }
+
+    /// Whether the ring seals with `key`.
+    pub fn seals_with(&self, key: &SealingKey) -> bool {
+        self.keys()[0].id == key.id
+    }
+
+    /// Whether another clone of the ring is alive.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn is_shared(&self) -> bool {
+        Arc::strong_count(&self.keys) > 1
+    }
+
+    fn keys(&self) -> Arc<[SealingKey]> {
+        Arc::clone(&self.keys.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Seals `plaintext`, bound to `binding`.
     pub fn seal(&self, plaintext: &[u8], binding: &[u8]) -> Result<String, SealError> {
-        let key = &self.keys[0];
+        let keys = self.keys();
+        let key = &keys[0];
         let mut nonce = [0u8; NONCE_LEN];
         getrandom::fill(&mut nonce).map_err(|_| SealError::NoRandomness)?;
         let ciphertext = key
@@ -122,7 +178,8 @@ impl KeyRing {
         }
         let (id, rest) = blob.split_at(KEY_ID_LEN);
         let (nonce, ciphertext) = rest.split_at(NONCE_LEN);
-        let key = self.keys.iter().find(|k| k.id == id).ok_or(SealError::Invalid)?;
+        let keys = self.keys();
+        let key = keys.iter().find(|k| k.id == id).ok_or(SealError::Invalid)?;
         key.cipher
             .decrypt(
                 XNonce::from_slice(nonce),
@@ -161,6 +218,35 @@ mod tests {
         assert_eq!(ring.open(&URL_SAFE_NO_PAD.encode(bytes), b"b"), Err(SealError::Invalid));
         assert_eq!(ring.open("not base64!", b"b"), Err(SealError::Invalid));
         assert_eq!(KeyRing::random().unwrap().open(&sealed, b"b"), Err(SealError::Invalid));
+    }
+
+    #[test]
+    fn rings_parse_from_text_and_rotate_in_every_clone() {
+        let text = format!(
+            "{}, {}=",
+            URL_SAFE_NO_PAD.encode([1u8; 32]),
+            URL_SAFE_NO_PAD.encode([2u8; 32])
+        );
+        let ring = KeyRing::parse(&text).unwrap();
+        assert!(ring.seals_with(&SealingKey::from_bytes([1; 32])));
+        let sealed = KeyRing::new(vec![SealingKey::from_bytes([2; 32])])
+            .unwrap()
+            .seal(b"s", b"b")
+            .unwrap();
+        assert_eq!(ring.open(&sealed, b"b").unwrap(), b"s", "every key opens");
+        assert!(KeyRing::parse("").is_err());
+        assert!(KeyRing::parse("c2hvcnQ").unwrap_err().contains("32 bytes"));
+        assert!(KeyRing::parse("not base64!").unwrap_err().contains("base64url"));
+
+        let clone = ring.clone();
+        assert!(ring.replace(vec![SealingKey::from_bytes([3; 32])]));
+        assert!(clone.seals_with(&SealingKey::from_bytes([3; 32])));
+        assert_eq!(
+            clone.open(&sealed, b"b"),
+            Err(SealError::Invalid),
+            "the old keys are gone"
+        );
+        assert!(!ring.replace(vec![]));
     }
 
     #[test]

@@ -14,6 +14,7 @@
 mod bus;
 mod channel;
 mod events;
+mod keys;
 mod sessions;
 mod tasks;
 
@@ -22,10 +23,9 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use super::{KeyRing, SealingKey};
-
 pub use bus::RedisSubscriptionBus;
 pub use events::RedisEventStore;
+pub use keys::{KEY_OVERLAP, KEY_ROTATION};
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
@@ -33,8 +33,6 @@ pub use tasks::RedisTaskStore;
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-/// How long the shared sealing key lives after the last replica started.
-pub const SEALING_KEY_TTL: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// A connection to the Redis that replicas share, and the prefix of its keys.
 ///
@@ -57,6 +55,7 @@ pub struct RedisStore {
     client: redis::Client,
     connection: ConnectionManager,
     prefix: String,
+    rotation: keys::Rotation,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -80,6 +79,7 @@ impl RedisStore {
             client,
             connection,
             prefix: "oxmcp:".to_owned(),
+            rotation: keys::Rotation::default(),
         })
     }
 
@@ -111,37 +111,6 @@ impl RedisStore {
     /// resumes on any replica (see [`RedisEventStore`] for its bounds).
     pub fn event_store(&self) -> std::sync::Arc<RedisEventStore> {
         std::sync::Arc::new(RedisEventStore::new(self))
-    }
-
-    /// The key that seals `requestState`, shared by every replica on this Redis: the first
-    /// replica makes it (32 random bytes), the others read it, so a multi round-trip
-    /// request may land on any replica at each round. It lives [`SEALING_KEY_TTL`] from
-    /// its creation, and each replica that starts extends it by as much.
-    pub async fn key_ring(&self) -> io::Result<KeyRing> {
-        let name = self.key("sealing-key");
-        let mut connection = self.connection.clone();
-        let mut fresh = [0u8; 32];
-        getrandom::fill(&mut fresh).map_err(|e| io::Error::other(e.to_string()))?;
-        let ttl = u64::try_from(SEALING_KEY_TTL.as_millis()).unwrap_or(u64::MAX);
-        let (_made, _extended, secret): (Option<String>, bool, Vec<u8>) = redis::pipe()
-            .atomic()
-            .cmd("SET")
-            .arg(&name)
-            .arg(&fresh[..])
-            .arg("NX")
-            .arg("PX")
-            .arg(ttl)
-            .cmd("PEXPIRE")
-            .arg(&name)
-            .arg(ttl)
-            .get(&name)
-            .query_async(&mut connection)
-            .await
-            .map_err(failed)?;
-        let secret: [u8; 32] = secret
-            .try_into()
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "the shared sealing key is not 32 bytes"))?;
-        KeyRing::new(vec![SealingKey::from_bytes(secret)]).ok_or_else(|| io::Error::other("no sealing key"))
     }
 
     /// The key `name` under the prefix.
