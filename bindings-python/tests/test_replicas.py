@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TESTS, start_announcing, stop
-from oxmcp import Client
+from oxmcp import Client, McpError
 from oxmcp.types import ElicitRequest
 
 REPLICA = [sys.executable, str(TESTS / "servers" / "replica.py")]
@@ -46,22 +46,40 @@ def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
     raise AssertionError(f"nothing listens on port {port}")
 
 
+class Redis:
+    """A redis-server on a free port of 127.0.0.1 that saves nothing: a restart forgets all."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen[str]:
+        command = ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wait_for_port(self.port, process)
+        return process
+
+    def restart(self) -> None:
+        """Kills it, as a crash would, and starts it again on its port."""
+        self.process.kill()
+        stop(self.process)
+        self.process = self._start()
+
+
 @contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    port = free_port()
-    command = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def redis_server() -> Iterator[Redis]:
+    redis = Redis()
     try:
-        wait_for_port(port, process)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield redis
     finally:
-        process.terminate()
-        stop(process)
+        redis.process.terminate()
+        stop(redis.process)
 
 
 @contextlib.contextmanager
-def replicas(env: dict[str, str], count: int) -> Iterator[list[str]]:
-    """`count` replica processes with `env` (what they share); yields their URLs."""
+def replicas(env: dict[str, str], count: int) -> Iterator[list[tuple[subprocess.Popen[str], str]]]:
+    """`count` replica processes with `env` (what they share); yields each with its URL."""
     processes: list[subprocess.Popen[str]] = []
     urls = []
     try:
@@ -69,7 +87,7 @@ def replicas(env: dict[str, str], count: int) -> Iterator[list[str]]:
             process, url = start_announcing(REPLICA, env=env)
             processes.append(process)
             urls.append(url)
-        yield urls
+        yield list(zip(processes, urls, strict=True))
     finally:
         for process in processes:
             if process.poll() is None:
@@ -78,10 +96,10 @@ def replicas(env: dict[str, str], count: int) -> Iterator[list[str]]:
 
 
 @contextlib.contextmanager
-def nginx(upstreams: list[str], directory: Path) -> Iterator[str]:
+def nginx(upstreams: list[tuple[subprocess.Popen[str], str]], directory: Path) -> Iterator[str]:
     """nginx on a free port of 127.0.0.1, passing each request to the next of `upstreams`."""
     port = free_port()
-    servers = "\n".join(f"server {url.split('/')[2]};" for url in upstreams)
+    servers = "\n".join(f"server {url.split('/')[2]};" for _, url in upstreams)
     config = directory / "nginx.conf"
     config.write_text(
         f"""
@@ -130,9 +148,9 @@ http {{
 def balanced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL nginx serves the three replicas on."""
     with (
-        redis_server() as store,
-        replicas({"OXMCP_STORE": store}, 3) as urls,
-        nginx(urls, tmp_path_factory.mktemp("nginx")) as url,
+        redis_server() as redis,
+        replicas({"OXMCP_STORE": redis.url}, 3) as running,
+        nginx(running, tmp_path_factory.mktemp("nginx")) as url,
     ):
         yield url
 
@@ -223,10 +241,68 @@ async def test_the_official_client_keeps_a_legacy_session_across_replicas(balanc
 
 async def test_replicas_without_a_store_share_sealing_keys_given_in_the_environment(tmp_path: Path) -> None:
     keys = ",".join(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode() for _ in range(2))
-    with replicas({"OXMCP_REQUEST_STATE_KEYS": keys}, 2) as urls, nginx(urls, tmp_path) as url:
+    with replicas({"OXMCP_REQUEST_STATE_KEYS": keys}, 2) as running, nginx(running, tmp_path) as url:
         async with Client.http(url, era="modern", elicitation_handler=accept) as client:
             # Round robin: each call's retry lands on the replica that did not seal its
             # state.
             for _ in range(2):
                 result = await client.call_tool("confirm")
                 assert result.content[0].text.startswith("confirmed by "), result
+
+
+async def test_a_replica_killed_under_load_costs_only_its_requests_in_flight_and_redis_may_restart(
+    tmp_path: Path,
+) -> None:
+    with (
+        redis_server() as redis,
+        replicas({"OXMCP_STORE": redis.url}, 3) as running,
+        nginx(running, tmp_path) as url,
+    ):
+        async with (
+            Client.http(url, era="modern", elicitation_handler=accept) as client,
+            Client.http(url, era="legacy", elicitation_handler=accept) as legacy,
+        ):
+            workers = 8
+            answered = 0
+            failed: list[BaseException] = []
+            stopping = asyncio.Event()
+
+            async def load() -> None:
+                nonlocal answered
+                while not stopping.is_set():
+                    try:
+                        await client.call_tool("nap", {"seconds": 0.05})
+                        answered += 1
+                    except McpError as error:
+                        failed.append(error)
+
+            running_load = [asyncio.create_task(load()) for _ in range(workers)]
+            await asyncio.sleep(0.5)
+            running[1][0].kill()
+            before = answered
+            await asyncio.sleep(1.0)
+            stopping.set()
+            await asyncio.gather(*running_load)
+            assert len(failed) <= workers, f"more failed than were in flight: {failed}"
+            assert answered > before + 2 * workers, "the load went on"
+            survivors = {running[0][0].pid, running[2][0].pid}
+            for talking in (client, legacy):
+                answers = {(await talking.call_tool("whoami")).content[0].text for _ in range(4)}
+                assert answers == {str(pid) for pid in survivors}, answers
+            result = await legacy.call_tool("confirm")
+            assert result.content[0].text.startswith("confirmed by "), result
+
+            # Redis crashes and comes back empty: the replicas, not restarted, go on. Plain
+            # and multi round-trip modern calls never stop; tasks work again.
+            redis.restart()
+            for _ in range(4):
+                assert (await client.call_tool("confirm")).content[0].text.startswith("confirmed by ")
+            for _ in range(100):
+                try:
+                    task = await client.call_tool_as_task("sleep", {"seconds": 0})
+                    break
+                except McpError:
+                    await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("tasks did not work again once Redis was back")
+            assert (await task.result()).content[0].text.startswith("slept ")

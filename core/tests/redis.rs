@@ -572,3 +572,23 @@ async fn shared_sealing_keys_rotate_and_a_replaced_key_opens_state_until_its_ove
     assert!(two.open(&first, b"b").is_err());
     assert_eq!(two.open(&one.seal(b"now", b"b").unwrap(), b"b").unwrap(), b"now");
 }
+
+#[tokio::test]
+async fn a_restarted_redis_gets_the_sealing_key_back_from_the_replicas() {
+    let mut redis = RedisServer::start().await;
+    let rotation = |store: RedisStore| store.key_rotation(Duration::from_secs(3600), Duration::from_millis(400));
+    let one = rotation(RedisStore::connect(&redis.url).await.unwrap())
+        .key_ring()
+        .await
+        .unwrap();
+    let sealed = one.seal(b"state", b"b").unwrap();
+    let _back = redis.restart().await;
+    // The replica looks at the keys every 100 ms; a replica that starts then finds its key.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let two = rotation(RedisStore::connect(&redis.url).await.unwrap())
+        .key_ring()
+        .await
+        .unwrap();
+    assert_eq!(one.open(&sealed, b"b").unwrap(), b"state");
+    assert_eq!(two.open(&sealed, b"b").unwrap(), b"state");
+}

@@ -33,6 +33,13 @@ async def sleep(seconds: float) -> str:
     return f"slept {seconds} s on {REPLICA}"
 
 
+@server.tool()
+async def nap(seconds: float) -> str:
+    """Sleeps in place (never as a task)."""
+    await asyncio.sleep(seconds)
+    return REPLICA
+
+
 @server.resource("memo://board")
 def board() -> str:
     """A board that any replica may change."""

@@ -18,8 +18,10 @@ pub const KEY_OVERLAP: Duration = Duration::from_secs(60 * 60);
 const MAX_REFRESH: Duration = Duration::from_secs(60);
 
 /// The keys of the hash `KEYS[1]` (field: when the key was made, in Redis's clock, in
-/// ms; value: the secret), made anew with `ARGV[1]` when the newest is `ARGV[2]` ms old;
-/// those replaced more than `ARGV[3]` ms ago are dropped. Gives the secrets, newest first.
+/// ms; value: the secret): when there are none (a Redis that restarted, or the first
+/// replica), `ARGV[4]` (the key the caller seals with, or a fresh one) is the first; when
+/// the newest is `ARGV[2]` ms old, `ARGV[1]` (fresh) is the next. Those replaced more than
+/// `ARGV[3]` ms ago are dropped. Gives the secrets, newest first.
 const ROTATE: &str = r"
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -28,7 +30,10 @@ local made = {}
 local fields = redis.call('HKEYS', KEYS[1])
 for i = 1, #fields do made[#made + 1] = tonumber(fields[i]) end
 table.sort(made)
-if #made == 0 or now - made[#made] >= every then
+if #made == 0 then
+  redis.call('HSET', KEYS[1], string.format('%d', now), ARGV[4])
+  made[1] = now
+elseif now - made[#made] >= every then
   redis.call('HSET', KEYS[1], string.format('%d', now), ARGV[1])
   made[#made + 1] = now
 end
@@ -69,8 +74,9 @@ impl RedisStore {
     /// [`key_rotation`](Self::key_rotation)). The ring follows the rotation while anything
     /// holds it (call this within a tokio runtime).
     pub async fn key_ring(&self) -> io::Result<KeyRing> {
-        let ring = KeyRing::new(self.rotate_keys().await?).ok_or_else(|| io::Error::other("no sealing key"))?;
-        tokio::spawn(follow_rotation(self.clone(), ring.clone()));
+        let secrets = self.rotate_keys(random_secret()?).await?;
+        let ring = KeyRing::new(keys(&secrets)).ok_or_else(|| io::Error::other("no sealing key"))?;
+        tokio::spawn(follow_rotation(self.clone(), ring.clone(), secrets[0]));
         Ok(ring)
     }
 
@@ -81,43 +87,59 @@ impl RedisStore {
         self
     }
 
-    /// The shared keys, newest first, rotated if it is time.
-    async fn rotate_keys(&self) -> io::Result<Vec<SealingKey>> {
-        let mut fresh = [0u8; 32];
-        getrandom::fill(&mut fresh).map_err(|e| io::Error::other(e.to_string()))?;
+    /// The secrets of the shared keys, newest first, rotated if it is time; `sealing` is
+    /// the first key when Redis has none.
+    async fn rotate_keys(&self, sealing: [u8; 32]) -> io::Result<Vec<[u8; 32]>> {
         let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1);
         let secrets: Vec<Vec<u8>> = Script::new(ROTATE)
             .key(self.key("sealing-keys"))
-            .arg(&fresh[..])
+            .arg(&random_secret()?[..])
             .arg(millis(self.rotation.every))
             .arg(millis(self.rotation.overlap))
+            .arg(&sealing[..])
             .invoke_async(&mut self.connection.clone())
             .await
             .map_err(failed)?;
-        secrets
+        let secrets = secrets
             .into_iter()
             .map(|secret| {
-                let secret: [u8; 32] = secret
+                secret
                     .try_into()
-                    .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a shared sealing key is not 32 bytes"))?;
-                Ok(SealingKey::from_bytes(secret))
+                    .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a shared sealing key is not 32 bytes"))
             })
-            .collect()
+            .collect::<io::Result<Vec<[u8; 32]>>>()?;
+        if secrets.is_empty() {
+            return Err(io::Error::other("Redis kept no sealing key"));
+        }
+        Ok(secrets)
     }
 }
 
+fn random_secret() -> io::Result<[u8; 32]> {
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(secret)
+}
+
+fn keys(secrets: &[[u8; 32]]) -> Vec<SealingKey> {
+    secrets.iter().map(|secret| SealingKey::from_bytes(*secret)).collect()
+}
+
 /// Keeps `ring` in step with the shared keys, looking often enough to see a rotation well
-/// within the overlap, until nothing else holds the ring.
-async fn follow_rotation(redis: RedisStore, ring: KeyRing) {
+/// within the overlap, until nothing else holds the ring. `sealing` is the key the ring
+/// seals with: a Redis that lost the keys (restarted) gets it back, so that the replicas,
+/// which all seal with it, go on opening each other's state.
+async fn follow_rotation(redis: RedisStore, ring: KeyRing, mut sealing: [u8; 32]) {
     let period = (redis.rotation.every.min(redis.rotation.overlap) / 4).clamp(Duration::from_millis(10), MAX_REFRESH);
     loop {
         tokio::time::sleep(period).await;
         if !ring.is_shared() {
             return;
         }
-        match redis.rotate_keys().await {
-            Ok(keys) => {
-                ring.replace(keys);
+        match redis.rotate_keys(sealing).await {
+            Ok(secrets) => {
+                sealing = secrets[0];
+                ring.replace(keys(&secrets));
             }
             // The keys in hand go on sealing and opening; the next look may succeed.
             Err(error) => tracing::warn!(%error, "could not read the shared sealing keys"),
