@@ -38,7 +38,11 @@ impl Drop for Stopped {
 /// A replica: a server whose state is shared through the Redis at `url`, and a modern-era
 /// client of it. `stopped` is set when a `wait` run ends.
 async fn replica(url: &str, stopped: Arc<AtomicBool>) -> (Server, Client) {
-    let shared = SharedState::connect(url).await.unwrap();
+    replica_of(SharedState::connect(url).await.unwrap(), stopped).await
+}
+
+/// [`replica`], sharing `shared`.
+async fn replica_of(shared: SharedState, stopped: Arc<AtomicBool>) -> (Server, Client) {
     let server = Server::builder("replica", "1")
         .shared_state(shared)
         .tool(
@@ -591,4 +595,47 @@ async fn a_restarted_redis_gets_the_sealing_key_back_from_the_replicas() {
         .unwrap();
     assert_eq!(one.open(&sealed, b"b").unwrap(), b"state");
     assert_eq!(two.open(&sealed, b"b").unwrap(), b"state");
+}
+
+#[test]
+fn a_task_whose_replica_died_fails_rather_than_stay_working() {
+    let main = tokio::runtime::Runtime::new().unwrap();
+    main.block_on(async {
+        let redis = RedisServer::start().await;
+        let lively = |url: String| async move {
+            let store = RedisStore::connect(&url)
+                .await
+                .unwrap()
+                .replica_liveness(Duration::from_millis(300));
+            SharedState::redis(&store).await.unwrap()
+        };
+        // The replica that runs the task lives in a runtime of its own, which goes as a
+        // killed process would: its heartbeat stops mid-task.
+        let doomed = tokio::runtime::Runtime::new().unwrap();
+        let shared = doomed.spawn(lively(redis.url.clone())).await.unwrap();
+        let id = doomed
+            .spawn(async move {
+                let (server, client) = replica_of(shared, Arc::new(AtomicBool::new(false))).await;
+                let task = client.call_tool_as_task("wait", json!({"ms": 60_000})).await.unwrap();
+                let id = task.id().unwrap().to_owned();
+                std::mem::forget((server, client, task));
+                id
+            })
+            .await
+            .unwrap();
+        let (_server, other) = replica_of(lively(redis.url.clone()).await, Arc::new(AtomicBool::new(false))).await;
+        let status = other.tool_task(&id).status().await.unwrap().unwrap();
+        assert_eq!(status.status, TaskStatus::Working, "its replica is alive");
+        doomed.shutdown_background();
+        let mut status = None;
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            status = other.tool_task(&id).status().await.unwrap().map(|task| task.status);
+            if status == Some(TaskStatus::Failed) {
+                break;
+            }
+        }
+        assert_eq!(status, Some(TaskStatus::Failed), "the task of a replica gone fails");
+        other.close().await.unwrap();
+    });
 }

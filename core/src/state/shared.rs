@@ -53,7 +53,13 @@ impl SharedState {
                 format!("the shared store must be a redis:// or rediss:// URL, not {url:?}"),
             ));
         }
-        let redis = super::RedisStore::connect(url).await?;
+        Self::redis(&super::RedisStore::connect(url).await?).await
+    }
+
+    /// The state shared through `redis`, a connection set up as this replica needs (key
+    /// prefix, key rotation, liveness). Call it within a tokio runtime.
+    #[cfg(feature = "redis")]
+    pub async fn redis(redis: &super::RedisStore) -> std::io::Result<SharedState> {
         Ok(SharedState {
             task_store: redis.task_store(),
             subscription_bus: redis.subscription_bus(),

@@ -33,6 +33,8 @@ pub use tasks::RedisTaskStore;
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a replica that stopped beating is taken for alive, by default.
+const DEFAULT_LIVENESS: Duration = Duration::from_secs(15);
 
 /// A connection to the Redis that replicas share, and the prefix of its keys.
 ///
@@ -56,6 +58,10 @@ pub struct RedisStore {
     connection: ConnectionManager,
     prefix: String,
     rotation: keys::Rotation,
+    /// This replica's id among those on this Redis.
+    replica: std::sync::Arc<str>,
+    /// How long this replica's heartbeat outlives its last beat.
+    liveness: Duration,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -80,6 +86,8 @@ impl RedisStore {
             connection,
             prefix: "oxmcp:".to_owned(),
             rotation: keys::Rotation::default(),
+            replica: replica_id()?.into(),
+            liveness: DEFAULT_LIVENESS,
         })
     }
 
@@ -90,7 +98,15 @@ impl RedisStore {
         self
     }
 
-    /// The task store of this Redis.
+    /// Takes a replica whose heartbeat stopped `liveness` ago for gone (default 15 s): its
+    /// running tasks fail when read. A replica cut off from Redis that long loses them too.
+    pub fn replica_liveness(mut self, liveness: Duration) -> Self {
+        self.liveness = liveness.max(Duration::from_millis(30));
+        self
+    }
+
+    /// The task store of this Redis (call it within a tokio runtime: this replica's
+    /// heartbeat starts at once).
     pub fn task_store(&self) -> std::sync::Arc<RedisTaskStore> {
         std::sync::Arc::new(RedisTaskStore::new(self.clone()))
     }
@@ -117,6 +133,13 @@ impl RedisStore {
     fn key(&self, name: &str) -> String {
         format!("{}{name}", self.prefix)
     }
+}
+
+/// A random id for this replica.
+fn replica_id() -> io::Result<String> {
+    let mut bytes = [0u8; 12];
+    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// A Redis failure, as the stores' callers take it.

@@ -6,20 +6,28 @@
 //! (`tasks:owner:{owner}`, by creation, for lists); each index lives as long as its
 //! longest-lived task. Creating and updating run as Lua scripts, so that the bound and "an
 //! ended task never changes" hold across replicas.
+//!
+//! Each task also names the replica that runs it (`{prefix}task-runner:{id}`), and each
+//! replica keeps a heartbeat key (`{prefix}replica:{id}`) alive while it runs: a task read
+//! while it runs on a replica whose heartbeat stopped (killed, or cut off from Redis longer
+//! than its liveness) fails, rather than stay `working` until it expires.
 
 use std::io;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::{AsyncCommands, Script};
+use tokio::task::JoinHandle;
 
 use super::{failed, RedisStore};
-use crate::state::tasks::{TaskRecord, TaskStore};
+use crate::protocol::{ErrorObject, TaskStatus};
+use crate::state::tasks::{TaskOutcome, TaskRecord, TaskStore};
 use crate::BoxFuture;
 
 /// Keeps a new task unless the store is full of running ones (then it answers 0): expired
 /// index entries go first, then the ended tasks closest to their expiry.
-/// KEYS: all, ended, the task, the owner's index. ARGV: now, capacity, the task's JSON, its
-/// TTL, its creation, its id, its expiry, the prefix of task keys, whether it ended.
+/// KEYS: all, ended, the task, the owner's index, the task's runner. ARGV: now, capacity,
+/// the task's JSON, its TTL, its creation, its id, its expiry, the prefix of task keys,
+/// whether it ended, the replica that runs it.
 const CREATE: &str = r"
 local function keep(key, ms)
   if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
@@ -37,6 +45,7 @@ while kept >= capacity do
 end
 local ttl = tonumber(ARGV[4])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ttl)
+redis.call('SET', KEYS[5], ARGV[10], 'PX', ttl)
 redis.call('ZADD', KEYS[1], ARGV[7], ARGV[6])
 keep(KEYS[1], ttl)
 if ARGV[9] == '1' then
@@ -65,18 +74,21 @@ end
 return 1
 ";
 
-/// Tasks in Redis: any replica sees (and cancels) a task another one runs, and a task
-/// outlives the replica that did not run it. Made by [`RedisStore::task_store`].
+/// Tasks in Redis: any replica sees (and cancels) a task another one runs, a task outlives
+/// the replica that did not run it, and fails when the one that did is gone. Made by
+/// [`RedisStore::task_store`].
 #[derive(Debug)]
 pub struct RedisTaskStore {
     redis: RedisStore,
     create: Script,
     update: Script,
+    heartbeat: JoinHandle<()>,
 }
 
 impl RedisTaskStore {
     pub(super) fn new(redis: RedisStore) -> Self {
         RedisTaskStore {
+            heartbeat: tokio::spawn(beat(redis.clone())),
             redis,
             create: Script::new(CREATE),
             update: Script::new(UPDATE),
@@ -85,6 +97,51 @@ impl RedisTaskStore {
 
     fn task_key(&self, id: &str) -> String {
         self.redis.key(&format!("task:{id}"))
+    }
+
+    fn runner_key(&self, id: &str) -> String {
+        self.redis.key(&format!("task-runner:{id}"))
+    }
+
+    /// Fails `task`, which runs on `runner`, when that replica's heartbeat stopped; gives
+    /// the task as it is now.
+    async fn unless_orphaned(&self, task: TaskRecord, runner: &str) -> io::Result<TaskRecord> {
+        let mut connection = self.redis.connection.clone();
+        let alive: bool = connection
+            .exists(heartbeat_key(&self.redis, runner))
+            .await
+            .map_err(failed)?;
+        if alive {
+            return Ok(task);
+        }
+        let mut orphaned = task.clone();
+        let error = ErrorObject::internal("the replica that ran the task stopped");
+        orphaned.end(
+            TaskStatus::Failed,
+            Some(TaskOutcome::Error(error)),
+            Some("the replica that ran the task stopped".to_owned()),
+        );
+        orphaned.last_updated_at = SystemTime::now();
+        if self.update(&orphaned).await? {
+            tracing::warn!(task = %task.id, runner, "failed a task whose replica stopped");
+            return Ok(orphaned);
+        }
+        // It ended meanwhile, or is gone: as it is now.
+        Ok(self.read(&task.id).await?.map_or(task, |(task, _)| task))
+    }
+
+    /// Task `id` and the replica that runs it, unless unknown or expired.
+    async fn read(&self, id: &str) -> io::Result<Option<(TaskRecord, Option<String>)>> {
+        let (text, runner): (Option<String>, Option<String>) = redis::pipe()
+            .get(self.task_key(id))
+            .get(self.runner_key(id))
+            .query_async(&mut self.redis.connection.clone())
+            .await
+            .map_err(failed)?;
+        let task = text.as_deref().map(decode).transpose()?;
+        Ok(task
+            .filter(|task| !task.is_expired(SystemTime::now()))
+            .map(|task| (task, runner)))
     }
 
     fn owner_key(&self, owner: &str) -> String {
@@ -102,6 +159,7 @@ impl TaskStore for RedisTaskStore {
                 .key(self.redis.key("tasks:ended"))
                 .key(self.task_key(&task.id))
                 .key(self.owner_key(&task.owner))
+                .key(self.runner_key(&task.id))
                 .arg(millis_since_epoch(SystemTime::now()))
                 .arg(capacity)
                 .arg(encode(task)?)
@@ -111,6 +169,7 @@ impl TaskStore for RedisTaskStore {
                 .arg(millis_since_epoch(task.expires_at()))
                 .arg(self.redis.key("task:"))
                 .arg(ended_flag(task))
+                .arg(&*self.redis.replica)
                 .invoke_async(&mut connection)
                 .await
                 .map_err(failed)?;
@@ -120,10 +179,12 @@ impl TaskStore for RedisTaskStore {
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, io::Result<Option<TaskRecord>>> {
         Box::pin(async move {
-            let mut connection = self.redis.connection.clone();
-            let text: Option<String> = connection.get(self.task_key(id)).await.map_err(failed)?;
-            let task = text.as_deref().map(decode).transpose()?;
-            Ok(task.filter(|task| !task.is_expired(SystemTime::now())))
+            match self.read(id).await? {
+                Some((task, Some(runner))) if !task.status.is_terminal() && *runner != *self.redis.replica => {
+                    self.unless_orphaned(task, &runner).await.map(Some)
+                }
+                read => Ok(read.map(|(task, _)| task)),
+            }
         })
     }
 
@@ -184,6 +245,36 @@ impl TaskStore for RedisTaskStore {
             tasks.truncate(limit);
             Ok(tasks)
         })
+    }
+}
+
+impl Drop for RedisTaskStore {
+    fn drop(&mut self) {
+        self.heartbeat.abort();
+    }
+}
+
+fn heartbeat_key(redis: &RedisStore, replica: &str) -> String {
+    redis.key(&format!("replica:{replica}"))
+}
+
+/// Keeps this replica's heartbeat key alive: set for its liveness, a third of it apart.
+async fn beat(redis: RedisStore) {
+    let key = heartbeat_key(&redis, &redis.replica);
+    let liveness = millis(redis.liveness).max(1);
+    let mut connection = redis.connection.clone();
+    loop {
+        let set: redis::RedisResult<()> = redis::cmd("SET")
+            .arg(&key)
+            .arg(1)
+            .arg("PX")
+            .arg(liveness)
+            .query_async(&mut connection)
+            .await;
+        if let Err(error) = set {
+            tracing::warn!(%error, "could not tell Redis this replica is alive");
+        }
+        tokio::time::sleep(redis.liveness / 3).await;
     }
 }
 
