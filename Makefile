@@ -115,7 +115,15 @@ bench: peers
 	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-fixtures
 	$(CARGO) build -q --release --locked --manifest-path tests/bench/servers/rmcp/Cargo.toml --target-dir $(TARGET_DIR)/bench-rmcp
 	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/run.py
+	$(MAKE) bench-replicas
 	$(CARGO) bench -p oxmcp
+
+## bench-replicas: what sharing state costs (tests/bench/REPLICAS.md): the Rust fixture server behind a real nginx,
+## alone in memory, alone on Redis, and three replicas on one Redis, modern calls and legacy sessions
+.PHONY: bench-replicas
+bench-replicas: $(PY) system-peers
+	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-fixtures
+	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/replicas.py
 
 fmt:
 	$(CARGO) fmt --all

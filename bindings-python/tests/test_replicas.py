@@ -12,69 +12,20 @@ import asyncio
 import base64
 import contextlib
 import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from balancer import nginx, redis_server
 
 from conftest import TESTS, start_announcing, stop
 from oxmcp import Client, McpError
 from oxmcp.types import ElicitRequest
 
 REPLICA = [sys.executable, str(TESTS / "servers" / "replica.py")]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
-    for _ in range(200):
-        if process.poll() is not None:
-            raise AssertionError(f"{process.args!r} exited with {process.returncode}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.1):
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"nothing listens on port {port}")
-
-
-class Redis:
-    """A redis-server on a free port of 127.0.0.1 that saves nothing: a restart forgets all."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process = self._start()
-
-    def _start(self) -> subprocess.Popen[str]:
-        command = ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"]
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        wait_for_port(self.port, process)
-        return process
-
-    def restart(self) -> None:
-        """Kills it, as a crash would, and starts it again on its port."""
-        self.process.kill()
-        stop(self.process)
-        self.process = self._start()
-
-
-@contextlib.contextmanager
-def redis_server() -> Iterator[Redis]:
-    redis = Redis()
-    try:
-        yield redis
-    finally:
-        redis.process.terminate()
-        stop(redis.process)
 
 
 @contextlib.contextmanager
@@ -95,62 +46,13 @@ def replicas(env: dict[str, str], count: int) -> Iterator[list[tuple[subprocess.
             stop(process)
 
 
-@contextlib.contextmanager
-def nginx(upstreams: list[tuple[subprocess.Popen[str], str]], directory: Path) -> Iterator[str]:
-    """nginx on a free port of 127.0.0.1, passing each request to the next of `upstreams`."""
-    port = free_port()
-    servers = "\n".join(f"server {url.split('/')[2]};" for _, url in upstreams)
-    config = directory / "nginx.conf"
-    config.write_text(
-        f"""
-daemon off;
-worker_processes 1;
-pid {directory}/nginx.pid;
-error_log {directory}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-  access_log off;
-  client_body_temp_path {directory}/body;
-  proxy_temp_path {directory}/proxy;
-  fastcgi_temp_path {directory}/fastcgi;
-  uwsgi_temp_path {directory}/uwsgi;
-  scgi_temp_path {directory}/scgi;
-  upstream replicas {{ {servers} }}
-  server {{
-    listen 127.0.0.1:{port};
-    location / {{
-      proxy_pass http://replicas;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_buffering off;
-      proxy_read_timeout 300s;
-    }}
-  }}
-}}
-"""
-    )
-    process = subprocess.Popen(
-        [shutil.which("nginx") or "/usr/sbin/nginx", "-c", str(config), "-p", str(directory)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.send_signal(signal.SIGQUIT)
-        stop(process)
-
-
 @pytest.fixture(scope="module")
 def balanced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL nginx serves the three replicas on."""
     with (
         redis_server() as redis,
         replicas({"OXMCP_STORE": redis.url}, 3) as running,
-        nginx(running, tmp_path_factory.mktemp("nginx")) as url,
+        nginx([url for _, url in running], tmp_path_factory.mktemp("nginx")) as url,
     ):
         yield url
 
@@ -241,7 +143,10 @@ async def test_the_official_client_keeps_a_legacy_session_across_replicas(balanc
 
 async def test_replicas_without_a_store_share_sealing_keys_given_in_the_environment(tmp_path: Path) -> None:
     keys = ",".join(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode() for _ in range(2))
-    with replicas({"OXMCP_REQUEST_STATE_KEYS": keys}, 2) as running, nginx(running, tmp_path) as url:
+    with (
+        replicas({"OXMCP_REQUEST_STATE_KEYS": keys}, 2) as running,
+        nginx([url for _, url in running], tmp_path) as url,
+    ):
         async with Client.http(url, era="modern", elicitation_handler=accept) as client:
             # Round robin: each call's retry lands on the replica that did not seal its
             # state.
@@ -256,7 +161,7 @@ async def test_a_replica_killed_under_load_costs_only_its_requests_in_flight_and
     with (
         redis_server() as redis,
         replicas({"OXMCP_STORE": redis.url}, 3) as running,
-        nginx(running, tmp_path) as url,
+        nginx([url for _, url in running], tmp_path) as url,
     ):
         async with (
             Client.http(url, era="modern", elicitation_handler=accept) as client,

@@ -150,10 +150,11 @@ def load(args: list[str]) -> dict | None:
     return result
 
 
-def start_http(command: list[str]) -> tuple[subprocess.Popen[str], str]:
-    """Starts an HTTP server and reads the URL it prints (`LISTENING <url>` on stderr); a
-    server that prints `UNSUPPORTED <why>` or exits first is skipped."""
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+def start_http(command: list[str], env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """Starts an HTTP server (with `env` as its environment, when given) and reads the URL
+    it prints (`LISTENING <url>` on stderr); a server that prints `UNSUPPORTED <why>` or
+    exits first is skipped."""
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
     assert process.stderr is not None
     said = []
     for line in process.stderr:
