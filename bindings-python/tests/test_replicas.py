@@ -2,21 +2,27 @@
 stickiness), their state shared through a real redis-server named by ``OXMCP_STORE``:
 calls land on every replica, the rounds of a multi round-trip call on different ones, a
 task started on one is polled, read and cancelled through the others, a resource update
-on one replica reaches a subscriber on another, and a legacy session opened on one replica
-is served by all (our client and the official one, elicitation included). Without Redis,
-replicas given the same ``OXMCP_REQUEST_STATE_KEYS`` open each other's sealed state."""
+on one replica reaches a subscriber on another, a legacy session opened on one replica is
+served by all (our client and the official one, elicitation included) and its SSE stream,
+cut, resumes on another; one replica killed under load costs only its requests in flight,
+and Redis crashing and coming back costs no replica a restart. Without Redis, replicas
+given the same ``OXMCP_REQUEST_STATE_KEYS`` open each other's sealed state."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import contextlib
+import http.client
+import json
 import secrets
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import urllib.parse
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from balancer import nginx, redis_server
@@ -211,3 +217,75 @@ async def test_a_replica_killed_under_load_costs_only_its_requests_in_flight_and
             else:
                 raise AssertionError("tasks did not work again once Redis was back")
             assert (await task.result()).content[0].text.startswith("slept ")
+
+
+def sse(response: http.client.HTTPResponse, done: Callable[[list[dict[str, Any]]], bool]) -> list[tuple[str, Any]]:
+    """The events of an SSE response, as (id, message), until `done` says so of the messages."""
+    events: list[tuple[str, Any]] = []
+    event_id, data = "", ""
+    for raw in response:
+        line = raw.decode().rstrip("\r\n")
+        if line.startswith("id:"):
+            event_id = line[3:].strip()
+        elif line.startswith("data:"):
+            data += line[5:].strip()
+        elif not line:
+            if data:
+                events.append((event_id, json.loads(data)))
+                if done([message for _, message in events]):
+                    break
+            event_id, data = "", ""
+    return events
+
+
+def resume_elsewhere(url: str) -> tuple[list[float], str]:
+    """A raw legacy client behind round robin: opens a session, calls `count`, goes after
+    three progress notifications, and resumes the stream with `Last-Event-ID` (another
+    replica answers each request); gives every progress value seen and the result."""
+    target = urllib.parse.urlsplit(url)
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+    def post(body: dict[str, Any], extra: dict[str, str]) -> http.client.HTTPResponse:
+        connection = http.client.HTTPConnection(target.hostname or "", target.port, timeout=10)
+        connection.request("POST", target.path, json.dumps(body), {**headers, **extra})
+        return connection.getresponse()
+
+    opened = post(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        },
+        {},
+    )
+    opened.read()
+    session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session).read()
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "t"}},
+    }
+    answer = post(call, session)
+    before = sse(answer, lambda messages: len(messages) == 3)
+    answer.close()
+    connection = http.client.HTTPConnection(target.hostname or "", target.port, timeout=10)
+    connection.request(
+        "GET", target.path, headers={**session, "accept": "text/event-stream", "last-event-id": before[-1][0]}
+    )
+    after = sse(connection.getresponse(), lambda messages: "result" in messages[-1])
+    messages = [message for _, message in before + after]
+    progress = [message["params"]["progress"] for message in messages if "params" in message]
+    return progress, messages[-1]["result"]["content"][0]["text"]
+
+
+async def test_a_legacy_stream_cut_on_one_replica_resumes_on_another(balanced: str) -> None:
+    progress, result = await asyncio.to_thread(resume_elsewhere, balanced)
+    assert progress == list(range(1, 11)), "every event once"
+    assert result.startswith("counted by ")

@@ -40,6 +40,15 @@ async def nap(seconds: float) -> str:
     return REPLICA
 
 
+@server.tool()
+async def count(ctx: Context) -> str:
+    """Reports progress ten times, slowly, then says which replica counted."""
+    for step in range(1, 11):
+        await ctx.progress(step, 10)
+        await asyncio.sleep(0.05)
+    return f"counted by {REPLICA}"
+
+
 @server.resource("memo://board")
 def board() -> str:
     """A board that any replica may change."""
