@@ -667,3 +667,53 @@ pub(crate) fn random_id() -> Result<String, String> {
     getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// What `build` logs, as text.
+    fn logged_building(builder: ServerBuilder) -> String {
+        let logged = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&logged);
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || Log(Arc::clone(&sink)))
+            .finish();
+        tracing::subscriber::with_default(subscriber, || builder.build().unwrap());
+        let text = String::from_utf8_lossy(&crate::lock(&logged)).into_owned();
+        text
+    }
+
+    struct Log(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Log {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            crate::lock(&self.0).extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_server_that_shares_state_but_not_its_keys_warns_at_start() {
+        let bus = || Arc::new(InMemorySubscriptionBus::default());
+        let warned = logged_building(Server::builder("a", "1").subscription_bus(bus()));
+        assert!(warned.contains("seals requestState with a key of its own"), "{warned}");
+        let keys = KeyRing::random().unwrap();
+        let shared = logged_building(
+            Server::builder("a", "1")
+                .subscription_bus(bus())
+                .request_state_keys(keys),
+        );
+        assert!(shared.is_empty(), "{shared}");
+        assert!(
+            logged_building(Server::builder("a", "1")).is_empty(),
+            "alone, nothing to share"
+        );
+    }
+}
