@@ -77,14 +77,16 @@ async def test_tools_are_listed_with_schemas_from_type_hints(client: Client) -> 
     assert add.input_schema["required"] == ["a", "b"]
     assert add.output_schema == {
         "type": "object",
-        "properties": {"result": {"type": "integer"}},
+        "properties": {"result": {"title": "Result", "type": "integer"}},
         "required": ["result"],
+        "title": "addOutput",
     }
     # As the official SDK: text is data too, wrapped.
     assert tools["shout"].output_schema == {
         "type": "object",
-        "properties": {"result": {"type": "string"}},
+        "properties": {"result": {"title": "Result", "type": "string"}},
         "required": ["result"],
+        "title": "shoutOutput",
     }
     assert tools["midpoint"].output_schema is not None
     assert set(tools["midpoint"].output_schema["properties"]) == {"x", "y"}

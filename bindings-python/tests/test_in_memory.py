@@ -149,7 +149,11 @@ async def test_output_schemas_follow_the_return_annotation() -> None:
         tools = {tool.name: tool for tool in await client.list_tools()}
         assert tools["listing"].output_schema is not None
         assert tools["listing"].output_schema["properties"]["result"]["type"] == "array"
-        assert tools["mapping"].output_schema == {"type": "object", "additionalProperties": {"type": "integer"}}
+        assert tools["mapping"].output_schema == {
+            "type": "object",
+            "additionalProperties": {"type": "integer"},
+            "title": "mappingDictOutput",
+        }
         assert tools["untyped"].output_schema is None
         assert (await client.call_tool("listing")).structured_content == {"result": [1, 2]}
         assert (await client.call_tool("mapping")).structured_content == {"a": 1}

@@ -34,7 +34,7 @@ from ._version import __version__
 from .client import Client, Reconnect, ToolTask
 from .content import Audio, Image
 from .context import Context, ElicitationResult
-from .server import HttpOptions, HttpServer, Server
+from .server import FastMCP, HttpOptions, HttpServer, MCPServer, Server
 from .types import (
     CallToolResult,
     EmbeddedResource,
@@ -57,10 +57,12 @@ __all__ = [
     "Context",
     "ElicitationResult",
     "EmbeddedResource",
+    "FastMCP",
     "GetPromptResult",
     "HttpOptions",
     "HttpServer",
     "Image",
+    "MCPServer",
     "McpError",
     "PromptMessage",
     "ProtocolError",

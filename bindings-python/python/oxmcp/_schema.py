@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter, create_model
+from pydantic import BaseModel, ConfigDict, Field, PydanticSchemaGenerationError, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
-from typing_extensions import is_typeddict
+from typing_extensions import NotRequired, TypedDict, is_typeddict
 
 from .content import Audio, Image
 from .context import Context
@@ -88,34 +89,83 @@ def inspect_function(fn: Callable[..., Any]) -> FunctionSpec:
 
 
 def input_schema(spec: FunctionSpec) -> dict[str, Any]:
-    """The JSON Schema (an object schema) of the parameters."""
+    """The JSON Schema (an object schema) of the parameters, titled ``{function}Arguments``
+    as the official SDK titles it."""
     fields: dict[str, Any] = {}
     for parameter in spec.parameters:
         annotation = Any if parameter.annotation is EMPTY else parameter.annotation
         default = ... if parameter.required else parameter.default
         fields[parameter.name] = (annotation, default)
-    model: type[BaseModel] = create_model(f"{spec.name}_arguments", **fields)
-    schema = model.model_json_schema()
-    schema.pop("title", None)
-    return schema
+    model: type[BaseModel] = create_model(f"{spec.name}Arguments", **fields)
+    return model.model_json_schema()
 
 
-def output_schema(annotation: Any) -> tuple[dict[str, Any] | None, bool]:
-    """The output schema of a return annotation, and whether the value is wrapped as
-    ``{"result": value}`` (for anything that is not an object: text and ``None`` too, as
-    the official SDK does). ``None`` for content returns and for functions without a
-    return annotation (or ``Any``)."""
+@dataclass(frozen=True)
+class Output:
+    """What a tool's return annotation makes of its results."""
+
+    schema: dict[str, Any] | None
+    """The output schema; ``None`` for content, and for values of no known shape."""
+    wrapped: bool
+    """Whether the value goes out as ``{"result": value}``."""
+    convert: Coercer | None = None
+    """What turns a returned value into what goes out, when it is not sent as it is."""
+
+
+def output_of(annotation: Any, function: str) -> Output:
+    """What `function`'s return annotation makes of its results, as the official SDK makes
+    it: an object schema for models, dataclasses, TypedDicts, ``dict[str, …]`` and ordinary
+    classes with annotated attributes; anything else wrapped as ``{"result": value}`` (text
+    and ``None`` too); schemas titled the model's name, ``{function}DictOutput`` or
+    ``{function}Output``. No schema for content returns, functions without a return
+    annotation (or ``Any``), and classes without annotations (sent as their text)."""
     if annotation in (EMPTY, Any) or _is_content(annotation):
-        return None, False
-    schema = TypeAdapter(annotation).json_schema(mode="serialization")
+        return Output(None, False)
+    annotation = readable_by_pydantic(annotation)
     if _is_object_type(annotation):
-        schema.pop("title", None)
-        return schema, False
-    definitions = schema.pop("$defs", None)
-    wrapped: dict[str, Any] = {"type": "object", "properties": {"result": schema}, "required": ["result"]}
-    if definitions:
-        wrapped["$defs"] = definitions
-    return wrapped, True
+        if get_origin(annotation) is dict:
+            annotation = Annotated[annotation, Field(title=f"{function}DictOutput")]
+        return Output(TypeAdapter(annotation).json_schema(mode="serialization"), False)
+    try:
+        wrapper: type[BaseModel] = create_model(f"{function}Output", result=(annotation, ...))
+        return Output(wrapper.model_json_schema(mode="serialization"), True)
+    except PydanticSchemaGenerationError:
+        if not isinstance(annotation, type):
+            raise
+    model = _attributes_model(annotation)
+    if model is None:
+        return Output(None, False, str)
+    return Output(model.model_json_schema(mode="serialization"), False, _dumped_by(model))
+
+
+def _attributes_model(cls: type) -> type[BaseModel] | None:
+    """A model of an ordinary class's annotated attributes (a default where the class sets
+    one); ``None`` when it annotates none."""
+    hints = {name: hint for name, hint in typing.get_type_hints(cls).items() if not name.startswith("_")}
+    if not hints:
+        return None
+    fields: dict[str, Any] = {name: (hint, getattr(cls, name, ...)) for name, hint in hints.items()}
+    return create_model(cls.__name__, __config__=ConfigDict(from_attributes=True), **fields)
+
+
+def _dumped_by(model: type[BaseModel]) -> Coercer:
+    def dump(value: Any) -> Any:
+        return model.model_validate(value).model_dump(mode="json")
+
+    return dump
+
+
+def readable_by_pydantic(annotation: Any) -> Any:
+    """`annotation`, or, for a ``typing.TypedDict`` below Python 3.12 (which pydantic
+    refuses), the same keys as a ``typing_extensions.TypedDict``."""
+    if sys.version_info >= (3, 12) or not is_typeddict(annotation) or type(annotation).__module__ != "typing":
+        return annotation
+    hints = typing.get_type_hints(annotation, include_extras=True)
+    keys = {name: hint if name in annotation.__required_keys__ else NotRequired[hint] for name, hint in hints.items()}
+    make: Any = TypedDict  # the functional form, with a name known only at run time
+    rebuilt: Any = make(annotation.__name__, keys)
+    rebuilt.__doc__, rebuilt.__module__ = annotation.__doc__, annotation.__module__
+    return rebuilt
 
 
 def json_coercer(annotation: Any) -> Coercer | None:
@@ -164,7 +214,7 @@ def _is_object_type(annotation: Any) -> bool:
     if get_origin(annotation) is Annotated:
         return _is_object_type(get_args(annotation)[0])
     if get_origin(annotation) is dict:
-        return True
+        return get_args(annotation)[:1] in ((), (str,))
     if not isinstance(annotation, type):
         return False
     return issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation) or is_typeddict(annotation)

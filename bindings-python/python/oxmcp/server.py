@@ -18,7 +18,7 @@ from typing_extensions import TypedDict, Unpack
 from . import _native
 from ._errors import McpError
 from ._native import INVALID_PARAMS
-from ._schema import FunctionSpec, inspect_function, json_coercer, output_schema, string_coercer
+from ._schema import FunctionSpec, Output, inspect_function, json_coercer, output_of, string_coercer
 from ._schema import input_schema as schema_of
 from .auth import TokenVerifier, native_verifier
 from .context import Context
@@ -232,7 +232,8 @@ class Server:
         schema, wrapped as ``{"result": …}`` unless it is an object).
         """
         spec = inspect_function(fn)
-        schema, wrapped = output_schema(spec.return_annotation) if structured_output is not False else (None, False)
+        made = output_of(spec.return_annotation, spec.name) if structured_output is not False else Output(None, False)
+        schema = made.schema
         if structured_output and schema is None:
             raise TypeError(f"tool {spec.name}: structured output needs a return annotation of data, not content")
         if isinstance(annotations, ToolAnnotations):
@@ -241,7 +242,7 @@ class Server:
             {
                 "name": name or spec.name,
                 "title": title,
-                "description": description or spec.description,
+                "description": description or spec.description or "",
                 "inputSchema": input_schema if input_schema is not None else schema_of(spec),
                 "outputSchema": schema,
                 "annotations": annotations,
@@ -252,7 +253,7 @@ class Server:
         coercers = {p.name: c for p in spec.parameters if (c := json_coercer(p.annotation)) is not None}
         accepted = {p.name for p in spec.parameters}
         output: Literal["content", "structured", "wrapped"] = (
-            "content" if schema is None else "wrapped" if wrapped else "structured"
+            "content" if schema is None else "wrapped" if made.wrapped else "structured"
         )
 
         def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
@@ -263,7 +264,8 @@ class Server:
             }
             return kwargs, native_ctx
 
-        self._native.add_tool(definition, _handler(fn, spec, arguments_of), output, scopes, task, asks_before_task)
+        handler = _handler(fn, spec, arguments_of, made.convert)
+        self._native.add_tool(definition, handler, output, scopes, task, asks_before_task)
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
@@ -335,7 +337,9 @@ class Server:
                 "name": name or spec.name,
                 "title": title,
                 "description": description or spec.description,
-                "mimeType": mime_type,
+                # Text is declared text/plain, as the official SDK declares it; the type of
+                # other contents follows from what is read.
+                "mimeType": mime_type or ("text/plain" if spec.return_annotation is str else None),
                 "annotations": annotations,
                 "icons": icons,
                 "_meta": meta,
@@ -455,7 +459,8 @@ class Server:
             {
                 "name": name or spec.name,
                 "title": title,
-                "description": description or spec.description,
+                # An empty description rather than none, as the official SDK lists them.
+                "description": description or spec.description or "",
                 "arguments": arguments or None,
                 "icons": icons,
                 "_meta": meta,
@@ -509,20 +514,32 @@ class Server:
                 print(f"oxmcp: serving Streamable HTTP at {http.url}", file=sys.stderr, flush=True)
             await http.wait()
 
-    def run(self, transport: Literal["stdio", "http"] = "stdio", **options: Any) -> None:
+    def run(self, transport: Literal["stdio", "http", "streamable-http", "sse"] = "stdio", **options: Any) -> None:
         """Serves until Ctrl-C: stdio (the default; also until stdin closes), or
-        Streamable HTTP with ``transport="http"`` and the options of :meth:`serve_http`
-        (``host``, ``port``, ``path``, ...), telling its URL on stderr."""
-        if transport == "http":
+        Streamable HTTP with ``transport="http"`` (or ``"streamable-http"``) and the options
+        of :meth:`serve_http` (``host``, ``port``, ``path``, ...), telling its URL on
+        stderr; ``"sse"`` adds the 2024-11-05 ``/sse`` and ``/messages`` endpoints."""
+        if transport in ("http", "streamable-http", "sse"):
+            if transport == "sse":
+                options.setdefault("legacy_sse", True)
             serving = self.serve_http(announce=True, **options)
         elif transport == "stdio":
             if options:
                 raise TypeError(f"the stdio transport takes no options: {', '.join(options)}")
             serving = self.serve_stdio()
         else:
-            raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
+            raise ValueError(f"unknown transport {transport!r}; use 'stdio', 'http', 'streamable-http' or 'sse'")
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serving)
+
+
+MCPServer = Server
+"""The official SDK's name for a server (``from mcp.server.mcpserver import MCPServer``): its
+servers run on oxmcp with the import line changed to ``from oxmcp import MCPServer``."""
+
+FastMCP = Server
+"""FastMCP's name for a server (``from fastmcp import FastMCP``; ``mcp.server.fastmcp`` in
+the official SDK 1.x)."""
 
 
 class HttpOptions(TypedDict, total=False):
@@ -638,12 +655,13 @@ def _handler(
     fn: Callable[..., Any],
     spec: FunctionSpec,
     arguments: Callable[..., Arguments],
+    convert: Callable[[Any], Any] | None = None,
 ) -> Callable[..., Any]:
     """The function the native layer calls with its arguments (the last one the native
     context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the context;
-    what ``fn`` returns goes to the core as it is. An ``async def`` ``fn`` gets a coroutine
-    function, run on the loop; a plain ``def`` gets a plain function, which the native
-    layer runs on a worker thread."""
+    what ``fn`` returns goes to the core as it is, or as ``convert`` makes it. An ``async
+    def`` ``fn`` gets a coroutine function, run on the loop; a plain ``def`` gets a plain
+    function, which the native layer runs on a worker thread."""
 
     def prepare(native: tuple[Any, ...]) -> dict[str, Any]:
         kwargs, native_ctx = arguments(*native)
@@ -654,12 +672,14 @@ def _handler(
     if spec.is_async:
 
         async def run_on_loop(*native: Any) -> Any:
-            return await fn(**prepare(native))
+            value = await fn(**prepare(native))
+            return value if convert is None else convert(value)
 
         return run_on_loop
 
     def run_here(*native: Any) -> Any:
-        return fn(**prepare(native))
+        value = fn(**prepare(native))
+        return value if convert is None else convert(value)
 
     return run_here
 

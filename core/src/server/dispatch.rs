@@ -30,9 +30,9 @@ use crate::lock;
 use crate::protocol::jsonrpc::{self, Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::{
-    meta, methods, CancelledNotificationParams, ClientCapabilities, DiscoverResult, EmptyResult, Era, ErrorObject,
-    Implementation, InitializeRequestParams, InitializeResult, LoggingLevel, Meta, ProtocolResult, ProtocolVersion,
-    RequestId, RequestMeta, ResultType, SetLevelRequestParams,
+    meta, methods, CacheScope, CancelledNotificationParams, ClientCapabilities, DiscoverResult, EmptyResult, Era,
+    ErrorObject, Implementation, InitializeRequestParams, InitializeResult, LoggingLevel, Meta, ProtocolResult,
+    ProtocolVersion, RequestId, RequestMeta, ResultType, SetLevelRequestParams,
 };
 use crate::state::SessionRecord;
 
@@ -594,7 +594,7 @@ impl Dispatcher {
             ttl_ms: None,
             cache_scope: None,
         };
-        self.server.stamp_cache_hints(&mut result, false);
+        self.server.stamp_cache_hints(&mut result, false, CacheScope::Public);
         finish(result, stamp)
     }
 

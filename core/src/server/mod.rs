@@ -90,7 +90,8 @@ struct ServerInner {
     custom: CustomMethods,
     page_size: Option<usize>,
     cache_ttl_ms: u64,
-    cache_scope: CacheScope,
+    /// The scope set with `cache_hints`; `None`: lists public, reads private.
+    cache_scope: Option<CacheScope>,
     max_message_size: usize,
     input_policy: InputPolicy,
     limits: SessionLimits,
@@ -110,7 +111,8 @@ pub struct ServerBuilder {
     prompts: Vec<PromptDef>,
     page_size: Option<usize>,
     cache_ttl_ms: u64,
-    cache_scope: CacheScope,
+    /// The scope set with `cache_hints`; `None`: lists public, reads private.
+    cache_scope: Option<CacheScope>,
     max_message_size: usize,
     request_state_keys: Option<KeyRing>,
     max_input_rounds: u32,
@@ -170,10 +172,11 @@ impl ServerBuilder {
         self
     }
 
-    /// The caching hints of modern list and read results (default: 0 ms, public).
+    /// The caching hints of modern list and read results (default: 0 ms; lists public,
+    /// reads private, as what a resource holds may be its reader's own).
     pub fn cache_hints(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
         self.cache_ttl_ms = ttl_ms;
-        self.cache_scope = scope;
+        self.cache_scope = Some(scope);
         self
     }
 
@@ -398,7 +401,7 @@ impl Server {
             prompts: Vec::new(),
             page_size: None,
             cache_ttl_ms: 0,
-            cache_scope: CacheScope::Public,
+            cache_scope: None,
             max_message_size: transport::DEFAULT_MAX_MESSAGE_SIZE,
             request_state_keys: None,
             max_input_rounds: 8,
@@ -595,13 +598,14 @@ impl Server {
         self.inner.page_size
     }
 
-    /// Stamps a modern result with the server's cache hints; `private` for a result made
-    /// for its caller alone, whatever the server's scope.
-    pub(crate) fn stamp_cache_hints(&self, result: &mut impl CacheableResult, private: bool) {
+    /// Stamps a modern result with the server's cache hints: private for a result made for
+    /// its caller alone (`private`), whatever the server's scope; else the server's scope, or
+    /// `default` when it set none.
+    pub(crate) fn stamp_cache_hints(&self, result: &mut impl CacheableResult, private: bool, default: CacheScope) {
         let scope = if private {
             CacheScope::Private
         } else {
-            self.inner.cache_scope
+            self.inner.cache_scope.unwrap_or(default)
         };
         result.set_cache_hints(self.inner.cache_ttl_ms, scope);
     }

@@ -15,7 +15,7 @@ use super::auth::Caller;
 use super::dispatch::{finish, parse_params, CursorParams, Outcome};
 use super::registry::{Registry, Scoped};
 use super::Server;
-use crate::protocol::{CacheableResult, ErrorObject};
+use crate::protocol::{CacheScope, CacheableResult, ErrorObject};
 
 /// Serves a list method: the page of `items` after the request's cursor, made into the
 /// method's result by `build` (the page and the next cursor); modern results carry the
@@ -52,7 +52,7 @@ where
     let (page, next_cursor) = page(listed, cursor.cursor.as_deref(), server.page_size())?;
     let mut result = build(page, next_cursor);
     if stamp.is_some() {
-        server.stamp_cache_hints(&mut result, filtering.is_some());
+        server.stamp_cache_hints(&mut result, filtering.is_some(), CacheScope::Public);
     }
     finish(result, stamp)
 }

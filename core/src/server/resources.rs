@@ -20,8 +20,8 @@ use super::schema::DefinitionError;
 use super::uri_template::UriTemplate;
 use super::Server;
 use crate::protocol::{
-    code, methods, Annotations, Era, ErrorObject, Icon, ListResourceTemplatesResult, ListResourcesResult, Meta,
-    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    code, methods, Annotations, CacheScope, Era, ErrorObject, Icon, ListResourceTemplatesResult, ListResourcesResult,
+    Meta, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use crate::BoxFuture;
 
@@ -460,7 +460,8 @@ pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Conte
         Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),
     };
     if stamp.is_some() {
-        server.stamp_cache_hints(&mut result, false);
+        // What a resource holds may be its reader's own: private unless the server says.
+        server.stamp_cache_hints(&mut result, false, CacheScope::Private);
     }
     finish(result, stamp)
 }

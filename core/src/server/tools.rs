@@ -294,8 +294,11 @@ impl ToolDef {
     /// calls (-32601 in 2025-11-25, -32021 in 2026-07-28); earlier revisions run it in place.
     pub fn task_support(mut self, support: TaskSupport) -> Self {
         self.task_support = support;
-        let execution = self.tool.execution.get_or_insert_with(ToolExecution::default);
-        execution.task_support = Some(support.as_str().to_owned());
+        // Absent means forbidden: such a tool lists no `execution`, as the official SDKs'
+        // tools do.
+        self.tool.execution = (support != TaskSupport::Forbidden).then(|| ToolExecution {
+            task_support: Some(support.as_str().to_owned()),
+        });
         self
     }
 

@@ -1,0 +1,125 @@
+"""Servers written with the official SDK run on oxmcp with their import line changed. The
+snippets the official SDK publishes in its source distribution (``examples/snippets/servers``
+of the pinned ``mcp``, downloaded and unpacked at run time: their code is not the project's)
+run once as published and once with ``from mcp.server.mcpserver import`` turned into ``from
+oxmcp import``; the official client must get the same tool, resource and prompt lists, and the
+same results, from both, in both eras."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client as OfficialClient
+from mcp import StdioServerParameters
+from pydantic import BaseModel
+
+from conftest import ERAS
+
+#: Runs the snippet at argv[1] and serves its ``mcp`` over stdio.
+RUN = "import runpy, sys; runpy.run_path(sys.argv[1])['mcp'].run()"
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What the client asks of a snippet's server besides its lists."""
+
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reads: list[str] = field(default_factory=list)
+    prompts: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+SNIPPETS = {
+    "basic_tool": Visit(calls={"sum": {"a": 1, "b": 2}, "get_weather": {"city": "Paris"}}),
+    "basic_resource": Visit(reads=["config://settings", "file://documents/readme"]),
+    "basic_prompt": Visit(prompts={"review_code": {"code": "x = 1"}, "debug_error": {"error": "boom"}}),
+    "mcpserver_quickstart": Visit(
+        calls={"add": {"a": 1, "b": 2}}, reads=["greeting://Ada"], prompts={"greet_user": {"name": "Ada"}}
+    ),
+    "tool_progress": Visit(calls={"long_running_task": {"task_name": "report", "steps": 3}}),
+    # `get_user` and `get_config` return objects whose text the official SDK writes with
+    # their memory address; their listings are compared all the same.
+    "structured_output": Visit(
+        calls={
+            "get_weather": {"city": "Paris"},
+            "get_location": {"address": "10 Downing Street"},
+            "get_statistics": {"data_type": "sales"},
+            "list_cities": {},
+            "get_temperature": {"city": "Paris"},
+        }
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The official SDK's server snippets, from the source distribution of the installed
+    version."""
+    version = importlib.metadata.version("mcp")
+    directory = tmp_path_factory.mktemp("sdist")
+    command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps"]
+    subprocess.run([*command, f"mcp=={version}", "-d", str(directory)], check=True, timeout=300)
+    with tarfile.open(directory / f"mcp-{version}.tar.gz") as sdist:
+        sdist.extractall(directory, filter="data")
+    return directory / f"mcp-{version}" / "examples" / "snippets" / "servers"
+
+
+def ported(source: Path, directory: Path) -> Path:
+    """The snippet with its imports from the official SDK's server turned to oxmcp's."""
+    text = source.read_text()
+    text = text.replace("from mcp.server.mcpserver.prompts import base", "from oxmcp.prompts import base")
+    text = text.replace("from mcp.server.mcpserver import", "from oxmcp import")
+    assert "mcp.server" not in text, "every import of the official server is replaced"
+    path = directory / source.name
+    path.write_text(text)
+    return path
+
+
+async def survey(server: Path, visit: Visit, era: str) -> dict[str, Any]:
+    """What the official client sees of the server in `server`: its lists, then the answers
+    to `visit`."""
+    parameters = StdioServerParameters(command=sys.executable, args=["-c", RUN, str(server)])
+    seen: dict[str, Any] = {}
+    async with OfficialClient(parameters, mode="legacy" if era == "legacy" else "auto") as client:
+        seen["tools"] = [dumped(tool) for tool in (await client.list_tools()).tools]
+        seen["resources"] = [dumped(r) for r in (await client.list_resources()).resources]
+        templates = (await client.list_resource_templates()).resource_templates
+        seen["templates"] = [dumped(t) for t in templates]
+        seen["prompts"] = [dumped(p) for p in (await client.list_prompts()).prompts]
+        for name, arguments in visit.calls.items():
+            seen[f"call {name}"] = without_meta(dumped(await client.call_tool(name, arguments)))
+        for uri in visit.reads:
+            seen[f"read {uri}"] = without_meta(dumped(await client.read_resource(uri)))
+        for name, arguments in visit.prompts.items():
+            seen[f"prompt {name}"] = without_meta(dumped(await client.get_prompt(name, arguments)))
+    return seen
+
+
+def dumped(model: BaseModel) -> Any:
+    """A model as the wire has it."""
+    return model.model_dump(exclude_none=True, by_alias=True, mode="json")
+
+
+def without_meta(result: dict[str, Any]) -> dict[str, Any]:
+    """A result without its ``_meta``, where each SDK names itself."""
+    return {key: value for key, value in result.items() if key != "_meta"}
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("snippet", sorted(SNIPPETS))
+async def test_an_official_sdk_server_runs_on_oxmcp_with_its_import_changed(
+    snippet: str, era: str, snippets: Path, tmp_path: Path
+) -> None:
+    original = snippets / f"{snippet}.py"
+    visit = SNIPPETS[snippet]
+    theirs = await survey(original, visit, era)
+    ours = await survey(ported(original, tmp_path), visit, era)
+    for key in theirs:
+        assert ours.get(key) == theirs[key], key
+    assert ours.keys() == theirs.keys()
