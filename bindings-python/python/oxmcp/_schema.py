@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, PydanticSchemaGenerationError
 from pydantic.fields import FieldInfo
 from typing_extensions import NotRequired, TypedDict, is_typeddict
 
+from ._official import from_official, is_official
 from .content import Audio, Image
 from .context import Context
-from .types import WireModel
+from .types import CallToolResult, WireModel
 
 Coercer = Callable[[Any], Any]
 EMPTY = inspect.Parameter.empty
@@ -119,8 +120,15 @@ def output_of(annotation: Any, function: str) -> Output:
     and ``None`` too); schemas titled the model's name, ``{function}DictOutput`` or
     ``{function}Output``. No schema for content returns, functions without a return
     annotation (or ``Any``), and classes without annotations (sent as their text)."""
-    if annotation in (EMPTY, Any) or _is_content(annotation):
+    if annotation in (EMPTY, Any):
         return Output(None, False)
+    if _is_checked_result(annotation):
+        # `Annotated[CallToolResult, Model]`: a complete result whose structured content
+        # follows `Model`, as in the official SDK.
+        model = get_args(annotation)[1]
+        return Output(TypeAdapter(model).json_schema(mode="serialization"), False, from_official)
+    if _is_content(annotation):
+        return Output(None, False, from_official if _mentions_official(annotation) else None)
     annotation = readable_by_pydantic(annotation)
     if _is_object_type(annotation):
         if get_origin(annotation) is dict:
@@ -220,6 +228,18 @@ def _is_object_type(annotation: Any) -> bool:
     return issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation) or is_typeddict(annotation)
 
 
+def _mentions_official(annotation: Any) -> bool:
+    return is_official(annotation) or any(_mentions_official(arg) for arg in get_args(annotation))
+
+
+def _is_checked_result(annotation: Any) -> bool:
+    if get_origin(annotation) is not Annotated:
+        return False
+    result, *extras = get_args(annotation)
+    is_result = result is CallToolResult or (is_official(result) and result.__name__ == "CallToolResult")
+    return is_result and bool(extras) and isinstance(extras[0], type) and issubclass(extras[0], BaseModel)
+
+
 def _is_content(annotation: Any) -> bool:
     """Content (not data): the content types and helpers, alone, in lists or in unions."""
     origin = get_origin(annotation)
@@ -230,6 +250,8 @@ def _is_content(annotation: Any) -> bool:
         return all(_is_content(arg) for arg in get_args(annotation))
     if origin is Annotated:
         return _is_content(get_args(annotation)[0])
+    if is_official(annotation):
+        return True
     if not isinstance(annotation, type) or _is_model(annotation):
         return False
     return issubclass(annotation, _CONTENT)
