@@ -43,6 +43,8 @@ SNIPPETS = {
         calls={"add": {"a": 1, "b": 2}}, reads=["greeting://Ada"], prompts={"greet_user": {"name": "Ada"}}
     ),
     "tool_progress": Visit(calls={"long_running_task": {"task_name": "report", "steps": 3}}),
+    # A lifespan whose state handlers read as `ctx.request_context.lifespan_context`.
+    "lifespan_example": Visit(calls={"query_db": {}}),
     # Results built with the official SDK's types (`mcp.types`), one checked against a model.
     "direct_call_tool_result": Visit(calls={"advanced_tool": {}, "validated_tool": {}, "empty_result_tool": {}}),
     # `get_user` and `get_config` return objects whose text the official SDK writes with

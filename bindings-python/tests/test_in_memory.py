@@ -4,9 +4,11 @@ become definitions, how return values become results, and where handlers run."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import threading
 import time
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import pytest
@@ -460,3 +462,26 @@ def test_wire_names_read_as_attributes() -> None:
         "structuredContent": {"a": 1},
         "isError": False,
     }
+
+
+async def test_a_lifespan_runs_once_around_everything_that_serves_the_server() -> None:
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Server) -> AsyncIterator[dict[str, str]]:
+        events.append(f"start {server.name}")
+        yield {"db": "connected"}
+        events.append("stop")
+
+    server = Server("lived", lifespan=lifespan)
+
+    @server.tool()
+    def state(ctx: Context[dict[str, str]]) -> str:
+        return ctx.request_context.lifespan_context["db"]
+
+    async with Client(server) as one, Client(server) as other:
+        assert (await one.list_tools())[0].input_schema["properties"] == {}, "Context[...] is no argument"
+        assert (await one.call_tool("state")).content[0].text == "connected"
+        assert (await other.call_tool("state")).content[0].text == "connected"
+        assert events == ["start lived"], "entered once for both clients"
+    assert events == ["start lived", "stop"]

@@ -215,6 +215,9 @@ def _needs_coercion(annotation: Any) -> bool:
 
 
 def _is_context(annotation: Any) -> bool:
+    """``Context``, or ``Context[State]`` (the type of the state the server's lifespan
+    yields)."""
+    annotation = get_origin(annotation) or annotation
     return isinstance(annotation, type) and issubclass(annotation, Context)
 
 

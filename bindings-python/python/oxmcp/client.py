@@ -5,6 +5,7 @@ this process."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
@@ -111,6 +112,8 @@ class Client:
             tasks,
         )
         self._native: _native.Client | None = None
+        # An in-process server's lifespan, held while connected.
+        self._serving: contextlib.AsyncExitStack | None = None
 
     @classmethod
     def stdio(
@@ -195,7 +198,14 @@ class Client:
         if self._native is not None:
             raise RuntimeError("the client is already connected")
         if self._server is not None:
-            self._native = await _native.Client.connect_in_process(self._server._native, self._config)
+            serving = contextlib.AsyncExitStack()
+            await serving.enter_async_context(self._server._living())
+            try:
+                self._native = await _native.Client.connect_in_process(self._server._native, self._config)
+            except BaseException:
+                await serving.aclose()
+                raise
+            self._serving = serving
         elif self._command is not None:
             self._native = await _native.Client.connect_stdio(self._command, self._config, **self._stdio)
         elif self._http is not None:
@@ -209,6 +219,9 @@ class Client:
         if self._native is not None:
             native, self._native = self._native, None
             await native.close()
+        if self._serving is not None:
+            serving, self._serving = self._serving, None
+            await serving.aclose()
 
     @property
     def _connection(self) -> _native.Client:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, NoReturn, TypeVar, overload
+from typing import Any, Generic, Literal, NoReturn, overload
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from . import _native
 from .auth import AccessToken
@@ -16,6 +17,16 @@ from .types import CreateMessageResult, Root, SamplingMessage
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 Model = TypeVar("Model", bound=BaseModel)
 Data = TypeVar("Data")
+LifespanT = TypeVar("LifespanT", default=Any)
+
+
+@dataclass(frozen=True)
+class RequestContext(Generic[LifespanT]):
+    """The request as the official SDK's ``ctx.request_context`` shows it."""
+
+    request_id: int | str
+    lifespan_context: LifespanT
+    """What the server's ``lifespan`` yielded (``None`` without one)."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +43,7 @@ class ElicitationResult(Generic[Data]):
         return self.action == "accept"
 
 
-class Context:
+class Context(Generic[LifespanT]):
     """What a handler knows about its request, and how it talks back to the client.
 
     Declare a parameter annotated ``Context`` in a tool, resource or prompt function to
@@ -42,10 +53,17 @@ class Context:
     (``asyncio.CancelledError`` is raised at its current ``await``).
     """
 
-    __slots__ = ("_native",)
+    __slots__ = ("_lifespan", "_native")
 
-    def __init__(self, native: _native.Context) -> None:
+    def __init__(self, native: _native.Context, lifespan: Any = None) -> None:
         self._native = native
+        self._lifespan = lifespan
+
+    @property
+    def request_context(self) -> RequestContext[LifespanT]:
+        """The request id and what the server's ``lifespan`` yielded, as the official SDK
+        shows them (``ctx.request_context.lifespan_context``)."""
+        return RequestContext(self._native.request_id, self._lifespan)
 
     @property
     def request_id(self) -> int | str:

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import inspect
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from os import PathLike
 from typing import Any, Literal, TypeVar, overload
 
@@ -70,6 +70,7 @@ class Server:
         task_poll_interval: float | None = None,
         max_tasks: int | None = None,
         store: str | None = None,
+        lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
         one page). Bounds on each client (over stdio, in a legacy HTTP session):
@@ -96,7 +97,11 @@ class Server:
 
         ``store`` (default: the ``OXMCP_STORE`` environment variable), a ``redis://`` URL,
         makes replicas behind a load balancer one server: tasks, list changes and resource
-        updates, and the key that seals ``requestState`` are shared through that Redis."""
+        updates, and the key that seals ``requestState`` are shared through that Redis.
+
+        ``lifespan(server)``, an async context manager, is entered when the server starts
+        serving (stdio or HTTP) and left when it stops; what it yields reaches handlers as
+        ``ctx.request_context.lifespan_context``, as in the official SDK."""
         info = _drop_none(
             {
                 "name": name,
@@ -108,6 +113,11 @@ class Server:
             }
         )
         self.name = name
+        self._lifespan = lifespan
+        self._lifespan_state: Any = None
+        # Whatever serves the server (stdio, HTTP, in-process clients) shares one lifespan.
+        self._living_users = 0
+        self._lifespan_exit = contextlib.AsyncExitStack()
         self._native = _native.Server(
             info,
             instructions,
@@ -264,7 +274,7 @@ class Server:
             }
             return kwargs, native_ctx
 
-        handler = _handler(fn, spec, arguments_of, made.convert)
+        handler = _handler(fn, spec, arguments_of, self._lifespan_context, made.convert)
         self._native.add_tool(definition, handler, output, scopes, task, asks_before_task)
 
     def remove_tool(self, name: str) -> bool:
@@ -353,7 +363,9 @@ class Server:
             def no_arguments(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
                 return {}, native_ctx
 
-            self._native.add_resource({**definition, "uri": uri}, _handler(fn, spec, no_arguments), scopes)
+            self._native.add_resource(
+                {**definition, "uri": uri}, _handler(fn, spec, no_arguments, self._lifespan_context), scopes
+            )
             return
         _check_template_parameters(uri, variables, spec)
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
@@ -363,7 +375,7 @@ class Server:
 
         self._native.add_resource_template(
             {**definition, "uriTemplate": uri},
-            _handler(fn, spec, variables_of),
+            _handler(fn, spec, variables_of, self._lifespan_context),
             _completers(completions),
             scopes,
         )
@@ -471,7 +483,9 @@ class Server:
         def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
 
-        self._native.add_prompt(definition, _handler(fn, spec, arguments_of), _completers(completions), scopes)
+        self._native.add_prompt(
+            definition, _handler(fn, spec, arguments_of, self._lifespan_context), _completers(completions), scopes
+        )
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; returns whether it existed."""
@@ -484,8 +498,9 @@ class Server:
 
         While it serves, ``print()`` goes to stderr: stdout carries only protocol messages.
         """
-        with contextlib.redirect_stdout(sys.stderr):
-            await self._native.serve_stdio()
+        async with self._living():
+            with contextlib.redirect_stdout(sys.stderr):
+                await self._native.serve_stdio()
 
     async def start_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Unpack[HttpOptions]) -> HttpServer:
         """Starts serving Streamable HTTP (both protocol eras on one endpoint) on the
@@ -509,10 +524,31 @@ class Server:
         """Serves Streamable HTTP on the running loop until cancelled, then closes the
         listener. ``announce`` tells the URL on stderr once listening; the other
         arguments are those of :meth:`start_http`."""
-        async with await self.start_http(host, port, **options) as http:
+        async with self._living(), await self.start_http(host, port, **options) as http:
             if announce:
                 print(f"oxmcp: serving Streamable HTTP at {http.url}", file=sys.stderr, flush=True)
             await http.wait()
+
+    @contextlib.asynccontextmanager
+    async def _living(self) -> AsyncIterator[None]:
+        """Within the server's lifespan, if it has one: entered by the first that serves
+        the server, left when the last one stops."""
+        if self._lifespan is None:
+            yield
+            return
+        if self._living_users == 0:
+            self._lifespan_state = await self._lifespan_exit.enter_async_context(self._lifespan(self))
+        self._living_users += 1
+        try:
+            yield
+        finally:
+            self._living_users -= 1
+            if self._living_users == 0:
+                self._lifespan_state = None
+                await self._lifespan_exit.aclose()
+
+    def _lifespan_context(self) -> Any:
+        return self._lifespan_state
 
     def run(self, transport: Literal["stdio", "http", "streamable-http", "sse"] = "stdio", **options: Any) -> None:
         """Serves until Ctrl-C: stdio (the default; also until stdin closes), or
@@ -655,18 +691,20 @@ def _handler(
     fn: Callable[..., Any],
     spec: FunctionSpec,
     arguments: Callable[..., Arguments],
+    lifespan: Callable[[], Any],
     convert: Callable[[Any], Any] | None = None,
 ) -> Callable[..., Any]:
     """The function the native layer calls with its arguments (the last one the native
-    context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the context;
-    what ``fn`` returns goes to the core as it is, or as ``convert`` makes it. An ``async
-    def`` ``fn`` gets a coroutine function, run on the loop; a plain ``def`` gets a plain
-    function, which the native layer runs on a worker thread."""
+    context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the context
+    (with what ``lifespan()`` gives); what ``fn`` returns goes to the core as it is, or as
+    ``convert`` makes it. An ``async def`` ``fn`` gets a coroutine function, run on the
+    loop; a plain ``def`` gets a plain function, which the native layer runs on a worker
+    thread."""
 
     def prepare(native: tuple[Any, ...]) -> dict[str, Any]:
         kwargs, native_ctx = arguments(*native)
         if spec.context_parameter is not None:
-            kwargs[spec.context_parameter] = Context(native_ctx)
+            kwargs[spec.context_parameter] = Context(native_ctx, lifespan())
         return kwargs
 
     if spec.is_async:
