@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from mcp import Client as OfficialClient
-from mcp import StdioServerParameters
+from mcp import StdioServerParameters, types
 from pydantic import BaseModel
 
 from conftest import ERAS
@@ -33,6 +33,7 @@ class Visit:
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)
     reads: list[str] = field(default_factory=list)
     prompts: dict[str, dict[str, str]] = field(default_factory=dict)
+    eras: tuple[str, ...] = tuple(ERAS)
 
 
 SNIPPETS = {
@@ -43,6 +44,9 @@ SNIPPETS = {
         calls={"add": {"a": 1, "b": 2}}, reads=["greeting://Ada"], prompts={"greet_user": {"name": "Ada"}}
     ),
     "tool_progress": Visit(calls={"long_running_task": {"task_name": "report", "steps": 3}}),
+    # Sampling through the official SDK's `ctx.session.create_message`: a request to the
+    # client, which the official server makes in the legacy era only.
+    "sampling": Visit(calls={"generate_poem": {"topic": "the sea"}}, eras=("legacy",)),
     # A lifespan whose state handlers read as `ctx.request_context.lifespan_context`.
     "lifespan_example": Visit(calls={"query_db": {}}),
     # Results built with the official SDK's types (`mcp.types`), one checked against a model.
@@ -90,7 +94,8 @@ async def survey(server: Path, visit: Visit, era: str) -> dict[str, Any]:
     to `visit`."""
     parameters = StdioServerParameters(command=sys.executable, args=["-c", RUN, str(server)])
     seen: dict[str, Any] = {}
-    async with OfficialClient(parameters, mode="legacy" if era == "legacy" else "auto") as client:
+    mode = "legacy" if era == "legacy" else "auto"
+    async with OfficialClient(parameters, mode=mode, sampling_callback=write_poem) as client:
         seen["tools"] = [dumped(tool) for tool in (await client.list_tools()).tools]
         seen["resources"] = [dumped(r) for r in (await client.list_resources()).resources]
         templates = (await client.list_resource_templates()).resource_templates
@@ -105,6 +110,14 @@ async def survey(server: Path, visit: Visit, era: str) -> dict[str, Any]:
     return seen
 
 
+async def write_poem(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    """The client's model: a poem about what the last message asks."""
+    asked = params.messages[-1].content
+    text = asked.text if isinstance(asked, types.TextContent) else "?"
+    content = types.TextContent(type="text", text=f"A poem, as asked: {text}")
+    return types.CreateMessageResult(role="assistant", content=content, model="verse-1")
+
+
 def dumped(model: BaseModel) -> Any:
     """A model as the wire has it."""
     return model.model_dump(exclude_none=True, by_alias=True, mode="json")
@@ -115,8 +128,9 @@ def without_meta(result: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in result.items() if key != "_meta"}
 
 
-@pytest.mark.parametrize("era", ERAS)
-@pytest.mark.parametrize("snippet", sorted(SNIPPETS))
+@pytest.mark.parametrize(
+    ("snippet", "era"), [(snippet, era) for snippet in sorted(SNIPPETS) for era in SNIPPETS[snippet].eras]
+)
 async def test_an_official_sdk_server_runs_on_oxmcp_with_its_import_changed(
     snippet: str, era: str, snippets: Path, tmp_path: Path
 ) -> None:

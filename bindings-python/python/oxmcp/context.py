@@ -7,17 +7,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, NoReturn, overload
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypeVar
 
 from . import _native
 from .auth import AccessToken
-from .types import CreateMessageResult, Root, SamplingMessage
+from .types import ContentBlock, CreateMessageResult, Root, SamplingMessage
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 Model = TypeVar("Model", bound=BaseModel)
 Data = TypeVar("Data")
 LifespanT = TypeVar("LifespanT", default=Any)
+_CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,12 @@ class Context(Generic[LifespanT]):
     def __init__(self, native: _native.Context, lifespan: Any = None) -> None:
         self._native = native
         self._lifespan = lifespan
+
+    @property
+    def session(self) -> Session:
+        """The official SDK's ``ctx.session``, for handlers written for it:
+        ``create_message`` asks the client's model (as :meth:`sample` does)."""
+        return Session(self)
 
     @property
     def request_context(self) -> RequestContext[LifespanT]:
@@ -218,3 +225,45 @@ class Context(Generic[LifespanT]):
         """The client's roots."""
         answer = await self._native.list_roots()
         return [Root.model_validate(root) for root in answer["roots"]]
+
+
+class Session:
+    """What the official SDK's ``ctx.session`` offers that oxmcp serves: sampling."""
+
+    __slots__ = ("_context",)
+
+    def __init__(self, context: Context[Any]) -> None:
+        self._context = context
+
+    async def create_message(
+        self,
+        messages: Sequence[BaseModel | dict[str, Any]],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        stop_sequences: list[str] | None = None,
+        model_preferences: BaseModel | dict[str, Any] | None = None,
+    ) -> CreateMessageResult:
+        """Asks the client's model for a completion: :meth:`Context.sample`, with messages
+        and preferences of either SDK's types; a single content block of the answer is a
+        model (``result.content.text``), as the official SDK gives it."""
+        result = await self._context.sample(
+            [_wire(message) for message in messages],
+            max_tokens=max_tokens,
+            system_prompt=system_prompt,
+            temperature=temperature,
+            stop_sequences=stop_sequences,
+            model_preferences=None if model_preferences is None else _wire(model_preferences),
+        )
+        try:
+            return result.model_copy(update={"content": _CONTENT_BLOCK.validate_python(result.content)})
+        except ValidationError:
+            return result
+
+
+def _wire(value: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    """A model (oxmcp's or the official SDK's) as the wire has it."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return value
