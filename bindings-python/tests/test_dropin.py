@@ -8,6 +8,8 @@ same results, from both, in both eras."""
 from __future__ import annotations
 
 import importlib.metadata
+import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -17,11 +19,12 @@ from typing import Any
 
 import pytest
 from mcp import Client as OfficialClient
-from mcp import StdioServerParameters, types
+from mcp import MCPError, StdioServerParameters, types
 from pydantic import BaseModel
 
 from conftest import ERAS
 
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: Runs the snippet at argv[1] and serves its ``mcp`` over stdio.
 RUN = "import runpy, sys; runpy.run_path(sys.argv[1])['mcp'].run()"
 
@@ -44,9 +47,18 @@ SNIPPETS = {
         calls={"add": {"a": 1, "b": 2}}, reads=["greeting://Ada"], prompts={"greet_user": {"name": "Ada"}}
     ),
     "tool_progress": Visit(calls={"long_running_task": {"task_name": "report", "steps": 3}}),
-    # Sampling through the official SDK's `ctx.session.create_message`: a request to the
-    # client, which the official server makes in the legacy era only.
+    # Sampling through the official SDK's `ctx.session.create_message`, and elicitation in
+    # form and URL modes (and the -32042 error): requests to the client, which the official
+    # server makes in the legacy era only.
     "sampling": Visit(calls={"generate_poem": {"topic": "the sea"}}, eras=("legacy",)),
+    "elicitation": Visit(
+        calls={
+            "book_table": {"date": "2024-12-25", "time": "19:00", "party_size": 2},
+            "secure_payment": {"amount": 12.5},
+            "connect_service": {"service_name": "github"},
+        },
+        eras=("legacy",),
+    ),
     # A lifespan whose state handlers read as `ctx.request_context.lifespan_context`.
     "lifespan_example": Visit(calls={"query_db": {}}),
     # Results built with the official SDK's types (`mcp.types`), one checked against a model.
@@ -95,19 +107,26 @@ async def survey(server: Path, visit: Visit, era: str) -> dict[str, Any]:
     parameters = StdioServerParameters(command=sys.executable, args=["-c", RUN, str(server)])
     seen: dict[str, Any] = {}
     mode = "legacy" if era == "legacy" else "auto"
-    async with OfficialClient(parameters, mode=mode, sampling_callback=write_poem) as client:
+    async with OfficialClient(
+        parameters, mode=mode, sampling_callback=write_poem, elicitation_callback=agree
+    ) as client:
         seen["tools"] = [dumped(tool) for tool in (await client.list_tools()).tools]
         seen["resources"] = [dumped(r) for r in (await client.list_resources()).resources]
         templates = (await client.list_resource_templates()).resource_templates
         seen["templates"] = [dumped(t) for t in templates]
         seen["prompts"] = [dumped(p) for p in (await client.list_prompts()).prompts]
         for name, arguments in visit.calls.items():
-            seen[f"call {name}"] = without_meta(dumped(await client.call_tool(name, arguments)))
+            try:
+                seen[f"call {name}"] = without_meta(dumped(await client.call_tool(name, arguments)))
+            except MCPError as error:
+                seen[f"call {name}"] = {"code": error.code, "message": error.message, "data": error.data}
         for uri in visit.reads:
             seen[f"read {uri}"] = without_meta(dumped(await client.read_resource(uri)))
         for name, arguments in visit.prompts.items():
             seen[f"prompt {name}"] = without_meta(dumped(await client.get_prompt(name, arguments)))
-    return seen
+    # The snippets name their elicitations with fresh UUIDs.
+    settled: dict[str, Any] = json.loads(UUID.sub("<uuid>", json.dumps(seen)))
+    return settled
 
 
 async def write_poem(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
@@ -116,6 +135,13 @@ async def write_poem(context: Any, params: types.CreateMessageRequestParams) -> 
     text = asked.text if isinstance(asked, types.TextContent) else "?"
     content = types.TextContent(type="text", text=f"A poem, as asked: {text}")
     return types.CreateMessageResult(role="assistant", content=content, model="verse-1")
+
+
+async def agree(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The user: accepts a URL at once, and a form with the alternative date."""
+    if isinstance(params, types.ElicitRequestURLParams):
+        return types.ElicitResult(action="accept")
+    return types.ElicitResult(action="accept", content={"checkAlternative": True, "alternativeDate": "2024-12-27"})
 
 
 def dumped(model: BaseModel) -> Any:

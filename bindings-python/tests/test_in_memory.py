@@ -90,7 +90,8 @@ async def test_descriptions_come_from_docstrings_and_fields() -> None:
     async with Client(server) as client:
         tools = {tool.name: tool for tool in await client.list_tools()}
         assert tools["overridden"].description == "Overrides the docstring"
-        assert tools["documented"].description == "Does a thing.\n\nIn detail."
+        # The docstring as written, as the official SDK lists it.
+        assert tools["documented"].description == "Does a thing.\n\n        In detail.\n        "
         count = tools["documented"].input_schema["properties"]["count"]
         assert (count["description"], count["minimum"]) == ("How many", 1)
         invalid = await client.call_tool("documented", {"count": 0})

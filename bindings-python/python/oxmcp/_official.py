@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import types
+from ._errors import McpError
 
 #: Where the official SDK keeps its types (``mcp.types`` re-exports ``mcp_types``).
 _OFFICIAL_PACKAGES = ("mcp", "mcp_types")
@@ -31,3 +32,14 @@ def from_official(value: Any) -> Any:
         return value
     ours: type[BaseModel] = getattr(types, type(value).__name__)
     return ours.model_validate(value.model_dump(by_alias=True, exclude_none=True, mode="json"))
+
+
+def from_official_error(error: Exception) -> Exception:
+    """The official SDK's ``MCPError`` (``UrlElicitationRequiredError`` among them) as
+    oxmcp's :class:`McpError` of the same code, message and data; any other as it is."""
+    if type(error).__module__.partition(".")[0] not in _OFFICIAL_PACKAGES:
+        return error
+    code, message = getattr(error, "code", None), getattr(error, "message", None)
+    if not isinstance(code, int) or not isinstance(message, str):
+        return error
+    return McpError(code, message, getattr(error, "data", None))

@@ -81,7 +81,8 @@ def inspect_function(fn: Callable[..., Any]) -> FunctionSpec:
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
     return FunctionSpec(
         name=_name_of(fn),
-        description=inspect.getdoc(fn),
+        # The docstring as written, as the official SDK lists it.
+        description=getattr(fn, "__doc__", None),
         parameters=tuple(parameters),
         context_parameter=context_parameter,
         is_async=is_async,

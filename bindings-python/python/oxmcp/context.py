@@ -195,6 +195,13 @@ class Context(Generic[LifespanT]):
         data = content if isinstance(schema, dict) else schema.model_validate(content)
         return ElicitationResult("accept", data)
 
+    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitationResult[None]:
+        """Asks the client's user to complete something at `url` out of band (a sign-in, a
+        payment): the result says whether they accepted, declined or cancelled."""
+        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        answer = await self._native.elicit(params)
+        return ElicitationResult(answer["action"])
+
     async def sample(
         self,
         messages: str | Sequence[SamplingMessage | dict[str, Any]],

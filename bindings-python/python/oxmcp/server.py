@@ -10,7 +10,7 @@ import inspect
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from os import PathLike
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal, NoReturn, TypeVar, overload
 
 from pydantic import ValidationError
 from typing_extensions import TypedDict, Unpack
@@ -18,6 +18,7 @@ from typing_extensions import TypedDict, Unpack
 from . import _native
 from ._errors import McpError
 from ._native import INVALID_PARAMS
+from ._official import from_official_error
 from ._schema import FunctionSpec, Output, inspect_function, json_coercer, output_of, string_coercer
 from ._schema import input_schema as schema_of
 from .auth import TokenVerifier, native_verifier
@@ -346,7 +347,7 @@ class Server:
             {
                 "name": name or spec.name,
                 "title": title,
-                "description": description or spec.description,
+                "description": description or spec.description or "",
                 # Text is declared text/plain, as the official SDK declares it; the type of
                 # other contents follows from what is read.
                 "mimeType": mime_type or ("text/plain" if spec.return_annotation is str else None),
@@ -710,16 +711,30 @@ def _handler(
     if spec.is_async:
 
         async def run_on_loop(*native: Any) -> Any:
-            value = await fn(**prepare(native))
+            try:
+                value = await fn(**prepare(native))
+            except Exception as error:
+                _raise_as_ours(error)
             return value if convert is None else convert(value)
 
         return run_on_loop
 
     def run_here(*native: Any) -> Any:
-        value = fn(**prepare(native))
+        try:
+            value = fn(**prepare(native))
+        except Exception as error:
+            _raise_as_ours(error)
         return value if convert is None else convert(value)
 
     return run_here
+
+
+def _raise_as_ours(error: Exception) -> NoReturn:
+    """Raises `error` again, or, for the official SDK's ``MCPError``, oxmcp's."""
+    ours = from_official_error(error)
+    if ours is error:
+        raise error
+    raise ours from error
 
 
 def _coerce_strings(values: dict[str, str], coercers: dict[str, Any], what: str) -> dict[str, Any]:
