@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use futures::FutureExt;
@@ -97,6 +97,9 @@ pub(crate) struct Dispatcher {
     session_key: OnceLock<String>,
     /// Whether this is one copy of a session that replicas share (see [`share`](Self::share)).
     replicated: AtomicBool,
+    /// How many times this dispatcher changed what a session record holds (log level,
+    /// subscriptions) by itself; what it adopts does not count.
+    record_changes: AtomicU64,
 }
 
 /// The page size of `tasks/list` when the server sets none.
@@ -132,6 +135,7 @@ impl Dispatcher {
             session_channel: OnceLock::new(),
             session_key: OnceLock::new(),
             replicated: AtomicBool::new(false),
+            record_changes: AtomicU64::new(0),
         })
     }
 
@@ -399,13 +403,10 @@ impl Dispatcher {
         let mut subscriptions: Vec<String> = lock(&self.subscribed_uris).iter().cloned().collect();
         subscriptions.sort_unstable();
         Some(SessionRecord {
-            protocol_version: exchange.version.as_str().to_owned(),
-            client_capabilities: serde_json::to_value(&*exchange.client_capabilities).unwrap_or_default(),
-            client_info: exchange.client_info.and_then(|info| serde_json::to_value(&*info).ok()),
-            log_level: self.log_level().and_then(|level| match serde_json::to_value(level) {
-                Ok(Value::String(level)) => Some(level),
-                _ => None,
-            }),
+            protocol_version: exchange.version,
+            client_capabilities: (*exchange.client_capabilities).clone(),
+            client_info: exchange.client_info.as_deref().cloned(),
+            log_level: self.log_level(),
             subscriptions,
             owner,
             task_key: self.session_key().to_owned(),
@@ -413,42 +414,30 @@ impl Dispatcher {
     }
 
     /// Takes on the session `record` describes: its handshake, unless this copy has one
-    /// already, and its log level, subscriptions and task key. Fails on a record this
-    /// server cannot read.
+    /// already, and its log level, subscriptions and task key.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
-    pub(crate) fn adopt(&self, record: &SessionRecord) -> Result<(), String> {
-        let unreadable = |what: &str| format!("the session's {what} cannot be read");
-        let version = ProtocolVersion::parse(&record.protocol_version)
-            .filter(|version| version.era() == Era::Legacy)
-            .ok_or_else(|| unreadable("protocol version"))?;
-        let level = record
-            .log_level
-            .as_ref()
-            .map(|level| serde_json::from_value::<LoggingLevel>(Value::String(level.clone())))
-            .transpose()
-            .map_err(|_| unreadable("log level"))?;
-        {
-            let mut handshake = write(&self.handshake);
-            if handshake.is_none() {
-                *handshake = Some(Exchange {
-                    version,
-                    client_capabilities: Arc::new(
-                        serde_json::from_value(record.client_capabilities.clone())
-                            .map_err(|_| unreadable("client capabilities"))?,
-                    ),
-                    client_info: record
-                        .client_info
-                        .clone()
-                        .and_then(|info| serde_json::from_value(info).ok())
-                        .map(Arc::new),
-                    log_level: None,
-                });
-            }
-        }
-        *lock(&self.log_level) = level;
+    pub(crate) fn adopt(&self, record: &SessionRecord) {
+        write(&self.handshake).get_or_insert_with(|| Exchange {
+            version: record.protocol_version,
+            client_capabilities: Arc::new(record.client_capabilities.clone()),
+            client_info: record.client_info.clone().map(Arc::new),
+            log_level: None,
+        });
+        *lock(&self.log_level) = record.log_level;
         *lock(&self.subscribed_uris) = record.subscriptions.iter().cloned().collect();
         let _ = self.session_key.set(record.task_key.clone());
-        Ok(())
+    }
+
+    /// How many times this dispatcher changed what its session record holds (a copy saves
+    /// the record when the count moved since it last did).
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn record_changes(&self) -> u64 {
+        self.record_changes.load(Ordering::Relaxed)
+    }
+
+    /// Counts a change of the log level or the subscriptions.
+    pub(super) fn record_changed(&self) {
+        self.record_changes.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Where this session's messages go outside any request: its connection (on HTTP, the
@@ -601,6 +590,7 @@ impl Dispatcher {
     fn set_level(&self, params: Option<&RawValue>) -> Outcome {
         let params: SetLevelRequestParams = parse_params(params)?;
         *lock(&self.log_level) = Some(params.level);
+        self.record_changed();
         finish(EmptyResult::default(), None)
     }
 }

@@ -41,6 +41,8 @@ pub(super) fn subscribe(dispatcher: &Dispatcher, params: Option<&RawValue>, on: 
     } else {
         uris.remove(&params.uri);
     }
+    drop(uris);
+    dispatcher.record_changed();
     finish(EmptyResult::default(), None)
 }
 

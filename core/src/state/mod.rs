@@ -27,7 +27,7 @@ pub use redis::{
     RedisEventStore, RedisSessionStore, RedisStore, RedisSubscriptionBus, RedisTaskStore, KEY_OVERLAP, KEY_ROTATION,
 };
 pub use sealing::{KeyRing, SealError, SealingKey, REQUEST_STATE_KEYS_ENV};
-pub use sessions::{InMemorySessionStore, SessionMessage, SessionMessageKind, SessionRecord, SessionStore};
+pub use sessions::{InMemorySessionStore, SessionMessage, SessionRecord, SessionStore};
 pub use shared::{SharedState, STORE_ENV};
 #[cfg(feature = "sqlite")]
 pub use sqlite_tasks::SqliteTaskStore;

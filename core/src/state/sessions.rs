@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProtocolVersion};
 use crate::{lock, BoxFuture};
 
 /// How many messages may queue for a slow copy of the in-memory store before it misses
@@ -25,16 +26,16 @@ use crate::{lock, BoxFuture};
 const RELAY_CAPACITY: usize = 1024;
 
 /// What a replica needs to serve a legacy session it did not open.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRecord {
     /// The protocol version `initialize` settled on.
-    pub protocol_version: String,
+    pub protocol_version: ProtocolVersion,
     /// The client's capabilities, as `initialize` gave them.
-    pub client_capabilities: serde_json::Value,
+    pub client_capabilities: ClientCapabilities,
     /// The client's `clientInfo`.
-    pub client_info: Option<serde_json::Value>,
+    pub client_info: Option<Implementation>,
     /// The level set by `logging/setLevel`, if any.
-    pub log_level: Option<String>,
+    pub log_level: Option<LoggingLevel>,
     /// The URIs the client subscribed to with `resources/subscribe`.
     pub subscriptions: Vec<String>,
     /// The principal who opened the session, on an endpoint that requires tokens (a stable
@@ -45,31 +46,50 @@ pub struct SessionRecord {
 }
 
 /// What one copy of a session passes to the others.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionMessage {
-    /// The session's id.
-    pub session: String,
-    /// What the message is.
-    pub kind: SessionMessageKind,
-    /// The JSON-RPC message, the record as JSON for [`SessionMessageKind::Changed`], empty
-    /// for [`SessionMessageKind::Ended`].
-    pub text: String,
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SessionMessage {
+    /// A response or a cancellation from the client (its JSON-RPC text) that the copy that
+    /// received it could not place: the copy that sent the request, or serves the
+    /// cancelled one, takes it.
+    FromClient {
+        /// The session's id.
+        session: String,
+        /// The message, as the client sent it.
+        message: String,
+    },
+    /// A message for the session's GET stream: the copy that has it open sends it.
+    ToStream {
+        /// The session's id.
+        session: String,
+        /// The message to send.
+        message: String,
+    },
+    /// The session's record changed: every copy takes it on.
+    Changed {
+        /// The session's id.
+        session: String,
+        /// The record as it is now.
+        record: Box<SessionRecord>,
+    },
+    /// The session ended (DELETE): every copy ends.
+    Ended {
+        /// The session's id.
+        session: String,
+    },
 }
 
-/// The kinds of [`SessionMessage`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SessionMessageKind {
-    /// A response or a cancellation from the client that the copy that received it could
-    /// not place: the copy that sent the request, or serves the cancelled one, takes it.
-    FromClient,
-    /// A message for the session's GET stream: the copy that has it open sends it.
-    ToStream,
-    /// The session's record changed (its text is the record): every copy takes it on.
-    Changed,
-    /// The session ended (DELETE): every copy ends.
-    Ended,
+impl SessionMessage {
+    /// The id of the session the message is for.
+    pub fn session(&self) -> &str {
+        match self {
+            SessionMessage::FromClient { session, .. }
+            | SessionMessage::ToStream { session, .. }
+            | SessionMessage::Changed { session, .. }
+            | SessionMessage::Ended { session } => session,
+        }
+    }
 }
 
 /// Where replicas keep their legacy sessions, and how the copies of one session reach
@@ -170,8 +190,8 @@ mod tests {
 
     fn record() -> SessionRecord {
         SessionRecord {
-            protocol_version: "2025-06-18".into(),
-            client_capabilities: serde_json::json!({}),
+            protocol_version: ProtocolVersion::V2025_06_18,
+            client_capabilities: ClientCapabilities::default(),
             client_info: None,
             log_level: None,
             subscriptions: vec![],

@@ -69,12 +69,16 @@ pub(super) struct Endpoint {
 impl Endpoint {
     /// The endpoint of `server`; `origin` (`http://host:port`) is where the bundled
     /// listener is bound, the default origin of its resource URL.
-    pub(super) fn new(server: Server, config: HttpConfig, origin: Option<&str>) -> Result<Arc<Self>, ConfigError> {
+    pub(super) fn new(server: Server, mut config: HttpConfig, origin: Option<&str>) -> Result<Arc<Self>, ConfigError> {
         if !config.path.starts_with('/') {
             return Err(ConfigError(format!(
                 "the path must start with '/', not {:?}",
                 config.path
             )));
+        }
+        // The server's event store, unless this endpoint has one of its own.
+        if config.event_store.is_none() {
+            config.event_store = server.event_store().cloned();
         }
         let protection = match config.auth.clone() {
             Some(auth) => Some(auth.resolve(&config.path, origin).map_err(ConfigError)?),

@@ -37,9 +37,6 @@ pub(super) async fn post_legacy(
         },
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
-    // What such a request changes, copies of the session on other replicas must know.
-    let changes_session = matches!(&message, Message::Request(r) if matches!(r.method.as_str(),
-        methods::LOGGING_SET_LEVEL | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE));
     if endpoint.config.stateless {
         return post_stateless(endpoint, message, version, caller).await;
     }
@@ -84,10 +81,10 @@ pub(super) async fn post_legacy(
         ),
         Some(Outgoing::Final(text)) => {
             cancel_on_drop.disarm();
-            if changes_session {
-                if let Err(refused) = endpoint.save_session(&session).await {
-                    return refused.into_response();
-                }
+            // What the request changed of the session (its log level, its subscriptions),
+            // the copies on other replicas must know.
+            if let Err(refused) = endpoint.save_session(&session).await {
+                return refused.into_response();
             }
             json_body(StatusCode::OK, text)
         }

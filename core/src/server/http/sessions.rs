@@ -9,7 +9,7 @@
 //! copies. The copies talk through the store ([`follow_relay`]).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,7 @@ use crate::server::auth::{Caller, Principal};
 use crate::server::limits::Admission;
 use crate::server::random_id;
 use crate::server::session::Session;
-use crate::state::{SessionMessage, SessionMessageKind, SessionRecord, SessionStore};
+use crate::state::{SessionMessage, SessionStore};
 use crate::transport::{Frame, Transport};
 
 /// One legacy session (with a shared session store, this replica's copy of it).
@@ -42,8 +42,9 @@ pub(super) struct HttpSession {
     forwarder: tokio::task::JoinHandle<()>,
     /// The session's place among the endpoint's `max_sessions`.
     _slot: Admission,
-    /// What the shared session store keeps of the session, as this copy last saw it.
-    kept: Mutex<Option<SessionRecord>>,
+    /// The dispatcher's [`record_changes`](crate::server::dispatch::Dispatcher::record_changes)
+    /// when this copy last saved the session's record (`u64::MAX`: never).
+    saved_changes: AtomicU64,
 }
 
 impl HttpSession {
@@ -59,24 +60,24 @@ impl HttpSession {
         let idle = lock(&self.last_seen).elapsed();
         idle > timeout && !self.hub.has_reader() && !self.session.dispatcher().has_in_flight()
     }
-}
 
-impl HttpSession {
-    /// Keeps what changed of the session in `store`, for the copies on other replicas.
+    /// Keeps the session's record in `store`, and tells the copies on other replicas, when
+    /// this copy changed it since it last did.
     async fn save(&self, store: &dyn SessionStore, ttl: Duration) -> std::io::Result<()> {
-        let Some(record) = self.session.dispatcher().session_record(self.session.owner_key()) else {
-            return Ok(());
-        };
-        if lock(&self.kept).as_ref() == Some(&record) {
+        let dispatcher = self.session.dispatcher();
+        let changes = dispatcher.record_changes();
+        if self.saved_changes.load(Ordering::Relaxed) == changes {
             return Ok(());
         }
+        let Some(record) = dispatcher.session_record(self.session.owner_key()) else {
+            return Ok(());
+        };
         store.save(&self.id, &record, ttl).await?;
-        store.relay(SessionMessage {
+        store.relay(SessionMessage::Changed {
             session: self.id.clone(),
-            kind: SessionMessageKind::Changed,
-            text: serde_json::to_string(&record).unwrap_or_default(),
+            record: Box::new(record),
         });
-        *lock(&self.kept) = Some(record);
+        self.saved_changes.store(changes, Ordering::Relaxed);
         Ok(())
     }
 }
@@ -125,37 +126,33 @@ impl Endpoint {
     fn start_session(&self, id: &str, owner: Option<Principal>) -> Result<Arc<HttpSession>, Rejection> {
         let slot = self.session_slot()?;
         let shared = self.server.session_store().cloned();
-        let hub = match self.config.event_store.as_ref().or(self.server.event_store()) {
+        let hub = match &self.config.event_store {
             Some(store) => StreamHub::with_store(Arc::clone(store), id.to_owned()),
             None => StreamHub::new(self.log_limits.clone()),
         };
-        let hub = Arc::new(match shared {
-            Some(_) => hub.replicated(),
-            None => hub,
-        });
+        let hub = Arc::new(if shared.is_some() { hub.replicated() } else { hub });
         let relay = shared.map(|store| (store, id.to_owned()));
-        let sink = futures::sink::unfold((Arc::clone(&hub), relay), |(hub, relay), text: String| async move {
+        let replicated = relay.is_some();
+        let sink = futures::sink::unfold((Arc::clone(&hub), relay), |(hub, relay), message: String| async move {
             match &relay {
-                Some((store, id)) if !hub.is_attached(STANDALONE) => store.relay(SessionMessage {
+                Some((store, id)) if !hub.is_attached(STANDALONE) => store.relay(SessionMessage::ToStream {
                     session: id.clone(),
-                    kind: SessionMessageKind::ToStream,
-                    text,
+                    message,
                 }),
-                _ => hub.push(STANDALONE, text, false).await,
+                _ => hub.push(STANDALONE, message, false).await,
             }
             Ok::<_, std::io::Error>((hub, relay))
         });
         let (connection, _) = Connection::start(silent_transport(sink));
         let session = Session::owned(self.server.clone(), connection, owner);
-        let forwarder = match self.server.session_store() {
+        let forwarder = if replicated {
             // Of the copies of a session, the one whose standalone stream is open tells the
             // client of the server's events.
-            Some(_) => {
-                session.dispatcher().share().map_err(internal)?;
-                let hub = Arc::downgrade(&hub);
-                session.forward_events_when(move || hub.upgrade().is_some_and(|hub| hub.is_attached(STANDALONE)))
-            }
-            None => session.forward_events(),
+            session.dispatcher().share().map_err(internal)?;
+            let hub = Arc::downgrade(&hub);
+            session.forward_events_when(move || hub.upgrade().is_some_and(|hub| hub.is_attached(STANDALONE)))
+        } else {
+            session.forward_events()
         };
         Ok(Arc::new(HttpSession {
             id: id.to_owned(),
@@ -165,7 +162,7 @@ impl Endpoint {
             last_seen: Mutex::new(Instant::now()),
             confirmed: AtomicBool::new(false),
             _slot: slot,
-            kept: Mutex::new(None),
+            saved_changes: AtomicU64::new(u64::MAX),
         }))
     }
 
@@ -248,12 +245,13 @@ impl Endpoint {
                     None => None,
                 };
                 let copy = self.start_session(id, owner)?;
+                // Made from the record: nothing to save until this copy changes something.
+                copy.saved_changes.store(0, Ordering::Relaxed);
                 // Another request may have made a copy meanwhile: the first one stays.
                 Arc::clone(self.sessions().entry(id.to_owned()).or_insert(copy))
             }
         };
-        session.session.dispatcher().adopt(&record).map_err(internal)?;
-        *lock(&session.kept) = Some(record);
+        session.session.dispatcher().adopt(&record);
         Ok(Some(session))
     }
 
@@ -262,17 +260,13 @@ impl Endpoint {
     pub(super) async fn end_session(&self, id: &str) -> Result<(), Rejection> {
         if let Some(store) = self.server.session_store() {
             store.remove(id).await.map_err(store_unavailable)?;
-            if let Some(events) = self.config.event_store.as_ref().or(self.server.event_store()) {
+            if let Some(events) = &self.config.event_store {
                 // Copies leave the events to the session's end (see `StreamHub::replicated`).
                 if let Err(error) = events.session_ended(id).await {
                     tracing::warn!(%error, "the event store failed");
                 }
             }
-            store.relay(SessionMessage {
-                session: id.to_owned(),
-                kind: SessionMessageKind::Ended,
-                text: String::new(),
-            });
+            store.relay(SessionMessage::Ended { session: id.to_owned() });
         }
         self.sessions().remove(id);
         Ok(())
@@ -283,10 +277,9 @@ impl Endpoint {
     /// is dropped.
     pub(super) fn relay_from_client(&self, session: &HttpSession, message: &Message) {
         match self.server.session_store() {
-            Some(store) => store.relay(SessionMessage {
+            Some(store) => store.relay(SessionMessage::FromClient {
                 session: session.id.clone(),
-                kind: SessionMessageKind::FromClient,
-                text: message.to_text(),
+                message: message.to_text(),
             }),
             None => tracing::debug!("dropped a response or cancellation for an unknown request"),
         }
@@ -307,29 +300,23 @@ pub(super) async fn follow_relay(endpoint: Weak<Endpoint>, mut relayed: broadcas
             Err(broadcast::error::RecvError::Closed) => return,
         };
         let Some(endpoint) = endpoint.upgrade() else { return };
-        let Some(session) = endpoint.sessions().get(&message.session).cloned() else {
+        let Some(session) = endpoint.sessions().get(message.session()).cloned() else {
             continue;
         };
-        match message.kind {
-            SessionMessageKind::FromClient => {
+        match message {
+            SessionMessage::FromClient { message, .. } => {
                 if let Ok(Incoming::Single(from_client @ (Message::Response(_) | Message::Notification(_)))) =
-                    jsonrpc::parse(message.text.as_bytes())
+                    jsonrpc::parse(message.as_bytes())
                 {
                     // Every copy hears it; the one that awaits or serves its request takes it.
                     let _elsewhere = session.session.dispatcher().receive_here(from_client);
                 }
             }
-            SessionMessageKind::Changed => {
-                if let Ok(record) = serde_json::from_str::<SessionRecord>(&message.text) {
-                    if session.session.dispatcher().adopt(&record).is_ok() {
-                        *lock(&session.kept) = Some(record);
-                    }
-                }
+            SessionMessage::Changed { record, .. } => session.session.dispatcher().adopt(&record),
+            SessionMessage::ToStream { message, .. } if session.hub.is_attached(STANDALONE) => {
+                session.hub.push(STANDALONE, message, false).await;
             }
-            SessionMessageKind::ToStream if session.hub.is_attached(STANDALONE) => {
-                session.hub.push(STANDALONE, message.text, false).await;
-            }
-            SessionMessageKind::Ended => drop(endpoint.sessions().remove(&message.session)),
+            SessionMessage::Ended { session: id } => drop(endpoint.sessions().remove(&id)),
             _ => {}
         }
     }
