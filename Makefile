@@ -34,7 +34,7 @@ test-rust:
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 ruff==0.17.6 mypy==2.4.1
+PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 ruff==0.17.6 mypy==2.4.1 auditwheel==6.8.2
 PYTHON_CODE := bindings-python/python bindings-python/tests examples/python tests/interop/python
 
 $(PY):
@@ -55,7 +55,7 @@ test-python: python-dev node-peers
 	$(PY) -m pytest
 
 ## peers: the official SDKs the interop tests run against, pinned (the Python SDK into .venv)
-PEER_PYTHON_PACKAGES := mcp==2.3.0
+PEER_PYTHON_PACKAGES := mcp==2.3.0 fastapi==0.165.0 uvicorn==0.54.0
 .PHONY: peers
 peers: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check $(PEER_PYTHON_PACKAGES)
@@ -63,15 +63,19 @@ peers: $(PY)
 # core/tests/http_client.rs runs servers written with the official Python SDK.
 test-rust: peers
 
-## system-peers: the Debian packages the tests start on 127.0.0.1 (redis-server, nginx), installed when missing
+## system-peers: the Debian packages the tests start on 127.0.0.1 (redis-server, nginx), the browser the
+## inspector's test drives (chromium) and a font for `oxmcp bench --plot`'s labels, installed when missing
 .PHONY: system-peers
 system-peers:
 	@missing=""; command -v redis-server >/dev/null || missing="redis-server"; \
 	command -v nginx >/dev/null || test -x /usr/sbin/nginx || missing="$$missing nginx"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || missing="$$missing fonts-dejavu-core"; \
 	if [ -n "$$missing" ]; then apt-get update -q && apt-get install -y -q $$missing; fi
 
 # core/tests/redis.rs runs replicas over a real redis-server; bindings-python/tests/test_replicas.py puts nginx in
-# front of them, and bindings-node/tests/tasks.test.mjs shares tasks through Redis.
+# front of them, and bindings-node/tests/tasks.test.mjs shares tasks through Redis; cli/tests/cli.rs drives the
+# inspector in chromium (playwright-core from package-lock.json).
 test-rust test-python test-node: system-peers
 
 ## node-peers: the npm packages pinned by package-lock.json, among them the official TypeScript SDK the interop
@@ -104,7 +108,7 @@ conformance: python-dev node-build
 	CARGO="$(CARGO)" tests/conformance/run.sh
 
 ## bench: the suite against the official SDKs and rmcp (tests/bench/RESULTS.md, throughput.png), then criterion
-## micro-benchmarks. Builds what it measures in release: the load driver and the fixture server, the Python binding
+## micro-benchmarks. Builds what it measures in release: the load driver (`oxmcp bench`) and the fixture server, the Python binding
 ## (maturin), the Node binding (native module + TypeScript), and the rmcp echo server (its own lock file, outside
 ## the workspace); the official TypeScript SDK comes from package-lock.json.
 bench: peers
@@ -112,7 +116,7 @@ bench: peers
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q --release
 	npm install --ignore-scripts --no-audit --no-fund --no-save
 	npm run build:release
-	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-fixtures
+	$(CARGO) build -q --release -p oxmcp-cli -p oxmcp-fixtures
 	$(CARGO) build -q --release --locked --manifest-path tests/bench/servers/rmcp/Cargo.toml --target-dir $(TARGET_DIR)/bench-rmcp
 	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/run.py
 	$(MAKE) bench-replicas
@@ -122,7 +126,7 @@ bench: peers
 ## alone in memory, alone on Redis, and three replicas on one Redis, modern calls and legacy sessions
 .PHONY: bench-replicas
 bench-replicas: $(PY) system-peers
-	$(CARGO) build -q --release -p oxmcp-bench -p oxmcp-fixtures
+	$(CARGO) build -q --release -p oxmcp-cli -p oxmcp-fixtures
 	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/replicas.py
 
 fmt:

@@ -4,6 +4,7 @@
 //! functions, and conversions of the values that cross. Users import the TypeScript
 //! facade (`bindings-node/ts/`), never this module directly.
 //!
+//! - `cli`: the `oxmcp` command, for the package's `bin`.
 //! - `server`: `NativeServer`, the core's server with JavaScript handlers, served over
 //!   stdio, HTTP or in process.
 //! - `context`: `NativeContext`, the per-request context handed to those handlers.
@@ -14,6 +15,8 @@
 //! - `convert`: values across the boundary: what JavaScript handlers return, as the core's
 //!   types.
 //! - `http`: Streamable HTTP settings of both sides, and the server's listener.
+//! - `mounted`: the server's HTTP endpoint inside a web app (the facade's `fetch` and
+//!   Node handlers).
 //! - `oauth`: `NativeOAuth`, the OAuth client of the HTTP client.
 //! - `error`: failures as JavaScript sees them.
 //! - `runtime`: the tokio runtime, and calling JavaScript from its tasks (weak threadsafe
@@ -24,12 +27,14 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod auth;
+mod cli;
 mod client;
 mod context;
 mod convert;
 mod error;
 mod handler;
 mod http;
+mod mounted;
 mod oauth;
 mod runtime;
 mod server;

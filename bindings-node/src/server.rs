@@ -24,6 +24,7 @@ use crate::convert::{count, decode_js, duration_ms};
 use crate::error::{client_error, definition_error, invalid};
 use crate::handler::{Bridge, CancelCallback, HandlerCallback};
 use crate::http::{HttpOptions, NativeHttpListener};
+use crate::mounted::NativeHttpEndpoint;
 
 /// Server settings beyond its name and version.
 #[napi(object)]
@@ -314,6 +315,15 @@ impl NativeServer {
         let (address, config, path) = options.into_core(self.auth.clone())?;
         let handle = self.server.bind_http(address, config).await.map_err(client_error)?;
         Ok(NativeHttpListener::new(handle, &path))
+    }
+
+    /// The Streamable HTTP endpoint `options` describe (their `host` and `port` aside), for
+    /// a web app that serves it: the facade's `fetch` and Node handlers.
+    #[napi]
+    pub async fn http_endpoint(&self, options: HttpOptions) -> napi::Result<NativeHttpEndpoint> {
+        let (_, config, _) = options.into_core(self.auth.clone())?;
+        let endpoint = self.server.http_endpoint(config).map_err(|e| invalid(e.to_string()))?;
+        Ok(NativeHttpEndpoint::new(endpoint))
     }
 
     /// Stops every connection this server serves (over stdio and in process; HTTP

@@ -34,9 +34,11 @@ export { ErrorCode, InputRequired, McpError } from './errors';
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';
+export type { FetchHandler, NodeHandler } from './mounted';
 export type {
   HttpAddress,
   HttpListenOptions,
+  HttpMountOptions,
   ListenOptions,
   PromptConfig,
   PromptHandler,

@@ -17,7 +17,15 @@ import { compact } from './compact';
 import { completersOf, type CompleteCallback } from './completable';
 import { Context } from './context';
 import { ErrorCode, McpError, native, nativeSync } from './errors';
-import { nativeModule, type NativeHttpListener, type NativeServer, type NativeContext } from './native';
+import { answerFetch, answerNode, type FetchHandler, type NodeHandler } from './mounted';
+import {
+  nativeModule,
+  type HttpOptions,
+  type NativeHttpEndpoint,
+  type NativeHttpListener,
+  type NativeServer,
+  type NativeContext,
+} from './native';
 import { failure, settle, type Outcome } from './outcome';
 import { promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
 import type {
@@ -167,6 +175,12 @@ export interface HttpListenOptions {
 
 /** How `listen` serves. */
 export type ListenOptions = StdioListenOptions | HttpListenOptions;
+
+/**
+ * The settings of the endpoint mounted in a web app (`fetchHandler`, `nodeHandler`): those of
+ * `listen({ transport: 'http' })` but the listener's, which are the app's server's.
+ */
+export type HttpMountOptions = Omit<HttpListenOptions, 'transport' | 'host' | 'port' | 'headerReadTimeout' | 'maxConnections'>;
 
 /** Where an HTTP listener is bound. */
 export interface HttpAddress {
@@ -448,6 +462,9 @@ export class Server {
   readonly #native: NativeServer;
   readonly #handlers = new HandlerTable();
   readonly #listeners = new Set<NativeHttpListener>();
+  /** The endpoints mounted in web apps, each made on its first request. */
+  readonly #endpoints = new Set<Promise<NativeHttpEndpoint>>();
+  #defaultFetch: FetchHandler | undefined;
   #listening = false;
   #closed = false;
 
@@ -639,43 +656,68 @@ export class Server {
   }
 
   /**
-   * Stops every connection and HTTP listener for good; a stdio `listen()` resolves. Each
-   * HTTP listener ends its streams that only wait for events, lets requests in flight
-   * finish until its `shutdownTimeout`, then cancels them and closes every connection;
-   * this resolves once all of that is done.
+   * The Streamable HTTP endpoint as a web-standard handler, for Hono (`app.mount('/',
+   * server.fetch)`), Next.js route handlers, Bun and Deno: the behaviour of `listen({
+   * transport: 'http' })` (both eras, sessions, SSE, the Origin/Host checks, authorization)
+   * with the default settings, at `/mcp` of the request's URL. Bound: pass it as it is.
+   */
+  readonly fetch = (request: Request): Promise<Response> => (this.#defaultFetch ??= this.fetchHandler())(request);
+
+  /** {@link fetch} with settings of its own, such as `path` or `stateless`. */
+  fetchHandler(options: HttpMountOptions = {}): FetchHandler {
+    const endpoint = this.#mount(options);
+    return async (request) => answerFetch(await endpoint(), request);
+  }
+
+  /**
+   * The Streamable HTTP endpoint as a `(req, res, next)` handler, for Express
+   * (`app.use(server.nodeHandler())`), Fastify's raw requests and `http.createServer`; the
+   * path is matched against `req.url` (which Express strips of the mount path). A request
+   * the endpoint does not serve goes to `next` when there is one. A body an Express parser
+   * already read (`express.json()`) is taken from `req.body`.
+   */
+  nodeHandler(options: HttpMountOptions = {}): NodeHandler {
+    const endpoint = this.#mount(options);
+    return async (req, res, next) => answerNode(await endpoint(), req, res, next);
+  }
+
+  /**
+   * Stops every connection, HTTP listener and mounted endpoint for good; a stdio `listen()`
+   * resolves. Each HTTP listener and endpoint ends its streams that only wait for events,
+   * lets requests in flight finish until its `shutdownTimeout`, then cancels them (and a
+   * listener closes every connection); this resolves once all of that is done.
    */
   async close(): Promise<void> {
     this.#closed = true;
     this.#native.close();
     const listeners = [...this.#listeners];
+    const endpoints = [...this.#endpoints];
     this.#listeners.clear();
-    await Promise.all(listeners.map((listener) => native(listener.close())));
+    this.#endpoints.clear();
+    await Promise.all([
+      ...listeners.map((listener) => native(listener.close())),
+      ...endpoints.map(async (endpoint) => (await endpoint).shutdown()),
+    ]);
+  }
+
+  /** The endpoint `options` describe, made on first use (and never once the server is closed). */
+  #mount(options: HttpMountOptions): () => Promise<NativeHttpEndpoint> {
+    let made: Promise<NativeHttpEndpoint> | undefined;
+    return () => {
+      if (this.#closed) {
+        return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'the server is closed', undefined, 'closed'));
+      }
+      if (made === undefined) {
+        made = native(this.#native.httpEndpoint(nativeHttpOptions(options)));
+        this.#endpoints.add(made);
+      }
+      return made;
+    };
   }
 
   async #listenHttp(options: HttpListenOptions): Promise<HttpAddress> {
-    const {
-      transport: _transport,
-      sessionIdleTimeout,
-      newSessionTimeout,
-      headerReadTimeout,
-      bodyReadTimeout,
-      shutdownTimeout,
-      retry,
-      ...settings
-    } = options;
-    const listener = await native(
-      this.#native.bindHttp(
-        compact({
-          ...settings,
-          sessionIdleTimeoutMs: sessionIdleTimeout,
-          newSessionTimeoutMs: newSessionTimeout,
-          headerReadTimeoutMs: headerReadTimeout,
-          bodyReadTimeoutMs: bodyReadTimeout,
-          shutdownTimeoutMs: shutdownTimeout,
-          retryMs: retry,
-        }),
-      ),
-    );
+    const { transport: _transport, ...settings } = options;
+    const listener = await native(this.#native.bindHttp(nativeHttpOptions(settings)));
     if (this.#closed) {
       await native(listener.close());
       throw new McpError(ErrorCode.ConnectionClosed, 'the server is closed', undefined, 'closed');
@@ -790,4 +832,19 @@ const BYTES_KEY = '$oxmcp.bytes';
 
 function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/** The native settings of an HTTP endpoint: durations in milliseconds under their native names. */
+function nativeHttpOptions(options: Omit<HttpListenOptions, 'transport'>): HttpOptions {
+  const { sessionIdleTimeout, newSessionTimeout, headerReadTimeout, bodyReadTimeout, shutdownTimeout, retry, ...settings } =
+    options;
+  return compact({
+    ...settings,
+    sessionIdleTimeoutMs: sessionIdleTimeout,
+    newSessionTimeoutMs: newSessionTimeout,
+    headerReadTimeoutMs: headerReadTimeout,
+    bodyReadTimeoutMs: bodyReadTimeout,
+    shutdownTimeoutMs: shutdownTimeout,
+    retryMs: retry,
+  });
 }

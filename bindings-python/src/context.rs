@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use oxmcp::protocol::{CreateMessageRequestParams, ElicitRequestParams, Era, InputRequests, LoggingLevel};
-use oxmcp::server::{Context as CoreContext, HandlerError};
+use oxmcp::server::{Context as CoreContext, DefinitionKind, HandlerError};
 
 use crate::{convert, error, runtime};
 
@@ -144,6 +144,23 @@ impl Context {
         self.inner.is_task()
     }
 
+    /// Tells every client that the list of `kind` ("tools", "resources" or "prompts")
+    /// changed.
+    fn notify_list_changed(&self, kind: &str) -> PyResult<()> {
+        let kind = match kind {
+            "tools" => DefinitionKind::Tool,
+            "resources" => DefinitionKind::Resource,
+            "prompts" => DefinitionKind::Prompt,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "no list of {other:?}: 'tools', 'resources' or 'prompts'"
+                )))
+            }
+        };
+        self.inner.notify_list_changed(kind);
+        Ok(())
+    }
+
     /// Sends a log message at `level` ("debug" ... "emergency"), if the client wants it.
     #[pyo3(signature = (level, data, logger=None))]
     fn log<'py>(
@@ -181,6 +198,16 @@ impl Context {
         let ctx = self.inner.clone();
         runtime::future_into_py(py, async move {
             let outcome = ctx.sample(params).await;
+            answer(outcome)
+        })
+    }
+
+    /// Reads a resource of this server, its handler run with this context; resolves to the
+    /// `resources/read` result as a dict.
+    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let outcome = ctx.read_resource(&uri).await;
             answer(outcome)
         })
     }

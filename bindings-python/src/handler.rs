@@ -4,7 +4,8 @@
 //! as the core's `Returned`, and dropping the Rust future (the client cancelled, or the
 //! connection ended) cancels the task. A plain function runs on one of tokio's blocking
 //! threads instead, never touching the loop. [`PyTool`], [`PyResource`], [`PyPrompt`] and
-//! [`PyCompletion`] are the core's server-side handlers over a [`PyHandler`];
+//! [`PyCompletion`] and [`PyCompleter`] are the core's server-side handlers over a
+//! [`PyHandler`];
 //! [`PySampling`], [`PyElicitation`] and [`PyRoots`] answer the server's requests.
 
 use std::collections::BTreeMap;
@@ -19,12 +20,12 @@ use tokio::sync::oneshot;
 
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
-    CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
-    GetPromptResult, ListRootsResult, ReadResourceResult,
+    CallToolResult, CompleteRequestParams, Completion, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, ReadResourceResult,
 };
 use oxmcp::server::{
-    CompletionHandler, Context as CoreContext, HandlerError, PromptHandler, ResourceHandler, Returned, ToolHandler,
-    ToolOutput,
+    Completer, CompletionHandler, Context as CoreContext, HandlerError, PromptHandler, ResourceHandler, Returned,
+    ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -387,6 +388,17 @@ impl CompletionHandler for PyCompletion {
             }
             Ok(vec![value.into_pyobject(py)?.into_any(), others.into_any()])
         })
+    }
+}
+
+/// The server's one completion handler, for arguments without their own: it gets the
+/// request's params as they came, and gives a completion or None.
+pub struct PyCompleter(pub PyHandler);
+
+impl Completer for PyCompleter {
+    fn complete(&self, params: CompleteRequestParams) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
+        self.0
+            .call("a completion", move |py| Ok(vec![convert::to_python(py, &params)?]))
     }
 }
 

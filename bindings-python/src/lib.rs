@@ -4,6 +4,7 @@
 //! values at the boundary and calls Python handlers. The public API is the pure-Python
 //! package `oxmcp` (under `python/`), which wraps these classes.
 //!
+//! - `cli`: the `oxmcp` command, for the package's console script.
 //! - `server`: `Server`, the core's server with Python handlers, served over stdio, HTTP or
 //!   in memory.
 //! - `context`: `Context`, the per-request context handed to those handlers.
@@ -12,6 +13,7 @@
 //!   the core's handler traits.
 //! - `convert`: values across the boundary: Python objects as JSON and the core's types.
 //! - `http`: Streamable HTTP settings of the server, and its listener.
+//! - `mounted`: the HTTP endpoint inside a Python web app (the facade's ASGI app).
 //! - `auth`: the token verifiers of a server that requires tokens over HTTP.
 //! - `oauth`: the OAuth client of the HTTP client.
 //! - `error`: failures as Python sees them, both ways.
@@ -20,12 +22,14 @@
 use pyo3::prelude::*;
 
 mod auth;
+mod cli;
 mod client;
 mod context;
 mod convert;
 mod error;
 mod handler;
 mod http;
+mod mounted;
 mod oauth;
 mod runtime;
 mod server;
@@ -39,6 +43,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::ToolTask>()?;
     m.add_class::<http::HttpConfig>()?;
     m.add_class::<http::HttpServer>()?;
+    m.add_class::<mounted::HttpEndpoint>()?;
+    m.add_class::<mounted::HttpExchange>()?;
     m.add_class::<auth::JwtVerifier>()?;
     m.add_class::<auth::IntrospectionVerifier>()?;
     m.add_class::<oauth::OAuth>()?;
@@ -50,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, code) in oxmcp::protocol::code::NAMED {
         m.add(name, code)?;
     }
+    m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::after_fork_in_child, m)?)?;
     Ok(())

@@ -23,8 +23,9 @@ use oxmcp::server::{
 use oxmcp::state::{SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
 
-use crate::handler::{LoopSlot, PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
+use crate::handler::{LoopSlot, PyCompleter, PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
 use crate::http::{HttpConfig, HttpServer};
+use crate::mounted::HttpEndpoint;
 use crate::{convert, error, runtime};
 
 /// An MCP server whose handlers are Python callables.
@@ -272,6 +273,27 @@ impl Server {
                 .map_err(crate::error::raise)?;
             Ok(HttpServer::new(handle, &path))
         })
+    }
+
+    /// Sets the server's completion handler: `complete(params)`, called with the params of a
+    /// `completion/complete` request for an argument no completer of its own serves,
+    /// returns (an awaitable of) a completion or None.
+    fn set_completer(&self, complete: &Bound<'_, PyAny>) {
+        self.inner.set_completer(PyCompleter(self.bind_handler(complete)));
+    }
+
+    /// The Streamable HTTP endpoint `config` describes, for a web app that serves it (the
+    /// facade's ASGI app); handlers run on the running asyncio loop.
+    fn http_endpoint(&self, py: Python<'_>, config: &Bound<'_, HttpConfig>) -> PyResult<HttpEndpoint> {
+        self.slot.set(runtime::current_locals(py)?);
+        let core = config.get().core(self.auth.clone())?;
+        let runtime = runtime::handle().ok_or_else(error::exiting)?;
+        let _entered = runtime.enter();
+        let endpoint = self
+            .inner
+            .http_endpoint(core)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(HttpEndpoint::new(endpoint))
     }
 
     /// Serves this process's stdin and stdout until stdin closes; handlers run on the

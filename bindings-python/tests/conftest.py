@@ -87,12 +87,14 @@ def start_announcing(
 
 
 @contextlib.contextmanager
-def http_server(command: Sequence[str], *, noise_free: bool = True, url_on: Stream = "stderr") -> Iterator[str]:
-    """Starts an HTTP server process that tells its URL in a line on stderr (or, with
-    `url_on="stdout"`, on stdout, as the servers of tests/interop do), yields the URL, then
-    stops it with Ctrl-C and checks that it exited with 0 and (when `noise_free`) wrote no
-    traceback or panic."""
-    process, url = start_announcing(command, url_on=url_on)
+def http_server(
+    command: Sequence[str], *, noise_free: bool = True, url_on: Stream = "stderr", env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """Starts an HTTP server process (with `env` added to its environment) that tells its
+    URL in a line on stderr (or, with `url_on="stdout"`, on stdout, as the servers of
+    tests/interop do), yields the URL, then stops it with Ctrl-C and checks that it exited
+    with 0 and (when `noise_free`) wrote no traceback or panic."""
+    process, url = start_announcing(command, url_on=url_on, env=env)
     try:
         yield url
     finally:

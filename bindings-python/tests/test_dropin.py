@@ -20,10 +20,13 @@ from typing import Any
 import pytest
 from mcp import Client as OfficialClient
 from mcp import MCPError, StdioServerParameters, types
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
-from conftest import ERAS
+from conftest import ERAS, http_server
 
+REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] = TypeAdapter(
+    types.PromptReference | types.ResourceTemplateReference
+)
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: Runs the snippet at argv[1] and serves its ``mcp`` over stdio.
 RUN = "import runpy, sys; runpy.run_path(sys.argv[1])['mcp'].run()"
@@ -36,6 +39,8 @@ class Visit:
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)
     reads: list[str] = field(default_factory=list)
     prompts: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: `completion/complete` requests: the reference, the argument, the other arguments.
+    completions: list[tuple[dict[str, str], dict[str, str], dict[str, str] | None]] = field(default_factory=list)
     eras: tuple[str, ...] = tuple(ERAS)
 
 
@@ -59,6 +64,22 @@ SNIPPETS = {
         },
         eras=("legacy",),
     ),
+    # One completion handler for every prompt and template (`@mcp.completion()`), given
+    # the official SDK's types.
+    "completion": Visit(
+        completions=[
+            ({"type": "ref/prompt", "name": "review_code"}, {"name": "language", "value": "py"}, None),
+            ({"type": "ref/prompt", "name": "review_code"}, {"name": "code", "value": "x"}, None),
+            (
+                {"type": "ref/resource", "uri": "github://repos/{owner}/{repo}"},
+                {"name": "repo", "value": ""},
+                {"owner": "modelcontextprotocol"},
+            ),
+        ],
+        prompts={"review_code": {"language": "python", "code": "x = 1"}},
+    ),
+    # Log messages at each level, and `ctx.session.send_resource_list_changed()`.
+    "notifications": Visit(calls={"process_data": {"data": "records"}}),
     # A lifespan whose state handlers read as `ctx.request_context.lifespan_context`.
     "lifespan_example": Visit(calls={"query_db": {}}),
     # Results built with the official SDK's types (`mcp.types`), one checked against a model.
@@ -101,14 +122,32 @@ def ported(source: Path, directory: Path) -> Path:
     return path
 
 
-async def survey(server: Path, visit: Visit, era: str) -> dict[str, Any]:
-    """What the official client sees of the server in `server`: its lists, then the answers
-    to `visit`."""
-    parameters = StdioServerParameters(command=sys.executable, args=["-c", RUN, str(server)])
-    seen: dict[str, Any] = {}
+def over_stdio(snippet: Path) -> StdioServerParameters:
+    """The official client's way to start the server of `snippet` over stdio."""
+    return StdioServerParameters(command=sys.executable, args=["-c", RUN, str(snippet)])
+
+
+async def survey(server: StdioServerParameters | str, visit: Visit, era: str) -> dict[str, Any]:
+    """What the official client sees of `server` (started over stdio, or at a URL): its
+    lists, then the answers to `visit`."""
+    seen: dict[str, Any] = {"logs": [], "notified": set()}
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        seen["logs"].append([params.level, params.data])
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ServerNotification):
+            seen["notified"].add(message.method)
+
     mode = "legacy" if era == "legacy" else "auto"
     async with OfficialClient(
-        parameters, mode=mode, sampling_callback=write_poem, elicitation_callback=agree
+        server,
+        mode=mode,
+        sampling_callback=write_poem,
+        elicitation_callback=agree,
+        logging_callback=on_log,
+        log_level="debug",
+        message_handler=on_message,
     ) as client:
         seen["tools"] = [dumped(tool) for tool in (await client.list_tools()).tools]
         seen["resources"] = [dumped(r) for r in (await client.list_resources()).resources]
@@ -124,6 +163,13 @@ async def survey(server: Path, visit: Visit, era: str) -> dict[str, Any]:
             seen[f"read {uri}"] = without_meta(dumped(await client.read_resource(uri)))
         for name, arguments in visit.prompts.items():
             seen[f"prompt {name}"] = without_meta(dumped(await client.get_prompt(name, arguments)))
+        for ref, argument, context in visit.completions:
+            reference = REFERENCE.validate_python(ref)
+            completed = await client.complete(reference, argument, context)
+            seen[f"complete {json.dumps([ref, argument])}"] = without_meta(dumped(completed))
+        # A last round trip: notifications sent before it have arrived.
+        await client.list_tools()
+    seen["notified"] = sorted(seen["notified"])
     # The snippets name their elicitations with fresh UUIDs.
     settled: dict[str, Any] = json.loads(UUID.sub("<uuid>", json.dumps(seen)))
     return settled
@@ -162,8 +208,64 @@ async def test_an_official_sdk_server_runs_on_oxmcp_with_its_import_changed(
 ) -> None:
     original = snippets / f"{snippet}.py"
     visit = SNIPPETS[snippet]
-    theirs = await survey(original, visit, era)
-    ours = await survey(ported(original, tmp_path), visit, era)
+    theirs = await survey(over_stdio(original), visit, era)
+    ours = await survey(over_stdio(ported(original, tmp_path)), visit, era)
+    assert_same(ours, theirs)
+
+
+def assert_same(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
+    """Each thing seen of the official server is seen the same of the ported one."""
     for key in theirs:
         assert ours.get(key) == theirs[key], key
     assert ours.keys() == theirs.keys()
+
+
+#: The snippets that mount servers in a Starlette app, each endpoint's path with what the
+#: client asks of it.
+MOUNTED = {
+    "streamable_http_basic_mounting": {"/mcp": Visit(calls={"hello": {}})},
+    "streamable_http_multiple_servers": {
+        "/api/": Visit(calls={"api_status": {}}),
+        "/chat/": Visit(calls={"send_message": {"message": "hi"}}),
+    },
+    "streamable_starlette_mount": {
+        "/echo/mcp": Visit(calls={"echo": {"message": "hi"}}),
+        "/math/mcp": Visit(calls={"add_two": {"n": 40}}),
+    },
+}
+
+
+async def survey_app(app: Path, endpoints: dict[str, Visit]) -> dict[tuple[str, str], dict[str, Any]]:
+    """What the official client sees of each endpoint of the ASGI app `app` (a module with
+    an ``app``), served by uvicorn, in each era."""
+    uvicorn = [sys.executable, "-m", "uvicorn", "--app-dir", str(app.parent), f"{app.stem}:app", "--port", "0"]
+    with http_server(uvicorn) as url:
+        return {
+            (path, era): await survey(url + path, visit, era) for path, visit in endpoints.items() for era in visit.eras
+        }
+
+
+@pytest.mark.parametrize("snippet", sorted(MOUNTED))
+async def test_an_official_sdk_app_mounting_servers_runs_on_oxmcp_with_its_import_changed(
+    snippet: str, snippets: Path, tmp_path: Path
+) -> None:
+    """Served by uvicorn as published and ported, the app's endpoints answer the official
+    client alike, in both eras."""
+    original = snippets / f"{snippet}.py"
+    theirs = await survey_app(original, MOUNTED[snippet])
+    ours = await survey_app(ported(original, tmp_path), MOUNTED[snippet])
+    assert ours.keys() == theirs.keys()
+    for key in theirs:
+        assert_same(ours[key], theirs[key])
+
+
+async def test_a_mounted_app_serves_without_entering_a_lifespan(snippets: Path, tmp_path: Path) -> None:
+    """The official ``streamable_http_path_config`` snippet enters no
+    ``session_manager.run()``, so the official SDK answers its every request with 500; on
+    oxmcp the endpoint starts on the first request."""
+    snippet = ported(snippets / "streamable_http_path_config.py", tmp_path)
+    seen = await survey_app(snippet, {"/process/": Visit(calls={"process_data": {"data": "x"}})})
+    for era in ERAS:
+        answer = seen[("/process/", era)]["call process_data"]
+        assert answer["content"] == [{"type": "text", "text": "Processed: x"}]
+        assert answer["structuredContent"] == {"result": "Processed: x"}

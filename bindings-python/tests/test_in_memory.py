@@ -9,12 +9,12 @@ import dataclasses
 import threading
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
 
-from conftest import EndlessTool
+from conftest import EndlessTool, Notifications
 from oxmcp import (
     Audio,
     CallToolResult,
@@ -27,7 +27,15 @@ from oxmcp import (
     Server,
     TextContent,
 )
-from oxmcp.types import ElicitRequest, ElicitResult, TextResourceContents
+from oxmcp.types import (
+    Completion,
+    CompletionArgument,
+    ElicitRequest,
+    ElicitResult,
+    PromptReference,
+    ResourceTemplateReference,
+    TextResourceContents,
+)
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
@@ -486,3 +494,79 @@ async def test_a_lifespan_runs_once_around_everything_that_serves_the_server() -
         assert (await other.call_tool("state")).content[0].text == "connected"
         assert events == ["start lived"], "entered once for both clients"
     assert events == ["start lived", "stop"]
+
+
+async def test_the_servers_completion_handler_gets_models_and_may_return_values() -> None:
+    server = Server("completing")
+    asked: list[tuple[Any, Any, Any]] = []
+
+    @server.prompt(completions={"language": lambda value: [value + "thon"]})
+    def review(language: str, code: str) -> str:
+        return f"{language}: {code}"
+
+    @server.resource("repo://{owner}/{name}")
+    def repo(owner: str, name: str) -> str:
+        return f"{owner}/{name}"
+
+    @server.completion()
+    def complete(ref, argument, context):  # type: ignore[no-untyped-def]  # unannotated: oxmcp's models
+        asked.append((ref, argument, context))
+        if isinstance(ref, PromptReference):
+            return [argument.value + "()"]
+        if context is not None and context.arguments == {"owner": "oxmcp"}:
+            return Completion(values=["core", "cli"], has_more=False)
+        return None
+
+    async with Client(server) as client:
+        # A completer of the argument's own comes first.
+        assert (await client.complete("language", "py", prompt="review")).values == ["python"]
+        assert (await client.complete("code", "main", prompt="review")).values == ["main()"]
+        templated = await client.complete("name", "", template="repo://{owner}/{name}", context={"owner": "oxmcp"})
+        assert (templated.values, templated.has_more) == (["core", "cli"], False)
+        assert (await client.complete("name", "", template="repo://{owner}/{name}")).values == []
+    assert asked[0][0] == PromptReference(name="review")
+    assert asked[0][1] == CompletionArgument(name="code", value="main")
+    assert asked[1][0] == ResourceTemplateReference(uri="repo://{owner}/{name}")
+    assert asked[2][2] is None
+
+
+async def test_a_handler_tells_clients_a_computed_list_changed(notifications: Notifications) -> None:
+    server = Server("computed")
+
+    @server.tool()
+    async def refresh(ctx: Context) -> str:
+        await ctx.session.send_resource_list_changed()
+        return "refreshed"
+
+    async with Client(server, era="legacy", notification_handler=notifications) as client:
+        await client.call_tool("refresh")
+        await notifications.wait_for("notifications/resources/list_changed")
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_a_tool_reads_the_servers_own_resources(era: Literal["legacy", "modern"]) -> None:
+    server = Server("library")
+
+    @server.resource("notes://today", mime_type="text/markdown")
+    def today() -> str:
+        return "# Today"
+
+    @server.resource("logo://{size}", mime_type="image/png")
+    def logo(size: str) -> bytes:
+        return b"\x89PNG" + size.encode()
+
+    @server.tool()
+    async def summarize(ctx: Context) -> str:
+        (note,) = await ctx.read_resource("notes://today")
+        (image,) = await ctx.read_resource("logo://small")
+        try:
+            await ctx.read_resource("notes://nowhere")
+        except McpError as error:
+            missing = error.message
+        return f"{note.content!s} ({note.mime_type}); {image.content!r} ({image.mime_type}); {missing}"
+
+    async with Client(server, era=era) as client:
+        result = await client.call_tool("summarize")
+    assert result.content == [
+        TextContent(text="# Today (text/markdown); b'\\x89PNGsmall' (image/png); Resource not found: notes://nowhere")
+    ]

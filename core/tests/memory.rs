@@ -1,13 +1,14 @@
 //! A server and a client in one process over the in-memory transport: what needs a
 //! handle on the server itself (runtime changes, configuration) in both eras.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ProgressCallback, ServerNotification};
-use oxmcp::protocol::{code, ErrorObject, SubscriptionFilter};
+use oxmcp::protocol::{code, CompleteRequestParams, Completion, CompletionReference, ErrorObject, SubscriptionFilter};
 use oxmcp::server::{Context, DefinitionKind, HandlerError, PromptDef, Server, ToolDef};
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -425,4 +426,79 @@ async fn progress_callback_calls_the_client() {
         }
         client.close().await.unwrap();
     }
+}
+
+#[tokio::test]
+async fn the_servers_completer_completes_what_no_argument_handler_does() {
+    let prompt = PromptDef::new("review")
+        .argument("language", "", true)
+        .argument("code", "", true)
+        .argument("style", "", false)
+        .complete(
+            "language",
+            |value: String, _| async move { vec![format!("{value}thon")] },
+        )
+        .handler(|_, _| async { "hi" });
+    let server = Server::builder("completing", "1").prompt(prompt).build().unwrap();
+    server.set_completer(|params: CompleteRequestParams| async move {
+        match params.argument.name.as_str() {
+            "code" => Some(Completion {
+                values: vec![format!("{}()", params.argument.value)],
+                ..Default::default()
+            }),
+            "style" => Some(Completion {
+                values: (0..150).map(|n| n.to_string()).collect(),
+                ..Default::default()
+            }),
+            _ => None,
+        }
+    });
+    let reference = || CompletionReference::Prompt {
+        name: "review".into(),
+        title: None,
+    };
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let complete = |argument: &'static str, value: &'static str| {
+            let client = &client;
+            async move {
+                client
+                    .complete(reference(), argument, value, BTreeMap::new())
+                    .await
+                    .unwrap()
+            }
+        };
+        // The argument's own handler comes first.
+        assert_eq!(complete("language", "py").await.values, ["python"]);
+        let code = complete("code", "main").await;
+        assert_eq!(
+            (code.values, code.total, code.has_more),
+            (vec!["main()".to_owned()], None, None)
+        );
+        let style = complete("style", "").await;
+        assert_eq!(
+            (style.values.len(), style.total, style.has_more),
+            (100, Some(150), Some(true))
+        );
+        assert!(complete("nothing", "").await.values.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_handler_tells_every_client_a_computed_list_changed() {
+    let server = Server::builder("computed", "1")
+        .tool(ToolDef::new("refresh").handler(|_, ctx: Context| async move {
+            ctx.notify_list_changed(DefinitionKind::Resource);
+            "refreshed"
+        }))
+        .build()
+        .unwrap();
+    let caller = connect(&server, EraMode::Modern).await;
+    let other = connect(&server, EraMode::Legacy).await;
+    let mut other_notes = other.notifications();
+    caller.call_tool("refresh", json!({})).await.unwrap();
+    assert_eq!(
+        next_change(&mut other_notes).await,
+        Some(ServerNotification::ResourceListChanged)
+    );
 }

@@ -1,6 +1,6 @@
 """The cost of sharing state: the Rust fixture server behind a real nginx (plain round
 robin), alone with its in-memory state, alone with the Redis store, and as three replicas
-sharing the Redis store; modern calls and legacy sessions, driven by `mcp-load`. Writes
+sharing the Redis store; modern calls and legacy sessions, driven by `oxmcp bench`. Writes
 REPLICAS.md next to this file.
 
     python tests/bench/replicas.py [--quick]
@@ -45,7 +45,7 @@ def replicas(count: int, store: str | None) -> Iterator[list[str]]:
 
 
 def measure(url: str, era: str, sessions: int, seconds: str) -> dict | None:
-    args = ["http", "--url", url, "--concurrency", str(WIDE), "--sessions", str(sessions)]
+    args = ["--url", url, "--concurrency", str(WIDE), "--sessions", str(sessions)]
     timing = ["--seconds", seconds, "--calls", "1000000", "--warmup", "2000", "--payload", str(SMALL)]
     return load(["--name", "oxmcp-rust", "--era", era, *timing, *args])
 

@@ -1,4 +1,4 @@
-"""Runs the benchmark suite: every server under test, driven by `mcp-load` over stdio and
+"""Runs the benchmark suite: every server under test, driven by `oxmcp bench` over stdio and
 Streamable HTTP in one run on this machine; writes results.jsonl and RESULTS.md (with a
 plot, throughput.png) next to this file.
 
@@ -31,7 +31,8 @@ ROOT = HERE.parents[1]
 SERVERS = HERE / "servers"
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
 RELEASE = TARGET / "release"
-LOAD = RELEASE / "mcp-load"
+# The load driver: `oxmcp bench` (cli/src/bench.rs).
+LOAD = RELEASE / "oxmcp"
 # oxmcp in Rust: the fixture server (tests/fixtures/rust), whose tools include echo_with_progress.
 FIXTURE_SERVER = RELEASE / "fixture-server"
 PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -109,6 +110,16 @@ def setups() -> list[Setup]:
             py,
             sessions=True,
         ),
+        # The same endpoint as an ASGI app (server.http_app()) under uvicorn, as users mount
+        # it in FastAPI or Starlette: uvicorn's HTTP parsing replaces the core's listener.
+        Setup(
+            "oxmcp-python",
+            "ASGI, uvicorn",
+            "http",
+            [str(PYTHON), str(SERVERS / "oxmcp_python.py"), "asgi"],
+            both,
+            py,
+        ),
         Setup(
             "oxmcp-node",
             "default",
@@ -133,9 +144,9 @@ class Skip(Exception):
 
 
 def load(args: list[str]) -> dict | None:
-    """One `mcp-load` run; its JSON line, or None when it failed."""
+    """One `oxmcp bench` run; its JSON line, or None when it failed."""
     try:
-        done = subprocess.run([str(LOAD), *args], capture_output=True, text=True, timeout=300)
+        done = subprocess.run([str(LOAD), "bench", "--json", *args], capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         print(f"  failed: {' '.join(args[:12])}: timed out", file=sys.stderr)
         return None
@@ -222,7 +233,7 @@ class Runner:
         # Large payloads are ~100x slower per call: a tenth of the warm-up calls keeps it short.
         warmup = self.warmup if payload == SMALL else self.warmup // 10
         timing = ["--era", era, "--payload", str(payload), "--warmup", str(warmup), *self.timing]
-        self.measure(setup, f"{era} {payload} B {window}", [*timing, *args, *setup.load_args])
+        self.measure(setup, f"{era} {payload} B {window}", [*timing, *setup.load_args, *args])
 
     def run(self, setup: Setup) -> None:
         if missing := setup.missing():
@@ -240,7 +251,7 @@ class Runner:
         self.skipped.append((setup, why))
 
     def stdio(self, setup: Setup) -> None:
-        stdio = lambda in_flight: ["stdio", "--in-flight", str(in_flight), "--", *setup.command]  # noqa: E731
+        stdio = lambda in_flight: ["--in-flight", str(in_flight), "--", *setup.command]  # noqa: E731
         for era in setup.eras:
             for in_flight in (1, WIDE):
                 self.calls(setup, era, SMALL, f"{in_flight} in flight", stdio(in_flight))
@@ -249,7 +260,6 @@ class Runner:
     def http(self, setup: Setup) -> None:
         process, url = start_http(setup.command)
         http = lambda sessions: [  # noqa: E731
-            "http",
             "--url",
             url,
             "--concurrency",
@@ -275,7 +285,7 @@ class Runner:
         heap left over that new sessions fill without growing."""
         process, url = start_http(setup.command)
         try:
-            args = ["idle-sessions", "--url", url, "--sessions", self.idle_sessions, "--server-pid", str(process.pid)]
+            args = ["--idle-sessions", self.idle_sessions, "--url", url, "--server-pid", str(process.pid)]
             self.measure(setup, "idle sessions", args)
         finally:
             stop(process)
@@ -468,7 +478,7 @@ def markdown(results: list[dict], skipped: list[tuple[Setup, str]], failures: li
         f"{os.cpu_count()} cores; {versions()}.",
         "",
         "Every server exposes the same `echo(text)` tool, written as its SDK's users would "
-        "(`tests/bench/servers/`). `mcp-load` checks every answer; a run with errors is marked failed. "
+        "(`tests/bench/servers/`). `oxmcp bench` checks every answer; a run with errors is marked failed. "
         "Server CPU per call is the server process's CPU time divided by the calls, which still compares "
         "fairly when the two cores are saturated by server plus driver.",
         "",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, NoReturn, overload
@@ -158,6 +159,12 @@ class Context(Generic[LifespanT]):
         """Whether this call runs as a task (``@server.tool(task=...)``)."""
         return self._native.is_task
 
+    def notify_list_changed(self, kind: Literal["tools", "resources", "prompts"]) -> None:
+        """Tells every client that the list of ``kind`` changed: for lists the server
+        computes (registering and removing tools, resources and prompts tells clients by
+        itself)."""
+        self._native.notify_list_changed(kind)
+
     async def log(self, level: LogLevel, data: Any, logger: str | None = None) -> None:
         """Sends a log message, if the client wants messages of this level."""
         await self._native.log(level, data, logger)
@@ -228,14 +235,40 @@ class Context(Generic[LifespanT]):
         params.update({key: value for key, value in optional.items() if value is not None})
         return CreateMessageResult.model_validate(await self._native.sample(params))
 
+    async def read_resource(self, uri: str) -> list[ReadResourceContents]:
+        """Reads a resource of this server, as a client would get it (its handler runs with
+        this request's context), as FastMCP's and the official SDK's ``ctx.read_resource``
+        do: each of its contents as text or bytes. An unknown URI raises
+        :class:`~oxmcp.McpError` (resource not found)."""
+        answer = await self._native.read_resource(uri)
+        return [
+            ReadResourceContents(
+                content=part["text"] if "text" in part else base64.b64decode(part.get("blob", "")),
+                mime_type=part.get("mimeType"),
+                uri=part["uri"],
+            )
+            for part in answer["contents"]
+        ]
+
     async def list_roots(self) -> list[Root]:
         """The client's roots."""
         answer = await self._native.list_roots()
         return [Root.model_validate(root) for root in answer["roots"]]
 
 
+@dataclass(frozen=True)
+class ReadResourceContents:
+    """One of the contents :meth:`Context.read_resource` gives: text or bytes, its MIME
+    type, and its URI."""
+
+    content: str | bytes
+    mime_type: str | None = None
+    uri: str | None = None
+
+
 class Session:
-    """What the official SDK's ``ctx.session`` offers that oxmcp serves: sampling."""
+    """What the official SDK's ``ctx.session`` offers that oxmcp serves: sampling, and
+    telling clients a list changed."""
 
     __slots__ = ("_context",)
 
@@ -267,6 +300,18 @@ class Session:
             return result.model_copy(update={"content": _CONTENT_BLOCK.validate_python(result.content)})
         except ValidationError:
             return result
+
+    async def send_tool_list_changed(self) -> None:
+        """Tells every client the list of tools changed."""
+        self._context.notify_list_changed("tools")
+
+    async def send_resource_list_changed(self) -> None:
+        """Tells every client the list of resources changed."""
+        self._context.notify_list_changed("resources")
+
+    async def send_prompt_list_changed(self) -> None:
+        """Tells every client the list of prompts changed."""
+        self._context.notify_list_changed("prompts")
 
 
 def _wire(value: BaseModel | dict[str, Any]) -> dict[str, Any]:

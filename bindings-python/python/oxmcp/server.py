@@ -8,14 +8,15 @@ import asyncio
 import contextlib
 import inspect
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+import typing
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from os import PathLike
-from typing import Any, Literal, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, overload
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
 
-from . import _native
+from . import _native, types
 from ._errors import McpError
 from ._native import INVALID_PARAMS
 from ._official import from_official_error
@@ -24,6 +25,9 @@ from ._schema import input_schema as schema_of
 from .auth import TokenVerifier, native_verifier
 from .context import Context
 from .types import Annotations, ToolAnnotations
+
+if TYPE_CHECKING:
+    from .asgi import HttpApp
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 #: Whether a tool runs as a task: never, when the client asks for one (2025-11-25) or
@@ -119,6 +123,7 @@ class Server:
         # Whatever serves the server (stdio, HTTP, in-process clients) shares one lifespan.
         self._living_users = 0
         self._lifespan_exit = contextlib.AsyncExitStack()
+        self._http_apps: list[HttpApp] = []
         self._native = _native.Server(
             info,
             instructions,
@@ -492,6 +497,33 @@ class Server:
         """Removes a prompt; returns whether it existed."""
         return self._native.remove_prompt(name)
 
+    # Completion
+
+    def completion(self) -> Callable[[Handler], Handler]:
+        """Registers the server's completion handler, as the official SDK's
+        ``@mcp.completion()``::
+
+            @server.completion()
+            async def complete(ref, argument, context):
+                if isinstance(ref, PromptReference) and argument.name == "language":
+                    return Completion(values=["python", "rust"])
+                return None
+
+        It completes the arguments of prompts and resource templates that have no
+        completer of their own (``completions=`` of :meth:`prompt` and :meth:`resource`):
+        ``ref`` is a :class:`~oxmcp.types.PromptReference` or
+        :class:`~oxmcp.types.ResourceTemplateReference`, ``argument`` a
+        :class:`~oxmcp.types.CompletionArgument`, ``context`` a
+        :class:`~oxmcp.types.CompletionContext` or None, each of the type the function
+        annotates (the official SDK's ``mcp.types`` ones too). It returns a
+        :class:`~oxmcp.types.Completion`, a list of values, or None (no values)."""
+
+        def register(fn: Handler) -> Handler:
+            self._native.set_completer(_completer(fn))
+            return fn
+
+        return register
+
     # Serving
 
     async def serve_stdio(self) -> None:
@@ -530,6 +562,57 @@ class Server:
                 print(f"oxmcp: serving Streamable HTTP at {http.url}", file=sys.stderr, flush=True)
             await http.wait()
 
+    def http_app(
+        self,
+        path: str | None = None,
+        *,
+        transport: Literal["http", "streamable-http", "sse"] = "http",
+        middleware: Sequence[Any] = (),
+        host: str | None = None,
+        **options: Any,
+    ) -> HttpApp:
+        """The Streamable HTTP endpoint as an ASGI application, to mount in Starlette or
+        FastAPI next to other routes (``app.mount("/", server.http_app())``), or to run
+        alone (``uvicorn module:app``); it serves at ``path`` (default ``/mcp``) within
+        wherever it is mounted, as :meth:`run` would with ``transport="http"``. Give the
+        parent app ``lifespan=mcp_app.lifespan`` (or enter it in the parent's lifespan) so
+        that the endpoint shuts down with the app; without it, the endpoint starts on the
+        first request and stays up.
+
+        ``transport="sse"`` adds the 2024-11-05 ``/sse`` and ``/messages`` endpoints;
+        ``middleware`` wraps the app in Starlette ``Middleware`` entries; ``host``, the
+        address the app is served on, accepts any ``Host`` header when it is not a loopback
+        address (a remote server), as the official SDK does; the other options are those of
+        :class:`HttpOptions`, under their names or the official SDK's (``stateless_http``,
+        ``streamable_http_path``)."""
+        from .asgi import HttpApp
+
+        if path is not None:
+            options["path"] = path
+        if transport == "sse":
+            options.setdefault("legacy_sse", True)
+        app = HttpApp(self, _native.HttpConfig(**_http_options(options, host)), middleware)
+        self._http_apps.append(app)
+        return app
+
+    def streamable_http_app(self, **options: Any) -> HttpApp:
+        """The official SDK's name for :meth:`http_app`, with its options
+        (``streamable_http_path``, ``json_response``, ``stateless_http``, ``host``)."""
+        return self.http_app(**options)
+
+    def sse_app(self, **options: Any) -> HttpApp:
+        """The endpoint with the 2024-11-05 HTTP+SSE transport (``/sse`` and ``/messages``),
+        as an ASGI application: :meth:`http_app` with ``transport="sse"``."""
+        return self.http_app(transport="sse", **options)
+
+    @property
+    def session_manager(self) -> SessionManager:
+        """What the official SDK's apps enter in their lifespan (``async with
+        mcp.session_manager.run():``): the lifespans of the ASGI apps made so far."""
+        if not self._http_apps:
+            raise RuntimeError("the session manager exists once an app was made: call streamable_http_app() first")
+        return SessionManager(self._http_apps)
+
     @contextlib.asynccontextmanager
     async def _living(self) -> AsyncIterator[None]:
         """Within the server's lifespan, if it has one: entered by the first that serves
@@ -559,7 +642,7 @@ class Server:
         if transport in ("http", "streamable-http", "sse"):
             if transport == "sse":
                 options.setdefault("legacy_sse", True)
-            serving = self.serve_http(announce=True, **options)
+            serving = self.serve_http(announce=True, **_http_options(options))
         elif transport == "stdio":
             if options:
                 raise TypeError(f"the stdio transport takes no options: {', '.join(options)}")
@@ -589,7 +672,8 @@ class HttpOptions(TypedDict, total=False):
     without ``Origin`` (not from a browser) always pass."""
     allowed_hosts: list[str]
     """``Host`` names accepted, against DNS rebinding (default ``localhost``, ``127.0.0.1``,
-    ``[::1]``); an empty list accepts any: only behind a proxy that checks it."""
+    ``[::1]``, or any name when listening on a non-loopback address such as ``0.0.0.0``);
+    an empty list accepts any: only behind a proxy that checks it."""
     stateless: bool
     """Serve the legacy era without sessions: no ``Mcp-Session-Id``, no GET stream."""
     json_response: bool
@@ -645,6 +729,40 @@ class HttpOptions(TypedDict, total=False):
     dpop_nonces: bool
     """With ``auth``: DPoP proofs must carry the nonce the server hands out (RFC 9449 §9;
     default off)."""
+
+
+class SessionManager:
+    """The official SDK's ``mcp.session_manager``: ``run()`` is the lifespan of the
+    server's ASGI apps."""
+
+    __slots__ = ("_apps",)
+
+    def __init__(self, apps: list[HttpApp]) -> None:
+        self._apps = apps
+
+    @contextlib.asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        """Within it the apps serve; leaving it ends their sessions."""
+        async with contextlib.AsyncExitStack() as stack:
+            for app in self._apps:
+                await stack.enter_async_context(app.lifespan())
+            yield
+
+
+def _http_options(options: dict[str, Any], host: str | None = None) -> dict[str, Any]:
+    """:class:`HttpOptions` from the keywords of :meth:`Server.run` and
+    :meth:`Server.http_app`, which may use the official SDK's names. A ``host`` that is not
+    a loopback address serves remote clients: any ``Host`` header is accepted unless
+    ``allowed_hosts`` says otherwise (the official SDK's rule; the core's listener applies
+    the same when bound)."""
+    aliases = {"stateless_http": "stateless", "streamable_http_path": "path"}
+    options = {aliases.get(name, name): value for name, value in options.items()}
+    if host is not None and host not in _LOOPBACK_HOSTS:
+        options.setdefault("allowed_hosts", [])
+    return options
+
+
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 class HttpServer:
@@ -769,6 +887,39 @@ def _completers(completions: dict[str, Completer] | None) -> dict[str, Callable[
         return run
 
     return {name: wrap(complete) for name, complete in completions.items()}
+
+
+def _completer(fn: Callable[..., Any]) -> Callable[[Wire], Awaitable[Wire | None]]:
+    """Wraps the server's completion function as the native layer calls it: with the
+    request's params, its parts given as the models the function annotates."""
+    defaults: list[Any] = [
+        types.PromptReference | types.ResourceTemplateReference,
+        types.CompletionArgument,
+        types.CompletionContext | None,
+    ]
+    try:
+        hints = typing.get_type_hints(fn)
+    except (NameError, TypeError):
+        hints = {}
+    # A function may take fewer than the three parts: it gets the first ones.
+    names = list(inspect.signature(fn).parameters)[:3]
+    adapters = [TypeAdapter(hints.get(name, default)) for name, default in zip(names, defaults, strict=False)]
+
+    async def complete(params: Wire) -> Wire | None:
+        wire = (params["ref"], params["argument"], params.get("context"))
+        completion = fn(*(adapter.validate_python(part) for adapter, part in zip(adapters, wire, strict=False)))
+        if inspect.isawaitable(completion):
+            completion = await completion
+        if completion is None:
+            return None
+        if isinstance(completion, BaseModel):
+            dumped: Wire = completion.model_dump(by_alias=True, exclude_none=True, mode="json")
+            return dumped
+        if isinstance(completion, dict):
+            return completion
+        return {"values": list(completion)}
+
+    return complete
 
 
 def _check_template_parameters(uri: str, variables: list[str], spec: FunctionSpec) -> None:

@@ -278,6 +278,34 @@ class Completion(WireModel):
     has_more: bool | None = None
 
 
+class PromptReference(WireModel):
+    """The prompt whose argument a completion request is about."""
+
+    type: Literal["ref/prompt"] = "ref/prompt"
+    name: str
+    title: str | None = None
+
+
+class ResourceTemplateReference(WireModel):
+    """The resource template whose variable a completion request is about."""
+
+    type: Literal["ref/resource"] = "ref/resource"
+    uri: str
+
+
+class CompletionArgument(WireModel):
+    """The argument being completed, and what the user typed so far."""
+
+    name: str
+    value: str
+
+
+class CompletionContext(WireModel):
+    """The values of the other arguments, when the client gives them."""
+
+    arguments: dict[str, str] | None = None
+
+
 class SamplingMessage(WireModel):
     """One message of a sampling conversation."""
 

@@ -37,6 +37,7 @@ mod tool_headers;
 
 use tool_headers::ToolHeaders;
 
+pub use crate::transport::MessageDirection;
 pub use notifications::ServerNotification;
 pub use options::{ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler};
 pub use send::{CallOptions, ProgressCallback, MAX_INPUT_ROUNDS};
@@ -119,6 +120,10 @@ impl Client {
         options: ClientOptions,
         child: Option<ChildProcess>,
     ) -> Result<Client> {
+        let transport = match &options.observer {
+            Some(observer) => transport.observed(Arc::clone(observer)),
+            None => transport,
+        };
         let (connection, incoming) = Connection::start(transport);
         let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
         let server_requests = Arc::new(Semaphore::new(options.max_server_requests));

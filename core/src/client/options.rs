@@ -9,6 +9,7 @@ use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationCapability, ErrorObject, Implementation, ListRootsResult, RootsCapability, SamplingCapability,
 };
+use crate::transport::{MessageDirection, MessageObserver};
 use crate::BoxFuture;
 #[cfg(doc)]
 use crate::Error;
@@ -80,6 +81,7 @@ pub struct ClientOptions {
     pub(crate) max_server_requests: usize,
     pub(crate) max_sampling_per_round: usize,
     pub(crate) tasks: bool,
+    pub(crate) observer: Option<MessageObserver>,
 }
 
 impl ClientOptions {
@@ -101,7 +103,15 @@ impl ClientOptions {
             max_server_requests: 16,
             max_sampling_per_round: 8,
             tasks: true,
+            observer: None,
         }
+    }
+
+    /// Shows `observer` every message of the connection, both ways, as its text (what an
+    /// inspector lists; a debugging log).
+    pub fn on_message(mut self, observer: impl Fn(MessageDirection, &str) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(observer));
+        self
     }
 
     /// Whether the client declares the 2026-07-28 tasks extension (default on): a server

@@ -42,6 +42,26 @@ where
     }
 }
 
+/// Completes an argument of any prompt or resource template that has no
+/// [`CompletionHandler`] of its own for it: the one completion handler per server of the
+/// official SDKs. `None` offers no values.
+pub trait Completer: Send + Sync + 'static {
+    /// The suggestions for what `params` names (more than 100 values are cut, with
+    /// `hasMore` set).
+    fn complete(&self, params: CompleteRequestParams) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>>;
+}
+
+impl<F, Fut> Completer for F
+where
+    F: Fn(CompleteRequestParams) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Option<Completion>> + Send + 'static,
+{
+    fn complete(&self, params: CompleteRequestParams) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
+        let future = self(params);
+        Box::pin(async move { Ok(future.await) })
+    }
+}
+
 /// Completion handlers by argument or variable name.
 pub(crate) type CompletionHandlers = HashMap<String, Arc<dyn CompletionHandler>>;
 
@@ -57,8 +77,19 @@ pub(crate) fn completion_from(mut values: Vec<String>) -> Completion {
     }
 }
 
+/// `completion` as a [`Completer`] gave it, cut to the protocol's limit.
+fn within_limit(mut completion: Completion) -> Completion {
+    if completion.values.len() > MAX_COMPLETION_VALUES {
+        let total = completion.values.len() as u64;
+        completion.values.truncate(MAX_COMPLETION_VALUES);
+        completion.total = Some(completion.total.unwrap_or(total).max(total));
+        completion.has_more = Some(true);
+    }
+    completion
+}
+
 /// `completion/complete`: the completion handler of a prompt's or a resource template's
-/// argument (none gives no values).
+/// argument, else the server's [`Completer`] (neither gives no values).
 pub(super) async fn complete(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
     let params: CompleteRequestParams = parse_params(params)?;
     let registry = server.registry();
@@ -76,18 +107,18 @@ pub(super) async fn complete(server: &Server, params: Option<&RawValue>, stamp: 
             .map(|t| &t.completions)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown resource template: {uri}")))?,
     };
-    let values = match handlers.get(&params.argument.name) {
-        Some(handler) => {
+    let failed = |error| server.disclose(error).into_error_object();
+    let completion = match (handlers.get(&params.argument.name), server.completer()) {
+        (Some(handler), _) => {
             let context = params.context.and_then(|c| c.arguments).unwrap_or_default();
-            handler
-                .complete(params.argument.value, context)
-                .await
-                .map_err(|error| server.disclose(error).into_error_object())?
+            let values = handler.complete(params.argument.value, context).await.map_err(failed)?;
+            completion_from(values)
         }
-        None => Vec::new(),
+        (None, Some(completer)) => within_limit(completer.complete(params).await.map_err(failed)?.unwrap_or_default()),
+        (None, None) => completion_from(Vec::new()),
     };
     let result = CompleteResult {
-        completion: completion_from(values),
+        completion,
         ..Default::default()
     };
     finish(result, stamp)

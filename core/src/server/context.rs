@@ -239,6 +239,12 @@ impl Context {
         self.inner.task_id.is_some()
     }
 
+    /// Tells every client that the list of `kind` changed (see
+    /// [`Server::notify_list_changed`](crate::server::Server::notify_list_changed)).
+    pub fn notify_list_changed(&self, kind: crate::server::DefinitionKind) {
+        self.inner.dispatcher.server().notify_list_changed(kind);
+    }
+
     /// Sends a log message to the client, if the client wants messages of this level:
     /// in the legacy era as set by `logging/setLevel`, in the modern era only when the
     /// request carried a log level.

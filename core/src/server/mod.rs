@@ -42,7 +42,7 @@ pub mod tasks;
 mod tools;
 pub mod uri_template;
 
-pub use completion::CompletionHandler;
+pub use completion::{Completer, CompletionHandler};
 pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
@@ -99,6 +99,8 @@ struct ServerInner {
     tasks: tasks::Tasks,
     session_store: Option<Arc<dyn SessionStore>>,
     event_store: Option<Arc<dyn EventStore>>,
+    /// Completes what no argument's own handler does.
+    completer: RwLock<Option<Arc<dyn Completer>>>,
 }
 
 /// Builds a [`Server`].
@@ -127,6 +129,7 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn TaskStore>>,
     session_store: Option<Arc<dyn SessionStore>>,
     event_store: Option<Arc<dyn EventStore>>,
+    completer: Option<Arc<dyn Completer>>,
 }
 
 impl ServerBuilder {
@@ -177,6 +180,13 @@ impl ServerBuilder {
     pub fn cache_hints(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
         self.cache_ttl_ms = ttl_ms;
         self.cache_scope = Some(scope);
+        self
+    }
+
+    /// What completes an argument of a prompt or resource template that has no
+    /// completion handler of its own (see [`Server::set_completer`]).
+    pub fn completer(mut self, completer: impl Completer) -> Self {
+        self.completer = Some(Arc::new(completer));
         self
     }
 
@@ -364,6 +374,7 @@ impl ServerBuilder {
                 ),
                 session_store: self.session_store,
                 event_store: self.event_store,
+                completer: RwLock::new(self.completer),
             }),
         })
     }
@@ -416,6 +427,7 @@ impl Server {
             task_store: None,
             session_store: None,
             event_store: None,
+            completer: None,
         }
     }
 
@@ -484,6 +496,22 @@ impl Server {
     /// one already as asked).
     pub fn set_enabled(&self, kind: DefinitionKind, key: &str, enabled: bool) -> bool {
         self.change(kind, |r| r.set_enabled(kind, key, enabled)) != Edit::Nothing
+    }
+
+    /// Sets the server's [`Completer`]: what completes an argument of a prompt or resource
+    /// template that has no completion handler of its own (replacing any set before).
+    pub fn set_completer(&self, completer: impl Completer) {
+        *self.inner.completer.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(completer));
+    }
+
+    pub(crate) fn completer(&self) -> Option<Arc<dyn Completer>> {
+        self.inner.completer.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Tells every client that the list of `kind` changed, for lists the registry does not
+    /// hold (changes to registrations are told without it).
+    pub fn notify_list_changed(&self, kind: DefinitionKind) {
+        self.inner.bus.publish(list_changed_event(kind));
     }
 
     /// Tells subscribers of `uri` that it changed.

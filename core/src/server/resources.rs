@@ -432,12 +432,7 @@ pub(super) fn list_templates(
 /// `resources/read`: a static resource by its URI, else the first template that matches.
 pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
     let params: ReadResourceRequestParams = parse_params(params)?;
-    let found = server.registry().find_resource(&params.uri);
-    let (handler, variables) = match found {
-        Some(ResourceMatch::Static(resource)) => (Arc::clone(&resource.handler), BTreeMap::new()),
-        Some(ResourceMatch::Template(template, variables)) => (Arc::clone(&template.handler), variables),
-        None => return Err(resource_not_found(&params.uri, ctx.era())),
-    };
+    let (handler, variables) = reader(server, &params.uri, ctx.era())?;
     let round = input_round(
         server,
         ctx,
@@ -464,6 +459,31 @@ pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Conte
         server.stamp_cache_hints(&mut result, false, CacheScope::Private);
     }
     finish(result, stamp)
+}
+
+/// What reads one URI: its handler, and the template's variables (none for a static
+/// resource).
+type Reader = (Arc<dyn ResourceHandler>, BTreeMap<String, String>);
+
+/// The handler that reads `uri` (a static resource's, else the first matching template's)
+/// and the template's variables; the era's resource-not-found error when none does.
+fn reader(server: &Server, uri: &str, era: Era) -> Result<Reader, ErrorObject> {
+    match server.registry().find_resource(uri) {
+        Some(ResourceMatch::Static(resource)) => Ok((Arc::clone(&resource.handler), BTreeMap::new())),
+        Some(ResourceMatch::Template(template, variables)) => Ok((Arc::clone(&template.handler), variables)),
+        None => Err(resource_not_found(uri, era)),
+    }
+}
+
+impl Context {
+    /// Reads a resource of this server as a client would get it, its handler run with this
+    /// request's context: for a tool built on the server's own resources (FastMCP's and the
+    /// official SDK's `ctx.read_resource`). An unknown URI is the era's resource-not-found
+    /// error.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, HandlerError> {
+        let (handler, variables) = reader(self.dispatcher().server(), uri, self.era()).map_err(HandlerError::Rpc)?;
+        handler.read(uri.to_owned(), variables, self.clone()).await
+    }
 }
 
 /// The resource-not-found error of the request's era: -32002 before 2026-07-28, -32602 after.

@@ -9,7 +9,7 @@ use std::io;
 use std::pin::Pin;
 
 use bytes::Bytes;
-use futures::{Sink, SinkExt, Stream};
+use futures::{Sink, SinkExt, Stream, StreamExt};
 
 pub mod child;
 mod codec;
@@ -102,6 +102,40 @@ impl Transport {
             incoming: Box::pin(incoming),
             outgoing: Box::pin(outgoing),
             reads_envelopes: true,
+        }
+    }
+}
+
+/// Which way a message went, for an observer of a connection ([`Transport::observed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageDirection {
+    /// Sent to the peer.
+    Outgoing,
+    /// Received from the peer.
+    Incoming,
+}
+
+/// What sees every message of a connection, as its text.
+pub type MessageObserver = std::sync::Arc<dyn Fn(MessageDirection, &str) + Send + Sync>;
+
+impl Transport {
+    /// This transport with `observer` seeing each message (or batch) it carries, as the
+    /// connection writes or reads it: for inspectors and debugging logs.
+    pub fn observed(self, observer: MessageObserver) -> Transport {
+        let reading = std::sync::Arc::clone(&observer);
+        let incoming = self.incoming.inspect(move |frame| {
+            if let Ok(Frame::Message(bytes)) = frame {
+                reading(MessageDirection::Incoming, &String::from_utf8_lossy(bytes));
+            }
+        });
+        let outgoing = self.outgoing.with(move |message: OutgoingMessage| {
+            observer(MessageDirection::Outgoing, &message.text);
+            futures::future::ready(Ok::<_, io::Error>(message))
+        });
+        Transport {
+            incoming: Box::pin(incoming),
+            outgoing: Box::pin(outgoing),
+            reads_envelopes: self.reads_envelopes,
         }
     }
 }

@@ -2,12 +2,16 @@
 
 python oxmcp_python.py stdio
 python oxmcp_python.py http      # prints LISTENING <url> on stderr once bound
+python oxmcp_python.py asgi      # the same endpoint as an ASGI app under uvicorn
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
+
+import uvicorn
 
 from oxmcp import Server
 
@@ -26,8 +30,18 @@ async def serve_http() -> None:
         await http.wait()
 
 
+def serve_asgi() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    print(f"LISTENING http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+    uvicorn.run(server.http_app(), host="127.0.0.1", port=port, log_level="error")
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["http"]:
         asyncio.run(serve_http())
+    elif sys.argv[1:] == ["asgi"]:
+        serve_asgi()
     else:
         server.run()

@@ -77,11 +77,13 @@ impl HttpConfig {
         self
     }
 
-    /// The `Host` names accepted (default: `localhost`, `127.0.0.1`, `[::1]`, against DNS
-    /// rebinding). An empty list accepts any host: only for servers behind a proxy that
-    /// checks it.
+    /// The `Host` names accepted. The default, against DNS rebinding: `localhost`,
+    /// `127.0.0.1`, `[::1]`; any name when [`bind_http`](crate::server::Server::bind_http)
+    /// binds a non-loopback address (a remote server, reached by names it cannot know).
+    /// An empty list accepts any host: only for servers behind a proxy that checks it.
     pub fn allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
         self.guard.hosts = hosts.into_iter().map(Into::into).collect();
+        self.guard.default_hosts = false;
         self
     }
 

@@ -12,6 +12,8 @@ pub(crate) struct Guard {
     pub(crate) origins: Vec<String>,
     /// Allowed host names (without port); empty allows any.
     pub(crate) hosts: Vec<String>,
+    /// Whether `hosts` is the loopback default rather than a list the user gave.
+    pub(crate) default_hosts: bool,
 }
 
 impl Default for Guard {
@@ -23,11 +25,22 @@ impl Default for Guard {
                 .flat_map(|host| [format!("http://{host}"), format!("https://{host}")])
                 .collect(),
             hosts: LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect(),
+            default_hosts: true,
         }
     }
 }
 
 impl Guard {
+    /// The guard of an endpoint bound to `address`: one bound to a non-loopback address
+    /// serves remote clients by whatever name they know it, so its default is any `Host`
+    /// (the `Origin` check still keeps other sites' pages out).
+    pub(crate) fn for_address(mut self, address: std::net::IpAddr) -> Self {
+        if self.default_hosts && !address.is_loopback() {
+            self.hosts.clear();
+        }
+        self
+    }
+
     /// `Err` with the reason when the request must be refused with 403.
     pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), String> {
         if let Some(origin) = headers.get(http::header::ORIGIN) {
@@ -112,10 +125,29 @@ mod tests {
     }
 
     #[test]
+    fn bound_to_every_interface_any_host_by_default() {
+        let remote = Guard::default().for_address([0, 0, 0, 0].into());
+        assert!(remote.check(&headers(&[("host", "mcp.example:8000")])).is_ok());
+        assert!(remote
+            .check(&headers(&[("host", "mcp.example"), ("origin", "http://evil.example")]))
+            .is_err());
+        let local = Guard::default().for_address([127, 0, 0, 1].into());
+        assert!(local.check(&headers(&[("host", "mcp.example")])).is_err());
+        let listed = Guard {
+            hosts: vec!["mcp.example".into()],
+            default_hosts: false,
+            ..Guard::default()
+        };
+        let listed = listed.for_address([0, 0, 0, 0].into());
+        assert!(listed.check(&headers(&[("host", "other.example")])).is_err());
+    }
+
+    #[test]
     fn configured_hosts_and_origins() {
         let guard = Guard {
             origins: vec!["https://app.example".into()],
             hosts: Vec::new(),
+            default_hosts: false,
         };
         assert!(guard
             .check(&headers(&[("host", "anything"), ("origin", "https://app.example")]))

@@ -63,6 +63,10 @@ impl Server {
     ) -> crate::Result<HttpServerHandle> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
+        let config = HttpConfig {
+            guard: config.guard.for_address(local_addr.ip()),
+            ..config
+        };
         let endpoint = Endpoint::new(self.clone(), config, Some(&format!("http://{local_addr}")))?;
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(serve(listener, endpoint, shutdown.clone()));

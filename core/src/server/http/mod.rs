@@ -1,6 +1,7 @@
 //! Streamable HTTP hosting: one endpoint (default `/mcp`) that serves both protocol eras,
 //! decided per request. A `tower::Service` (an axum [`Router`](axum::Router)) for mounting
-//! in an existing app, and a bundled listener.
+//! in an existing app, an [`HttpEndpoint`] for hosts with their own HTTP server (the
+//! bindings' ASGI and `fetch` apps), and a bundled listener.
 //!
 //! - Modern (2026-07-28): POST only; headers checked against the body; each request
 //!   answered with one JSON object, or an SSE stream when notifications precede the
@@ -28,6 +29,7 @@ mod guard;
 mod legacy;
 mod listener;
 mod modern;
+mod mounted;
 mod response;
 mod sessions;
 mod sse_compat;
@@ -36,6 +38,7 @@ mod streams;
 
 pub use config::HttpConfig;
 pub use listener::HttpServerHandle;
+pub use mounted::{HttpEndpoint, HttpExchange, RequestHead, ResponseHead};
 
 /// An [`HttpConfig`] that cannot be served as it is; the text says why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

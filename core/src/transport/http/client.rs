@@ -72,6 +72,7 @@ mod reconnect;
 mod session;
 
 pub use self::authorization::{HttpAuthorizer, TokenSource};
+pub use self::error::HTTP_STATUS_KEY;
 pub use self::options::HttpClientOptions;
 
 use self::error::closed_error;

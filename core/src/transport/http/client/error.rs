@@ -5,7 +5,9 @@
 use std::io;
 
 use reqwest::StatusCode;
+use serde_json::{json, Value};
 
+use super::message::error_of;
 use crate::protocol::{code, ErrorObject};
 
 /// What sending on a closed transport gives.
@@ -13,8 +15,27 @@ pub(super) fn closed_error() -> io::Error {
     io::Error::new(io::ErrorKind::BrokenPipe, "the HTTP transport is closed")
 }
 
+/// The key of the HTTP status in the `data` of an error that came with a failed HTTP
+/// answer: callers tell an authorization failure (401, 403) from others by it.
+pub const HTTP_STATUS_KEY: &str = "httpStatus";
+
+/// The error for an HTTP answer with a failure `status`: the JSON-RPC error its body
+/// holds, else one made of the status and body; either way with the status in its `data`
+/// (under [`HTTP_STATUS_KEY`]) unless the server's `data` is not an object.
+pub(super) fn failed_answer(status: StatusCode, body: &[u8]) -> ErrorObject {
+    let mut error = error_of(body).unwrap_or_else(|| http_error(status, body));
+    match &mut error.data {
+        Some(Value::Object(data)) => {
+            data.entry(HTTP_STATUS_KEY).or_insert(status.as_u16().into());
+        }
+        None => error.data = Some(json!({ HTTP_STATUS_KEY: status.as_u16() })),
+        Some(_) => {}
+    }
+    error
+}
+
 /// The error for an HTTP failure whose body is no JSON-RPC error.
-pub(super) fn http_error(status: StatusCode, body: &[u8]) -> ErrorObject {
+fn http_error(status: StatusCode, body: &[u8]) -> ErrorObject {
     let text = String::from_utf8_lossy(&body[..body.len().min(200)]);
     let text = text.trim();
     let message = if text.is_empty() {

@@ -11,8 +11,7 @@ use reqwest::{Method, Response, StatusCode};
 use tokio::sync::oneshot;
 
 use super::body::is_event_stream;
-use super::error::{http_error, session_expired};
-use super::message::error_of;
+use super::error::{failed_answer, session_expired};
 use super::reconnect::Reconnects;
 use super::{Mode, Shared, EVENT_STREAM};
 use crate::protocol::headers::names;
@@ -64,7 +63,7 @@ impl Shared {
             return Err(GetFailure::Fatal(session_expired()));
         }
         let body = self.read_error_body(response).await;
-        let error = error_of(&body).unwrap_or_else(|| http_error(status, &body));
+        let error = failed_answer(status, &body);
         // 409: the server still holds the previous connection of the stream.
         if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::CONFLICT {
             Err(GetFailure::Retry(error.message))

@@ -13,8 +13,8 @@ use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, Url};
 
 use super::body::is_event_stream;
-use super::error::{http_error, transport_error};
-use super::message::{error_of, Outgoing};
+use super::error::{failed_answer, transport_error};
+use super::message::Outgoing;
 use super::{Shared, EVENT_STREAM, ONE_WAY_TIMEOUT};
 use crate::protocol::ErrorObject;
 use crate::transport::http::sse::{SseItem, SseParser};
@@ -141,7 +141,7 @@ impl Shared {
         if status.is_success() {
             Ok(())
         } else {
-            Err(error_of(&body).unwrap_or_else(|| http_error(status, &body)))
+            Err(failed_answer(status, &body))
         }
     }
 }

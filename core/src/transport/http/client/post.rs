@@ -13,7 +13,7 @@ use reqwest::{Method, Response, StatusCode};
 use tokio_util::sync::CancellationToken;
 
 use super::body::is_event_stream;
-use super::error::{http_error, session_expired, transport_error};
+use super::error::{failed_answer, session_expired, transport_error};
 use super::get_stream::GetFailure;
 use super::message::{body_headers, classify, error_of, Classified, Outgoing};
 use super::reconnect::Reconnects;
@@ -93,7 +93,7 @@ impl Shared {
         }
         self.state().mode = Mode::Streamable;
         self.unregister(&id);
-        let error = body_error.unwrap_or_else(|| http_error(status, &body));
+        let error = failed_answer(status, &body);
         self.deliver_error(&id, error).await;
     }
 
@@ -198,7 +198,7 @@ impl Shared {
         }
         if !status.is_success() {
             let body = self.read_error_body(response).await;
-            return Err(error_of(&body).unwrap_or_else(|| http_error(status, &body)));
+            return Err(failed_answer(status, &body));
         }
         if message.method() == methods::INITIALIZE {
             self.start_session(response.headers().get(names::SESSION_ID).cloned());
@@ -327,7 +327,7 @@ impl Shared {
             if status.is_success() {
                 Ok(())
             } else {
-                Err(error_of(&body).unwrap_or_else(|| http_error(status, &body)))
+                Err(failed_answer(status, &body))
             }
         })
         .await;

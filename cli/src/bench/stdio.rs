@@ -9,8 +9,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{ChildStdin, Command};
 use tokio::sync::{Notify, Semaphore};
 
-use crate::wire::{self, CallTemplate};
-use crate::{measure, Era, Plan, Run};
+use super::wire::{self, CallTemplate};
+use super::{measure, Era, Plan, Run};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -88,7 +88,7 @@ pub async fn run(
         answered += 1;
         calls.window.add_permits(1);
         if !wire::is_echo(&line, text) && errors.fetch_add(1, Ordering::Relaxed) == 0 {
-            eprintln!("mcp-load: unexpected answer: {line}");
+            eprintln!("oxmcp bench: unexpected answer: {line}");
         }
         if answered == warmup {
             measured_start = Some(Instant::now());

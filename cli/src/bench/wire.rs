@@ -2,14 +2,14 @@
 
 use serde_json::json;
 
-use crate::Era;
+use super::Era;
 
 /// The `_meta` a modern request carries.
 fn modern_meta() -> serde_json::Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "mcp-load", "version": "1"}
+        "io.modelcontextprotocol/clientInfo": {"name": "oxmcp-bench", "version": "1"}
     })
 }
 
@@ -18,7 +18,7 @@ pub fn initialize(id: u64) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25",
         "capabilities": {},
-        "clientInfo": {"name": "mcp-load", "version": "1"}
+        "clientInfo": {"name": "oxmcp-bench", "version": "1"}
     }})
     .to_string()
 }

@@ -4,8 +4,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::wire::{self, CallTemplate};
-use crate::{measure, Era, Plan, Run};
+use super::wire::{self, CallTemplate};
+use super::{measure, Era, Plan, Run};
 
 type Error = Box<dyn std::error::Error>;
 

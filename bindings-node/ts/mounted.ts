@@ -1,0 +1,157 @@
+/**
+ * A server's Streamable HTTP endpoint inside a web app: a web-standard `fetch` handler
+ * (Hono, Next.js route handlers, Bun, Deno) and a `(req, res)` handler for Node's own
+ * (Express, Fastify, `http.createServer`). The protocol is the core's, as under
+ * `listen({ transport: 'http' })`; these adapters only carry each request to it and its
+ * streamed answer back.
+ */
+
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { NativeHttpEndpoint, NativeHttpExchange } from './native';
+
+/** A web-standard handler: a `Request` in, its `Response` out. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/**
+ * A Node handler: Express and Connect pass `next`, which gets the requests the endpoint
+ * does not serve (a 404 from it), so that later routes may.
+ */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
+
+/** Answers a web-standard request through `endpoint`. */
+export async function answerFetch(endpoint: NativeHttpEndpoint, request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const headers = [...request.headers];
+  // Frameworks that build requests themselves may leave out the Host the core checks.
+  if (!request.headers.has('host')) {
+    headers.push(['host', url.host]);
+  }
+  const exchange = endpoint.exchange(request.method, url.pathname + url.search, headers);
+  const leave = (): void => exchange.cancel();
+  request.signal.addEventListener('abort', leave, { once: true });
+  void feed(exchange, request.body);
+  const head = await exchange.response();
+  if (head === null) {
+    // The client left before the answer: nobody reads this.
+    return new Response(null, { status: 499 });
+  }
+  if (head.ended) {
+    // A JSON answer: whole already.
+    request.signal.removeEventListener('abort', leave);
+    const whole = hasBody(head.status) ? Buffer.concat(head.ready) : null;
+    return new Response(whole, { status: head.status, headers: head.headers as [string, string][] });
+  }
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        head.ready.forEach((chunk) => controller.enqueue(chunk));
+      },
+      async pull(controller) {
+        const chunk = await exchange.nextChunk();
+        if (chunk === null) {
+          request.signal.removeEventListener('abort', leave);
+          controller.close();
+        } else {
+          controller.enqueue(chunk);
+        }
+      },
+      cancel: leave,
+    },
+    // Pulled as the client reads: an SSE stream waits in the core, not here.
+    { highWaterMark: 0 },
+  );
+  return new Response(hasBody(head.status) ? body : null, { status: head.status, headers: head.headers as [string, string][] });
+}
+
+/** Answers a Node request through `endpoint`. */
+export async function answerNode(
+  endpoint: NativeHttpEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (error?: unknown) => void,
+): Promise<void> {
+  const raw = req.rawHeaders;
+  const headers: string[][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    headers.push([raw[i] ?? '', raw[i + 1] ?? '']);
+  }
+  const exchange = endpoint.exchange(req.method ?? 'GET', req.url ?? '/', headers);
+  const leave = (): void => exchange.cancel();
+  res.once('close', leave);
+  void feed(exchange, bodyOf(req));
+  try {
+    const head = await exchange.response();
+    if (head === null) {
+      return;
+    }
+    if (head.status === 404 && next !== undefined) {
+      exchange.cancel();
+      next();
+      return;
+    }
+    res.writeHead(head.status, head.headers.flat());
+    if (head.ended) {
+      // A JSON answer: whole already, sent at once.
+      res.end(Buffer.concat(head.ready));
+      return;
+    }
+    // An SSE stream's headers go at once, before its first event.
+    res.flushHeaders();
+    for (const chunk of head.ready) {
+      res.write(chunk);
+    }
+    for (let chunk = await exchange.nextChunk(); chunk !== null; chunk = await exchange.nextChunk()) {
+      if (!res.write(chunk)) {
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      }
+    }
+    res.end();
+  } finally {
+    res.off('close', leave);
+  }
+}
+
+/**
+ * The request body as it arrives: the stream, or what a body parser already read from it
+ * (`express.json()` leaves the parsed value in `req.body`, as the official SDK's
+ * `handleRequest(req, res, req.body)` expects).
+ */
+function bodyOf(req: IncomingMessage): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (parsed !== undefined && req.readableEnded) {
+    const text = typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
+    return [Buffer.from(text)];
+  }
+  return req;
+}
+
+/**
+ * Feeds `chunks` to the core, then ends the body. Past its body limit the core reads no
+ * more and answers 413: the rest is read and dropped, so that the client, still sending,
+ * gets to read that answer rather than a reset connection.
+ */
+async function feed(
+  exchange: NativeHttpExchange,
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array> | null,
+): Promise<void> {
+  let reading = true;
+  try {
+    for await (const chunk of chunks ?? []) {
+      if (reading) {
+        const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        reading = await exchange.sendBody(buffer);
+      }
+    }
+  } catch {
+    // The client went away mid-body: the core sees a body cut short.
+  } finally {
+    exchange.endBody();
+  }
+}
+
+/** Whether a response with `status` may carry a body. */
+function hasBody(status: number): boolean {
+  return status !== 204 && status !== 304;
+}

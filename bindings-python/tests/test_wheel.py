@@ -1,0 +1,91 @@
+"""The package as users install it: ``maturin build --release`` makes an abi3 wheel, which
+installs into a fresh virtual environment on a machine with no Rust toolchain (cargo off the
+PATH) and runs the example server and client and the ``oxmcp`` command; ``auditwheel show``
+finds it manylinux-compliant; the source distribution carries the workspace it builds from.
+These are the commands of the release workflow's Linux job (.github/workflows/release.yml)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import venv
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+MATURIN = str(Path(sys.executable).parent / "maturin")
+AUDITWHEEL = str(Path(sys.executable).parent / "auditwheel")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheels")
+    subprocess.run([MATURIN, "build", "--release", "--quiet", "--out", str(out)], cwd=REPO, check=True, timeout=1800)
+    (built,) = out.glob("*.whl")
+    return built
+
+
+def without_rust() -> dict[str, str]:
+    """This environment with every directory holding cargo or rustc taken off the PATH."""
+    kept = [
+        directory
+        for directory in os.environ["PATH"].split(os.pathsep)
+        if not any((Path(directory) / tool).exists() for tool in ("cargo", "rustc"))
+    ]
+    env = {**os.environ, "PATH": os.pathsep.join(kept)}
+    env.pop("VIRTUAL_ENV", None)
+    assert shutil.which("cargo", path=env["PATH"]) is None
+    return env
+
+
+def test_the_wheel_is_abi3_and_manylinux(wheel: Path) -> None:
+    assert "-cp310-abi3-" in wheel.name, wheel.name
+    shown = subprocess.run([AUDITWHEEL, "show", str(wheel)], capture_output=True, text=True, check=True)
+    assert "is consistent with" in shown.stdout and '"manylinux_' in shown.stdout, shown.stdout
+
+
+def test_the_wheel_installs_and_runs_without_rust(wheel: Path, tmp_path: Path) -> None:
+    env = without_rust()
+    home = tmp_path / "venv"
+    venv.create(home, with_pip=True)
+    python = str(home / "bin" / "python")
+    install = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)]
+    subprocess.run(install, env=env, check=True, timeout=600)
+    example = REPO / "examples" / "python"
+    ran = subprocess.run(
+        [python, str(example / "client.py"), python], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    for era in ("legacy", "modern"):
+        assert f"== {era} era over stdio" in ran.stdout
+    assert "booked 2 seats on Friday" in ran.stdout
+    # The command the package installs, from the wheel's own native module.
+    listed = subprocess.run(
+        [str(home / "bin" / "oxmcp"), "tools", "--json", "--", python, str(example / "server.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert '"name":"book"' in listed.stdout
+
+
+def test_the_source_distribution_carries_the_workspace(tmp_path: Path) -> None:
+    subprocess.run([MATURIN, "sdist", "--out", str(tmp_path)], cwd=REPO, check=True, capture_output=True, timeout=300)
+    (sdist,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path, filter="data")
+    root = tmp_path / sdist.name.removesuffix(".tar.gz")
+    for needed in ("pyproject.toml", "Cargo.lock", "core/src/lib.rs", "cli/src/lib.rs", "bindings-python/src/lib.rs"):
+        assert (root / needed).exists(), needed
+    # Its workspace resolves from what it carries (the crates from the registry cache).
+    manifest = str(root / "bindings-python" / "Cargo.toml")
+    metadata = ["cargo", "metadata", "--offline", "--format-version", "1", "--manifest-path", manifest]
+    resolved = subprocess.run(metadata, capture_output=True, text=True, timeout=300)
+    assert resolved.returncode == 0, resolved.stderr
