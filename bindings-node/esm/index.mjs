@@ -12,6 +12,7 @@ export const {
   McpError,
   OAuth,
   Registration,
+  ResourceNotFoundError,
   ResourceTemplate,
   Server,
   ToolTask,

@@ -227,7 +227,7 @@ impl NativeClient {
                         Err(RecvError::Closed) => break,
                     },
                 };
-                let event = convert::notification_event(&notification);
+                let event = convert::notification_event(notification);
                 forward_to.call(
                     FnArgs::from(("notification".to_owned(), event)),
                     ThreadsafeFunctionCallMode::NonBlocking,
@@ -373,6 +373,23 @@ impl NativeClient {
     #[napi]
     pub async fn ping(&self) -> napi::Result<()> {
         self.client.ping().await.map_err(client_error)
+    }
+
+    /// Sends notification `method` with `params` (an object, or none).
+    #[napi(ts_args_type = "method: string, params?: Record<string, unknown>")]
+    pub async fn notify(&self, method: String, params: Option<Value>) -> napi::Result<()> {
+        let params = match params.map(from_js) {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(params)) => Some(params),
+            Some(_) => return Err(invalid(format!("{method}: params must be an object"))),
+        };
+        self.client.notify(&method, params).await.map_err(client_error)
+    }
+
+    /// Tells the server the roots changed (legacy era; nothing to send in 2026-07-28).
+    #[napi]
+    pub async fn send_roots_list_changed(&self) -> napi::Result<()> {
+        self.client.notify_roots_list_changed().await.map_err(client_error)
     }
 
     /// Sets the lowest level of log messages to receive.

@@ -39,10 +39,10 @@ impl NativeContext {
 
 #[napi]
 impl NativeContext {
-    /// The JSON-RPC id of the request.
-    #[napi(getter, ts_return_type = "string | number")]
+    /// The JSON-RPC id of the request; null in a notification's handler.
+    #[napi(getter, ts_return_type = "string | number | null")]
     pub fn request_id(&self) -> Option<Value> {
-        to_value(self.ctx.request_id())
+        to_value(&self.ctx.request_id())
     }
 
     /// The caller's verified access token, on a server with `auth` over HTTP.
@@ -173,5 +173,13 @@ impl NativeContext {
     pub async fn list_roots(&self) -> napi::Result<Value> {
         let result = self.until_run_ends(self.ctx.list_roots()).await?;
         Ok(to_value(&result).unwrap_or_default())
+    }
+
+    /// Tells the client the user completed URL-mode elicitation `elicitationId`
+    /// (2025-11-25), on the session: also after the run has ended. Nothing in 2026-07-28.
+    #[napi]
+    pub async fn notify_elicitation_complete(&self, elicitation_id: String) -> napi::Result<()> {
+        self.ctx.notify_elicitation_complete(&elicitation_id).await;
+        Ok(())
     }
 }

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use base64::Engine as _;
 use oxmcp::client::ServerNotification;
-use oxmcp::protocol::{methods, CallToolResult, ErrorObject, GetPromptResult, InputRequiredResult, ReadResourceResult};
+use oxmcp::protocol::{CallToolResult, ErrorObject, GetPromptResult, InputRequiredResult, ReadResourceResult};
 use oxmcp::server::returned::{self, Returned, ToolOutput};
 use oxmcp::server::HandlerError;
 
@@ -44,6 +44,9 @@ pub(crate) struct Failure {
     data: Option<Box<Value>>,
     #[serde(default, rename = "inputRequired")]
     input_required: Option<Box<Value>>,
+    /// The URI of a thrown `ResourceNotFoundError`, which the core words per era.
+    #[serde(default, rename = "resourceNotFound")]
+    resource_not_found: Option<String>,
 }
 
 impl Failure {
@@ -53,6 +56,7 @@ impl Failure {
             code: None,
             data: None,
             input_required: None,
+            resource_not_found: None,
         }
     }
 
@@ -64,6 +68,9 @@ impl Failure {
                 Ok(result) => HandlerError::InputRequired(Box::new(result)),
                 Err(e) => HandlerError::message(format!("invalid input requests: {e}")),
             };
+        }
+        if let Some(uri) = self.resource_not_found {
+            return HandlerError::resource_not_found(uri);
         }
         match self.code {
             Some(code) => HandlerError::rpc(self.into_error_object(code)),
@@ -222,6 +229,17 @@ pub(crate) fn prompt_result(settled: Settled) -> Result<GetPromptResult, Handler
     returned(value(settled)?, Some("messages")).into_prompt_result()
 }
 
+/// A custom request's result: the object the handler settled with (`{}` for nothing).
+pub(crate) fn result_object(settled: Settled) -> Result<Value, HandlerError> {
+    match value(settled)? {
+        Value::Null => Ok(Value::Object(Map::new())),
+        object @ Value::Object(_) => Ok(object),
+        _ => Err(HandlerError::message(
+            "a request handler must settle with an object (the result)",
+        )),
+    }
+}
+
 /// What a completion handler settled with, as candidate values.
 pub(crate) fn completion_values(settled: Settled) -> Result<Vec<String>, HandlerError> {
     let values = match value(settled)? {
@@ -282,19 +300,8 @@ pub(crate) fn count(n: f64, what: &str) -> napi::Result<usize> {
 }
 
 /// A server notification as the facade's `{ method, params }` event.
-pub(crate) fn notification_event(notification: &ServerNotification) -> Value {
-    let (method, params) = match notification {
-        ServerNotification::ToolListChanged => (methods::TOOLS_LIST_CHANGED, None),
-        ServerNotification::PromptListChanged => (methods::PROMPTS_LIST_CHANGED, None),
-        ServerNotification::ResourceListChanged => (methods::RESOURCES_LIST_CHANGED, None),
-        ServerNotification::ResourceUpdated(params) => (methods::RESOURCES_UPDATED, to_value(params)),
-        ServerNotification::LogMessage(params) => (methods::MESSAGE, to_value(params)),
-        ServerNotification::Progress(params) => (methods::PROGRESS, to_value(params)),
-        ServerNotification::SubscriptionAcknowledged(params) => (methods::SUBSCRIPTIONS_ACKNOWLEDGED, to_value(params)),
-        ServerNotification::Other { method, params } => {
-            return serde_json::json!({ "method": method, "params": params });
-        }
-    };
+pub(crate) fn notification_event(notification: ServerNotification) -> Value {
+    let (method, params) = notification.into_parts();
     serde_json::json!({ "method": method, "params": params })
 }
 
@@ -427,7 +434,7 @@ mod tests {
     #[test]
     fn notifications_become_events() {
         assert_eq!(
-            notification_event(&ServerNotification::ToolListChanged),
+            notification_event(ServerNotification::ToolListChanged),
             json!({"method": "notifications/tools/list_changed", "params": null})
         );
     }

@@ -1,15 +1,16 @@
 //! Errors as JavaScript sees them.
 //!
 //! A failed call rejects with an `Error` whose message is a JSON object
-//! `{ kind, message, code?, data? }`; the facade (`ts/errors.ts`) turns it into an
-//! `McpError`. `kind` says what happened: `remote` (the peer answered with a JSON-RPC
+//! `{ kind, message, code?, data?, resourceNotFound? }`; the facade (`ts/errors.ts`) turns
+//! it into an `McpError` (a `ResourceNotFoundError` when `resourceNotFound` names the URI). `kind` says what happened: `remote` (the peer answered with a JSON-RPC
 //! error: `code`, `data`), `handler` (`ctx.elicit` and friends failed; `code` when the
 //! failure is a JSON-RPC error the handler should pass on), `timeout`, `cancelled`,
-//! `closed`, `invalid_response`, `protocol`, `unsupported`, `io` or `definition`.
+//! `closed`, `invalid_response`, `protocol`, `unsupported`, `verification` (a skill's file
+//! does not match its entry), `io` or `definition`.
 
 use serde_json::{json, Value};
 
-use oxmcp::protocol::ErrorObject;
+use oxmcp::protocol::{Era, ErrorObject};
 use oxmcp::server::{DefinitionError, HandlerError};
 use oxmcp::Error;
 
@@ -23,6 +24,7 @@ pub(crate) fn client_error(error: Error) -> napi::Error {
         Error::InvalidResponse(_) => "invalid_response",
         Error::Protocol(_) => "protocol",
         Error::Unsupported(_) => "unsupported",
+        Error::Verification(_) => "verification",
         Error::Io(_) => "io",
     };
     rejection(json!({ "kind": kind, "message": error.to_string() }))
@@ -41,6 +43,9 @@ pub(crate) fn handler_error(error: HandlerError) -> napi::Error {
         HandlerError::InputRequired(_) => {
             rejection(json!({ "kind": "handler", "message": "the client must answer first" }))
         }
+        HandlerError::ResourceNotFound(uri) => {
+            rpc_rejection("handler", &ErrorObject::resource_not_found(&uri, Era::Modern))
+        }
     }
 }
 
@@ -51,7 +56,12 @@ pub(crate) fn invalid(message: impl std::fmt::Display) -> napi::Error {
 }
 
 fn rpc_rejection(kind: &str, error: &ErrorObject) -> napi::Error {
-    rejection(json!({ "kind": kind, "message": error.message, "code": error.code, "data": error.data }))
+    let mut details = json!({ "kind": kind, "message": error.message, "code": error.code, "data": error.data });
+    if error.is_resource_not_found() {
+        let uri = error.data.as_ref().and_then(|d| d["uri"].as_str()).unwrap_or_default();
+        details["resourceNotFound"] = uri.into();
+    }
+    rejection(details)
 }
 
 fn rejection(details: Value) -> napi::Error {

@@ -25,7 +25,8 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
-    CompletionHandler, Context, HandlerError, PromptHandler, ResourceHandler, ToolHandler, ToolOutput,
+    CompletionHandler, Context, HandlerError, NotificationHandler, PromptHandler, RequestHandler, ResourceHandler,
+    ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -87,6 +88,22 @@ impl Bridge {
     /// Completion handler `handler_id`.
     pub(crate) fn completion(self: &Arc<Self>, handler_id: u32) -> JsCompletion {
         JsCompletion {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
+    /// Custom request handler `handler_id`.
+    pub(crate) fn request(self: &Arc<Self>, handler_id: u32) -> JsRequest {
+        JsRequest {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
+    /// Notification handler `handler_id`.
+    pub(crate) fn notification(self: &Arc<Self>, handler_id: u32) -> JsNotification {
+        JsNotification {
             bridge: Arc::clone(self),
             handler_id,
         }
@@ -216,6 +233,34 @@ impl CompletionHandler for JsCompletion {
         let input = json!({ "value": value, "context": context });
         let run = Arc::clone(&self.bridge).run(self.handler_id, input, None);
         Box::pin(async move { convert::completion_values(run.await?) })
+    }
+}
+
+/// A custom request's handler run through the bridge: it gets the params, and settles
+/// with the result object.
+pub(crate) struct JsRequest {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl RequestHandler for JsRequest {
+    fn call(&self, params: Value, ctx: Context) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let run = Arc::clone(&self.bridge).run(self.handler_id, params, Some(ctx));
+        Box::pin(async move { convert::result_object(run.await?) })
+    }
+}
+
+/// A notification's handler run through the bridge, with the session's context; how it
+/// settles is dropped (the facade reports a failure).
+pub(crate) struct JsNotification {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl NotificationHandler for JsNotification {
+    fn notify(&self, params: Value, ctx: Context) -> BoxFuture<'static, ()> {
+        let run = Arc::clone(&self.bridge).run(self.handler_id, params, Some(ctx));
+        Box::pin(async move { drop(run.await) })
     }
 }
 

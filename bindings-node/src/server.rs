@@ -292,6 +292,32 @@ impl NativeServer {
         Ok(self.server.set_enabled(kind, &key, enabled))
     }
 
+    /// Answers requests of `method`, one the protocol does not define, with handler
+    /// `handlerId` (its params in, the result object out).
+    #[napi]
+    pub fn add_request_handler(&self, method: String, handler_id: u32) -> napi::Result<()> {
+        let handler = self.bridge.request(handler_id);
+        self.server
+            .add_request_handler(method, handler)
+            .map_err(definition_error)
+    }
+
+    /// Acts on notifications of `method` with handler `handlerId`: one the core does not
+    /// handle, or `notifications/roots/list_changed`.
+    #[napi]
+    pub fn add_notification_handler(&self, method: String, handler_id: u32) -> napi::Result<()> {
+        let handler = self.bridge.notification(handler_id);
+        self.server
+            .add_notification_handler(method, handler)
+            .map_err(definition_error)
+    }
+
+    /// Declares extension `id` with its `settings` in the 2026-07-28 capabilities.
+    #[napi(ts_args_type = "id: string, settings: Record<string, unknown>")]
+    pub fn declare_extension(&self, id: String, settings: Value) {
+        self.server.declare_extension(id, settings);
+    }
+
     /// Tells subscribers of `uri` that it changed.
     #[napi]
     pub fn notify_resource_updated(&self, uri: String) {

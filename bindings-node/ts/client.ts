@@ -368,6 +368,22 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
     return new ToolTask(this.#native.toolTask(taskId));
   }
 
+  /**
+   * Sends a request of any method (an extension's, or one the typed methods do not
+   * cover) and resolves to its result; a JSON-RPC error rejects with `McpError`.
+   */
+  async request(
+    request: { method: string; params?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<Record<string, unknown>> {
+    return (await this.#request(request.method, { ...request.params }, options)) as Record<string, unknown>;
+  }
+
+  /** Sends a notification of any method (an extension's, say). */
+  async notification(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {
+    await native(this.#native.notify(notification.method, notification.params));
+  }
+
   /** Reads a resource. */
   async readResource(params: { uri: string; _meta?: Meta }, options?: RequestOptions): Promise<ReadResourceResult> {
     return (await this.#request('resources/read', { ...params }, options)) as ReadResourceResult;
@@ -389,6 +405,15 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
   /** Checks the server answers. */
   async ping(): Promise<void> {
     await native(this.#native.ping());
+  }
+
+  /**
+   * Tells the server the roots `roots` answers with changed, so that it asks again
+   * (`notifications/roots/list_changed`, legacy era; a 2026-07-28 server asks for the
+   * roots within each request, so nothing is sent).
+   */
+  async sendRootsListChanged(): Promise<void> {
+    await native(this.#native.sendRootsListChanged());
   }
 
   /** Sets the lowest level of `notifications/message` to receive. */

@@ -65,9 +65,9 @@ export class Context {
     this.#controller?.abort(cancelledReason());
   }
 
-  /** The JSON-RPC id of the request. */
-  get requestId(): string | number {
-    return this.#native.requestId;
+  /** The JSON-RPC id of the request; undefined in a notification's handler. */
+  get requestId(): string | number | undefined {
+    return this.#native.requestId ?? undefined;
   }
 
   /** The caller's verified access token, on a server with `auth` over HTTP (none over stdio). */
@@ -168,6 +168,16 @@ export class Context {
   /** Asks the client for its roots (`roots/list`). */
   async listRoots(): Promise<ListRootsResult> {
     return (await native(this.#native.listRoots())) as ListRootsResult;
+  }
+
+  /**
+   * Tells the client the user completed the URL-mode elicitation `elicitationId`
+   * (`notifications/elicitation/complete`, 2025-11-25), so that it may retry what waited
+   * for it. It goes on the session, so it may come after the request that asked has ended
+   * (keep the context for it). Nothing is sent in 2026-07-28, which has no such notification.
+   */
+  async notifyElicitationComplete(elicitationId: string): Promise<void> {
+    await native(this.#native.notifyElicitationComplete(elicitationId));
   }
 }
 

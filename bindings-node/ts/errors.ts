@@ -45,6 +45,7 @@ export type McpErrorKind =
   | 'invalid_response'
   | 'protocol'
   | 'unsupported'
+  | 'verification'
   | 'io'
   | 'definition';
 
@@ -57,7 +58,7 @@ export type McpErrorKind =
  * unless it is an `McpError`).
  */
 export class McpError extends Error {
-  override readonly name = 'McpError';
+  override readonly name: string = 'McpError';
 
   /**
    * @param code the JSON-RPC error code
@@ -72,6 +73,30 @@ export class McpError extends Error {
     readonly kind: McpErrorKind = 'remote',
   ) {
     super(message);
+  }
+}
+
+/**
+ * The resource does not exist. Thrown from a resource handler (a template's, for an
+ * instance that is not there), the client is told in the words of its protocol version:
+ * -32002 up to 2025-11-25, -32602 from 2026-07-28 on (SEP-2164), with `data.uri` either way.
+ * A client rejects with it for either.
+ */
+export class ResourceNotFoundError extends McpError {
+  override readonly name: string = 'ResourceNotFoundError';
+
+  /**
+   * @param uri the URI that names no resource
+   * @param message what to say (by default, that the resource was not found)
+   * @param code the code the peer sent (a client sets it; a handler leaves it to the core)
+   */
+  constructor(
+    readonly uri: string,
+    message = `Resource not found: ${uri}`,
+    code: number = ErrorCode.InvalidParams,
+    kind: McpErrorKind = 'remote',
+  ) {
+    super(code, message, { uri }, kind);
   }
 }
 
@@ -110,6 +135,8 @@ interface NativeFailure {
   message: string;
   code?: number;
   data?: unknown;
+  /** The URI, when the core read the error as a resource not found. */
+  resourceNotFound?: string;
 }
 
 const LOCAL_CODES: Partial<Record<McpErrorKind, number>> = {
@@ -137,6 +164,9 @@ export function fromNative(error: unknown): unknown {
     return new Error(failure.message);
   }
   const code = failure.code ?? LOCAL_CODES[failure.kind] ?? ErrorCode.InternalError;
+  if (failure.resourceNotFound !== undefined) {
+    return new ResourceNotFoundError(failure.resourceNotFound, failure.message, code, failure.kind);
+  }
   return new McpError(code, failure.message, failure.data ?? undefined, failure.kind);
 }
 

@@ -30,12 +30,14 @@ export { Context } from './context';
 export type { ElicitInput } from './context';
 export { completable } from './completable';
 export type { CompleteCallback } from './completable';
-export { ErrorCode, InputRequired, McpError } from './errors';
+export { ErrorCode, InputRequired, McpError, ResourceNotFoundError } from './errors';
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';
 export type { FetchHandler, NodeHandler } from './mounted';
 export type {
+  CustomNotificationHandler,
+  CustomRequestHandler,
   HttpAddress,
   HttpListenOptions,
   HttpMountOptions,

@@ -5,14 +5,22 @@
  * reach N-API (where it would crash the process).
  */
 
-import { InputRequired, McpError } from './errors';
+import { InputRequired, McpError, ResourceNotFoundError } from './errors';
 import { jsonText } from './json';
 
 /** A handler's value (as JSON text, or as it is), or how it failed. */
 export type Outcome =
   | string
   | { ok: unknown }
-  | { error: { message: string; code?: number; data?: unknown; inputRequired?: Record<string, unknown> } };
+  | {
+      error: {
+        message: string;
+        code?: number;
+        data?: unknown;
+        inputRequired?: Record<string, unknown>;
+        resourceNotFound?: string;
+      };
+    };
 
 /**
  * Runs `run` and settles its value (awaited if it is a Promise) into an outcome.
@@ -56,6 +64,9 @@ export function failure(error: unknown): Outcome {
   if (error instanceof InputRequired) {
     const { inputRequests, requestState } = error;
     return { error: { message: error.message, inputRequired: { inputRequests, requestState } } };
+  }
+  if (error instanceof ResourceNotFoundError) {
+    return { error: { message: error.message, resourceNotFound: error.uri } };
   }
   if (error instanceof McpError) {
     return { error: { message: error.message, code: error.code, data: error.data } };

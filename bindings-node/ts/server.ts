@@ -622,6 +622,46 @@ export class Server {
     );
   }
 
+  /**
+   * Answers requests of `method`, one the protocol does not define (an extension's): the
+   * handler gets the request's params (`undefined` when it has none) and the context, and
+   * returns the result object. A method of the protocol cannot be taken over.
+   *
+   * ```ts
+   * server.setRequestHandler('weather/forecast', async (params) => ({ forecast: 'sunny' }));
+   * ```
+   */
+  setRequestHandler(method: string, handler: CustomRequestHandler): void {
+    const id = this.#handlers.add((input, ctx) => handler(paramsOf(input), ctx as Context));
+    this.#addMethod(id, () => this.#native.addRequestHandler(method, id));
+  }
+
+  /**
+   * Acts on notifications of `method`: an extension's, or
+   * `notifications/roots/list_changed`, which a client of 2025-11-25 or older sends when
+   * its roots change (`await ctx.listRoots()` asks for the new ones). The handler gets
+   * the params and the session's context (`ctx.requestId` is undefined); a notification
+   * has no answer, so what it throws is reported on stderr.
+   */
+  setNotificationHandler(method: string, handler: CustomNotificationHandler): void {
+    const id = this.#handlers.add(async (input, ctx) => {
+      try {
+        await handler(paramsOf(input), ctx as Context);
+      } catch (error) {
+        console.error(`oxmcp: the handler of ${method} failed:`, error);
+      }
+    });
+    this.#addMethod(id, () => this.#native.addNotificationHandler(method, id));
+  }
+
+  /**
+   * Declares extension `id` in the capabilities 2026-07-28 clients see, with its settings
+   * (`{}` for none); `setRequestHandler` serves its methods.
+   */
+  declareExtension(id: string, settings: Record<string, unknown> = {}): void {
+    this.#native.declareExtension(id, settings);
+  }
+
   /** Tells clients subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void {
     this.#native.notifyResourceUpdated(uri);
@@ -749,6 +789,15 @@ export class Server {
     );
   }
 
+  #addMethod(id: number, add: () => void): void {
+    try {
+      nativeSync(add);
+    } catch (error) {
+      this.#handlers.delete(id);
+      throw error;
+    }
+  }
+
   #completions(callbacks: Record<string, CompleteCallback> | undefined): { ids: Record<string, number> } {
     const ids: Record<string, number> = {};
     for (const [name, callback] of Object.entries(callbacks ?? {})) {
@@ -759,6 +808,23 @@ export class Server {
     }
     return { ids };
   }
+}
+
+/** A custom request's handler: the params and the context in, the result object out. */
+export type CustomRequestHandler = (
+  params: Record<string, unknown> | undefined,
+  ctx: Context,
+) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>;
+
+/** A notification's handler: the params and the session's context. */
+export type CustomNotificationHandler = (
+  params: Record<string, unknown> | undefined,
+  ctx: Context,
+) => void | Promise<void>;
+
+/** A custom method's params as the core hands them (null when the message had none). */
+function paramsOf(input: unknown): Record<string, unknown> | undefined {
+  return (input ?? undefined) as Record<string, unknown> | undefined;
 }
 
 /** What the core hands a resource handler. */

@@ -16,7 +16,7 @@ use tokio::sync::broadcast::error::RecvError;
 use oxmcp::client::{
     CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification, ToolTask as CoreToolTask,
 };
-use oxmcp::protocol::{methods, CompletionReference, LoggingLevel, ProgressNotificationParams};
+use oxmcp::protocol::{CompletionReference, LoggingLevel, ProgressNotificationParams};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::transport::memory;
@@ -416,6 +416,42 @@ impl Client {
         runtime::future_into_py(py, async move { reply(client.set_log_level(level).await) })
     }
 
+    /// Sends a request of `method` (an extension's, say) with `params` (a dict or None);
+    /// resolves to its result as a dict.
+    #[pyo3(signature = (method, params=None))]
+    fn request<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = params_object(params)?.unwrap_or_default();
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let answer: oxmcp::Result<Value> = client.request(&method, params, &CallOptions::default()).await;
+            reply(answer)
+        })
+    }
+
+    /// Sends notification `method` with `params` (a dict or None).
+    #[pyo3(signature = (method, params=None))]
+    fn notify<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = params_object(params)?;
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.notify(&method, params).await) })
+    }
+
+    /// Tells the server the roots changed (legacy era; nothing to send in 2026-07-28).
+    fn send_roots_list_changed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.notify_roots_list_changed().await) })
+    }
+
     /// Checks that the server answers.
     fn ping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();
@@ -476,17 +512,8 @@ impl Client {
 
 /// A notification's method and params.
 fn describe(notification: ServerNotification) -> (String, Value) {
-    let (method, params) = match notification {
-        ServerNotification::ToolListChanged => (methods::TOOLS_LIST_CHANGED, Value::Null),
-        ServerNotification::PromptListChanged => (methods::PROMPTS_LIST_CHANGED, Value::Null),
-        ServerNotification::ResourceListChanged => (methods::RESOURCES_LIST_CHANGED, Value::Null),
-        ServerNotification::ResourceUpdated(p) => (methods::RESOURCES_UPDATED, to_value(&p)),
-        ServerNotification::LogMessage(p) => (methods::MESSAGE, to_value(&p)),
-        ServerNotification::Progress(p) => (methods::PROGRESS, to_value(&p)),
-        ServerNotification::SubscriptionAcknowledged(p) => (methods::SUBSCRIPTIONS_ACKNOWLEDGED, to_value(&p)),
-        ServerNotification::Other { method, params } => return (method, params.unwrap_or(Value::Null)),
-    };
-    (method.to_owned(), params)
+    let (method, params) = notification.into_parts();
+    (method, params.unwrap_or(Value::Null))
 }
 
 /// The Python value of a client call's outcome.
@@ -527,6 +554,14 @@ impl ToolTask {
         let task = self.inner.clone();
         runtime::future_into_py(py, async move { reply(task.cancel().await) })
     }
+}
+
+/// Params given as a dict, or None.
+fn params_object(params: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Map<String, Value>>> {
+    params
+        .filter(|p| !p.is_none())
+        .map(|p| convert::extract(p, "params (a dict)"))
+        .transpose()
 }
 
 fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> {

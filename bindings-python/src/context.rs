@@ -26,7 +26,7 @@ impl Context {
     /// The JSON-RPC id of the request (int or str).
     #[getter]
     fn request_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        convert::to_python(py, self.inner.request_id())
+        convert::to_python(py, &self.inner.request_id())
     }
 
     /// The protocol version of the request, e.g. "2025-11-25".
@@ -209,6 +209,16 @@ impl Context {
         runtime::future_into_py(py, async move {
             let outcome = ctx.read_resource(&uri).await;
             answer(outcome)
+        })
+    }
+
+    /// Tells the client the user completed URL-mode elicitation `elicitation_id`
+    /// (2025-11-25), on the session; nothing in 2026-07-28.
+    fn notify_elicitation_complete<'py>(&self, py: Python<'py>, elicitation_id: String) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            ctx.notify_elicitation_complete(&elicitation_id).await;
+            Ok(())
         })
     }
 

@@ -28,19 +28,30 @@ pyo3::create_exception!(
 pub struct PendingInput(HandlerError);
 
 static MCP_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static RESOURCE_NOT_FOUND_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static PROTOCOL_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 fn mcp_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     MCP_ERROR.import(py, "oxmcp._errors", "McpError")
 }
 
+fn resource_not_found_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    RESOURCE_NOT_FOUND_ERROR.import(py, "oxmcp._errors", "ResourceNotFoundError")
+}
+
 fn protocol_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     PROTOCOL_ERROR.import(py, "oxmcp._errors", "ProtocolError")
 }
 
-/// `oxmcp.McpError` for a JSON-RPC error.
+/// `oxmcp.McpError` for a JSON-RPC error; `oxmcp.ResourceNotFoundError` for a resource
+/// not found, in either era's words.
 pub fn mcp_error(py: Python<'_>, error: &ErrorObject) -> PyErr {
     let build = || -> PyResult<PyErr> {
+        if error.is_resource_not_found() {
+            let uri = error.data.as_ref().and_then(|d| d["uri"].as_str()).unwrap_or_default();
+            let value = resource_not_found_type(py)?.call1((uri, error.message.as_str(), error.code))?;
+            return Ok(PyErr::from_value(value));
+        }
         let data = match &error.data {
             Some(data) => convert::from_json(py, data)?,
             None => py.None().into_bound(py),
@@ -95,6 +106,7 @@ pub fn handler_error_to_py(py: Python<'_>, error: HandlerError) -> PyErr {
     match error {
         HandlerError::Message(message) => protocol_error(py, message),
         HandlerError::Rpc(error) => mcp_error(py, &error),
+        HandlerError::ResourceNotFound(uri) => resource_not_found(py, &uri),
         other => match Py::new(py, PendingInput(other)) {
             Ok(pending) => InputRequired::new_err((pending,)),
             Err(e) => e,
@@ -115,10 +127,30 @@ pub fn handler_error_from_py(py: Python<'_>, error: &PyErr) -> HandlerError {
             return pending.get().0.clone();
         }
     }
+    if let Some(uri) = resource_not_found_uri(py, error) {
+        return HandlerError::ResourceNotFound(uri);
+    }
     if let Some(error) = error_object_of(py, error) {
         return HandlerError::Rpc(error);
     }
     HandlerError::Message(describe(value))
+}
+
+/// `oxmcp.ResourceNotFoundError(uri)`, which the core words for the request's era.
+fn resource_not_found(py: Python<'_>, uri: &str) -> PyErr {
+    match resource_not_found_type(py).and_then(|class| class.call1((uri,))) {
+        Ok(value) => PyErr::from_value(value),
+        Err(e) => e,
+    }
+}
+
+/// The URI of an `oxmcp.ResourceNotFoundError`.
+fn resource_not_found_uri(py: Python<'_>, error: &PyErr) -> Option<String> {
+    let value = error.value(py);
+    if !value.is_instance(resource_not_found_type(py).ok()?).ok()? {
+        return None;
+    }
+    value.getattr("uri").and_then(|uri| uri.extract()).ok()
 }
 
 fn error_object_of(py: Python<'_>, error: &PyErr) -> Option<ErrorObject> {

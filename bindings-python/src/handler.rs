@@ -24,8 +24,8 @@ use oxmcp::protocol::{
     ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, ReadResourceResult,
 };
 use oxmcp::server::{
-    Completer, CompletionHandler, Context as CoreContext, HandlerError, PromptHandler, ResourceHandler, Returned,
-    ToolHandler, ToolOutput,
+    Completer, CompletionHandler, Context as CoreContext, HandlerError, NotificationHandler, PromptHandler,
+    RequestHandler, ResourceHandler, Returned, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -400,6 +400,35 @@ impl Completer for PyCompleter {
         self.0
             .call("a completion", move |py| Ok(vec![convert::to_python(py, &params)?]))
     }
+}
+
+/// A custom request's handler: called with the params and the context, it returns the
+/// result object.
+pub struct PyRequest(pub PyHandler);
+
+impl RequestHandler for PyRequest {
+    fn call(&self, params: Value, ctx: CoreContext) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let answer = self.0.answer(move |py| params_and_context(py, &params, ctx));
+        Box::pin(async move { Ok(answer.await?.into_json()) })
+    }
+}
+
+/// A notification's handler: called with the params and the session's context.
+pub struct PyNotification(pub PyHandler);
+
+impl NotificationHandler for PyNotification {
+    fn notify(&self, params: Value, ctx: CoreContext) -> BoxFuture<'static, ()> {
+        let acted = self.0.answer(move |py| params_and_context(py, &params, ctx));
+        // A notification has no answer to carry a failure; the facade reports it.
+        Box::pin(async move { drop(acted.await) })
+    }
+}
+
+fn params_and_context<'py>(py: Python<'py>, params: &Value, ctx: CoreContext) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    Ok(vec![
+        convert::from_json(py, params)?,
+        Bound::new(py, Context::new(ctx))?.into_any(),
+    ])
 }
 
 // ---------------------------------------------------------------------------------------

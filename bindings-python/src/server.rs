@@ -23,7 +23,9 @@ use oxmcp::server::{
 use oxmcp::state::{SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
 
-use crate::handler::{LoopSlot, PyCompleter, PyCompletion, PyHandler, PyPrompt, PyResource, PyTool};
+use crate::handler::{
+    LoopSlot, PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyTool,
+};
 use crate::http::{HttpConfig, HttpServer};
 use crate::mounted::HttpEndpoint;
 use crate::{convert, error, runtime};
@@ -280,6 +282,29 @@ impl Server {
     /// returns (an awaitable of) a completion or None.
     fn set_completer(&self, complete: &Bound<'_, PyAny>) {
         self.inner.set_completer(PyCompleter(self.bind_handler(complete)));
+    }
+
+    /// Answers requests of `method`, one the protocol does not define:
+    /// `handler(params, ctx)` returns (an awaitable of) the result, a dict.
+    fn add_request_handler(&self, method: String, handler: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner
+            .add_request_handler(method, PyRequest(self.bind_handler(handler)))
+            .map_err(definition_error)
+    }
+
+    /// Acts on notifications of `method`, one the core does not handle, with
+    /// `handler(params, ctx)`; `notifications/roots/list_changed` is one it may take.
+    fn add_notification_handler(&self, method: String, handler: &Bound<'_, PyAny>) -> PyResult<()> {
+        let handler = PyNotification(self.bind_handler(handler));
+        self.inner
+            .add_notification_handler(method, handler)
+            .map_err(definition_error)
+    }
+
+    /// Declares extension `id` with its `settings` (a dict) in the 2026-07-28 capabilities.
+    fn declare_extension(&self, id: String, settings: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.inner.declare_extension(id, convert::to_json(settings)?);
+        Ok(())
     }
 
     /// The Streamable HTTP endpoint `config` describes, for a web app that serves it (the

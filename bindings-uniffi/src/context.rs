@@ -27,9 +27,10 @@ impl Context {
 
 #[uniffi::export(async_runtime = "tokio")]
 impl Context {
-    /// The request's id, as JSON text (a number or a string).
+    /// The request's id, as JSON text (a number or a string; `null` in a notification's
+    /// handler).
     pub fn request_id_json(&self) -> String {
-        json_text(self.inner.request_id())
+        json_text(&self.inner.request_id())
     }
 
     /// The protocol version of the request, e.g. `2025-11-25`.

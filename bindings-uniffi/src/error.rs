@@ -4,7 +4,7 @@
 //!
 //! No variant has a field named `message`: Kotlin exceptions already have one.
 
-use oxmcp::protocol::ErrorObject;
+use oxmcp::protocol::{Era, ErrorObject};
 use oxmcp::server::{DefinitionError, HandlerError};
 
 /// What can go wrong: the peer's JSON-RPC error, a closed connection, a timeout, a
@@ -93,6 +93,9 @@ impl From<oxmcp::Error> for McpError {
             oxmcp::Error::InvalidResponse(detail) => McpError::InvalidResponse { detail },
             oxmcp::Error::Protocol(detail) => McpError::Protocol { detail },
             oxmcp::Error::Unsupported(detail) => McpError::Unsupported { detail },
+            verification @ oxmcp::Error::Verification(_) => McpError::InvalidResponse {
+                detail: verification.to_string(),
+            },
             oxmcp::Error::Io(e) => McpError::Io { detail: e.to_string() },
         }
     }
@@ -151,6 +154,7 @@ impl From<McpError> for ErrorObject {
             HandlerError::Rpc(object) => object,
             HandlerError::Message(detail) => ErrorObject::internal(detail),
             HandlerError::InputRequired(_) => ErrorObject::internal("unexpected input request"),
+            HandlerError::ResourceNotFound(uri) => ErrorObject::resource_not_found(&uri, Era::Modern),
         }
     }
 }
@@ -165,6 +169,7 @@ impl From<HandlerError> for McpError {
             HandlerError::InputRequired(_) => McpError::Protocol {
                 detail: "the handler asked for input outside a multi round-trip request".into(),
             },
+            HandlerError::ResourceNotFound(uri) => ErrorObject::resource_not_found(&uri, Era::Modern).into(),
         }
     }
 }

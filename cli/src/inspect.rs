@@ -281,22 +281,11 @@ fn forward_notifications(client: &Client, inspector: &Arc<Inspector>) {
     let inspector = Arc::clone(inspector);
     tokio::spawn(async move {
         while let Ok(notification) = notifications.recv().await {
-            let (method, params) = match notification {
-                ServerNotification::Progress(_) => continue,
-                ServerNotification::LogMessage(log) => ("notifications/message".to_owned(), json!(log)),
-                ServerNotification::ToolListChanged => ("notifications/tools/list_changed".to_owned(), Value::Null),
-                ServerNotification::PromptListChanged => ("notifications/prompts/list_changed".to_owned(), Value::Null),
-                ServerNotification::ResourceListChanged => {
-                    ("notifications/resources/list_changed".to_owned(), Value::Null)
-                }
-                ServerNotification::ResourceUpdated(updated) => {
-                    ("notifications/resources/updated".to_owned(), json!(updated))
-                }
-                ServerNotification::SubscriptionAcknowledged(listen) => {
-                    ("notifications/subscriptions/acknowledged".to_owned(), json!(listen))
-                }
-                ServerNotification::Other { method, params } => (method, params.unwrap_or_default()),
-            };
+            if matches!(notification, ServerNotification::Progress(_)) {
+                continue;
+            }
+            let (method, params) = notification.into_parts();
+            let params = params.unwrap_or(Value::Null);
             inspector.tell(json!({"type": "notification", "method": method, "params": params}));
         }
     });

@@ -25,9 +25,14 @@ pub enum Error {
     /// The peer broke the protocol, or the two sides share no protocol version.
     #[error("protocol error: {0}")]
     Protocol(String),
-    /// The client lacks what the server asked of it (e.g. a capability).
+    /// The client lacks what the server asked of it (e.g. a capability), or the server
+    /// lacks what the client asked of it (e.g. an extension).
     #[error("not supported: {0}")]
     Unsupported(String),
+    /// What the server sent does not match what it said it would send (a skill's file and
+    /// its listed size, digest or front matter); it must not be used.
+    #[error("verification failed: {0}")]
+    Verification(String),
     /// Starting or talking to a process or socket failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -40,6 +45,12 @@ impl Error {
             Error::Remote(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// Whether the server said the resource does not exist, in either era's words
+    /// ([`ErrorObject::is_resource_not_found`]).
+    pub fn is_resource_not_found(&self) -> bool {
+        self.as_remote().is_some_and(ErrorObject::is_resource_not_found)
     }
 }
 

@@ -29,7 +29,7 @@ import atexit
 import os
 
 from . import _native, types
-from ._errors import McpError, ProtocolError, ToolError
+from ._errors import McpError, ProtocolError, ResourceNotFoundError, ToolError
 from ._version import __version__
 from .client import Client, Reconnect, ToolTask
 from .content import Audio, Image
@@ -69,6 +69,7 @@ __all__ = [
     "ReadResourceResult",
     "Reconnect",
     "ResourceLink",
+    "ResourceNotFoundError",
     "Server",
     "Task",
     "TextContent",

@@ -26,6 +26,22 @@ class McpError(Exception):
         return f"{self.message} ({self.code})"
 
 
+class ResourceNotFoundError(McpError):
+    """The resource does not exist.
+
+    Raise it in a resource handler (a template's, for an instance that is not there): the
+    client is told in the words of its protocol version, -32002 before 2026-07-28 and
+    -32602 from then on (SEP-2164), with ``data.uri``. The client raises it for either.
+    """
+
+    def __init__(self, uri: str, message: str | None = None, code: int = -32602) -> None:
+        super().__init__(code, message or f"Resource not found: {uri}", {"uri": uri})
+        self.uri = uri
+
+    def __repr__(self) -> str:
+        return f"ResourceNotFoundError(uri={self.uri!r}, code={self.code})"
+
+
 class ToolError(Exception):
     """Raise in a tool to fail with this message as an ``isError`` result the model reads.
 

@@ -344,6 +344,23 @@ class Client:
         """Checks that the server answers."""
         await self._connection.ping()
 
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Sends a request of ``method`` (an extension's, or any the typed methods do not
+        cover) and returns its result as a dict; a JSON-RPC error raises
+        :class:`~oxmcp.McpError`."""
+        result: dict[str, Any] = await self._connection.request(method, params)
+        return result
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Sends notification ``method`` with ``params``."""
+        await self._connection.notify(method, params)
+
+    async def send_roots_list_changed(self) -> None:
+        """Tells the server the roots ``roots_handler`` gives changed, so that it asks again
+        (``notifications/roots/list_changed``, legacy era; a 2026-07-28 server asks for
+        the roots within each request, so nothing is sent)."""
+        await self._connection.send_roots_list_changed()
+
 
 class ToolTask:
     """A tool call the server runs as a task; see :meth:`Client.call_tool_as_task`.

@@ -13,7 +13,7 @@ from typing_extensions import TypeVar
 
 from . import _native
 from .auth import AccessToken
-from .types import ContentBlock, CreateMessageResult, Root, SamplingMessage
+from .types import ContentBlock, CreateMessageResult, ListRootsResult, Root, SamplingMessage
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 Model = TypeVar("Model", bound=BaseModel)
@@ -26,7 +26,7 @@ _CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
 class RequestContext(Generic[LifespanT]):
     """The request as the official SDK's ``ctx.request_context`` shows it."""
 
-    request_id: int | str
+    request_id: int | str | None
     lifespan_context: LifespanT
     """What the server's ``lifespan`` yielded (``None`` without one)."""
 
@@ -74,8 +74,8 @@ class Context(Generic[LifespanT]):
         return RequestContext(self._native.request_id, self._lifespan)
 
     @property
-    def request_id(self) -> int | str:
-        """The JSON-RPC id of the request."""
+    def request_id(self) -> int | str | None:
+        """The JSON-RPC id of the request; None in a notification's handler."""
         return self._native.request_id
 
     @property
@@ -255,6 +255,14 @@ class Context(Generic[LifespanT]):
         answer = await self._native.list_roots()
         return [Root.model_validate(root) for root in answer["roots"]]
 
+    async def notify_elicitation_complete(self, elicitation_id: str) -> None:
+        """Tells the client the user completed the URL-mode elicitation
+        ``elicitation_id`` (``notifications/elicitation/complete``, 2025-11-25), so that
+        it may retry what waited for it. It goes on the session, so it may come after the
+        request that asked has ended (keep the context for it). Nothing is sent in
+        2026-07-28, which has no such notification."""
+        await self._native.notify_elicitation_complete(elicitation_id)
+
 
 @dataclass(frozen=True)
 class ReadResourceContents:
@@ -312,6 +320,16 @@ class Session:
     async def send_prompt_list_changed(self) -> None:
         """Tells every client the list of prompts changed."""
         self._context.notify_list_changed("prompts")
+
+    async def send_elicit_complete(self, elicitation_id: str, related_request_id: int | str | None = None) -> None:
+        """The official SDK's name for :meth:`Context.notify_elicitation_complete`
+        (``related_request_id`` is accepted and not needed: it goes on the session)."""
+        await self._context.notify_elicitation_complete(elicitation_id)
+
+    async def list_roots(self) -> ListRootsResult:
+        """The client's roots as the ``roots/list`` result, as the official SDK's
+        ``ctx.session.list_roots()`` gives them."""
+        return ListRootsResult(roots=await self._context.list_roots())
 
 
 def _wire(value: BaseModel | dict[str, Any]) -> dict[str, Any]:

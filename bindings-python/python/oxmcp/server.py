@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 import sys
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -37,6 +38,8 @@ Completer = Callable[..., Iterable[str] | Awaitable[Iterable[str]]]
 Wire = dict[str, Any]
 #: A handler's keyword arguments and the native context.
 Arguments = tuple[dict[str, Any], Any]
+
+_log = logging.getLogger("oxmcp")
 
 
 class Server:
@@ -524,6 +527,51 @@ class Server:
 
         return register
 
+    def request_handler(self, method: str) -> Callable[[Handler], Handler]:
+        """Answers requests of ``method``, one the protocol does not define (an
+        extension's)::
+
+            @server.request_handler("weather/forecast")
+            async def forecast(params: Forecast, ctx: Context) -> dict[str, Any]:
+                return {"city": params.city, "forecast": "sunny"}
+
+        The function's parameter gets the request's params as the type it annotates (a
+        pydantic model, a dataclass, a dict; params that do not fit are -32602), and a
+        parameter annotated :class:`Context` the context. It returns the result: a dict or
+        a pydantic model. A method of the protocol cannot be taken over."""
+
+        def register(fn: Handler) -> Handler:
+            self._native.add_request_handler(method, _method_handler(fn, method, self._lifespan_context))
+            return fn
+
+        return register
+
+    def notification_handler(self, method: str) -> Callable[[Handler], Handler]:
+        """Acts on notifications of ``method``: an extension's, or
+        ``notifications/roots/list_changed``, which a client of 2025-11-25 or older sends
+        when its roots change::
+
+            @server.notification_handler("notifications/roots/list_changed")
+            async def roots_changed(params: dict[str, Any] | None, ctx: Context) -> None:
+                roots = await ctx.list_roots()
+
+        The function takes the params and the context as :meth:`request_handler`'s does;
+        the context is the session's (``ctx.request_id`` is None), so what it asks of the
+        client goes on the session. What it returns is dropped, and what it raises is
+        logged (a notification has no answer)."""
+
+        def register(fn: Handler) -> Handler:
+            handler = _logging_failures(_method_handler(fn, method, self._lifespan_context), method)
+            self._native.add_notification_handler(method, handler)
+            return fn
+
+        return register
+
+    def extension(self, id: str, settings: dict[str, Any] | None = None) -> None:
+        """Declares extension ``id`` in the capabilities 2026-07-28 clients see, with its
+        settings (``{}`` for none); its methods are served by :meth:`request_handler`."""
+        self._native.declare_extension(id, settings or {})
+
     # Serving
 
     async def serve_stdio(self) -> None:
@@ -843,6 +891,60 @@ def _handler(
         except Exception as error:
             _raise_as_ours(error)
         return value if convert is None else convert(value)
+
+    return run_here
+
+
+def _method_handler(fn: Callable[..., Any], method: str, lifespan: Callable[[], Any]) -> Callable[..., Any]:
+    """A custom request's or a notification's handler as the native layer calls it, with
+    the params and the native context: the params as the type the function's one
+    parameter (beside the context) annotates; a result as a dict."""
+    spec = inspect_function(fn)
+    if len(spec.parameters) > 1:
+        raise TypeError(f"{spec.name}: a handler of {method} takes the params and a Context, nothing else")
+    target = spec.parameters[0] if spec.parameters else None
+    annotated = target is not None and target.annotation is not inspect.Parameter.empty
+    adapter: TypeAdapter[Any] = TypeAdapter(target.annotation if target is not None and annotated else Any)
+
+    def arguments(params: Any, native_ctx: Any) -> Arguments:
+        if target is None:
+            return {}, native_ctx
+        try:
+            return {target.name: adapter.validate_python(params)}, native_ctx
+        except ValidationError as error:
+            raise McpError(INVALID_PARAMS, f"{method}: invalid params: {error.errors()[0]['msg']}") from None
+
+    return _handler(fn, spec, arguments, lifespan, _result_object)
+
+
+def _result_object(value: Any) -> Any:
+    """A custom request's result as the wire has it: a model dumped, None as ``{}``."""
+    if value is None:
+        return {}
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return value
+
+
+def _logging_failures(run: Callable[..., Any], method: str) -> Callable[..., Any]:
+    """`run`, its failures logged: nobody else hears of a notification handler's."""
+    if inspect.iscoroutinefunction(run):
+
+        async def run_on_loop(*native: Any) -> Any:
+            try:
+                return await run(*native)
+            except Exception:
+                _log.exception("the handler of %s failed", method)
+                return None
+
+        return run_on_loop
+
+    def run_here(*native: Any) -> Any:
+        try:
+            return run(*native)
+        except Exception:
+            _log.exception("the handler of %s failed", method)
+            return None
 
     return run_here
 

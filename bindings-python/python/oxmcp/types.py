@@ -357,3 +357,9 @@ class Root(WireModel):
 
     uri: str
     name: str | None = None
+
+
+class ListRootsResult(WireModel):
+    """The client's roots, as ``roots/list`` answers."""
+
+    roots: list[Root]

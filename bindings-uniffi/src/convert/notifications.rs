@@ -1,8 +1,6 @@
 //! The server's notifications as a client receives them ([`ServerNotification`]). Mirrors
 //! `oxmcp::client::ServerNotification`.
 
-use oxmcp::protocol as core;
-
 use super::{json_text, LoggingLevel};
 
 /// A notification from the server.
@@ -67,14 +65,13 @@ impl From<oxmcp::client::ServerNotification> for ServerNotification {
                 total: p.total,
                 message: p.message,
             },
-            N::SubscriptionAcknowledged(p) => ServerNotification::Other {
-                method: core::methods::SUBSCRIPTIONS_ACKNOWLEDGED.to_owned(),
-                params_json: Some(json_text(&p)),
-            },
-            N::Other { method, params } => ServerNotification::Other {
-                method,
-                params_json: params.as_ref().map(json_text),
-            },
+            other @ (N::SubscriptionAcknowledged(_) | N::ElicitationComplete(_) | N::Other { .. }) => {
+                let (method, params) = other.into_parts();
+                ServerNotification::Other {
+                    method,
+                    params_json: params.as_ref().map(json_text),
+                }
+            }
         }
     }
 }

@@ -31,6 +31,7 @@ mod pages;
 mod requests;
 mod send;
 mod server_requests;
+mod skills;
 mod subscription;
 mod tasks;
 mod tool_headers;
@@ -128,6 +129,10 @@ impl Client {
         let (notifications, _) = broadcast::channel(NOTIFICATION_CAPACITY);
         let server_requests = Arc::new(Semaphore::new(options.max_server_requests));
         let mut modern_capabilities = options.capabilities();
+        // 2026-07-28 roots have no `listChanged`: servers ask for them on each request.
+        if let Some(roots) = &mut modern_capabilities.roots {
+            roots.list_changed = None;
+        }
         if options.tasks {
             let tasks = Map::from_iter([(TASKS_EXTENSION.to_owned(), Value::Object(Map::new()))]);
             modern_capabilities.extensions = Some(tasks);

@@ -156,7 +156,8 @@ impl ClientOptions {
         self
     }
 
-    /// Answers roots requests.
+    /// Answers roots requests, and declares `roots` (with `listChanged` to a legacy server:
+    /// tell it with [`Client::notify_roots_list_changed`](super::Client::notify_roots_list_changed)).
     pub fn on_roots(mut self, handler: impl RootsHandler) -> Self {
         self.roots = Some(Arc::new(handler));
         self
@@ -190,7 +191,9 @@ impl ClientOptions {
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let empty = || Some(Default::default());
         ClientCapabilities {
-            roots: self.roots.as_ref().map(|_| RootsCapability::default()),
+            roots: self.roots.as_ref().map(|_| RootsCapability {
+                list_changed: Some(true),
+            }),
             sampling: self.sampling.as_ref().map(|_| SamplingCapability {
                 context: None,
                 tools: if self.sampling_tools { empty() } else { None },

@@ -13,11 +13,13 @@ use super::tasks::tool_call_params;
 use super::ClientOptions;
 use super::{decode, lock, to_value, CallOptions, Client};
 use crate::error::Result;
+use crate::protocol::jsonrpc;
 use crate::protocol::{
     methods, CallToolResult, CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
     CompletionReference, Era, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
+use crate::transport::Envelope;
 
 impl Client {
     /// One page of tools. Tools whose `x-mcp-header` annotations break the spec's rules
@@ -113,7 +115,7 @@ impl Client {
     }
 
     /// The items of every page `fetch` gets for a `method` listing.
-    async fn collect_pages<T, F, Fut>(&self, method: &str, mut fetch: F) -> Result<Vec<T>>
+    pub(super) async fn collect_pages<T, F, Fut>(&self, method: &str, mut fetch: F) -> Result<Vec<T>>
     where
         F: FnMut(Option<String>) -> Fut,
         Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>)>>,
@@ -234,6 +236,32 @@ impl Client {
         }
         *lock(&self.inner.log_level) = Some(level);
         Ok(())
+    }
+
+    /// Tells the server the roots changed (`notifications/roots/list_changed`), so that it
+    /// asks for them again. Sent in the legacy era only: a 2026-07-28 server asks for the
+    /// roots within each request that needs them, so there is nothing to tell.
+    pub async fn notify_roots_list_changed(&self) -> Result<()> {
+        if self.protocol_version().era() == Era::Modern {
+            return Ok(());
+        }
+        self.notify(methods::ROOTS_LIST_CHANGED, None).await
+    }
+
+    /// Sends notification `method` with `params` (an extension's, say); in the 2026-07-28
+    /// era with the `_meta` every message of that era carries (version, client info and
+    /// capabilities).
+    pub async fn notify(&self, method: &str, params: Option<Map<String, Value>>) -> Result<()> {
+        let version = self.protocol_version();
+        let params = match version.era() {
+            Era::Legacy => params,
+            Era::Modern => Some(self.modern_params(params.unwrap_or_default(), version, None)),
+        };
+        let text = jsonrpc::notification_text(method, params.as_ref());
+        self.inner
+            .connection
+            .send_described(text, || Envelope::notification(method, Some(version)))
+            .await
     }
 
     /// Checks the server answers: `ping` in the legacy era, `server/discover` in the

@@ -64,6 +64,15 @@ pub struct ElicitRequestUrlParams {
     pub meta: Option<Meta>,
 }
 
+/// `notifications/elicitation/complete` (2025-11-25): the user completed a URL-mode
+/// elicitation out of band, so a request that failed with -32042 for it may be retried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElicitationCompleteNotificationParams {
+    /// The `elicitationId` of the elicitation that completed.
+    #[serde(rename = "elicitationId")]
+    pub elicitation_id: String,
+}
+
 /// What the user did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -4,6 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::capabilities::ClientCapabilities;
+use super::elicitation::ElicitRequestUrlParams;
+use super::version::Era;
 
 /// The error codes of JSON-RPC and MCP.
 pub mod code {
@@ -130,5 +132,41 @@ impl ErrorObject {
     /// -32020: an HTTP header disagrees with the body, or a required one is absent.
     pub fn header_mismatch(detail: impl std::fmt::Display) -> Self {
         Self::new(code::HEADER_MISMATCH, format!("Header mismatch: {detail}"))
+    }
+
+    /// Resource not found, as `era` says it: -32002 before 2026-07-28, -32602 from then on
+    /// (SEP-2164), the URI in `data.uri` either way.
+    pub fn resource_not_found(uri: &str, era: Era) -> Self {
+        let code = match era {
+            Era::Legacy => code::RESOURCE_NOT_FOUND,
+            Era::Modern => code::INVALID_PARAMS,
+        };
+        Self::new(code, format!("Resource not found: {uri}")).with_data(json!({ "uri": uri }))
+    }
+
+    /// Whether this says a resource was not found, in either era's words: -32002, or
+    /// -32602 naming the URI in `data.uri` (as SEP-2164 asks clients to accept both).
+    pub fn is_resource_not_found(&self) -> bool {
+        self.code == code::RESOURCE_NOT_FOUND
+            || (self.code == code::INVALID_PARAMS && self.data.as_ref().is_some_and(|data| data["uri"].is_string()))
+    }
+
+    /// -32042: the request can proceed once the user completes these URL-mode
+    /// elicitations (2025-11-25; in 2026-07-28 a handler asks for them as input instead).
+    pub fn url_elicitation_required(elicitations: &[ElicitRequestUrlParams]) -> Self {
+        let message = match elicitations.len() {
+            1 => "URL elicitation required",
+            _ => "URL elicitations required",
+        };
+        Self::new(code::URL_ELICITATION_REQUIRED, message).with_data(json!({ "elicitations": elicitations }))
+    }
+
+    /// The URL-mode elicitations a -32042 error asks the user to complete; `None` for any
+    /// other error.
+    pub fn url_elicitations(&self) -> Option<Vec<ElicitRequestUrlParams>> {
+        if self.code != code::URL_ELICITATION_REQUIRED {
+            return None;
+        }
+        serde_json::from_value(self.data.as_ref()?.get("elicitations")?.clone()).ok()
     }
 }

@@ -48,6 +48,12 @@ pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 /// Server asks for the client's roots.
 pub const ROOTS_LIST: &str = "roots/list";
+/// List the skills (skills extension).
+pub const SKILLS_LIST: &str = "skills/list";
+/// Describe one skill (skills extension).
+pub const SKILLS_GET: &str = "skills/get";
+/// List a directory's children (skills extension, with `directoryRead`).
+pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
 /// Cancel a request.
 pub const CANCELLED: &str = "notifications/cancelled";
 /// Progress of a request.
@@ -74,7 +80,7 @@ pub const TASKS_STATUS: &str = "notifications/tasks/status";
 pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 
 /// The requests an MCP server answers, in either era.
-pub const SERVER_REQUESTS: [&str; 20] = [
+pub const SERVER_REQUESTS: [&str; 23] = [
     INITIALIZE,
     PING,
     DISCOVER,
@@ -95,6 +101,9 @@ pub const SERVER_REQUESTS: [&str; 20] = [
     TASKS_CANCEL,
     TASKS_RESULT,
     TASKS_LIST,
+    SKILLS_LIST,
+    SKILLS_GET,
+    RESOURCES_DIRECTORY_READ,
 ];
 
 /// The notifications an MCP server acts on.

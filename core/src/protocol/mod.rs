@@ -24,6 +24,7 @@ mod resources;
 pub(crate) mod result;
 mod roots;
 mod sampling;
+pub mod skills;
 mod subscriptions;
 mod tasks;
 mod tools;

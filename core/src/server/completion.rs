@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::Server;
-use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference, ErrorObject};
+use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference, Era, ErrorObject};
 use crate::BoxFuture;
 
 /// The most values one completion result may carry.
@@ -90,7 +90,7 @@ fn within_limit(mut completion: Completion) -> Completion {
 
 /// `completion/complete`: the completion handler of a prompt's or a resource template's
 /// argument, else the server's [`Completer`] (neither gives no values).
-pub(super) async fn complete(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) async fn complete(server: &Server, params: Option<&RawValue>, era: Era, stamp: Option<&Value>) -> Outcome {
     let params: CompleteRequestParams = parse_params(params)?;
     let registry = server.registry();
     let handlers = match &params.reference {
@@ -107,7 +107,7 @@ pub(super) async fn complete(server: &Server, params: Option<&RawValue>, stamp: 
             .map(|t| &t.completions)
             .ok_or_else(|| ErrorObject::invalid_params(format!("unknown resource template: {uri}")))?,
     };
-    let failed = |error| server.disclose(error).into_error_object();
+    let failed = |error| server.disclose(error).into_error_object(era);
     let completion = match (handlers.get(&params.argument.name), server.completer()) {
         (Some(handler), _) => {
             let context = params.context.and_then(|c| c.arguments).unwrap_or_default();

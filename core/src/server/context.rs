@@ -18,10 +18,10 @@ use super::schema::CompiledSchema;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
     methods, ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams,
-    ElicitResult, ElicitationCapability, Era, ErrorObject, Implementation, InputRequest, InputResponse, InputResponses,
-    ListRootsRequestParams, ListRootsResult, LoggingLevel, LoggingMessageNotificationParams, Meta,
-    ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId, RootsCapability, SamplingCapability,
-    SamplingContent,
+    ElicitResult, ElicitationCapability, ElicitationCompleteNotificationParams, Era, ErrorObject, Implementation,
+    InputRequest, InputResponse, InputResponses, ListRootsRequestParams, ListRootsResult, LoggingLevel,
+    LoggingMessageNotificationParams, Meta, ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId,
+    RootsCapability, SamplingCapability, SamplingContent,
 };
 
 /// What a handler knows about the request it serves, and how it talks back: progress,
@@ -35,7 +35,8 @@ pub struct Context {
 
 struct RequestState {
     dispatcher: Arc<Dispatcher>,
-    request_id: RequestId,
+    /// `None` for a notification's handler.
+    request_id: Option<RequestId>,
     exchange: Exchange,
     /// `_meta` as sent, read into `meta` only when asked for: most handlers never look,
     /// and building the map cost more than the rest of the dispatch.
@@ -56,7 +57,7 @@ struct RequestState {
 impl Context {
     pub(crate) fn new(
         dispatcher: Arc<Dispatcher>,
-        request_id: RequestId,
+        request_id: Option<RequestId>,
         exchange: Exchange,
         raw_meta: Option<Box<RawValue>>,
         scope: Scope,
@@ -90,7 +91,7 @@ impl Context {
             Era::Legacy => inner.dispatcher.session_channel().cloned(),
             Era::Modern => None,
         };
-        let reply = session.unwrap_or_else(|| Reply::Stream(tokio::sync::mpsc::channel(1).0));
+        let reply = session.unwrap_or_else(Reply::nowhere);
         let ctx = Context {
             inner: Arc::new(RequestState {
                 dispatcher: Arc::clone(&inner.dispatcher),
@@ -116,9 +117,10 @@ impl Context {
         &self.inner.dispatcher
     }
 
-    /// The id of the request being served.
-    pub fn request_id(&self) -> &RequestId {
-        &self.inner.request_id
+    /// The id of the request being served; `None` in a notification's handler (such as
+    /// [`ServerBuilder::on_roots_list_changed`](super::ServerBuilder::on_roots_list_changed)'s).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.inner.request_id.as_ref()
     }
 
     /// The protocol version of this request.
@@ -389,6 +391,27 @@ impl Context {
                 )),
             },
         }
+    }
+
+    /// Tells the client the user completed URL-mode elicitation `elicitation_id`
+    /// (`notifications/elicitation/complete`, 2025-11-25). It goes on the session, not on
+    /// this request, since it usually comes after the request that asked has ended (failed
+    /// with [`HandlerError::url_elicitation_required`], then the user finished in the
+    /// browser): keep a clone of the context for it. Does nothing in 2026-07-28, which has
+    /// no such notification (a retry carries the answer there).
+    pub async fn notify_elicitation_complete(&self, elicitation_id: &str) {
+        if self.era() == Era::Modern {
+            return;
+        }
+        let params = ElicitationCompleteNotificationParams {
+            elicitation_id: elicitation_id.to_owned(),
+        };
+        let text = jsonrpc::notification_text(methods::ELICITATION_COMPLETE, Some(&params));
+        // A closed stream only means nobody is listening any more.
+        match self.inner.dispatcher.session_channel() {
+            Some(session) => session.send(text).await,
+            None => self.inner.reply.send(text).await,
+        };
     }
 
     /// The answers the client sent with this retry (explicit multi round-trip style).

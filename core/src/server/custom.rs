@@ -12,14 +12,14 @@
 //!         let city = params["city"].as_str().unwrap_or("nowhere").to_owned();
 //!         Ok::<_, HandlerError>(json!({ "city": city, "forecast": "sunny" }))
 //!     })
-//!     .notification_handler("notifications/weather/seen", |_params: Value| async {})
+//!     .notification_handler("notifications/weather/seen", |_params: Value, _ctx: Context| async {})
 //!     .build()
 //!     .unwrap();
 //! ```
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -30,12 +30,12 @@ use super::handler::HandlerError;
 use super::schema::DefinitionError;
 use super::Server;
 use crate::protocol::{meta, methods, ErrorObject, ResultType};
-use crate::BoxFuture;
+use crate::{read, write, BoxFuture};
 
 /// Answers requests of a method the core does not serve.
 pub trait RequestHandler: Send + Sync + 'static {
-    /// Answers one request. `params` is the request's params (`null` when it has none);
-    /// the result must be a JSON object.
+    /// Answers one request. `params` is the request's params (`null` when it has none)
+    /// without `_meta` (see [`Context::meta`]); the result must be a JSON object.
     fn call(&self, params: Value, ctx: Context) -> BoxFuture<'static, Result<Value, HandlerError>>;
 }
 
@@ -51,79 +51,85 @@ where
 
 /// Acts on notifications of a method the core does not handle.
 pub trait NotificationHandler: Send + Sync + 'static {
-    /// Acts on one notification; `params` is `null` when it has none.
-    fn notify(&self, params: Value) -> BoxFuture<'static, ()>;
+    /// Acts on one notification; `params` is `null` when it has none. `ctx` is the
+    /// session's, with no request id ([`Context::request_id`] is `None`): what the handler
+    /// sends through it goes on the session (a legacy handler may ask the client for its
+    /// roots, say).
+    fn notify(&self, params: Value, ctx: Context) -> BoxFuture<'static, ()>;
 }
 
 impl<F, Fut> NotificationHandler for F
 where
-    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    F: Fn(Value, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    fn notify(&self, params: Value) -> BoxFuture<'static, ()> {
-        Box::pin(self(params))
+    fn notify(&self, params: Value, ctx: Context) -> BoxFuture<'static, ()> {
+        Box::pin(self(params, ctx))
     }
 }
 
-/// The custom methods and declared extensions of a server.
+/// The custom methods and declared extensions of a server. Registered at any time: the
+/// bindings' decorators add them after the server is built.
 #[derive(Default)]
 pub(crate) struct CustomMethods {
-    requests: HashMap<String, Arc<dyn RequestHandler>>,
-    notifications: HashMap<String, Arc<dyn NotificationHandler>>,
+    requests: RwLock<HashMap<String, Arc<dyn RequestHandler>>>,
+    notifications: RwLock<HashMap<String, Arc<dyn NotificationHandler>>>,
     /// Declared in `capabilities.extensions` (2026-07-28), by identifier.
-    pub(crate) extensions: Map<String, Value>,
+    extensions: RwLock<Map<String, Value>>,
 }
 
 impl CustomMethods {
-    /// No custom methods yet, and these extensions.
-    pub(crate) fn with_extensions(extensions: Map<String, Value>) -> Self {
-        CustomMethods {
-            extensions,
-            ..CustomMethods::default()
-        }
-    }
-
     /// Adds a request handler; the core's own methods cannot be replaced.
-    pub(crate) fn add_request(
-        &mut self,
-        method: String,
-        handler: Arc<dyn RequestHandler>,
-    ) -> Result<(), DefinitionError> {
-        insert(
-            &mut self.requests,
-            method,
-            handler,
-            &methods::SERVER_REQUESTS,
-            "request",
-        )
+    pub(crate) fn add_request(&self, method: String, handler: Arc<dyn RequestHandler>) -> Result<(), DefinitionError> {
+        insert(&self.requests, method, handler, &methods::SERVER_REQUESTS, "request")
     }
 
-    /// Adds a notification handler; the core's own notifications cannot be replaced.
+    /// Adds a notification handler; the core's own notifications cannot be replaced, and
+    /// `notifications/roots/list_changed`, which the core leaves to the server, may be
+    /// handled.
     pub(crate) fn add_notification(
-        &mut self,
+        &self,
         method: String,
         handler: Arc<dyn NotificationHandler>,
     ) -> Result<(), DefinitionError> {
-        insert(
-            &mut self.notifications,
-            method,
-            handler,
-            &methods::SERVER_NOTIFICATIONS,
-            "notification",
-        )
+        let reserved: &[&str] = if method == methods::ROOTS_LIST_CHANGED {
+            &[]
+        } else {
+            &methods::SERVER_NOTIFICATIONS
+        };
+        insert(&self.notifications, method, handler, reserved, "notification")
     }
 
-    /// What the handler of notification `method` does with `params`; `None` when no
-    /// handler is registered.
-    pub(crate) fn notify(&self, method: &str, params: Option<&RawValue>) -> Option<BoxFuture<'static, ()>> {
-        let handler = self.notifications.get(method)?;
-        Some(handler.notify(params_value(params).ok()?))
+    /// Declares extension `id` with its `settings`, replacing an earlier declaration.
+    pub(crate) fn declare_extension(&self, id: String, settings: Value) {
+        write(&self.extensions).insert(id, settings);
+    }
+
+    /// The declared extensions.
+    pub(crate) fn extensions(&self) -> Map<String, Value> {
+        read(&self.extensions).clone()
+    }
+
+    /// What the handler of notification `method` does with `params`, in the context
+    /// `context` makes; `None` when no handler is registered or there is no context.
+    pub(crate) fn notify(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        context: impl FnOnce() -> Option<Context>,
+    ) -> Option<BoxFuture<'static, ()>> {
+        let handler = read(&self.notifications).get(method).cloned()?;
+        Some(handler.notify(params_value(params).ok()?, context()?))
+    }
+
+    fn request_handler(&self, method: &str) -> Option<Arc<dyn RequestHandler>> {
+        read(&self.requests).get(method).cloned()
     }
 }
 
 /// Registers the handler of `method`, one of a `kind` that `reserved` does not name.
 fn insert<H: ?Sized>(
-    handlers: &mut HashMap<String, Arc<H>>,
+    handlers: &RwLock<HashMap<String, Arc<H>>>,
     method: String,
     handler: Arc<H>,
     reserved: &[&str],
@@ -137,6 +143,7 @@ fn insert<H: ?Sized>(
             "{method:?} is served by the core; a custom {kind} handler cannot replace it"
         )));
     }
+    let mut handlers = write(handlers);
     if handlers.contains_key(&method) {
         return Err(DefinitionError::new(format!(
             "{kind} method {method:?} is defined twice"
@@ -155,13 +162,13 @@ pub(super) async fn call(
     ctx: &Context,
     stamp: Option<&Value>,
 ) -> Outcome {
-    let Some(handler) = server.custom().requests.get(method).cloned() else {
+    let Some(handler) = server.custom().request_handler(method) else {
         return Err(ErrorObject::method_not_found(method));
     };
     let result = handler
         .call(params_value(params)?, ctx.clone())
         .await
-        .map_err(|error| server.disclose(error).into_error_object())?;
+        .map_err(|error| server.disclose(error).into_error_object(ctx.era()))?;
     let Value::Object(mut result) = result else {
         return Err(ErrorObject::internal(format!(
             "the handler of {method} returned a result that is not an object"
@@ -179,9 +186,15 @@ pub(super) async fn call(
     serde_json::to_string(&result).map_err(ErrorObject::internal)
 }
 
-/// Params as a JSON value: `null` when absent.
+/// Params as a JSON value, `null` when absent, without `_meta`: the handler reads that from
+/// its context ([`Context::meta`]), and a 2026-07-28 message carries the protocol's facts
+/// there, which are not the method's own params.
 fn params_value(params: Option<&RawValue>) -> Result<Value, ErrorObject> {
-    params.map_or(Ok(Value::Null), |raw| {
+    let mut params = params.map_or(Ok(Value::Null), |raw| {
         serde_json::from_str(raw.get()).map_err(ErrorObject::invalid_params)
-    })
+    })?;
+    if let Value::Object(fields) = &mut params {
+        fields.remove("_meta");
+    }
+    Ok(params)
 }

@@ -24,9 +24,8 @@ use super::auth::Caller;
 use super::context::Context;
 use super::limits::Quota;
 use super::reply::Reply;
-use super::{completion, custom, prompts, resources, subscriptions, tasks, tools, Server};
+use super::{completion, custom, prompts, resources, skills, subscriptions, tasks, tools, Server};
 use crate::connection::PendingRequests;
-use crate::lock;
 use crate::protocol::jsonrpc::{self, Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::{
@@ -35,6 +34,7 @@ use crate::protocol::{
     ProtocolVersion, RequestId, RequestMeta, ResultType, SetLevelRequestParams,
 };
 use crate::state::SessionRecord;
+use crate::{lock, read, write};
 
 /// The protocol facts one request is served under.
 #[derive(Clone)]
@@ -216,7 +216,7 @@ impl Dispatcher {
 
     /// Takes a notification or a response from the client at once; a request is handed
     /// back, for the caller to serve where its answer must go.
-    pub(crate) fn receive(&self, message: Message) -> Option<Request> {
+    pub(crate) fn receive(self: &Arc<Self>, message: Message) -> Option<Request> {
         self.receive_here(message).unwrap_or_else(|unplaced| {
             tracing::debug!(?unplaced, "dropped a response or cancellation for an unknown request");
             None
@@ -226,7 +226,7 @@ impl Dispatcher {
     /// [`receive`](Self::receive), except that a response to no request this dispatcher
     /// sent, or a cancellation of no request it serves, is handed back: another copy of the
     /// session may have sent or serve it.
-    pub(crate) fn receive_here(&self, message: Message) -> Result<Option<Request>, Message> {
+    pub(crate) fn receive_here(self: &Arc<Self>, message: Message) -> Result<Option<Request>, Message> {
         match message {
             Message::Request(request) => return Ok(Some(request)),
             Message::Notification(notification) if notification.method == methods::CANCELLED => {
@@ -289,16 +289,37 @@ impl Dispatcher {
         self.tasks.wait().await;
     }
 
-    fn on_notification(&self, notification: Notification) {
-        match notification.method.as_str() {
-            methods::INITIALIZED | methods::ROOTS_LIST_CHANGED => {}
-            other => match self.server.custom().notify(other, notification.params.as_deref()) {
-                Some(handled) => {
-                    self.tasks.spawn(handled);
-                }
-                None => tracing::debug!(method = other, "ignored a notification"),
-            },
+    fn on_notification(self: &Arc<Self>, notification: Notification) {
+        let Notification { method, params } = notification;
+        if method == methods::INITIALIZED {
+            return;
         }
+        let params = params.as_deref();
+        match self
+            .server
+            .custom()
+            .notify(&method, params, || self.notification_context(params))
+        {
+            Some(handled) => {
+                self.tasks.spawn(handled);
+            }
+            None => tracing::debug!(method, "ignored a notification"),
+        }
+    }
+
+    /// The context of a notification's handler: the session's protocol facts (or the
+    /// notification's own `_meta`, in 2026-07-28; the latest legacy version when there are
+    /// neither, as on stateless HTTP) and no request id; what it sends goes on the
+    /// session's channel. `None` for params that are not an object.
+    fn notification_context(self: &Arc<Self>, params: Option<&RawValue>) -> Option<Context> {
+        let head: ParamsHead = parse_params(params).ok()?;
+        let request_meta = read_request_meta(head.meta.as_deref()).ok()?;
+        let exchange = self
+            .exchange_for(methods::INITIALIZED, request_meta, Some(ProtocolVersion::LATEST_LEGACY))
+            .ok()??;
+        let reply = self.session_channel().cloned().unwrap_or_else(Reply::nowhere);
+        let scope = Scope::new(reply, self.ended().child_token());
+        Some(Context::new(Arc::clone(self), None, exchange, head.meta, scope))
     }
 
     /// Answers one request: the response text, or `None` when it was cancelled.
@@ -476,7 +497,7 @@ impl Dispatcher {
         let era = exchange.version.era();
         // `exchange_for` read `_meta` as an object already, so the context's lazy read of it
         // cannot fail.
-        let ctx = Context::new(Arc::clone(&self), id.clone(), exchange, head.meta, scope);
+        let ctx = Context::new(Arc::clone(&self), Some(id.clone()), exchange, head.meta, scope);
         let server = &self.server;
         let stamp = (era == Era::Modern).then(|| server.server_info_json());
         let outcome = match (method.as_str(), era) {
@@ -491,7 +512,7 @@ impl Dispatcher {
             (methods::RESOURCES_UNSUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, false),
             (methods::PROMPTS_LIST, _) => prompts::list(server, params, ctx.caller(), stamp),
             (methods::PROMPTS_GET, _) => prompts::get(server, params, &ctx, stamp).await,
-            (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, stamp).await,
+            (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, era, stamp).await,
             (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
             (methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL, Era::Modern) => {
                 self.task_request(&method, params, &ctx, stamp).await
@@ -503,6 +524,11 @@ impl Dispatcher {
             }
             (methods::SUBSCRIPTIONS_LISTEN, Era::Modern) => {
                 subscriptions::listen(&self, params, &id, &ctx, stamp).await
+            }
+            (methods::SKILLS_LIST, _) if !server.skills().is_empty() => skills::list(server, params, stamp),
+            (methods::SKILLS_GET, _) if !server.skills().is_empty() => skills::get(server, params, stamp),
+            (methods::RESOURCES_DIRECTORY_READ, _) if !server.skills().is_empty() => {
+                skills::read_directory(server, params, stamp)
             }
             _ => custom::call(server, &method, params, &ctx, stamp).await,
         };
@@ -666,14 +692,6 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
-}
-
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    lock.write().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::protocol::{ErrorObject, InputRequest, InputRequests, InputRequiredResult};
+use crate::protocol::{ElicitRequestUrlParams, Era, ErrorObject, InputRequest, InputRequests, InputRequiredResult};
 
 /// A handler's failure.
 ///
@@ -18,6 +18,9 @@ pub enum HandlerError {
     /// The explicit multi round-trip style: answer `input_required` with these requests
     /// and the handler's own state (2026-07-28; see [`HandlerError::input_required`]).
     InputRequired(Box<InputRequiredResult>),
+    /// The resource at this URI does not exist: the request's era's error for it
+    /// (see [`HandlerError::resource_not_found`]).
+    ResourceNotFound(String),
 }
 
 impl HandlerError {
@@ -29,6 +32,21 @@ impl HandlerError {
     /// Answer with exactly this JSON-RPC error.
     pub fn rpc(error: ErrorObject) -> Self {
         HandlerError::Rpc(error)
+    }
+
+    /// The resource at `uri` does not exist: -32002 to a client of 2025-11-25 or earlier,
+    /// -32602 to one of 2026-07-28 (SEP-2164), with the URI in `data.uri` either way. A
+    /// resource template's handler returns it for an instance that is not there.
+    pub fn resource_not_found(uri: impl Into<String>) -> Self {
+        HandlerError::ResourceNotFound(uri.into())
+    }
+
+    /// The request can proceed once the user completes these URL-mode elicitations
+    /// (-32042, 2025-11-25): the client opens each URL, and the server sends
+    /// `notifications/elicitation/complete` ([`Context::notify_elicitation_complete`](super::Context::notify_elicitation_complete))
+    /// when one is done. A 2026-07-28 handler asks with `ctx.elicit(...)` instead.
+    pub fn url_elicitation_required(elicitations: &[ElicitRequestUrlParams]) -> Self {
+        HandlerError::Rpc(ErrorObject::url_elicitation_required(elicitations))
     }
 
     /// Ends the run with an `input_required` result carrying `requests` and `state`; the
@@ -46,11 +64,13 @@ impl HandlerError {
         }))
     }
 
-    /// The JSON-RPC error, where a result cannot carry the failure.
-    pub(crate) fn into_error_object(self) -> ErrorObject {
+    /// The JSON-RPC error, as a client of `era` is told it, where a result cannot carry
+    /// the failure.
+    pub(crate) fn into_error_object(self, era: Era) -> ErrorObject {
         match self {
             HandlerError::Message(message) => ErrorObject::internal(message),
             HandlerError::Rpc(error) => error,
+            HandlerError::ResourceNotFound(uri) => ErrorObject::resource_not_found(&uri, era),
             HandlerError::InputRequired(_) => ErrorObject::internal(
                 "the handler asked for input where only 2026-07-28 tool calls, prompts and resource reads can",
             ),

@@ -37,6 +37,7 @@ mod resources;
 pub mod returned;
 mod schema;
 pub(crate) mod session;
+mod skills;
 mod subscriptions;
 pub mod tasks;
 mod tools;
@@ -55,9 +56,10 @@ pub use tasks::{TaskLimits, TaskSupport};
 pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 
 use crate::connection::Connection;
+use crate::protocol::skills::{self as skills_protocol, SkillsCapability};
 use crate::protocol::{
-    CacheScope, CacheableResult, Era, Implementation, ListChangedCapability, ProtocolVersion, ResourcesCapability,
-    ServerCapabilities,
+    methods, CacheScope, CacheableResult, Era, Implementation, ListChangedCapability, ProtocolVersion,
+    ResourcesCapability, ServerCapabilities,
 };
 use crate::state::{
     EventStore, InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState,
@@ -71,6 +73,7 @@ use prompts::RegisteredPrompt;
 use registry::{Edit, Registry};
 use resources::{RegisteredResource, RegisteredTemplate};
 use session::Session;
+use skills::{SkillFiles, Skills};
 use tools::RegisteredTool;
 
 /// An MCP server. Cheap to clone: clones share registries, so one value serves any number
@@ -101,6 +104,7 @@ struct ServerInner {
     event_store: Option<Arc<dyn EventStore>>,
     /// Completes what no argument's own handler does.
     completer: RwLock<Option<Arc<dyn Completer>>>,
+    skills: Arc<Skills>,
 }
 
 /// Builds a [`Server`].
@@ -130,9 +134,22 @@ pub struct ServerBuilder {
     session_store: Option<Arc<dyn SessionStore>>,
     event_store: Option<Arc<dyn EventStore>>,
     completer: Option<Arc<dyn Completer>>,
+    skills: Option<std::path::PathBuf>,
 }
 
 impl ServerBuilder {
+    /// Serves the Agent Skills under directory `dir` (the skills extension, SEP-2640):
+    /// each directory below it that holds a `SKILL.md` (YAML front matter with `name`,
+    /// the directory's name, and `description`) is a skill, read into memory when the
+    /// server is built. Each `SKILL.md` is listed as a resource; every file of a skill is
+    /// read at `skill://<path>/<file>`; clients list the skills, with each file's digest
+    /// and size, with `skills/list` and `skills/get`, and a skill's directories with
+    /// `resources/directory/read`. The extension is declared to 2026-07-28 clients.
+    pub fn skills(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skills = Some(dir.into());
+        self
+    }
+
     /// The server's description of itself (title, icons, web site…).
     pub fn info(mut self, info: Implementation) -> Self {
         self.info = info;
@@ -307,10 +324,19 @@ impl ServerBuilder {
         self
     }
 
-    /// Acts on notifications of `method`, one the core does not handle (an extension's).
+    /// Acts on notifications of `method`: one the core does not handle (an extension's), or
+    /// `notifications/roots/list_changed` (see [`on_roots_list_changed`](Self::on_roots_list_changed)).
     pub fn notification_handler(mut self, method: impl Into<String>, handler: impl NotificationHandler) -> Self {
         self.notifications.push((method.into(), Arc::new(handler)));
         self
+    }
+
+    /// Acts on `notifications/roots/list_changed`: a client of 2025-11-25 or earlier says
+    /// its roots changed. The handler's context is the session's, so it can ask for the new
+    /// roots with [`Context::list_roots`]. (2026-07-28 has no such notification: a handler
+    /// asks for the roots when it needs them.)
+    pub fn on_roots_list_changed(self, handler: impl NotificationHandler) -> Self {
+        self.notification_handler(methods::ROOTS_LIST_CHANGED, handler)
     }
 
     /// Declares an extension in `capabilities.extensions` of `server/discover`
@@ -335,7 +361,20 @@ impl ServerBuilder {
         for prompt in self.prompts {
             registry.add_prompt(RegisteredPrompt::compile(prompt)?)?;
         }
-        let mut custom = CustomMethods::with_extensions(self.extensions);
+        let skills = Arc::new(match &self.skills {
+            Some(dir) => Skills::load(dir)?,
+            None => Skills::default(),
+        });
+        for resource in skills.skill_md_resources() {
+            let reader = Arc::new(SkillFiles(Arc::clone(&skills)));
+            registry.add_resource(RegisteredResource::compile(
+                ResourceDef::from_resource(resource).handler_object(reader),
+            )?)?;
+        }
+        let custom = CustomMethods::default();
+        for (id, settings) in self.extensions {
+            custom.declare_extension(id, settings);
+        }
         for (method, handler) in self.requests {
             custom.add_request(method, handler)?;
         }
@@ -375,6 +414,7 @@ impl ServerBuilder {
                 session_store: self.session_store,
                 event_store: self.event_store,
                 completer: RwLock::new(self.completer),
+                skills,
             }),
         })
     }
@@ -428,6 +468,7 @@ impl Server {
             session_store: None,
             event_store: None,
             completer: None,
+            skills: None,
         }
     }
 
@@ -501,11 +542,38 @@ impl Server {
     /// Sets the server's [`Completer`]: what completes an argument of a prompt or resource
     /// template that has no completion handler of its own (replacing any set before).
     pub fn set_completer(&self, completer: impl Completer) {
-        *self.inner.completer.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(completer));
+        *crate::write(&self.inner.completer) = Some(Arc::new(completer));
     }
 
     pub(crate) fn completer(&self) -> Option<Arc<dyn Completer>> {
-        self.inner.completer.read().unwrap_or_else(|e| e.into_inner()).clone()
+        crate::read(&self.inner.completer).clone()
+    }
+
+    /// Answers requests of `method` from now on, one the core does not serve (as
+    /// [`ServerBuilder::request_handler`]). Fails for a method of the protocol or one
+    /// already handled.
+    pub fn add_request_handler(
+        &self,
+        method: impl Into<String>,
+        handler: impl RequestHandler,
+    ) -> Result<(), DefinitionError> {
+        self.inner.custom.add_request(method.into(), Arc::new(handler))
+    }
+
+    /// Acts on notifications of `method` from now on, one the core does not handle or
+    /// `notifications/roots/list_changed` (as [`ServerBuilder::notification_handler`]).
+    pub fn add_notification_handler(
+        &self,
+        method: impl Into<String>,
+        handler: impl NotificationHandler,
+    ) -> Result<(), DefinitionError> {
+        self.inner.custom.add_notification(method.into(), Arc::new(handler))
+    }
+
+    /// Declares extension `id` with its `settings` to clients that connect from now on
+    /// (as [`ServerBuilder::extension`]).
+    pub fn declare_extension(&self, id: impl Into<String>, settings: serde_json::Value) {
+        self.inner.custom.declare_extension(id.into(), settings);
     }
 
     /// Tells every client that the list of `kind` changed, for lists the registry does not
@@ -622,6 +690,11 @@ impl Server {
         self.inner.event_store.as_ref()
     }
 
+    /// The skills the server serves (none unless the builder named a directory).
+    pub(crate) fn skills(&self) -> &Arc<Skills> {
+        &self.inner.skills
+    }
+
     pub(crate) fn page_size(&self) -> Option<usize> {
         self.inner.page_size
     }
@@ -648,7 +721,16 @@ impl Server {
     /// 2025-11-25 is told of `tasks` and 2026-07-28 of the tasks extension.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         let era = version.era();
-        let mut extensions = self.inner.custom.extensions.clone();
+        let mut extensions = self.inner.custom.extensions();
+        if !self.inner.skills.is_empty() {
+            let settings = SkillsCapability {
+                directory_read: Some(true),
+            };
+            extensions.insert(
+                skills_protocol::EXTENSION.to_owned(),
+                serde_json::to_value(settings).unwrap_or_default(),
+            );
+        }
         let task_tools = self.has_task_tools();
         if task_tools {
             extensions.insert(

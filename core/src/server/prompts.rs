@@ -296,7 +296,7 @@ pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Contex
         params.input_responses,
     )?;
     let mut result = match run_handler(server, round.as_deref(), prompt.handler.get(arguments, ctx.clone())).await {
-        Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object())?,
+        Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object(ctx.era()))?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
         // Only a tool's round lets its handler become a task.
         Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),

@@ -29,6 +29,12 @@ pub(crate) enum Reply {
 }
 
 impl Reply {
+    /// A route that takes messages and delivers none (what a 2026-07-28 task or a
+    /// notification with no session says goes nowhere: no stream is open for it).
+    pub(crate) fn nowhere() -> Self {
+        Reply::Stream(mpsc::channel(1).0)
+    }
+
     /// Sends a notification or request about the request. Returns false when nobody
     /// listens any more.
     pub(crate) async fn send(&self, text: String) -> bool {

@@ -17,11 +17,12 @@ use super::pagination;
 use super::registry::ResourceMatch;
 use super::returned::Returned;
 use super::schema::DefinitionError;
+use super::skills::SkillFiles;
 use super::uri_template::UriTemplate;
 use super::Server;
 use crate::protocol::{
-    code, methods, Annotations, CacheScope, Era, ErrorObject, Icon, ListResourceTemplatesResult, ListResourcesResult,
-    Meta, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    methods, Annotations, CacheScope, Era, ErrorObject, Icon, ListResourceTemplatesResult, ListResourcesResult, Meta,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 use crate::BoxFuture;
 
@@ -449,7 +450,7 @@ pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Conte
     )
     .await
     {
-        Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object())?,
+        Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object(ctx.era()))?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
         // Only a tool's round lets its handler become a task.
         Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),
@@ -471,7 +472,11 @@ fn reader(server: &Server, uri: &str, era: Era) -> Result<Reader, ErrorObject> {
     match server.registry().find_resource(uri) {
         Some(ResourceMatch::Static(resource)) => Ok((Arc::clone(&resource.handler), BTreeMap::new())),
         Some(ResourceMatch::Template(template, variables)) => Ok((Arc::clone(&template.handler), variables)),
-        None => Err(resource_not_found(uri, era)),
+        // The files of skills beside their SKILL.md, which is listed.
+        None if server.skills().has_file(uri) => {
+            Ok((Arc::new(SkillFiles(Arc::clone(server.skills()))), BTreeMap::new()))
+        }
+        None => Err(ErrorObject::resource_not_found(uri, era)),
     }
 }
 
@@ -484,13 +489,4 @@ impl Context {
         let (handler, variables) = reader(self.dispatcher().server(), uri, self.era()).map_err(HandlerError::Rpc)?;
         handler.read(uri.to_owned(), variables, self.clone()).await
     }
-}
-
-/// The resource-not-found error of the request's era: -32002 before 2026-07-28, -32602 after.
-fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
-    let code = match era {
-        Era::Legacy => code::RESOURCE_NOT_FOUND,
-        Era::Modern => code::INVALID_PARAMS,
-    };
-    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
 }

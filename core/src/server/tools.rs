@@ -575,7 +575,7 @@ fn shape(
     let mut result = match outcome.map_err(|error| server.disclose(error)) {
         Ok(result) => result,
         Err(HandlerError::Message(message)) => CallToolResult::error(message),
-        Err(other) => return Err(other.into_error_object()),
+        Err(other) => return Err(other.into_error_object(ctx.era())),
     };
     if result.is_error != Some(true) && tool.tool.output_schema.is_some() {
         let structured = result.structured_content.as_ref().ok_or_else(|| {

@@ -134,7 +134,7 @@ async fn custom_methods_answer_in_both_eras_and_extensions_are_declared_to_the_m
 async fn custom_notifications_reach_their_handler() {
     let (seen_tx, mut seen) = mpsc::unbounded_channel();
     let server = Server::builder("dispatch", "1.0.0")
-        .notification_handler("notifications/weather/seen", move |params: Value| {
+        .notification_handler("notifications/weather/seen", move |params: Value, _ctx: Context| {
             let seen_tx = seen_tx.clone();
             async move {
                 let _ = seen_tx.send(params);
@@ -246,12 +246,12 @@ fn the_core_methods_cannot_be_replaced() {
         .build();
     assert!(replaced.is_err());
     let replaced = Server::builder("dispatch", "1.0.0")
-        .notification_handler("notifications/cancelled", |_params: Value| async {})
+        .notification_handler("notifications/cancelled", |_params: Value, _ctx: Context| async {})
         .build();
     assert!(replaced.is_err());
     let twice = Server::builder("dispatch", "1.0.0")
-        .notification_handler("notifications/x", |_params: Value| async {})
-        .notification_handler("notifications/x", |_params: Value| async {})
+        .notification_handler("notifications/x", |_params: Value, _ctx: Context| async {})
+        .notification_handler("notifications/x", |_params: Value, _ctx: Context| async {})
         .build();
     assert!(twice.is_err());
 }

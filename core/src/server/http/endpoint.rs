@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::auth::{handle_metadata, Admitted, Target};
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::post_legacy;
-use super::modern::{is_modern, post_modern};
+use super::modern::{is_modern, post_modern, post_modern_notification};
 use super::response::{is_json, respond, rpc_error, Rejection, STREAM_CAPACITY};
 use super::sessions::{follow_relay, reap_idle_sessions, HttpSession};
 use super::sse_compat::{handle_sse_message, handle_sse_open};
@@ -248,8 +248,11 @@ async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
         return refused;
     }
     match message {
-        Message::Request(request) if is_modern(&headers, &request) => {
+        Message::Request(request) if is_modern(&headers, request.params.as_deref()) => {
             post_modern(&endpoint, &headers, request, caller).await
+        }
+        Message::Notification(notification) if is_modern(&headers, notification.params.as_deref()) => {
+            post_modern_notification(&endpoint, notification)
         }
         message => post_legacy(&endpoint, &headers, message, caller).await,
     }

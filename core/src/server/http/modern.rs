@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -14,16 +14,24 @@ use super::response::{header_str, rpc_error};
 use crate::protocol::headers::{
     decode_header_value, header_params, names, request_headers, HeaderParam, RequestHeader,
 };
-use crate::protocol::jsonrpc::Request;
+use crate::protocol::jsonrpc::{Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion, RequestMeta};
 
-/// Whether a request is of the modern era: its `_meta` or its version header says so.
-pub(super) fn is_modern(headers: &HeaderMap, request: &Request) -> bool {
+/// Whether a message is of the modern era: the `_meta` of its params or its version
+/// header says so.
+pub(super) fn is_modern(headers: &HeaderMap, params: Option<&RawValue>) -> bool {
     let header_modern = header_str(headers, names::PROTOCOL_VERSION)
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| v.era() == Era::Modern);
-    header_modern || is_modern_request(request.params.as_deref())
+    header_modern || is_modern_request(params)
+}
+
+/// A 2026-07-28 notification: it belongs to no session, so the endpoint's stateless
+/// dispatcher acts on it (an extension's handler, say); accepted either way.
+pub(super) fn post_modern_notification(endpoint: &Endpoint, notification: Notification) -> Response {
+    endpoint.stateless.receive(Message::Notification(notification));
+    StatusCode::ACCEPTED.into_response()
 }
 
 fn request_meta(request: &Request) -> Option<RequestMeta> {

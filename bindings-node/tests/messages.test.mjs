@@ -1,0 +1,140 @@
+// The protocol's messages beyond listing and calling, in both eras, in process and over
+// Streamable HTTP: a missing resource, URL elicitation and its completion notice, roots
+// that change, and custom methods.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+
+import { Client, McpError, ResourceNotFoundError, ResourceTemplate, Server } from 'oxmcp';
+
+import { nextEvent } from './helpers.mjs';
+
+const ERAS = ['legacy', 'modern'];
+const TRANSPORTS = ['memory', 'http'];
+
+/** Runs `use(client)` with a client of `server` in `era` over `transport`, then closes both ends. */
+async function withClient(server, transport, era, options, use) {
+  let listener;
+  let client;
+  if (transport === 'memory') {
+    client = await Client.connectInProcess(server, { era, ...options });
+  } else {
+    listener = await server.listen({ transport: 'http', port: 0 });
+    client = await Client.connectHttp(listener.url, { era, ...options });
+  }
+  try {
+    await use(client);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+/** Resolves with the next value put, or rejects after `ms`. */
+function mailbox() {
+  const waiting = [];
+  const values = [];
+  return {
+    put(value) {
+      const next = waiting.shift();
+      next ? next(value) : values.push(value);
+    },
+    take(ms = 5000) {
+      if (values.length > 0) return Promise.resolve(values.shift());
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`nothing within ${ms} ms`)), ms);
+        waiting.push((value) => {
+          clearTimeout(timer);
+          resolve(value);
+        });
+      });
+    },
+    get empty() {
+      return values.length === 0;
+    },
+  };
+}
+
+describe('protocol messages', () => {
+  for (const transport of TRANSPORTS) {
+    for (const era of ERAS) {
+      it(`a missing resource rejects with ResourceNotFoundError (${era}, ${transport})`, async () => {
+        const server = new Server({ name: 'files', version: '1' });
+        server.registerResource('file', new ResourceTemplate('file:///{name}'), {}, (uri, { name }) => {
+          if (name !== 'here') throw new ResourceNotFoundError(uri.href);
+          return 'present';
+        });
+        await withClient(server, transport, era, {}, async (client) => {
+          for (const uri of ['file:///gone', 'other:///unknown']) {
+            await assert.rejects(client.readResource({ uri }), (error) => {
+              assert.ok(error instanceof ResourceNotFoundError && error instanceof McpError, String(error));
+              assert.equal(error.uri, uri);
+              assert.equal(error.code, era === 'legacy' ? -32002 : -32602);
+              assert.deepEqual(error.data, { uri });
+              return true;
+            });
+          }
+          assert.equal((await client.readResource({ uri: 'file:///here' })).contents[0].text, 'present');
+        });
+      });
+
+      it(`custom methods and an extension (${era}, ${transport})`, async () => {
+        const server = new Server({ name: 'extended', version: '1' });
+        const heard = mailbox();
+        server.setRequestHandler('weather/forecast', (params, ctx) => ({ city: params?.city, era: ctx.protocolVersion }));
+        server.setNotificationHandler('notifications/weather/seen', (params) => heard.put(params?.city));
+        server.declareExtension('com.example/weather', { units: ['metric'] });
+        assert.throws(() => server.setRequestHandler('tools/call', () => ({})), /served by the core/);
+        await withClient(server, transport, era, {}, async (client) => {
+          const answer = await client.request({ method: 'weather/forecast', params: { city: 'Oslo' } });
+          assert.equal(answer.city, 'Oslo');
+          assert.equal(answer.era, client.protocolVersion);
+          await assert.rejects(client.request({ method: 'weather/unknown' }), (error) => error.code === -32601);
+          await client.notification({ method: 'notifications/weather/seen', params: { city: 'Bergen' } });
+          assert.equal(await heard.take(), 'Bergen');
+          const extensions = client.getServerCapabilities().extensions;
+          assert.deepEqual(extensions, era === 'modern' ? { 'com.example/weather': { units: ['metric'] } } : undefined);
+        });
+      });
+    }
+
+    it(`a URL elicitation completes after the call failed (legacy, ${transport})`, async () => {
+      const server = new Server({ name: 'consent', version: '1' });
+      const contexts = mailbox();
+      server.registerTool('connect_drive', {}, (ctx) => {
+        contexts.put(ctx);
+        throw new McpError(-32042, 'URL elicitation required', {
+          elicitations: [{ mode: 'url', message: 'Sign in', url: 'https://drive.example/consent', elicitationId: 'c-1' }],
+        });
+      });
+      await withClient(server, transport, 'legacy', {}, async (client) => {
+        await assert.rejects(client.callTool({ name: 'connect_drive' }), (error) => error.code === -32042);
+        const ctx = await contexts.take();
+        const completed = nextEvent(client, 'notifications/elicitation/complete');
+        await ctx.notifyElicitationComplete('c-1');
+        assert.deepEqual(await completed, { elicitationId: 'c-1' });
+      });
+    });
+
+    it(`a legacy client says its roots changed (${transport})`, async () => {
+      const server = new Server({ name: 'rooted', version: '1' });
+      const seen = mailbox();
+      server.setNotificationHandler('notifications/roots/list_changed', async (_params, ctx) => {
+        const { roots } = await ctx.listRoots();
+        seen.put({ requestId: ctx.requestId, uris: roots.map((root) => root.uri) });
+      });
+      const roots = [{ uri: 'file:///one' }];
+      await withClient(server, transport, 'legacy', { roots: () => ({ roots }) }, async (client) => {
+        roots.push({ uri: 'file:///two' });
+        await client.sendRootsListChanged();
+        assert.deepEqual(await seen.take(), { requestId: undefined, uris: ['file:///one', 'file:///two'] });
+      });
+      const modernServer = new Server({ name: 'rooted', version: '1' });
+      modernServer.setNotificationHandler('notifications/roots/list_changed', () => seen.put('heard'));
+      await withClient(modernServer, transport, 'modern', { roots: () => ({ roots }) }, async (client) => {
+        await client.sendRootsListChanged();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.ok(seen.empty, '2026-07-28 has no such notification');
+      });
+    });
+  }
+});

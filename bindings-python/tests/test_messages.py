@@ -1,0 +1,138 @@
+"""The protocol's messages beyond listing and calling, in both eras, in process and over
+Streamable HTTP: a missing resource, URL elicitation and its completion notice, roots
+that change, and custom methods."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import pytest
+from pydantic import BaseModel
+
+from conftest import Notifications
+from oxmcp import Client, Context, McpError, ResourceNotFoundError, Server
+
+Era = Literal["legacy", "modern"]
+ERAS: list[Era] = ["legacy", "modern"]
+TRANSPORTS = ["memory", "http"]
+
+
+@contextlib.asynccontextmanager
+async def connect(server: Server, transport: str, era: Era, **options: Any) -> AsyncIterator[Client]:
+    """A client of `server` in `era`, in process or over HTTP on a free port."""
+    if transport == "memory":
+        async with Client(server, era=era, **options) as client:
+            yield client
+        return
+    async with await server.start_http(port=0) as http, Client.http(http.url, era=era, **options) as client:
+        yield client
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_missing_resource_raises_one_error_in_either_era(era: Era, transport: str) -> None:
+    server = Server("files")
+
+    @server.resource("file:///{name}")
+    def read(name: str) -> str:
+        if name != "here":
+            raise ResourceNotFoundError(f"file:///{name}")
+        return "present"
+
+    async with connect(server, transport, era) as client:
+        for uri in ["file:///gone", "other:///unknown"]:
+            with pytest.raises(ResourceNotFoundError) as missing:
+                await client.read_resource(uri)
+            assert missing.value.uri == uri
+            assert missing.value.code == (-32002 if era == "legacy" else -32602)
+            assert missing.value.data == {"uri": uri}
+            assert isinstance(missing.value, McpError)
+        assert (await client.read_resource("file:///here")).contents[0].text == "present"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_url_elicitation_completes_after_the_call_failed(transport: str, notifications: Notifications) -> None:
+    server = Server("consent")
+    contexts: asyncio.Queue[Context] = asyncio.Queue()
+
+    @server.tool()
+    async def connect_drive(ctx: Context) -> str:
+        await contexts.put(ctx)
+        consent = {"mode": "url", "message": "Sign in", "url": "https://drive.example/consent", "elicitationId": "c-1"}
+        raise McpError(-32042, "URL elicitation required", {"elicitations": [consent]})
+
+    async with connect(server, transport, "legacy", notification_handler=notifications) as client:
+        with pytest.raises(McpError) as required:
+            await client.call_tool("connect_drive")
+        assert required.value.code == -32042
+        assert required.value.data["elicitations"][0]["elicitationId"] == "c-1"
+        ctx = await contexts.get()
+        await ctx.session.send_elicit_complete("c-1")
+        assert await notifications.wait_for("notifications/elicitation/complete") == [{"elicitationId": "c-1"}]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_legacy_client_says_its_roots_changed(transport: str) -> None:
+    server = Server("rooted")
+    seen: asyncio.Queue[tuple[Any, list[str]]] = asyncio.Queue()
+
+    @server.notification_handler("notifications/roots/list_changed")
+    async def roots_changed(params: dict[str, Any] | None, ctx: Context) -> None:
+        await seen.put((ctx.request_id, [root.uri for root in await ctx.list_roots()]))
+
+    roots = ["file:///one"]
+
+    async def list_roots() -> list[str]:
+        return roots
+
+    async with connect(server, transport, "legacy", roots_handler=list_roots) as client:
+        roots.append("file:///two")
+        await client.send_roots_list_changed()
+        request_id, uris = await asyncio.wait_for(seen.get(), 5)
+        assert request_id is None
+        assert uris == ["file:///one", "file:///two"]
+    async with connect(server, transport, "modern", roots_handler=list_roots) as client:
+        await client.send_roots_list_changed()
+        await asyncio.sleep(0.2)
+        assert seen.empty(), "2026-07-28 has no such notification"
+
+
+class Forecast(BaseModel):
+    city: str
+    days: int = 1
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_custom_methods_and_an_extension(era: Era, transport: str) -> None:
+    server = Server("extended")
+    heard: asyncio.Queue[Any] = asyncio.Queue()
+
+    @server.request_handler("weather/forecast")
+    async def forecast(params: Forecast, ctx: Context) -> dict[str, Any]:
+        return {"city": params.city, "days": params.days, "era": ctx.era}
+
+    @server.notification_handler("notifications/weather/seen")
+    async def seen(params: dict[str, Any]) -> None:
+        await heard.put(params["city"])
+
+    server.extension("com.example/weather", {"units": ["metric"]})
+    with pytest.raises(ValueError, match="served by the core"):
+        server.request_handler("tools/call")(forecast)
+
+    async with connect(server, transport, era) as client:
+        answer = await client.request("weather/forecast", {"city": "Oslo", "days": 3})
+        assert {key: answer[key] for key in ("city", "days", "era")} == {"city": "Oslo", "days": 3, "era": era}
+        with pytest.raises(McpError) as invalid:
+            await client.request("weather/forecast", {"days": 3})
+        assert invalid.value.code == -32602
+        with pytest.raises(McpError) as unknown:
+            await client.request("weather/unknown")
+        assert unknown.value.code == -32601
+        await client.notify("notifications/weather/seen", {"city": "Bergen"})
+        assert await asyncio.wait_for(heard.get(), 5) == "Bergen"
+        extensions = client.capabilities.get("extensions")
+        assert extensions == ({"com.example/weather": {"units": ["metric"]}} if era == "modern" else None)

@@ -1,0 +1,452 @@
+//! Serving Agent Skills: the skills extension (SEP-2640, `io.modelcontextprotocol/skills`).
+//!
+//! A directory of skills, each a directory with a `SKILL.md` (YAML front matter with
+//! `name` and `description`, then instructions) and any files beside it, is read once
+//! when the server is built (`ServerBuilder::skills`):
+//!
+//! ```text
+//! skills/
+//!   pdf-processing/          skill://pdf-processing/SKILL.md
+//!     SKILL.md
+//!     references/FORMS.md    skill://pdf-processing/references/FORMS.md
+//! ```
+//!
+//! Each `SKILL.md` is listed as a resource (`text/markdown`, its name and description
+//! from the front matter); every file of a skill is read with `resources/read`; the
+//! skills are listed with `skills/list` (each with the digest and size of every file, so
+//! that a client can verify what it reads) and described with `skills/get`; a skill's
+//! directories list their children with `resources/directory/read`. The files are held in
+//! memory: what clients verify cannot change under them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+
+use base64::Engine;
+use indexmap::IndexMap;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::context::Context;
+use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::handler::HandlerError;
+use super::pagination::page;
+use super::resources::ResourceHandler;
+use super::schema::DefinitionError;
+use super::Server;
+use crate::protocol::skills::{
+    digest, frontmatter, DirectoryReadRequestParams, DirectoryReadResult, GetSkillRequestParams, GetSkillResult,
+    ListSkillsResult, Skill, SkillResource, SkillResources, DIRECTORY_MIME_TYPE,
+};
+use crate::protocol::{CacheScope, ErrorObject, ReadResourceResult, Resource, ResourceContents};
+use crate::BoxFuture;
+
+/// The most files one skill may have (the extension's limit).
+const MAX_FILES_PER_SKILL: usize = 512;
+/// The most bytes one skill's files may hold together (the extension's limit, 16 MiB).
+const MAX_BYTES_PER_SKILL: u64 = 16 * 1024 * 1024;
+/// What a path segment keeps unencoded in a `skill://` URI: RFC 3986's unreserved characters.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// The skills of a server: each skill's entry, every file, every directory's children.
+#[derive(Default)]
+pub(crate) struct Skills {
+    /// By the URI of their `SKILL.md`, in the order found.
+    skills: IndexMap<String, Skill>,
+    files: HashMap<String, SkillFile>,
+    /// Each directory of a skill (its root included), by URI: its direct children.
+    directories: HashMap<String, IndexMap<String, Resource>>,
+}
+
+/// One file of a skill, as read.
+struct SkillFile {
+    bytes: Arc<[u8]>,
+    mime_type: String,
+}
+
+impl Skills {
+    /// Reads every skill under `root`: each directory that holds a `SKILL.md`, at any
+    /// depth (a skill nested in another is also listed on its own).
+    pub(crate) fn load(root: &Path) -> Result<Skills, DefinitionError> {
+        let failed = |what: String| DefinitionError::new(format!("skills in {}: {what}", root.display()));
+        let mut found = Vec::new();
+        find_skills(root, &mut Vec::new(), &mut found).map_err(|e| failed(e.to_string()))?;
+        let mut skills = Skills::default();
+        for segments in found {
+            skills.add(root, &segments).map_err(failed)?;
+        }
+        Ok(skills)
+    }
+
+    /// Adds the skill in directory `segments` of `root`.
+    fn add(&mut self, root: &Path, segments: &[String]) -> Result<(), String> {
+        let dir = segments
+            .iter()
+            .fold(root.to_path_buf(), |path, segment| path.join(segment));
+        let dir_uri = skill_uri(segments);
+        let mut files = Vec::new();
+        collect_files(&dir, &mut Vec::new(), &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if files.len() > MAX_FILES_PER_SKILL {
+            return Err(format!(
+                "{dir_uri} has {} files, more than {MAX_FILES_PER_SKILL}",
+                files.len()
+            ));
+        }
+        let total: u64 = files.iter().map(|(_, bytes)| bytes.len() as u64).sum();
+        if total > MAX_BYTES_PER_SKILL {
+            return Err(format!(
+                "{dir_uri} holds {total} bytes, more than {MAX_BYTES_PER_SKILL}"
+            ));
+        }
+        let skill_md = files
+            .iter()
+            .find(|(path, _)| path.len() == 1 && path[0] == "SKILL.md")
+            .map(|(_, bytes)| bytes);
+        let text = skill_md
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .ok_or_else(|| format!("{dir_uri}/SKILL.md is not UTF-8 text"))?;
+        let front = frontmatter(text).map_err(|e| format!("{dir_uri}/SKILL.md: {e}"))?;
+        let name = front.get("name").and_then(Value::as_str).unwrap_or_default();
+        let description = front.get("description").and_then(Value::as_str).unwrap_or_default();
+        if name.is_empty() || description.is_empty() {
+            return Err(format!(
+                "{dir_uri}/SKILL.md: the front matter needs a `name` and a `description`"
+            ));
+        }
+        let last = segments.last().map(String::as_str).unwrap_or_default();
+        if name != last || !is_skill_name(name) {
+            return Err(format!(
+                "{dir_uri}: the skill's name {name:?} must be its directory's name, 1 to 64 of a-z, 0-9 and single inner hyphens"
+            ));
+        }
+        let skill_uri = format!("{dir_uri}/SKILL.md");
+        let mut listed = Vec::with_capacity(files.len());
+        for (path, bytes) in files {
+            let uri = format!(
+                "{dir_uri}/{}",
+                path.iter().map(|s| encode(s)).collect::<Vec<_>>().join("/")
+            );
+            listed.push(SkillResource {
+                uri: uri.clone(),
+                digest: digest(&bytes),
+                size: bytes.len() as u64,
+            });
+            self.add_to_directories(&dir_uri, &path, &uri, &bytes);
+            let mime_type = mime_type(path.last().map(String::as_str).unwrap_or_default(), &bytes);
+            self.files.insert(
+                uri,
+                SkillFile {
+                    bytes: Arc::from(bytes),
+                    mime_type,
+                },
+            );
+        }
+        if let Some(file) = self.files.get_mut(&skill_uri) {
+            file.mime_type = "text/markdown".to_owned();
+        }
+        self.skills.insert(
+            skill_uri.clone(),
+            Skill {
+                uri: skill_uri,
+                frontmatter: front,
+                resources: SkillResources::Listed(listed),
+            },
+        );
+        Ok(())
+    }
+
+    /// Records file `path` (its URI `uri`) in the directories of the skill at `dir_uri`:
+    /// each directory on its path lists the next one, the last the file.
+    fn add_to_directories(&mut self, dir_uri: &str, path: &[String], uri: &str, bytes: &[u8]) {
+        let mut parent = dir_uri.to_owned();
+        for (depth, segment) in path.iter().enumerate() {
+            let child = format!("{parent}/{}", encode(segment));
+            let is_file = depth + 1 == path.len();
+            let resource = Resource {
+                uri: if is_file { uri.to_owned() } else { child.clone() },
+                name: segment.clone(),
+                title: None,
+                description: None,
+                mime_type: Some(if is_file {
+                    mime_type(segment, bytes)
+                } else {
+                    DIRECTORY_MIME_TYPE.to_owned()
+                }),
+                annotations: None,
+                size: is_file.then_some(bytes.len() as u64),
+                icons: None,
+                meta: None,
+            };
+            self.directories
+                .entry(parent)
+                .or_default()
+                .entry(resource.uri.clone())
+                .or_insert(resource);
+            parent = child;
+        }
+    }
+
+    /// Whether there are no skills.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.skills.is_empty()
+    }
+
+    /// The `SKILL.md` of every skill as a listed resource: `text/markdown`, named and
+    /// described by its front matter.
+    pub(crate) fn skill_md_resources(&self) -> impl Iterator<Item = Resource> + '_ {
+        self.skills.values().map(|skill| Resource {
+            uri: skill.uri.clone(),
+            name: skill.name().unwrap_or_default().to_owned(),
+            title: None,
+            description: skill.description().map(str::to_owned),
+            mime_type: Some("text/markdown".to_owned()),
+            annotations: None,
+            size: self.files.get(&skill.uri).map(|file| file.bytes.len() as u64),
+            icons: None,
+            meta: None,
+        })
+    }
+
+    /// The contents of skill file `uri`, if it is one: text when it is UTF-8, else bytes.
+    pub(crate) fn read(&self, uri: &str) -> Option<ReadResourceResult> {
+        let file = self.files.get(uri)?;
+        let mut contents = match std::str::from_utf8(&file.bytes) {
+            Ok(text) => ResourceContents::text(uri, text),
+            Err(_) => ResourceContents::blob(uri, base64::engine::general_purpose::STANDARD.encode(&file.bytes)),
+        };
+        match &mut contents {
+            ResourceContents::Text(text) => text.mime_type = Some(file.mime_type.clone()),
+            ResourceContents::Blob(blob) => blob.mime_type = Some(file.mime_type.clone()),
+        }
+        Some(ReadResourceResult {
+            contents: vec![contents],
+            result_type: None,
+            meta: None,
+            ttl_ms: None,
+            cache_scope: None,
+        })
+    }
+}
+
+/// Reads the files of a server's skills, as a resource handler.
+pub(crate) struct SkillFiles(pub(crate) Arc<Skills>);
+
+impl ResourceHandler for SkillFiles {
+    fn read(
+        &self,
+        uri: String,
+        _variables: BTreeMap<String, String>,
+        _ctx: Context,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+        let read = self.0.read(&uri).ok_or(HandlerError::ResourceNotFound(uri));
+        Box::pin(std::future::ready(read))
+    }
+}
+
+impl Skills {
+    /// Whether `uri` is a file of one of the skills.
+    pub(crate) fn has_file(&self, uri: &str) -> bool {
+        self.files.contains_key(uri)
+    }
+}
+
+/// `skills/list`: a page of the skills, with the server's cache hints (the extension
+/// requires them in every era).
+pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let cursor: CursorParams = parse_params(params)?;
+    let (page, next_cursor) = page(&server.skills().skills, cursor.cursor.as_deref(), server.page_size())?;
+    let mut result = ListSkillsResult {
+        skills: page.values().cloned().collect(),
+        next_cursor,
+        ..Default::default()
+    };
+    server.stamp_cache_hints(&mut result, false, CacheScope::Public);
+    finish(result, stamp)
+}
+
+/// `skills/get`: the skill whose `SKILL.md` is at the URI; -32602 for any other URI.
+pub(super) fn get(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let params: GetSkillRequestParams = parse_params(params)?;
+    let skill = server.skills().skills.get(&params.uri).cloned().ok_or_else(|| {
+        ErrorObject::invalid_params(format!("no skill at {}", params.uri))
+            .with_data(serde_json::json!({ "uri": params.uri }))
+    })?;
+    let mut result = GetSkillResult {
+        skill,
+        result_type: None,
+        meta: None,
+        ttl_ms: None,
+        cache_scope: None,
+    };
+    server.stamp_cache_hints(&mut result, false, CacheScope::Public);
+    finish(result, stamp)
+}
+
+/// `resources/directory/read`: a page of a skill directory's direct children; -32602
+/// for a URI that is not one of the skills' directories.
+pub(super) fn read_directory(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    let params: DirectoryReadRequestParams = parse_params(params)?;
+    let children = server.skills().directories.get(&params.uri).ok_or_else(|| {
+        ErrorObject::invalid_params(format!("{} is not a directory of this server's skills", params.uri))
+            .with_data(serde_json::json!({ "uri": params.uri }))
+    })?;
+    let (page, next_cursor) = page(children, params.cursor.as_deref(), server.page_size())?;
+    let result = DirectoryReadResult {
+        resources: page.values().cloned().collect(),
+        next_cursor,
+        ..Default::default()
+    };
+    finish(result, stamp)
+}
+
+/// The directories under `dir` (`path` deep in the root) that hold a `SKILL.md`, in name
+/// order, as paths of segments; hidden entries are skipped.
+fn find_skills(dir: &Path, path: &mut Vec<String>, found: &mut Vec<Vec<String>>) -> std::io::Result<()> {
+    if !path.is_empty() && dir.join("SKILL.md").is_file() {
+        found.push(path.clone());
+    }
+    for (name, entry) in entries(dir)? {
+        if entry.is_dir() {
+            path.push(name);
+            find_skills(&entry, path, found)?;
+            path.pop();
+        }
+    }
+    Ok(())
+}
+
+/// Every file under `dir`, in name order, with its path below `dir` and its bytes.
+fn collect_files(dir: &Path, path: &mut Vec<String>, files: &mut Vec<(Vec<String>, Vec<u8>)>) -> std::io::Result<()> {
+    for (name, entry) in entries(dir)? {
+        path.push(name);
+        if entry.is_dir() {
+            collect_files(&entry, path, files)?;
+        } else if entry.is_file() {
+            files.push((path.clone(), fs::read(&entry)?));
+        }
+        path.pop();
+    }
+    Ok(())
+}
+
+/// The entries of `dir` that are not hidden, by name, in name order.
+fn entries(dir: &Path) -> std::io::Result<Vec<(String, std::path::PathBuf)>> {
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !name.starts_with('.') {
+            entries.push((name, entry.path()));
+        }
+    }
+    entries.sort();
+    Ok(entries)
+}
+
+/// The `skill://` URI of the skill directory at `segments` (no trailing slash).
+fn skill_uri(segments: &[String]) -> String {
+    let path: Vec<String> = segments.iter().map(|s| encode(s)).collect();
+    format!("skill://{}", path.join("/"))
+}
+
+fn encode(segment: &str) -> String {
+    utf8_percent_encode(segment, SEGMENT).to_string()
+}
+
+/// The Agent Skills naming rule: 1 to 64 of `a-z`, `0-9` and `-`, no hyphen first, last
+/// or twice in a row.
+fn is_skill_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+/// A file's MIME type from its name, `text/plain` for other text, else
+/// `application/octet-stream`.
+fn mime_type(name: &str, bytes: &[u8]) -> String {
+    if name.ends_with(".md") {
+        return "text/markdown".to_owned();
+    }
+    match mime_guess::from_path(name).first() {
+        Some(mime) => mime.essence_str().to_owned(),
+        None if std::str::from_utf8(bytes).is_ok() => "text/plain".to_owned(),
+        None => "application/octet-stream".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_agent_skills_rule() {
+        for good in ["pdf-processing", "a", "x1-2"] {
+            assert!(is_skill_name(good), "{good}");
+        }
+        for bad in ["", "-a", "a-", "a--b", "PDF", "a_b", &"a".repeat(65)] {
+            assert!(!is_skill_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn digests_are_sha256_in_lowercase_hex() {
+        assert_eq!(
+            digest(b"Supporting content.\n"),
+            "sha256:8548b03927f40d7dc404fa49636c29e6b73df011d0764d69a6fc4f8ae06c6a12"
+        );
+    }
+
+    #[test]
+    fn a_skill_lists_every_file_and_its_directories() {
+        let root = tempfile::tempdir().unwrap();
+        let skill = root.path().join("docs").join("pdf-processing");
+        fs::create_dir_all(skill.join("references")).unwrap();
+        fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nBody.\n",
+        )
+        .unwrap();
+        fs::write(skill.join("references").join("FORMS guide.md"), "Forms.\n").unwrap();
+        fs::write(root.path().join("README.md"), "not a skill").unwrap();
+        let skills = Skills::load(root.path()).unwrap();
+        let entry = &skills.skills["skill://docs/pdf-processing/SKILL.md"];
+        let SkillResources::Listed(files) = &entry.resources else {
+            panic!("listed files")
+        };
+        let uris: Vec<&str> = files.iter().map(|f| f.uri.as_str()).collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://docs/pdf-processing/SKILL.md",
+                "skill://docs/pdf-processing/references/FORMS%20guide.md"
+            ]
+        );
+        let root_dir = &skills.directories["skill://docs/pdf-processing"];
+        assert_eq!(
+            root_dir["skill://docs/pdf-processing/references"].mime_type.as_deref(),
+            Some(DIRECTORY_MIME_TYPE)
+        );
+        assert!(skills
+            .read("skill://docs/pdf-processing/references/FORMS%20guide.md")
+            .is_some());
+        assert!(skills.read("skill://docs/README.md").is_none());
+    }
+
+    #[test]
+    fn a_skill_whose_name_is_not_its_directorys_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let skill = root.path().join("pdf");
+        fs::create_dir_all(&skill).unwrap();
+        fs::write(skill.join("SKILL.md"), "---\nname: other\ndescription: d\n---\n").unwrap();
+        let error = Skills::load(root.path()).err().expect("refused");
+        assert!(error.to_string().contains("must be its directory's name"), "{error}");
+    }
+}

@@ -1,0 +1,379 @@
+//! The protocol's messages beyond listing and calling, in both eras, in process and over
+//! Streamable HTTP: resource-not-found in each era's words, URL elicitation required and
+//! its completion notice, the client's roots changing, custom methods added while the
+//! server runs, and skills (the skills extension) served, verified and refused.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
+use oxmcp::protocol::skills::{Skill, SkillResources};
+use oxmcp::protocol::{code, ElicitRequestUrlParams, Era, ErrorObject, ListRootsResult, Root, UrlMode};
+use oxmcp::server::http::{HttpConfig, HttpServerHandle};
+use oxmcp::server::{Context, HandlerError, ResourceTemplateDef, Server, ToolDef};
+use oxmcp::transport::http::client::{connect, HttpClientOptions};
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
+
+/// A client of `server` in `era` over each transport: in process, and Streamable HTTP
+/// (the handle keeps the listener up).
+async fn clients(
+    server: &Server,
+    era: EraMode,
+    options: ClientOptions,
+) -> Vec<(&'static str, Client, Option<HttpServerHandle>)> {
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    let served = server.clone();
+    tokio::spawn(async move { served.serve(server_end).await });
+    let in_process = Client::connect(client_end, options.clone().era(era))
+        .await
+        .expect("connects");
+    let handle = server
+        .bind_http("127.0.0.1:0", HttpConfig::default())
+        .await
+        .expect("binds");
+    let url = handle.url("/mcp");
+    let transport = connect(HttpClientOptions::new(url)).expect("a transport");
+    let over_http = Client::connect(transport, options.era(era)).await.expect("connects");
+    vec![("memory", in_process, None), ("http", over_http, Some(handle))]
+}
+
+fn options() -> ClientOptions {
+    ClientOptions::new("messages-tests", "1.0.0").timeout(Some(Duration::from_secs(10)))
+}
+
+/// The next notification other than a subscription's acknowledgement, within a short wait.
+async fn next_notification(
+    notifications: &mut tokio::sync::broadcast::Receiver<ServerNotification>,
+) -> Option<ServerNotification> {
+    loop {
+        match tokio::time::timeout(Duration::from_millis(500), notifications.recv()).await {
+            Ok(Ok(ServerNotification::SubscriptionAcknowledged(_))) => continue,
+            Ok(Ok(note)) => return Some(note),
+            _ => return None,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_missing_resource_is_told_in_the_words_of_each_era_and_read_as_one_error() {
+    let server = Server::builder("files", "1")
+        .resource_template(ResourceTemplateDef::new("file:///{name}", "file").handler(
+            |uri: String, vars, _ctx: Context| async move {
+                if vars["name"] == "here" {
+                    return Ok("present".to_owned());
+                }
+                Err(HandlerError::resource_not_found(uri))
+            },
+        ))
+        .build()
+        .unwrap();
+    for era in ERAS {
+        for (transport, client, _listener) in clients(&server, era, options()).await {
+            let expected = match era {
+                EraMode::Legacy => code::RESOURCE_NOT_FOUND,
+                _ => code::INVALID_PARAMS,
+            };
+            for uri in ["file:///gone", "other:///unknown"] {
+                let error = client.read_resource(uri).await.unwrap_err();
+                assert!(error.is_resource_not_found(), "{era:?} {transport} {uri}: {error}");
+                let remote = error.as_remote().unwrap();
+                assert_eq!(remote.code, expected, "{era:?} {transport} {uri}");
+                assert_eq!(remote.data, Some(json!({ "uri": uri })), "{era:?} {transport}");
+            }
+            assert!(client.read_resource("file:///here").await.is_ok());
+        }
+    }
+    // Invalid params that name no URI are not a missing resource.
+    assert!(!ErrorObject::invalid_params("no").is_resource_not_found());
+    assert!(ErrorObject::resource_not_found("x:", Era::Legacy).is_resource_not_found());
+}
+
+#[tokio::test]
+async fn a_url_elicitation_required_error_then_its_completion_reaches_a_legacy_client() {
+    let (completed_tx, mut completed_rx) = mpsc::unbounded_channel::<Context>();
+    let server = Server::builder("consent", "1")
+        .tool(ToolDef::new("connect").handler(move |_, ctx: Context| {
+            let completed = completed_tx.clone();
+            async move {
+                // The user finishes in the browser after this call has failed: the server
+                // keeps the context to say so.
+                completed.send(ctx).ok();
+                Err::<String, _>(HandlerError::url_elicitation_required(&[ElicitRequestUrlParams {
+                    mode: UrlMode::Url,
+                    message: "Sign in to the drive".into(),
+                    url: "https://drive.example/consent".into(),
+                    elicitation_id: Some("consent-1".into()),
+                    meta: None,
+                }]))
+            }
+        }))
+        .build()
+        .unwrap();
+    for (transport, client, _listener) in clients(&server, EraMode::Legacy, options()).await {
+        let mut notifications = client.notifications();
+        let error = client.call_tool("connect", json!({})).await.unwrap_err();
+        let remote = error.as_remote().expect("a JSON-RPC error");
+        assert_eq!(remote.code, code::URL_ELICITATION_REQUIRED, "{transport}");
+        let asked = remote.url_elicitations().expect("the elicitations");
+        assert_eq!(asked[0].url, "https://drive.example/consent");
+        assert_eq!(asked[0].elicitation_id.as_deref(), Some("consent-1"));
+
+        let ctx = completed_rx.recv().await.unwrap();
+        ctx.notify_elicitation_complete("consent-1").await;
+        match next_notification(&mut notifications).await {
+            Some(ServerNotification::ElicitationComplete(params)) => {
+                assert_eq!(params.elicitation_id, "consent-1", "{transport}")
+            }
+            other => panic!("{transport}: expected the completion, got {other:?}"),
+        }
+    }
+    // 2026-07-28 has no such notification: nothing is sent.
+    for (transport, client, _listener) in clients(&server, EraMode::Modern, options()).await {
+        let mut notifications = client.notifications();
+        client.call_tool("connect", json!({})).await.unwrap_err();
+        let ctx = completed_rx.recv().await.unwrap();
+        ctx.notify_elicitation_complete("consent-1").await;
+        assert_eq!(next_notification(&mut notifications).await, None, "{transport}");
+    }
+}
+
+#[tokio::test]
+async fn a_legacy_client_says_its_roots_changed_and_the_server_asks_again() {
+    let (seen_tx, mut seen_rx) = mpsc::unbounded_channel::<(Option<String>, Vec<String>, Option<bool>)>();
+    let server = Server::builder("rooted", "1")
+        .on_roots_list_changed(move |_params: Value, ctx: Context| {
+            let seen = seen_tx.clone();
+            async move {
+                let roots = ctx.list_roots().await.map(|r| r.roots).unwrap_or_default();
+                let declared = ctx.client_capabilities().roots.as_ref().and_then(|r| r.list_changed);
+                seen.send((
+                    ctx.request_id().map(|id| id.to_string()),
+                    roots.into_iter().map(|r| r.uri).collect(),
+                    declared,
+                ))
+                .ok();
+            }
+        })
+        .build()
+        .unwrap();
+    let roots = Arc::new(Mutex::new(vec!["file:///one".to_owned()]));
+    let listed = Arc::clone(&roots);
+    let options = options().on_roots(move || {
+        let uris = listed.lock().unwrap().clone();
+        async move {
+            Ok::<_, ErrorObject>(ListRootsResult {
+                roots: uris
+                    .into_iter()
+                    .map(|uri| Root {
+                        uri,
+                        name: None,
+                        meta: None,
+                    })
+                    .collect(),
+                meta: None,
+            })
+        }
+    });
+    for (transport, client, _listener) in clients(&server, EraMode::Legacy, options.clone()).await {
+        roots.lock().unwrap().push(format!("file:///{transport}"));
+        client.notify_roots_list_changed().await.unwrap();
+        let (request_id, uris, declared) = tokio::time::timeout(Duration::from_secs(5), seen_rx.recv())
+            .await
+            .expect("the server's handler ran")
+            .unwrap();
+        assert_eq!(request_id, None, "{transport}: a notification has no request id");
+        assert!(uris.contains(&format!("file:///{transport}")), "{transport}: {uris:?}");
+        assert_eq!(declared, Some(true), "{transport}: the client declares listChanged");
+    }
+    // 2026-07-28 has no such notification: a server asks for roots within each request.
+    for (transport, client, _listener) in clients(&server, EraMode::Modern, options.clone()).await {
+        client.notify_roots_list_changed().await.unwrap();
+        let heard = tokio::time::timeout(Duration::from_millis(300), seen_rx.recv()).await;
+        assert!(heard.is_err(), "{transport}: nothing was sent");
+    }
+}
+
+#[tokio::test]
+async fn custom_methods_and_extensions_added_while_the_server_runs() {
+    let server = Server::builder("extended", "1").build().unwrap();
+    let (heard_tx, mut heard_rx) = mpsc::unbounded_channel::<Value>();
+    server
+        .add_request_handler("weather/forecast", |params: Value, ctx: Context| async move {
+            Ok::<_, HandlerError>(json!({ "city": params["city"], "era": format!("{:?}", ctx.era()) }))
+        })
+        .unwrap();
+    server
+        .add_notification_handler("notifications/weather/seen", move |params: Value, _ctx: Context| {
+            let heard = heard_tx.clone();
+            async move {
+                heard.send(params).ok();
+            }
+        })
+        .unwrap();
+    server.declare_extension("com.example/weather", json!({ "units": ["metric"] }));
+    let refused = server.add_request_handler("tools/call", |_: Value, _: Context| async { Ok(json!({})) });
+    assert!(refused.is_err(), "the protocol's methods cannot be taken over");
+    let twice = server.add_request_handler("weather/forecast", |_: Value, _: Context| async { Ok(json!({})) });
+    assert!(twice.is_err(), "a method has one handler");
+
+    for era in ERAS {
+        for (transport, client, _listener) in clients(&server, era, options()).await {
+            let params = Map::from_iter([("city".to_owned(), json!("Oslo"))]);
+            let answer: Value = client
+                .request("weather/forecast", params, &Default::default())
+                .await
+                .unwrap();
+            assert_eq!(answer["city"], "Oslo", "{era:?} {transport}");
+            let note = Map::from_iter([("city".to_owned(), json!("Bergen"))]);
+            client.notify("notifications/weather/seen", Some(note)).await.unwrap();
+            let heard = tokio::time::timeout(Duration::from_secs(5), heard_rx.recv()).await;
+            let heard = heard.unwrap_or_else(|_| panic!("{era:?} {transport}: the notification was not heard"));
+            assert_eq!(heard.unwrap()["city"], "Bergen", "{era:?} {transport}");
+            let extensions = client.server_details().capabilities.extensions;
+            match era {
+                EraMode::Legacy => assert!(
+                    extensions.is_none(),
+                    "{transport}: extensions are a 2026-07-28 capability"
+                ),
+                _ => assert_eq!(
+                    extensions.unwrap()["com.example/weather"],
+                    json!({ "units": ["metric"] }),
+                    "{transport}"
+                ),
+            }
+        }
+    }
+}
+
+/// The skills every fixture serves (`tests/skills`).
+fn skills_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/skills")
+}
+
+const SKILL: &str = "skill://pdf-processing/SKILL.md";
+const FORMS: &str = "skill://pdf-processing/references/FORMS.md";
+
+#[tokio::test]
+async fn skills_are_listed_loaded_and_verified_by_2026_clients() {
+    let server = Server::builder("skilled", "1").skills(skills_dir()).build().unwrap();
+    for (transport, client, _listener) in clients(&server, EraMode::Modern, options()).await {
+        assert!(client.offers_skills(), "{transport}");
+        let skills = client.list_skills().await.unwrap();
+        assert_eq!(skills.len(), 1, "{transport}");
+        let skill = &skills[0];
+        assert_eq!(skill.uri, SKILL);
+        assert_eq!(skill.name(), Some("pdf-processing"));
+        let SkillResources::Listed(files) = &skill.resources else {
+            panic!("{transport}: the files are listed")
+        };
+        assert_eq!(files.iter().map(|f| f.uri.as_str()).collect::<Vec<_>>(), [SKILL, FORMS]);
+        assert_eq!(&client.get_skill(SKILL).await.unwrap(), skill);
+        let unknown = client.get_skill("skill://nowhere/SKILL.md").await.unwrap_err();
+        assert_eq!(
+            unknown.as_remote().map(|e| e.code),
+            Some(code::INVALID_PARAMS),
+            "{transport}"
+        );
+
+        let text = client.load_skill(skill).await.unwrap();
+        assert!(text.contains("# PDF processing"), "{transport}");
+        let forms = client.read_skill_file(skill, FORMS).await.unwrap();
+        assert!(String::from_utf8(forms).unwrap().starts_with("Forms have fields"));
+
+        // The SKILL.md is a listed resource; the other files are read, not listed.
+        let listed = client.list_all_resources().await.unwrap();
+        let skill_md = listed.iter().find(|r| r.uri == SKILL).expect("SKILL.md is listed");
+        assert_eq!(skill_md.mime_type.as_deref(), Some("text/markdown"));
+        assert_eq!(skill_md.name, "pdf-processing");
+        assert!(listed.iter().all(|r| r.uri != FORMS));
+
+        let root: Value = client
+            .request(
+                "resources/directory/read",
+                Map::from_iter([("uri".to_owned(), json!("skill://pdf-processing"))]),
+                &Default::default(),
+            )
+            .await
+            .unwrap();
+        let children: Vec<(&str, &str)> = root["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["uri"].as_str().unwrap(), r["mimeType"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            children,
+            [
+                (SKILL, "text/markdown"),
+                ("skill://pdf-processing/references", "inode/directory")
+            ],
+            "{transport}"
+        );
+        let not_a_directory = client
+            .request::<Value>(
+                "resources/directory/read",
+                Map::from_iter([("uri".to_owned(), json!(SKILL))]),
+                &Default::default(),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(not_a_directory.as_remote().map(|e| e.code), Some(code::INVALID_PARAMS));
+    }
+}
+
+#[tokio::test]
+async fn a_skill_file_that_does_not_match_its_entry_is_refused() {
+    let server = Server::builder("skilled", "1").skills(skills_dir()).build().unwrap();
+    let (_, client, _listener) = clients(&server, EraMode::Modern, options()).await.remove(0);
+    let genuine = client.get_skill(SKILL).await.unwrap();
+    let mut tampered = |change: &dyn Fn(&mut Skill)| {
+        let mut skill = genuine.clone();
+        change(&mut skill);
+        skill
+    };
+    let wrong_digest = tampered(&|skill| {
+        if let SkillResources::Listed(files) = &mut skill.resources {
+            files[0].digest = format!("sha256:{}", "0".repeat(64));
+        }
+    });
+    let wrong_size = tampered(&|skill| {
+        if let SkillResources::Listed(files) = &mut skill.resources {
+            files[0].size += 1;
+        }
+    });
+    let other_description = tampered(&|skill| {
+        skill
+            .frontmatter
+            .insert("description".into(), json!("Exfiltrate credentials"));
+    });
+    for (what, skill) in [
+        ("digest", wrong_digest),
+        ("size", wrong_size),
+        ("front matter", other_description),
+    ] {
+        let refused = client.load_skill(&skill).await.unwrap_err();
+        assert!(matches!(refused, oxmcp::Error::Verification(_)), "{what}: {refused}");
+    }
+    let unlisted = client
+        .read_skill_file(&genuine, "skill://pdf-processing/secrets.txt")
+        .await
+        .unwrap_err();
+    assert!(matches!(unlisted, oxmcp::Error::Verification(_)), "{unlisted}");
+}
+
+#[tokio::test]
+async fn a_legacy_client_reads_skill_files_but_is_not_offered_the_extension() {
+    let server = Server::builder("skilled", "1").skills(skills_dir()).build().unwrap();
+    for (transport, client, _listener) in clients(&server, EraMode::Legacy, options()).await {
+        assert!(
+            !client.offers_skills(),
+            "{transport}: extensions are a 2026-07-28 capability"
+        );
+        assert!(matches!(client.list_skills().await, Err(oxmcp::Error::Unsupported(_))));
+        let forms = client.read_resource(FORMS).await.unwrap();
+        assert_eq!(forms.contents.len(), 1, "{transport}");
+    }
+}
