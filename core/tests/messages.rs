@@ -329,7 +329,7 @@ async fn a_skill_file_that_does_not_match_its_entry_is_refused() {
     let server = Server::builder("skilled", "1").skills(skills_dir()).build().unwrap();
     let (_, client, _listener) = clients(&server, EraMode::Modern, options()).await.remove(0);
     let genuine = client.get_skill(SKILL).await.unwrap();
-    let mut tampered = |change: &dyn Fn(&mut Skill)| {
+    let tampered = |change: &dyn Fn(&mut Skill)| {
         let mut skill = genuine.clone();
         change(&mut skill);
         skill
