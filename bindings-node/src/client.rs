@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use napi::bindgen_prelude::{FnArgs, PromiseRaw};
+use napi::bindgen_prelude::{Buffer, FnArgs, PromiseRaw};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::Env;
 use napi_derive::napi;
@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use oxmcp::client::auth::OAuthProvider;
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, Subscription, ToolTask};
+use oxmcp::protocol::skills::Skill;
 use oxmcp::protocol::{LoggingLevel, SubscriptionFilter};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::{http, memory, Transport};
@@ -373,6 +374,28 @@ impl NativeClient {
     #[napi]
     pub async fn ping(&self) -> napi::Result<()> {
         self.client.ping().await.map_err(client_error)
+    }
+
+    /// Every skill the server lists.
+    #[napi(ts_return_type = "Promise<Array<Record<string, unknown>>>")]
+    pub async fn list_skills(&self) -> napi::Result<Value> {
+        let skills = self.client.list_skills().await.map_err(client_error)?;
+        Ok(to_value(&skills).unwrap_or_default())
+    }
+
+    /// Loads `skill`: its SKILL.md's text, once it matches the entry.
+    #[napi(ts_args_type = "skill: Record<string, unknown>")]
+    pub async fn load_skill(&self, skill: Value) -> napi::Result<String> {
+        let skill: Skill = decode_js(skill, "skill")?;
+        self.client.load_skill(&skill).await.map_err(client_error)
+    }
+
+    /// Reads file `uri` of `skill`: its bytes, once they match the entry.
+    #[napi(ts_args_type = "skill: Record<string, unknown>, uri: string")]
+    pub async fn read_skill_file(&self, skill: Value, uri: String) -> napi::Result<Buffer> {
+        let skill: Skill = decode_js(skill, "skill")?;
+        let bytes = self.client.read_skill_file(&skill, &uri).await.map_err(client_error)?;
+        Ok(bytes.into())
     }
 
     /// Sends notification `method` with `params` (an object, or none).

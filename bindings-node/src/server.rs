@@ -57,6 +57,8 @@ pub struct ServerOptions {
     pub max_tasks: Option<f64>,
     /// The store replicas share (a `redis://` URL; default: `OXMCP_STORE`).
     pub store: Option<String>,
+    /// A directory of Agent Skills to serve (the skills extension).
+    pub skills: Option<String>,
 }
 
 /// An MCP server whose handlers live in JavaScript. One value serves any number of
@@ -143,6 +145,9 @@ impl NativeServer {
             let shared = napi::bindgen_prelude::block_on(SharedState::connect(&url))
                 .map_err(|e| invalid(format!("the shared store: {e}")))?;
             builder = builder.shared_state(shared);
+        }
+        if let Some(dir) = options.skills {
+            builder = builder.skills(dir);
         }
         if let Some(path) = options.task_store {
             let store = SqliteTaskStore::open(&path).map_err(|e| invalid(format!("taskStore {path}: {e}")))?;

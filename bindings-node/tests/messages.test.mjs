@@ -1,8 +1,9 @@
 // The protocol's messages beyond listing and calling, in both eras, in process and over
 // Streamable HTTP: a missing resource, URL elicitation and its completion notice, roots
-// that change, and custom methods.
+// that change, custom methods, and skills (the skills extension).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 import { Client, McpError, ResourceNotFoundError, ResourceTemplate, Server } from 'oxmcp';
 
@@ -112,6 +113,27 @@ describe('protocol messages', () => {
         const completed = nextEvent(client, 'notifications/elicitation/complete');
         await ctx.notifyElicitationComplete('c-1');
         assert.deepEqual(await completed, { elicitationId: 'c-1' });
+      });
+    });
+
+    it(`skills are listed, loaded and verified (${transport})`, async () => {
+      const skills = fileURLToPath(new URL('../../tests/skills', import.meta.url));
+      const SKILL = 'skill://pdf-processing/SKILL.md';
+      const FORMS = 'skill://pdf-processing/references/FORMS.md';
+      await withClient(new Server({ name: 'skilled', version: '1' }, { skills }), transport, 'modern', {}, async (client) => {
+        const [skill, ...others] = await client.listSkills();
+        assert.equal(others.length, 0);
+        assert.equal(skill.uri, SKILL);
+        assert.deepEqual(skill.resources.map((file) => file.uri), [SKILL, FORMS]);
+        assert.match(await client.loadSkill(skill), /# PDF processing/);
+        const forms = await client.readSkillFile(skill, FORMS);
+        assert.match(Buffer.from(forms).toString('utf8'), /^Forms have fields/);
+        const tampered = { ...skill, frontmatter: { ...skill.frontmatter, description: 'Exfiltrate' } };
+        await assert.rejects(client.loadSkill(tampered), (error) => error.kind === 'verification');
+        await assert.rejects(client.readSkillFile(skill, 'skill://pdf-processing/secrets.txt'), (error) => error.kind === 'verification');
+      });
+      await withClient(new Server({ name: 'skilled', version: '1' }, { skills }), transport, 'legacy', {}, async (client) => {
+        await assert.rejects(client.listSkills(), (error) => error.kind === 'unsupported');
       });
     });
 

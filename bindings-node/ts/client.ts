@@ -49,6 +49,7 @@ import type {
   ReadResourceResult,
   ServerCapabilities,
   ServerNotification,
+  Skill,
   Task,
 } from './types';
 
@@ -382,6 +383,33 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
   /** Sends a notification of any method (an extension's, say). */
   async notification(notification: { method: string; params?: Record<string, unknown> }): Promise<void> {
     await native(this.#native.notify(notification.method, notification.params));
+  }
+
+  /**
+   * Every skill the server offers (the skills extension), with the size and digest of each
+   * of its files; no skill file is read. Rejects with kind `unsupported` when the server
+   * does not offer skills.
+   */
+  async listSkills(): Promise<Skill[]> {
+    return (await native(this.#native.listSkills())) as Skill[];
+  }
+
+  /**
+   * Loads `skill`: the text of its `SKILL.md`, once the bytes have the size and digest the
+   * skill lists and the front matter matches, field by field. A mismatch rejects with kind
+   * `verification`: do not use the skill. Its other files are read when needed, with
+   * `readSkillFile`.
+   */
+  async loadSkill(skill: Skill): Promise<string> {
+    return native(this.#native.loadSkill(skill));
+  }
+
+  /**
+   * The bytes of file `uri` of `skill`, once they match what the skill lists for it; a file
+   * it does not list, or a mismatch, rejects with kind `verification`.
+   */
+  async readSkillFile(skill: Skill, uri: string): Promise<Uint8Array> {
+    return native(this.#native.readSkillFile(skill, uri));
   }
 
   /** Reads a resource. */

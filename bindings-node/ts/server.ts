@@ -86,6 +86,14 @@ export interface ServerOptions {
    * key that seals `requestState` go through it.
    */
   store?: string;
+  /**
+   * A directory of Agent Skills to serve (the skills extension, SEP-2640): each directory
+   * below it with a `SKILL.md` (YAML front matter with `name`, the directory's name, and
+   * `description`) is a skill. Each `SKILL.md` is listed as a resource, every file is read
+   * at `skill://<path>/<file>`, and clients list the skills with the digest and size of
+   * each file (`client.listSkills()`).
+   */
+  skills?: string;
 }
 
 /** Serve this process's stdin and stdout. */

@@ -253,6 +253,26 @@ export interface ListRootsResult {
   [key: string]: unknown;
 }
 
+/** One file of a skill: its URI, and the size and digest its bytes must have. */
+export interface SkillResource {
+  uri: string;
+  /** `sha256:` and the lowercase hex SHA-256 of the file's bytes. */
+  digest: string;
+  /** The file's length in bytes. */
+  size: number;
+}
+
+/**
+ * A skill a server offers (the skills extension): the URI of its `SKILL.md`, the YAML front
+ * matter of that file, and every file of the skill (or `'dynamic'`).
+ */
+export interface Skill {
+  uri: string;
+  frontmatter: { name?: string; description?: string; [key: string]: unknown };
+  resources: SkillResource[] | 'dynamic';
+  [key: string]: unknown;
+}
+
 /** Params of `elicitation/create`: a form, or (2025-11-25 on) a URL to visit. */
 export type ElicitRequestParams =
   | { mode?: 'form'; message: string; requestedSchema: JsonSchema; _meta?: Meta }

@@ -16,6 +16,7 @@ use tokio::sync::broadcast::error::RecvError;
 use oxmcp::client::{
     CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification, ToolTask as CoreToolTask,
 };
+use oxmcp::protocol::skills::Skill;
 use oxmcp::protocol::{CompletionReference, LoggingLevel, ProgressNotificationParams};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
@@ -444,6 +445,39 @@ impl Client {
         let params = params_object(params)?;
         let client = self.inner.clone();
         runtime::future_into_py(py, async move { reply(client.notify(&method, params).await) })
+    }
+
+    /// Every skill the server lists, as dicts (`uri`, `frontmatter`, `resources`).
+    fn list_skills<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.list_skills().await) })
+    }
+
+    /// Loads `skill` (a dict as `list_skills` gives it): its SKILL.md's text, once it
+    /// matches the entry.
+    fn load_skill<'py>(&self, py: Python<'py>, skill: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let skill: Skill = convert::extract(skill, "skill")?;
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.load_skill(&skill).await) })
+    }
+
+    /// Reads file `uri` of `skill`: its bytes, once they match the entry.
+    fn read_skill_file<'py>(
+        &self,
+        py: Python<'py>,
+        skill: &Bound<'py, PyAny>,
+        uri: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let skill: Skill = convert::extract(skill, "skill")?;
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let read = client.read_skill_file(&skill, &uri).await;
+            runtime::attach(|py| match read {
+                Ok(bytes) => Ok(pyo3::types::PyBytes::new(py, &bytes).into_any().unbind()),
+                Err(e) => Err(error::client_error(py, e)),
+            })
+            .unwrap_or_else(|| Err(error::exiting()))
+        })
     }
 
     /// Tells the server the roots changed (legacy era; nothing to send in 2026-07-28).

@@ -52,12 +52,13 @@ impl Server {
     /// HTTP request need a token it accepts. Tasks live `task_ttl` seconds, are polled
     /// every `task_poll_interval` seconds, at most `max_tasks` are kept, in memory or in the
     /// SQLite file `task_store`. `store` (or `OXMCP_STORE`), a `redis://` URL, shares tasks,
-    /// events and the request-state key with the replicas on that Redis.
+    /// events and the request-state key with the replicas on that Redis. `skills` is a
+    /// directory of Agent Skills to serve (the skills extension).
     #[new]
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
         client_request_timeout=None, mask_error_details=None, auth=None, task_store=None, task_ttl=None,
-        task_poll_interval=None, max_tasks=None, store=None,
+        task_poll_interval=None, max_tasks=None, store=None, skills=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -76,6 +77,7 @@ impl Server {
         task_poll_interval: Option<f64>,
         max_tasks: Option<usize>,
         store: Option<String>,
+        skills: Option<PathBuf>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -120,6 +122,9 @@ impl Server {
                 .detach(|| runtime.block_on(SharedState::connect(&url)))
                 .map_err(|e| PyConnectionError::new_err(format!("the shared store: {e}")))?;
             builder = builder.shared_state(shared);
+        }
+        if let Some(dir) = skills {
+            builder = builder.skills(dir);
         }
         if let Some(path) = task_store {
             let store = SqliteTaskStore::open(&path)

@@ -1,19 +1,20 @@
 """The protocol's messages beyond listing and calling, in both eras, in process and over
 Streamable HTTP: a missing resource, URL elicitation and its completion notice, roots
-that change, and custom methods."""
+that change, custom methods, and skills (the skills extension)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
 
 from conftest import Notifications
-from oxmcp import Client, Context, McpError, ResourceNotFoundError, Server
+from oxmcp import Client, Context, McpError, ProtocolError, ResourceNotFoundError, Server
 
 Era = Literal["legacy", "modern"]
 ERAS: list[Era] = ["legacy", "modern"]
@@ -136,3 +137,29 @@ async def test_custom_methods_and_an_extension(era: Era, transport: str) -> None
         assert await asyncio.wait_for(heard.get(), 5) == "Bergen"
         extensions = client.capabilities.get("extensions")
         assert extensions == ({"com.example/weather": {"units": ["metric"]}} if era == "modern" else None)
+
+
+SKILLS = Path(__file__).resolve().parents[2] / "tests" / "skills"
+SKILL_MD = "skill://pdf-processing/SKILL.md"
+FORMS = "skill://pdf-processing/references/FORMS.md"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_skills_are_listed_loaded_and_verified(transport: str) -> None:
+    server = Server("skilled", skills=SKILLS)
+    async with connect(server, transport, "modern") as client:
+        [skill] = await client.list_skills()
+        assert (skill.uri, skill.name) == (SKILL_MD, "pdf-processing")
+        assert isinstance(skill.resources, list)
+        assert [file.uri for file in skill.resources] == [SKILL_MD, FORMS]
+        assert "# PDF processing" in await client.load_skill(skill)
+        assert (await client.read_skill_file(skill, FORMS)).startswith(b"Forms have fields")
+
+        tampered = skill.model_copy(update={"frontmatter": {**skill.frontmatter, "description": "Exfiltrate"}})
+        with pytest.raises(ProtocolError, match="verification failed"):
+            await client.load_skill(tampered)
+        with pytest.raises(ProtocolError, match="verification failed"):
+            await client.read_skill_file(skill, "skill://pdf-processing/secrets.txt")
+    async with connect(server, transport, "legacy") as client:
+        with pytest.raises(ProtocolError, match="does not offer skills"):
+            await client.list_skills()

@@ -30,6 +30,7 @@ from .types import (
     Resource,
     ResourceTemplate,
     Root,
+    Skill,
     Task,
     Tool,
 )
@@ -354,6 +355,24 @@ class Client:
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Sends notification ``method`` with ``params``."""
         await self._connection.notify(method, params)
+
+    async def list_skills(self) -> list[Skill]:
+        """Every skill the server offers (the skills extension), with the size and digest
+        of each of its files; no skill file is read. A server that does not offer skills
+        raises :class:`~oxmcp.ProtocolError`."""
+        return [Skill.model_validate(skill) for skill in await self._connection.list_skills()]
+
+    async def load_skill(self, skill: Skill) -> str:
+        """Loads ``skill``: the text of its ``SKILL.md``, once the bytes have the size and
+        digest the skill lists and the front matter matches, field by field. A mismatch
+        raises :class:`~oxmcp.ProtocolError` (verification failed): do not use the skill.
+        Its other files are read when needed, with :meth:`read_skill_file`."""
+        return await self._connection.load_skill(skill.to_wire())
+
+    async def read_skill_file(self, skill: Skill, uri: str) -> bytes:
+        """The bytes of file ``uri`` of ``skill``, once they match what the skill lists for
+        it; a file it does not list, or a mismatch, raises :class:`~oxmcp.ProtocolError`."""
+        return await self._connection.read_skill_file(skill.to_wire(), uri)
 
     async def send_roots_list_changed(self) -> None:
         """Tells the server the roots ``roots_handler`` gives changed, so that it asks again

@@ -78,6 +78,7 @@ class Server:
         task_poll_interval: float | None = None,
         max_tasks: int | None = None,
         store: str | None = None,
+        skills: str | PathLike[str] | None = None,
         lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
@@ -106,6 +107,12 @@ class Server:
         ``store`` (default: the ``OXMCP_STORE`` environment variable), a ``redis://`` URL,
         makes replicas behind a load balancer one server: tasks, list changes and resource
         updates, and the key that seals ``requestState`` are shared through that Redis.
+
+        ``skills`` is a directory of Agent Skills to serve (the skills extension, SEP-2640):
+        each directory below it with a ``SKILL.md`` (YAML front matter with ``name``, the
+        directory's name, and ``description``) is a skill. Each ``SKILL.md`` is listed as a
+        resource, every file is read at ``skill://<path>/<file>``, and clients list the
+        skills with the digest and size of each file (``Client.list_skills``).
 
         ``lifespan(server)``, an async context manager, is entered when the server starts
         serving (stdio or HTTP) and left when it stops; what it yields reaches handlers as
@@ -142,6 +149,7 @@ class Server:
             task_poll_interval,
             max_tasks,
             store,
+            skills,
         )
 
     # Tools

@@ -363,3 +363,32 @@ class ListRootsResult(WireModel):
     """The client's roots, as ``roots/list`` answers."""
 
     roots: list[Root]
+
+
+class SkillResource(WireModel):
+    """One file of a skill: its URI, and the size and digest its bytes must have."""
+
+    uri: str
+    digest: str
+    size: int
+
+
+class Skill(WireModel):
+    """A skill a server offers (the skills extension): the URI of its ``SKILL.md``, the
+    YAML front matter of that file, and every file of the skill (or ``"dynamic"``)."""
+
+    uri: str
+    frontmatter: dict[str, Any]
+    resources: list[SkillResource] | Literal["dynamic"]
+
+    @property
+    def name(self) -> str | None:
+        """The front matter's ``name``."""
+        name = self.frontmatter.get("name")
+        return name if isinstance(name, str) else None
+
+    @property
+    def description(self) -> str | None:
+        """The front matter's ``description``."""
+        description = self.frontmatter.get("description")
+        return description if isinstance(description, str) else None

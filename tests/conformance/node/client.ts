@@ -205,11 +205,39 @@ async function run(scenario: string, url: string, context: Context): Promise<voi
       case 'elicitation-defaults':
         await callTools(client, context);
         return;
+      case 'sep-2640-client-no-prefetch':
+        await client.listSkills();
+        return;
+      case 'sep-2640-client-verify-digest':
+      case 'sep-2640-client-verify-size':
+      case 'sep-2640-client-verify-frontmatter':
+        await useSkills(client);
+        return;
       default:
         await exerciseEverything(client, context);
     }
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * Loads each skill the server lists, then reads its other files, each checked against the
+ * skill's entry; a skill that fails a check is dropped unread.
+ */
+async function useSkills(client: Client): Promise<void> {
+  for (const skill of await client.listSkills()) {
+    try {
+      await client.loadSkill(skill);
+    } catch (refused) {
+      console.error(`conformance-client (node): refused ${skill.uri}: ${String(refused)}`);
+      continue;
+    }
+    if (Array.isArray(skill.resources)) {
+      for (const file of skill.resources.filter((file) => file.uri !== skill.uri)) {
+        await client.readSkillFile(skill, file.uri);
+      }
+    }
   }
 }
 

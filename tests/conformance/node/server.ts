@@ -9,6 +9,8 @@
  * stops it. Needs the package built (`npm run build` at the repository root).
  */
 
+import { fileURLToPath } from 'node:url';
+
 import * as z from 'zod';
 
 // The built ES module entry of the package at the repository root (a self-import of
@@ -44,7 +46,10 @@ const LOGGER = 'conformance-test-server';
 
 const server = new Server(
   { name: 'oxmcp-conformance-server', version: '0.1.0' },
-  { instructions: 'The oxmcp fixture of the MCP conformance suite.' },
+  {
+    instructions: 'The oxmcp fixture of the MCP conformance suite.',
+    skills: fileURLToPath(new URL('../../skills', import.meta.url)),
+  },
 );
 
 // --- helpers ---------------------------------------------------------------------------

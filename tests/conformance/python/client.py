@@ -20,7 +20,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from oxmcp import Client
+from oxmcp import Client, ProtocolError
 from oxmcp.auth import AssertionTarget, OAuth, request_id_jag
 from oxmcp.types import CreateMessageRequest, ElicitRequest, Tool
 
@@ -187,8 +187,27 @@ async def run(scenario: str, url: str, context: dict[str, Any]) -> None:
             await client.call_tool("json_schema_echo", {"schema": focal.input_schema})
         elif scenario in ("elicitation-sep1034-client-defaults", "elicitation-defaults"):
             await call_tools(client, context)
+        elif scenario == "sep-2640-client-no-prefetch":
+            await client.list_skills()
+        elif scenario.startswith("sep-2640-client-verify"):
+            await use_skills(client)
         else:
             await exercise_everything(client, context)
+
+
+async def use_skills(client: Client) -> None:
+    """Loads each skill the server lists, then reads its other files, each checked against
+    the skill's entry; a skill that fails a check is dropped unread."""
+    for skill in await client.list_skills():
+        try:
+            await client.load_skill(skill)
+        except ProtocolError as refused:
+            print(f"conformance-client (python): refused {skill.uri}: {refused}", file=sys.stderr)
+            continue
+        if isinstance(skill.resources, list):
+            for file in skill.resources:
+                if file.uri != skill.uri:
+                    await client.read_skill_file(skill, file.uri)
 
 
 async def call_tools(client: Client, context: dict[str, Any]) -> None:

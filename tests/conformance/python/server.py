@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -40,7 +41,11 @@ TEST_IMAGE = base64.b64decode(
 TEST_AUDIO = base64.b64decode("UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=")
 LOGGER = "conformance-test-server"
 
-server = Server("oxmcp-conformance-server", instructions="The oxmcp fixture of the MCP conformance suite.")
+server = Server(
+    "oxmcp-conformance-server",
+    instructions="The oxmcp fixture of the MCP conformance suite.",
+    skills=Path(__file__).resolve().parents[2] / "skills",
+)
 
 
 def compact(value: Any) -> str:

@@ -16,6 +16,7 @@ use oxmcp::client::auth::{
     ProtectedResourceMetadata, SigningKey,
 };
 use oxmcp::client::{Client, ClientOptions, EraMode};
+use oxmcp::protocol::skills::SkillResources;
 use oxmcp::protocol::{
     CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult, ErrorObject,
     ListRootsResult, OneOrMany, Role, Root, SamplingContent, TextContent, Tool,
@@ -88,6 +89,8 @@ impl Run {
             "json-schema-ref-no-deref" => self.list_tools_only().await,
             "json-schema-2020-12-preservation" => self.echo_schema().await,
             "elicitation-sep1034-client-defaults" | "elicitation-defaults" => self.exercise_tools().await,
+            "sep-2640-client-no-prefetch" => self.list_skills().await,
+            skills if skills.starts_with("sep-2640-client-verify") => self.use_skills().await,
             _ => self.exercise_everything().await,
         }
     }
@@ -236,6 +239,33 @@ impl Run {
     async fn initialize(&self) -> Result<(), Failure> {
         let client = self.connect().await?;
         client.list_all_tools().await?;
+        client.close().await?;
+        Ok(())
+    }
+
+    /// Lists the server's skills, and reads none of their files.
+    async fn list_skills(&self) -> Result<(), Failure> {
+        let client = self.connect().await?;
+        client.list_skills().await?;
+        client.close().await?;
+        Ok(())
+    }
+
+    /// Loads each skill the server lists, then reads its other files, each checked
+    /// against the skill's entry; a skill that fails a check is dropped unread.
+    async fn use_skills(&self) -> Result<(), Failure> {
+        let client = self.connect().await?;
+        for skill in client.list_skills().await? {
+            if let Err(refused) = client.load_skill(&skill).await {
+                eprintln!("conformance-client: refused {}: {refused}", skill.uri);
+                continue;
+            }
+            if let SkillResources::Listed(files) = &skill.resources {
+                for file in files.iter().filter(|file| file.uri != skill.uri) {
+                    client.read_skill_file(&skill, &file.uri).await?;
+                }
+            }
+        }
         client.close().await?;
         Ok(())
     }

@@ -122,7 +122,9 @@ fn fixture() -> Result<Server, oxmcp::server::DefinitionError> {
     for prompt in prompts() {
         builder = builder.prompt(prompt);
     }
-    builder.build()
+    builder
+        .skills(concat!(env!("CARGO_MANIFEST_DIR"), "/../skills"))
+        .build()
 }
 
 /// A tool whose input schema is `schema`.
