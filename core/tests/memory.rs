@@ -10,7 +10,7 @@ use std::time::Duration;
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ProgressCallback, ServerNotification};
 use oxmcp::protocol::{code, CompleteRequestParams, Completion, CompletionReference, ErrorObject, SubscriptionFilter};
 use oxmcp::server::{Context, DefinitionKind, HandlerError, PromptDef, Server, ToolDef};
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
 const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
@@ -298,23 +298,38 @@ fn definitions_are_checked_when_the_server_is_built() {
     assert!(bad_template.is_err());
 }
 
+/// (Clients leave such tools out of their lists: the conformance suite's
+/// `http-invalid-tool-headers` scenario checks oxmcp's clients against a server that
+/// lists them.)
 #[tokio::test]
-async fn the_client_leaves_out_tools_with_invalid_header_annotations() {
-    let schema = |header: &str| {
-        json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": header}}})
+async fn a_tool_with_invalid_header_annotations_is_refused_when_registered() {
+    let schema = |property: Value| {
+        json!({"type": "object", "properties": {"region": property}})
             .as_object()
             .unwrap()
             .clone()
     };
+    let valid = schema(json!({"type": "string", "x-mcp-header": "Region"}));
     let server = Server::builder("headers", "1")
-        .tool(tool("good").input_schema(schema("Region")))
-        .tool(tool("bad").input_schema(schema("Not A Token")))
+        .tool(tool("good").input_schema(valid))
         .build()
         .unwrap();
+    for invalid in [
+        json!({"type": "string", "x-mcp-header": "Not A Token"}),
+        json!({"type": "string", "x-mcp-header": ""}),
+        json!({"type": "object", "x-mcp-header": "Data"}),
+        json!({"type": "number", "x-mcp-header": "Score"}),
+    ] {
+        let refused = server.add_tool(tool("bad").input_schema(schema(invalid.clone())));
+        assert!(refused.is_err(), "{invalid}");
+        let built = Server::builder("headers", "1")
+            .tool(tool("bad").input_schema(schema(invalid.clone())))
+            .build();
+        assert!(built.is_err(), "{invalid}");
+    }
     for era in ERAS {
         let client = connect(&server, era).await;
-        let names = tool_names(&client).await;
-        assert_eq!(names, ["good"], "{era:?}");
+        assert_eq!(tool_names(&client).await, ["good"], "{era:?}");
     }
 }
 

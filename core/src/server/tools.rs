@@ -22,6 +22,7 @@ use super::returned::{Returned, ToolOutput};
 use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
 use super::tasks::{self, NewTask, TaskRun, TaskSupport};
 use super::Server;
+use crate::protocol::headers::{header_params, HeaderParam};
 use crate::protocol::{
     methods, CallToolResult, ContentBlock, Era, ErrorObject, Icon, InputResponses, ListToolsResult, Meta, Tool,
     ToolAnnotations, ToolExecution,
@@ -333,6 +334,9 @@ pub(crate) struct RegisteredTool {
     pub(crate) scopes: Vec<String>,
     pub(crate) task_support: TaskSupport,
     pub(crate) asks_before_task: bool,
+    /// The parameters its `x-mcp-header` annotations mirror into `Mcp-Param-*` headers,
+    /// checked against the spec's rules when the tool was registered.
+    pub(crate) header_params: Vec<HeaderParam>,
     input: LazySchema,
     output: LazySchema,
 }
@@ -349,12 +353,16 @@ impl RegisteredTool {
                 "tool {name:?}: inputSchema must have \"type\": \"object\""
             )));
         }
+        // Clients leave out a tool whose annotations break the rules: refuse it here.
+        let header_params = header_params(&def.tool.input_schema)
+            .map_err(|reason| DefinitionError::new(format!("tool {name:?}: {reason}")))?;
         Ok(RegisteredTool {
             tool: def.tool,
             handler,
             scopes: def.scopes,
             task_support: def.task_support,
             asks_before_task: def.asks_before_task,
+            header_params,
             input: LazySchema::default(),
             output: LazySchema::default(),
         })

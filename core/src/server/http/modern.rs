@@ -11,9 +11,7 @@ use serde_json::value::RawValue;
 use super::auth::Admitted;
 use super::endpoint::Endpoint;
 use super::response::{header_str, rpc_error};
-use crate::protocol::headers::{
-    decode_header_value, header_params, names, request_headers, HeaderParam, RequestHeader,
-};
+use crate::protocol::headers::{decode_header_value, names, request_headers, HeaderParam, RequestHeader};
 use crate::protocol::jsonrpc::{Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion, RequestMeta};
@@ -171,7 +169,7 @@ fn expect_header(headers: &HeaderMap, name: &str, expected: Option<&str>, label:
 }
 
 /// The `x-mcp-header` parameters of the tool a `tools/call` names (none for other
-/// methods, unknown tools, or schemas that break the rules).
+/// methods or unknown tools).
 fn header_params_of(endpoint: &Endpoint, method: &str, target: &Target) -> Vec<HeaderParam> {
     if method != methods::TOOLS_CALL {
         return Vec::new();
@@ -180,7 +178,7 @@ fn header_params_of(endpoint: &Endpoint, method: &str, target: &Target) -> Vec<H
         .name
         .as_ref()
         .and_then(|name| endpoint.server.registry().tools.get(name).cloned())
-        .and_then(|tool| header_params(&tool.tool.input_schema).ok())
+        .map(|tool| tool.header_params.clone())
         .unwrap_or_default()
 }
 
