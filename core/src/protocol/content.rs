@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::meta::Meta;
 use super::resources::{Resource, ResourceContents};
+use super::version::ProtocolVersion;
 
 /// Who a message or content item is from or for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,6 +99,26 @@ pub enum ContentBlock {
 }
 
 impl ContentBlock {
+    /// The block as a client of `version` can read it: audio before 2025-03-26 and
+    /// resource links before 2025-06-18 become text that says what they were (a link
+    /// keeps its URI, so the client can still read the resource).
+    pub fn for_version(self, version: ProtocolVersion) -> Self {
+        match self {
+            ContentBlock::Audio(audio) if !version.has_audio() => ContentBlock::text(format!(
+                "[audio ({}) that this client's protocol version ({version}) cannot carry]",
+                audio.mime_type
+            )),
+            ContentBlock::ResourceLink(link) if !version.has_resource_links() => {
+                let mut text = format!("Resource {}: {}", link.name, link.uri);
+                if let Some(description) = &link.description {
+                    text.push_str(&format!(" ({description})"));
+                }
+                ContentBlock::text(text)
+            }
+            block => block,
+        }
+    }
+
     /// A text item.
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text(TextContent {

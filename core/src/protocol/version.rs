@@ -76,6 +76,16 @@ impl ProtocolVersion {
         self == ProtocolVersion::V2025_03_26
     }
 
+    /// Whether content may be audio (2025-03-26 on).
+    pub fn has_audio(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+
+    /// Whether content may be a `resource_link` (2025-06-18 on).
+    pub fn has_resource_links(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
     /// Whether tool results may carry `structuredContent` (2025-06-18 on).
     pub fn has_structured_content(self) -> bool {
         self >= ProtocolVersion::V2025_06_18

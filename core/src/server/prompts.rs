@@ -18,7 +18,7 @@ use super::returned::Returned;
 use super::schema::DefinitionError;
 use super::Server;
 use crate::protocol::{
-    methods, ErrorObject, GetPromptRequestParams, GetPromptResult, Icon, ListPromptsResult, Meta, Prompt,
+    methods, ContentBlock, ErrorObject, GetPromptRequestParams, GetPromptResult, Icon, ListPromptsResult, Meta, Prompt,
     PromptArgument, PromptMessage,
 };
 use crate::BoxFuture;
@@ -303,6 +303,13 @@ pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Contex
     };
     if result.description.is_none() {
         result.description.clone_from(&prompt.prompt.description);
+    }
+    let version = ctx.protocol_version();
+    if !version.has_resource_links() {
+        for message in &mut result.messages {
+            let block = std::mem::replace(&mut message.content, ContentBlock::text(""));
+            message.content = block.for_version(version);
+        }
     }
     finish(result, stamp)
 }

@@ -603,8 +603,15 @@ fn shape(
             })
         })?;
     }
-    if !ctx.protocol_version().has_structured_content() {
+    let version = ctx.protocol_version();
+    if !version.has_structured_content() {
         result.structured_content = None;
+        // Revisions before 2025-06-18 also lack some content (see `for_version`).
+        result.content = result
+            .content
+            .into_iter()
+            .map(|block| block.for_version(version))
+            .collect();
     }
     Ok(result)
 }

@@ -4,6 +4,7 @@ use serde_json::{json, Map};
 use tokio::sync::mpsc;
 
 use super::*;
+use crate::protocol::ContentBlock;
 use crate::server::ToolDef;
 
 const MODERN_META: &str = r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -254,4 +255,63 @@ fn the_core_methods_cannot_be_replaced() {
         .notification_handler("notifications/x", |_params: Value, _ctx: Context| async {})
         .build();
     assert!(twice.is_err());
+}
+
+#[tokio::test]
+async fn content_a_revision_does_not_know_is_said_in_text() {
+    let server = Server::builder("content", "1.0.0")
+        .tool(
+            ToolDef::new("media").handler(|_args: Map<String, Value>, _ctx| async move {
+                crate::protocol::CallToolResult::success(vec![
+                    ContentBlock::audio("UklGRg==", "audio/wav"),
+                    ContentBlock::ResourceLink(crate::protocol::Resource {
+                        uri: "file:///notes.txt".into(),
+                        name: "notes".into(),
+                        title: None,
+                        description: Some("the notes".into()),
+                        mime_type: None,
+                        annotations: None,
+                        size: None,
+                        icons: None,
+                        meta: None,
+                    }),
+                ])
+            }),
+        )
+        .build()
+        .unwrap();
+    let kinds = |answer: &Value| -> Vec<String> {
+        answer["result"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|block| block["type"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for (version, expected) in [
+        ("2024-11-05", ["text", "text"]),
+        ("2025-03-26", ["audio", "text"]),
+        ("2025-06-18", ["audio", "resource_link"]),
+        ("2025-11-25", ["audio", "resource_link"]),
+    ] {
+        let dispatcher = Dispatcher::new(server.clone());
+        let init = json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+        ask(&dispatcher, 1, "initialize", init).await;
+        let answer = ask(&dispatcher, 2, "tools/call", json!({"name": "media"})).await;
+        assert_eq!(kinds(&answer), expected, "{version}: {answer}");
+        if version == "2024-11-05" {
+            assert_eq!(
+                answer["result"]["content"][1]["text"],
+                "Resource notes: file:///notes.txt (the notes)"
+            );
+        }
+    }
+    let modern_answer = ask(
+        &Dispatcher::new(server),
+        1,
+        "tools/call",
+        modern(json!({"name": "media"})),
+    )
+    .await;
+    assert_eq!(kinds(&modern_answer), ["audio", "resource_link"]);
 }
