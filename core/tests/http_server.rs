@@ -762,3 +762,64 @@ async fn bodies_and_modern_headers_are_checked_for_every_named_method() {
         .await;
     assert_eq!(mixed.status(), StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn a_2025_03_26_client_may_post_a_batch() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let session = f.initialize("2025-03-26").await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-03-26"),
+    ];
+    let batch = json!([
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "one"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "method": "no/such/method"}
+    ]);
+    let response = f.post(batch, &headers).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let answers: Value = json_of(response).await;
+    let by_id = |id: i64| {
+        answers
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(by_id(1)["result"]["content"][0]["text"], "one", "{answers}");
+    assert_eq!(by_id(2)["result"], json!({}), "{answers}");
+    assert_eq!(by_id(3)["error"]["code"], -32601, "{answers}");
+    assert_eq!(answers.as_array().unwrap().len(), 3, "{answers}");
+
+    let only_notifications = json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}]);
+    assert_eq!(
+        f.post(only_notifications, &headers).await.status(),
+        StatusCode::ACCEPTED
+    );
+    let with_initialize = json!([{"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {}}]);
+    assert_eq!(
+        f.post(with_initialize, &headers).await.status(),
+        StatusCode::BAD_REQUEST
+    );
+
+    // Later revisions have no batches.
+    let newer = f.initialize("2025-11-25").await;
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    let refused = f.legacy(&newer, json!([ping.clone(), ping])).await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert!(json_of(refused).await["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("2025-03-26"));
+
+    // Without sessions too.
+    let stateless = Fixture::start(HttpConfig::default().stateless(true)).await;
+    let pings =
+        json!([{"jsonrpc": "2.0", "id": 6, "method": "ping"}, {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}]);
+    let response = stateless.post(pings, &[("mcp-protocol-version", "2025-03-26")]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(json_of(response).await.as_array().map(Vec::len), Some(2));
+}

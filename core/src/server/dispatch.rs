@@ -26,7 +26,7 @@ use super::limits::Quota;
 use super::reply::Reply;
 use super::{completion, custom, prompts, resources, skills, subscriptions, tasks, tools, Server};
 use crate::connection::PendingRequests;
-use crate::protocol::jsonrpc::{self, Message, Notification, Request};
+use crate::protocol::jsonrpc::{self, InvalidMessage, Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::{
     meta, methods, CacheScope, CancelledNotificationParams, ClientCapabilities, DiscoverResult, EmptyResult, Era,
@@ -195,6 +195,40 @@ impl Dispatcher {
             }
         });
         cancellation
+    }
+
+    /// Answers a JSON-RPC batch (2025-03-26): its notifications and responses are taken at
+    /// once, its requests served together, their messages sent on `reply`. Gives the JSON
+    /// array of the responses (an invalid entry's error among them), `None` when there are
+    /// none to give. `assumed_version` is as for a single request (stateless HTTP).
+    pub(crate) async fn answer_batch(
+        self: &Arc<Self>,
+        entries: Vec<Result<Message, InvalidMessage>>,
+        reply: Reply,
+        caller: Option<Arc<Caller>>,
+        assumed_version: Option<ProtocolVersion>,
+    ) -> Option<String> {
+        let mut answers = Vec::new();
+        for entry in entries {
+            match entry {
+                Ok(message) => {
+                    if let Some(request) = self.receive(message) {
+                        let scope = Scope {
+                            caller: caller.clone(),
+                            assumed_version,
+                            ..Scope::new(reply.clone(), self.track(&request.id))
+                        };
+                        answers.push(self.answer_tracked(request, scope).boxed());
+                    }
+                }
+                Err(invalid) => {
+                    let text = jsonrpc::error_text(invalid.id(), &ErrorObject::from(&invalid));
+                    answers.push(Box::pin(std::future::ready(Some(text))));
+                }
+            }
+        }
+        let texts: Vec<String> = futures::future::join_all(answers).await.into_iter().flatten().collect();
+        (!texts.is_empty()).then(|| format!("[{}]", texts.join(",")))
     }
 
     /// [`answer`](Self::answer) for a request [`track`](Self::track)ed for cancellation,

@@ -4,10 +4,8 @@
 
 use std::sync::Arc;
 
-use futures::FutureExt;
-
 use super::auth::{Caller, Principal};
-use super::dispatch::{Dispatcher, Scope};
+use super::dispatch::Dispatcher;
 use super::reply::Reply;
 use super::subscriptions;
 use super::Server;
@@ -157,24 +155,8 @@ impl Session {
         let connection = Arc::clone(&self.connection);
         self.dispatcher.spawn(async move {
             let reply = Reply::Connection(Arc::clone(&connection));
-            let mut answers = Vec::new();
-            for entry in entries {
-                match entry {
-                    Ok(message) => {
-                        if let Some(request) = dispatcher.receive(message) {
-                            let scope = Scope::new(reply.clone(), dispatcher.track(&request.id));
-                            answers.push(dispatcher.answer_tracked(request, scope).boxed());
-                        }
-                    }
-                    Err(invalid) => {
-                        let text = jsonrpc::error_text(invalid.id(), &ErrorObject::from(&invalid));
-                        answers.push(Box::pin(std::future::ready(Some(text))));
-                    }
-                }
-            }
-            let texts: Vec<String> = futures::future::join_all(answers).await.into_iter().flatten().collect();
-            if !texts.is_empty() {
-                let _ = connection.send(format!("[{}]", texts.join(","))).await;
+            if let Some(answers) = dispatcher.answer_batch(entries, reply, None, None).await {
+                let _ = connection.send(answers).await;
             }
         });
     }

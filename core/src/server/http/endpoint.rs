@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::auth::{handle_metadata, Admitted, Target};
 use super::cors::{apply_cors, handle_preflight};
-use super::legacy::post_legacy;
+use super::legacy::{post_batch, post_legacy};
 use super::modern::{is_modern, post_modern, post_modern_notification};
 use super::response::{is_json, respond, rpc_error, Rejection, STREAM_CAPACITY};
 use super::sessions::{follow_relay, reap_idle_sessions, HttpSession};
@@ -238,9 +238,15 @@ async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, 
     };
     let message = match jsonrpc::parse(&body) {
         Ok(Incoming::Single(message)) => message,
-        Ok(Incoming::Batch(_)) => {
-            let error = ErrorObject::invalid_request("batches are not supported over HTTP");
-            return rpc_error(StatusCode::BAD_REQUEST, None, error);
+        Ok(Incoming::Batch(entries)) => {
+            let refusal = entries
+                .iter()
+                .flatten()
+                .find_map(|message| endpoint.scope_refusal(caller.as_deref(), message));
+            if let Some(refused) = refusal {
+                return refused;
+            }
+            return post_batch(&endpoint, &headers, entries, caller).await;
         }
         Err(invalid) => return rpc_error(StatusCode::BAD_REQUEST, invalid.id(), ErrorObject::from(&invalid)),
     };

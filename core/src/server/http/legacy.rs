@@ -16,9 +16,23 @@ use super::endpoint::Endpoint;
 use super::response::{header_str, json_body, respond, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{Attached, Event, StreamHub};
 use crate::protocol::headers::names;
-use crate::protocol::jsonrpc::Message;
+use crate::protocol::jsonrpc::{InvalidMessage, Message};
 use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
 use crate::server::reply::{Outgoing, Reply};
+
+/// The legacy version a POST speaks: its `MCP-Protocol-Version`, 2025-03-26 without one
+/// (as the spec says to assume); 400 for a version that is not a legacy one.
+fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, Response> {
+    match header_str(headers, names::PROTOCOL_VERSION) {
+        None => Ok(ProtocolVersion::V2025_03_26),
+        Some(text) => ProtocolVersion::parse(text)
+            .filter(|v| v.era() == Era::Legacy)
+            .ok_or_else(|| {
+                let error = ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {text:?}"));
+                rpc_error(StatusCode::BAD_REQUEST, None, error)
+            }),
+    }
+}
 
 pub(super) async fn post_legacy(
     endpoint: &Arc<Endpoint>,
@@ -26,15 +40,9 @@ pub(super) async fn post_legacy(
     message: Message,
     caller: Admitted,
 ) -> Response {
-    let version = match header_str(headers, names::PROTOCOL_VERSION) {
-        None => ProtocolVersion::V2025_03_26,
-        Some(text) => match ProtocolVersion::parse(text).filter(|v| v.era() == Era::Legacy) {
-            Some(version) => version,
-            None => {
-                let error = ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {text:?}"));
-                return rpc_error(StatusCode::BAD_REQUEST, None, error);
-            }
-        },
+    let version = match legacy_version(headers) {
+        Ok(version) => version,
+        Err(refused) => return refused,
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
     if endpoint.config.stateless {
@@ -106,6 +114,54 @@ pub(super) async fn post_legacy(
         }
     }
     response
+}
+
+/// A JSON-RPC batch, which only 2025-03-26 allows (never with `initialize`): its
+/// notifications and responses are taken, its requests answered together in one JSON
+/// array; 202 when it holds no request. What the requests send the client meanwhile goes
+/// on the session's GET stream (nowhere without a session).
+pub(super) async fn post_batch(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    entries: Vec<Result<Message, InvalidMessage>>,
+    caller: Admitted,
+) -> Response {
+    let version = match legacy_version(headers) {
+        Ok(version) => version,
+        Err(refused) => return refused,
+    };
+    if !version.allows_batches() {
+        let error = ErrorObject::invalid_request("batches are only allowed in protocol version 2025-03-26");
+        return rpc_error(StatusCode::BAD_REQUEST, None, error);
+    }
+    if entries
+        .iter()
+        .any(|entry| matches!(entry, Ok(Message::Request(r)) if r.method == methods::INITIALIZE))
+    {
+        let error = ErrorObject::invalid_request("initialize cannot be part of a batch");
+        return rpc_error(StatusCode::BAD_REQUEST, None, error);
+    }
+    let session = match endpoint.config.stateless {
+        true => None,
+        false => match endpoint.find_session(headers, caller.as_deref()).await {
+            Ok(session) => Some(session),
+            Err(refused) => return refused.into_response(),
+        },
+    };
+    let dispatcher = session
+        .as_ref()
+        .map_or(&endpoint.stateless, |session| session.session.dispatcher());
+    let reply = dispatcher.session_channel().cloned().unwrap_or_else(Reply::nowhere);
+    let assumed = session.is_none().then_some(version);
+    let Some(answers) = dispatcher.answer_batch(entries, reply, caller, assumed).await else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    if let Some(session) = &session {
+        if let Err(refused) = endpoint.save_session(session).await {
+            return refused.into_response();
+        }
+    }
+    json_body(StatusCode::OK, answers)
 }
 
 /// Legacy requests without sessions: each is answered on its own, the version taken from
