@@ -21,16 +21,13 @@ use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
 use crate::server::reply::{Outgoing, Reply};
 
 /// The legacy version a POST speaks: its `MCP-Protocol-Version`, 2025-03-26 without one
-/// (as the spec says to assume); 400 for a version that is not a legacy one.
-fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, Response> {
+/// (as the spec says to assume); the error of a 400 for a version that is not a legacy one.
+fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, ErrorObject> {
     match header_str(headers, names::PROTOCOL_VERSION) {
         None => Ok(ProtocolVersion::V2025_03_26),
         Some(text) => ProtocolVersion::parse(text)
             .filter(|v| v.era() == Era::Legacy)
-            .ok_or_else(|| {
-                let error = ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {text:?}"));
-                rpc_error(StatusCode::BAD_REQUEST, None, error)
-            }),
+            .ok_or_else(|| ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {text:?}"))),
     }
 }
 
@@ -42,7 +39,7 @@ pub(super) async fn post_legacy(
 ) -> Response {
     let version = match legacy_version(headers) {
         Ok(version) => version,
-        Err(refused) => return refused,
+        Err(error) => return rpc_error(StatusCode::BAD_REQUEST, None, error),
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
     if endpoint.config.stateless {
@@ -128,7 +125,7 @@ pub(super) async fn post_batch(
 ) -> Response {
     let version = match legacy_version(headers) {
         Ok(version) => version,
-        Err(refused) => return refused,
+        Err(error) => return rpc_error(StatusCode::BAD_REQUEST, None, error),
     };
     if !version.allows_batches() {
         let error = ErrorObject::invalid_request("batches are only allowed in protocol version 2025-03-26");
