@@ -229,6 +229,11 @@ pub(crate) fn prompt_result(settled: Settled) -> Result<GetPromptResult, Handler
     returned(value(settled)?, Some("messages")).into_prompt_result()
 }
 
+/// What a handler settled with, read as `T` (`what` names it in the error).
+pub(crate) fn decoded<T: DeserializeOwned>(settled: Settled, what: &str) -> Result<T, HandlerError> {
+    serde_json::from_value(value(settled)?).map_err(|e| HandlerError::message(format!("invalid {what}: {e}")))
+}
+
 /// A custom request's result: the object the handler settled with (`{}` for nothing).
 pub(crate) fn result_object(settled: Settled) -> Result<Value, HandlerError> {
     match value(settled)? {

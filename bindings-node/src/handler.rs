@@ -21,12 +21,12 @@ use tokio_util::sync::CancellationToken;
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
     CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
-    GetPromptResult, ListRootsResult, ReadResourceResult,
+    GetPromptResult, ListResourcesResult, ListRootsResult, ReadResourceResult,
 };
 use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
     CompletionHandler, Context, HandlerError, NotificationHandler, PromptHandler, RequestHandler, ResourceHandler,
-    ToolHandler, ToolOutput,
+    ResourceLister, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -88,6 +88,14 @@ impl Bridge {
     /// Completion handler `handler_id`.
     pub(crate) fn completion(self: &Arc<Self>, handler_id: u32) -> JsCompletion {
         JsCompletion {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
+    /// Resource lister `handler_id`.
+    pub(crate) fn resource_lister(self: &Arc<Self>, handler_id: u32) -> JsResourceLister {
+        JsResourceLister {
             bridge: Arc::clone(self),
             handler_id,
         }
@@ -233,6 +241,24 @@ impl CompletionHandler for JsCompletion {
         let input = json!({ "value": value, "context": context });
         let run = Arc::clone(&self.bridge).run(self.handler_id, input, None);
         Box::pin(async move { convert::completion_values(run.await?) })
+    }
+}
+
+/// The server's resource lister run through the bridge: it gets the cursor (null for the
+/// first page), and settles with a `resources/list` result.
+pub(crate) struct JsResourceLister {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl ResourceLister for JsResourceLister {
+    fn list(
+        &self,
+        cursor: Option<String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>> {
+        let run = Arc::clone(&self.bridge).run(self.handler_id, json!(cursor), Some(ctx));
+        Box::pin(async move { convert::decoded(run.await?, "a resources/list result") })
     }
 }
 

@@ -297,6 +297,13 @@ impl NativeServer {
         Ok(self.server.set_enabled(kind, &key, enabled))
     }
 
+    /// Lists the resources not registered up front with handler `handlerId` (the cursor
+    /// in, a `resources/list` result out).
+    #[napi]
+    pub fn set_resource_lister(&self, handler_id: u32) {
+        self.server.set_resource_lister(self.bridge.resource_lister(handler_id));
+    }
+
     /// Answers requests of `method`, one the protocol does not define, with handler
     /// `handlerId` (its params in, the result object out).
     #[napi]

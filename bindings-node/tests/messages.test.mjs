@@ -78,6 +78,31 @@ describe('protocol messages', () => {
         });
       });
 
+      it(`resources not known up front are listed page by page (${era}, ${transport})`, async () => {
+        const server = new Server({ name: 'files', version: '1' });
+        const names = [1, 2, 3, 4, 5].map((i) => `file${i}.txt`);
+        server.registerResource('config', 'config://app', {}, () => '{}');
+        server.setResourceLister((cursor) => {
+          const start = Number(cursor ?? 0);
+          const end = Math.min(start + 2, names.length);
+          const resources = names.slice(start, end).map((name) => ({ uri: `file:///${name}`, name }));
+          return { resources, nextCursor: end < names.length ? String(end) : undefined };
+        });
+        server.registerResource('file', new ResourceTemplate('file:///{name}'), {}, (_uri, { name }) => `contents of ${name}`);
+        await withClient(server, transport, era, {}, async (client) => {
+          const first = await client.listResources();
+          assert.deepEqual(first.resources.map((r) => r.name), ['config', 'file1.txt', 'file2.txt']);
+          const rest = [];
+          for (let cursor = first.nextCursor; cursor !== undefined; ) {
+            const page = await client.listResources({ cursor });
+            rest.push(...page.resources.map((r) => r.name));
+            cursor = page.nextCursor;
+          }
+          assert.deepEqual(rest, ['file3.txt', 'file4.txt', 'file5.txt']);
+          assert.equal((await client.readResource({ uri: 'file:///file5.txt' })).contents[0].text, 'contents of file5.txt');
+        });
+      });
+
       it(`custom methods and an extension (${era}, ${transport})`, async () => {
         const server = new Server({ name: 'extended', version: '1' });
         const heard = mailbox();

@@ -50,6 +50,7 @@ export type {
   RegisteredResourceTemplate,
   RegisteredTool,
   ResourceHandlerFor,
+  ResourceLister,
   ResourceMetadata,
   ResourceReturn,
   ServerOptions,

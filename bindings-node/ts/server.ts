@@ -34,6 +34,7 @@ import type {
   GetPromptResult,
   Icon,
   Implementation,
+  ListResourcesResult,
   Meta,
   PromptMessage,
   ReadResourceResult,
@@ -473,6 +474,8 @@ export class Server {
   /** The endpoints mounted in web apps, each made on its first request. */
   readonly #endpoints = new Set<Promise<NativeHttpEndpoint>>();
   #defaultFetch: FetchHandler | undefined;
+  /** The handler id of the resource lister, if one is set. */
+  #lister: number | undefined;
   #listening = false;
   #closed = false;
 
@@ -628,6 +631,29 @@ export class Server {
       () => this.#native.removePrompt(name),
       [id, ...Object.values(completions.ids)],
     );
+  }
+
+  /**
+   * Lists the resources not registered up front (the files of a directory, the rows of a
+   * table), page by page: the lister gets the cursor (`undefined` for the first page; else
+   * the `nextCursor` it gave last) and the context, and returns the page's resources and
+   * the next page's cursor. `resources/list` gives the registered resources first; a
+   * resource template usually reads what it lists.
+   *
+   * ```ts
+   * server.setResourceLister(async (cursor) => {
+   *   const { names, next } = await catalog.page(cursor);
+   *   return { resources: names.map((name) => ({ uri: `file:///${name}`, name })), nextCursor: next };
+   * });
+   * ```
+   */
+  setResourceLister(lister: ResourceLister): void {
+    const previous = this.#lister;
+    this.#lister = this.#handlers.add((input, ctx) => lister((input ?? undefined) as string | undefined, ctx as Context));
+    this.#native.setResourceLister(this.#lister);
+    if (previous !== undefined) {
+      this.#handlers.delete(previous);
+    }
   }
 
   /**
@@ -817,6 +843,12 @@ export class Server {
     return { ids };
   }
 }
+
+/** Lists resources not registered up front: a cursor in, a page of resources out. */
+export type ResourceLister = (
+  cursor: string | undefined,
+  ctx: Context,
+) => ListResourcesResult | Promise<ListResourcesResult>;
 
 /** A custom request's handler: the params and the context in, the result object out. */
 export type CustomRequestHandler = (

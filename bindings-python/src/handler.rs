@@ -21,11 +21,12 @@ use tokio::sync::oneshot;
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
     CallToolResult, CompleteRequestParams, Completion, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, ReadResourceResult,
+    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListResourcesResult, ListRootsResult,
+    ReadResourceResult,
 };
 use oxmcp::server::{
     Completer, CompletionHandler, Context as CoreContext, HandlerError, NotificationHandler, PromptHandler,
-    RequestHandler, ResourceHandler, Returned, ToolHandler, ToolOutput,
+    RequestHandler, ResourceHandler, ResourceLister, Returned, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -399,6 +400,25 @@ impl Completer for PyCompleter {
     fn complete(&self, params: CompleteRequestParams) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
         self.0
             .call("a completion", move |py| Ok(vec![convert::to_python(py, &params)?]))
+    }
+}
+
+/// The server's resource lister: called with the cursor (None for the first page) and the
+/// context, it returns a `resources/list` result as a dict.
+pub struct PyResourceLister(pub PyHandler);
+
+impl ResourceLister for PyResourceLister {
+    fn list(
+        &self,
+        cursor: Option<String>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>> {
+        self.0.call("a resource list", move |py| {
+            Ok(vec![
+                cursor.into_pyobject(py)?.into_any(),
+                Bound::new(py, Context::new(ctx))?.into_any(),
+            ])
+        })
     }
 }
 

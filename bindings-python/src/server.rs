@@ -24,7 +24,8 @@ use oxmcp::state::{SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
 
 use crate::handler::{
-    LoopSlot, PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyTool,
+    LoopSlot, PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyResourceLister,
+    PyTool,
 };
 use crate::http::{HttpConfig, HttpServer};
 use crate::mounted::HttpEndpoint;
@@ -287,6 +288,13 @@ impl Server {
     /// returns (an awaitable of) a completion or None.
     fn set_completer(&self, complete: &Bound<'_, PyAny>) {
         self.inner.set_completer(PyCompleter(self.bind_handler(complete)));
+    }
+
+    /// Sets the server's resource lister: `list(cursor, ctx)` returns (an awaitable of) a
+    /// `resources/list` result as a dict.
+    fn set_resource_lister(&self, list: &Bound<'_, PyAny>) {
+        self.inner
+            .set_resource_lister(PyResourceLister(self.bind_handler(list)));
     }
 
     /// Answers requests of `method`, one the protocol does not define:

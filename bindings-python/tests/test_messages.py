@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from conftest import Notifications
 from oxmcp import Client, Context, McpError, ProtocolError, ResourceNotFoundError, Server
+from oxmcp.types import Resource
 
 Era = Literal["legacy", "modern"]
 ERAS: list[Era] = ["legacy", "modern"]
@@ -163,3 +164,30 @@ async def test_skills_are_listed_loaded_and_verified(transport: str) -> None:
     async with connect(server, transport, "legacy") as client:
         with pytest.raises(ProtocolError, match="does not offer skills"):
             await client.list_skills()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_resources_not_known_up_front_are_listed_page_by_page(era: Era, transport: str) -> None:
+    server = Server("files")
+    names = [f"file{i}.txt" for i in range(1, 6)]
+
+    @server.resource("config://app")
+    def config() -> str:
+        return "{}"
+
+    @server.list_resources()
+    async def files(cursor: str | None, ctx: Context) -> tuple[list[Resource], str | None]:
+        start = int(cursor or 0)
+        end = min(start + 2, len(names))
+        page = [Resource(uri=f"file:///{name}", name=name) for name in names[start:end]]
+        return page, (str(end) if end < len(names) else None)
+
+    @server.resource("file:///{name}")
+    def read_file(name: str) -> str:
+        return f"contents of {name}"
+
+    async with connect(server, transport, era) as client:
+        listed = await client.list_resources()
+        assert [resource.name for resource in listed] == ["config", *names]
+        assert (await client.read_resource("file:///file5.txt")).contents[0].text == "contents of file5.txt"

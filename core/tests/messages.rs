@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::skills::{Skill, SkillResources};
-use oxmcp::protocol::{code, ElicitRequestUrlParams, Era, ErrorObject, ListRootsResult, Root, UrlMode};
+use oxmcp::protocol::{
+    code, ElicitRequestUrlParams, Era, ErrorObject, ListResourcesResult, ListRootsResult, Resource, Root, UrlMode,
+};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::{Context, HandlerError, ResourceTemplateDef, Server, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
@@ -375,5 +377,57 @@ async fn a_legacy_client_reads_skill_files_but_is_not_offered_the_extension() {
         assert!(matches!(client.list_skills().await, Err(oxmcp::Error::Unsupported(_))));
         let forms = client.read_resource(FORMS).await.unwrap();
         assert_eq!(forms.contents.len(), 1, "{transport}");
+    }
+}
+
+#[tokio::test]
+async fn resources_not_known_up_front_are_listed_page_by_page() {
+    let files: Vec<String> = (1..=5).map(|i| format!("file{i}.txt")).collect();
+    let server = Server::builder("files", "1")
+        .resource(oxmcp::server::ResourceDef::new("config://app", "config").handler(|_, _, _| async { "{}" }))
+        .resource_lister(move |cursor: Option<String>, _ctx: Context| {
+            let files = files.clone();
+            async move {
+                let start: usize = cursor
+                    .as_deref()
+                    .map_or(Ok(0), str::parse)
+                    .map_err(|_| HandlerError::rpc(ErrorObject::invalid_params("not a cursor of this lister")))?;
+                let end = (start + 2).min(files.len());
+                Ok(ListResourcesResult {
+                    resources: files[start..end]
+                        .iter()
+                        .map(|name| Resource::new(format!("file:///{name}"), name.clone()))
+                        .collect(),
+                    next_cursor: (end < files.len()).then(|| end.to_string()),
+                    ..Default::default()
+                })
+            }
+        })
+        .resource_template(
+            ResourceTemplateDef::new("file:///{name}", "file")
+                .handler(|_uri, vars, _ctx: Context| async move { format!("contents of {}", vars["name"]) }),
+        )
+        .build()
+        .unwrap();
+    for era in ERAS {
+        for (transport, client, _listener) in clients(&server, era, options()).await {
+            let first = client.list_resources(None).await.unwrap();
+            let names: Vec<&str> = first.resources.iter().map(|r| r.name.as_str()).collect();
+            assert_eq!(names, ["config", "file1.txt", "file2.txt"], "{era:?} {transport}");
+            let all = client.list_all_resources().await.unwrap();
+            assert_eq!(all.len(), 6, "{era:?} {transport}");
+            assert_eq!(all[5].uri, "file:///file5.txt");
+            let read = client.read_resource("file:///file5.txt").await.unwrap();
+            assert_eq!(
+                serde_json::to_value(&read.contents[0]).unwrap()["text"],
+                "contents of file5.txt"
+            );
+            let bad = client.list_resources(Some("nonsense".into())).await.unwrap_err();
+            assert_eq!(
+                bad.as_remote().map(|e| e.code),
+                Some(code::INVALID_PARAMS),
+                "{era:?} {transport}"
+            );
+        }
     }
 }

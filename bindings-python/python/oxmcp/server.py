@@ -535,6 +535,28 @@ class Server:
 
         return register
 
+    def list_resources(self) -> Callable[[Handler], Handler]:
+        """Registers what lists the resources not registered up front (the files of a
+        directory, the rows of a table), page by page, as the official SDK's low-level
+        ``@server.list_resources()``::
+
+            @server.list_resources()
+            async def files(cursor: str | None) -> tuple[list[Resource], str | None]:
+                page, next_cursor = await catalog.page(cursor)
+                return [Resource(uri=f"file:///{name}", name=name) for name in page], next_cursor
+
+        It gets the cursor (None for the first page; else the one it gave last) and, in a
+        parameter annotated :class:`Context`, the context. It returns the page's resources
+        (:class:`~oxmcp.types.Resource` or dicts), with the next page's cursor as a pair,
+        or a ``resources/list`` result. ``resources/list`` gives the registered resources
+        first; a resource template usually reads what it lists."""
+
+        def register(fn: Handler) -> Handler:
+            self._native.set_resource_lister(_method_handler(fn, "resources/list", self._lifespan_context, _page))
+            return fn
+
+        return register
+
     def request_handler(self, method: str) -> Callable[[Handler], Handler]:
         """Answers requests of ``method``, one the protocol does not define (an
         extension's)::
@@ -903,10 +925,16 @@ def _handler(
     return run_here
 
 
-def _method_handler(fn: Callable[..., Any], method: str, lifespan: Callable[[], Any]) -> Callable[..., Any]:
+def _method_handler(
+    fn: Callable[..., Any],
+    method: str,
+    lifespan: Callable[[], Any],
+    convert: Callable[[Any], Any] | None = None,
+) -> Callable[..., Any]:
     """A custom request's or a notification's handler as the native layer calls it, with
     the params and the native context: the params as the type the function's one
-    parameter (beside the context) annotates; a result as a dict."""
+    parameter (beside the context) annotates; a result as a dict (or as `convert` makes
+    it)."""
     spec = inspect_function(fn)
     if len(spec.parameters) > 1:
         raise TypeError(f"{spec.name}: a handler of {method} takes the params and a Context, nothing else")
@@ -922,7 +950,18 @@ def _method_handler(fn: Callable[..., Any], method: str, lifespan: Callable[[], 
         except ValidationError as error:
             raise McpError(INVALID_PARAMS, f"{method}: invalid params: {error.errors()[0]['msg']}") from None
 
-    return _handler(fn, spec, arguments, lifespan, _result_object)
+    return _handler(fn, spec, arguments, lifespan, convert or _result_object)
+
+
+def _page(value: Any) -> Any:
+    """A resource lister's page as a ``resources/list`` result: resources, or resources
+    and the next cursor, or a result as it is."""
+    if isinstance(value, tuple):
+        resources, next_cursor = value
+        return _drop_none({"resources": [_result_object(r) for r in resources], "nextCursor": next_cursor})
+    if isinstance(value, list):
+        return {"resources": [_result_object(r) for r in value]}
+    return _result_object(value)
 
 
 def _result_object(value: Any) -> Any:

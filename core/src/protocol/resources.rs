@@ -38,6 +38,23 @@ pub struct Resource {
     pub meta: Option<Meta>,
 }
 
+impl Resource {
+    /// A resource at `uri` named `name`, with nothing else said of it.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: None,
+            size: None,
+            icons: None,
+            meta: None,
+        }
+    }
+}
+
 /// A family of resources described by an RFC 6570 URI template.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceTemplate {

@@ -539,7 +539,7 @@ impl Dispatcher {
             (methods::DISCOVER, Era::Modern) => self.discover(stamp),
             (methods::TOOLS_LIST, _) => tools::list(server, params, ctx.caller(), stamp),
             (methods::TOOLS_CALL, _) => tools::call(server, params, &ctx, stamp).await,
-            (methods::RESOURCES_LIST, _) => resources::list(server, params, ctx.caller(), stamp),
+            (methods::RESOURCES_LIST, _) => resources::list(server, params, &ctx, stamp).await,
             (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, ctx.caller(), stamp),
             (methods::RESOURCES_READ, _) => resources::read(server, params, &ctx, stamp).await,
             (methods::RESOURCES_SUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, true),

@@ -49,7 +49,7 @@ pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
 pub use registry::DefinitionKind;
-pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
+pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceLister, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
 pub use tasks::{TaskLimits, TaskSupport};
@@ -104,6 +104,8 @@ struct ServerInner {
     event_store: Option<Arc<dyn EventStore>>,
     /// Completes what no argument's own handler does.
     completer: RwLock<Option<Arc<dyn Completer>>>,
+    /// Lists the resources not registered up front.
+    resource_lister: RwLock<Option<Arc<dyn ResourceLister>>>,
     skills: Arc<Skills>,
 }
 
@@ -134,10 +136,18 @@ pub struct ServerBuilder {
     session_store: Option<Arc<dyn SessionStore>>,
     event_store: Option<Arc<dyn EventStore>>,
     completer: Option<Arc<dyn Completer>>,
+    resource_lister: Option<Arc<dyn ResourceLister>>,
     skills: Option<std::path::PathBuf>,
 }
 
 impl ServerBuilder {
+    /// Lists resources not registered up front (see [`ResourceLister`]); `resources/list`
+    /// gives the registered ones first.
+    pub fn resource_lister(mut self, lister: impl ResourceLister) -> Self {
+        self.resource_lister = Some(Arc::new(lister));
+        self
+    }
+
     /// Serves the Agent Skills under directory `dir` (the skills extension, SEP-2640):
     /// each directory below it that holds a `SKILL.md` (YAML front matter with `name`,
     /// the directory's name, and `description`) is a skill, read into memory when the
@@ -414,6 +424,7 @@ impl ServerBuilder {
                 session_store: self.session_store,
                 event_store: self.event_store,
                 completer: RwLock::new(self.completer),
+                resource_lister: RwLock::new(self.resource_lister),
                 skills,
             }),
         })
@@ -468,6 +479,7 @@ impl Server {
             session_store: None,
             event_store: None,
             completer: None,
+            resource_lister: None,
             skills: None,
         }
     }
@@ -547,6 +559,17 @@ impl Server {
 
     pub(crate) fn completer(&self) -> Option<Arc<dyn Completer>> {
         crate::read(&self.inner.completer).clone()
+    }
+
+    /// Sets the server's [`ResourceLister`] (replacing any set before); clients are told
+    /// the resource list changed.
+    pub fn set_resource_lister(&self, lister: impl ResourceLister) {
+        *crate::write(&self.inner.resource_lister) = Some(Arc::new(lister));
+        self.notify_list_changed(DefinitionKind::Resource);
+    }
+
+    pub(crate) fn resource_lister(&self) -> Option<Arc<dyn ResourceLister>> {
+        crate::read(&self.inner.resource_lister).clone()
     }
 
     /// Answers requests of `method` from now on, one the core does not serve (as

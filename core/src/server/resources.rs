@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::auth::Caller;
 use super::context::Context;
-use super::dispatch::{finish, parse_params, Outcome};
+use super::dispatch::{finish, parse_params, CursorParams, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
@@ -36,6 +36,33 @@ pub trait ResourceHandler: Send + Sync + 'static {
         variables: BTreeMap<String, String>,
         ctx: Context,
     ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>>;
+}
+
+/// Lists resources that are not registered up front (the files of a directory, the rows
+/// of a table): `resources/list` gives the registered resources, then the lister's pages.
+/// A resource template usually reads what it lists.
+pub trait ResourceLister: Send + Sync + 'static {
+    /// One page of resources: the first for `cursor` `None`, else the page after the
+    /// `next_cursor` this lister gave before (opaque to clients).
+    fn list(
+        &self,
+        cursor: Option<String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>>;
+}
+
+impl<F, Fut> ResourceLister for F
+where
+    F: Fn(Option<String>, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ListResourcesResult, HandlerError>> + Send + 'static,
+{
+    fn list(
+        &self,
+        cursor: Option<String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>> {
+        Box::pin(self(cursor, ctx))
+    }
 }
 
 /// Values a resource handler may return. `mime_type` is the definition's MIME type.
@@ -134,17 +161,7 @@ impl ResourceDef {
     /// A resource at `uri` named `name`.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
         ResourceDef {
-            resource: Resource {
-                uri: uri.into(),
-                name: name.into(),
-                title: None,
-                description: None,
-                mime_type: None,
-                annotations: None,
-                size: None,
-                icons: None,
-                meta: None,
-            },
+            resource: Resource::new(uri, name),
             handler: None,
             scopes: Vec::new(),
         }
@@ -388,25 +405,54 @@ impl RegisteredTemplate {
     }
 }
 
-/// `resources/list`.
-pub(super) fn list(
-    server: &Server,
-    params: Option<&RawValue>,
-    caller: Option<&Caller>,
-    stamp: Option<&Value>,
-) -> Outcome {
-    pagination::list(
-        server,
-        params,
-        stamp,
-        caller,
-        |r| r.resources.listed(),
-        |page, next_cursor| ListResourcesResult {
-            resources: page.values().map(|r| r.resource.clone()).collect(),
-            next_cursor,
-            ..Default::default()
-        },
-    )
+/// `resources/list`: pages of the registered resources; with a [`ResourceLister`], every
+/// registered resource on the first page, then the lister's pages (its cursors passed
+/// through as they are).
+pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
+    let caller = ctx.caller();
+    let Some(lister) = server.resource_lister() else {
+        return pagination::list(
+            server,
+            params,
+            stamp,
+            caller,
+            |r| r.resources.listed(),
+            |page, next_cursor| ListResourcesResult {
+                resources: page.values().map(|r| r.resource.clone()).collect(),
+                next_cursor,
+                ..Default::default()
+            },
+        );
+    };
+    let cursor: CursorParams = parse_params(params)?;
+    let mut resources = Vec::new();
+    if cursor.cursor.is_none() {
+        let filtering = caller.filter(|caller| caller.lists_only_permitted());
+        let registry = server.registry();
+        resources.extend(
+            registry
+                .resources
+                .listed()
+                .values()
+                .filter(|r| filtering.is_none_or(|caller| caller.may_use(&r.scopes)))
+                .map(|r| r.resource.clone()),
+        );
+    }
+    let page = lister
+        .list(cursor.cursor, ctx.clone())
+        .await
+        .map_err(|error| server.disclose(error).into_error_object(ctx.era()))?;
+    resources.extend(page.resources);
+    let mut result = ListResourcesResult {
+        resources,
+        next_cursor: page.next_cursor,
+        ..Default::default()
+    };
+    if stamp.is_some() {
+        // What the lister gives may be its caller's own.
+        server.stamp_cache_hints(&mut result, false, CacheScope::Private);
+    }
+    finish(result, stamp)
 }
 
 /// `resources/templates/list`.
