@@ -294,8 +294,9 @@ impl Client {
     }
 
     /// Calls a tool; `on_progress(progress, total, message)` is called on the loop for
-    /// each progress notification. Cancelling the awaitable cancels the request.
-    #[pyo3(signature = (name, arguments=None, timeout=None, on_progress=None))]
+    /// each progress notification; `meta` goes in the request's `_meta`. Cancelling the
+    /// awaitable cancels the request.
+    #[pyo3(signature = (name, arguments=None, timeout=None, on_progress=None, meta=None))]
     fn call_tool<'py>(
         &self,
         py: Python<'py>,
@@ -303,24 +304,10 @@ impl Client {
         arguments: Option<&Bound<'py, PyAny>>,
         timeout: Option<f64>,
         on_progress: Option<Py<PyAny>>,
+        meta: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arguments = arguments.map(convert::to_json).transpose()?.unwrap_or(Value::Null);
-        let mut options = CallOptions {
-            timeout: timeout.map(|t| convert::seconds(t, "timeout")).transpose()?.map(Some),
-            ..Default::default()
-        };
-        if let Some(callback) = on_progress {
-            let slot = self.slot.clone();
-            options.on_progress = Some(Arc::new(move |progress: ProgressNotificationParams| {
-                slot.call_soon(&callback, |py| {
-                    Ok(vec![
-                        progress.progress.into_pyobject(py)?.into_any(),
-                        progress.total.into_pyobject(py)?.into_any(),
-                        progress.message.as_deref().into_pyobject(py)?.into_any(),
-                    ])
-                })
-            }));
-        }
+        let options = self.call_options(timeout, on_progress, meta)?;
         let client = self.inner.clone();
         runtime::future_into_py(py, async move {
             reply(client.call_tool_with(&name, arguments, &options).await)
@@ -355,23 +342,44 @@ impl Client {
         }
     }
 
-    /// Reads a resource.
-    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+    /// Reads a resource (timeout, progress and `_meta` as for `call_tool`).
+    #[pyo3(signature = (uri, timeout=None, on_progress=None, meta=None))]
+    fn read_resource<'py>(
+        &self,
+        py: Python<'py>,
+        uri: String,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
+        meta: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = self.call_options(timeout, on_progress, meta)?;
         let client = self.inner.clone();
-        runtime::future_into_py(py, async move { reply(client.read_resource(&uri).await) })
+        runtime::future_into_py(
+            py,
+            async move { reply(client.read_resource_with(&uri, &options).await) },
+        )
     }
 
-    /// Gets a prompt with its (string) arguments.
-    #[pyo3(signature = (name, arguments=None))]
+    /// Gets a prompt with its (string) arguments (timeout, progress and `_meta` as for
+    /// `call_tool`).
+    #[pyo3(signature = (name, arguments=None, timeout=None, on_progress=None, meta=None))]
     fn get_prompt<'py>(
         &self,
         py: Python<'py>,
         name: String,
         arguments: Option<BTreeMap<String, String>>,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
+        meta: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let options = self.call_options(timeout, on_progress, meta)?;
         let client = self.inner.clone();
         runtime::future_into_py(py, async move {
-            reply(client.get_prompt(&name, arguments.unwrap_or_default()).await)
+            reply(
+                client
+                    .get_prompt_with(&name, arguments.unwrap_or_default(), &options)
+                    .await,
+            )
         })
     }
 
@@ -418,18 +426,21 @@ impl Client {
     }
 
     /// Sends a request of `method` (an extension's, say) with `params` (a dict or None);
-    /// resolves to its result as a dict.
-    #[pyo3(signature = (method, params=None))]
+    /// resolves to its result as a dict (timeout and progress as for `call_tool`).
+    #[pyo3(signature = (method, params=None, timeout=None, on_progress=None))]
     fn request<'py>(
         &self,
         py: Python<'py>,
         method: String,
         params: Option<&Bound<'py, PyAny>>,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let params = params_object(params)?.unwrap_or_default();
+        let options = self.call_options(timeout, on_progress, None)?;
         let client = self.inner.clone();
         runtime::future_into_py(py, async move {
-            let answer: oxmcp::Result<Value> = client.request(&method, params, &CallOptions::default()).await;
+            let answer: oxmcp::Result<Value> = client.request(&method, params, &options).await;
             reply(answer)
         })
     }
@@ -500,6 +511,35 @@ impl Client {
 }
 
 impl Client {
+    /// The core's options of one call: its `timeout` in seconds (else the client's),
+    /// `on_progress(progress, total, message)` called on the loop for each progress
+    /// notification, `meta` (a dict) for the request's `_meta`.
+    fn call_options(
+        &self,
+        timeout: Option<f64>,
+        on_progress: Option<Py<PyAny>>,
+        meta: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<CallOptions> {
+        let mut options = CallOptions {
+            timeout: timeout.map(|t| convert::seconds(t, "timeout")).transpose()?.map(Some),
+            meta: params_object(meta)?,
+            ..Default::default()
+        };
+        if let Some(callback) = on_progress {
+            let slot = self.slot.clone();
+            options.on_progress = Some(Arc::new(move |progress: ProgressNotificationParams| {
+                slot.call_soon(&callback, |py| {
+                    Ok(vec![
+                        progress.progress.into_pyobject(py)?.into_any(),
+                        progress.total.into_pyobject(py)?.into_any(),
+                        progress.message.as_deref().into_pyobject(py)?.into_any(),
+                    ])
+                })
+            }));
+        }
+        Ok(options)
+    }
+
     /// Connects with `connect`, giving it the core's options with handlers bound to the
     /// running loop (the slot, for more handlers), and resolves to the connected client;
     /// fails at once when `connect` cannot start.

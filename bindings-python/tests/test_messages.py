@@ -191,3 +191,36 @@ async def test_resources_not_known_up_front_are_listed_page_by_page(era: Era, tr
         listed = await client.list_resources()
         assert [resource.name for resource in listed] == ["config", *names]
         assert (await client.read_resource("file:///file5.txt")).contents[0].text == "contents of file5.txt"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_every_request_carries_progress_and_meta(era: Era, transport: str) -> None:
+    server = Server("progressing")
+
+    @server.resource("data://report")
+    async def report(ctx: Context) -> str:
+        await ctx.report_progress(1, 2, "half")
+        return f"trace {(ctx.meta or {}).get('com.example/trace')}"
+
+    @server.prompt()
+    async def summary(ctx: Context) -> str:
+        await ctx.report_progress(1, 1)
+        return f"trace {(ctx.meta or {}).get('com.example/trace')}"
+
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    meta = {"com.example/trace": "t-1"}
+    async with connect(server, transport, era) as client:
+        read = await client.read_resource("data://report", progress_handler=progress, meta=meta)
+        assert read.contents[0].text == "trace t-1"
+        prompt = await client.get_prompt("summary", progress_handler=progress, meta=meta)
+        assert prompt.messages[0].content.text == "trace t-1"
+        for _ in range(50):
+            if len(seen) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert seen == [(1, 2, "half"), (1, 1, None)]

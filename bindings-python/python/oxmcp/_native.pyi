@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 _Json = Any
+_OnProgress = Callable[[float, float | None, str | None], None]
 
 # The core's error codes (`oxmcp::protocol::code`).
 PARSE_ERROR: int
@@ -356,12 +357,26 @@ class Client:
         name: str,
         arguments: _Json = None,
         timeout: float | None = None,
-        on_progress: Callable[[float, float | None, str | None], None] | None = None,
+        on_progress: _OnProgress | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Awaitable[dict[str, Any]]: ...
     def call_tool_as_task(self, name: str, arguments: _Json = None) -> Awaitable[ToolTask]: ...
     def tool_task(self, id: str) -> ToolTask: ...
-    def read_resource(self, uri: str) -> Awaitable[dict[str, Any]]: ...
-    def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> Awaitable[dict[str, Any]]: ...
+    def read_resource(
+        self,
+        uri: str,
+        timeout: float | None = None,
+        on_progress: _OnProgress | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Awaitable[dict[str, Any]]: ...
+    def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, str] | None = None,
+        timeout: float | None = None,
+        on_progress: _OnProgress | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Awaitable[dict[str, Any]]: ...
     def complete(
         self, reference: dict[str, Any], argument: str, value: str, context: dict[str, str] | None = None
     ) -> Awaitable[dict[str, Any]]: ...
@@ -373,7 +388,13 @@ class Client:
     def list_skills(self) -> Awaitable[list[dict[str, Any]]]: ...
     def load_skill(self, skill: dict[str, Any]) -> Awaitable[str]: ...
     def read_skill_file(self, skill: dict[str, Any], uri: str) -> Awaitable[bytes]: ...
-    def request(self, method: str, params: dict[str, Any] | None = None) -> Awaitable[dict[str, Any]]: ...
+    def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        on_progress: _OnProgress | None = None,
+    ) -> Awaitable[dict[str, Any]]: ...
     def notify(self, method: str, params: dict[str, Any] | None = None) -> Awaitable[None]: ...
     def close(self) -> Awaitable[None]: ...
 

@@ -263,12 +263,14 @@ class Client:
         *,
         timeout: float | None = None,
         progress_handler: ProgressHandler | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> CallToolResult:
         """Calls a tool. A tool's own failure is a result with ``is_error``; a protocol
         error raises :class:`~oxmcp.McpError`. ``progress_handler(progress, total,
-        message)`` receives progress notifications."""
+        message)`` receives progress notifications; ``meta`` goes in the request's
+        ``_meta``. ``timeout`` (seconds) overrides the client's."""
         on_progress = _callback(progress_handler) if progress_handler else None
-        result = await self._connection.call_tool(name, jsonable(arguments), timeout, on_progress)
+        result = await self._connection.call_tool(name, jsonable(arguments), timeout, on_progress, meta)
         return CallToolResult.model_validate(result)
 
     async def call_tool_as_task(self, name: str, arguments: dict[str, Any] | None = None) -> ToolTask:
@@ -299,9 +301,20 @@ class Client:
         """Every resource template."""
         return [ResourceTemplate.model_validate(t) for t in await self._connection.list_resource_templates()]
 
-    async def read_resource(self, uri: str) -> ReadResourceResult:
-        """Reads a resource."""
-        return ReadResourceResult.model_validate(await self._connection.read_resource(uri))
+    async def read_resource(
+        self,
+        uri: str,
+        *,
+        timeout: float | None = None,
+        progress_handler: ProgressHandler | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> ReadResourceResult:
+        """Reads a resource (``timeout``, ``progress_handler`` and ``meta`` as for
+        :meth:`call_tool`). One that does not exist raises
+        :class:`~oxmcp.ResourceNotFoundError`."""
+        on_progress = _callback(progress_handler) if progress_handler else None
+        result = await self._connection.read_resource(uri, timeout, on_progress, meta)
+        return ReadResourceResult.model_validate(result)
 
     async def subscribe_resource(self, uri: str) -> None:
         """Asks for ``notifications/resources/updated`` of ``uri``."""
@@ -315,9 +328,20 @@ class Client:
         """Every prompt."""
         return [Prompt.model_validate(p) for p in await self._connection.list_prompts()]
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> GetPromptResult:
-        """Renders a prompt with its arguments."""
-        return GetPromptResult.model_validate(await self._connection.get_prompt(name, arguments))
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+        progress_handler: ProgressHandler | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> GetPromptResult:
+        """Renders a prompt with its arguments (``timeout``, ``progress_handler`` and
+        ``meta`` as for :meth:`call_tool`)."""
+        on_progress = _callback(progress_handler) if progress_handler else None
+        result = await self._connection.get_prompt(name, arguments, timeout, on_progress, meta)
+        return GetPromptResult.model_validate(result)
 
     async def complete(
         self,
@@ -345,11 +369,20 @@ class Client:
         """Checks that the server answers."""
         await self._connection.ping()
 
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress_handler: ProgressHandler | None = None,
+    ) -> dict[str, Any]:
         """Sends a request of ``method`` (an extension's, or any the typed methods do not
         cover) and returns its result as a dict; a JSON-RPC error raises
-        :class:`~oxmcp.McpError`."""
-        result: dict[str, Any] = await self._connection.request(method, params)
+        :class:`~oxmcp.McpError` (``timeout`` and ``progress_handler`` as for
+        :meth:`call_tool`)."""
+        on_progress = _callback(progress_handler) if progress_handler else None
+        result: dict[str, Any] = await self._connection.request(method, params, timeout, on_progress)
         return result
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:

@@ -38,6 +38,9 @@ pub struct CallOptions {
     pub reset_timeout_on_progress: bool,
     /// Cancel the request when this fires.
     pub cancellation: Option<CancellationToken>,
+    /// Metadata for the request's `_meta` (beside what the protocol puts there: the
+    /// progress token, the 2026-07-28 fields).
+    pub meta: Option<Map<String, Value>>,
 }
 
 /// A request that wants progress: its callback, and the signal that restarts its timeout.
@@ -108,7 +111,7 @@ impl Client {
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
         let version = self.protocol_version();
-        let mut params = self.era_params(params, version);
+        let mut params = self.era_params(with_meta(params, options.meta.as_ref()), version);
         if version.era() == Era::Modern && method == methods::TOOLS_CALL {
             return self.call_tool_raw(&mut params, options, version).await;
         }
@@ -237,4 +240,17 @@ pub(super) enum Answered {
 struct ResultHead {
     #[serde(rename = "resultType", default)]
     result_type: Option<ResultType>,
+}
+
+/// `params` with `meta` added to their `_meta` (what the params carry there already wins).
+fn with_meta(mut params: Map<String, Value>, meta: Option<&Map<String, Value>>) -> Map<String, Value> {
+    let Some(meta) = meta.filter(|meta| !meta.is_empty()) else {
+        return params;
+    };
+    if let Value::Object(existing) = params.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
+        for (key, value) in meta {
+            existing.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    params
 }
