@@ -14,10 +14,11 @@ use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use oxmcp::client::{
-    CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification, ToolTask as CoreToolTask,
+    CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification, Subscription as CoreSubscription,
+    ToolTask as CoreToolTask,
 };
 use oxmcp::protocol::skills::Skill;
-use oxmcp::protocol::{CompletionReference, LoggingLevel, ProgressNotificationParams};
+use oxmcp::protocol::{CompletionReference, LoggingLevel, ProgressNotificationParams, SubscriptionFilter};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::transport::memory;
@@ -491,6 +492,27 @@ impl Client {
         })
     }
 
+    /// Opens a `subscriptions/listen` stream (2026-07-28) for `filter` (the wire's
+    /// `notifications` object); resolves to the open `Subscription` once acknowledged.
+    fn listen<'py>(&self, py: Python<'py>, filter: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let filter: SubscriptionFilter = convert::extract(filter, "subscription filter")?;
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let opened = client.listen(filter).await;
+            runtime::attach(|py| match opened {
+                Ok(subscription) => Py::new(
+                    py,
+                    Subscription {
+                        inner: std::sync::Mutex::new(Some(subscription)),
+                    },
+                )
+                .map(Py::into_any),
+                Err(e) => Err(error::client_error(py, e)),
+            })
+            .unwrap_or_else(|| Err(error::exiting()))
+        })
+    }
+
     /// Tells the server the roots changed (legacy era; nothing to send in 2026-07-28).
     fn send_roots_list_changed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();
@@ -590,7 +612,22 @@ fn describe(notification: ServerNotification) -> (String, Value) {
     (method, params.unwrap_or(Value::Null))
 }
 
-/// The Python value of a client call's outcome.
+/// An open `subscriptions/listen` stream: its notifications reach the client's
+/// notification handler until it is closed.
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct Subscription {
+    inner: std::sync::Mutex<Option<CoreSubscription>>,
+}
+
+#[pymethods]
+impl Subscription {
+    /// Ends the stream (again: nothing).
+    fn close(&self) {
+        let ended = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(ended);
+    }
+}
+
 /// A tool call the server runs as a task (or answered in place).
 #[pyclass(frozen, module = "oxmcp._native")]
 pub struct ToolTask {

@@ -41,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::Client>()?;
     m.add_class::<client::ClientConfig>()?;
     m.add_class::<client::ToolTask>()?;
+    m.add_class::<client::Subscription>()?;
     m.add_class::<http::HttpConfig>()?;
     m.add_class::<http::HttpServer>()?;
     m.add_class::<mounted::HttpEndpoint>()?;

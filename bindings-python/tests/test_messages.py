@@ -224,3 +224,16 @@ async def test_every_request_carries_progress_and_meta(era: Era, transport: str)
                 break
             await asyncio.sleep(0.02)
         assert seen == [(1, 2, "half"), (1, 1, None)]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_2026_client_listens_for_list_changes(transport: str, notifications: Notifications) -> None:
+    server = Server("changing")
+    async with connect(server, transport, "modern", notification_handler=notifications) as client:
+        async with await client.listen(tools_list_changed=True):
+            server.add_tool(lambda: "late", name="late")
+            await notifications.wait_for("notifications/tools/list_changed")
+        assert [tool.name for tool in await client.list_tools()] == ["late"]
+        server.add_tool(lambda: "later", name="later")
+        await asyncio.sleep(0.2)
+        assert len(notifications.of("notifications/tools/list_changed")) == 1, "closed: no more"

@@ -407,11 +407,56 @@ class Client:
         it; a file it does not list, or a mismatch, raises :class:`~oxmcp.ProtocolError`."""
         return await self._connection.read_skill_file(skill.to_wire(), uri)
 
+    async def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_subscriptions: Sequence[str] = (),
+    ) -> Subscription:
+        """Opens a ``subscriptions/listen`` stream (2026-07-28; a legacy server sends list
+        changes unasked) for the notifications named; they reach the
+        ``notification_handler`` until the subscription is closed. Returns once the server
+        acknowledged it::
+
+            async with await client.listen(tools_list_changed=True):
+                ...  # notifications/tools/list_changed arrive meanwhile
+        """
+        wanted = {
+            "toolsListChanged": tools_list_changed or None,
+            "promptsListChanged": prompts_list_changed or None,
+            "resourcesListChanged": resources_list_changed or None,
+            "resourceSubscriptions": list(resource_subscriptions) or None,
+        }
+        native = await self._connection.listen({key: value for key, value in wanted.items() if value is not None})
+        return Subscription(native)
+
     async def send_roots_list_changed(self) -> None:
         """Tells the server the roots ``roots_handler`` gives changed, so that it asks again
         (``notifications/roots/list_changed``, legacy era; a 2026-07-28 server asks for
         the roots within each request, so nothing is sent)."""
         await self._connection.send_roots_list_changed()
+
+
+class Subscription:
+    """An open ``subscriptions/listen`` stream (see :meth:`Client.listen`); close it, or
+    use it as an async context manager, to end it."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _native.Subscription) -> None:
+        self._native = native
+
+    def close(self) -> None:
+        """Ends the stream."""
+        self._native.close()
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 class ToolTask:
