@@ -44,6 +44,8 @@ pub struct ClientConfig {
     max_server_requests: Option<usize>,
     max_sampling_per_round: Option<usize>,
     tasks: bool,
+    sampling_tools: bool,
+    elicitation_url: bool,
 }
 
 #[pymethods]
@@ -54,11 +56,14 @@ impl ClientConfig {
     /// on what a server may ask of the client (None: the core's defaults): pages per
     /// listing, server requests answered at once, sampling requests per round. `tasks`
     /// declares the 2026-07-28 tasks extension (tool calls answered with a task are
-    /// followed to their result).
+    /// followed to their result). `sampling_tools` declares sampling with tools (the
+    /// sampling handler may get `tools` and answer with tool uses); `elicitation_url`
+    /// declares URL-mode elicitation.
     #[new]
     #[pyo3(signature = (
         name, version, era="auto", timeout=None, sampling=None, elicitation=None, roots=None, on_notification=None,
         max_list_pages=None, max_server_requests=None, max_sampling_per_round=None, tasks=true,
+        sampling_tools=false, elicitation_url=false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -74,6 +79,8 @@ impl ClientConfig {
         max_server_requests: Option<usize>,
         max_sampling_per_round: Option<usize>,
         tasks: bool,
+        sampling_tools: bool,
+        elicitation_url: bool,
     ) -> PyResult<Self> {
         let era = match era {
             "auto" => EraMode::Auto,
@@ -98,6 +105,8 @@ impl ClientConfig {
             max_server_requests,
             max_sampling_per_round,
             tasks,
+            sampling_tools,
+            elicitation_url,
         })
     }
 }
@@ -120,10 +129,10 @@ impl ClientConfig {
         }
         let bind = |callable: &Py<PyAny>| PyHandler::new(callable.bind(py), slot.clone());
         if let Some(sampling) = &self.sampling {
-            options = options.on_sampling(PySampling(bind(sampling)), false);
+            options = options.on_sampling(PySampling(bind(sampling)), self.sampling_tools);
         }
         if let Some(elicitation) = &self.elicitation {
-            options = options.on_elicitation(PyElicitation(bind(elicitation)), false);
+            options = options.on_elicitation(PyElicitation(bind(elicitation)), self.elicitation_url);
         }
         if let Some(roots) = &self.roots {
             options = options.on_roots(PyRoots(bind(roots)));

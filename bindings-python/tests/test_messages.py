@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from conftest import Notifications
 from oxmcp import Client, Context, McpError, ProtocolError, ResourceNotFoundError, Server
-from oxmcp.types import Resource
+from oxmcp.types import CreateMessageRequest, Resource
 
 Era = Literal["legacy", "modern"]
 ERAS: list[Era] = ["legacy", "modern"]
@@ -237,3 +237,56 @@ async def test_a_2026_client_listens_for_list_changes(transport: str, notificati
         server.add_tool(lambda: "later", name="later")
         await asyncio.sleep(0.2)
         assert len(notifications.of("notifications/tools/list_changed")) == 1, "closed: no more"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_sampling_with_tools_goes_round_through_tool_results(era: Era, transport: str) -> None:
+    server = Server("sampler")
+    weather = {"name": "get_weather", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+
+    @server.tool()
+    async def forecast(ctx: Context) -> str:
+        first = await ctx.sample("Weather in Oslo?", tools=[weather], tool_choice="auto")
+        use = first.content
+        assert use["type"] == "tool_use", use
+        answer = await ctx.sample(
+            [
+                {"role": "user", "content": {"type": "text", "text": "Weather in Oslo?"}},
+                {"role": "assistant", "content": use},
+                {
+                    "role": "user",
+                    "content": {
+                        "type": "tool_result",
+                        "toolUseId": use["id"],
+                        "content": [{"type": "text", "text": "sun"}],
+                    },
+                },
+            ],
+            tools=[weather],
+        )
+        text: str = answer.content["text"]
+        return text
+
+    asked: list[CreateMessageRequest] = []
+
+    async def model(request: CreateMessageRequest) -> dict[str, Any]:
+        asked.append(request)
+        if request.messages[-1].content["type"] == "tool_result":
+            return {"role": "assistant", "content": {"type": "text", "text": "Sunny in Oslo"}, "model": "m"}
+        use = {"type": "tool_use", "id": "call-1", "name": "get_weather", "input": {"city": "Oslo"}}
+        return {"role": "assistant", "content": use, "model": "m", "stopReason": "toolUse"}
+
+    async with connect(server, transport, era, sampling_handler=model, sampling_tools=True) as client:
+        assert (await client.call_tool("forecast")).content[0].text == "Sunny in Oslo"
+    assert [tool.name for tool in asked[0].tools or []] == ["get_weather"]
+    assert asked[0].tool_choice == {"mode": "auto"}
+    # A client that does not declare sampling with tools is not sent tools: the tool fails
+    # (2026-07-28 says why with -32021, "missing required client capability").
+    async with connect(server, transport, era, sampling_handler=model) as client:
+        if era == "legacy":
+            assert (await client.call_tool("forecast")).is_error
+        else:
+            with pytest.raises(McpError) as missing:
+                await client.call_tool("forecast")
+            assert missing.value.code == -32021

@@ -307,6 +307,8 @@ class ClientConfig:
         max_server_requests: int | None = None,
         max_sampling_per_round: int | None = None,
         tasks: bool = True,
+        sampling_tools: bool = False,
+        elicitation_url: bool = False,
     ) -> ClientConfig: ...
 
 @final

@@ -75,6 +75,9 @@ class Client:
     ``tasks`` declares the 2026-07-28 tasks extension (default on): a tool call the server
     answers with a task is followed to its result (polled, what it asks answered by the
     handlers, cancelled with the call), so ``call_tool`` returns what the tool returned.
+    ``sampling_tools`` declares sampling with tools: the sampling handler may get
+    ``tools`` and answer with ``tool_use`` content. ``elicitation_url`` declares URL-mode
+    elicitation: the elicitation handler may get a ``url`` to send the user to.
     """
 
     def __init__(
@@ -93,6 +96,8 @@ class Client:
         max_server_requests: int | None = None,
         max_sampling_per_round: int | None = None,
         tasks: bool = True,
+        sampling_tools: bool = False,
+        elicitation_url: bool = False,
     ) -> None:
         self._server = server
         self._command: list[str] | None = None
@@ -111,6 +116,8 @@ class Client:
             max_server_requests,
             max_sampling_per_round,
             tasks,
+            sampling_tools,
+            elicitation_url,
         )
         self._native: _native.Client | None = None
         # An in-process server's lifespan, held while connected.

@@ -13,7 +13,7 @@ from typing_extensions import TypeVar
 
 from . import _native
 from .auth import AccessToken
-from .types import ContentBlock, CreateMessageResult, ListRootsResult, Root, SamplingMessage
+from .types import ContentBlock, CreateMessageResult, ListRootsResult, Root, SamplingMessage, Tool
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 Model = TypeVar("Model", bound=BaseModel)
@@ -218,8 +218,13 @@ class Context(Generic[LifespanT]):
         temperature: float | None = None,
         stop_sequences: list[str] | None = None,
         model_preferences: dict[str, Any] | None = None,
+        tools: Sequence[Tool | dict[str, Any]] | None = None,
+        tool_choice: Literal["auto", "required", "none"] | None = None,
     ) -> CreateMessageResult:
-        """Asks the client's model for a completion; a str is one user message."""
+        """Asks the client's model for a completion; a str is one user message. With
+        ``tools`` (a client that declares sampling with tools) the model may answer with
+        tool uses; the conversation then goes on with a user message of their results,
+        and ``tool_choice`` says whether it must use one."""
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
         params: dict[str, Any] = {
@@ -231,6 +236,8 @@ class Context(Generic[LifespanT]):
             "temperature": temperature,
             "stopSequences": stop_sequences,
             "modelPreferences": model_preferences,
+            "tools": None if tools is None else [t.to_wire() if isinstance(t, Tool) else t for t in tools],
+            "toolChoice": None if tool_choice is None else {"mode": tool_choice},
         }
         params.update({key: value for key, value in optional.items() if value is not None})
         return CreateMessageResult.model_validate(await self._native.sample(params))

@@ -324,6 +324,10 @@ class CreateMessageRequest(WireModel):
     model_preferences: dict[str, Any] | None = None
     include_context: str | None = None
     metadata: dict[str, Any] | None = None
+    tools: list[Tool] | None = None
+    """The tools the model may use (sampling with tools)."""
+    tool_choice: dict[str, Any] | None = None
+    """``{"mode": "auto" | "required" | "none"}``."""
 
 
 class CreateMessageResult(WireModel):
