@@ -431,3 +431,65 @@ async fn resources_not_known_up_front_are_listed_page_by_page() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_list_the_server_says_is_fresh_is_kept_until_it_changes() {
+    use oxmcp::protocol::CacheScope;
+    use oxmcp::server::DefinitionKind;
+    use oxmcp::transport::MessageDirection;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let server = Server::builder("fresh", "1")
+        .list_cache_hints(DefinitionKind::Tool, 60_000, CacheScope::Public)
+        .tool(ToolDef::new("first").handler(|_, _| async { "1" }))
+        .build()
+        .unwrap();
+    for (era, caching, expected) in [
+        (EraMode::Modern, true, [1, 1, 2]),
+        (EraMode::Modern, false, [1, 2, 3]),
+        // Legacy results carry no TTL: the server is asked each time.
+        (EraMode::Legacy, true, [1, 2, 3]),
+    ] {
+        let listings = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&listings);
+        let options = options().cache_lists(caching).on_message(move |direction, text| {
+            if matches!(direction, MessageDirection::Outgoing) && text.contains("\"tools/list\"") {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let (transport, client, _listener) = clients(&server, era, options).await.remove(0);
+        let mut notifications = client.notifications();
+        let listen = match era {
+            EraMode::Modern => Some(
+                client
+                    .listen(oxmcp::protocol::SubscriptionFilter {
+                        tools_list_changed: Some(true),
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap(),
+            ),
+            _ => None,
+        };
+        let mut counts = Vec::new();
+        client.list_all_tools().await.unwrap();
+        counts.push(listings.load(Ordering::SeqCst));
+        client.list_all_tools().await.unwrap();
+        counts.push(listings.load(Ordering::SeqCst));
+        server
+            .add_tool(ToolDef::new(format!("late-{era:?}-{caching}")).handler(|_, _| async { "2" }))
+            .unwrap();
+        assert_eq!(
+            next_notification(&mut notifications).await,
+            Some(ServerNotification::ToolListChanged)
+        );
+        let tools = client.list_all_tools().await.unwrap();
+        counts.push(listings.load(Ordering::SeqCst));
+        assert!(
+            tools.iter().any(|t| t.name.starts_with("late")),
+            "{era:?} {transport}: the change is seen"
+        );
+        assert_eq!(counts, expected, "{era:?} caching={caching} {transport}");
+        drop(listen);
+    }
+}

@@ -45,6 +45,7 @@ impl Client {
                             }
                         }
                     }
+                    self.inner.lists.on_notification(&decoded);
                     let _ = self.inner.notifications.send(decoded);
                 }
                 Message::Request(request) => self.accept_server_request(request),

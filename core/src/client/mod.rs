@@ -25,6 +25,7 @@ use tokio::sync::{broadcast, Semaphore};
 #[cfg(feature = "oauth")]
 pub mod auth;
 mod incoming;
+mod list_cache;
 mod notifications;
 mod options;
 mod pages;
@@ -35,6 +36,8 @@ mod skills;
 mod subscription;
 mod tasks;
 mod tool_headers;
+
+use list_cache::ListCache;
 
 use tool_headers::ToolHeaders;
 
@@ -89,6 +92,8 @@ struct ClientInner {
     log_level: Mutex<Option<LoggingLevel>>,
     resource_streams: Mutex<HashMap<String, Subscription>>,
     tool_headers: ToolHeaders,
+    /// The lists kept while the server says they are fresh.
+    lists: ListCache,
     child: tokio::sync::Mutex<Option<ChildProcess>>,
     /// The capabilities every modern request declares, made once: the handlers', and the
     /// tasks extension unless turned off.
@@ -148,6 +153,7 @@ impl Client {
                 log_level: Mutex::new(None),
                 resource_streams: Mutex::new(HashMap::new()),
                 tool_headers: ToolHeaders::default(),
+                lists: ListCache::default(),
                 child: tokio::sync::Mutex::new(child),
                 modern_capabilities: to_value(&modern_capabilities),
             }),

@@ -81,6 +81,7 @@ pub struct ClientOptions {
     pub(crate) max_server_requests: usize,
     pub(crate) max_sampling_per_round: usize,
     pub(crate) tasks: bool,
+    pub(crate) cache_lists: bool,
     pub(crate) observer: Option<MessageObserver>,
 }
 
@@ -103,6 +104,7 @@ impl ClientOptions {
             max_server_requests: 16,
             max_sampling_per_round: 8,
             tasks: true,
+            cache_lists: true,
             observer: None,
         }
     }
@@ -168,6 +170,15 @@ impl ClientOptions {
     /// or one whose server repeats a cursor, fails with [`Error::Protocol`].
     pub fn max_list_pages(mut self, pages: usize) -> Self {
         self.max_list_pages = pages.max(1);
+        self
+    }
+
+    /// Whether the `list_all_*` helpers keep a full listing while the server says it is
+    /// fresh (its `ttlMs`, SEP-2549) and the server has not said that list changed
+    /// (default on); off, every call asks the server. [`Client::forget_lists`](super::Client::forget_lists)
+    /// drops what is kept. A server that gives no TTL is asked each time either way.
+    pub fn cache_lists(mut self, on: bool) -> Self {
+        self.cache_lists = on;
         self
     }
 

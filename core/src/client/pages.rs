@@ -6,6 +6,24 @@ use std::collections::HashSet;
 
 use crate::error::{Error, Result};
 
+/// One page of a listing: its items, where the next starts, and how long the server says
+/// it stays fresh.
+pub(super) struct Page<T> {
+    pub(super) items: Vec<T>,
+    pub(super) next_cursor: Option<String>,
+    pub(super) ttl_ms: Option<u64>,
+}
+
+impl<T> Page<T> {
+    pub(super) fn new(items: Vec<T>, next_cursor: Option<String>, ttl_ms: Option<u64>) -> Self {
+        Page {
+            items,
+            next_cursor,
+            ttl_ms,
+        }
+    }
+}
+
 /// The cursors one listing followed so far.
 pub(super) struct Cursors<'a> {
     method: &'a str,

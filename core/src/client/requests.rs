@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::pages::Cursors;
+use super::list_cache::Fresh;
+use super::pages::{Cursors, Page};
 use super::tasks::tool_call_params;
 #[cfg(doc)]
 use super::ClientOptions;
@@ -37,11 +38,12 @@ impl Client {
         Ok(page)
     }
 
-    /// Every tool, following cursors (see [`ClientOptions::max_list_pages`]).
+    /// Every tool, following cursors (see [`ClientOptions::max_list_pages`]); kept while
+    /// the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
-        self.collect_pages(methods::TOOLS_LIST, |cursor| async move {
+        self.kept_listing(&self.inner.lists.tools, methods::TOOLS_LIST, |cursor| async move {
             let page = self.list_tools(cursor).await?;
-            Ok((page.tools, page.next_cursor))
+            Ok(Page::new(page.tools, page.next_cursor, page.ttl_ms))
         })
         .await
     }
@@ -61,12 +63,17 @@ impl Client {
             .await
     }
 
-    /// Every resource, following cursors (see [`ClientOptions::max_list_pages`]).
+    /// Every resource, following cursors (see [`ClientOptions::max_list_pages`]); kept
+    /// while the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
-        self.collect_pages(methods::RESOURCES_LIST, |cursor| async move {
-            let page = self.list_resources(cursor).await?;
-            Ok((page.resources, page.next_cursor))
-        })
+        self.kept_listing(
+            &self.inner.lists.resources,
+            methods::RESOURCES_LIST,
+            |cursor| async move {
+                let page = self.list_resources(cursor).await?;
+                Ok(Page::new(page.resources, page.next_cursor, page.ttl_ms))
+            },
+        )
         .await
     }
 
@@ -85,11 +92,13 @@ impl Client {
             .await
     }
 
-    /// Every resource template, following cursors (see [`ClientOptions::max_list_pages`]).
+    /// Every resource template, following cursors (see [`ClientOptions::max_list_pages`]);
+    /// kept while the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
-        self.collect_pages(methods::RESOURCES_TEMPLATES_LIST, |cursor| async move {
+        let templates = &self.inner.lists.templates;
+        self.kept_listing(templates, methods::RESOURCES_TEMPLATES_LIST, |cursor| async move {
             let page = self.list_resource_templates(cursor).await?;
-            Ok((page.resource_templates, page.next_cursor))
+            Ok(Page::new(page.resource_templates, page.next_cursor, page.ttl_ms))
         })
         .await
     }
@@ -105,30 +114,59 @@ impl Client {
             .await
     }
 
-    /// Every prompt, following cursors (see [`ClientOptions::max_list_pages`]).
+    /// Every prompt, following cursors (see [`ClientOptions::max_list_pages`]); kept while
+    /// the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
-        self.collect_pages(methods::PROMPTS_LIST, |cursor| async move {
+        self.kept_listing(&self.inner.lists.prompts, methods::PROMPTS_LIST, |cursor| async move {
             let page = self.list_prompts(cursor).await?;
-            Ok((page.prompts, page.next_cursor))
+            Ok(Page::new(page.prompts, page.next_cursor, page.ttl_ms))
         })
         .await
     }
 
-    /// The items of every page `fetch` gets for a `method` listing.
-    pub(super) async fn collect_pages<T, F, Fut>(&self, method: &str, mut fetch: F) -> Result<Vec<T>>
+    /// Drops the lists kept while fresh: the next `list_all_*` asks the server.
+    pub fn forget_lists(&self) {
+        self.inner.lists.forget_all();
+    }
+
+    /// A full listing from `kept` while it is fresh, else from the server (then kept for
+    /// the shortest TTL its pages gave).
+    async fn kept_listing<T, F, Fut>(&self, kept: &Fresh<T>, method: &str, fetch: F) -> Result<Vec<T>>
+    where
+        T: Clone,
+        F: FnMut(Option<String>) -> Fut,
+        Fut: std::future::Future<Output = Result<Page<T>>>,
+    {
+        let caching = self.inner.options.cache_lists;
+        if let Some(items) = kept.get().filter(|_| caching) {
+            return Ok(items);
+        }
+        let mark = kept.mark();
+        let (items, ttl_ms) = self.collect_pages(method, fetch).await?;
+        if caching {
+            kept.keep(&items, ttl_ms, mark);
+        }
+        Ok(items)
+    }
+
+    /// The items of every page `fetch` gets for a `method` listing, and the shortest TTL
+    /// of its pages (`None` when one gave none).
+    pub(super) async fn collect_pages<T, F, Fut>(&self, method: &str, mut fetch: F) -> Result<(Vec<T>, Option<u64>)>
     where
         F: FnMut(Option<String>) -> Fut,
-        Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>)>>,
+        Fut: std::future::Future<Output = Result<Page<T>>>,
     {
         let mut cursors = Cursors::new(method, self.inner.options.max_list_pages);
         let mut all = Vec::new();
         let mut cursor = None;
+        let mut ttl_ms = Some(u64::MAX);
         loop {
-            let (items, next) = fetch(cursor.take()).await?;
-            all.extend(items);
-            cursor = match cursors.follow(next)? {
+            let page = fetch(cursor.take()).await?;
+            all.extend(page.items);
+            ttl_ms = ttl_ms.zip(page.ttl_ms).map(|(a, b)| a.min(b));
+            cursor = match cursors.follow(page.next_cursor)? {
                 Some(next) => Some(next),
-                None => return Ok(all),
+                None => return Ok((all, ttl_ms)),
             };
         }
     }

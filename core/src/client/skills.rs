@@ -6,6 +6,7 @@
 use base64::Engine;
 use serde_json::{Map, Value};
 
+use super::pages::Page;
 use super::requests::cursor_params;
 use super::{CallOptions, Client};
 use crate::error::{Error, Result};
@@ -27,13 +28,15 @@ impl Client {
     /// file. [`Error::Unsupported`] when the server does not offer skills.
     pub async fn list_skills(&self) -> Result<Vec<Skill>> {
         self.require_skills()?;
-        self.collect_pages(methods::SKILLS_LIST, |cursor| async move {
-            let page: ListSkillsResult = self
-                .request(methods::SKILLS_LIST, cursor_params(cursor), &CallOptions::default())
-                .await?;
-            Ok((page.skills, page.next_cursor))
-        })
-        .await
+        let (skills, _) = self
+            .collect_pages(methods::SKILLS_LIST, |cursor| async move {
+                let page: ListSkillsResult = self
+                    .request(methods::SKILLS_LIST, cursor_params(cursor), &CallOptions::default())
+                    .await?;
+                Ok(Page::new(page.skills, page.next_cursor, page.ttl_ms))
+            })
+            .await?;
+        Ok(skills)
     }
 
     /// The skill whose `SKILL.md` is at `uri` (`skills/get`), listed or not.

@@ -15,6 +15,7 @@
 //! # Ok(()) }
 //! ```
 
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use tokio::sync::broadcast;
@@ -95,6 +96,8 @@ struct ServerInner {
     cache_ttl_ms: u64,
     /// The scope set with `cache_hints`; `None`: lists public, reads private.
     cache_scope: Option<CacheScope>,
+    /// Hints of one list, set with `list_cache_hints`.
+    list_cache_hints: HashMap<DefinitionKind, (u64, CacheScope)>,
     max_message_size: usize,
     input_policy: InputPolicy,
     limits: SessionLimits,
@@ -121,6 +124,7 @@ pub struct ServerBuilder {
     cache_ttl_ms: u64,
     /// The scope set with `cache_hints`; `None`: lists public, reads private.
     cache_scope: Option<CacheScope>,
+    list_cache_hints: HashMap<DefinitionKind, (u64, CacheScope)>,
     max_message_size: usize,
     request_state_keys: Option<KeyRing>,
     max_input_rounds: u32,
@@ -207,6 +211,14 @@ impl ServerBuilder {
     pub fn cache_hints(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
         self.cache_ttl_ms = ttl_ms;
         self.cache_scope = Some(scope);
+        self
+    }
+
+    /// The caching hints of one list's modern results (`tools/list`, `prompts/list`,
+    /// `resources/list`, `resources/templates/list`), instead of [`cache_hints`](Self::cache_hints)'.
+    /// A resource handler gives its own reads' hints by setting them in its result.
+    pub fn list_cache_hints(mut self, kind: DefinitionKind, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.list_cache_hints.insert(kind, (ttl_ms, scope));
         self
     }
 
@@ -408,6 +420,7 @@ impl ServerBuilder {
                 page_size: self.page_size,
                 cache_ttl_ms: self.cache_ttl_ms,
                 cache_scope: self.cache_scope,
+                list_cache_hints: self.list_cache_hints,
                 max_message_size: self.max_message_size,
                 input_policy: InputPolicy {
                     keys,
@@ -464,6 +477,7 @@ impl Server {
             page_size: None,
             cache_ttl_ms: 0,
             cache_scope: None,
+            list_cache_hints: HashMap::new(),
             max_message_size: transport::DEFAULT_MAX_MESSAGE_SIZE,
             request_state_keys: None,
             max_input_rounds: 8,
@@ -732,6 +746,20 @@ impl Server {
             self.inner.cache_scope.unwrap_or(default)
         };
         result.set_cache_hints(self.inner.cache_ttl_ms, scope);
+    }
+
+    /// Stamps a modern list result of `kind` with the hints set for that list, else the
+    /// server's (lists are public unless `private`: made for their caller alone).
+    pub(crate) fn stamp_list_cache_hints(
+        &self,
+        result: &mut impl CacheableResult,
+        kind: DefinitionKind,
+        private: bool,
+    ) {
+        match self.inner.list_cache_hints.get(&kind) {
+            Some(&(ttl_ms, scope)) => result.set_cache_hints(ttl_ms, if private { CacheScope::Private } else { scope }),
+            None => self.stamp_cache_hints(result, private, CacheScope::Public),
+        }
     }
 
     /// Whether a listed tool may run as a task.

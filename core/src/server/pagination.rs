@@ -13,9 +13,9 @@ use serde_json::Value;
 
 use super::auth::Caller;
 use super::dispatch::{finish, parse_params, CursorParams, Outcome};
-use super::registry::{Registry, Scoped};
+use super::registry::{DefinitionKind, Registry, Scoped};
 use super::Server;
-use crate::protocol::{CacheScope, CacheableResult, ErrorObject};
+use crate::protocol::{CacheableResult, ErrorObject};
 
 /// Serves a list method: the page of `items` after the request's cursor, made into the
 /// method's result by `build` (the page and the next cursor); modern results carry the
@@ -23,6 +23,7 @@ use crate::protocol::{CacheScope, CacheableResult, ErrorObject};
 /// own, which modern results mark private.
 pub(super) fn list<T, R>(
     server: &Server,
+    kind: DefinitionKind,
     params: Option<&RawValue>,
     stamp: Option<&Value>,
     caller: Option<&Caller>,
@@ -52,7 +53,7 @@ where
     let (page, next_cursor) = page(listed, cursor.cursor.as_deref(), server.page_size())?;
     let mut result = build(page, next_cursor);
     if stamp.is_some() {
-        server.stamp_cache_hints(&mut result, filtering.is_some(), CacheScope::Public);
+        server.stamp_list_cache_hints(&mut result, kind, filtering.is_some());
     }
     finish(result, stamp)
 }

@@ -14,6 +14,7 @@ use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
+use super::registry::DefinitionKind;
 use super::returned::Returned;
 use super::schema::DefinitionError;
 use super::Server;
@@ -258,6 +259,7 @@ pub(super) fn list(
 ) -> Outcome {
     pagination::list(
         server,
+        DefinitionKind::Prompt,
         params,
         stamp,
         caller,

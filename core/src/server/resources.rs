@@ -14,7 +14,7 @@ use super::dispatch::{finish, parse_params, CursorParams, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
-use super::registry::ResourceMatch;
+use super::registry::{DefinitionKind, ResourceMatch};
 use super::returned::Returned;
 use super::schema::DefinitionError;
 use super::skills::SkillFiles;
@@ -413,6 +413,7 @@ pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Conte
     let Some(lister) = server.resource_lister() else {
         return pagination::list(
             server,
+            DefinitionKind::Resource,
             params,
             stamp,
             caller,
@@ -449,8 +450,7 @@ pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Conte
         ..Default::default()
     };
     if stamp.is_some() {
-        // What the lister gives may be its caller's own.
-        server.stamp_cache_hints(&mut result, false, CacheScope::Private);
+        server.stamp_list_cache_hints(&mut result, DefinitionKind::Resource, false);
     }
     finish(result, stamp)
 }
@@ -464,6 +464,7 @@ pub(super) fn list_templates(
 ) -> Outcome {
     pagination::list(
         server,
+        DefinitionKind::ResourceTemplate,
         params,
         stamp,
         caller,
@@ -502,8 +503,12 @@ pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Conte
         Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),
     };
     if stamp.is_some() {
-        // What a resource holds may be its reader's own: private unless the server says.
+        // What the handler said of its own result wins; else what a resource holds may be
+        // its reader's own: private unless the server says.
+        let (ttl_ms, scope) = (result.ttl_ms, result.cache_scope);
         server.stamp_cache_hints(&mut result, false, CacheScope::Private);
+        result.ttl_ms = ttl_ms.or(result.ttl_ms);
+        result.cache_scope = scope.or(result.cache_scope);
     }
     finish(result, stamp)
 }

@@ -18,6 +18,7 @@ use super::dispatch::{finish, parse_params, Outcome, UnreadObject};
 use super::handler::HandlerError;
 use super::mrtr::{input_round, run_handler, Handled};
 use super::pagination;
+use super::registry::DefinitionKind;
 use super::returned::{Returned, ToolOutput};
 use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
 use super::tasks::{self, NewTask, TaskRun, TaskSupport};
@@ -336,6 +337,7 @@ pub(crate) struct RegisteredTool {
     pub(crate) asks_before_task: bool,
     /// The parameters its `x-mcp-header` annotations mirror into `Mcp-Param-*` headers,
     /// checked against the spec's rules when the tool was registered.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) header_params: Vec<HeaderParam>,
     input: LazySchema,
     output: LazySchema,
@@ -404,6 +406,7 @@ pub(super) fn list(
 ) -> Outcome {
     pagination::list(
         server,
+        DefinitionKind::Tool,
         params,
         stamp,
         caller,
