@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: Runs the snippet at argv[1] and serves its ``mcp`` over stdio.
 RUN = "import runpy, sys; runpy.run_path(sys.argv[1])['mcp'].run()"
+#: The picture the ``images`` snippet makes a thumbnail of (written by `a_picture`).
+PICTURE = Path(tempfile.gettempdir()) / "oxmcp-dropin-picture.png"
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ SNIPPETS = {
     "notifications": Visit(calls={"process_data": {"data": "records"}}),
     # A lifespan whose state handlers read as `ctx.request_context.lifespan_context`.
     "lifespan_example": Visit(calls={"query_db": {}}),
+    # An `Image` made with Pillow (`Image(data=..., format="png")`).
+    "images": Visit(calls={"create_thumbnail": {"image_path": str(PICTURE)}}),
     # Results built with the official SDK's types (`mcp.types`), one checked against a model.
     "direct_call_tool_result": Visit(calls={"advanced_tool": {}, "validated_tool": {}, "empty_result_tool": {}}),
     # `get_user` and `get_config` return objects whose text the official SDK writes with
@@ -96,6 +101,14 @@ SNIPPETS = {
         }
     ),
 }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def a_picture() -> None:
+    """A small picture for the ``images`` snippet."""
+    from PIL import Image
+
+    Image.new("RGB", (300, 200), (30, 120, 200)).save(PICTURE)
 
 
 @pytest.fixture(scope="module")
