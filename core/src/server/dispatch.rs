@@ -334,9 +334,17 @@ impl Dispatcher {
             .custom()
             .notify(&method, params, || self.notification_context(params))
         {
-            Some(handled) => {
-                self.tasks.spawn(handled);
-            }
+            // A handler run counts against the cap on requests served at once: a client
+            // that floods notifications gets no more work done than one that floods requests.
+            Some(handled) => match self.admissions.admit() {
+                Some(admission) => {
+                    self.tasks.spawn(async move {
+                        let _admission = admission;
+                        handled.await;
+                    });
+                }
+                None => tracing::debug!(method, "dropped a notification: too much in flight"),
+            },
             None => tracing::debug!(method, "ignored a notification"),
         }
     }

@@ -315,3 +315,32 @@ async fn content_a_revision_does_not_know_is_said_in_text() {
     .await;
     assert_eq!(kinds(&modern_answer), ["audio", "resource_link"]);
 }
+
+#[tokio::test]
+async fn notification_handlers_count_against_the_cap_on_work_in_flight() {
+    let release = Arc::new(tokio::sync::Notify::new());
+    let (started_tx, mut started) = mpsc::unbounded_channel();
+    let held = Arc::clone(&release);
+    let server = Server::builder("dispatch", "1.0.0")
+        .max_in_flight(1)
+        .notification_handler("notifications/x", move |params: Value, _ctx: Context| {
+            let (held, started_tx) = (Arc::clone(&held), started_tx.clone());
+            async move {
+                let _ = started_tx.send(params);
+                held.notified().await;
+            }
+        })
+        .build()
+        .unwrap();
+    let dispatcher = Dispatcher::new(server);
+    for n in 0..3 {
+        let text = jsonrpc::notification_text("notifications/x", Some(&json!({ "n": n })));
+        assert!(dispatcher.receive(jsonrpc::parse_message(&text).unwrap()).is_none());
+    }
+    assert_eq!(started.recv().await, Some(json!({ "n": 0 })));
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(started.try_recv().is_err(), "the others were dropped, not queued");
+    let busy = ask(&dispatcher, 1, "ping", json!({})).await;
+    assert_eq!(busy["error"]["code"], -32603, "{busy}");
+    release.notify_one();
+}
