@@ -376,7 +376,37 @@ async fn a_legacy_session_is_served_by_every_replica_behind_round_robin() {
     for _ in 0..3 {
         assert_eq!(text(&client.call_tool("say", json!({})).await.unwrap()), "said");
     }
+    // The log messages came with the calls' answers.
+    let logged: Vec<_> = std::iter::from_fn(|| notifications.try_recv().ok()).collect();
+    let levels: Vec<_> = logged
+        .iter()
+        .filter_map(|n| match n {
+            ServerNotification::LogMessage(log) => Some(log.level),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(levels, [LoggingLevel::Error; 3], "{logged:?}");
+
     client.subscribe_resource("memo://board").await.unwrap();
+    // Updates reach the client on its GET stream, which opens on its own schedule: once one
+    // update came through (and stragglers settled), the stream is there for the three
+    // counted below.
+    let stream_open = async {
+        loop {
+            replicas[0].0.notify_resource_updated("memo://board");
+            let heard = tokio::time::timeout(Duration::from_millis(100), async {
+                while !matches!(notifications.recv().await, Ok(ServerNotification::ResourceUpdated(_))) {}
+            });
+            if heard.await.is_ok() {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), stream_open)
+        .await
+        .expect("an update reaches the client");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    while notifications.try_recv().is_ok() {}
     for (server, _) in &replicas {
         server.notify_resource_updated("memo://board");
     }
@@ -389,14 +419,6 @@ async fn a_legacy_session_is_served_by_every_replica_behind_round_robin() {
             Ok(notification) = notifications.recv() => heard.push(notification),
         }
     }
-    let levels: Vec<_> = heard
-        .iter()
-        .filter_map(|n| match n {
-            ServerNotification::LogMessage(log) => Some(log.level),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(levels, [LoggingLevel::Error; 3], "{heard:?}");
     let updates = heard
         .iter()
         .filter(|n| matches!(n, ServerNotification::ResourceUpdated(_)))
