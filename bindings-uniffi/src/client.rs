@@ -550,6 +550,19 @@ impl Client {
         Ok(json_text(&result))
     }
 
+    /// Sends notification `method` with `params_json` (a JSON object; `None`: no params).
+    #[uniffi::method(default(params_json = None))]
+    pub async fn notify(&self, method: String, params_json: Option<String>) -> Result<(), McpError> {
+        let params = params_json.map(|text| parse_object(&text, "params")).transpose()?;
+        Ok(self.inner.notify(&method, params).await?)
+    }
+
+    /// Tells the server the roots the roots handler gives changed (legacy era; a
+    /// 2026-07-28 server asks for them within each request, so nothing is sent).
+    pub async fn notify_roots_list_changed(&self) -> Result<(), McpError> {
+        Ok(self.inner.notify_roots_list_changed().await?)
+    }
+
     /// Sets the lowest level of log messages to receive.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), McpError> {
         Ok(self.inner.set_log_level(level.into()).await?)

@@ -256,6 +256,21 @@ fun clientTests(suite: Suite) {
             }
         }
 
+        suite.test("$tag: a Kotlin client says its roots changed") {
+            withClient(fixtureServer.url, era) { c ->
+                c.client.notifyRootsListChanged()
+                val heard = c.inbox.poll(if (era == EraMode.LEGACY) 5_000 else 300) {
+                    it is ServerNotification.LogMessage && it.logger == "roots"
+                } as ServerNotification.LogMessage?
+                if (era == EraMode.LEGACY) {
+                    checkNotNull(heard) { "the server asked for the roots again and logged them" }
+                    assertEquals("[\"file:///work/a\",\"file:///work/b\"]", heard.dataJson, "the roots it got")
+                } else {
+                    check(heard == null) { "2026-07-28 has no such notification: nothing was sent" }
+                }
+            }
+        }
+
         suite.test("$tag: progress reaches the call's listener") {
             withClient(fixtureServer.url, era) { c ->
                 val progress = ProgressInbox()
