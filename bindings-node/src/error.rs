@@ -57,8 +57,7 @@ pub(crate) fn invalid(message: impl std::fmt::Display) -> napi::Error {
 
 fn rpc_rejection(kind: &str, error: &ErrorObject) -> napi::Error {
     let mut details = json!({ "kind": kind, "message": error.message, "code": error.code, "data": error.data });
-    if error.is_resource_not_found() {
-        let uri = error.data.as_ref().and_then(|d| d["uri"].as_str()).unwrap_or_default();
+    if let Some(uri) = error.missing_resource() {
         details["resourceNotFound"] = uri.into();
     }
     rejection(details)

@@ -47,8 +47,7 @@ fn protocol_error_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 /// not found, in either era's words.
 pub fn mcp_error(py: Python<'_>, error: &ErrorObject) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        if error.is_resource_not_found() {
-            let uri = error.data.as_ref().and_then(|d| d["uri"].as_str()).unwrap_or_default();
+        if let Some(uri) = error.missing_resource() {
             let value = resource_not_found_type(py)?.call1((uri, error.message.as_str(), error.code))?;
             return Ok(PyErr::from_value(value));
         }

@@ -939,8 +939,8 @@ def _method_handler(
     if len(spec.parameters) > 1:
         raise TypeError(f"{spec.name}: a handler of {method} takes the params and a Context, nothing else")
     target = spec.parameters[0] if spec.parameters else None
-    annotated = target is not None and target.annotation is not inspect.Parameter.empty
-    adapter: TypeAdapter[Any] = TypeAdapter(target.annotation if target is not None and annotated else Any)
+    annotation = Any if target is None or target.annotation is inspect.Parameter.empty else target.annotation
+    adapter: TypeAdapter[Any] = TypeAdapter(annotation)
 
     def arguments(params: Any, native_ctx: Any) -> Arguments:
         if target is None:

@@ -147,8 +147,18 @@ impl ErrorObject {
     /// Whether this says a resource was not found, in either era's words: -32002, or
     /// -32602 naming the URI in `data.uri` (as SEP-2164 asks clients to accept both).
     pub fn is_resource_not_found(&self) -> bool {
-        self.code == code::RESOURCE_NOT_FOUND
-            || (self.code == code::INVALID_PARAMS && self.data.as_ref().is_some_and(|data| data["uri"].is_string()))
+        self.missing_resource().is_some()
+    }
+
+    /// The URI of the resource this says was not found (empty when a -32002 names none);
+    /// `None` for any other error.
+    pub fn missing_resource(&self) -> Option<&str> {
+        let uri = self.data.as_ref().and_then(|data| data["uri"].as_str());
+        match self.code {
+            code::RESOURCE_NOT_FOUND => Some(uri.unwrap_or_default()),
+            code::INVALID_PARAMS => uri,
+            _ => None,
+        }
     }
 
     /// -32042: the request can proceed once the user completes these URL-mode

@@ -332,7 +332,7 @@ impl Dispatcher {
         match self
             .server
             .custom()
-            .notify(&method, params, || self.notification_context(params))
+            .notify(&method, params, || self.notification_context(&method, params))
         {
             // A handler run counts against the cap on requests served at once: a client
             // that floods notifications gets no more work done than one that floods requests.
@@ -353,11 +353,11 @@ impl Dispatcher {
     /// notification's own `_meta`, in 2026-07-28; the latest legacy version when there are
     /// neither, as on stateless HTTP) and no request id; what it sends goes on the
     /// session's channel. `None` for params that are not an object.
-    fn notification_context(self: &Arc<Self>, params: Option<&RawValue>) -> Option<Context> {
+    fn notification_context(self: &Arc<Self>, method: &str, params: Option<&RawValue>) -> Option<Context> {
         let head: ParamsHead = parse_params(params).ok()?;
         let request_meta = read_request_meta(head.meta.as_deref()).ok()?;
         let exchange = self
-            .exchange_for(methods::INITIALIZED, request_meta, Some(ProtocolVersion::LATEST_LEGACY))
+            .exchange_for(method, request_meta, Some(ProtocolVersion::LATEST_LEGACY))
             .ok()??;
         let reply = self.session_channel().cloned().unwrap_or_else(Reply::nowhere);
         let scope = Scope::new(reply, self.ended().child_token());

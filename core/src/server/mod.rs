@@ -110,6 +110,9 @@ struct ServerInner {
     /// Lists the resources not registered up front.
     resource_lister: RwLock<Option<Arc<dyn ResourceLister>>>,
     skills: Arc<Skills>,
+    /// Reads the skills' files (their SKILL.md are registered resources; the other files
+    /// are read through it too).
+    skill_files: Arc<dyn ResourceHandler>,
 }
 
 /// Builds a [`Server`].
@@ -387,11 +390,10 @@ impl ServerBuilder {
             Some(dir) => Skills::load(dir)?,
             None => Skills::default(),
         });
+        let skill_files: Arc<dyn ResourceHandler> = Arc::new(SkillFiles(Arc::clone(&skills)));
         for resource in skills.skill_md_resources() {
-            let reader = Arc::new(SkillFiles(Arc::clone(&skills)));
-            registry.add_resource(RegisteredResource::compile(
-                ResourceDef::from_resource(resource).handler_object(reader),
-            )?)?;
+            let def = ResourceDef::from_resource(resource).handler_object(Arc::clone(&skill_files));
+            registry.add_resource(RegisteredResource::compile(def)?)?;
         }
         let custom = CustomMethods::default();
         for (id, settings) in self.extensions {
@@ -439,6 +441,7 @@ impl ServerBuilder {
                 completer: RwLock::new(self.completer),
                 resource_lister: RwLock::new(self.resource_lister),
                 skills,
+                skill_files,
             }),
         })
     }
@@ -728,8 +731,13 @@ impl Server {
     }
 
     /// The skills the server serves (none unless the builder named a directory).
-    pub(crate) fn skills(&self) -> &Arc<Skills> {
+    pub(crate) fn skills(&self) -> &Skills {
         &self.inner.skills
+    }
+
+    /// What reads the skills' files.
+    pub(crate) fn skill_files(&self) -> Arc<dyn ResourceHandler> {
+        Arc::clone(&self.inner.skill_files)
     }
 
     pub(crate) fn page_size(&self) -> Option<usize> {

@@ -17,7 +17,6 @@ use super::pagination;
 use super::registry::{DefinitionKind, ResourceMatch};
 use super::returned::Returned;
 use super::schema::DefinitionError;
-use super::skills::SkillFiles;
 use super::uri_template::UriTemplate;
 use super::Server;
 use crate::protocol::{
@@ -524,9 +523,7 @@ fn reader(server: &Server, uri: &str, era: Era) -> Result<Reader, ErrorObject> {
         Some(ResourceMatch::Static(resource)) => Ok((Arc::clone(&resource.handler), BTreeMap::new())),
         Some(ResourceMatch::Template(template, variables)) => Ok((Arc::clone(&template.handler), variables)),
         // The files of skills beside their SKILL.md, which is listed.
-        None if server.skills().has_file(uri) => {
-            Ok((Arc::new(SkillFiles(Arc::clone(server.skills()))), BTreeMap::new()))
-        }
+        None if server.skills().has_file(uri) => Ok((server.skill_files(), BTreeMap::new())),
         None => Err(ErrorObject::resource_not_found(uri, era)),
     }
 }

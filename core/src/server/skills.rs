@@ -133,8 +133,8 @@ impl Skills {
                 digest: digest(&bytes),
                 size: bytes.len() as u64,
             });
-            self.add_to_directories(&dir_uri, &path, &uri, &bytes);
             let mime_type = mime_type(path.last().map(String::as_str).unwrap_or_default(), &bytes);
+            self.add_to_directories(&dir_uri, &path, &uri, bytes.len() as u64, &mime_type);
             self.files.insert(
                 uri,
                 SkillFile {
@@ -142,9 +142,6 @@ impl Skills {
                     mime_type,
                 },
             );
-        }
-        if let Some(file) = self.files.get_mut(&skill_uri) {
-            file.mime_type = "text/markdown".to_owned();
         }
         self.skills.insert(
             skill_uri.clone(),
@@ -157,9 +154,10 @@ impl Skills {
         Ok(())
     }
 
-    /// Records file `path` (its URI `uri`) in the directories of the skill at `dir_uri`:
-    /// each directory on its path lists the next one, the last the file.
-    fn add_to_directories(&mut self, dir_uri: &str, path: &[String], uri: &str, bytes: &[u8]) {
+    /// Records file `path` (its URI `uri`, its size and MIME type) in the directories of
+    /// the skill at `dir_uri`: each directory on its path lists the next one, the last the
+    /// file.
+    fn add_to_directories(&mut self, dir_uri: &str, path: &[String], uri: &str, size: u64, mime_type: &str) {
         let mut parent = dir_uri.to_owned();
         for (depth, segment) in path.iter().enumerate() {
             let child = format!("{parent}/{}", encode(segment));
@@ -169,13 +167,9 @@ impl Skills {
                 name: segment.clone(),
                 title: None,
                 description: None,
-                mime_type: Some(if is_file {
-                    mime_type(segment, bytes)
-                } else {
-                    DIRECTORY_MIME_TYPE.to_owned()
-                }),
+                mime_type: Some(if is_file { mime_type } else { DIRECTORY_MIME_TYPE }.to_owned()),
                 annotations: None,
-                size: is_file.then_some(bytes.len() as u64),
+                size: is_file.then_some(size),
                 icons: None,
                 meta: None,
             };

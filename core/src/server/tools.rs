@@ -609,7 +609,8 @@ fn shape(
     let version = ctx.protocol_version();
     if !version.has_structured_content() {
         result.structured_content = None;
-        // Revisions before 2025-06-18 also lack some content (see `for_version`).
+    }
+    if !version.has_resource_links() {
         result.content = result
             .content
             .into_iter()

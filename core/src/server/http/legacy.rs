@@ -138,12 +138,13 @@ pub(super) async fn post_batch(
         let error = ErrorObject::invalid_request("initialize cannot be part of a batch");
         return rpc_error(StatusCode::BAD_REQUEST, None, error);
     }
-    let session = match endpoint.config.stateless {
-        true => None,
-        false => match endpoint.find_session(headers, caller.as_deref()).await {
+    let session = if endpoint.config.stateless {
+        None
+    } else {
+        match endpoint.find_session(headers, caller.as_deref()).await {
             Ok(session) => Some(session),
             Err(refused) => return refused.into_response(),
-        },
+        }
     };
     let dispatcher = session
         .as_ref()
