@@ -121,6 +121,7 @@ bench: peers
 	$(CARGO) build -q --release --locked --manifest-path tests/bench/servers/rmcp/Cargo.toml --target-dir $(TARGET_DIR)/bench-rmcp
 	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/run.py
 	$(MAKE) bench-replicas
+	$(MAKE) bench-costs
 	$(CARGO) bench -p oxmcp
 
 ## bench-replicas: what sharing state costs (tests/bench/REPLICAS.md): the Rust fixture server behind a real nginx,
@@ -129,6 +130,16 @@ bench: peers
 bench-replicas: $(PY) system-peers
 	$(CARGO) build -q --release -p oxmcp-cli -p oxmcp-fixtures
 	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/replicas.py
+
+## bench-costs: what one call costs the Rust server in instructions (callgrind), in each era and through the features
+## that must not slow it (a JWT check, the Redis store): tests/bench/COSTS.md, appended to costs-history.jsonl and
+## plotted in costs-history.png; valgrind from Debian when missing
+.PHONY: bench-costs
+bench-costs: peers system-peers
+	command -v valgrind >/dev/null || (apt-get update -q && apt-get install -y -q valgrind)
+	$(PY) -m pip install -q --disable-pip-version-check matplotlib==3.11.2
+	$(CARGO) build -q --release -p oxmcp-cli -p oxmcp-fixtures
+	CARGO_TARGET_DIR=$(abspath $(TARGET_DIR)) $(PY) tests/bench/costs.py
 
 fmt:
 	$(CARGO) fmt --all

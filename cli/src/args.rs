@@ -126,6 +126,9 @@ pub struct Bench {
     /// A running Streamable HTTP server.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     pub url: Option<String>,
+    /// A bearer token sent with every request (HTTP: a server that requires one).
+    #[arg(long, value_name = "TOKEN", requires = "url")]
+    pub bearer: Option<String>,
     /// Print the figures as one JSON line.
     #[arg(long)]
     pub json: bool,

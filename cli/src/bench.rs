@@ -126,6 +126,7 @@ pub async fn run(args: &Bench) -> Result<(), Failure> {
         (Some(url), true) => {
             let run = http::run(
                 url,
+                args.bearer.as_deref(),
                 args.era,
                 &args.tool,
                 &text,

@@ -160,6 +160,11 @@ impl Issuer {
             .push(Arc::new(SigningKey::generate(kid, Algorithm::ES256)));
     }
 
+    /// Stops publishing key `kid` (a withdrawal).
+    fn withdraw(&self, kid: &str) {
+        self.keys.lock().unwrap().retain(|key| key.kid != kid);
+    }
+
     /// The claims of a good token of `sub` for `resource` with `scope`.
     fn claims(&self, sub: &str, resource: &str, scope: &str) -> Value {
         let now = now();
@@ -790,6 +795,48 @@ async fn a_rotated_key_is_fetched_once_and_made_up_keys_do_not_hammer_the_issuer
         "within the interval of the last fetch"
     );
     server.stop().await;
+}
+
+#[tokio::test]
+async fn a_verified_token_is_reused_until_the_cache_lets_it_go() {
+    // Each server: a token verified once, then its key withdrawn (the verifier learns of it
+    // when a token of a new key makes it fetch the keys again), then the first token again.
+    async fn first_token_after_its_key_went(cache_for: Option<Duration>) -> u16 {
+        let server = Protected::with(|verifier| {
+            let verifier = verifier.refetch_interval(Duration::ZERO);
+            match cache_for {
+                Some(duration) => verifier.cache_for(duration),
+                None => verifier,
+            }
+        })
+        .await;
+        let first = server.token("alice", "mcp", "ec");
+        assert_eq!(server.initialize(&first).await.status(), 200);
+        server.issuer.withdraw("ec");
+        server.issuer.rotate_in("next");
+        assert_eq!(
+            server.initialize(&server.token("bob", "mcp", "next")).await.status(),
+            200
+        );
+        assert_eq!(
+            server.issuer.fetches.load(Ordering::SeqCst),
+            2,
+            "the keys were fetched again"
+        );
+        let status = server.initialize(&first).await.status().as_u16();
+        server.stop().await;
+        status
+    }
+    assert_eq!(
+        first_token_after_its_key_went(None).await,
+        200,
+        "reused, not verified again"
+    );
+    assert_eq!(
+        first_token_after_its_key_went(Some(Duration::ZERO)).await,
+        401,
+        "verified again: its key is gone"
+    );
 }
 
 #[tokio::test]

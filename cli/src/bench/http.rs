@@ -15,10 +15,12 @@ struct Channel {
 }
 
 /// Runs the planned warm-up then measured echo calls spread over `concurrency` workers
-/// sharing `sessions` legacy sessions (modern: no sessions).
+/// sharing `sessions` legacy sessions (modern: no sessions), each request with the
+/// `bearer` token when given.
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
     url: &str,
+    bearer: Option<&str>,
     era: Era,
     tool: &str,
     text: &str,
@@ -28,9 +30,16 @@ pub async fn run(
     server_pid: Option<u32>,
     plan: Plan,
 ) -> Result<Run, Error> {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(token) = bearer {
+        let mut value = reqwest::header::HeaderValue::try_from(format!("Bearer {token}"))?;
+        value.set_sensitive(true);
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
     let http = reqwest::Client::builder()
         .tcp_nodelay(true)
         .pool_max_idle_per_host(concurrency)
+        .default_headers(headers)
         .build()?;
     let mut channels = Vec::new();
     for _ in 0..sessions.max(1) {

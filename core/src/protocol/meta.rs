@@ -1,5 +1,7 @@
 //! The reserved `_meta` keys and the per-request fields of the modern era.
 
+use std::borrow::Cow;
+
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -87,17 +89,51 @@ impl RequestMeta {
     /// The version of a modern request, once it is checked to carry what every modern
     /// request must: a 2026-07-28 protocol version and the client's capabilities.
     pub fn modern_version(&self) -> Result<ProtocolVersion, ErrorObject> {
-        let Some(requested) = self.protocol_version.as_deref() else {
-            return Err(missing(PROTOCOL_VERSION));
-        };
-        let version = ProtocolVersion::parse(requested)
-            .filter(|v| v.era() == Era::Modern)
-            .ok_or_else(|| ErrorObject::unsupported_protocol_version(requested, &ProtocolVersion::all_strs()))?;
-        if self.client_capabilities.is_none() {
-            return Err(missing(CLIENT_CAPABILITIES));
+        let version = modern_version(self.protocol_version.as_deref())?;
+        match self.client_capabilities {
+            Some(_) => Ok(version),
+            None => Err(missing(CLIENT_CAPABILITIES)),
         }
-        Ok(version)
     }
+}
+
+/// [`RequestMeta`] as the server reads it: the client's info and capabilities stay the
+/// text that was sent, so that a client that sends the same with every request has them
+/// read once, not with each.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct SentRequestMeta<'a> {
+    /// The modern protocol version; its presence makes the request modern.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+    pub(crate) protocol_version: Option<Cow<'a, str>>,
+    /// Who the client is.
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
+    pub(crate) client_info: Option<&'a RawValue>,
+    /// What the client can do, for this request.
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
+    pub(crate) client_capabilities: Option<&'a RawValue>,
+    /// The lowest log level to emit for this request.
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+impl<'a> SentRequestMeta<'a> {
+    /// The version and the client's capabilities of a modern request, once it is checked
+    /// to carry them (as [`RequestMeta::modern_version`] checks).
+    pub(crate) fn modern(&self) -> Result<(ProtocolVersion, &'a RawValue), ErrorObject> {
+        let version = modern_version(self.protocol_version.as_deref())?;
+        let capabilities = self.client_capabilities.ok_or_else(|| missing(CLIENT_CAPABILITIES))?;
+        Ok((version, capabilities))
+    }
+}
+
+/// The version a modern request names, which must be of the modern era.
+fn modern_version(requested: Option<&str>) -> Result<ProtocolVersion, ErrorObject> {
+    let Some(requested) = requested else {
+        return Err(missing(PROTOCOL_VERSION));
+    };
+    ProtocolVersion::parse(requested)
+        .filter(|v| v.era() == Era::Modern)
+        .ok_or_else(|| ErrorObject::unsupported_protocol_version(requested, &ProtocolVersion::all_strs()))
 }
 
 fn missing(key: &str) -> ErrorObject {

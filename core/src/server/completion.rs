@@ -5,10 +5,10 @@ use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
+use super::stamp::Stamp;
 use super::Server;
 use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference, Era, ErrorObject};
 use crate::BoxFuture;
@@ -90,7 +90,7 @@ fn within_limit(mut completion: Completion) -> Completion {
 
 /// `completion/complete`: the completion handler of a prompt's or a resource template's
 /// argument, else the server's [`Completer`] (neither gives no values).
-pub(super) async fn complete(server: &Server, params: Option<&RawValue>, era: Era, stamp: Option<&Value>) -> Outcome {
+pub(super) async fn complete(server: &Server, params: Option<&RawValue>, era: Era, stamp: Option<&Stamp>) -> Outcome {
     let params: CompleteRequestParams = parse_params(params)?;
     let registry = server.registry();
     let handlers = match &params.reference {

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -38,9 +38,10 @@ struct RequestState {
     /// `None` for a notification's handler.
     request_id: Option<RequestId>,
     exchange: Exchange,
-    /// `_meta` as sent, read into `meta` only when asked for: most handlers never look,
-    /// and building the map cost more than the rest of the dispatch.
-    raw_meta: Option<Box<RawValue>>,
+    /// The request's params as sent, their `_meta` read into `meta` only when asked for:
+    /// most handlers never look, and building the map cost more than the rest of the
+    /// dispatch.
+    params: Option<Arc<RawValue>>,
     meta: OnceLock<Option<Meta>>,
     cancellation: CancellationToken,
     reply: Reply,
@@ -54,12 +55,19 @@ struct RequestState {
     task_id: Option<String>,
 }
 
+/// Only the `_meta` of a request's params.
+#[derive(Deserialize)]
+struct MetaOnly {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
 impl Context {
     pub(crate) fn new(
         dispatcher: Arc<Dispatcher>,
         request_id: Option<RequestId>,
         exchange: Exchange,
-        raw_meta: Option<Box<RawValue>>,
+        params: Option<Arc<RawValue>>,
         scope: Scope,
     ) -> Self {
         Context {
@@ -67,7 +75,7 @@ impl Context {
                 dispatcher,
                 request_id,
                 exchange,
-                raw_meta,
+                params,
                 meta: OnceLock::new(),
                 cancellation: scope.cancellation,
                 reply: scope.reply,
@@ -97,7 +105,7 @@ impl Context {
                 dispatcher: Arc::clone(&inner.dispatcher),
                 request_id: inner.request_id.clone(),
                 exchange: inner.exchange.clone(),
-                raw_meta: inner.raw_meta.clone(),
+                params: inner.params.clone(),
                 meta: OnceLock::new(),
                 cancellation,
                 reply,
@@ -168,7 +176,11 @@ impl Context {
         let inner = &self.inner;
         inner
             .meta
-            .get_or_init(|| serde_json::from_str(inner.raw_meta.as_deref()?.get()).ok())
+            .get_or_init(|| {
+                serde_json::from_str::<MetaOnly>(inner.params.as_deref()?.get())
+                    .ok()?
+                    .meta
+            })
             .as_ref()
     }
 

@@ -28,6 +28,7 @@ use super::context::Context;
 use super::dispatch::Outcome;
 use super::handler::HandlerError;
 use super::schema::DefinitionError;
+use super::stamp::Stamp;
 use super::Server;
 use crate::protocol::{meta, methods, ErrorObject, ResultType};
 use crate::{read, write, BoxFuture};
@@ -160,7 +161,7 @@ pub(super) async fn call(
     method: &str,
     params: Option<&RawValue>,
     ctx: &Context,
-    stamp: Option<&Value>,
+    stamp: Option<&Stamp>,
 ) -> Outcome {
     let Some(handler) = server.custom().request_handler(method) else {
         return Err(ErrorObject::method_not_found(method));
@@ -174,13 +175,13 @@ pub(super) async fn call(
             "the handler of {method} returned a result that is not an object"
         )));
     };
-    if let Some(server_info) = stamp {
+    if let Some(stamp) = stamp {
         result
             .entry("resultType")
             .or_insert_with(|| serde_json::to_value(ResultType::Complete).unwrap_or_default());
         let meta_entry = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta_map) = meta_entry {
-            meta_map.insert(meta::SERVER_INFO.to_owned(), server_info.clone());
+            meta_map.insert(meta::SERVER_INFO.to_owned(), stamp.info().clone());
         }
     }
     serde_json::to_string(&result).map_err(ErrorObject::internal)

@@ -16,7 +16,6 @@ use futures::FutureExt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -24,17 +23,19 @@ use super::auth::Caller;
 use super::context::Context;
 use super::limits::Quota;
 use super::reply::Reply;
+use super::stamp::Stamp;
 use super::{completion, custom, prompts, resources, skills, subscriptions, tasks, tools, Server};
 use crate::connection::PendingRequests;
 use crate::protocol::jsonrpc::{self, InvalidMessage, Message, Notification, Request};
-use crate::protocol::meta::is_modern_request;
+use crate::protocol::meta::{is_modern_request, SentRequestMeta};
 use crate::protocol::{
     meta, methods, CacheScope, CancelledNotificationParams, ClientCapabilities, DiscoverResult, EmptyResult, Era,
-    ErrorObject, Implementation, InitializeRequestParams, InitializeResult, LoggingLevel, Meta, ProtocolResult,
-    ProtocolVersion, RequestId, RequestMeta, ResultType, SetLevelRequestParams,
+    ErrorObject, Implementation, InitializeRequestParams, InitializeResult, LoggingLevel, ProtocolResult,
+    ProtocolVersion, RequestId, SetLevelRequestParams,
 };
 use crate::state::SessionRecord;
 use crate::{lock, read, write};
+use recent_clients::RecentClients;
 
 /// The protocol facts one request is served under.
 #[derive(Clone)]
@@ -52,9 +53,9 @@ pub(crate) struct Scope {
     pub(crate) reply: Reply,
     pub(crate) cancellation: CancellationToken,
     pub(crate) assumed_version: Option<ProtocolVersion>,
-    /// The request's `_meta` when the transport has read it already (the modern HTTP
-    /// header checks do), so that it is not read twice.
-    pub(crate) meta: Option<RequestMeta>,
+    /// The request's protocol facts when the transport has worked them out already from
+    /// its `_meta` (the modern HTTP header checks do), so that it is not read twice.
+    pub(crate) exchange: Option<Exchange>,
     /// The verified caller, on an endpoint that requires a token.
     pub(crate) caller: Option<Arc<Caller>>,
 }
@@ -65,7 +66,7 @@ impl Scope {
             reply,
             cancellation,
             assumed_version: None,
-            meta: None,
+            exchange: None,
             caller: None,
         }
     }
@@ -100,6 +101,8 @@ pub(crate) struct Dispatcher {
     /// How many times this dispatcher changed what a session record holds (log level,
     /// subscriptions) by itself; what it adopts does not count.
     record_changes: AtomicU64,
+    /// What the modern clients it served lately said of themselves.
+    recent_clients: RecentClients,
 }
 
 /// The page size of `tasks/list` when the server sets none.
@@ -136,6 +139,7 @@ impl Dispatcher {
             session_key: OnceLock::new(),
             replicated: AtomicBool::new(false),
             record_changes: AtomicU64::new(0),
+            recent_clients: RecentClients::default(),
         })
     }
 
@@ -354,14 +358,14 @@ impl Dispatcher {
     /// neither, as on stateless HTTP) and no request id; what it sends goes on the
     /// session's channel. `None` for params that are not an object.
     fn notification_context(self: &Arc<Self>, method: &str, params: Option<&RawValue>) -> Option<Context> {
-        let head: ParamsHead = parse_params(params).ok()?;
-        let request_meta = read_request_meta(head.meta.as_deref()).ok()?;
+        let request_meta = read_request_meta(params).ok()?;
         let exchange = self
-            .exchange_for(method, request_meta, Some(ProtocolVersion::LATEST_LEGACY))
+            .exchange_for(method, &request_meta, Some(ProtocolVersion::LATEST_LEGACY))
             .ok()??;
         let reply = self.session_channel().cloned().unwrap_or_else(Reply::nowhere);
         let scope = Scope::new(reply, self.ended().child_token());
-        Some(Context::new(Arc::clone(self), None, exchange, head.meta, scope))
+        let params = params.map(|raw| Arc::from(raw.to_owned()));
+        Some(Context::new(Arc::clone(self), None, exchange, params, scope))
     }
 
     /// Answers one request: the response text, or `None` when it was cancelled.
@@ -408,7 +412,7 @@ impl Dispatcher {
         method: &str,
         params: Option<&RawValue>,
         ctx: &Context,
-        stamp: Option<&Value>,
+        stamp: Option<&Stamp>,
     ) -> Outcome {
         let tasks = self.server.tasks();
         let era = ctx.era();
@@ -516,8 +520,9 @@ impl Dispatcher {
 
     async fn dispatch(self: Arc<Self>, request: Request, mut scope: Scope) -> Outcome {
         let Request { id, method, params } = request;
-        let params = params.as_deref();
-        let head: ParamsHead = parse_params(params)?;
+        // Shared with the context, which reads `_meta` from them when a handler asks.
+        let shared_params: Option<Arc<RawValue>> = params.map(Arc::from);
+        let params = shared_params.as_deref();
         if method == methods::INITIALIZE {
             // 2026-07-28 removed `initialize`: a request of that era must not start a
             // legacy handshake (on a shared stateless session it would change the era of
@@ -527,21 +532,26 @@ impl Dispatcher {
             }
             return self.initialize(params);
         }
-        let request_meta = match scope.meta.take() {
-            Some(read) => read,
-            None => read_request_meta(head.meta.as_deref())?,
-        };
-        let exchange = match self.exchange_for(&method, request_meta, scope.assumed_version)? {
+        // Reading `_meta`'s protocol fields checks that it is an object (or absent), so the
+        // context's lazy read of it cannot fail; the transport did so if it worked them out.
+        let exchange = match scope.exchange.take() {
             Some(exchange) => exchange,
-            // `ping` before `initialize`.
-            None => return finish(EmptyResult::default(), None),
+            None => match self.exchange_for(&method, &read_request_meta(params)?, scope.assumed_version)? {
+                Some(exchange) => exchange,
+                // `ping` before `initialize`.
+                None => return finish(EmptyResult::default(), None),
+            },
         };
         let era = exchange.version.era();
-        // `exchange_for` read `_meta` as an object already, so the context's lazy read of it
-        // cannot fail.
-        let ctx = Context::new(Arc::clone(&self), Some(id.clone()), exchange, head.meta, scope);
+        let ctx = Context::new(
+            Arc::clone(&self),
+            Some(id.clone()),
+            exchange,
+            shared_params.clone(),
+            scope,
+        );
         let server = &self.server;
-        let stamp = (era == Era::Modern).then(|| server.server_info_json());
+        let stamp = (era == Era::Modern).then(|| server.stamp());
         let outcome = match (method.as_str(), era) {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
             (methods::DISCOVER, Era::Modern) => self.discover(stamp),
@@ -583,7 +593,7 @@ impl Dispatcher {
     fn exchange_for(
         &self,
         method: &str,
-        request_meta: RequestMeta,
+        request_meta: &SentRequestMeta<'_>,
         assumed_version: Option<ProtocolVersion>,
     ) -> Result<Option<Exchange>, ErrorObject> {
         if let Some(handshake) = read(&self.handshake).as_ref() {
@@ -606,14 +616,21 @@ impl Dispatcher {
                 meta::PROTOCOL_VERSION
             )));
         }
-        let version = request_meta.modern_version()?;
-        Ok(Some(Exchange {
+        self.modern_exchange(request_meta).map(Some)
+    }
+
+    /// The protocol facts of a modern request, from its `_meta`: checked to carry what
+    /// every modern request must, and its client's capabilities and info read unless this
+    /// dispatcher has read the same lately.
+    pub(crate) fn modern_exchange(&self, request_meta: &SentRequestMeta<'_>) -> Result<Exchange, ErrorObject> {
+        let (version, capabilities) = request_meta.modern()?;
+        let client = self.recent_clients.read(capabilities, request_meta.client_info)?;
+        Ok(Exchange {
             version,
-            // `modern_version` checked that the capabilities are there.
-            client_capabilities: Arc::new(request_meta.client_capabilities.unwrap_or_default()),
-            client_info: request_meta.client_info.map(Arc::new),
+            client_capabilities: client.capabilities,
+            client_info: client.info,
             log_level: request_meta.log_level,
-        }))
+        })
     }
 
     fn initialize(&self, params: Option<&RawValue>) -> Outcome {
@@ -641,7 +658,7 @@ impl Dispatcher {
         finish(result, None)
     }
 
-    fn discover(&self, stamp: Option<&Value>) -> Outcome {
+    fn discover(&self, stamp: Option<&Stamp>) -> Outcome {
         let mut result = DiscoverResult {
             supported_versions: ProtocolVersion::all_strs().into_iter().map(str::to_owned).collect(),
             capabilities: self.server.capabilities(ProtocolVersion::V2026_07_28),
@@ -663,15 +680,13 @@ impl Dispatcher {
     }
 }
 
-/// Stamps the modern era's `resultType` (unless the result set its own) and server info
-/// (as JSON already, see [`Server::server_info_json`]), then writes the result as JSON.
-pub(super) fn finish<R: ProtocolResult + Serialize>(mut result: R, stamp: Option<&Value>) -> Outcome {
-    if let Some(server_info) = stamp {
-        result.result_type_mut().get_or_insert(ResultType::Complete);
-        let meta = result.meta_mut().get_or_insert_with(Meta::new);
-        meta.insert(meta::SERVER_INFO.to_owned(), server_info.clone());
+/// Writes a result as JSON, with the modern era's [`Stamp`] when given one.
+pub(super) fn finish<R: ProtocolResult + Serialize>(result: R, stamp: Option<&Stamp>) -> Outcome {
+    match stamp {
+        Some(stamp) => stamp.write(result),
+        None => serde_json::to_string(&result),
     }
-    serde_json::to_string(&result).map_err(ErrorObject::internal)
+    .map_err(ErrorObject::internal)
 }
 
 /// Decodes a method's params; absent params read as `{}`.
@@ -713,19 +728,19 @@ pub(super) struct CursorParams {
     pub(super) cursor: Option<String>,
 }
 
-/// The protocol fields of a request's `_meta` (all absent without one).
-fn read_request_meta(raw: Option<&RawValue>) -> Result<RequestMeta, ErrorObject> {
-    match raw {
-        Some(raw) => serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("_meta: {e}"))),
-        None => Ok(RequestMeta::default()),
+/// The protocol fields of the `_meta` of a request's params (all absent without one),
+/// read before the method's own params.
+fn read_request_meta(params: Option<&RawValue>) -> Result<SentRequestMeta<'_>, ErrorObject> {
+    #[derive(Deserialize)]
+    struct ParamsHead<'a> {
+        #[serde(rename = "_meta", default, borrow)]
+        meta: Option<SentRequestMeta<'a>>,
     }
-}
-
-/// Only `_meta`, read before the method's own params.
-#[derive(Deserialize, Default)]
-struct ParamsHead {
-    #[serde(rename = "_meta", default)]
-    meta: Option<Box<RawValue>>,
+    let Some(params) = params else {
+        return Ok(SentRequestMeta::default());
+    };
+    let head: ParamsHead<'_> = serde_json::from_str(params.get()).map_err(ErrorObject::invalid_params)?;
+    Ok(head.meta.unwrap_or_default())
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -735,6 +750,8 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
 }
+
+mod recent_clients;
 
 #[cfg(test)]
 mod tests;

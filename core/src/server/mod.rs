@@ -39,6 +39,7 @@ pub mod returned;
 mod schema;
 pub(crate) mod session;
 mod skills;
+mod stamp;
 mod subscriptions;
 pub mod tasks;
 mod tools;
@@ -75,6 +76,7 @@ use registry::{Edit, Registry};
 use resources::{RegisteredResource, RegisteredTemplate};
 use session::Session;
 use skills::{SkillFiles, Skills};
+use stamp::Stamp;
 use tools::RegisteredTool;
 
 /// An MCP server. Cheap to clone: clones share registries, so one value serves any number
@@ -86,8 +88,8 @@ pub struct Server {
 
 struct ServerInner {
     info: Arc<Implementation>,
-    /// `info` as JSON, stamped into every modern result's `_meta`.
-    info_json: serde_json::Value,
+    /// `info` as every modern result carries it.
+    stamp: Stamp,
     instructions: Option<String>,
     registry: RwLock<Arc<Registry>>,
     bus: Arc<dyn SubscriptionBus>,
@@ -412,8 +414,7 @@ impl ServerBuilder {
         let bus: Arc<dyn SubscriptionBus> = self.bus.unwrap_or_else(|| Arc::new(InMemorySubscriptionBus::default()));
         Ok(Server {
             inner: Arc::new(ServerInner {
-                info_json: serde_json::to_value(&self.info)
-                    .map_err(|e| DefinitionError::new(format!("server info: {e}")))?,
+                stamp: Stamp::new(&self.info).map_err(|e| DefinitionError::new(format!("server info: {e}")))?,
                 info: Arc::new(self.info),
                 instructions: self.instructions,
                 registry: RwLock::new(Arc::new(registry)),
@@ -632,9 +633,9 @@ impl Server {
         Arc::clone(&self.inner.info)
     }
 
-    /// [`server_info`](Self::server_info) as JSON, made once.
-    pub(crate) fn server_info_json(&self) -> &serde_json::Value {
-        &self.inner.info_json
+    /// [`server_info`](Self::server_info) as every modern result carries it.
+    pub(crate) fn stamp(&self) -> &Stamp {
+        &self.inner.stamp
     }
 
     /// Removes a registration; connections are told when it was listed.

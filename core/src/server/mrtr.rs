@@ -6,7 +6,8 @@
 //! Calls are keyed by their order in the run (`q0`, `q1`, …). The sealed `requestState`
 //! carries every answer so far, the round number, an expiry, and any state of the
 //! handler's own; it is bound to the method, the tool, prompt or resource name, and the
-//! arguments.
+//! arguments. The binding is worked out only when state is opened or sealed: most calls
+//! do neither, and writing out their arguments cost a tenth of a small call.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -15,6 +16,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
 use tokio::sync::Notify;
 
 use super::context::Context;
@@ -49,7 +52,6 @@ pub(crate) struct InputRound {
     next_key: AtomicUsize,
     asked: Mutex<BTreeMap<String, InputRequest>>,
     asked_signal: Notify,
-    binding: Vec<u8>,
     /// Whether the handler may end this run by becoming a task (`Context::begin_task`).
     may_begin_task: AtomicBool,
     /// Whether it did.
@@ -79,11 +81,12 @@ pub(crate) enum Run<T> {
 }
 
 impl InputRound {
-    /// Opens the request's state (if any) and merges its responses. Invalid, expired or
-    /// foreign state is rejected with -32602 before any handler runs.
+    /// Opens the request's state (if any), bound to what `bind` gives, and merges its
+    /// responses. Invalid, expired or foreign state is rejected with -32602 before any
+    /// handler runs.
     pub(crate) fn start(
         policy: &InputPolicy,
-        binding: Vec<u8>,
+        bind: impl FnOnce() -> Vec<u8>,
         request_state: Option<&str>,
         responses: Option<InputResponses>,
     ) -> Result<Self, ErrorObject> {
@@ -92,7 +95,7 @@ impl InputRound {
             Some(sealed) => {
                 let plaintext = policy
                     .keys
-                    .open(sealed, &binding)
+                    .open(sealed, &bind())
                     .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;
                 let state: SealedState = serde_json::from_slice(&plaintext)
                     .ok()
@@ -116,7 +119,6 @@ impl InputRound {
             next_key: AtomicUsize::new(0),
             asked: Mutex::new(BTreeMap::new()),
             asked_signal: Notify::new(),
-            binding,
             may_begin_task: AtomicBool::new(false),
             began_task: AtomicBool::new(false),
         })
@@ -133,7 +135,6 @@ impl InputRound {
             next_key: AtomicUsize::new(0),
             asked: Mutex::new(BTreeMap::new()),
             asked_signal: Notify::new(),
-            binding: Vec::new(),
             may_begin_task: AtomicBool::new(false),
             began_task: AtomicBool::new(false),
         }
@@ -203,11 +204,12 @@ impl InputRound {
     }
 
     /// The `input_required` result for what this run asked (or, in the explicit style,
-    /// what the handler returned), with the next round's sealed state.
+    /// what the handler returned), with the next round's state sealed to `binding`.
     pub(crate) fn input_required(
         &self,
         policy: &InputPolicy,
         explicit: Option<InputRequiredResult>,
+        binding: &[u8],
     ) -> Result<InputRequiredResult, ErrorObject> {
         let round = self.round + 1;
         if round > policy.max_rounds {
@@ -229,10 +231,7 @@ impl InputRound {
             handler,
         };
         let plaintext = serde_json::to_vec(&state).map_err(ErrorObject::internal)?;
-        let sealed = policy
-            .keys
-            .seal(&plaintext, &self.binding)
-            .map_err(ErrorObject::internal)?;
+        let sealed = policy.keys.seal(&plaintext, binding).map_err(ErrorObject::internal)?;
         Ok(InputRequiredResult {
             input_requests: input_requests.filter(|r| !r.is_empty()),
             request_state: Some(sealed),
@@ -242,13 +241,22 @@ impl InputRound {
     }
 }
 
-/// What sealed state is bound to: the method, the target's name, the arguments, and the
+/// What sealed state is bound to: the method, the target's name, the arguments in the
+/// request's `params` (read again: the handler has taken the parsed ones by then), and the
 /// caller's principal on an endpoint that requires tokens (so that state replayed by
 /// another caller does not open).
-pub(crate) fn binding(method: &str, target: &str, arguments: &impl Serialize, principal: &str) -> Vec<u8> {
+pub(crate) fn binding(method: &str, target: &str, params: Option<&RawValue>, principal: &str) -> Vec<u8> {
+    #[derive(Deserialize)]
+    struct Arguments {
+        #[serde(default)]
+        arguments: Option<Value>,
+    }
+    let arguments = params
+        .and_then(|raw| serde_json::from_str::<Arguments>(raw.get()).ok())
+        .and_then(|params| params.arguments);
     let mut binding = format!("{method}\0{target}\0{principal}\0").into_bytes();
-    // Maps serialize with sorted keys, so equal arguments give equal bytes.
-    binding.extend(serde_json::to_vec(arguments).unwrap_or_default());
+    // Written out, not as sent: equal arguments in other spacing give equal bytes.
+    binding.extend(serde_json::to_vec(&arguments).unwrap_or_default());
     binding
 }
 
@@ -257,13 +265,12 @@ fn now_secs() -> u64 {
 }
 
 /// The multi round-trip state of a modern request that may ask the client for input
-/// (none in the legacy era, where the client is asked directly).
+/// (none in the legacy era, where the client is asked directly); `bind` gives what its
+/// state is bound to ([`binding`]).
 pub(crate) fn input_round(
     server: &Server,
     ctx: &Context,
-    method: &str,
-    target: &str,
-    arguments: &impl Serialize,
+    bind: impl FnOnce() -> Vec<u8>,
     request_state: Option<String>,
     responses: Option<InputResponses>,
 ) -> Result<Option<Arc<InputRound>>, ErrorObject> {
@@ -272,7 +279,7 @@ pub(crate) fn input_round(
     }
     let round = Arc::new(InputRound::start(
         server.input_policy(),
-        binding(method, target, arguments, &ctx.principal_key()),
+        bind,
         request_state.as_deref(),
         responses,
     )?);
@@ -291,11 +298,12 @@ pub(crate) enum Handled<T> {
 }
 
 /// Runs a handler; in the modern era, a request for input ends the run with the
-/// `input_required` result.
+/// `input_required` result, its state sealed to what `bind` gives.
 pub(crate) async fn run_handler<T>(
     server: &Server,
     round: Option<&InputRound>,
     handler: impl Future<Output = Result<T, HandlerError>>,
+    bind: impl FnOnce() -> Vec<u8>,
 ) -> Handled<Result<T, HandlerError>> {
     let Some(round) = round else {
         return Handled::Done(handler.await);
@@ -303,10 +311,10 @@ pub(crate) async fn run_handler<T>(
     let policy = server.input_policy();
     match round.run(handler).await {
         Run::Done(Err(HandlerError::InputRequired(explicit))) => {
-            Handled::NeedsInput(round.input_required(policy, Some(*explicit)))
+            Handled::NeedsInput(round.input_required(policy, Some(*explicit), &bind()))
         }
         Run::Done(outcome) => Handled::Done(outcome),
-        Run::NeedsInput => Handled::NeedsInput(round.input_required(policy, None)),
+        Run::NeedsInput => Handled::NeedsInput(round.input_required(policy, None, &bind())),
         Run::BeginTask => Handled::BeginTask,
     }
 }
@@ -337,13 +345,32 @@ mod tests {
         InputRequest::Roots(ListRootsRequestParams::default())
     }
 
+    /// The binding of a call of tool `t` with `arguments`, by `principal`.
+    fn bound(arguments: Value, principal: &str) -> Vec<u8> {
+        let params = RawValue::from_string(serde_json::json!({ "name": "t", "arguments": arguments }).to_string());
+        binding("tools/call", "t", Some(&params.unwrap()), principal)
+    }
+
+    #[test]
+    fn the_binding_reads_the_arguments_whatever_their_spacing() {
+        let spaced = RawValue::from_string(r#"{ "name": "t", "arguments": { "a" : 1 } }"#.into()).unwrap();
+        assert_eq!(
+            binding("tools/call", "t", Some(&spaced), ""),
+            bound(serde_json::json!({"a": 1}), "")
+        );
+        assert_ne!(
+            bound(serde_json::json!({"a": 1}), ""),
+            bound(serde_json::json!({"a": 2}), "")
+        );
+    }
+
     #[tokio::test]
     async fn a_second_round_answers_the_first_and_asks_the_next() {
         let policy = policy();
-        let bind = || binding("tools/call", "t", &serde_json::json!({"a": 1}), "");
-        let first = InputRound::start(&policy, bind(), None, None).unwrap();
+        let bind = || bound(serde_json::json!({"a": 1}), "");
+        let first = InputRound::start(&policy, bind, None, None).unwrap();
         assert!(first.ask(roots()).is_none());
-        let result = first.input_required(&policy, None).unwrap();
+        let result = first.input_required(&policy, None, &bind()).unwrap();
         assert_eq!(
             result.input_requests.as_ref().unwrap().keys().collect::<Vec<_>>(),
             ["q0"]
@@ -351,46 +378,47 @@ mod tests {
 
         let responses = BTreeMap::from([("q0".to_owned(), accept())]);
         let state = result.request_state.unwrap();
-        let second = InputRound::start(&policy, bind(), Some(&state), Some(responses.clone())).unwrap();
+        let second = InputRound::start(&policy, bind, Some(&state), Some(responses.clone())).unwrap();
         assert!(second.ask(roots()).is_some());
         assert!(second.ask(roots()).is_none());
-        let third_state = second.input_required(&policy, None).unwrap().request_state.unwrap();
-        let third = InputRound::start(&policy, bind(), Some(&third_state), None).unwrap();
-        assert!(third.input_required(&policy, None).is_err(), "past the round limit");
+        let third_state = second
+            .input_required(&policy, None, &bind())
+            .unwrap()
+            .request_state
+            .unwrap();
+        let third = InputRound::start(&policy, bind, Some(&third_state), None).unwrap();
+        assert!(
+            third.input_required(&policy, None, &bind()).is_err(),
+            "past the round limit"
+        );
 
         let alice = AccessToken::new("a").issuer("as").subject("alice");
         let mallory = AccessToken::new("m").issuer("as").subject("mallory");
         let args = serde_json::json!({"a": 1});
-        let for_alice = binding("tools/call", "t", &args, &alice.principal().key());
-        let alices_state = InputRound::start(&policy, for_alice.clone(), None, None)
+        let for_alice = bound(args.clone(), &alice.principal().key());
+        let alices_state = InputRound::start(&policy, || for_alice.clone(), None, None)
             .unwrap()
-            .input_required(&policy, None);
+            .input_required(&policy, None, &for_alice);
         let alices_state = alices_state.map(|r| r.request_state.unwrap());
         let refused = |binding: Vec<u8>, state: &str| {
-            InputRound::start(&policy, binding, Some(state), None)
+            InputRound::start(&policy, || binding, Some(state), None)
                 .err()
                 .unwrap()
                 .code
         };
-        assert_eq!(
-            refused(binding("tools/call", "t", &serde_json::json!({"a": 2}), ""), &state),
-            -32602
-        );
+        assert_eq!(refused(bound(serde_json::json!({"a": 2}), ""), &state), -32602);
         assert_eq!(
             refused(
-                binding("tools/call", "t", &args, &mallory.principal().key()),
+                bound(args.clone(), &mallory.principal().key()),
                 &alices_state.clone().unwrap()
             ),
             -32602
         );
-        assert_eq!(
-            refused(binding("tools/call", "t", &args, ""), &alices_state.clone().unwrap()),
-            -32602
-        );
+        assert_eq!(refused(bound(args.clone(), ""), &alices_state.clone().unwrap()), -32602);
         let again = AccessToken::new("a2").issuer("as").subject("alice");
         assert!(InputRound::start(
             &policy,
-            binding("tools/call", "t", &args, &again.principal().key()),
+            || bound(args, &again.principal().key()),
             Some(&alices_state.unwrap()),
             None
         )
@@ -399,7 +427,7 @@ mod tests {
 
     #[tokio::test]
     async fn calls_at_the_same_time_share_one_round() {
-        let round = InputRound::start(&policy(), Vec::new(), None, None).unwrap();
+        let round = InputRound::start(&policy(), Vec::new, None, None).unwrap();
         let ask_two = async {
             let both = futures::join!(
                 async {

@@ -9,11 +9,11 @@ use indexmap::map::Slice;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::auth::Caller;
 use super::dispatch::{finish, parse_params, CursorParams, Outcome};
 use super::registry::{DefinitionKind, Registry, Scoped};
+use super::stamp::Stamp;
 use super::Server;
 use crate::protocol::{CacheableResult, ErrorObject};
 
@@ -25,7 +25,7 @@ pub(super) fn list<T, R>(
     server: &Server,
     kind: DefinitionKind,
     params: Option<&RawValue>,
-    stamp: Option<&Value>,
+    stamp: Option<&Stamp>,
     caller: Option<&Caller>,
     items: impl FnOnce(&Registry) -> &IndexMap<String, Arc<T>>,
     build: impl FnOnce(&Slice<String, Arc<T>>, Option<String>) -> R,

@@ -5,14 +5,14 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::completion::{CompletionHandler, CompletionHandlers};
+use super::stamp::Stamp;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::auth::Caller;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
-use super::mrtr::{input_round, run_handler, Handled};
+use super::mrtr::{binding, input_round, run_handler, Handled};
 use super::pagination;
 use super::registry::DefinitionKind;
 use super::returned::Returned;
@@ -255,7 +255,7 @@ pub(super) fn list(
     server: &Server,
     params: Option<&RawValue>,
     caller: Option<&Caller>,
-    stamp: Option<&Value>,
+    stamp: Option<&Stamp>,
 ) -> Outcome {
     pagination::list(
         server,
@@ -274,8 +274,8 @@ pub(super) fn list(
 
 /// `prompts/get`: required arguments checked, then the handler run (with its input
 /// rounds in the modern era).
-pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
-    let params: GetPromptRequestParams = parse_params(params)?;
+pub(super) async fn get(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
+    let params: GetPromptRequestParams = parse_params(raw)?;
     let Some(prompt) = server.registry().prompts.get(&params.name).cloned() else {
         return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", params.name)));
     };
@@ -288,16 +288,10 @@ pub(super) async fn get(server: &Server, params: Option<&RawValue>, ctx: &Contex
             missing.join(", ")
         )));
     }
-    let round = input_round(
-        server,
-        ctx,
-        methods::PROMPTS_GET,
-        &params.name,
-        &arguments,
-        params.request_state,
-        params.input_responses,
-    )?;
-    let mut result = match run_handler(server, round.as_deref(), prompt.handler.get(arguments, ctx.clone())).await {
+    let bind = || binding(methods::PROMPTS_GET, &params.name, raw, &ctx.principal_key());
+    let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
+    let handler = prompt.handler.get(arguments, ctx.clone());
+    let mut result = match run_handler(server, round.as_deref(), handler, bind).await {
         Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object(ctx.era()))?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
         // Only a tool's round lets its handler become a task.

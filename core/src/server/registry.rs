@@ -56,6 +56,9 @@ pub(crate) struct Registry {
     /// Whether a listed tool may run as a task: worked out once per snapshot, as legacy
     /// calls ask it each time.
     task_tools: Derived<bool>,
+    /// Whether a listed tool, resource, template or prompt requires scopes: when none
+    /// does, a protected endpoint's calls are not read for their target.
+    scoped: Derived<bool>,
 }
 
 /// A value worked out from a snapshot, once; a copy (the next snapshot) works it out again.
@@ -123,13 +126,17 @@ impl Registry {
 
     /// The name or URI that a `tools/call`, `prompts/get` or `resources/read` names (read
     /// with `target`, and only for those methods) and the scopes that tool, prompt or
-    /// resource requires; `None` for other methods, no target, or an unknown one.
+    /// resource requires; `None` for other methods, no target, an unknown one, or when no
+    /// registration requires scopes.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) fn scopes_for(
         &self,
         method: &str,
         target: impl FnOnce() -> Option<String>,
     ) -> Option<(String, Vec<String>)> {
+        if !*self.scoped.0.get_or_init(|| !self.all_scopes().is_empty()) {
+            return None;
+        }
         let lookup: fn(&Registry, &str) -> Option<Vec<String>> = match method {
             methods::TOOLS_CALL => |registry, name| registry.tools.get(name).map(|tool| tool.scopes.clone()),
             methods::PROMPTS_GET => |registry, name| registry.prompts.get(name).map(|prompt| prompt.scopes.clone()),

@@ -5,14 +5,14 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::completion::{CompletionHandler, CompletionHandlers};
+use super::stamp::Stamp;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::auth::Caller;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, CursorParams, Outcome};
 use super::handler::HandlerError;
-use super::mrtr::{input_round, run_handler, Handled};
+use super::mrtr::{binding, input_round, run_handler, Handled};
 use super::pagination;
 use super::registry::{DefinitionKind, ResourceMatch};
 use super::returned::Returned;
@@ -407,7 +407,7 @@ impl RegisteredTemplate {
 /// `resources/list`: pages of the registered resources; with a [`ResourceLister`], every
 /// registered resource on the first page, then the lister's pages (its cursors passed
 /// through as they are).
-pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
+pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
     let caller = ctx.caller();
     let Some(lister) = server.resource_lister() else {
         return pagination::list(
@@ -459,7 +459,7 @@ pub(super) fn list_templates(
     server: &Server,
     params: Option<&RawValue>,
     caller: Option<&Caller>,
-    stamp: Option<&Value>,
+    stamp: Option<&Stamp>,
 ) -> Outcome {
     pagination::list(
         server,
@@ -477,25 +477,14 @@ pub(super) fn list_templates(
 }
 
 /// `resources/read`: a static resource by its URI, else the first template that matches.
-pub(super) async fn read(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
-    let params: ReadResourceRequestParams = parse_params(params)?;
+pub(super) async fn read(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
+    let params: ReadResourceRequestParams = parse_params(raw)?;
     let (handler, variables) = reader(server, &params.uri, ctx.era())?;
-    let round = input_round(
-        server,
-        ctx,
-        methods::RESOURCES_READ,
-        &params.uri,
-        &(),
-        params.request_state,
-        params.input_responses,
-    )?;
-    let mut result = match run_handler(
-        server,
-        round.as_deref(),
-        handler.read(params.uri, variables, ctx.clone()),
-    )
-    .await
-    {
+    let uri = params.uri;
+    let bind = || binding(methods::RESOURCES_READ, &uri, raw, &ctx.principal_key());
+    let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
+    let read = handler.read(uri.clone(), variables, ctx.clone());
+    let mut result = match run_handler(server, round.as_deref(), read, bind).await {
         Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object(ctx.era()))?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
         // Only a tool's round lets its handler become a task.

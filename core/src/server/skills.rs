@@ -35,6 +35,7 @@ use super::handler::HandlerError;
 use super::pagination::page;
 use super::resources::ResourceHandler;
 use super::schema::DefinitionError;
+use super::stamp::Stamp;
 use super::Server;
 use crate::protocol::skills::{
     digest, frontmatter, DirectoryReadRequestParams, DirectoryReadResult, GetSkillRequestParams, GetSkillResult,
@@ -248,7 +249,7 @@ impl Skills {
 
 /// `skills/list`: a page of the skills, with the server's cache hints (the extension
 /// requires them in every era).
-pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
     let cursor: CursorParams = parse_params(params)?;
     let (page, next_cursor) = page(&server.skills().skills, cursor.cursor.as_deref(), server.page_size())?;
     let mut result = ListSkillsResult {
@@ -261,7 +262,7 @@ pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Va
 }
 
 /// `skills/get`: the skill whose `SKILL.md` is at the URI; -32602 for any other URI.
-pub(super) fn get(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) fn get(server: &Server, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
     let params: GetSkillRequestParams = parse_params(params)?;
     let skill = server.skills().skills.get(&params.uri).cloned().ok_or_else(|| {
         ErrorObject::invalid_params(format!("no skill at {}", params.uri))
@@ -280,7 +281,7 @@ pub(super) fn get(server: &Server, params: Option<&RawValue>, stamp: Option<&Val
 
 /// `resources/directory/read`: a page of a skill directory's direct children; -32602
 /// for a URI that is not one of the skills' directories.
-pub(super) fn read_directory(server: &Server, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+pub(super) fn read_directory(server: &Server, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
     let params: DirectoryReadRequestParams = parse_params(params)?;
     let children = server.skills().directories.get(&params.uri).ok_or_else(|| {
         ErrorObject::invalid_params(format!("{} is not a directory of this server's skills", params.uri))

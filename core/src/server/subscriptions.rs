@@ -12,6 +12,7 @@ use tokio::sync::broadcast;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Dispatcher, Outcome};
 use super::reply::Reply;
+use super::stamp::Stamp;
 use crate::lock;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
@@ -53,7 +54,7 @@ pub(super) async fn listen(
     params: Option<&RawValue>,
     id: &RequestId,
     ctx: &Context,
-    stamp: Option<&Value>,
+    stamp: Option<&Stamp>,
 ) -> Outcome {
     let params: SubscriptionsListenParams = parse_params(params)?;
     let mut filter = params.notifications;

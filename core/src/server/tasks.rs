@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 use super::dispatch::{finish, parse_params, CursorParams, Outcome};
 use super::mrtr::{InputRound, Run};
 use super::reply::Reply;
+use super::stamp::Stamp;
 use crate::protocol::result::protocol_result;
 use crate::protocol::{
     code, jsonrpc, meta, methods, CallToolResult, ClientCapabilities, EmptyResult, Era, ErrorObject, InputRequest,
@@ -203,7 +204,7 @@ impl Tasks {
 
     /// Starts a task that runs `run` in the background, and gives its `CreateTaskResult`
     /// (the task is stored before: a `tasks/get` for it resolves).
-    pub(crate) async fn start(&self, new: NewTask, run: TaskRun, stamp: Option<&Value>) -> Outcome {
+    pub(crate) async fn start(&self, new: NewTask, run: TaskRun, stamp: Option<&Stamp>) -> Outcome {
         let limits = &self.shared.limits;
         let now = SystemTime::now();
         let record = TaskRecord {
@@ -268,7 +269,7 @@ impl Tasks {
 
     /// `tasks/get`: the task as the era shows it; in the modern era with its result, error
     /// or pending input requests.
-    pub(crate) async fn get(&self, era: Era, owner: &str, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    pub(crate) async fn get(&self, era: Era, owner: &str, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
         let Named { task_id } = parse_params(params)?;
         let task = self.find(owner, &task_id).await?;
         match era {
@@ -280,7 +281,7 @@ impl Tasks {
     /// `tasks/update` (2026-07-28): records the answers to pending input requests (others
     /// are ignored) before it acknowledges, so that the next `tasks/get` no longer lists
     /// them.
-    pub(crate) async fn update(&self, owner: &str, params: Option<&RawValue>, stamp: Option<&Value>) -> Outcome {
+    pub(crate) async fn update(&self, owner: &str, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
         // Responses stay raw until matched: those to keys not pending are ignored unread.
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
@@ -322,7 +323,7 @@ impl Tasks {
         era: Era,
         owner: &str,
         params: Option<&RawValue>,
-        stamp: Option<&Value>,
+        stamp: Option<&Stamp>,
     ) -> Outcome {
         let Named { task_id } = parse_params(params)?;
         let task = self.find(owner, &task_id).await?;

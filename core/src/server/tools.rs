@@ -16,11 +16,12 @@ use super::auth::Caller;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome, UnreadObject};
 use super::handler::HandlerError;
-use super::mrtr::{input_round, run_handler, Handled};
+use super::mrtr::{binding, input_round, run_handler, Handled};
 use super::pagination;
 use super::registry::DefinitionKind;
 use super::returned::{Returned, ToolOutput};
 use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
+use super::stamp::Stamp;
 use super::tasks::{self, NewTask, TaskRun, TaskSupport};
 use super::Server;
 use crate::protocol::headers::{header_params, HeaderParam};
@@ -402,7 +403,7 @@ pub(super) fn list(
     server: &Server,
     params: Option<&RawValue>,
     caller: Option<&Caller>,
-    stamp: Option<&Value>,
+    stamp: Option<&Stamp>,
 ) -> Outcome {
     pagination::list(
         server,
@@ -449,8 +450,8 @@ struct TaskParams {
 /// `tools/call`: arguments checked against the input schema, the handler run (with its
 /// input rounds in the modern era), the structured output checked against the output
 /// schema and kept only where the protocol version has it.
-pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Value>) -> Outcome {
-    let params: CallParams = parse_params(params)?;
+pub(super) async fn call(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
+    let params: CallParams = parse_params(raw)?;
     let Some(tool) = server.registry().tools.get(&params.name).cloned() else {
         return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
     };
@@ -485,22 +486,15 @@ pub(super) async fn call(server: &Server, params: Option<&RawValue>, ctx: &Conte
         }
         task => task,
     };
-    let round = input_round(
-        server,
-        ctx,
-        methods::TOOLS_CALL,
-        &params.name,
-        &arguments,
-        params.request_state,
-        params.input_responses,
-    )?;
+    let bind = || binding(methods::TOOLS_CALL, &params.name, raw, &ctx.principal_key());
+    let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
     if let (Some(round), Some(_)) = (&round, &task) {
         round.allow_task_start();
     }
     // The task, if one begins, needs the arguments again.
     let kept = task.as_ref().map(|_| arguments.clone());
     let called = tool.handler.call(arguments, ctx.clone());
-    let outcome = match run_handler(server, round.as_deref(), called).await {
+    let outcome = match run_handler(server, round.as_deref(), called, bind).await {
         Handled::Done(outcome) => outcome,
         Handled::NeedsInput(result) => return finish(result?, stamp),
         Handled::BeginTask => {

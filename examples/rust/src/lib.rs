@@ -100,6 +100,11 @@ fn starting_with(choices: &[&str], prefix: &str) -> Vec<String> {
 /// Serves `server` as the command line asks: over stdio with no arguments, or Streamable
 /// HTTP with `--http ADDR` (both eras on `/mcp`). Logs go to stderr, filtered by `RUST_LOG`.
 pub async fn serve_from_command_line(server: Server) -> Result<(), Box<dyn std::error::Error>> {
+    serve_from_command_line_with(server, HttpConfig::default()).await
+}
+
+/// [`serve_from_command_line`], with `http` as the settings of Streamable HTTP.
+pub async fn serve_from_command_line_with(server: Server, http: HttpConfig) -> Result<(), Box<dyn std::error::Error>> {
     // Over stdio, stdout carries only protocol messages.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -110,7 +115,7 @@ pub async fn serve_from_command_line(server: Server) -> Result<(), Box<dyn std::
     match args.collect::<Vec<_>>().as_slice() {
         [] => server.serve_stdio().await?,
         [flag, addr] if flag == "--http" => {
-            let handle = server.bind_http(addr.as_str(), HttpConfig::default()).await?;
+            let handle = server.bind_http(addr.as_str(), http).await?;
             // Port 0 picks a free port: this line tells people and scripts which one.
             eprintln!("LISTENING {}", handle.url("/mcp"));
             handle.wait().await?;

@@ -2,28 +2,25 @@
 //! server (RFC 7662).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::header::{HeaderMap, AUTHORIZATION};
 use reqwest::Url;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
+use super::verified::VerifiedTokens;
 use super::{AccessToken, TokenVerifier, VerifyError};
 use crate::oauth::http::{basic_authorization, post_form};
 use crate::BoxFuture;
 
 /// How long an answer is reused at most by default.
 const CACHE_FOR: Duration = Duration::from_secs(5 * 60);
-/// How many answers are kept at most.
-const CACHE_CAPACITY: usize = 10_000;
 
 /// Checks tokens at the authorization server's introspection endpoint, authenticated as
 /// the resource server's own client (HTTP Basic by default, or the secret in the form with
 /// [`client_secret_post`](Self::client_secret_post)). A token must be `active`; its answer
-/// is reused, keyed by a hash of the token, until the token expires or for 5 minutes at
+/// is reused, keyed by the token, until the token expires or for 5 minutes at
 /// most.
 ///
 /// ```
@@ -47,13 +44,7 @@ struct Inner {
     secret_in_form: bool,
     issuer: Option<String>,
     cache_for: Duration,
-    cache: Arc<Mutex<HashMap<[u8; 32], Cached>>>,
-}
-
-#[derive(Clone)]
-struct Cached {
-    token: AccessToken,
-    until: Instant,
+    cache: VerifiedTokens,
 }
 
 impl IntrospectionVerifier {
@@ -74,7 +65,7 @@ impl IntrospectionVerifier {
                 secret_in_form: false,
                 issuer: None,
                 cache_for: CACHE_FOR,
-                cache: Arc::default(),
+                cache: VerifiedTokens::default(),
             }),
         })
     }
@@ -116,8 +107,7 @@ impl TokenVerifier for IntrospectionVerifier {
 
 impl Inner {
     async fn verify(&self, token: String) -> Result<AccessToken, VerifyError> {
-        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if let Some(cached) = self.cached(&key) {
+        if let Some(cached) = self.cache.get(&token) {
             return Ok(cached);
         }
         let answer = self.introspect(&token).await?;
@@ -131,17 +121,10 @@ impl Inner {
             }
         }
         let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let left = accepted
-            .expires_at
-            .map(|exp| Duration::from_secs(exp.saturating_sub(now)));
-        if left == Some(Duration::ZERO) {
+        if accepted.expires_at.is_some_and(|exp| exp <= now) {
             return Err(VerifyError::invalid("the token has expired"));
         }
-        self.remember(
-            key,
-            &accepted,
-            left.map_or(self.cache_for, |left| left.min(self.cache_for)),
-        );
+        self.cache.keep(&accepted, self.cache_for);
         Ok(accepted)
     }
 
@@ -162,34 +145,5 @@ impl Inner {
             .await
             .and_then(|answer| answer.answer)
             .map_err(|e| unavailable(&e))
-    }
-
-    fn cached(&self, key: &[u8; 32]) -> Option<AccessToken> {
-        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        cache
-            .get(key)
-            .filter(|c| c.until > Instant::now())
-            .map(|c| c.token.clone())
-    }
-
-    fn remember(&self, key: [u8; 32], token: &AccessToken, for_: Duration) {
-        if for_.is_zero() {
-            return;
-        }
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= CACHE_CAPACITY {
-            let now = Instant::now();
-            cache.retain(|_, cached| cached.until > now);
-        }
-        if cache.len() < CACHE_CAPACITY {
-            let until = Instant::now() + for_;
-            cache.insert(
-                key,
-                Cached {
-                    token: token.clone(),
-                    until,
-                },
-            );
-        }
     }
 }

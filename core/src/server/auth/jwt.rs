@@ -10,6 +10,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
 use super::jwks::{KeySource, RemoteKeys};
+use super::verified::VerifiedTokens;
 use super::verifier::endpoint;
 use super::{AccessToken, TokenVerifier, VerifyError};
 use crate::BoxFuture;
@@ -22,6 +23,8 @@ const ALGORITHMS: [Algorithm; 4] = [Algorithm::RS256, Algorithm::PS256, Algorith
 const LEEWAY: Duration = Duration::from_secs(30);
 /// The default least time between two fetches of the JWKS.
 const REFETCH_INTERVAL: Duration = Duration::from_secs(30);
+/// How long a verified token is reused at most by default.
+const CACHE_FOR: Duration = Duration::from_secs(5 * 60);
 
 /// Checks JWT access tokens: signed with RS256, PS256, ES256 or EdDSA by a key of the
 /// issuer's JWKS, issued by `issuer`, with `exp` in the future and `nbf` (when present) in
@@ -29,6 +32,10 @@ const REFETCH_INTERVAL: Duration = Duration::from_secs(30);
 ///
 /// The audience is checked by the endpoint against its resource URL (RFC 8707), so the
 /// same rule covers every verifier; [`audience`](Self::audience) adds a check here.
+///
+/// A token that verifies is reused, keyed by its text, until it expires or for 5
+/// minutes at most ([`cache_for`](Self::cache_for)): checking a signature costs far more
+/// than serving a small call, and a client sends the same token with each request.
 ///
 /// ```
 /// use oxmcp::server::auth::JwtVerifier;
@@ -47,6 +54,8 @@ struct Inner {
     audience: Option<Vec<String>>,
     leeway: Duration,
     refetch_interval: Duration,
+    cache_for: Duration,
+    verified: VerifiedTokens,
 }
 
 impl JwtVerifier {
@@ -77,6 +86,8 @@ impl JwtVerifier {
                 audience: None,
                 leeway: LEEWAY,
                 refetch_interval: REFETCH_INTERVAL,
+                cache_for: CACHE_FOR,
+                verified: VerifiedTokens::default(),
             }),
         }
     }
@@ -94,6 +105,13 @@ impl JwtVerifier {
     /// The least time between two fetches of the JWKS (default 30 s).
     pub fn refetch_interval(self, interval: Duration) -> Self {
         self.edit(|inner| inner.refetch_interval = interval)
+    }
+
+    /// How long a verified token is reused at most (default 5 minutes; zero: verify every
+    /// time). A token signed by a key the issuer has since withdrawn is accepted this long
+    /// at most.
+    pub fn cache_for(self, duration: Duration) -> Self {
+        self.edit(|inner| inner.cache_for = duration)
     }
 
     fn edit(mut self, change: impl FnOnce(&mut Inner)) -> Self {
@@ -115,6 +133,15 @@ impl TokenVerifier for JwtVerifier {
 
 impl Inner {
     async fn verify(&self, token: String) -> Result<AccessToken, VerifyError> {
+        if let Some(verified) = self.verified.get(&token) {
+            return Ok(verified);
+        }
+        let verified = self.verify_signed(token).await?;
+        self.verified.keep(&verified, self.cache_for);
+        Ok(verified)
+    }
+
+    async fn verify_signed(&self, token: String) -> Result<AccessToken, VerifyError> {
         let header = jsonwebtoken::decode_header(&token).map_err(|_| VerifyError::invalid("the token is not a JWT"))?;
         if !ALGORITHMS.contains(&header.alg) {
             return Err(VerifyError::invalid(format!(

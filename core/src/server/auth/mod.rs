@@ -40,6 +40,8 @@ mod jwks;
 mod jwt;
 #[cfg(feature = "http-server")]
 mod resource_server;
+#[cfg(feature = "http-server")]
+mod verified;
 mod verifier;
 
 pub use access_token::AccessToken;

@@ -1,6 +1,6 @@
 //! The dispatcher on its own: requests in, response texts out, no connection.
 
-use serde_json::{json, Map};
+use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
 use super::*;

@@ -243,7 +243,7 @@ fn presented_token(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, &'stat
         && token
             .trim_end_matches('=')
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+            .all(|b| matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'+' | b'/'));
     if b64token {
         Ok(Some((scheme, token)))
     } else {

@@ -24,9 +24,9 @@ use super::standalone::{handle_delete, handle_get};
 use super::{ConfigError, HttpConfig};
 use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
-use crate::protocol::{ErrorObject, ProtocolVersion, RequestMeta};
+use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::server::auth::Protection;
-use crate::server::dispatch::{Dispatcher, Scope};
+use crate::server::dispatch::{Dispatcher, Exchange, Scope};
 use crate::server::limits::Quota;
 use crate::server::reply::Reply;
 use crate::server::session::Session;
@@ -153,13 +153,13 @@ impl Endpoint {
     }
 
     /// Answers a request outside any session, on the shared dispatcher: under the legacy
-    /// `assumed_version` when it gives none (stateless mode), or with its modern `meta`
-    /// read already. The client going away before the answer cancels it.
+    /// `assumed_version` when it gives none (stateless mode), or with the protocol facts
+    /// its modern `_meta` gave already. The client going away before the answer cancels it.
     pub(super) async fn answer_alone(
         &self,
         request: Request,
         assumed_version: Option<ProtocolVersion>,
-        meta: Option<RequestMeta>,
+        exchange: Option<Exchange>,
         caller: Admitted,
         status_of: fn(&str) -> StatusCode,
     ) -> Response {
@@ -169,7 +169,7 @@ impl Endpoint {
         let reply = Reply::Stream(tx);
         let scope = Scope {
             assumed_version,
-            meta,
+            exchange,
             caller,
             ..Scope::new(reply.clone(), cancellation)
         };

@@ -1,20 +1,25 @@
 //! Modern-era POSTs (2026-07-28): the header rules, then one answer per request, as JSON or
 //! as an SSE stream that cancels the request when the client goes away.
 
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::{Arc, LazyLock};
 
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, StatusCode};
+use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::auth::Admitted;
 use super::endpoint::Endpoint;
 use super::response::{header_str, rpc_error};
-use crate::protocol::headers::{decode_header_value, names, request_headers, HeaderParam, RequestHeader};
+use crate::protocol::headers::{decode_header_value, names, request_headers, RequestHeader};
 use crate::protocol::jsonrpc::{Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
-use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion, RequestMeta};
+use crate::protocol::meta::SentRequestMeta;
+use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion};
+use crate::server::dispatch::Exchange;
+use crate::server::tools::RegisteredTool;
 
 /// Whether a message is of the modern era: the `_meta` of its params or its version
 /// header says so.
@@ -32,14 +37,14 @@ pub(super) fn post_modern_notification(endpoint: &Endpoint, notification: Notifi
     StatusCode::ACCEPTED.into_response()
 }
 
-fn request_meta(request: &Request) -> Option<RequestMeta> {
+fn request_meta(request: &Request) -> Option<SentRequestMeta<'_>> {
     #[derive(Deserialize)]
-    struct Head {
-        #[serde(rename = "_meta", default)]
-        meta: Option<RequestMeta>,
+    struct Head<'a> {
+        #[serde(rename = "_meta", default, borrow)]
+        meta: Option<SentRequestMeta<'a>>,
     }
     let params = request.params.as_deref()?;
-    serde_json::from_str::<Head>(params.get()).ok()?.meta
+    serde_json::from_str::<Head<'_>>(params.get()).ok()?.meta
 }
 
 pub(super) async fn post_modern(
@@ -48,25 +53,21 @@ pub(super) async fn post_modern(
     request: Request,
     caller: Admitted,
 ) -> Response {
-    let meta = match check_modern_headers(endpoint, headers, &request) {
-        Ok(meta) => meta,
+    let exchange = match check_modern_headers(endpoint, headers, &request) {
+        Ok(exchange) => exchange,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
     };
     endpoint
-        .answer_alone(request, None, Some(meta), caller, status_for_modern)
+        .answer_alone(request, None, Some(exchange), caller, status_for_modern)
         .await
 }
 
 /// The header rules of 2026-07-28: version, method, name and parameter headers must match
-/// the body; `_meta` must carry the required fields. Gives the `_meta` it read.
-fn check_modern_headers(
-    endpoint: &Endpoint,
-    headers: &HeaderMap,
-    request: &Request,
-) -> Result<RequestMeta, ErrorObject> {
+/// the body; `_meta` must carry the required fields. Gives the protocol facts `_meta` says.
+fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Request) -> Result<Exchange, ErrorObject> {
     // One pass reads both; when it fails, each is read on its own, so that a flaw in one
     // does not hide the other (a broken target must not read as a missing `_meta`).
-    let (meta, target) = match Head::<RequestMeta>::read(request) {
+    let (meta, target) = match Head::<SentRequestMeta<'_>>::read(request) {
         Some(mut head) => (head.meta.take().unwrap_or_default(), head.into_target()),
         None => (
             request_meta(request).unwrap_or_default(),
@@ -88,13 +89,14 @@ fn check_modern_headers(
             Some(_) => {}
         }
     }
-    meta.modern_version()?;
-    let params = header_params_of(endpoint, &request.method, &target);
+    let exchange = endpoint.stateless.modern_exchange(&meta)?;
+    let tool = called_tool(endpoint, &request.method, &target);
+    let params = tool.as_ref().map_or(&[][..], |tool| &tool.header_params[..]);
     let arguments = if params.is_empty() { None } else { target.arguments() };
-    for expected in request_headers(&request.method, target.name.as_deref(), arguments.as_ref(), &params) {
+    for expected in request_headers(&request.method, target.name.as_deref(), arguments.as_ref(), params) {
         check_header(headers, &expected)?;
     }
-    Ok(meta)
+    Ok(exchange)
 }
 
 /// What the modern header checks read from a request's params: `_meta` (as `M`) and the
@@ -102,44 +104,41 @@ fn check_modern_headers(
 /// parameters needs them: most tools have none, and building a map of every argument cost
 /// more than the rest of the checks.
 #[derive(Deserialize, Default)]
-#[serde(bound = "M: Deserialize<'de>")]
-struct Head<M> {
+#[serde(bound(deserialize = "M: Deserialize<'de>, 'de: 'a"))]
+struct Head<'a, M> {
     #[serde(rename = "_meta", default)]
     meta: Option<M>,
     /// The name (tools, prompts), URI (resources) or task id (tasks) `Mcp-Name` mirrors.
-    #[serde(default, alias = "uri", alias = "taskId")]
-    name: Option<String>,
-    #[serde(default)]
-    arguments: Option<Box<RawValue>>,
+    #[serde(default, alias = "uri", alias = "taskId", borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
 }
 
 /// The name or URI and arguments of a request, whatever its `_meta`.
-type Target = Head<serde::de::IgnoredAny>;
+type Target<'a> = Head<'a, serde::de::IgnoredAny>;
 
-impl<M> Head<M> {
+impl<'a, M> Head<'a, M> {
     /// The params of `request` (all fields absent when it has none); `None` when they do
     /// not parse or the arguments are not an object, as a typed read of them would fail.
-    fn read(request: &Request) -> Option<Self>
+    fn read(request: &'a Request) -> Option<Self>
     where
-        M: for<'de> Deserialize<'de> + Default,
+        M: Deserialize<'a> + Default,
     {
         let Some(params) = request.params.as_deref() else {
             return Some(Head::default());
         };
         let head: Self = serde_json::from_str(params.get()).ok()?;
-        let arguments_are_object = head
-            .arguments
-            .as_deref()
-            .is_none_or(|raw| raw.get().trim_start().starts_with('{'));
+        let arguments_are_object = head.arguments.is_none_or(|raw| raw.get().trim_start().starts_with('{'));
         arguments_are_object.then_some(head)
     }
 
     /// The arguments as an object (none when absent).
     fn arguments(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
-        serde_json::from_str(self.arguments.as_deref()?.get()).ok()
+        serde_json::from_str(self.arguments?.get()).ok()
     }
 
-    fn into_target(self) -> Target {
+    fn into_target(self) -> Target<'a> {
         Head {
             meta: None,
             name: self.name,
@@ -168,18 +167,13 @@ fn expect_header(headers: &HeaderMap, name: &str, expected: Option<&str>, label:
     }
 }
 
-/// The `x-mcp-header` parameters of the tool a `tools/call` names (none for other
-/// methods or unknown tools).
-fn header_params_of(endpoint: &Endpoint, method: &str, target: &Target) -> Vec<HeaderParam> {
+/// The tool a `tools/call` names, whose `x-mcp-header` parameters must be mirrored (none
+/// for other methods or unknown tools).
+fn called_tool(endpoint: &Endpoint, method: &str, target: &Target<'_>) -> Option<Arc<RegisteredTool>> {
     if method != methods::TOOLS_CALL {
-        return Vec::new();
+        return None;
     }
-    target
-        .name
-        .as_ref()
-        .and_then(|name| endpoint.server.registry().tools.get(name).cloned())
-        .map(|tool| tool.header_params.clone())
-        .unwrap_or_default()
+    endpoint.server.registry().tools.get(target.name.as_deref()?).cloned()
 }
 
 /// Checks one header the request implies: present with the body's value (numbers compare
@@ -209,10 +203,13 @@ fn check_header(headers: &HeaderMap, expected: &RequestHeader) -> Result<(), Err
 fn status_for_modern(text: &str) -> StatusCode {
     // A result's text has its `"result":` key right after the id (`jsonrpc::raw_result_text`),
     // and that pattern cannot occur inside a JSON string (its quotes would be escaped): a
-    // result is known from its first bytes, and only an error's text is read.
-    if text
-        .find("\"result\":")
-        .is_some_and(|at| !text[..at].contains("\"error\":"))
+    // result is known from its first bytes, and only an error's text is read. (The
+    // searchers are made once: making one cost more than the search.)
+    static RESULT_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\"result\":"));
+    static ERROR_KEY: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("\"error\":"));
+    if RESULT_KEY
+        .find(text.as_bytes())
+        .is_some_and(|at| ERROR_KEY.find(&text.as_bytes()[..at]).is_none())
     {
         return StatusCode::OK;
     }
