@@ -41,7 +41,7 @@ struct RequestState {
     /// The request's params as sent, their `_meta` read into `meta` only when asked for:
     /// most handlers never look, and building the map cost more than the rest of the
     /// dispatch.
-    params: Option<Arc<RawValue>>,
+    params: Option<Box<RawValue>>,
     meta: OnceLock<Option<Meta>>,
     cancellation: CancellationToken,
     reply: Reply,
@@ -67,7 +67,7 @@ impl Context {
         dispatcher: Arc<Dispatcher>,
         request_id: Option<RequestId>,
         exchange: Exchange,
-        params: Option<Arc<RawValue>>,
+        params: Option<Box<RawValue>>,
         scope: Scope,
     ) -> Self {
         Context {
@@ -169,6 +169,11 @@ impl Context {
     /// The verified caller, on a protected HTTP endpoint.
     pub(crate) fn caller(&self) -> Option<&Caller> {
         self.inner.caller.as_deref()
+    }
+
+    /// The request's params as sent.
+    pub(crate) fn params(&self) -> Option<&RawValue> {
+        self.inner.params.as_deref()
     }
 
     /// The request's raw `_meta`.

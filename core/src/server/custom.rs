@@ -30,7 +30,7 @@ use super::handler::HandlerError;
 use super::schema::DefinitionError;
 use super::stamp::Stamp;
 use super::Server;
-use crate::protocol::{meta, methods, ErrorObject, ResultType};
+use crate::protocol::{methods, ErrorObject};
 use crate::{read, write, BoxFuture};
 
 /// Answers requests of a method the core does not serve.
@@ -176,13 +176,7 @@ pub(super) async fn call(
         )));
     };
     if let Some(stamp) = stamp {
-        result
-            .entry("resultType")
-            .or_insert_with(|| serde_json::to_value(ResultType::Complete).unwrap_or_default());
-        let meta_entry = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta_map) = meta_entry {
-            meta_map.insert(meta::SERVER_INFO.to_owned(), stamp.info().clone());
-        }
+        stamp.stamp_object(&mut result);
     }
     serde_json::to_string(&result).map_err(ErrorObject::internal)
 }

@@ -364,8 +364,13 @@ impl Dispatcher {
             .ok()??;
         let reply = self.session_channel().cloned().unwrap_or_else(Reply::nowhere);
         let scope = Scope::new(reply, self.ended().child_token());
-        let params = params.map(|raw| Arc::from(raw.to_owned()));
-        Some(Context::new(Arc::clone(self), None, exchange, params, scope))
+        Some(Context::new(
+            Arc::clone(self),
+            None,
+            exchange,
+            params.map(ToOwned::to_owned),
+            scope,
+        ))
     }
 
     /// Answers one request: the response text, or `None` when it was cancelled.
@@ -520,36 +525,30 @@ impl Dispatcher {
 
     async fn dispatch(self: Arc<Self>, request: Request, mut scope: Scope) -> Outcome {
         let Request { id, method, params } = request;
-        // Shared with the context, which reads `_meta` from them when a handler asks.
-        let shared_params: Option<Arc<RawValue>> = params.map(Arc::from);
-        let params = shared_params.as_deref();
         if method == methods::INITIALIZE {
             // 2026-07-28 removed `initialize`: a request of that era must not start a
             // legacy handshake (on a shared stateless session it would change the era of
             // every later request).
-            if is_modern_request(params) {
+            if is_modern_request(params.as_deref()) {
                 return Err(ErrorObject::method_not_found(&method));
             }
-            return self.initialize(params);
+            return self.initialize(params.as_deref());
         }
         // Reading `_meta`'s protocol fields checks that it is an object (or absent), so the
         // context's lazy read of it cannot fail; the transport did so if it worked them out.
         let exchange = match scope.exchange.take() {
             Some(exchange) => exchange,
-            None => match self.exchange_for(&method, &read_request_meta(params)?, scope.assumed_version)? {
+            None => match self.exchange_for(&method, &read_request_meta(params.as_deref())?, scope.assumed_version)? {
                 Some(exchange) => exchange,
                 // `ping` before `initialize`.
                 None => return finish(EmptyResult::default(), None),
             },
         };
         let era = exchange.version.era();
-        let ctx = Context::new(
-            Arc::clone(&self),
-            Some(id.clone()),
-            exchange,
-            shared_params.clone(),
-            scope,
-        );
+        // The context keeps the params, which it reads `_meta` from when a handler asks;
+        // the method reads them there.
+        let ctx = Context::new(Arc::clone(&self), Some(id.clone()), exchange, params, scope);
+        let params = ctx.params();
         let server = &self.server;
         let stamp = (era == Era::Modern).then(|| server.stamp());
         let outcome = match (method.as_str(), era) {

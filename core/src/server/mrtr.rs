@@ -241,20 +241,22 @@ impl InputRound {
     }
 }
 
-/// What sealed state is bound to: the method, the target's name, the arguments in the
-/// request's `params` (read again: the handler has taken the parsed ones by then), and the
-/// caller's principal on an endpoint that requires tokens (so that state replayed by
-/// another caller does not open).
-pub(crate) fn binding(method: &str, target: &str, params: Option<&RawValue>, principal: &str) -> Vec<u8> {
-    #[derive(Deserialize)]
-    struct Arguments {
+/// What sealed state is bound to: the method, the target's name (or URI) and arguments as
+/// the request's `params` give them (read again: the handler has taken the parsed ones by
+/// then), and the caller's principal on an endpoint that requires tokens (so that state
+/// replayed by another caller does not open).
+pub(crate) fn binding(method: &str, params: Option<&RawValue>, principal: &str) -> Vec<u8> {
+    #[derive(Deserialize, Default)]
+    struct Target {
+        #[serde(default, alias = "uri")]
+        name: String,
         #[serde(default)]
         arguments: Option<Value>,
     }
-    let arguments = params
-        .and_then(|raw| serde_json::from_str::<Arguments>(raw.get()).ok())
-        .and_then(|params| params.arguments);
-    let mut binding = format!("{method}\0{target}\0{principal}\0").into_bytes();
+    let Target { name, arguments } = params
+        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+        .unwrap_or_default();
+    let mut binding = format!("{method}\0{name}\0{principal}\0").into_bytes();
     // Written out, not as sent: equal arguments in other spacing give equal bytes.
     binding.extend(serde_json::to_vec(&arguments).unwrap_or_default());
     binding
@@ -348,14 +350,14 @@ mod tests {
     /// The binding of a call of tool `t` with `arguments`, by `principal`.
     fn bound(arguments: Value, principal: &str) -> Vec<u8> {
         let params = RawValue::from_string(serde_json::json!({ "name": "t", "arguments": arguments }).to_string());
-        binding("tools/call", "t", Some(&params.unwrap()), principal)
+        binding("tools/call", Some(&params.unwrap()), principal)
     }
 
     #[test]
     fn the_binding_reads_the_arguments_whatever_their_spacing() {
         let spaced = RawValue::from_string(r#"{ "name": "t", "arguments": { "a" : 1 } }"#.into()).unwrap();
         assert_eq!(
-            binding("tools/call", "t", Some(&spaced), ""),
+            binding("tools/call", Some(&spaced), ""),
             bound(serde_json::json!({"a": 1}), "")
         );
         assert_ne!(

@@ -288,7 +288,7 @@ pub(super) async fn get(server: &Server, raw: Option<&RawValue>, ctx: &Context, 
             missing.join(", ")
         )));
     }
-    let bind = || binding(methods::PROMPTS_GET, &params.name, raw, &ctx.principal_key());
+    let bind = || binding(methods::PROMPTS_GET, raw, &ctx.principal_key());
     let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
     let handler = prompt.handler.get(arguments, ctx.clone());
     let mut result = match run_handler(server, round.as_deref(), handler, bind).await {

@@ -480,10 +480,9 @@ pub(super) fn list_templates(
 pub(super) async fn read(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
     let params: ReadResourceRequestParams = parse_params(raw)?;
     let (handler, variables) = reader(server, &params.uri, ctx.era())?;
-    let uri = params.uri;
-    let bind = || binding(methods::RESOURCES_READ, &uri, raw, &ctx.principal_key());
+    let bind = || binding(methods::RESOURCES_READ, raw, &ctx.principal_key());
     let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
-    let read = handler.read(uri.clone(), variables, ctx.clone());
+    let read = handler.read(params.uri, variables, ctx.clone());
     let mut result = match run_handler(server, round.as_deref(), read, bind).await {
         Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object(ctx.era()))?,
         Handled::NeedsInput(result) => return finish(result?, stamp),

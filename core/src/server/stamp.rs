@@ -31,34 +31,42 @@ impl Stamp {
         Ok(Stamp { info, meta_member })
     }
 
-    /// The server's info as a JSON value.
-    pub(crate) fn info(&self) -> &Value {
-        &self.info
-    }
-
     /// `result` as JSON text, its `resultType` `complete` unless it set one, and the
     /// server's info added to its `_meta`.
     pub(crate) fn write<R: ProtocolResult + Serialize>(&self, mut result: R) -> serde_json::Result<String> {
         result.result_type_mut().get_or_insert(ResultType::Complete);
-        if let Some(own) = result.meta_mut() {
-            own.insert(meta::SERVER_INFO.to_owned(), self.info.clone());
-            return serde_json::to_string(&result);
+        if result.meta_mut().is_none() {
+            // Room for a small result and the stamp, so that stamping it copies nothing.
+            let mut text = Vec::with_capacity(SMALL_RESULT + self.meta_member.len());
+            serde_json::to_writer(&mut text, &result)?;
+            // A result is written as an object, and not an empty one (it has its
+            // `resultType`): `_meta` goes in as its last member.
+            if text.len() > 2 && text.ends_with(b"}") {
+                text.pop();
+                text.push(b',');
+                text.extend_from_slice(self.meta_member.as_bytes());
+                text.push(b'}');
+                return String::from_utf8(text).map_err(serde::ser::Error::custom);
+            }
         }
-        // Room for a small result and the stamp, so that stamping it copies nothing.
-        let mut text = Vec::with_capacity(SMALL_RESULT + self.meta_member.len());
-        serde_json::to_writer(&mut text, &result)?;
-        // A result is written as an object, and not an empty one (it has its `resultType`):
-        // `_meta` goes in as its last member.
-        if text.len() > 2 && text.ends_with(b"}") {
-            text.pop();
-            text.push(b',');
-            text.extend_from_slice(self.meta_member.as_bytes());
-            text.push(b'}');
-            return String::from_utf8(text).map_err(serde::ser::Error::custom);
-        }
-        let own = result.meta_mut().get_or_insert_with(Map::new);
-        own.insert(meta::SERVER_INFO.to_owned(), self.info.clone());
+        self.add_info(result.meta_mut().get_or_insert_with(Map::new));
         serde_json::to_string(&result)
+    }
+
+    /// Stamps a result that is a JSON object (a custom method's): `resultType` `complete`
+    /// unless it has one, and the server's info in its `_meta` (made when absent; left
+    /// alone when it is not an object).
+    pub(crate) fn stamp_object(&self, result: &mut Map<String, Value>) {
+        result
+            .entry("resultType")
+            .or_insert_with(|| serde_json::to_value(ResultType::Complete).unwrap_or_default());
+        if let Value::Object(own) = result.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
+            self.add_info(own);
+        }
+    }
+
+    fn add_info(&self, meta: &mut Map<String, Value>) {
+        meta.insert(meta::SERVER_INFO.to_owned(), self.info.clone());
     }
 }
 
@@ -106,5 +114,15 @@ mod tests {
         assert_eq!(result["resultType"], "input_required");
         assert_eq!(result["_meta"]["example.com/trace"], "t-1");
         assert_eq!(result["_meta"][meta::SERVER_INFO]["version"], "1.2.3");
+    }
+
+    #[test]
+    fn an_object_result_is_stamped_in_place() {
+        let mut result = Map::new();
+        result.insert("_meta".into(), serde_json::json!({"example.com/trace": "t-1"}));
+        stamp().stamp_object(&mut result);
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(result["_meta"]["example.com/trace"], "t-1");
+        assert_eq!(result["_meta"][meta::SERVER_INFO]["name"], "stamped");
     }
 }

@@ -486,7 +486,7 @@ pub(super) async fn call(server: &Server, raw: Option<&RawValue>, ctx: &Context,
         }
         task => task,
     };
-    let bind = || binding(methods::TOOLS_CALL, &params.name, raw, &ctx.principal_key());
+    let bind = || binding(methods::TOOLS_CALL, raw, &ctx.principal_key());
     let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
     if let (Some(round), Some(_)) = (&round, &task) {
         round.allow_task_start();
