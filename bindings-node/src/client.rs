@@ -435,15 +435,20 @@ impl NativeClient {
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28 era) for the notifications in
-    /// `filter` (a `SubscriptionFilter`); resolves, once the server acknowledged it, to an
-    /// id for `unlisten`. The notifications arrive as `notification` events.
-    #[napi(ts_args_type = "filter: Record<string, unknown>")]
-    pub async fn listen(&self, filter: Value) -> napi::Result<u32> {
+    /// `filter` (a `SubscriptionFilter`); resolves, once the server acknowledged it, to
+    /// `{ id, acknowledged }`: an id for `unlisten` and the filter the server agreed to. The
+    /// notifications arrive as `notification` events.
+    #[napi(
+        ts_args_type = "filter: Record<string, unknown>",
+        ts_return_type = "Promise<{ id: number; acknowledged: Record<string, unknown> }>"
+    )]
+    pub async fn listen(&self, filter: Value) -> napi::Result<Value> {
         let filter: SubscriptionFilter = decode_js(filter, "subscription filter")?;
         let subscription = self.client.listen(filter).await.map_err(client_error)?;
+        let acknowledged = serde_json::to_value(subscription.acknowledged()).unwrap_or_default();
         let id = self.next_subscription.fetch_add(1, Ordering::Relaxed);
         lock(&self.subscriptions).insert(id, subscription);
-        Ok(id)
+        Ok(json!({ "id": id, "acknowledged": acknowledged }))
     }
 
     /// Ends the stream `listen` opened.

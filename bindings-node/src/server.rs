@@ -59,6 +59,9 @@ pub struct ServerOptions {
     pub store: Option<String>,
     /// A directory of Agent Skills to serve (the skills extension).
     pub skills: Option<String>,
+    /// Capabilities declared while nothing is registered for them (`tools`, `resources`,
+    /// `prompts`, `completions`).
+    pub declare: Option<Vec<String>>,
 }
 
 /// An MCP server whose handlers live in JavaScript. One value serves any number of
@@ -148,6 +151,9 @@ impl NativeServer {
         }
         if let Some(dir) = options.skills {
             builder = builder.skills(dir);
+        }
+        for name in options.declare.unwrap_or_default() {
+            builder = builder.declare(name.parse().map_err(invalid)?);
         }
         if let Some(path) = options.task_store {
             let store = SqliteTaskStore::open(&path).map_err(|e| invalid(format!("taskStore {path}: {e}")))?;
@@ -287,14 +293,16 @@ impl NativeServer {
     /// Returns whether anything changed.
     #[napi(ts_args_type = "kind: 'tool' | 'resource' | 'resourceTemplate' | 'prompt', key: string, enabled: boolean")]
     pub fn set_enabled(&self, kind: String, key: String, enabled: bool) -> napi::Result<bool> {
-        let kind = match kind.as_str() {
-            "tool" => DefinitionKind::Tool,
-            "resource" => DefinitionKind::Resource,
-            "resourceTemplate" => DefinitionKind::ResourceTemplate,
-            "prompt" => DefinitionKind::Prompt,
-            other => return Err(invalid(format!("no definitions of kind {other:?}"))),
-        };
-        Ok(self.server.set_enabled(kind, &key, enabled))
+        Ok(self.server.set_enabled(definition_kind(&kind)?, &key, enabled))
+    }
+
+    /// Tells every client that the list of `kind` (`tool`, `resource`, `resourceTemplate`,
+    /// `prompt`) changed, for what the registrations do not show (their changes are told
+    /// without it).
+    #[napi]
+    pub fn notify_list_changed(&self, kind: String) -> napi::Result<()> {
+        self.server.notify_list_changed(definition_kind(&kind)?);
+        Ok(())
     }
 
     /// Lists the resources not registered up front with handler `handlerId` (the cursor
@@ -378,4 +386,15 @@ impl NativeServer {
 pub fn uri_template_variables(template: String) -> napi::Result<Vec<String>> {
     let template = UriTemplate::parse(&template).map_err(invalid)?;
     Ok(template.variables().map(str::to_owned).collect())
+}
+
+/// A kind of definition by the name the TypeScript layer gives it.
+fn definition_kind(kind: &str) -> napi::Result<DefinitionKind> {
+    match kind {
+        "tool" => Ok(DefinitionKind::Tool),
+        "resource" => Ok(DefinitionKind::Resource),
+        "resourceTemplate" => Ok(DefinitionKind::ResourceTemplate),
+        "prompt" => Ok(DefinitionKind::Prompt),
+        other => Err(invalid(format!("no definitions of kind {other:?}"))),
+    }
 }

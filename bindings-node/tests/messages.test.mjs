@@ -78,6 +78,30 @@ describe('protocol messages', () => {
         });
       });
 
+      it(`capabilities say what is registered, and what is declared ahead (${era}, ${transport})`, async () => {
+        const server = new Server({ name: 'tools-only', version: '1' });
+        server.registerTool('echo', {}, () => 'ok');
+        await withClient(server, transport, era, {}, async (client) => {
+          const capabilities = client.getServerCapabilities();
+          assert.ok(capabilities.tools && capabilities.logging, JSON.stringify(capabilities));
+          assert.equal(capabilities.prompts, undefined);
+          assert.equal(capabilities.resources, undefined);
+          assert.equal(capabilities.completions, undefined);
+          if (era === 'modern') {
+            const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true });
+            assert.deepEqual(subscription.acknowledged, { toolsListChanged: true });
+            subscription.close();
+          }
+        });
+        const declaring = new Server({ name: 'declaring', version: '1' }, { declare: ['prompts'] });
+        await withClient(declaring, transport, era, {}, async (client) => {
+          const capabilities = client.getServerCapabilities();
+          assert.deepEqual(capabilities.prompts, { listChanged: true });
+          assert.equal(capabilities.tools, undefined);
+        });
+        assert.throws(() => new Server({ name: 'bad', version: '1' }, { declare: ['logging'] }), /not a capability/);
+      });
+
       it(`resources not known up front are listed page by page (${era}, ${transport})`, async () => {
         const server = new Server({ name: 'files', version: '1' });
         const names = [1, 2, 3, 4, 5].map((i) => `file${i}.txt`);

@@ -157,6 +157,8 @@ export interface SubscriptionFilter {
 
 /** An open `subscriptions/listen` stream. */
 export interface Subscription {
+  /** What the server agreed to send: what was asked for, less what it does not offer. */
+  readonly acknowledged: SubscriptionFilter;
   /** Ends the stream. */
   close(): void;
 }
@@ -465,8 +467,8 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
    * until the returned subscription is closed. Resolves once the server acknowledged it.
    */
   async listen(filter: SubscriptionFilter): Promise<Subscription> {
-    const id = await native(this.#native.listen({ ...filter }));
-    return { close: () => this.#native.unlisten(id) };
+    const { id, acknowledged } = await native(this.#native.listen({ ...filter }));
+    return { acknowledged: acknowledged as SubscriptionFilter, close: () => this.#native.unlisten(id) };
   }
 
   /** Closes the connection; a server process is shut down (stdin closed, then signals). */

@@ -630,6 +630,14 @@ pub struct Subscription {
 
 #[pymethods]
 impl Subscription {
+    /// What the server agreed to send (the wire's acknowledged `notifications` object).
+    #[getter]
+    fn acknowledged<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let acknowledged = inner.as_ref().map(|s| s.acknowledged().clone()).unwrap_or_default();
+        convert::to_python(py, &acknowledged)
+    }
+
     /// Ends the stream (again: nothing).
     fn close(&self) {
         let ended = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -59,7 +59,7 @@ impl Server {
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
         client_request_timeout=None, mask_error_details=None, auth=None, task_store=None, task_ttl=None,
-        task_poll_interval=None, max_tasks=None, store=None, skills=None,
+        task_poll_interval=None, max_tasks=None, store=None, skills=None, declare=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -79,6 +79,7 @@ impl Server {
         max_tasks: Option<usize>,
         store: Option<String>,
         skills: Option<PathBuf>,
+        declare: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -126,6 +127,9 @@ impl Server {
         }
         if let Some(dir) = skills {
             builder = builder.skills(dir);
+        }
+        for name in declare.unwrap_or_default() {
+            builder = builder.declare(name.parse().map_err(PyValueError::new_err)?);
         }
         if let Some(path) = task_store {
             let store = SqliteTaskStore::open(&path)

@@ -227,8 +227,34 @@ async def test_every_request_carries_progress_and_meta(era: Era, transport: str)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_capabilities_say_what_is_registered_and_what_is_declared(era: Era, transport: str) -> None:
+    server = Server("tools-only")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    async with connect(server, transport, era) as client:
+        capabilities = client.capabilities
+        assert "tools" in capabilities and "logging" in capabilities, capabilities
+        assert not {"prompts", "resources", "completions"} & capabilities.keys(), capabilities
+        if era == "modern":
+            async with await client.listen(tools_list_changed=True, prompts_list_changed=True) as subscription:
+                assert subscription.acknowledged == {"toolsListChanged": True}
+    declaring = Server("declaring", declare=["prompts", "completions"])
+    async with connect(declaring, transport, era) as client:
+        capabilities = client.capabilities
+        assert capabilities["prompts"] == {"listChanged": True}, capabilities
+        assert "completions" in capabilities and "tools" not in capabilities, capabilities
+    with pytest.raises(ValueError, match="not a capability"):
+        Server("wrong", declare=["logging"])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_2026_client_listens_for_list_changes(transport: str, notifications: Notifications) -> None:
-    server = Server("changing")
+    # Tools come after the client connected: the server says it will have them.
+    server = Server("changing", declare=["tools"])
     async with connect(server, transport, "modern", notification_handler=notifications) as client:
         async with await client.listen(tools_list_changed=True):
             server.add_tool(lambda: "late", name="late")

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ProgressCallback, ServerNotification};
 use oxmcp::protocol::{code, CompleteRequestParams, Completion, CompletionReference, ErrorObject, SubscriptionFilter};
-use oxmcp::server::{Context, DefinitionKind, HandlerError, PromptDef, Server, ToolDef};
+use oxmcp::server::{Capability, Context, DefinitionKind, HandlerError, PromptDef, Server, ToolDef};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
@@ -73,7 +73,12 @@ async fn lists_are_paged_with_opaque_stable_cursors() {
 
 #[tokio::test]
 async fn runtime_changes_notify_legacy_sessions_and_modern_listeners() {
-    let server = Server::builder("changing", "1").build().unwrap();
+    // Nothing is registered when the clients connect: the server declares what it will add.
+    let server = Server::builder("changing", "1")
+        .declare(Capability::Tools)
+        .declare(Capability::Prompts)
+        .build()
+        .unwrap();
     let legacy = connect(&server, EraMode::Legacy).await;
     let modern = connect(&server, EraMode::Modern).await;
     let mut legacy_notes = legacy.notifications();

@@ -493,3 +493,79 @@ async fn a_list_the_server_says_is_fresh_is_kept_until_it_changes() {
         drop(listen);
     }
 }
+
+#[tokio::test]
+async fn capabilities_say_what_is_registered_and_a_subscription_is_narrowed_to_them() {
+    use oxmcp::protocol::SubscriptionFilter;
+    use oxmcp::server::{Capability, PromptDef};
+
+    let tools_only = Server::builder("tools-only", "1")
+        .tool(ToolDef::new("echo").handler(|_, _| async { "ok" }))
+        .build()
+        .unwrap();
+    let asked = SubscriptionFilter {
+        tools_list_changed: Some(true),
+        prompts_list_changed: Some(true),
+        resources_list_changed: Some(true),
+        resource_subscriptions: Some(vec!["file:///a".into()]),
+        task_ids: None,
+    };
+    for era in ERAS {
+        for (transport, client, _listener) in clients(&tools_only, era, options()).await {
+            let capabilities = client.server_details().capabilities;
+            assert!(capabilities.tools.is_some() && capabilities.logging.is_some());
+            assert!(
+                capabilities.prompts.is_none()
+                    && capabilities.resources.is_none()
+                    && capabilities.completions.is_none(),
+                "{era:?} {transport}: {capabilities:?}"
+            );
+            if era == EraMode::Modern {
+                let subscription = client.listen(asked.clone()).await.unwrap();
+                let only_tools = SubscriptionFilter {
+                    tools_list_changed: Some(true),
+                    ..Default::default()
+                };
+                assert_eq!(subscription.acknowledged(), &only_tools, "{transport}");
+            }
+        }
+    }
+
+    // A template with a completion handler offers resources and completions; prompts the
+    // server will add later are declared up front, and a prompt added later is heard of.
+    let declared = Server::builder("declared", "1")
+        .declare(Capability::Prompts)
+        .resource_template(
+            ResourceTemplateDef::new("file:///{name}", "file")
+                .complete("name", |value: String, _| async move { vec![value] })
+                .handler(|_uri, _vars, _ctx: Context| async { "text" }),
+        )
+        .build()
+        .unwrap();
+    for era in ERAS {
+        for (transport, client, _listener) in clients(&declared, era, options()).await {
+            let capabilities = client.server_details().capabilities;
+            assert!(capabilities.tools.is_none(), "{era:?} {transport}: {capabilities:?}");
+            let resources = capabilities.resources.expect("resources");
+            assert_eq!((resources.subscribe, resources.list_changed), (Some(true), Some(true)));
+            assert!(capabilities.prompts.is_some() && capabilities.completions.is_some());
+            if era == EraMode::Modern {
+                let subscription = client.listen(asked.clone()).await.unwrap();
+                let acknowledged = subscription.acknowledged();
+                assert_eq!(acknowledged.tools_list_changed, None, "{transport}");
+                assert_eq!(acknowledged.prompts_list_changed, Some(true), "{transport}");
+                assert_eq!(acknowledged.resource_subscriptions, asked.resource_subscriptions);
+                let mut notifications = client.notifications();
+                let name = format!("late-{transport}");
+                declared
+                    .add_prompt(PromptDef::new(name).handler(|_, _| async { "hello" }))
+                    .unwrap();
+                let heard = next_notification(&mut notifications).await;
+                assert!(
+                    matches!(heard, Some(ServerNotification::PromptListChanged)),
+                    "{transport}: {heard:?}"
+                );
+            }
+        }
+    }
+}

@@ -138,6 +138,7 @@ class Server:
         max_tasks: int | None = None,
         store: str | None = None,
         skills: str | PathLike[str] | None = None,
+        declare: list[str] | None = None,
     ) -> Server: ...
     def add_tool(
         self,
@@ -315,6 +316,8 @@ class ClientConfig:
 class Subscription:
     """An open `subscriptions/listen` stream."""
 
+    @property
+    def acknowledged(self) -> dict[str, Any]: ...
     def close(self) -> None: ...
 
 @final

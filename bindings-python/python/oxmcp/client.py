@@ -455,6 +455,13 @@ class Subscription:
     def __init__(self, native: _native.Subscription) -> None:
         self._native = native
 
+    @property
+    def acknowledged(self) -> dict[str, Any]:
+        """What the server agreed to send, as the wire says it (``toolsListChanged``,
+        ``resourceSubscriptions``…): what it asked for less what the server does not offer.
+        Empty once closed."""
+        return self._native.acknowledged
+
     def close(self) -> None:
         """Ends the stream."""
         self._native.close()

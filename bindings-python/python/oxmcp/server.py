@@ -79,6 +79,7 @@ class Server:
         max_tasks: int | None = None,
         store: str | None = None,
         skills: str | PathLike[str] | None = None,
+        declare: Iterable[Literal["tools", "resources", "prompts", "completions"]] = (),
         lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
@@ -113,6 +114,12 @@ class Server:
         directory's name, and ``description``) is a skill. Each ``SKILL.md`` is listed as a
         resource, every file is read at ``skill://<path>/<file>``, and clients list the
         skills with the digest and size of each file (``Client.list_skills``).
+
+        The server tells clients what it has when they ask: tools, resources or prompts once
+        one is registered, completions once a completion handler is. ``declare`` names
+        capabilities to declare before anything is registered for them, for a server that
+        adds them while clients are connected (a client of 2025-11-25 or earlier reads the
+        capabilities once, at its handshake).
 
         ``lifespan(server)``, an async context manager, is entered when the server starts
         serving (stdio or HTTP) and left when it stops; what it yields reaches handlers as
@@ -150,6 +157,7 @@ class Server:
             max_tasks,
             store,
             skills,
+            list(declare),
         )
 
     # Tools

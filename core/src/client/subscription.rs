@@ -48,7 +48,8 @@ impl Client {
 
     /// Opens a `subscriptions/listen` stream (modern era) for the notifications in
     /// `filter`; they arrive on [`Client::notifications`] until the returned
-    /// [`Subscription`] is dropped. Returns once the server acknowledged it.
+    /// [`Subscription`] is dropped. Returns once the server acknowledged it, with what it
+    /// agreed to send ([`Subscription::acknowledged`]: what it does not offer is left out).
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
         if self.protocol_version().era() == Era::Legacy {
             return Err(Error::Unsupported(
@@ -68,12 +69,16 @@ impl Client {
             let ended: Result<Value> = client.request(methods::SUBSCRIPTIONS_LISTEN, params, &options).await;
             tracing::debug!(?ended, "a subscription ended");
         });
-        let subscription = Subscription { cancellation };
+        // Dropped on the way out if no acknowledgement comes, which ends the request.
+        let mut subscription = Subscription {
+            cancellation,
+            acknowledged: SubscriptionFilter::default(),
+        };
         let timeout = self.inner.options.timeout.unwrap_or(Duration::MAX);
-        tokio::time::timeout(timeout, async {
+        subscription.acknowledged = tokio::time::timeout(timeout, async {
             loop {
                 match acks.recv().await {
-                    Ok(ServerNotification::SubscriptionAcknowledged(_)) => return Ok(()),
+                    Ok(ServerNotification::SubscriptionAcknowledged(ack)) => return Ok(ack.notifications),
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(broadcast::error::RecvError::Closed) => return Err(Error::ConnectionClosed),
                 }
@@ -90,9 +95,15 @@ impl Client {
 #[derive(Debug)]
 pub struct Subscription {
     cancellation: CancellationToken,
+    acknowledged: SubscriptionFilter,
 }
 
 impl Subscription {
+    /// What the server agreed to send: the asked-for notifications it offers.
+    pub fn acknowledged(&self) -> &SubscriptionFilter {
+        &self.acknowledged
+    }
+
     /// Ends the stream.
     pub fn cancel(&self) {
         self.cancellation.cancel();

@@ -21,6 +21,7 @@ use std::sync::{Arc, RwLock};
 use tokio::sync::broadcast;
 
 pub mod auth;
+mod capabilities;
 mod completion;
 mod context;
 mod custom;
@@ -45,6 +46,7 @@ pub mod tasks;
 mod tools;
 pub mod uri_template;
 
+pub use capabilities::Capability;
 pub use completion::{Completer, CompletionHandler};
 pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
@@ -59,15 +61,13 @@ pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 
 use crate::connection::Connection;
 use crate::protocol::skills::{self as skills_protocol, SkillsCapability};
-use crate::protocol::{
-    methods, CacheScope, CacheableResult, Era, Implementation, ListChangedCapability, ProtocolVersion,
-    ResourcesCapability, ServerCapabilities,
-};
+use crate::protocol::{methods, CacheScope, CacheableResult, Era, Implementation, ProtocolVersion, ServerCapabilities};
 use crate::state::{
     EventStore, InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState,
     SubscriptionBus, TaskStore, REQUEST_STATE_KEYS_ENV, STORE_ENV,
 };
 use crate::transport::{self, Transport};
+use capabilities::Offered;
 use custom::CustomMethods;
 use limits::SessionLimits;
 use mrtr::InputPolicy;
@@ -115,6 +115,8 @@ struct ServerInner {
     /// Reads the skills' files (their SKILL.md are registered resources; the other files
     /// are read through it too).
     skill_files: Arc<dyn ResourceHandler>,
+    /// Capabilities declared whether or not anything is registered for them.
+    declared: Vec<Capability>,
 }
 
 /// Builds a [`Server`].
@@ -147,6 +149,7 @@ pub struct ServerBuilder {
     completer: Option<Arc<dyn Completer>>,
     resource_lister: Option<Arc<dyn ResourceLister>>,
     skills: Option<std::path::PathBuf>,
+    declared: Vec<Capability>,
 }
 
 impl ServerBuilder {
@@ -366,6 +369,16 @@ impl ServerBuilder {
         self.notification_handler(methods::ROOTS_LIST_CHANGED, handler)
     }
 
+    /// Declares `capability` to every client even while nothing is registered for it.
+    /// Without it a server declares what it has when the client asks: tools, resources or
+    /// prompts when one is registered, completions when a completion handler is. Declare
+    /// what the server will add while clients are connected, as a client of 2025-11-25 or
+    /// earlier reads capabilities once, at its handshake.
+    pub fn declare(mut self, capability: Capability) -> Self {
+        self.declared.push(capability);
+        self
+    }
+
     /// Declares an extension in `capabilities.extensions` of `server/discover`
     /// (2026-07-28), with its settings (`{}` for none).
     pub fn extension(mut self, id: impl Into<String>, settings: serde_json::Value) -> Self {
@@ -443,6 +456,7 @@ impl ServerBuilder {
                 resource_lister: RwLock::new(self.resource_lister),
                 skills,
                 skill_files,
+                declared: self.declared,
             }),
         })
     }
@@ -499,6 +513,7 @@ impl Server {
             completer: None,
             resource_lister: None,
             skills: None,
+            declared: Vec::new(),
         }
     }
 
@@ -776,9 +791,18 @@ impl Server {
         self.registry().has_task_tools()
     }
 
-    /// Everything is declared: definitions may be added at runtime. Extensions are a
-    /// 2026-07-28 capability, declared to that era only. While a tool may run as a task,
-    /// 2025-11-25 is told of `tasks` and 2026-07-28 of the tasks extension.
+    /// What the server offers now: what is registered (a resource lister lists resources, a
+    /// completer completes), and what the builder declared.
+    pub(crate) fn offered(&self) -> Offered {
+        let mut offered = self.registry().offered().with_declared(&self.inner.declared);
+        offered.resources |= crate::read(&self.inner.resource_lister).is_some();
+        offered.completions |= crate::read(&self.inner.completer).is_some();
+        offered
+    }
+
+    /// What [`offered`](Self::offered) says, and `logging`, which every handler may use.
+    /// Extensions are a 2026-07-28 capability, declared to that era only. While a tool may
+    /// run as a task, 2025-11-25 is told of `tasks` and 2026-07-28 of the tasks extension.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         let era = version.era();
         let mut extensions = self.inner.custom.extensions();
@@ -804,24 +828,14 @@ impl Server {
                 .cloned()
                 .unwrap_or_default()
         });
-        let list_changed = || {
-            Some(ListChangedCapability {
-                list_changed: Some(true),
-            })
-        };
-        ServerCapabilities {
+        let mut capabilities = ServerCapabilities {
             logging: Some(Default::default()),
-            completions: Some(Default::default()),
-            prompts: list_changed(),
-            resources: Some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-            }),
-            tools: list_changed(),
             extensions: (era == Era::Modern && !extensions.is_empty()).then_some(extensions),
             tasks,
             ..Default::default()
-        }
+        };
+        self.offered().declare(&mut capabilities);
+        capabilities
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 
+use super::capabilities::Offered;
 use super::prompts::RegisteredPrompt;
 use super::resources::{RegisteredResource, RegisteredTemplate};
 use super::schema::DefinitionError;
@@ -80,6 +81,19 @@ impl Registry {
                 .values()
                 .any(|tool| tool.task_support != TaskSupport::Forbidden)
         })
+    }
+
+    /// What the registrations offer clients, disabled ones included (they may be enabled
+    /// while clients are connected): a list where anything is registered, completions
+    /// where a prompt argument or template variable has a completion handler.
+    pub(crate) fn offered(&self) -> Offered {
+        Offered {
+            tools: !self.tools.is_empty(),
+            resources: !self.resources.is_empty() || !self.templates.is_empty(),
+            prompts: !self.prompts.is_empty(),
+            completions: self.prompts.all().any(|prompt| !prompt.completions.is_empty())
+                || self.templates.all().any(|template| !template.completions.is_empty()),
+        }
     }
 
     /// Registers a tool, unless its name is taken.
@@ -238,6 +252,16 @@ impl<T> Registrations<T> {
     /// The enabled registrations, in registration order: what the list shows.
     pub(crate) fn listed(&self) -> &IndexMap<String, Arc<T>> {
         &self.enabled
+    }
+
+    /// Every registration, enabled or not.
+    fn all(&self) -> impl Iterator<Item = &Arc<T>> {
+        self.enabled.values().chain(self.disabled.values())
+    }
+
+    /// Whether nothing is registered, enabled or not.
+    fn is_empty(&self) -> bool {
+        self.enabled.is_empty() && self.disabled.is_empty()
     }
 
     /// Every key is registered once, in every language, enabled or not: replacing a

@@ -57,7 +57,8 @@ pub(super) async fn listen(
     stamp: Option<&Stamp>,
 ) -> Outcome {
     let params: SubscriptionsListenParams = parse_params(params)?;
-    let mut filter = params.notifications;
+    // The acknowledgement names only what the server will send.
+    let mut filter = dispatcher.server().offered().narrow(params.notifications);
     let mut events = dispatcher.server().subscribe_events();
     let tasks = dispatcher.server().tasks();
     // Only the caller's own tasks are followed; the acknowledgement names them.
