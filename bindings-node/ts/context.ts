@@ -72,7 +72,7 @@ export class Context {
 
   /** The caller's verified access token, on a server with `auth` over HTTP (none over stdio). */
   get accessToken(): AccessToken | undefined {
-    return this.#native.accessToken as AccessToken | undefined;
+    return (this.#native.accessToken ?? undefined) as AccessToken | undefined;
   }
 
   /** The request's `_meta` (progress token, client metadata…), if it had one. */

@@ -8,6 +8,8 @@
  * - `Client`: `Client.connectStdio(...)`, `Client.connectHttp(url)` or
  *   `Client.connectInProcess(server)`, then `listTools()`, `callTool()`…
  * - `completable()`: a prompt argument's zod schema that suggests values.
+ * - `McpServer`, `StdioServerTransport`: the official TypeScript SDK's server API, so that
+ *   a server written for `@modelcontextprotocol/sdk` runs with its imports changed.
  */
 
 export { IntrospectionVerifier, JwtVerifier } from './auth';
@@ -34,10 +36,13 @@ export { ErrorCode, InputRequired, McpError, ResourceNotFoundError } from './err
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';
+export { LowLevelServer, McpServer, StdioServerTransport } from './official';
+export type { AuthInfo, McpServerOptions, OfficialCallback, OutgoingMessage, RequestHandlerExtra } from './official';
 export type { FetchHandler, NodeHandler } from './mounted';
 export type {
   CustomNotificationHandler,
   CustomRequestHandler,
+  DeclarableCapability,
   HttpAddress,
   HttpListenOptions,
   HttpMountOptions,

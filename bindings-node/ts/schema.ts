@@ -29,6 +29,12 @@ export type SchemaInput = StandardSchemaLike | SchemaShape | JsonSchema;
 
 type Side = 'input' | 'output';
 
+/**
+ * The JSON Schema dialect schema libraries write: 2020-12, the protocol's default, or
+ * draft-07, what the official TypeScript SDK lists (its `McpServer` port writes that).
+ */
+export type JsonSchemaTarget = 'draft-2020-12' | 'draft-7';
+
 type TypeOf<S, W extends Side> = S extends { readonly '~standard': { readonly types?: infer T } }
   ? NonNullable<T> extends { readonly input: infer I; readonly output: infer O }
     ? W extends 'input'
@@ -63,8 +69,11 @@ interface StandardProps {
 
 interface ZodModule {
   object(shape: SchemaShape): StandardSchemaLike;
-  toJSONSchema(schema: unknown, options: { io: Side }): JsonSchema;
+  toJSONSchema(schema: unknown, options: { io: Side; target: JsonSchemaTarget }): JsonSchema;
 }
+
+/** The input schema of a tool that takes no arguments (the official SDK's). */
+export const EMPTY_OBJECT: JsonSchema = Object.freeze({ type: 'object', properties: {} });
 
 const ZOD_3_REFUSED =
   "zod 3 schemas have no JSON Schema export: import * as z from 'zod/v4' (zod 3.25+) or use zod 4";
@@ -96,26 +105,33 @@ function isShape(value: object): value is SchemaShape {
 }
 
 /** The JSON Schema of a schema's `io` side. */
-export function toJsonSchema(schema: SchemaInput, io: Side): JsonSchema {
+export function toJsonSchema(schema: SchemaInput, io: Side, target: JsonSchemaTarget = 'draft-2020-12'): JsonSchema {
+  if (Object.keys(schema).length === 0) {
+    // `{}`: the empty raw shape of the official SDK's users (`inputSchema: {}`), listed as
+    // the official SDK lists it; JSON Schema's "anything" is no tool's input.
+    return { ...EMPTY_OBJECT };
+  }
   if (isShape(schema)) {
     if (!Object.values(schema).every((field) => '_zod' in field)) {
       throw new TypeError(ZOD_3_REFUSED);
     }
-    return fromStandardSchema(loadZod('a zod raw shape').object(schema), io);
+    return fromStandardSchema(loadZod('a zod raw shape').object(schema), io, target);
   }
   if (isStandardSchema(schema)) {
-    return fromStandardSchema(schema, io);
+    return fromStandardSchema(schema, io, target);
   }
   return schema;
 }
 
-function fromStandardSchema(schema: StandardSchemaLike, io: Side): JsonSchema {
+function fromStandardSchema(schema: StandardSchemaLike, io: Side, target: JsonSchemaTarget): JsonSchema {
   const standard = schema['~standard'] as StandardProps;
+  // Spread: zod's JSON Schema carries a hidden `~standard` of its own, which would make it
+  // read as a schema to convert again.
   if (standard.jsonSchema) {
-    return standard.jsonSchema[io]({ target: 'draft-2020-12' });
+    return { ...standard.jsonSchema[io]({ target }) };
   }
   if ('_zod' in schema) {
-    return loadZod('a zod schema').toJSONSchema(schema, { io });
+    return { ...loadZod('a zod schema').toJSONSchema(schema, { io, target }) };
   }
   if (standard.vendor === 'zod') {
     throw new TypeError(ZOD_3_REFUSED);

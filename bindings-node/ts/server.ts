@@ -27,7 +27,7 @@ import {
   type NativeContext,
 } from './native';
 import { failure, settle, type Outcome } from './outcome';
-import { promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
+import { EMPTY_OBJECT, promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
 import type {
   Annotations,
   CallToolResult,
@@ -95,7 +95,17 @@ export interface ServerOptions {
    * each file (`client.listSkills()`).
    */
   skills?: string;
+  /**
+   * Capabilities to declare while nothing is registered for them. A server declares what it
+   * has when a client asks (tools, resources or prompts once one is registered, completions
+   * once a completion callback is); name here what it will add while clients are connected,
+   * as a client of 2025-11-25 or earlier reads capabilities once, at its handshake.
+   */
+  declare?: DeclarableCapability[];
 }
+
+/** A capability a server may declare before it has anything registered for it. */
+export type DeclarableCapability = 'tools' | 'resources' | 'prompts' | 'completions';
 
 /** Serve this process's stdin and stdout. */
 export interface StdioListenOptions {
@@ -524,7 +534,7 @@ export class Server {
       name,
       title: config.title,
       description: config.description,
-      inputSchema: config.inputSchema === undefined ? { type: 'object' } : toJsonSchema(config.inputSchema, 'input'),
+      inputSchema: config.inputSchema === undefined ? { ...EMPTY_OBJECT } : toJsonSchema(config.inputSchema, 'input'),
       outputSchema: config.outputSchema === undefined ? undefined : toJsonSchema(config.outputSchema, 'output'),
       annotations: config.annotations,
       icons: config.icons,
@@ -699,6 +709,14 @@ export class Server {
   /** Tells clients subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void {
     this.#native.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Tells clients that a list changed, for what registrations do not show (a resource
+   * lister's resources); registering, enabling, disabling and removing tell them already.
+   */
+  notifyListChanged(kind: 'tool' | 'resource' | 'prompt'): void {
+    this.#native.notifyListChanged(kind);
   }
 
   /**

@@ -6,10 +6,13 @@ import {
   completable,
   InputRequired,
   McpError,
+  McpServer,
   ResourceTemplate,
   Server,
+  StdioServerTransport,
   type CallToolResult,
   type HttpAddress,
+  type RequestHandlerExtra,
 } from 'oxmcp';
 import * as z from 'zod';
 
@@ -102,3 +105,19 @@ const error: unknown = new McpError(-32602, 'bad', { field: 'a' });
 void [result, error];
 await client.close();
 await server.close();
+
+// The official SDK's McpServer: handlers get `extra`; `declare` and `capabilities` name capabilities.
+const official = new McpServer({ name: 'ported', version: '1' }, { capabilities: { prompts: {}, logging: {} } });
+official.registerTool('count', { inputSchema: { n: z.number() } }, async ({ n }, extra: RequestHandlerExtra) => {
+  const count: number = n;
+  await extra.sendNotification({ method: 'notifications/progress', params: { progress: 1, total: count } });
+  return { content: [{ type: 'text', text: String(extra.requestId) }] };
+});
+official.tool('ping', async () => ({ content: [] }));
+// @ts-expect-error: without an input schema the callback gets `extra` alone
+official.registerTool('none', {}, async (args: { n: number }, extra: RequestHandlerExtra) => [args, extra]);
+await official.connect(new StdioServerTransport());
+const declaring = new Server({ name: 'declaring', version: '1' }, { declare: ['tools', 'prompts'] });
+// @ts-expect-error: logging is always declared; only what follows registrations may be declared ahead
+new Server({ name: 'wrong', version: '1' }, { declare: ['logging'] });
+void declaring;

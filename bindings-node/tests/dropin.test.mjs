@@ -1,0 +1,176 @@
+// Servers written for the official TypeScript SDK, ported by changing their imports: the
+// SDK's own stdio examples (read from the pinned package at run time, not copied into the
+// repository) run once as published and once with `oxmcp` in place of the SDK's server
+// modules, and the official client must get the same lists and results from both.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+
+import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
+
+import { McpServer, ResourceTemplate, Server, StdioServerTransport } from 'oxmcp';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const EXAMPLES = join(
+  dirname(fileURLToPath(import.meta.resolve('@modelcontextprotocol/sdk/server/mcp.js'))),
+  '..',
+  'examples',
+  'server',
+);
+// Inside the repository, so that the port resolves `oxmcp` and zod as the tests do.
+const PORTS = join(ROOT, 'target', 'dropin-node');
+
+/** The example `name` with its SDK server imports replaced by `oxmcp`; the path of the port. */
+function port(name) {
+  const original = readFileSync(join(EXAMPLES, `${name}.js`), 'utf8');
+  const imports = /from '\.\.\/\.\.\/server\/(mcp|stdio)\.js'/g;
+  assert.ok(imports.test(original), `${name} imports the SDK's server modules`);
+  const ported = original.replace(imports, "from 'oxmcp'");
+  const changed = ported.split('\n').filter((line, i) => line !== original.split('\n')[i]);
+  assert.ok(changed.every((line) => line.startsWith('import ')), `only imports changed: ${changed}`);
+  mkdirSync(PORTS, { recursive: true });
+  const path = join(PORTS, `${name}.mjs`);
+  writeFileSync(path, ported);
+  return path;
+}
+
+/** Runs `use(client)` with the official client connected over stdio to `node path`. */
+async function withServer(path, use, capabilities = {}) {
+  const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' }, { capabilities });
+  if (capabilities.sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      role: 'assistant',
+      model: 'test-model',
+      content: { type: 'text', text: `summary of ${request.params.messages[0].content.text.length} chars` },
+    }));
+  }
+  // The sampling example writes a line of its own on stdout; the client reports it and goes on.
+  client.onerror = () => {};
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path], stderr: 'ignore' }));
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** What `use` gets from the published example and from its port, side by side. */
+async function bothWays(name, use, capabilities) {
+  const published = await withServer(join(EXAMPLES, `${name}.js`), use, capabilities);
+  const ported = await withServer(port(name), use, capabilities);
+  return { published, ported };
+}
+
+/**
+ * `tools` without `execution: { taskSupport: 'forbidden' }`, which the SDK lists on every
+ * tool and oxmcp leaves out: the spec's default, so both say the same.
+ */
+function withoutDefaults(tools) {
+  return tools.map(({ execution, ...tool }) =>
+    execution?.taskSupport === 'forbidden' && Object.keys(execution).length === 1 ? tool : { ...tool, execution },
+  );
+}
+
+describe('servers of the official TypeScript SDK with their imports changed', () => {
+  it('mcpServerOutputSchema: the same tool, and structured results of the same shape', async () => {
+    const { published, ported } = await bothWays('mcpServerOutputSchema', async (client) => {
+      const { tools } = await client.listTools();
+      const result = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo', country: 'NO' } });
+      return { tools, result };
+    });
+    assert.deepEqual(ported.tools, withoutDefaults(published.tools));
+    // The weather is random: the members and their types must match.
+    const shape = (value) =>
+      value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([key, member]) => [key, shape(member)]))
+        : typeof value;
+    assert.deepEqual(shape(ported.result.structuredContent), shape(published.result.structuredContent));
+    assert.deepEqual(JSON.parse(ported.result.content[0].text), ported.result.structuredContent);
+    assert.equal(ported.result.isError, published.result.isError);
+  });
+
+  it('progressExample: the same progress notifications and result', async () => {
+    const { published, ported } = await bothWays('progressExample', async (client) => {
+      const progress = [];
+      const result = await client.callTool({ name: 'count', arguments: { n: 3 } }, undefined, {
+        onprogress: ({ progress: done, total, message }) => progress.push({ done, total, message }),
+      });
+      const invalid = await client.callTool({ name: 'count', arguments: { n: 0 } });
+      return { tools: (await client.listTools()).tools, progress, result, invalid: invalid.isError };
+    });
+    assert.deepEqual(ported.tools, withoutDefaults(published.tools));
+    assert.deepEqual(ported.progress, published.progress);
+    assert.equal(ported.progress.length, 3);
+    assert.deepEqual(ported.result, published.result);
+    assert.equal(ported.invalid, true);
+    assert.equal(ported.invalid, published.invalid);
+  });
+
+  it('toolWithSampleServer: mcpServer.server.createMessage asks the client within the call', async () => {
+    const { published, ported } = await bothWays(
+      'toolWithSampleServer',
+      async (client) => ({
+        tools: (await client.listTools()).tools,
+        result: await client.callTool({ name: 'summarize', arguments: { text: 'a long text' } }),
+      }),
+      { sampling: {} },
+    );
+    assert.deepEqual(ported.tools, withoutDefaults(published.tools));
+    assert.deepEqual(ported.result, published.result);
+    assert.match(ported.result.content[0].text, /summary of \d+ chars/);
+  });
+
+  it('the older tool(), resource() and prompt() forms and an empty parameters object', async () => {
+    const server = new McpServer({ name: 'older-forms', version: '1.0.0' });
+    server.tool('ping', async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+    server.tool('boom', 'Fails on purpose', {}, async () => {
+      throw new Error('boom');
+    });
+    server.tool('add', 'Adds', { a: z.number(), b: z.number() }, { readOnlyHint: true }, async ({ a, b }, extra) => ({
+      content: [{ type: 'text', text: `${a + b} (request ${extra.requestId})` }],
+    }));
+    server.resource('config', 'config://app', async (uri) => ({ contents: [{ uri: uri.href, text: '{}' }] }));
+    server.resource('user', new ResourceTemplate('users://{id}', { list: undefined }), async (uri, { id }) => ({
+      contents: [{ uri: uri.href, text: `user ${id}` }],
+    }));
+    server.prompt('greet', 'Greets', { name: z.string() }, ({ name }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Hello ${name}` } }],
+    }));
+    const { tools } = await inProcess(server, (client) => client.listTools());
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    assert.deepEqual(byName.ping.inputSchema, { type: 'object', properties: {} });
+    assert.equal(byName.boom.inputSchema.type, 'object');
+    assert.deepEqual(byName.add.annotations, { readOnlyHint: true });
+    await inProcess(server, async (client) => {
+      const boom = await client.callTool({ name: 'boom', arguments: {} });
+      assert.equal(boom.isError, true);
+      assert.match(boom.content[0].text, /boom/);
+      const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+      assert.match(sum.content[0].text, /^5 \(request \d+\)$/);
+      assert.equal((await client.readResource({ uri: 'users://7' })).contents[0].text, 'user 7');
+      assert.equal((await client.readResource({ uri: 'config://app' })).contents[0].text, '{}');
+      const prompt = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
+      assert.equal(prompt.messages[0].content.text, 'Hello Ada');
+    });
+    // The reported case, on oxmcp's own Server too: `{}` is an empty parameters object.
+    new Server({ name: 'plain', version: '1' }).registerTool('boom', { description: 'Fails', inputSchema: {} }, () => 'ok');
+    await assert.rejects(server.connect({}), /StdioServerTransport/);
+    assert.ok(new StdioServerTransport());
+  });
+});
+
+/** Runs `use` with oxmcp's in-process client of `server`'s oxmcp server. */
+async function inProcess(server, use) {
+  const { Client } = await import('oxmcp');
+  const client = await Client.connectInProcess(server.oxmcp);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
