@@ -303,6 +303,29 @@ impl Client {
         runtime::future_into_py(py, async move { reply(client.list_all_prompts().await) })
     }
 
+    /// One page of the list `kind` names (`tools`, `resources`, `resource_templates`,
+    /// `prompts`): the first, or the one `cursor` names; the wire's result, its
+    /// `nextCursor` and, in 2026-07-28, `ttlMs` and `cacheScope` with it.
+    #[pyo3(signature = (kind, cursor=None))]
+    fn list_page<'py>(&self, py: Python<'py>, kind: &str, cursor: Option<String>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        let kind = match kind {
+            "tools" => ListKind::Tools,
+            "resources" => ListKind::Resources,
+            "resource_templates" => ListKind::ResourceTemplates,
+            "prompts" => ListKind::Prompts,
+            other => return Err(PyValueError::new_err(format!("no list named {other:?}"))),
+        };
+        runtime::future_into_py(py, async move {
+            match kind {
+                ListKind::Tools => reply(client.list_tools(cursor).await),
+                ListKind::Resources => reply(client.list_resources(cursor).await),
+                ListKind::ResourceTemplates => reply(client.list_resource_templates(cursor).await),
+                ListKind::Prompts => reply(client.list_prompts(cursor).await),
+            }
+        })
+    }
+
     /// Calls a tool; `on_progress(progress, total, message)` is called on the loop for
     /// each progress notification; `meta` goes in the request's `_meta`. Cancelling the
     /// awaitable cancels the request.
@@ -690,6 +713,14 @@ fn params_object(params: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Map<Strin
         .filter(|p| !p.is_none())
         .map(|p| convert::extract(p, "params (a dict)"))
         .transpose()
+}
+
+/// The lists a client reads page by page.
+enum ListKind {
+    Tools,
+    Resources,
+    ResourceTemplates,
+    Prompts,
 }
 
 fn reply<T: serde::Serialize>(outcome: oxmcp::Result<T>) -> PyResult<Py<PyAny>> {

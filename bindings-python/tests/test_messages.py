@@ -252,6 +252,42 @@ async def test_capabilities_say_what_is_registered_and_what_is_declared(era: Era
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_lists_are_read_page_by_page(era: Era, transport: str) -> None:
+    server = Server("paged", page_size=2)
+    for n in range(5):
+        server.add_tool(lambda: "ok", name=f"t{n}")
+    for n in range(3):
+        server.add_prompt(lambda: "hi", name=f"p{n}")
+
+    @server.resource("config://{name}")
+    def config(name: str) -> str:
+        return name
+
+    async with connect(server, transport, era) as client:
+        names: list[str] = []
+        cursor: str | None = None
+        pages = 0
+        while True:
+            page = await client.list_tools_page(cursor)
+            names += [tool.name for tool in page.tools]
+            pages += 1
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+        assert (names, pages) == (["t0", "t1", "t2", "t3", "t4"], 3)
+        first = await client.list_prompts_page()
+        assert [prompt.name for prompt in first.prompts] == ["p0", "p1"] and first.next_cursor
+        # The legacy era has no caching hints; 2026-07-28 lists say how long they keep.
+        assert (first.ttl_ms is None) == (era == "legacy"), first
+        templates = await client.list_resource_templates_page()
+        assert [t.uri_template for t in templates.resource_templates] == ["config://{name}"]
+        assert (await client.list_resources_page()).resources == []
+        with pytest.raises(McpError):
+            await client.list_tools_page("not a cursor")
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_2026_client_listens_for_list_changes(transport: str, notifications: Notifications) -> None:
     # Tools come after the client connected: the server says it will have them.
     server = Server("changing", declare=["tools"])

@@ -25,6 +25,10 @@ from .types import (
     ElicitResult,
     GetPromptResult,
     Implementation,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
     Prompt,
     ReadResourceResult,
     Resource,
@@ -334,6 +338,24 @@ class Client:
     async def list_prompts(self) -> list[Prompt]:
         """Every prompt."""
         return [Prompt.model_validate(p) for p in await self._connection.list_prompts()]
+
+    async def list_tools_page(self, cursor: str | None = None) -> ListToolsResult:
+        """One page of tools: the first, or the one ``cursor`` names (a page's
+        ``next_cursor``). :meth:`list_tools` follows the cursors for you."""
+        return ListToolsResult.model_validate(await self._connection.list_page("tools", cursor))
+
+    async def list_resources_page(self, cursor: str | None = None) -> ListResourcesResult:
+        """One page of static resources (see :meth:`list_tools_page`)."""
+        return ListResourcesResult.model_validate(await self._connection.list_page("resources", cursor))
+
+    async def list_resource_templates_page(self, cursor: str | None = None) -> ListResourceTemplatesResult:
+        """One page of resource templates (see :meth:`list_tools_page`)."""
+        page = await self._connection.list_page("resource_templates", cursor)
+        return ListResourceTemplatesResult.model_validate(page)
+
+    async def list_prompts_page(self, cursor: str | None = None) -> ListPromptsResult:
+        """One page of prompts (see :meth:`list_tools_page`)."""
+        return ListPromptsResult.model_validate(await self._connection.list_page("prompts", cursor))
 
     async def get_prompt(
         self,

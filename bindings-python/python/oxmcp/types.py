@@ -217,6 +217,39 @@ class Prompt(WireModel):
     icons: list[dict[str, Any]] | None = None
 
 
+class PaginatedResult(WireModel):
+    """One page of a list: ``next_cursor`` names the next page (none after the last); in
+    2026-07-28, ``ttl_ms`` and ``cache_scope`` say how long, and for whom, it may be kept."""
+
+    next_cursor: str | None = None
+    ttl_ms: int | None = None
+    cache_scope: Literal["public", "private"] | None = None
+
+
+class ListToolsResult(PaginatedResult):
+    """A page of tools."""
+
+    tools: list[Tool]
+
+
+class ListResourcesResult(PaginatedResult):
+    """A page of static resources."""
+
+    resources: list[Resource]
+
+
+class ListResourceTemplatesResult(PaginatedResult):
+    """A page of resource templates."""
+
+    resource_templates: list[ResourceTemplate]
+
+
+class ListPromptsResult(PaginatedResult):
+    """A page of prompts."""
+
+    prompts: list[Prompt]
+
+
 class PromptMessage(WireModel):
     """One message of a rendered prompt."""
 
