@@ -1,16 +1,21 @@
 // Servers written for the official TypeScript SDK, ported by changing their imports: the
-// SDK's own stdio examples (read from the pinned package at run time, not copied into the
-// repository) run once as published and once with `oxmcp` in place of the SDK's server
-// modules, and the official client must get the same lists and results from both.
+// SDK's own examples (read from the pinned package at run time, not copied into the
+// repository), over stdio and Streamable HTTP, run once as published and once with `oxmcp`
+// in place of the SDK's server modules, and the official client must get the same lists
+// and results from both.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
 import { McpServer, ResourceTemplate, Server, StdioServerTransport } from 'oxmcp';
@@ -26,9 +31,9 @@ const EXAMPLES = join(
 const PORTS = join(ROOT, 'target', 'dropin-node');
 
 /** The example `name` with its SDK server imports replaced by `oxmcp`; the path of the port. */
-function port(name) {
+function portExample(name) {
   const original = readFileSync(join(EXAMPLES, `${name}.js`), 'utf8');
-  const imports = /from '\.\.\/\.\.\/server\/(mcp|stdio)\.js'/g;
+  const imports = /from '\.\.\/\.\.\/(server\/[a-zA-Z]+|types)\.js'/g;
   assert.ok(imports.test(original), `${name} imports the SDK's server modules`);
   const ported = original.replace(imports, "from 'oxmcp'");
   const changed = ported.split('\n').filter((line, i) => line !== original.split('\n')[i]);
@@ -37,6 +42,51 @@ function port(name) {
   const path = join(PORTS, `${name}.mjs`);
   writeFileSync(path, ported);
   return path;
+}
+
+/** A port nothing listens on now. */
+async function freePort() {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => probe.once('listening', resolve));
+  const { port: free } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return free;
+}
+
+/**
+ * Runs `use(client)` with the official client connected over Streamable HTTP to `node path`
+ * serving on `port` (given as `MCP_PORT`; the examples without it use 3000), then stops it.
+ */
+async function withHttpServer(path, port, use) {
+  const child = spawn(process.execPath, [path], { env: { ...process.env, MCP_PORT: String(port) }, stdio: 'ignore' });
+  try {
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    for (let tries = 0; ; tries++) {
+      const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' });
+      try {
+        await client.connect(new StreamableHTTPClientTransport(url));
+      } catch (error) {
+        if (tries > 100) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
+      try {
+        return await use(client);
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    child.kill();
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+/** What `use` gets from the published HTTP example and from its port, one after the other. */
+async function bothWaysOverHttp(name, port, use) {
+  const published = await withHttpServer(join(EXAMPLES, `${name}.js`), port, use);
+  const ported = await withHttpServer(portExample(name), port, use);
+  return { published, ported };
 }
 
 /** Runs `use(client)` with the official client connected over stdio to `node path`. */
@@ -62,7 +112,7 @@ async function withServer(path, use, capabilities = {}) {
 /** What `use` gets from the published example and from its port, side by side. */
 async function bothWays(name, use, capabilities) {
   const published = await withServer(join(EXAMPLES, `${name}.js`), use, capabilities);
-  const ported = await withServer(port(name), use, capabilities);
+  const ported = await withServer(portExample(name), use, capabilities);
   return { published, ported };
 }
 
@@ -123,6 +173,52 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     assert.deepEqual(ported.tools, withoutDefaults(published.tools));
     assert.deepEqual(ported.result, published.result);
     assert.match(ported.result.content[0].text, /summary of \d+ chars/);
+  });
+
+  it('honoWebStandardStreamableHttp: a web-standard transport per request inside a Hono app', async () => {
+    const { published, ported } = await bothWaysOverHttp('honoWebStandardStreamableHttp', await freePort(), async (client) => ({
+      tools: (await client.listTools()).tools,
+      result: await client.callTool({ name: 'greet', arguments: { name: 'Ada' } }),
+    }));
+    assert.deepEqual(ported.tools, withoutDefaults(published.tools));
+    assert.deepEqual(ported.result, published.result);
+    assert.match(ported.result.content[0].text, /Hello, Ada!/);
+  });
+
+  // These two listen on port 3000, as published.
+  it('jsonResponseStreamableHttp: sessions routed by the app to their transports, JSON answers', async () => {
+    const { published, ported } = await bothWaysOverHttp('jsonResponseStreamableHttp', 3000, async (client) => ({
+      session: typeof client.transport.sessionId,
+      tools: (await client.listTools()).tools,
+      result: await client.callTool({ name: 'greet', arguments: { name: 'Ada' } }),
+    }));
+    assert.equal(ported.session, 'string');
+    assert.deepEqual(ported, { ...published, tools: withoutDefaults(published.tools) });
+  });
+
+  it('simpleStatelessStreamableHttp: a server per request, zod defaults applied, log messages', async () => {
+    const { published, ported } = await bothWaysOverHttp('simpleStatelessStreamableHttp', 3000, async (client) => {
+      const logs = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => logs.push(params.level));
+      // `count` is left out: its zod default (10) applies (without it, no message is sent).
+      const result = await client.callTool({ name: 'start-notification-stream', arguments: { interval: 5 } });
+      return {
+        tools: (await client.listTools()).tools,
+        prompts: (await client.listPrompts()).prompts,
+        prompt: await client.getPrompt({ name: 'greeting-template', arguments: { name: 'Ada' } }),
+        resource: await client.readResource({ uri: 'https://example.com/greetings/default' }),
+        result,
+        logs,
+      };
+    });
+    // Two differences, both oxmcp's doing more: the log messages reach the client on the
+    // call's own stream (the SDK's stateless transport has no stream to send them on and drops
+    // them), and the rendered prompt keeps the prompt's description.
+    assert.deepEqual(ported.logs, Array(10).fill('info'));
+    assert.deepEqual(published.logs, []);
+    assert.equal(ported.prompt.description, 'A simple greeting prompt template');
+    const same = ({ logs, prompt: { description, ...prompt }, ...rest }) => ({ ...rest, prompt });
+    assert.deepEqual(same(ported), same({ ...published, tools: withoutDefaults(published.tools) }));
   });
 
   it('the older tool(), resource() and prompt() forms and an empty parameters object', async () => {

@@ -8,8 +8,8 @@
  * - `Client`: `Client.connectStdio(...)`, `Client.connectHttp(url)` or
  *   `Client.connectInProcess(server)`, then `listTools()`, `callTool()`…
  * - `completable()`: a prompt argument's zod schema that suggests values.
- * - `McpServer`, `StdioServerTransport`: the official TypeScript SDK's server API, so that
- *   a server written for `@modelcontextprotocol/sdk` runs with its imports changed.
+ * - `McpServer` and its transports: the official TypeScript SDK's server API, so that a
+ *   server written for `@modelcontextprotocol/sdk` runs with its imports changed.
  */
 
 export { IntrospectionVerifier, JwtVerifier } from './auth';
@@ -36,8 +36,25 @@ export { ErrorCode, InputRequired, McpError, ResourceNotFoundError } from './err
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';
-export { LowLevelServer, McpServer, StdioServerTransport } from './official';
-export type { AuthInfo, McpServerOptions, OfficialCallback, OutgoingMessage, RequestHandlerExtra } from './official';
+export {
+  createMcpExpressApp,
+  HttpTransport,
+  isInitializeRequest,
+  LowLevelServer,
+  McpServer,
+  StdioServerTransport,
+  StreamableHTTPServerTransport,
+  WebStandardStreamableHTTPServerTransport,
+} from './official';
+export type {
+  AuthInfo,
+  McpExpressApp,
+  McpServerOptions,
+  OfficialCallback,
+  OutgoingMessage,
+  RequestHandlerExtra,
+  StreamableHTTPServerTransportOptions,
+} from './official';
 export type { FetchHandler, NodeHandler } from './mounted';
 export type {
   CustomNotificationHandler,

@@ -65,12 +65,16 @@ export async function answerFetch(endpoint: NativeHttpEndpoint, request: Request
   return new Response(hasBody(head.status) ? body : null, { status: head.status, headers: head.headers as [string, string][] });
 }
 
-/** Answers a Node request through `endpoint`. */
+/** What an answer's head says, shown to whoever watches answers (`answerNode`'s `onHead`). */
+export type HeadWatcher = (status: number, headers: string[][]) => void;
+
+/** Answers a Node request through `endpoint`; `onHead` sees the answer's head first. */
 export async function answerNode(
   endpoint: NativeHttpEndpoint,
   req: IncomingMessage,
   res: ServerResponse,
   next?: (error?: unknown) => void,
+  onHead?: HeadWatcher,
 ): Promise<void> {
   const raw = req.rawHeaders;
   const headers: string[][] = [];
@@ -91,6 +95,7 @@ export async function answerNode(
       next();
       return;
     }
+    onHead?.(head.status, head.headers);
     res.writeHead(head.status, head.headers.flat());
     if (head.ended) {
       // A JSON answer: whole already, sent at once.

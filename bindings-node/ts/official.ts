@@ -21,14 +21,19 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { AccessToken } from './auth';
+import { compact } from './compact';
 import type { Context, ElicitInput } from './context';
-import { McpError } from './errors';
-import { toJsonSchema, type Infer, type SchemaInput } from './schema';
+import type { FetchHandler, NodeHandler } from './mounted';
+import { ErrorCode, McpError } from './errors';
+import { toJsonSchema, validate, validatorOf, type Infer, type SchemaInput } from './schema';
 import {
   Server,
   type ResourceTemplate,
   type DeclarableCapability,
+  type HttpMountOptions,
   type PromptConfig,
   type RegisteredPrompt,
   type RegisteredResource,
@@ -86,6 +91,186 @@ export interface RequestHandlerExtra {
 /** `connect()`'s transport for this process's stdin and stdout. */
 export class StdioServerTransport {}
 
+/** The official HTTP transports' options that oxmcp reads (an `eventStore` is not needed: the core keeps events). */
+export interface StreamableHTTPServerTransportOptions {
+  /** Makes a session per client (oxmcp makes the ids, from the CSPRNG); `undefined`: stateless. */
+  sessionIdGenerator?: (() => string) | undefined;
+  /** Told the id of a session once its `initialize` is answered. */
+  onsessioninitialized?: (sessionId: string) => void | Promise<void>;
+  /** Told the id of a session its client ended with DELETE. */
+  onsessionclosed?: (sessionId: string) => void | Promise<void>;
+  /** Answers with one JSON object instead of an SSE stream. */
+  enableJsonResponse?: boolean;
+  /** `Host` names accepted (oxmcp's default: loopback names only). */
+  allowedHosts?: string[];
+  /** `Origin` values accepted (oxmcp's default: pages served from loopback hosts). */
+  allowedOrigins?: string[];
+  eventStore?: unknown;
+  enableDnsRebindingProtection?: boolean;
+  retryInterval?: number;
+}
+
+/**
+ * What the official HTTP transports share: the endpoint settings their options give, the
+ * session the endpoint opened, and its end.
+ */
+export abstract class HttpTransport {
+  /** The session this transport serves, once its `initialize` is answered. */
+  sessionId: string | undefined;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  #server: Server | undefined;
+  #closed = false;
+
+  constructor(protected readonly options: StreamableHTTPServerTransportOptions = {}) {}
+
+  /** @internal Serves through `server`'s endpoint (`McpServer.connect`). */
+  attach(server: Server): void {
+    this.#server = server;
+  }
+
+  /** Ends the transport (the session lives on in the endpoint until its client or the reaper ends it). */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.onclose?.();
+    }
+  }
+
+  /** The endpoint settings for requests to `path`. */
+  protected settings(path: string): HttpMountOptions {
+    const { sessionIdGenerator, enableJsonResponse, allowedHosts, allowedOrigins } = this.options;
+    return compact({
+      path,
+      stateless: sessionIdGenerator === undefined,
+      jsonResponse: enableJsonResponse,
+      allowedHosts,
+      allowedOrigins,
+    });
+  }
+
+  protected server(): Server {
+    if (this.#server === undefined) {
+      throw new McpError(-32603, 'connect the transport first: await mcpServer.connect(transport)', undefined, 'unsupported');
+    }
+    return this.#server;
+  }
+
+  /** Follows the session through an answer: its id from `initialize`, its end at DELETE. */
+  protected seen(method: string, status: number, sessionId: string | undefined): void {
+    if (sessionId !== undefined && this.sessionId === undefined && status < 300) {
+      this.sessionId = sessionId;
+      void this.options.onsessioninitialized?.(sessionId);
+    }
+    if (method === 'DELETE' && status < 300 && this.sessionId !== undefined) {
+      void this.options.onsessionclosed?.(this.sessionId);
+      void this.close();
+    }
+  }
+}
+
+/**
+ * The official `StreamableHTTPServerTransport` for Node's `(req, res)` (Express and the
+ * like): `handleRequest(req, res, req.body)` hands each request to the connected server's
+ * endpoint, which speaks the protocol (both eras, sessions, SSE, the Host and Origin checks).
+ */
+export class StreamableHTTPServerTransport extends HttpTransport {
+  #handler: NodeHandler | undefined;
+
+  /** Serves one request; `parsedBody` is what a body parser read already (`req.body`). */
+  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    const request = req as IncomingMessage & { body?: unknown };
+    if (parsedBody !== undefined && request.body === undefined) {
+      request.body = parsedBody;
+    }
+    const server = this.server();
+    // The endpoint answers at the path it is mounted at, whatever the app calls it.
+    this.#handler ??= server.watchedNodeHandler(this.settings(pathOf(req.url)), (status, headers) =>
+      this.seen(req.method ?? '', status, headers.find(([name]) => name?.toLowerCase() === SESSION_HEADER)?.[1]),
+    );
+    await this.#handler(req, res);
+  }
+}
+
+/**
+ * The official `WebStandardStreamableHTTPServerTransport` (Hono, Bun, Deno, Workers):
+ * `handleRequest(request)` answers a web-standard `Request` through the connected
+ * server's endpoint.
+ */
+export class WebStandardStreamableHTTPServerTransport extends HttpTransport {
+  #handler: FetchHandler | undefined;
+
+  /** Answers one request. */
+  async handleRequest(request: Request): Promise<Response> {
+    this.#handler ??= this.server().fetchHandler(this.settings(new URL(request.url).pathname));
+    const response = await this.#handler(request);
+    this.seen(request.method, response.status, response.headers.get(SESSION_HEADER) ?? undefined);
+    return response;
+  }
+}
+
+/** Whether `message` is an `initialize` request (the official helper, for session routing). */
+export function isInitializeRequest(message: unknown): boolean {
+  return isPlainObject(message) && message.method === 'initialize' && message.jsonrpc === '2.0' && 'id' in message;
+}
+
+/** An express application, as `createMcpExpressApp` makes it (express's own types describe it). */
+export type McpExpressApp = ((req: IncomingMessage, res: ServerResponse, next?: () => void) => void) & Record<string, any>;
+
+/**
+ * The official `createMcpExpressApp`: an express app that parses JSON bodies and, bound
+ * to a loopback address (the default), accepts only loopback `Host` names (DNS rebinding);
+ * `allowedHosts` names others. Needs express installed.
+ */
+export function createMcpExpressApp(options: { host?: string; allowedHosts?: string[] } = {}): McpExpressApp {
+  const { host = '127.0.0.1', allowedHosts } = options;
+  let express: ExpressModule;
+  try {
+    express = require('express') as ExpressModule;
+  } catch {
+    throw new TypeError('createMcpExpressApp needs express installed (npm install express)');
+  }
+  const app = express();
+  app.use(express.json());
+  const accepted = allowedHosts ?? (LOOPBACK_NAMES.includes(host) ? LOOPBACK_NAMES : undefined);
+  if (accepted !== undefined) {
+    app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      if (accepted.includes(hostnameOf(req.headers.host))) {
+        next();
+        return;
+      }
+      res.writeHead(403, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Host header' }, id: null }),
+      );
+    });
+  }
+  return app;
+}
+
+interface ExpressModule {
+  (): McpExpressApp;
+  json(): unknown;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '::1'];
+
+/** The name of a `Host` header, without its port (and an IPv6 address without brackets). */
+function hostnameOf(host: string | undefined): string {
+  if (host === undefined) {
+    return '';
+  }
+  try {
+    return new URL(`http://${host}`).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return '';
+  }
+}
+
+function pathOf(url: string | undefined): string {
+  return new URL(url ?? '/', 'http://localhost').pathname;
+}
+
 /** The official constructor options: `capabilities` says what to declare before it is registered. */
 export interface McpServerOptions extends ServerOptions {
   capabilities?: Partial<Record<DeclarableCapability | 'logging' | 'experimental', unknown>>;
@@ -129,9 +314,11 @@ export class McpServer {
     config: ToolConfig<I, O>,
     cb: OfficialCallback<I>,
   ): RegisteredTool {
-    const handler = this.#adapt(cb as (...args: unknown[]) => Returned);
-    // Listed in the official SDK's dialect, so that clients see the same schemas.
     const { inputSchema, outputSchema } = config;
+    // A failed check is the tool's error (`isError`), as in the official SDK.
+    const check = checker(inputSchema, (issues) => new Error(`Invalid arguments for tool ${name}: ${issues}`));
+    const handler = this.#adapt(cb as (...args: unknown[]) => Returned, check);
+    // Listed in the official SDK's dialect, so that clients see the same schemas.
     const listed = {
       ...config,
       inputSchema: inputSchema === undefined ? undefined : toJsonSchema(inputSchema, 'input', 'draft-7'),
@@ -155,7 +342,11 @@ export class McpServer {
     config: PromptConfig<A>,
     cb: OfficialCallback<A>,
   ): RegisteredPrompt {
-    const handler = this.#adapt(cb as (...args: unknown[]) => Returned);
+    const check = checker(
+      config.argsSchema,
+      (issues) => new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${issues}`),
+    );
+    const handler = this.#adapt(cb as (...args: unknown[]) => Returned, check);
     return this.oxmcp.registerPrompt(name, config, handler as never);
   }
 
@@ -193,15 +384,21 @@ export class McpServer {
 
   /**
    * Serves over `transport`: a `StdioServerTransport` serves this process's stdin and
-   * stdout until stdin closes. Resolves once serving (as the official `connect` does).
-   * For HTTP, serve `mcpServer.oxmcp` with `listen({ transport: 'http' })`, `nodeHandler()`
-   * or `fetch`: one endpoint for every session.
+   * stdout until stdin closes; an HTTP transport serves the requests handed to its
+   * `handleRequest`. Resolves once serving (as the official `connect` does). (Without the
+   * official routing code, `mcpServer.oxmcp.listen({ transport: 'http' })`, `nodeHandler()`
+   * or `fetch` serve every session from one endpoint.)
    */
-  async connect(transport: StdioServerTransport): Promise<void> {
+  async connect(transport: StdioServerTransport | HttpTransport): Promise<void> {
+    if (transport instanceof HttpTransport) {
+      transport.attach(this.oxmcp);
+      this.#connected = true;
+      return;
+    }
     if (!(transport instanceof StdioServerTransport)) {
       throw new McpError(
         -32603,
-        "oxmcp's McpServer connects to a StdioServerTransport; for HTTP use mcpServer.oxmcp.listen({ transport: 'http' }), nodeHandler() or fetch",
+        "oxmcp's McpServer connects to a StdioServerTransport, a StreamableHTTPServerTransport or a WebStandardStreamableHTTPServerTransport",
         undefined,
         'unsupported',
       );
@@ -246,10 +443,16 @@ export class McpServer {
     await this.server.sendLoggingMessage(params);
   }
 
-  /** `cb` as oxmcp calls it: its last argument, the context, becomes the official `extra`. */
-  #adapt(cb: (...args: unknown[]) => Returned): (...args: unknown[]) => Returned {
-    return (...args) => {
+  /**
+   * `cb` as oxmcp calls it: its last argument, the context, becomes the official `extra`;
+   * with `check`, its first (the arguments) is read through the schema first.
+   */
+  #adapt(cb: (...args: unknown[]) => Returned, check?: Check): (...args: unknown[]) => Returned {
+    return async (...args) => {
       const ctx = args.pop() as Context;
+      if (check !== undefined) {
+        args[0] = await check(args[0]);
+      }
       return this.#current.run(ctx, () => cb(...args, extraOf(ctx)));
     };
   }
@@ -299,6 +502,29 @@ export class LowLevelServer {
     }
     return ctx;
   }
+}
+
+/** Reads arguments through their schema, or throws. */
+type Check = (args: unknown) => Promise<unknown>;
+
+/**
+ * The check of arguments against `schema` in JavaScript, as the official SDK makes it
+ * before its handlers run: the core has validated them against the JSON Schema already,
+ * and this applies what JSON Schema cannot say (zod's `.default()`, `.transform()`,
+ * refinements). `undefined` for plain JSON Schema, which the core's check covers.
+ */
+function checker(schema: SchemaInput | undefined, refused: (issues: string) => Error): Check | undefined {
+  const validator = schema === undefined ? undefined : validatorOf(schema);
+  if (validator === undefined) {
+    return undefined;
+  }
+  return async (args) => {
+    const checked = await validate(validator, args ?? {});
+    if ('issues' in checked) {
+      throw refused(checked.issues.join('; '));
+    }
+    return checked.value;
+  };
 }
 
 /** The official `extra` of a handler run with `ctx`. */

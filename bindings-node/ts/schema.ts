@@ -65,7 +65,11 @@ export type Infer<S, W extends Side = 'input'> = S extends StandardSchemaLike
 interface StandardProps {
   vendor: string;
   jsonSchema?: { input(options: { target: string }): JsonSchema; output(options: { target: string }): JsonSchema };
+  validate(value: unknown): StandardResult | Promise<StandardResult>;
 }
+
+/** What a Standard Schema's `validate` gives: the value, or the issues. */
+type StandardResult = { value: unknown; issues?: undefined } | { issues: ReadonlyArray<{ message: string }> };
 
 interface ZodModule {
   object(shape: SchemaShape): StandardSchemaLike;
@@ -137,6 +141,31 @@ function fromStandardSchema(schema: StandardSchemaLike, io: Side, target: JsonSc
     throw new TypeError(ZOD_3_REFUSED);
   }
   throw new TypeError(`this ${standard.vendor} schema has no JSON Schema export; pass JSON Schema instead`);
+}
+
+/**
+ * The schema that checks values in JavaScript, as the official SDK checks arguments with
+ * zod before its handlers run (applying `.default()` and `.transform()`): a raw shape as a
+ * zod object, a Standard Schema as it is; `undefined` for plain JSON Schema and `{}`.
+ */
+export function validatorOf(schema: SchemaInput): StandardSchemaLike | undefined {
+  if (isShape(schema)) {
+    return loadZod('a zod raw shape').object(schema);
+  }
+  return isStandardSchema(schema) ? schema : undefined;
+}
+
+/**
+ * `value` as `schema` reads it (defaults filled, transforms applied), or the issues'
+ * messages when it does not fit.
+ */
+export async function validate(schema: StandardSchemaLike, value: unknown): Promise<{ value: unknown } | { issues: string[] }> {
+  const standard = schema['~standard'] as StandardProps;
+  const result = await standard.validate(value);
+  if (result.issues === undefined) {
+    return { value: result.value };
+  }
+  return { issues: result.issues.map((issue) => issue.message) };
 }
 
 /** A prompt's arguments from its `argsSchema` (prompt arguments are strings). */

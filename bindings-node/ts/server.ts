@@ -17,7 +17,7 @@ import { compact } from './compact';
 import { completersOf, type CompleteCallback } from './completable';
 import { Context } from './context';
 import { ErrorCode, McpError, native, nativeSync } from './errors';
-import { answerFetch, answerNode, type FetchHandler, type NodeHandler } from './mounted';
+import { answerFetch, answerNode, type FetchHandler, type HeadWatcher, type NodeHandler } from './mounted';
 import {
   nativeModule,
   type HttpOptions,
@@ -769,8 +769,13 @@ export class Server {
    * already read (`express.json()`) is taken from `req.body`.
    */
   nodeHandler(options: HttpMountOptions = {}): NodeHandler {
+    return this.watchedNodeHandler(options);
+  }
+
+  /** @internal {@link nodeHandler}, with `onHead` shown each answer's head (the official transport's port reads session ids there). */
+  watchedNodeHandler(options: HttpMountOptions, onHead?: HeadWatcher): NodeHandler {
     const endpoint = this.#mount(options);
-    return async (req, res, next) => answerNode(await endpoint(), req, res, next);
+    return async (req, res, next) => answerNode(await endpoint(), req, res, next, onHead);
   }
 
   /**

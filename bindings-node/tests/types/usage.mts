@@ -10,6 +10,9 @@ import {
   ResourceTemplate,
   Server,
   StdioServerTransport,
+  StreamableHTTPServerTransport,
+  createMcpExpressApp,
+  isInitializeRequest,
   type CallToolResult,
   type HttpAddress,
   type RequestHandlerExtra,
@@ -121,3 +124,7 @@ const declaring = new Server({ name: 'declaring', version: '1' }, { declare: ['t
 // @ts-expect-error: logging is always declared; only what follows registrations may be declared ahead
 new Server({ name: 'wrong', version: '1' }, { declare: ['logging'] });
 void declaring;
+const http = new StreamableHTTPServerTransport({ sessionIdGenerator: () => 'unused', enableJsonResponse: true });
+await official.connect(http);
+const app = createMcpExpressApp();
+app.post('/mcp', (req: unknown) => isInitializeRequest(req));
