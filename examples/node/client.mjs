@@ -1,22 +1,29 @@
 // The example client written with oxmcp's Node package: starts the Python example server
-// over Streamable HTTP and shows what they exchange, once in each protocol era.
+// (or, with --node, the Node one beside this file) over Streamable HTTP and shows what they
+// exchange, once in each protocol era.
 //
 //   node examples/node/client.mjs [python]     (default: .venv/bin/python)
+//   node examples/node/client.mjs --node
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Client } from '../../bindings-node/esm/index.mjs';
+import { Client } from 'oxmcp';
 
-const python = process.argv[2] ?? fileURLToPath(new URL('../../.venv/bin/python', import.meta.url));
-const script = fileURLToPath(new URL('../python/server.py', import.meta.url));
+const [command, script] =
+  process.argv[2] === '--node'
+    ? [process.execPath, fileURLToPath(new URL('server.mjs', import.meta.url))]
+    : [
+        process.argv[2] ?? fileURLToPath(new URL('../../.venv/bin/python', import.meta.url)),
+        fileURLToPath(new URL('../python/server.py', import.meta.url)),
+      ];
 
-/** Starts the Python server and resolves with the URL it announces on stderr. */
+/** Starts the example server and resolves with the URL it announces on stderr. */
 async function startServer() {
-  const child = spawn(python, [script, '--http'], { stdio: ['ignore', 'inherit', 'pipe'] });
+  const child = spawn(command, [script, '--http'], { stdio: ['ignore', 'inherit', 'pipe'] });
   const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`the Python example server exited (${code}) before listening`);
+    throw new Error(`the example server exited (${code}) before listening`);
   });
   const lines = createInterface({ input: child.stderr });
   const listening = (async () => {
@@ -24,7 +31,7 @@ async function startServer() {
       const url = /serving Streamable HTTP at (\S+)/.exec(line)?.[1];
       if (url) return url;
     }
-    throw new Error('the Python example server closed stderr before listening');
+    throw new Error('the example server closed stderr before listening');
   })();
   return { child, url: await Promise.race([listening, exited]) };
 }
