@@ -171,6 +171,9 @@ KOTLINC := $(KOTLIN_HOME)/bin/kotlinc
 JNA_JAR := /usr/share/java/jna.jar
 KOTLIN_LIBS := $(JNA_JAR):$(KOTLIN_HOME)/lib/kotlinx-coroutines-core-jvm.jar
 KOTLIN_BINDINGS := $(UNIFFI_OUT)/kotlin/io/github/oxmcp/oxmcp_ffi.kt
+# What is written by hand beside the generated bindings, and compiled or packaged with them.
+KOTLIN_FACADE := $(wildcard $(KOTLIN_DIR)/src/*.kt)
+SWIFT_FACADE := $(wildcard bindings-uniffi/swift/*.swift)
 
 $(KOTLINC): $(KOTLIN_DIR)/package-lock.json
 	npm ci --prefix $(KOTLIN_DIR) --ignore-scripts --no-audit --no-fund
@@ -191,15 +194,15 @@ uniffi-bindings:
 	mkdir -p $(dir $(KOTLIN_BINDINGS)) $(UNIFFI_OUT)/swift/Sources/Oxmcp $(UNIFFI_OUT)/swift/Headers
 	cmp -s $(UNIFFI_OUT)/.new/io/github/oxmcp/oxmcp_ffi.kt $(KOTLIN_BINDINGS) || \
 		cp $(UNIFFI_OUT)/.new/io/github/oxmcp/oxmcp_ffi.kt $(KOTLIN_BINDINGS)
-	cp $(UNIFFI_OUT)/.new/Oxmcp.swift $(UNIFFI_OUT)/swift/Sources/Oxmcp/Oxmcp.swift
+	cp $(UNIFFI_OUT)/.new/Oxmcp.swift $(SWIFT_FACADE) $(UNIFFI_OUT)/swift/Sources/Oxmcp/
 	cp $(UNIFFI_OUT)/.new/OxmcpFFI.h $(UNIFFI_OUT)/swift/Headers/OxmcpFFI.h
 	cp $(UNIFFI_OUT)/.new/OxmcpFFI.modulemap $(UNIFFI_OUT)/swift/Headers/module.modulemap
 	cp bindings-uniffi/swift/Package.swift $(UNIFFI_OUT)/swift/Package.swift
 	rm -rf $(UNIFFI_OUT)/.new
 	bindings-uniffi/swift/check-sources.sh $(UNIFFI_OUT)/swift $(UNIFFI_LIB)
 
-$(UNIFFI_OUT)/oxmcp-kotlin.jar: $(KOTLIN_BINDINGS) | kotlin-toolchain
-	$(KOTLINC) -nowarn $(KOTLIN_BINDINGS) -cp $(KOTLIN_LIBS) -d $@
+$(UNIFFI_OUT)/oxmcp-kotlin.jar: $(KOTLIN_BINDINGS) $(KOTLIN_FACADE) | kotlin-toolchain
+	$(KOTLINC) -nowarn $(KOTLIN_BINDINGS) $(KOTLIN_FACADE) -cp $(KOTLIN_LIBS) -d $@
 
 $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar: $(UNIFFI_OUT)/oxmcp-kotlin.jar $(wildcard $(KOTLIN_DIR)/tests/*.kt)
 	$(KOTLINC) -nowarn $(KOTLIN_DIR)/tests/*.kt -cp $(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS) -d $@

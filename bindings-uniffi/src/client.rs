@@ -19,14 +19,14 @@ use std::sync::{Arc, Mutex};
 
 use oxmcp::client::{CallOptions as CoreCallOptions, ClientOptions as CoreClientOptions, Subscription};
 use oxmcp::transport::child::{StderrMode, StdioCommand as CoreStdioCommand};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::{self, error::RecvError};
 use tokio_util::sync::CancellationToken;
 
 use crate::convert::{
     duration_ms, json_text, parse_json, parse_object, size, to_btree, CallToolResult, Completion, CompletionReference,
     EraMode, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, SubscriptionFilter, Task,
-    Tool,
+    LoggingLevel, Prompt, ReadResourceResult, Resource, ResourceTemplate, ServerDetails, ServerNotification,
+    SubscriptionFilter, Task, Tool,
 };
 use crate::error::McpError;
 use crate::handler::{
@@ -245,8 +245,10 @@ impl CallOptions {
 #[derive(uniffi::Object)]
 pub struct Client {
     inner: oxmcp::client::Client,
-    /// Stops the task that feeds the notification listener.
+    /// Stops the task that feeds the notification listener, and ends `next_notification`.
     listener: CancellationToken,
+    /// The notifications since the client connected, for `next_notification`.
+    feed: tokio::sync::Mutex<broadcast::Receiver<oxmcp::client::ServerNotification>>,
     /// Open modern-era subscriptions, ended on disconnect.
     subscriptions: Mutex<Vec<Subscription>>,
     /// Set by [`Client::disconnect`]; otherwise dropping the client closes the connection.
@@ -258,6 +260,7 @@ pub struct Client {
 impl Client {
     fn wrap(inner: oxmcp::client::Client, options: &ClientOptions) -> Arc<Self> {
         let listener = CancellationToken::new();
+        let feed = tokio::sync::Mutex::new(inner.notifications());
         if let Some(target) = options.notifications.clone() {
             let mut notifications = inner.notifications();
             let stop = listener.clone();
@@ -278,6 +281,7 @@ impl Client {
         Arc::new(Client {
             inner,
             listener,
+            feed,
             subscriptions: Mutex::new(Vec::new()),
             disconnected: AtomicBool::new(false),
             runtime: tokio::runtime::Handle::try_current().ok(),
@@ -571,6 +575,25 @@ impl Client {
     /// Checks the server answers.
     pub async fn ping(&self) -> Result<(), McpError> {
         Ok(self.inner.ping().await?)
+    }
+
+    /// The next notification of the connection (list changes, resource updates, log
+    /// messages, progress), once it comes; `None` once the client is disconnected. Every
+    /// notification since the client connected comes once, in order (a reader more than
+    /// 1024 behind misses the oldest). Kotlin's `Client.notifications()` Flow reads it.
+    pub async fn next_notification(&self) -> Option<ServerNotification> {
+        let mut feed = self.feed.lock().await;
+        loop {
+            let next = tokio::select! {
+                _ = self.listener.cancelled() => return None,
+                next = feed.recv() => next,
+            };
+            match next {
+                Ok(notification) => return Some(notification.into()),
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return None,
+            }
+        }
     }
 
     /// Closes the connection; a spawned server process is shut down. (Named so as not to

@@ -32,12 +32,15 @@ import io.github.oxmcp.SamplingHandler
 import io.github.oxmcp.ServerNotification
 import io.github.oxmcp.StdioCommand
 import io.github.oxmcp.jsonPointer
+import io.github.oxmcp.notifications
 import java.util.Collections
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.async
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.first
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
 
@@ -365,6 +368,16 @@ fun clientTests(suite: Suite) {
                 assertThrows<McpException.InvalidInput> { c.client.callTool("echo", "{not json") }
                 assertThrows<McpException.InvalidInput> { c.client.callTool("echo", "[1,2]") }
             }
+        }
+
+        suite.test("$tag: notifications come as a Flow, which completes once disconnected") {
+            val c = connect(fixtureServer.url, era)
+            c.client.setLogLevel(LoggingLevel.INFO)
+            c.client.callTool("log")
+            val log = withTimeout(5_000) { c.client.notifications().first { it is ServerNotification.LogMessage } }
+            assertEquals(LoggingLevel.INFO, (log as ServerNotification.LogMessage).level, "the first level at or above info")
+            c.client.disconnect()
+            withTimeout(5_000) { c.client.notifications().toList() }
         }
 
         suite.test("$tag: log messages and resource updates reach the notification listener") {
