@@ -173,7 +173,7 @@ KOTLIN_LIBS := $(JNA_JAR):$(KOTLIN_HOME)/lib/kotlinx-coroutines-core-jvm.jar
 KOTLIN_BINDINGS := $(UNIFFI_OUT)/kotlin/io/github/oxmcp/oxmcp_ffi.kt
 # What is written by hand beside the generated bindings, and compiled or packaged with them.
 KOTLIN_FACADE := $(wildcard $(KOTLIN_DIR)/src/*.kt)
-SWIFT_FACADE := $(wildcard bindings-uniffi/swift/*.swift)
+SWIFT_FACADE := $(wildcard bindings-uniffi/swift/Sources/*.swift)
 
 $(KOTLINC): $(KOTLIN_DIR)/package-lock.json
 	npm ci --prefix $(KOTLIN_DIR) --ignore-scripts --no-audit --no-fund
@@ -191,6 +191,7 @@ uniffi-bindings:
 	rm -rf $(UNIFFI_OUT)/.new && mkdir -p $(UNIFFI_OUT)/.new
 	$(TARGET_DIR)/debug/uniffi-bindgen generate --no-format --library $(UNIFFI_LIB) \
 		--language kotlin --language swift --out-dir $(UNIFFI_OUT)/.new
+	rm -rf $(UNIFFI_OUT)/swift/Sources/Oxmcp
 	mkdir -p $(dir $(KOTLIN_BINDINGS)) $(UNIFFI_OUT)/swift/Sources/Oxmcp $(UNIFFI_OUT)/swift/Headers
 	cmp -s $(UNIFFI_OUT)/.new/io/github/oxmcp/oxmcp_ffi.kt $(KOTLIN_BINDINGS) || \
 		cp $(UNIFFI_OUT)/.new/io/github/oxmcp/oxmcp_ffi.kt $(KOTLIN_BINDINGS)
