@@ -9,6 +9,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -21,6 +22,7 @@ from oxmcp import (
     Client,
     Context,
     EmbeddedResource,
+    File,
     Image,
     McpError,
     ResourceLink,
@@ -38,6 +40,7 @@ from oxmcp.types import (
 )
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+THIS_FILE = Path(__file__).resolve().as_uri()
 
 
 class Address(BaseModel):
@@ -116,6 +119,9 @@ async def test_return_values_become_content() -> None:
         "bytes": b"\x00\x01",
         "image": Image(b"png-bytes", mime_type="image/png"),
         "audio": Audio(b"wav-bytes"),
+        "csv": File(data=b"a,b\n1,2\n", format="csv", name="totals"),
+        "pdf": File(data=b"%PDF-1.7", format="pdf"),
+        "here": File(path=__file__),
         "link": link,
         "embedded": embedded,
         "mixed": ["one", TextContent(text="two")],
@@ -131,6 +137,13 @@ async def test_return_values_become_content() -> None:
     assert results["bytes"].content[0].type == "resource"
     assert results["image"].content[0].mime_type == "image/png"
     assert results["audio"].content[0].mime_type == "audio/wav"
+    # Files are embedded resources, as FastMCP's `File` makes them: text as text, else a blob.
+    csv = results["csv"].content[0].resource
+    assert (csv.uri, csv.mime_type, csv.text) == ("file:///totals.csv", "text/csv", "a,b\n1,2\n")
+    pdf = results["pdf"].content[0].resource
+    assert (pdf.uri, pdf.mime_type, pdf.blob) == ("file:///resource.pdf", "application/pdf", "JVBERi0xLjc=")
+    here = results["here"].content[0].resource
+    assert here.uri == THIS_FILE and "test_return_values_become_content" in here.text
     assert results["link"].content[0] == link
     assert results["embedded"].content[0] == embedded
     assert [block.text for block in results["mixed"].content] == ["one", "two"]

@@ -32,7 +32,7 @@ from . import _native, types
 from ._errors import McpError, ProtocolError, ResourceNotFoundError, ToolError
 from ._version import __version__
 from .client import Client, Reconnect, ToolTask
-from .content import Audio, Image
+from .content import Audio, File, Image
 from .context import Context, ElicitationResult
 from .server import FastMCP, HttpOptions, HttpServer, MCPServer, Server
 from .types import (
@@ -58,6 +58,7 @@ __all__ = [
     "ElicitationResult",
     "EmbeddedResource",
     "FastMCP",
+    "File",
     "GetPromptResult",
     "HttpOptions",
     "HttpServer",
