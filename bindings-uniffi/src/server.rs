@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use oxmcp::protocol::Implementation;
 use oxmcp::server::http::HttpServerHandle;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ServerBuilder, TaskLimits, ToolDef, ToolOutput};
@@ -23,7 +24,7 @@ use oxmcp::state::SqliteTaskStore;
 use tokio::task::JoinHandle;
 
 use crate::auth::Verifier;
-use crate::convert::{duration_ms, size, Prompt, Resource, ResourceTemplate, Tool};
+use crate::convert::{duration_ms, icons_into, size, Icon, Prompt, Resource, ResourceTemplate, Tool};
 use crate::error::McpError;
 use crate::handler::{self, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
 use crate::http::HttpOptions;
@@ -48,10 +49,31 @@ impl Drop for Server {
     }
 }
 
-/// Bounds on each client of a server, and how much its errors say; every field has a
-/// default. `None` keeps the core's default, given in its description.
+/// How a server describes itself, bounds on each client, and how much its errors say; every
+/// field has a default. `None` keeps the core's default, given in its description.
 #[derive(Default, uniffi::Record)]
 pub struct ServerOptions {
+    /// The server's display name, shown to users.
+    #[uniffi(default = None)]
+    pub title: Option<String>,
+    /// What the server is, for people.
+    #[uniffi(default = None)]
+    pub description: Option<String>,
+    /// The server's web site.
+    #[uniffi(default = None)]
+    pub website_url: Option<String>,
+    /// Icons clients may show for the server.
+    #[uniffi(default)]
+    pub icons: Vec<Icon>,
+    /// Splits list results into pages of at most this many items (default: one page).
+    #[uniffi(default = None)]
+    pub page_size: Option<i64>,
+    /// Capabilities declared while nothing is registered for them: `tools`, `resources`,
+    /// `prompts`, `completions`. A server declares what it has when a client asks; name
+    /// what it will add while clients are connected (a 2025-11-25 client reads
+    /// capabilities once, at its handshake).
+    #[uniffi(default)]
+    pub declare: Vec<String>,
     /// The most requests one client may have in flight (default 256); past it a request
     /// gets an error at once.
     #[uniffi(default = None)]
@@ -93,8 +115,20 @@ pub struct ServerOptions {
 }
 
 impl ServerOptions {
-    /// `builder` with these bounds.
-    fn apply(&self, mut builder: ServerBuilder) -> Result<ServerBuilder, McpError> {
+    /// `builder` with this description, these bounds and declarations.
+    fn apply(&self, mut builder: ServerBuilder, info: Implementation) -> Result<ServerBuilder, McpError> {
+        let mut info = info;
+        info.title.clone_from(&self.title);
+        info.description.clone_from(&self.description);
+        info.website_url.clone_from(&self.website_url);
+        info.icons = icons_into(self.icons.clone())?;
+        builder = builder.info(info);
+        if let Some(items) = self.page_size {
+            builder = builder.page_size(size(items, "pageSize")?);
+        }
+        for name in &self.declare {
+            builder = builder.declare(name.parse().map_err(McpError::invalid_input)?);
+        }
         if let Some(requests) = self.max_in_flight {
             builder = builder.max_in_flight(size(requests, "maxInFlight")?);
         }
@@ -142,12 +176,13 @@ impl Server {
         instructions: Option<String>,
         options: Option<ServerOptions>,
     ) -> Result<Arc<Self>, McpError> {
+        let info = Implementation::new(name.clone(), version.clone());
         let mut builder = oxmcp::server::Server::builder(name, version);
         if let Some(instructions) = instructions {
             builder = builder.instructions(instructions);
         }
         let options = options.unwrap_or_default();
-        let builder = options.apply(builder)?;
+        let builder = options.apply(builder, info)?;
         Ok(Arc::new(Server {
             inner: builder.build()?,
             auth: options.auth.map(Verifier::into_core).transpose()?,

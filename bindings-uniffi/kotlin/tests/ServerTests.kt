@@ -8,6 +8,7 @@ import io.github.oxmcp.CancellationHandle
 import io.github.oxmcp.CompletionReference
 import io.github.oxmcp.ContentBlock
 import io.github.oxmcp.EraMode
+import io.github.oxmcp.Icon
 import io.github.oxmcp.McpException
 import io.github.oxmcp.ResourceContents
 import io.github.oxmcp.Returned
@@ -90,6 +91,38 @@ fun serverTests(suite: Suite) {
             server.shutdown()
             server.close()
         }
+    }
+
+    suite.test("server: ServerOptions describe the server, page its lists and declare what will come") {
+        val options = ServerOptions(
+            title = "Described",
+            description = "A server with options",
+            websiteUrl = "https://example.com/described",
+            icons = listOf(Icon(src = "https://example.com/icon.png", mimeType = "image/png")),
+            pageSize = 1,
+            declare = listOf("prompts"),
+        )
+        val server = Server("described", "2.0", null, options)
+        try {
+            for (name in listOf("a", "b", "c")) {
+                server.addTool(Tool(name = name, inputSchemaJson = """{"type":"object"}"""), tool { _, _ -> Returned.Text(name) })
+            }
+            withClient(server.serveHttp("127.0.0.1:0"), EraMode.LEGACY) { c ->
+                val details = c.client.serverDetails()
+                assertEquals("Described", details.serverInfo?.title, "title")
+                assertEquals("A server with options", details.serverInfo?.description, "description")
+                assertEquals("https://example.com/described", details.serverInfo?.websiteUrl, "web site")
+                val capabilities = details.capabilitiesJson
+                check(jsonPointer(capabilities, "/prompts") != null && jsonPointer(capabilities, "/tools") != null) { capabilities }
+                check(jsonPointer(capabilities, "/resources") == null) { "nothing says resources: $capabilities" }
+                assertEquals(1, c.client.listTools(null).tools.size, "a page")
+                assertEquals(listOf("a", "b", "c"), c.client.listAllTools().map { it.name }, "every page")
+            }
+        } finally {
+            server.shutdown()
+            server.close()
+        }
+        assertThrows<McpException.InvalidInput> { Server("bad", "1.0", null, ServerOptions(declare = listOf("logging"))).close() }
     }
 
     suite.test("server: ServerOptions refuse negative numbers") {

@@ -59,7 +59,7 @@ pub(super) fn icons_from(icons: Option<Vec<core::Icon>>) -> Vec<Icon> {
     icons.unwrap_or_default().into_iter().map(Into::into).collect()
 }
 
-pub(super) fn icons_into(icons: Vec<Icon>) -> Result<Option<Vec<core::Icon>>, McpError> {
+pub(crate) fn icons_into(icons: Vec<Icon>) -> Result<Option<Vec<core::Icon>>, McpError> {
     Ok(non_empty(try_map(icons)?))
 }
 
