@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,7 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
-import { McpServer, ResourceTemplate, Server, StdioServerTransport } from 'oxmcp';
+import { McpServer, ResourceTemplate, Server, StdioServerTransport, StreamableHTTPServerTransport } from 'oxmcp';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EXAMPLES = join(
@@ -219,6 +220,36 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     assert.equal(ported.prompt.description, 'A simple greeting prompt template');
     const same = ({ logs, prompt: { description, ...prompt }, ...rest }) => ({ ...rest, prompt });
     assert.deepEqual(same(ported), same({ ...published, tools: withoutDefaults(published.tools) }));
+  });
+
+  it("a StreamableHTTPServerTransport tells its callbacks a session's id and its end", async () => {
+    const events = [];
+    const server = new McpServer({ name: 'sessions', version: '1.0.0' });
+    server.registerTool('ping', {}, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => 'ignored: oxmcp makes the ids',
+      onsessioninitialized: (id) => events.push(['initialized', id]),
+      onsessionclosed: (id) => events.push(['closed', id]),
+    });
+    transport.onclose = () => events.push(['onclose']);
+    await server.connect(transport);
+    const http = createHttpServer((req, res) => void transport.handleRequest(req, res));
+    await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' });
+      const clientTransport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${http.address().port}/mcp`));
+      await client.connect(clientTransport);
+      const id = clientTransport.sessionId;
+      assert.match(id, /^[0-9a-f]{32}$/);
+      assert.equal(transport.sessionId, id);
+      assert.equal((await client.callTool({ name: 'ping', arguments: {} })).content[0].text, 'pong');
+      await clientTransport.terminateSession();
+      await client.close();
+      assert.deepEqual(events, [['initialized', id], ['closed', id], ['onclose']]);
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+      await server.close();
+    }
   });
 
   it('the older tool(), resource() and prompt() forms and an empty parameters object', async () => {

@@ -65,8 +65,8 @@ export async function answerFetch(endpoint: NativeHttpEndpoint, request: Request
   return new Response(hasBody(head.status) ? body : null, { status: head.status, headers: head.headers as [string, string][] });
 }
 
-/** What an answer's head says, shown to whoever watches answers (`answerNode`'s `onHead`). */
-export type HeadWatcher = (status: number, headers: string[][]) => void;
+/** What an answer's head says, and the method of its request, shown to whoever watches answers (`answerNode`'s `onHead`). */
+export type HeadWatcher = (status: number, headers: string[][], method: string) => void;
 
 /** Answers a Node request through `endpoint`; `onHead` sees the answer's head first. */
 export async function answerNode(
@@ -95,7 +95,7 @@ export async function answerNode(
       next();
       return;
     }
-    onHead?.(head.status, head.headers);
+    onHead?.(head.status, head.headers, req.method ?? 'GET');
     res.writeHead(head.status, head.headers.flat());
     if (head.ended) {
       // A JSON answer: whole already, sent at once.

@@ -185,8 +185,8 @@ export class StreamableHTTPServerTransport extends HttpTransport {
     }
     const server = this.server();
     // The endpoint answers at the path it is mounted at, whatever the app calls it.
-    this.#handler ??= server.watchedNodeHandler(this.settings(pathOf(req.url)), (status, headers) =>
-      this.seen(req.method ?? '', status, headers.find(([name]) => name?.toLowerCase() === SESSION_HEADER)?.[1]),
+    this.#handler ??= server.watchedNodeHandler(this.settings(pathOf(req.url)), (status, headers, method) =>
+      this.seen(method, status, headers.find(([name]) => name?.toLowerCase() === SESSION_HEADER)?.[1]),
     );
     await this.#handler(req, res);
   }
