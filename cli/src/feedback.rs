@@ -7,22 +7,58 @@ use indicatif::{ProgressBar, ProgressStyle};
 use oxmcp::client::{Client, ProgressCallback, ServerNotification};
 use oxmcp::protocol::{LoggingMessageNotificationParams, ProgressNotificationParams};
 use serde_json::Value;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-/// Prints the server's log messages on stderr until the client closes; `json` prints each
-/// as its notification's params, one per line.
-pub fn print_logs(client: &Client, json: bool) -> JoinHandle<()> {
+/// Prints the server's log messages on stderr while a verb runs (see [`print_logs`]).
+pub struct LogPrinter {
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+impl LogPrinter {
+    /// Prints what the server logged before the verb ended, then stops. (A log message the
+    /// server sent before its answer is queued when the answer comes: stopping the printer
+    /// at once lost it when the machine was busy.)
+    pub async fn finish(self) {
+        let _ = self.stop.send(());
+        let _ = self.task.await;
+    }
+}
+
+/// Prints the server's log messages on stderr until [`LogPrinter::finish`]; `json` prints
+/// each as its notification's params, one per line.
+pub fn print_logs(client: &Client, json: bool) -> LogPrinter {
     let mut notifications = client.notifications();
-    tokio::spawn(async move {
+    let (stop, mut stopped) = oneshot::channel::<()>();
+    let print = move |notification| {
+        if let ServerNotification::LogMessage(log) = notification {
+            eprintln!("{}", log_line(&log, json));
+        }
+    };
+    let task = tokio::spawn(async move {
         loop {
-            match notifications.recv().await {
-                Ok(ServerNotification::LogMessage(log)) => eprintln!("{}", log_line(&log, json)),
-                Ok(_) | Err(RecvError::Lagged(_)) => {}
+            let next = tokio::select! {
+                biased;
+                next = notifications.recv() => next,
+                _ = &mut stopped => break,
+            };
+            match next {
+                Ok(notification) => print(notification),
+                Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => return,
             }
         }
-    })
+        loop {
+            match notifications.try_recv() {
+                Ok(notification) => print(notification),
+                Err(TryRecvError::Lagged(_)) => {}
+                Err(TryRecvError::Empty | TryRecvError::Closed) => return,
+            }
+        }
+    });
+    LogPrinter { stop, task }
 }
 
 fn log_line(log: &LoggingMessageNotificationParams, json: bool) -> String {

@@ -95,8 +95,8 @@ async fn run_verb(verb: &Verb) -> Result<(), Failure> {
         let _ = client.set_log_level(target.log_level).await;
     }
     let outcome = verbs::run(verb, &client).await;
+    logs.finish().await;
     let _ = client.close().await;
-    logs.abort();
     outcome
 }
 
