@@ -19,7 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
-import { McpServer, ResourceTemplate, Server, StdioServerTransport, StreamableHTTPServerTransport } from 'oxmcp';
+import { McpServer, ResourceTemplate, Server, StreamableHTTPServerTransport } from 'oxmcp';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const EXAMPLES = join(
@@ -287,7 +287,6 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     // The reported case, on oxmcp's own Server too: `{}` is an empty parameters object.
     new Server({ name: 'plain', version: '1' }).registerTool('boom', { description: 'Fails', inputSchema: {} }, () => 'ok');
     await assert.rejects(server.connect({}), /StdioServerTransport/);
-    assert.ok(new StdioServerTransport());
   });
 });
 

@@ -28,7 +28,7 @@ import { compact } from './compact';
 import type { Context, ElicitInput } from './context';
 import type { FetchHandler, NodeHandler } from './mounted';
 import { ErrorCode, McpError } from './errors';
-import { toJsonSchema, validate, validatorOf, type Infer, type SchemaInput } from './schema';
+import { toJsonSchema, validate, validatorOf, type Infer, type SchemaInput, type StandardSchemaLike } from './schema';
 import {
   Server,
   type ResourceTemplate,
@@ -315,13 +315,15 @@ export class McpServer {
     cb: OfficialCallback<I>,
   ): RegisteredTool {
     const { inputSchema, outputSchema } = config;
+    const validator = inputSchema === undefined ? undefined : validatorOf(inputSchema);
     // A failed check is the tool's error (`isError`), as in the official SDK.
-    const check = checker(inputSchema, (issues) => new Error(`Invalid arguments for tool ${name}: ${issues}`));
+    const check = checker(validator, (issues) => new Error(`Invalid arguments for tool ${name}: ${issues}`));
     const handler = this.#adapt(cb as (...args: unknown[]) => Returned, check);
-    // Listed in the official SDK's dialect, so that clients see the same schemas.
+    // Listed in the official SDK's dialect, so that clients see the same schemas; a raw
+    // shape is listed from the zod object made for the check, not made again.
     const listed = {
       ...config,
-      inputSchema: inputSchema === undefined ? undefined : toJsonSchema(inputSchema, 'input', 'draft-7'),
+      inputSchema: inputSchema === undefined ? undefined : toJsonSchema(validator ?? inputSchema, 'input', 'draft-7'),
       outputSchema: outputSchema === undefined ? undefined : toJsonSchema(outputSchema, 'output', 'draft-7'),
     };
     return this.oxmcp.registerTool(name, listed, handler as never);
@@ -343,7 +345,7 @@ export class McpServer {
     cb: OfficialCallback<A>,
   ): RegisteredPrompt {
     const check = checker(
-      config.argsSchema,
+      config.argsSchema === undefined ? undefined : validatorOf(config.argsSchema),
       (issues) => new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${issues}`),
     );
     const handler = this.#adapt(cb as (...args: unknown[]) => Returned, check);
@@ -508,13 +510,12 @@ export class LowLevelServer {
 type Check = (args: unknown) => Promise<unknown>;
 
 /**
- * The check of arguments against `schema` in JavaScript, as the official SDK makes it
+ * The check of arguments by `validator` in JavaScript, as the official SDK makes it
  * before its handlers run: the core has validated them against the JSON Schema already,
  * and this applies what JSON Schema cannot say (zod's `.default()`, `.transform()`,
- * refinements). `undefined` for plain JSON Schema, which the core's check covers.
+ * refinements). `undefined` without one (plain JSON Schema, which the core's check covers).
  */
-function checker(schema: SchemaInput | undefined, refused: (issues: string) => Error): Check | undefined {
-  const validator = schema === undefined ? undefined : validatorOf(schema);
+function checker(validator: StandardSchemaLike | undefined, refused: (issues: string) => Error): Check | undefined {
   if (validator === undefined) {
     return undefined;
   }

@@ -116,8 +116,7 @@ pub struct ServerOptions {
 
 impl ServerOptions {
     /// `builder` with this description, these bounds and declarations.
-    fn apply(&self, mut builder: ServerBuilder, info: Implementation) -> Result<ServerBuilder, McpError> {
-        let mut info = info;
+    fn apply(&self, mut builder: ServerBuilder, mut info: Implementation) -> Result<ServerBuilder, McpError> {
         info.title.clone_from(&self.title);
         info.description.clone_from(&self.description);
         info.website_url.clone_from(&self.website_url);

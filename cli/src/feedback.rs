@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use oxmcp::client::{Client, ProgressCallback, ServerNotification};
 use oxmcp::protocol::{LoggingMessageNotificationParams, ProgressNotificationParams};
 use serde_json::Value;
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -39,22 +39,16 @@ pub fn print_logs(client: &Client, json: bool) -> LogPrinter {
     };
     let task = tokio::spawn(async move {
         loop {
+            // Queued messages first: the stop is heard only once none is left.
             let next = tokio::select! {
                 biased;
                 next = notifications.recv() => next,
-                _ = &mut stopped => break,
+                _ = &mut stopped => return,
             };
             match next {
                 Ok(notification) => print(notification),
                 Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => return,
-            }
-        }
-        loop {
-            match notifications.try_recv() {
-                Ok(notification) => print(notification),
-                Err(TryRecvError::Lagged(_)) => {}
-                Err(TryRecvError::Empty | TryRecvError::Closed) => return,
             }
         }
     });
