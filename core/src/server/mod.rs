@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use tokio::sync::broadcast;
+use tokio_util::task::AbortOnDropHandle;
 
 pub mod auth;
 mod capabilities;
@@ -518,10 +519,18 @@ impl Server {
     }
 
     /// Serves one connection until its input ends and the requests in flight finish.
+    /// Dropping the future stops serving it.
     pub async fn serve(&self, transport: Transport) -> crate::Result<()> {
         let (connection, incoming) = Connection::start(transport);
-        Session::new(self.clone(), connection).run(incoming).await;
-        Ok(())
+        let session = Session::new(self.clone(), connection);
+        // The connection is read on a task of its own, which the caller's may not be (a
+        // `#[tokio::main]` body runs outside the runtime's workers): the requests it spawns
+        // then start on the worker that read them, with no thread woken to take each.
+        let reading = AbortOnDropHandle::new(tokio::spawn(session.run(incoming)));
+        reading.await.map_err(|e| match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(_) => crate::Error::ConnectionClosed,
+        })
     }
 
     /// Serves this process's stdin and stdout until stdin closes.
