@@ -2,10 +2,10 @@
 //!
 //! A handler's coroutine runs as an asyncio task on the user's loop, its result comes back
 //! as the core's `Returned`, and dropping the Rust future (the client cancelled, or the
-//! connection ended) cancels the task. A plain function runs on one of tokio's blocking
-//! threads instead, never touching the loop. [`PyTool`], [`PyResource`], [`PyPrompt`] and
-//! [`PyCompletion`] and [`PyCompleter`] are the core's server-side handlers over a
-//! [`PyHandler`];
+//! connection ended) cancels the task. A plain function runs on one of the binding's
+//! threads instead ([`workers`]), never touching the loop. [`PyTool`], [`PyResource`],
+//! [`PyPrompt`], [`PyCompletion`] and [`PyCompleter`] are the core's server-side handlers
+//! over a [`PyHandler`];
 //! [`PySampling`], [`PyElicitation`] and [`PyRoots`] answer the server's requests.
 
 use std::collections::BTreeMap;
@@ -31,7 +31,7 @@ use oxmcp::server::{
 use oxmcp::BoxFuture;
 
 use crate::context::Context;
-use crate::{convert, error, runtime};
+use crate::{convert, error, runtime, workers};
 
 /// The asyncio loop (and contextvars) Python handlers run on: captured when Python enters
 /// `serve_*` or connects a client, shared by every handler of that server or client.
@@ -207,7 +207,7 @@ impl PendingCall {
 }
 
 /// A Python handler: a callable returning an awaitable (run on the loop), or a plain
-/// function (run on a worker thread, off the loop), and the loop it runs on.
+/// function (run on one of the binding's threads, off the loop), and the loop it runs on.
 #[derive(Clone)]
 pub struct PyHandler {
     callable: Arc<Py<PyAny>>,
@@ -217,7 +217,7 @@ pub struct PyHandler {
 
 impl PyHandler {
     /// `callable` run on the loop in `slot` when it is a coroutine function, else on a
-    /// worker thread.
+    /// thread of the binding's.
     pub fn new(callable: &Bound<'_, PyAny>, slot: LoopSlot) -> Self {
         let blocking = !callable
             .py()
@@ -255,7 +255,7 @@ impl PyHandler {
         Box::pin(async move {
             if handler.blocking {
                 let callable = Arc::clone(&handler.callable);
-                runtime::spawn_blocking(move || call_here(&callable, args))
+                workers::run(move |py| call_here(py, &callable, args))
                     .await
                     .unwrap_or_else(|| Err(error::exiting_handler()))
             } else {
@@ -273,19 +273,17 @@ impl PyHandler {
 
 /// Calls a plain function on this thread and reads its result.
 fn call_here(
+    py: Python<'_>,
     callable: &Py<PyAny>,
     args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
 ) -> Result<Returned, HandlerError> {
-    runtime::attach(|py| {
-        let outcome = args(py)
-            .and_then(|args| PyTuple::new(py, args))
-            .and_then(|args| callable.bind(py).call1(args));
-        match outcome {
-            Ok(result) => to_answer(&result),
-            Err(e) => Err(error::handler_error_from_py(py, &e)),
-        }
-    })
-    .unwrap_or_else(|| Err(error::exiting_handler()))
+    let outcome = args(py)
+        .and_then(|args| PyTuple::new(py, args))
+        .and_then(|args| callable.bind(py).call1(args));
+    match outcome {
+        Ok(result) => to_answer(&result),
+        Err(e) => Err(error::handler_error_from_py(py, &e)),
+    }
 }
 
 /// A handler's result, read as the core's `Returned`.

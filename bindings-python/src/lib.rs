@@ -33,6 +33,7 @@ mod mounted;
 mod oauth;
 mod runtime;
 mod server;
+mod workers;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -12,7 +12,7 @@ use std::cell::OnceCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Mutex;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,6 @@ use pyo3::prelude::*;
 use pyo3_async_runtimes::generic::{ContextExt, JoinError, Runtime};
 use pyo3_async_runtimes::TaskLocals;
 use tokio::runtime::Handle;
-use tokio::sync::{oneshot, Semaphore};
 
 /// How long interpreter exit waits for tasks (such as a blocked stdin read) to stop.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(250);
@@ -66,29 +65,6 @@ pub fn spawn(future: impl Future<Output = ()> + Send + 'static) -> Task {
     Task(handle().map(|h| h.spawn(future)))
 }
 
-/// Runs the blocking `f` (a call of a plain Python function) on a worker thread;
-/// resolves to its result, or `None` when it could not run (interpreter exit) or panicked.
-/// At most as many run at once as `asyncio.to_thread` would (CPUs + 4, up to 32): more
-/// threads would only take turns at the interpreter lock. The thread holds its turn until
-/// `f` returns, so dropping this future (a cancelled request) frees no turn while `f`
-/// still runs; dropped before its thread started, `f` does not run at all.
-pub async fn spawn_blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Option<R> {
-    static THREADS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    let threads = THREADS.get_or_init(|| {
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Arc::new(Semaphore::new((cpus + 4).min(32)))
-    });
-    let turn = Arc::clone(threads).acquire_owned().await.ok()?;
-    let (sender, receiver) = oneshot::channel();
-    drop(handle()?.spawn_blocking(move || {
-        let _turn = turn;
-        if !sender.is_closed() {
-            let _ = sender.send(f());
-        }
-    }));
-    receiver.await.ok()
-}
-
 /// Runs `f` attached to the interpreter; `None` once the interpreter exits (from the
 /// `atexit` hook on, through finalisation), when no thread of the binding may touch it.
 /// The exit hook waits (up to [`EXIT_WAIT`]) for the calls already in here.
@@ -98,7 +74,7 @@ pub fn attach<R>(f: impl for<'py> FnOnce(Python<'py>) -> R) -> Option<R> {
 }
 
 /// Whether the interpreter is exiting (the `atexit` hook ran).
-fn exiting() -> bool {
+pub fn exiting() -> bool {
     SHUT_DOWN.load(Ordering::SeqCst)
 }
 
@@ -143,6 +119,7 @@ pub fn current_locals(py: Python<'_>) -> PyResult<TaskLocals> {
 #[pyfunction]
 pub fn shutdown(py: Python<'_>) {
     SHUT_DOWN.store(true, Ordering::SeqCst);
+    crate::workers::stop();
     let runtime = RUNTIME.lock().unwrap_or_else(|e| e.into_inner()).take();
     py.detach(|| {
         let deadline = Instant::now() + EXIT_WAIT;
@@ -163,6 +140,7 @@ pub fn after_fork_in_child() {
     if let Ok(mut runtime) = RUNTIME.try_lock() {
         std::mem::forget(runtime.take());
     }
+    crate::workers::forget_after_fork();
     // The parent's threads in Python did not come along.
     ATTACHED.store(0, Ordering::SeqCst);
 }
