@@ -13,7 +13,8 @@ use oxmcp::server::auth::{
 use oxmcp::BoxFuture;
 
 use crate::convert;
-use crate::handler::{LoopSlot, PyHandler};
+use crate::event_loop::LoopSlot;
+use crate::handler::PyHandler;
 
 /// JWT access tokens checked with the keys of the issuer's JWKS (see the core's
 /// `JwtVerifier`).

@@ -23,7 +23,8 @@ use oxmcp::transport::child::{StderrMode, StdioCommand};
 use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::transport::memory;
 
-use crate::handler::{LoopSlot, PyElicitation, PyHandler, PyRoots, PySampling};
+use crate::event_loop::LoopSlot;
+use crate::handler::{PyElicitation, PyHandler, PyRoots, PySampling};
 use crate::oauth::OAuth;
 use crate::server::Server;
 use crate::{convert, error, runtime};

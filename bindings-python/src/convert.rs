@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
-use oxmcp::server::Returned;
+use oxmcp::server::{HandlerError, Returned};
 
 /// A handler's return value as the core sees it:
 ///
@@ -34,6 +34,17 @@ use oxmcp::server::Returned;
 /// than [`MAX_DEPTH`], is refused with `RecursionError`.
 pub fn returned(object: &Bound<'_, PyAny>) -> PyResult<Returned> {
     returned_in(&mut Path::default(), object)
+}
+
+/// A handler's result read as the core's [`Returned`] ([`returned`]); what cannot be sent
+/// is the handler's failure.
+pub fn answer(result: &Bound<'_, PyAny>) -> Result<Returned, HandlerError> {
+    returned(result).map_err(|e| {
+        HandlerError::message(format!(
+            "the handler returned what cannot be sent: {}",
+            e.value(result.py())
+        ))
+    })
 }
 
 fn returned_in(path: &mut Path, object: &Bound<'_, PyAny>) -> PyResult<Returned> {

@@ -1,6 +1,7 @@
 //! Calling Python handlers from tokio tasks, as the core's handler traits.
 //!
-//! A handler's coroutine runs as an asyncio task on the user's loop, its result comes back
+//! A handler's coroutine runs as an asyncio task on the user's loop ([`crate::event_loop`]),
+//! its result comes back
 //! as the core's `Returned`, and dropping the Rust future (the client cancelled, or the
 //! connection ended) cancels the task. A plain function runs on one of the binding's
 //! threads instead ([`workers`]), never touching the loop. [`PyTool`], [`PyResource`],
@@ -9,14 +10,12 @@
 //! [`PySampling`], [`PyElicitation`] and [`PyRoots`] answer the server's requests.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use pyo3_async_runtimes::TaskLocals;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tokio::sync::oneshot;
 
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
@@ -31,180 +30,8 @@ use oxmcp::server::{
 use oxmcp::BoxFuture;
 
 use crate::context::Context;
-use crate::{convert, error, runtime, workers};
-
-/// The asyncio loop (and contextvars) Python handlers run on: captured when Python enters
-/// `serve_*` or connects a client, shared by every handler of that server or client.
-#[derive(Clone, Default)]
-pub struct LoopSlot(Arc<RwLock<Option<TaskLocals>>>);
-
-impl LoopSlot {
-    /// Handlers run on this loop from now on.
-    pub fn set(&self, locals: TaskLocals) {
-        *self.0.write().unwrap_or_else(|e| e.into_inner()) = Some(locals);
-    }
-
-    fn get(&self) -> Option<TaskLocals> {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// Calls `callback(*args)` on the loop's thread, soon; does nothing when there is no
-    /// loop, or it is closed, or the interpreter is exiting.
-    pub fn call_soon(
-        &self,
-        callback: &Py<PyAny>,
-        args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
-    ) {
-        let Some(locals) = self.get() else { return };
-        runtime::attach(|py| {
-            let scheduled = args(py).and_then(|args| {
-                let mut call = vec![callback.bind(py).clone()];
-                call.extend(args);
-                locals
-                    .event_loop(py)
-                    .call_method1("call_soon_threadsafe", PyTuple::new(py, call)?)
-            });
-            // A closed loop means nobody is listening any more.
-            drop(scheduled);
-        });
-    }
-
-    /// Runs the coroutine `start` makes as a task on the loop and returns its result.
-    /// Dropping the returned future cancels the task.
-    pub async fn run(
-        &self,
-        start: impl FnOnce(Python<'_>) -> PyResult<Bound<'_, PyAny>>,
-    ) -> Result<Returned, HandlerError> {
-        let Some(locals) = self.get() else {
-            return Err(HandlerError::message("no asyncio loop serves this handler"));
-        };
-        let (sender, receiver) = oneshot::channel();
-        let pending = runtime::attach(|py| -> PyResult<Py<PendingCall>> {
-            let coroutine = start(py)?;
-            let pending = Py::new(py, PendingCall::new(sender))?;
-            let begin = pending.bind(py).getattr("begin")?;
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("context", locals.context(py))?;
-            locals
-                .event_loop(py)
-                .call_method("call_soon_threadsafe", (begin, coroutine), Some(&kwargs))?;
-            Ok(pending)
-        })
-        .ok_or_else(error::exiting_handler)?
-        .map_err(|e| {
-            runtime::attach(|py| error::handler_error_from_py(py, &e)).unwrap_or_else(error::exiting_handler)
-        })?;
-        let guard = CancelOnDrop {
-            pending: Some(pending),
-            locals,
-        };
-        let outcome = receiver
-            .await
-            .unwrap_or_else(|_| Err(HandlerError::message("the handler's task ended without an answer")));
-        guard.disarm();
-        outcome
-    }
-}
-
-/// Cancels the task of a call whose Rust future was dropped before the answer came.
-struct CancelOnDrop {
-    pending: Option<Py<PendingCall>>,
-    locals: TaskLocals,
-}
-
-impl CancelOnDrop {
-    fn disarm(mut self) {
-        if let Some(pending) = self.pending.take() {
-            runtime::attach(|_| drop(pending));
-        }
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(pending) = self.pending.take() else { return };
-        runtime::attach(|py| {
-            if let Ok(cancel) = pending.bind(py).getattr("cancel") {
-                // A closed loop has no task left to cancel.
-                let _ = self
-                    .locals
-                    .event_loop(py)
-                    .call_method1("call_soon_threadsafe", (cancel,));
-            }
-        });
-    }
-}
-
-/// One call of a Python handler, from the loop's side: starts the task, reports its end,
-/// cancels it on request. Its methods run on the loop's thread.
-#[pyclass(frozen, module = "oxmcp._native")]
-pub struct PendingCall {
-    sender: Mutex<Option<oneshot::Sender<Result<Returned, HandlerError>>>>,
-    task: Mutex<Option<Py<PyAny>>>,
-    cancelled: Mutex<bool>,
-}
-
-impl PendingCall {
-    fn new(sender: oneshot::Sender<Result<Returned, HandlerError>>) -> Self {
-        PendingCall {
-            sender: Mutex::new(Some(sender)),
-            task: Mutex::new(None),
-            cancelled: Mutex::new(false),
-        }
-    }
-
-    fn answer(&self, outcome: Result<Returned, HandlerError>) {
-        if let Some(sender) = lock(&self.sender).take() {
-            let _ = sender.send(outcome);
-        }
-    }
-}
-
-#[pymethods]
-impl PendingCall {
-    /// Starts the coroutine as a task, unless the call was cancelled first.
-    fn begin(slf: &Bound<'_, Self>, coroutine: &Bound<'_, PyAny>) -> PyResult<()> {
-        let py = slf.py();
-        if *lock(&slf.get().cancelled) {
-            coroutine.call_method0("close")?;
-            return Ok(());
-        }
-        let task = py.import("asyncio")?.call_method1("ensure_future", (coroutine,))?;
-        let finish = slf.getattr("finish")?;
-        *lock(&slf.get().task) = Some(task.clone().unbind());
-        task.call_method1("add_done_callback", (finish,))?;
-        Ok(())
-    }
-
-    /// The task's done callback: sends its result or its failure.
-    fn finish(&self, task: &Bound<'_, PyAny>) {
-        let py = task.py();
-        lock(&self.task).take();
-        let outcome = if task
-            .call_method0("cancelled")
-            .and_then(|c| c.is_truthy())
-            .unwrap_or(true)
-        {
-            Err(HandlerError::message("the handler was cancelled"))
-        } else {
-            match task.call_method0("result") {
-                Ok(result) => to_answer(&result),
-                Err(e) => Err(error::handler_error_from_py(py, &e)),
-            }
-        };
-        self.answer(outcome);
-    }
-
-    /// Cancels the task (or, before it started, keeps it from starting).
-    fn cancel(&self, py: Python<'_>) -> PyResult<()> {
-        *lock(&self.cancelled) = true;
-        let task = lock(&self.task).take();
-        if let Some(task) = task {
-            task.bind(py).call_method0("cancel")?;
-        }
-        Ok(())
-    }
-}
+use crate::event_loop::LoopSlot;
+use crate::{convert, error, workers};
 
 /// A Python handler: a callable returning an awaitable (run on the loop), or a plain
 /// function (run on one of the binding's threads, off the loop), and the loop it runs on.
@@ -259,12 +86,13 @@ impl PyHandler {
                     .await
                     .unwrap_or_else(|| Err(error::exiting_handler()))
             } else {
+                let callable = Arc::clone(&handler.callable);
                 handler
                     .slot
-                    .run(|py| {
+                    .run(Box::new(move |py| {
                         let args = PyTuple::new(py, args(py)?)?;
-                        handler.callable.bind(py).call1(args)
-                    })
+                        callable.bind(py).call1(args)
+                    }))
                     .await
             }
         })
@@ -281,23 +109,9 @@ fn call_here(
         .and_then(|args| PyTuple::new(py, args))
         .and_then(|args| callable.bind(py).call1(args));
     match outcome {
-        Ok(result) => to_answer(&result),
+        Ok(result) => convert::answer(&result),
         Err(e) => Err(error::handler_error_from_py(py, &e)),
     }
-}
-
-/// A handler's result, read as the core's `Returned`.
-fn to_answer(result: &Bound<'_, PyAny>) -> Result<Returned, HandlerError> {
-    convert::returned(result).map_err(|e| {
-        HandlerError::message(format!(
-            "the handler returned what cannot be sent: {}",
-            e.value(result.py())
-        ))
-    })
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 // ---------------------------------------------------------------------------------------

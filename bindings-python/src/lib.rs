@@ -27,6 +27,7 @@ mod client;
 mod context;
 mod convert;
 mod error;
+mod event_loop;
 mod handler;
 mod http;
 mod mounted;
@@ -50,7 +51,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<auth::JwtVerifier>()?;
     m.add_class::<auth::IntrospectionVerifier>()?;
     m.add_class::<oauth::OAuth>()?;
-    m.add_class::<handler::PendingCall>()?;
+    m.add_class::<event_loop::PendingCall>()?;
+    m.add_class::<event_loop::StartBatch>()?;
     m.add_class::<error::PendingInput>()?;
     m.add("InputRequired", m.py().get_type::<error::InputRequired>())?;
     m.add_function(wrap_pyfunction!(server::uri_template_variables, m)?)?;

@@ -13,7 +13,8 @@ use oxmcp::client::auth::{
     TextTokenStore,
 };
 
-use crate::handler::{LoopSlot, PyHandler};
+use crate::event_loop::LoopSlot;
+use crate::handler::PyHandler;
 use crate::{error, runtime};
 
 /// An OAuth client for one MCP server (see the core's `OAuthProvider`): it answers the

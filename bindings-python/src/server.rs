@@ -23,9 +23,9 @@ use oxmcp::server::{
 use oxmcp::state::{SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
 
+use crate::event_loop::LoopSlot;
 use crate::handler::{
-    LoopSlot, PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyResourceLister,
-    PyTool,
+    PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyResourceLister, PyTool,
 };
 use crate::http::{HttpConfig, HttpServer};
 use crate::mounted::HttpEndpoint;

@@ -76,6 +76,14 @@ def setups() -> list[Setup]:
     return [
         Setup("oxmcp-rust", "default", "stdio", [str(FIXTURE_SERVER)], both, [FIXTURE_SERVER]),
         Setup("oxmcp-python", "default", "stdio", [str(PYTHON), str(SERVERS / "oxmcp_python.py")], both, py),
+        Setup(
+            "oxmcp-python",
+            "async def",
+            "stdio",
+            [str(PYTHON), str(SERVERS / "oxmcp_python.py"), "stdio", "async"],
+            legacy,
+            py,
+        ),
         Setup("oxmcp-node", "default", "stdio", [NODE, str(SERVERS / "oxmcp_node.mjs"), "stdio"], both, ox_node),
         Setup("rmcp", "stdio()", "stdio", [str(RMCP), "stdio"], legacy, [RMCP]),
         Setup("rmcp", "stdio_pipes()", "stdio", [str(RMCP), "stdio-pipes"], legacy, [RMCP]),
@@ -385,6 +393,8 @@ def targets(results: list[dict]) -> list[Target]:
         for transport, factor in factors.items():
             ours, peer = best(rows, transport, server=ours_name), best(rows, transport, server=peer_name)
             found.append(ratio_target(f"{ours_name} {transport}: ≥ {factor}x {peer_name}", ours, peer, factor))
+    found.extend(binding_targets(rows))
+    found.extend(era_targets(rows))
     idle = {r["server"]: r for r in results if "idle_session_kib" in r}
     for name in ("oxmcp-rust", "oxmcp-python", "oxmcp-node"):
         r = idle.get(name)
@@ -420,6 +430,86 @@ def targets(results: list[dict]) -> list[Target]:
                 None if growth is None else growth < GROWTH_LIMIT_MIB * 1024,
             )
         )
+    return found
+
+
+def row(
+    rows: list[dict],
+    server: str,
+    config: str = "default",
+    transport: str = "stdio",
+    era: str = "legacy",
+    window: int = WIDE,
+) -> dict | None:
+    """The run of `server` in `config` on `transport` in `era` with `window` in flight (one
+    session), at 64 B."""
+    for r in rows:
+        if (r["server"], r["config"], r["transport"], r["era"], r["concurrency"], r["payload"]) == (
+            server,
+            config,
+            transport,
+            era,
+            window,
+            SMALL,
+        ) and r.get("sessions", 1) in (None, 1):
+            return r
+    return None
+
+
+def binding_targets(rows: list[dict]) -> list[Target]:
+    """The Python and Node servers' own targets: what a call costs the Python server and
+    how its `async def` handlers compare, and the Node server one call at a time."""
+    python = row(rows, "oxmcp-python")
+    cpu = python and python.get("server_cpu_us_per_call")
+    return [
+        Target(
+            f"oxmcp-python stdio: server CPU/call ≤ 50 µs at {WIDE} in flight",
+            python,
+            None,
+            "not measured" if cpu is None else f"{cpu:.1f} µs",
+            None if cpu is None else cpu <= 50,
+        ),
+        ratio_target(
+            "oxmcp-python stdio: ≥ official-ts",
+            best(rows, "stdio", server="oxmcp-python"),
+            best(rows, "stdio", server="official-ts"),
+            1.0,
+        ),
+        ratio_target(
+            "oxmcp-python stdio: `async def` handlers ≥ `def` handlers",
+            row(rows, "oxmcp-python", "async def"),
+            python,
+            1.0,
+        ),
+        ratio_target(
+            "oxmcp-node stdio: one call at a time ≥ 1.5x official-ts",
+            row(rows, "oxmcp-node", window=1),
+            row(rows, "official-ts", window=1),
+            1.5,
+        ),
+        ratio_target(
+            "oxmcp-node stdio: modern within 15 % of legacy",
+            row(rows, "oxmcp-node", era="modern"),
+            row(rows, "oxmcp-node"),
+            0.85,
+        ),
+    ]
+
+
+def era_targets(rows: list[dict]) -> list[Target]:
+    """Each oxmcp server's modern calls at most 10 % more server CPU than its legacy ones."""
+    found = []
+    for server in ("oxmcp-rust", "oxmcp-python", "oxmcp-node"):
+        for transport in ("stdio", "http"):
+            legacy = row(rows, server, transport=transport)
+            modern = row(rows, server, transport=transport, era="modern")
+            goal = f"{server} {transport}: modern server CPU/call ≤ 1.10x legacy"
+            if not (legacy and modern and legacy.get("server_cpu_us_per_call")):
+                found.append(Target(goal, modern, legacy, "not measured", None))
+                continue
+            cpu, legacy_cpu = modern["server_cpu_us_per_call"], legacy["server_cpu_us_per_call"]
+            measured = f"{cpu / legacy_cpu:.2f}x ({cpu:.1f} vs {legacy_cpu:.1f} µs)"
+            found.append(Target(goal, modern, legacy, measured, cpu <= legacy_cpu * 1.10))
     return found
 
 

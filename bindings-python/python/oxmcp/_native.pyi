@@ -31,6 +31,7 @@ __all__ = [
     "PendingCall",
     "PendingInput",
     "Server",
+    "StartBatch",
     "Subscription",
     "ToolTask",
     "after_fork_in_child",
@@ -75,9 +76,14 @@ class PendingInput:
 class PendingCall:
     """One call of a Python handler, from the loop's side."""
 
-    def begin(self, coroutine: Any) -> None: ...
     def finish(self, task: Any) -> None: ...
     def cancel(self) -> None: ...
+
+@final
+class StartBatch:
+    """Calls of Python handlers on their way to the loop, which starts them."""
+
+    def __call__(self) -> None: ...
 
 @final
 class Context:

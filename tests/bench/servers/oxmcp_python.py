@@ -1,8 +1,9 @@
 """The echo tool written with oxmcp's Python package, as its users would.
 
 python oxmcp_python.py stdio
-python oxmcp_python.py http      # prints LISTENING <url> on stderr once bound
-python oxmcp_python.py asgi      # the same endpoint as an ASGI app under uvicorn
+python oxmcp_python.py stdio async   # the tool as an ``async def``
+python oxmcp_python.py http          # prints LISTENING <url> on stderr once bound
+python oxmcp_python.py asgi          # the same endpoint as an ASGI app under uvicorn
 """
 
 from __future__ import annotations
@@ -18,10 +19,17 @@ from oxmcp import Server
 server = Server("oxmcp-python-echo")
 
 
-@server.tool()
 def echo(text: str) -> str:
     """Send the text back."""
     return text
+
+
+async def echo_async(text: str) -> str:
+    """Send the text back."""
+    return text
+
+
+server.add_tool(echo_async if sys.argv[2:] == ["async"] else echo, name="echo")
 
 
 async def serve_http() -> None:
