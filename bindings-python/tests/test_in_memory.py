@@ -226,6 +226,28 @@ async def test_sync_handlers_run_on_worker_threads_and_async_ones_concurrently()
     assert elapsed < 0.55, f"the four calls overlapped ({elapsed:.2f} s)"
 
 
+async def test_a_sync_handlers_thread_keeps_its_thread_locals_between_calls() -> None:
+    """The threads that run plain functions live on with their Python thread state, so what
+    a handler keeps in a `threading.local` (a connection, a cache) is there on its thread's
+    next call, as on `asyncio.to_thread`'s threads."""
+    server = Server("locals")
+    kept = threading.local()
+
+    @server.tool()
+    def count() -> list[int]:
+        kept.calls = getattr(kept, "calls", 0) + 1
+        return [threading.get_ident(), kept.calls]
+
+    async with Client(server) as client:
+        seen = [(await client.call_tool("count")).structured_content["result"] for _ in range(20)]
+    by_thread: dict[int, list[int]] = {}
+    for thread, calls in seen:
+        by_thread.setdefault(thread, []).append(calls)
+    for calls in by_thread.values():
+        assert calls == list(range(1, len(calls) + 1))
+    assert max(len(calls) for calls in by_thread.values()) > 1, f"one call a thread: {seen}"
+
+
 async def test_cancelled_sync_calls_keep_their_thread_turn() -> None:
     """A plain-function handler runs on until it returns even when its call is cancelled,
     and keeps its turn meanwhile: cancelling calls never lets more of them run at once than
