@@ -350,9 +350,18 @@ impl Client {
         Ok(self.inner.list_tools_with(cursor, &options).await?.into())
     }
 
-    /// Every tool, following cursors.
-    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, McpError> {
-        Ok(self.inner.list_all_tools().await?.into_iter().map(Into::into).collect())
+    /// Every tool, following cursors. `options` may set a timeout or a cancellation
+    /// handle for each page's request.
+    #[uniffi::method(default(options = None))]
+    pub async fn list_all_tools(&self, options: Option<CallOptions>) -> Result<Vec<Tool>, McpError> {
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self
+            .inner
+            .list_all_tools_with(&options)
+            .await?
+            .into_iter()
+            .map(Into::into)
+            .collect())
     }
 
     /// One page of resources. `options` may set a timeout or a cancellation handle.
@@ -366,11 +375,14 @@ impl Client {
         Ok(self.inner.list_resources_with(cursor, &options).await?.into())
     }
 
-    /// Every resource, following cursors.
-    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, McpError> {
+    /// Every resource, following cursors. `options` may set a timeout or a cancellation
+    /// handle for each page's request.
+    #[uniffi::method(default(options = None))]
+    pub async fn list_all_resources(&self, options: Option<CallOptions>) -> Result<Vec<Resource>, McpError> {
+        let options = CallOptions::core_or_default(options)?;
         Ok(self
             .inner
-            .list_all_resources()
+            .list_all_resources_with(&options)
             .await?
             .into_iter()
             .map(Into::into)
@@ -388,11 +400,17 @@ impl Client {
         Ok(self.inner.list_resource_templates_with(cursor, &options).await?.into())
     }
 
-    /// Every resource template, following cursors.
-    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
+    /// Every resource template, following cursors. `options` may set a timeout or a cancellation
+    /// handle for each page's request.
+    #[uniffi::method(default(options = None))]
+    pub async fn list_all_resource_templates(
+        &self,
+        options: Option<CallOptions>,
+    ) -> Result<Vec<ResourceTemplate>, McpError> {
+        let options = CallOptions::core_or_default(options)?;
         Ok(self
             .inner
-            .list_all_resource_templates()
+            .list_all_resource_templates_with(&options)
             .await?
             .into_iter()
             .map(Into::into)
@@ -410,11 +428,14 @@ impl Client {
         Ok(self.inner.list_prompts_with(cursor, &options).await?.into())
     }
 
-    /// Every prompt, following cursors.
-    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, McpError> {
+    /// Every prompt, following cursors. `options` may set a timeout or a cancellation
+    /// handle for each page's request.
+    #[uniffi::method(default(options = None))]
+    pub async fn list_all_prompts(&self, options: Option<CallOptions>) -> Result<Vec<Prompt>, McpError> {
+        let options = CallOptions::core_or_default(options)?;
         Ok(self
             .inner
-            .list_all_prompts()
+            .list_all_prompts_with(&options)
             .await?
             .into_iter()
             .map(Into::into)
@@ -510,14 +531,19 @@ impl Client {
     }
 
     /// Asks for updates of one resource; they arrive on the notification listener as
-    /// `ResourceUpdated`.
-    pub async fn subscribe_resource(&self, uri: String) -> Result<(), McpError> {
-        Ok(self.inner.subscribe_resource(&uri).await?)
+    /// `ResourceUpdated`. `options` may set a timeout or a cancellation handle for the
+    /// request (in the 2026-07-28 era, for the wait for the server's acknowledgement).
+    #[uniffi::method(default(options = None))]
+    pub async fn subscribe_resource(&self, uri: String, options: Option<CallOptions>) -> Result<(), McpError> {
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.subscribe_resource_with(&uri, &options).await?)
     }
 
-    /// Stops updates of one resource.
-    pub async fn unsubscribe_resource(&self, uri: String) -> Result<(), McpError> {
-        Ok(self.inner.unsubscribe_resource(&uri).await?)
+    /// Stops updates of one resource. `options` may set a timeout or a cancellation handle.
+    #[uniffi::method(default(options = None))]
+    pub async fn unsubscribe_resource(&self, uri: String, options: Option<CallOptions>) -> Result<(), McpError> {
+        let options = CallOptions::core_or_default(options)?;
+        Ok(self.inner.unsubscribe_resource_with(&uri, &options).await?)
     }
 
     /// Opens a `subscriptions/listen` stream (2026-07-28 era) for the notifications in

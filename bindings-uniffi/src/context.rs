@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::auth::AccessToken;
 use crate::convert::{
-    json_text, parse_json, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Era, LoggingLevel,
-    Root,
+    json_text, parse_json, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Era, Implementation,
+    LoggingLevel, Root,
 };
 use crate::error::McpError;
 
@@ -46,6 +46,12 @@ impl Context {
     /// The client's name, when it said.
     pub fn client_name(&self) -> Option<String> {
         self.inner.client_info().map(|info| info.name.clone())
+    }
+
+    /// Who the client said it is (name, version, title, description, website, icons),
+    /// when it said.
+    pub fn client_info(&self) -> Option<Implementation> {
+        self.inner.client_info().map(|info| info.clone().into())
     }
 
     /// What the client declared it can do (for this request, in the 2026-07-28 era), as

@@ -153,9 +153,12 @@ fun kotlinServer(probe: ServerProbe = ServerProbe(), options: ServerOptions? = n
         },
     )
     server.addTool(
-        Tool(name = "request_meta", description = "The request's _meta and client capabilities", inputSchemaJson = NO_ARGUMENTS),
+        Tool(name = "request_meta", description = "The request's _meta, the client's capabilities and who it is", inputSchemaJson = NO_ARGUMENTS),
         tool { _, context ->
-            Returned.Items(listOf(Returned.Text(context.metaJson() ?: "null"), Returned.Text(context.clientCapabilitiesJson())))
+            val client = context.clientInfo()?.let { "${it.name} ${it.version}" } ?: "unknown"
+            Returned.Items(
+                listOf(Returned.Text(context.metaJson() ?: "null"), Returned.Text(context.clientCapabilitiesJson()), Returned.Text(client)),
+            )
         },
     )
     server.addResource(

@@ -271,16 +271,26 @@ fun serverTests(suite: Suite) {
                 check(jsonPointer(firstText(seen), "/progressToken") != null) { "request _meta: ${firstText(seen)}" }
                 val capabilities = (seen[1] as ContentBlock.Text).text
                 check(jsonPointer(capabilities, "/elicitation") != null) { "client capabilities: $capabilities" }
+                assertEquals("kotlin-tests 1.0", (seen[2] as ContentBlock.Text).text, "who the client said it is")
 
                 // An item given no _meta has none.
                 assertEquals(null, (c.client.callTool("shout", """{"text":"x"}""").content.single() as ContentBlock.Text).metaJson, "plain")
             }
         }
 
-        suite.test("$tag: reading a resource and getting a prompt take call options") {
+        suite.test("$tag: reading, listing, subscribing and getting a prompt take call options") {
             withClient(url, era) { c ->
                 val handle = CancellationHandle()
                 handle.cancel()
+                val cancelled = CallOptions(cancellation = handle)
+                assertThrows<McpException.Cancelled> { c.client.listAllTools(cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.listAllResources(cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.listAllResourceTemplates(cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.listAllPrompts(cancelled) }
+                assertThrows<McpException.Cancelled> { c.client.subscribeResource("memo://today", cancelled) }
+                assertThrows<McpException.InvalidInput> { c.client.unsubscribeResource("memo://today", CallOptions(timeoutMs = -1)) }
+                check(c.client.listAllPrompts(CallOptions(timeoutMs = 10_000)).any { it.name == "review" }) { "listed with options" }
+                c.client.subscribeResource("memo://today", CallOptions(timeoutMs = 10_000))
                 assertThrows<McpException.Cancelled> { c.client.readResource("memo://today", CallOptions(cancellation = handle)) }
                 assertThrows<McpException.Cancelled> { c.client.getPrompt("review", mapOf("code" to "x"), CallOptions(cancellation = handle)) }
                 assertThrows<McpException.InvalidInput> { c.client.readResource("memo://today", CallOptions(timeoutMs = -1)) }

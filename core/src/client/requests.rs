@@ -41,8 +41,13 @@ impl Client {
     /// Every tool, following cursors (see [`ClientOptions::max_list_pages`]); kept while
     /// the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>> {
+        self.list_all_tools_with(&CallOptions::default()).await
+    }
+
+    /// [`Client::list_all_tools`] with per-call options, which each page's request takes.
+    pub async fn list_all_tools_with(&self, options: &CallOptions) -> Result<Vec<Tool>> {
         self.kept_listing(&self.inner.lists.tools, methods::TOOLS_LIST, |cursor| async move {
-            let page = self.list_tools(cursor).await?;
+            let page = self.list_tools_with(cursor, options).await?;
             Ok(Page::new(page.tools, page.next_cursor, page.ttl_ms))
         })
         .await
@@ -66,11 +71,16 @@ impl Client {
     /// Every resource, following cursors (see [`ClientOptions::max_list_pages`]); kept
     /// while the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>> {
+        self.list_all_resources_with(&CallOptions::default()).await
+    }
+
+    /// [`Client::list_all_resources`] with per-call options, which each page's request takes.
+    pub async fn list_all_resources_with(&self, options: &CallOptions) -> Result<Vec<Resource>> {
         self.kept_listing(
             &self.inner.lists.resources,
             methods::RESOURCES_LIST,
             |cursor| async move {
-                let page = self.list_resources(cursor).await?;
+                let page = self.list_resources_with(cursor, options).await?;
                 Ok(Page::new(page.resources, page.next_cursor, page.ttl_ms))
             },
         )
@@ -95,9 +105,15 @@ impl Client {
     /// Every resource template, following cursors (see [`ClientOptions::max_list_pages`]);
     /// kept while the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>> {
+        self.list_all_resource_templates_with(&CallOptions::default()).await
+    }
+
+    /// [`Client::list_all_resource_templates`] with per-call options, which each page's
+    /// request takes.
+    pub async fn list_all_resource_templates_with(&self, options: &CallOptions) -> Result<Vec<ResourceTemplate>> {
         let templates = &self.inner.lists.templates;
         self.kept_listing(templates, methods::RESOURCES_TEMPLATES_LIST, |cursor| async move {
-            let page = self.list_resource_templates(cursor).await?;
+            let page = self.list_resource_templates_with(cursor, options).await?;
             Ok(Page::new(page.resource_templates, page.next_cursor, page.ttl_ms))
         })
         .await
@@ -117,8 +133,13 @@ impl Client {
     /// Every prompt, following cursors (see [`ClientOptions::max_list_pages`]); kept while
     /// the server says the list is fresh (see [`ClientOptions::cache_lists`]).
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>> {
+        self.list_all_prompts_with(&CallOptions::default()).await
+    }
+
+    /// [`Client::list_all_prompts`] with per-call options, which each page's request takes.
+    pub async fn list_all_prompts_with(&self, options: &CallOptions) -> Result<Vec<Prompt>> {
         self.kept_listing(&self.inner.lists.prompts, methods::PROMPTS_LIST, |cursor| async move {
-            let page = self.list_prompts(cursor).await?;
+            let page = self.list_prompts_with(cursor, options).await?;
             Ok(Page::new(page.prompts, page.next_cursor, page.ttl_ms))
         })
         .await

@@ -17,29 +17,36 @@ impl Client {
     /// `subscriptions/listen` stream in the modern era. Updates arrive on
     /// [`Client::notifications`].
     pub async fn subscribe_resource(&self, uri: &str) -> Result<()> {
+        self.subscribe_resource_with(uri, &CallOptions::default()).await
+    }
+
+    /// [`Client::subscribe_resource`] with per-call options (timeout, cancellation) for its
+    /// request; in the modern era, for the wait for the server's acknowledgement.
+    pub async fn subscribe_resource_with(&self, uri: &str, options: &CallOptions) -> Result<()> {
         if self.protocol_version().era() == Era::Legacy {
             let params = Map::from_iter([("uri".to_owned(), Value::from(uri))]);
-            let _: Value = self
-                .request(methods::RESOURCES_SUBSCRIBE, params, &CallOptions::default())
-                .await?;
+            let _: Value = self.request(methods::RESOURCES_SUBSCRIBE, params, options).await?;
             return Ok(());
         }
         let filter = SubscriptionFilter {
             resource_subscriptions: Some(vec![uri.to_owned()]),
             ..Default::default()
         };
-        let subscription = self.listen(filter).await?;
+        let subscription = self.listen_with(filter, options).await?;
         lock(&self.inner.resource_streams).insert(uri.to_owned(), subscription);
         Ok(())
     }
 
     /// Stops updates of one resource.
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<()> {
+        self.unsubscribe_resource_with(uri, &CallOptions::default()).await
+    }
+
+    /// [`Client::unsubscribe_resource`] with per-call options for its request.
+    pub async fn unsubscribe_resource_with(&self, uri: &str, options: &CallOptions) -> Result<()> {
         if self.protocol_version().era() == Era::Legacy {
             let params = Map::from_iter([("uri".to_owned(), Value::from(uri))]);
-            let _: Value = self
-                .request(methods::RESOURCES_UNSUBSCRIBE, params, &CallOptions::default())
-                .await?;
+            let _: Value = self.request(methods::RESOURCES_UNSUBSCRIBE, params, options).await?;
             return Ok(());
         }
         lock(&self.inner.resource_streams).remove(uri);
@@ -51,6 +58,13 @@ impl Client {
     /// [`Subscription`] is dropped. Returns once the server acknowledged it, with what it
     /// agreed to send ([`Subscription::acknowledged`]: what it does not offer is left out).
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription> {
+        self.listen_with(filter, &CallOptions::default()).await
+    }
+
+    /// [`Client::listen`] with per-call options: their timeout and cancellation bound the
+    /// wait for the acknowledgement (not the stream, which lasts until dropped), their
+    /// `_meta` goes with the request.
+    pub async fn listen_with(&self, filter: SubscriptionFilter, options: &CallOptions) -> Result<Subscription> {
         if self.protocol_version().era() == Era::Legacy {
             return Err(Error::Unsupported(
                 "subscriptions/listen needs the 2026-07-28 era".into(),
@@ -60,13 +74,16 @@ impl Client {
         let cancellation = CancellationToken::new();
         let params = Map::from_iter([("notifications".to_owned(), to_value(&filter))]);
         let client = self.clone();
-        let options = CallOptions {
+        let stream_options = CallOptions {
             timeout: Some(None),
             cancellation: Some(cancellation.clone()),
+            meta: options.meta.clone(),
             ..Default::default()
         };
         tokio::spawn(async move {
-            let ended: Result<Value> = client.request(methods::SUBSCRIPTIONS_LISTEN, params, &options).await;
+            let ended: Result<Value> = client
+                .request(methods::SUBSCRIPTIONS_LISTEN, params, &stream_options)
+                .await;
             tracing::debug!(?ended, "a subscription ended");
         });
         // Dropped on the way out if no acknowledgement comes, which ends the request.
@@ -74,8 +91,11 @@ impl Client {
             cancellation,
             acknowledged: SubscriptionFilter::default(),
         };
-        let timeout = self.inner.options.timeout.unwrap_or(Duration::MAX);
-        subscription.acknowledged = tokio::time::timeout(timeout, async {
+        let timeout = options
+            .timeout
+            .unwrap_or(self.inner.options.timeout)
+            .unwrap_or(Duration::MAX);
+        let acknowledged = tokio::time::timeout(timeout, async {
             loop {
                 match acks.recv().await {
                     Ok(ServerNotification::SubscriptionAcknowledged(ack)) => return Ok(ack.notifications),
@@ -83,9 +103,17 @@ impl Client {
                     Err(broadcast::error::RecvError::Closed) => return Err(Error::ConnectionClosed),
                 }
             }
-        })
-        .await
-        .map_err(|_| Error::Timeout(timeout))??;
+        });
+        let given_up = async {
+            match &options.cancellation {
+                Some(cancellation) => cancellation.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        subscription.acknowledged = tokio::select! {
+            acknowledged = acknowledged => acknowledged.map_err(|_| Error::Timeout(timeout))??,
+            () = given_up => return Err(Error::Cancelled),
+        };
         Ok(subscription)
     }
 }
