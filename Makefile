@@ -34,7 +34,7 @@ test-rust:
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 ruff==0.17.6 mypy==2.4.1 auditwheel==6.8.2
+PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 ruff==0.17.6 mypy==2.4.1 auditwheel==6.8.2 ziglang==0.14.1
 PYTHON_CODE := bindings-python/python bindings-python/tests examples/python tests/interop/python
 
 $(PY):
