@@ -1,13 +1,12 @@
 //! Calling Python handlers from tokio tasks, as the core's handler traits.
 //!
 //! A handler's coroutine runs as an asyncio task on the user's loop ([`crate::event_loop`]),
-//! its result comes back
-//! as the core's `Returned`, and dropping the Rust future (the client cancelled, or the
-//! connection ended) cancels the task. A plain function runs on one of the binding's
-//! threads instead ([`workers`]), never touching the loop. [`PyTool`], [`PyResource`],
-//! [`PyPrompt`], [`PyCompletion`] and [`PyCompleter`] are the core's server-side handlers
-//! over a [`PyHandler`];
-//! [`PySampling`], [`PyElicitation`] and [`PyRoots`] answer the server's requests.
+//! its result comes back as the core's `Returned`, and dropping the Rust future (the client
+//! cancelled, or the connection ended) cancels the task. A plain function runs on one of
+//! the binding's threads instead ([`workers`]), never touching the loop. [`PyTool`],
+//! [`PyResource`], [`PyPrompt`], [`PyCompletion`] and [`PyCompleter`] are the core's
+//! server-side handlers over a [`PyHandler`]; [`PySampling`], [`PyElicitation`] and
+//! [`PyRoots`] answer the server's requests.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
