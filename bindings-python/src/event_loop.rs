@@ -6,11 +6,13 @@
 //! loop (`call_soon_threadsafe`: one wake of the loop's thread, one turn at the interpreter
 //! lock for the tokio thread). On the loop's thread the batch makes each coroutine and
 //! starts it as a task. Under load many calls share one wake, and their coroutines are made
-//! by the thread that holds the lock anyway.
+//! by the thread that holds the lock anyway. The task runs the coroutine through
+//! [`Reporting`], which answers the call in the step that ends it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
+use pyo3::exceptions::{PyException, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use pyo3_async_runtimes::TaskLocals;
@@ -141,23 +143,109 @@ pub struct StartBatch(Arc<Batch>);
 impl StartBatch {
     fn __call__(&self, py: Python<'_>) -> PyResult<()> {
         let calls = lock(&self.0.calls).take().unwrap_or_default();
-        let ensure_future = py.import("asyncio")?.getattr("ensure_future")?;
+        let create_task = py
+            .import("asyncio")?
+            .call_method0("get_running_loop")?
+            .getattr("create_task")?;
         for Queued { make, call } in calls {
             // A call cancelled before its turn is not made.
             if call.cancelled.load(Ordering::SeqCst) {
                 continue;
             }
             let started = make(py).and_then(|coroutine| {
-                let task = ensure_future.call1((coroutine,))?;
-                *lock(&call.task) = Some(task.clone().unbind());
-                let finish = Bound::new(py, PendingCall(Arc::clone(&call)))?.getattr("finish")?;
-                task.call_method1("add_done_callback", (finish,))
+                let reporting = Reporting {
+                    coroutine: coroutine.unbind(),
+                    call: Arc::clone(&call),
+                };
+                let task = create_task.call1((reporting,))?;
+                *lock(&call.task) = Some(task.unbind());
+                Ok(())
             });
             if let Err(e) = started {
                 call.answer(Err(error::handler_error_from_py(py, &e)));
             }
         }
         Ok(())
+    }
+}
+
+/// A handler's coroutine as its task runs it, answering the call in the step that ends it:
+/// no done callback, which would take one more turn of the loop.
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct Reporting {
+    coroutine: Py<PyAny>,
+    call: Arc<Call>,
+}
+
+#[pymethods]
+impl Reporting {
+    fn __await__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.send(py.None().bind(py))
+    }
+
+    fn send(&self, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.step(
+            value.py(),
+            self.coroutine.bind(value.py()).call_method1("send", (value,)),
+        )
+    }
+
+    #[pyo3(signature = (kind, value = None, traceback = None))]
+    fn throw(
+        &self,
+        kind: &Bound<'_, PyAny>,
+        value: Option<&Bound<'_, PyAny>>,
+        traceback: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let coroutine = self.coroutine.bind(kind.py());
+        let thrown = match (value, traceback) {
+            (None, None) => coroutine.call_method1("throw", (kind,)),
+            _ => coroutine.call_method1("throw", (kind, value, traceback)),
+        };
+        self.step(kind.py(), thrown)
+    }
+
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.coroutine.bind(py).call_method0("close").map(drop)
+    }
+}
+
+impl Reporting {
+    /// What a step of the coroutine gave: passed on to the task, the call answered first
+    /// when the coroutine ended (returned, raised or was cancelled).
+    fn step(&self, py: Python<'_>, stepped: PyResult<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let ended = match stepped {
+            Ok(awaited) => return Ok(awaited.unbind()),
+            Err(ended) => ended,
+        };
+        let outcome = if ended.is_instance_of::<PyStopIteration>(py) {
+            ended.value(py).getattr("value").map_or_else(
+                |e| Err(error::handler_error_from_py(py, &e)),
+                |value| convert::answer(&value),
+            )
+        } else if ended.is_instance(py, &py.import("asyncio")?.getattr("CancelledError")?) {
+            Err(HandlerError::message("the handler was cancelled"))
+        } else {
+            Err(error::handler_error_from_py(py, &ended))
+        };
+        // The task holds this coroutine, which holds the call: the call lets the task go.
+        lock(&self.call.task).take();
+        self.call.answer(outcome);
+        // A handler's exception is its answer now, not the task's: the task ends with
+        // None rather than an exception nobody retrieves. Cancellation, `SystemExit` and
+        // `KeyboardInterrupt` go on as asyncio means them to.
+        if ended.is_instance_of::<PyException>(py) {
+            return Err(PyStopIteration::new_err(()));
+        }
+        Err(ended)
     }
 }
 
@@ -176,32 +264,12 @@ impl Call {
     }
 }
 
-/// A call from the loop's side: reports its task's end, cancels it on request. Its methods
-/// run on the loop's thread.
+/// A call from the loop's side, to cancel it. Its method runs on the loop's thread.
 #[pyclass(frozen, module = "oxmcp._native")]
 pub struct PendingCall(Arc<Call>);
 
 #[pymethods]
 impl PendingCall {
-    /// The task's done callback: sends its result or its failure.
-    fn finish(&self, task: &Bound<'_, PyAny>) {
-        let py = task.py();
-        lock(&self.0.task).take();
-        let outcome = if task
-            .call_method0("cancelled")
-            .and_then(|c| c.is_truthy())
-            .unwrap_or(true)
-        {
-            Err(HandlerError::message("the handler was cancelled"))
-        } else {
-            match task.call_method0("result") {
-                Ok(result) => convert::answer(&result),
-                Err(e) => Err(error::handler_error_from_py(py, &e)),
-            }
-        };
-        self.0.answer(outcome);
-    }
-
     /// Cancels the task (or, before it started, keeps it from starting).
     fn cancel(&self, py: Python<'_>) -> PyResult<()> {
         self.0.cancelled.store(true, Ordering::SeqCst);

@@ -30,6 +30,7 @@ __all__ = [
     "OAuth",
     "PendingCall",
     "PendingInput",
+    "Reporting",
     "Server",
     "StartBatch",
     "Subscription",
@@ -76,14 +77,24 @@ class PendingInput:
 class PendingCall:
     """One call of a Python handler, from the loop's side."""
 
-    def finish(self, task: Any) -> None: ...
     def cancel(self) -> None: ...
+
+@final
+class Reporting:
+    """A handler's coroutine as its task runs it, answering the call in its last step."""
+
+    def __await__(self) -> Reporting: ...
+    def __iter__(self) -> Reporting: ...
+    def __next__(self) -> Any: ...
+    def send(self, value: Any) -> Any: ...
+    def throw(self, kind: Any, value: Any = None, traceback: Any = None) -> Any: ...
+    def close(self) -> None: ...
 
 @final
 class StartBatch:
     """Calls of Python handlers on their way to the loop, which starts them."""
 
-    def __call__(self) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> None: ...
 
 @final
 class Context:
