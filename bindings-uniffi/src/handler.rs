@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use crate::context::Context;
 use crate::convert::{
     json_text, try_map, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, GetPromptResult,
-    ProgressUpdate, ResourceContents, Returned, Root, ServerNotification,
+    ProgressUpdate, ReadResourceResult, Returned, Root, ServerNotification,
 };
 use crate::error::McpError;
 
@@ -95,12 +95,13 @@ pub trait ToolHandler: Send + Sync {
 #[async_trait::async_trait]
 pub trait ResourceHandler: Send + Sync {
     /// Reads `uri`; `variables` holds the template's values (empty for a plain resource).
+    /// Gives the contents and, when it has one, the result's `_meta`.
     async fn read(
         &self,
         uri: String,
         variables: HashMap<String, String>,
         context: Arc<Context>,
-    ) -> Result<Vec<ResourceContents>, McpError>;
+    ) -> Result<ReadResourceResult, McpError>;
 }
 
 /// Renders a prompt of a [`crate::server::Server`].
@@ -210,14 +211,11 @@ impl oxmcp::server::ResourceHandler for Resource {
     ) -> BoxFuture<'static, Result<core::ReadResourceResult, HandlerError>> {
         let handler = Arc::clone(&self.0);
         Box::pin(async move {
-            let contents = handler
+            let read = handler
                 .read(uri, variables.into_iter().collect(), Context::new(ctx))
                 .await
                 .map_err(McpError::into_handler_error)?;
-            Ok(core::ReadResourceResult {
-                contents: try_map(contents).map_err(McpError::into_handler_error)?,
-                ..Default::default()
-            })
+            read.try_into().map_err(McpError::into_handler_error)
         })
     }
 }

@@ -17,6 +17,7 @@ import io.github.oxmcp.Prompt
 import io.github.oxmcp.PromptArgument
 import io.github.oxmcp.PromptHandler
 import io.github.oxmcp.PromptMessage
+import io.github.oxmcp.ReadResourceResult
 import io.github.oxmcp.Resource
 import io.github.oxmcp.ResourceContents
 import io.github.oxmcp.ResourceHandler
@@ -164,14 +165,18 @@ fun kotlinServer(probe: ServerProbe = ServerProbe(), options: ServerOptions? = n
     server.addResource(
         Resource(uri = "memo://today", name = "today", mimeType = "text/plain"),
         object : ResourceHandler {
-            override suspend fun read(uri: String, variables: Map<String, String>, context: Context) = listOf(memo(uri))
+            override suspend fun read(uri: String, variables: Map<String, String>, context: Context) =
+                ReadResourceResult(contents = listOf(memo(uri)), metaJson = tag("read"))
         },
     )
     server.addResourceTemplate(
         ResourceTemplate(uriTemplate = "greeting://{name}", name = "greeting", mimeType = "text/plain"),
         object : ResourceHandler {
             override suspend fun read(uri: String, variables: Map<String, String>, context: Context) =
-                listOf(ResourceContents.Text(uri = uri, text = "Hello, ${variables["name"]}!", mimeType = "text/plain"))
+                ReadResourceResult(
+                    contents = listOf(ResourceContents.Text(uri = uri, text = "Hello, ${variables["name"]}!", mimeType = "text/plain")),
+                    metaJson = null,
+                )
         },
         mapOf("name" to completer("ada", "alan", "grace")),
     )

@@ -261,6 +261,8 @@ fun serverTests(suite: Suite) {
 
                 val read = c.client.readResource("memo://today")
                 assertEquals("contents", tagOf((read.contents.single() as ResourceContents.Text).metaJson), "read contents")
+                assertEquals("read", tagOf(read.metaJson), "the read result's _meta")
+                assertEquals(null, tagOf(c.client.readResource("greeting://ada").metaJson), "a result given no _meta")
 
                 val prompt = c.client.getPrompt("review", mapOf("code" to "x"))
                 assertEquals("prompt", tagOf(prompt.metaJson), "the prompt result's _meta")

@@ -4,7 +4,7 @@
 use oxmcp::protocol as core;
 
 use super::lifecycle::{icons_from, icons_into};
-use super::{meta_text, parse_meta, to_i64, to_u64, Annotations, Icon};
+use super::{meta_text, parse_meta, to_i64, to_u64, try_map, Annotations, Icon};
 use crate::error::McpError;
 
 /// A resource a server offers.
@@ -223,6 +223,17 @@ impl From<core::ReadResourceResult> for ReadResourceResult {
             contents: r.contents.into_iter().map(Into::into).collect(),
             meta_json: meta_text(&r.meta),
         }
+    }
+}
+
+impl TryFrom<ReadResourceResult> for core::ReadResourceResult {
+    type Error = McpError;
+    fn try_from(r: ReadResourceResult) -> Result<Self, McpError> {
+        Ok(core::ReadResourceResult {
+            contents: try_map(r.contents)?,
+            meta: parse_meta(r.meta_json)?,
+            ..Default::default()
+        })
     }
 }
 
