@@ -374,6 +374,30 @@ async fn when_the_input_ends_requests_in_flight_are_cancelled_after_the_grace_pe
     let _ = endless.await;
 }
 
+#[tokio::test]
+async fn dropping_the_future_of_serve_ends_the_connection() {
+    let server = Server::builder("dropped", "1").tool(tool("ping")).build().unwrap();
+    for era in ERAS {
+        let (client_end, server_end) = oxmcp::transport::memory::pair();
+        let serving = tokio::spawn({
+            let server = server.clone();
+            async move { server.serve(server_end).await }
+        });
+        let client = Client::connect(client_end, ClientOptions::new("memory-tests", "1.0.0").era(era))
+            .await
+            .unwrap();
+        assert!(client.call_tool("ping", json!({})).await.is_ok(), "{era:?}: served");
+        // Aborting the task drops the future, as a `select!` or a timeout would.
+        serving.abort();
+        let _ = serving.await;
+        let after = tokio::time::timeout(Duration::from_secs(5), client.call_tool("ping", json!({}))).await;
+        assert!(
+            matches!(after, Ok(Err(_))),
+            "{era:?}: nobody serves the connection any more: {after:?}"
+        );
+    }
+}
+
 /// Counts the handlers dropped before they finished.
 struct StopCounter(Arc<AtomicUsize>);
 
