@@ -35,7 +35,7 @@ struct Slot {
     locals: RwLock<Option<TaskLocals>>,
     /// The batch scheduled on the loop and not yet started there. The loop's callback
     /// owns it: when the loop is closed before running it, the batch goes, and its calls
-    /// end without an answer instead of waiting forever.
+    /// end with an error instead of waiting forever.
     open: Mutex<Weak<Batch>>,
 }
 
@@ -127,6 +127,17 @@ impl LoopSlot {
 /// Calls on their way to the loop; `None` once it started them.
 struct Batch {
     calls: Mutex<Option<Vec<Queued>>>,
+}
+
+impl Drop for Batch {
+    /// A batch the loop never ran (it closed first): its calls end now.
+    fn drop(&mut self) {
+        for Queued { call, .. } in lock(&self.calls).take().unwrap_or_default() {
+            call.answer(Err(HandlerError::message(
+                "the asyncio loop closed before the handler started",
+            )));
+        }
+    }
 }
 
 /// A call in a batch: what makes its coroutine, and where its answer goes.

@@ -35,7 +35,9 @@ pub async fn run<R: Send + 'static>(f: impl for<'py> FnOnce(Python<'py>) -> R + 
             let _ = sender.send(f(py));
         }
     });
-    pool()?.submit(job).then_some(())?;
+    if !pool()?.submit(job) {
+        return None;
+    }
     receiver.await.ok()
 }
 

@@ -32,11 +32,6 @@ impl LogPrinter {
 pub fn print_logs(client: &Client, json: bool) -> LogPrinter {
     let mut notifications = client.notifications();
     let (stop, mut stopped) = oneshot::channel::<()>();
-    let print = move |notification| {
-        if let ServerNotification::LogMessage(log) = notification {
-            eprintln!("{}", log_line(&log, json));
-        }
-    };
     let task = tokio::spawn(async move {
         loop {
             // Queued messages first: the stop is heard only once none is left.
@@ -46,8 +41,8 @@ pub fn print_logs(client: &Client, json: bool) -> LogPrinter {
                 _ = &mut stopped => return,
             };
             match next {
-                Ok(notification) => print(notification),
-                Err(RecvError::Lagged(_)) => {}
+                Ok(ServerNotification::LogMessage(log)) => eprintln!("{}", log_line(&log, json)),
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
                 Err(RecvError::Closed) => return,
             }
         }

@@ -104,15 +104,10 @@ impl Client {
                 }
             }
         });
-        let given_up = async {
-            match &options.cancellation {
-                Some(cancellation) => cancellation.cancelled().await,
-                None => std::future::pending().await,
-            }
-        };
+        let given_up = options.cancellation.clone().unwrap_or_default();
         subscription.acknowledged = tokio::select! {
             acknowledged = acknowledged => acknowledged.map_err(|_| Error::Timeout(timeout))??,
-            () = given_up => return Err(Error::Cancelled),
+            () = given_up.cancelled() => return Err(Error::Cancelled),
         };
         Ok(subscription)
     }
