@@ -1,5 +1,6 @@
 """A Python oxmcp server process from start to end: it exits when stdin closes, Ctrl-C
-stops it cleanly (over stdio, and over HTTP with a request in flight), and closing the
+stops it cleanly (over stdio, and over HTTP with a request in flight: a second Ctrl-C
+cancels it), and closing the
 client stops it — with nothing alarming on stderr."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import DEMO_SERVER, NOISE, http_server, stop
+from conftest import DEMO_SERVER, NOISE, http_server, start_announcing, stop
 from oxmcp import Client, McpError
 
 INITIALIZE = {
@@ -124,8 +125,9 @@ async def test_closing_the_client_stops_the_server_process() -> None:
     raise AssertionError(f"server process {pid} still runs after the client closed")
 
 
-async def test_ctrl_c_stops_the_http_server_with_a_request_in_flight() -> None:
-    """`http_server` sends Ctrl-C when the block ends and checks the exit (0, no noise)."""
+async def test_ctrl_c_stops_the_http_server_after_its_client_left_mid_call() -> None:
+    """The client ends its session with a call running, which cancels the call; then
+    `http_server` sends Ctrl-C and checks the exit (0 at once, no noise)."""
     started = asyncio.Event()
     with http_server([*DEMO_SERVER, "--http"]) as url:
         async with Client.http(url, era="legacy") as client:
@@ -135,3 +137,32 @@ async def test_ctrl_c_stops_the_http_server_with_a_request_in_flight() -> None:
             await started.wait()
     with pytest.raises((McpError, ConnectionError)):
         await call
+
+
+async def test_a_second_ctrl_c_stops_the_http_server_with_a_request_in_flight() -> None:
+    """The first Ctrl-C lets a call in flight go on (up to `shutdown_timeout`, 10 s by
+    default); a second one cancels it at once: the client gets its answer and the server
+    exits with 0 and no noise."""
+    progress: asyncio.Queue[float] = asyncio.Queue()
+    process, url = start_announcing([*DEMO_SERVER, "--http"])
+    try:
+        async with Client.http(url, era="legacy") as client:
+            call = asyncio.create_task(
+                client.call_tool("slow", {"steps": 1000}, progress_handler=lambda p, *_: progress.put_nowait(p))
+            )
+            await progress.get()
+            process.send_signal(signal.SIGINT)
+            await asyncio.sleep(0.3)
+            while not progress.empty():
+                progress.get_nowait()
+            await asyncio.wait_for(progress.get(), 5)
+            assert not call.done(), "the call goes on after the first Ctrl-C"
+            process.send_signal(signal.SIGINT)
+            result = await asyncio.wait_for(call, 5)
+            assert result.is_error and "cancelled" in str(result.content[0].text)
+        code, stderr = stop(process)
+        assert code == 0, stderr
+        assert not any(noise in stderr for noise in NOISE), stderr
+    finally:
+        process.kill()
+        process.wait()

@@ -57,9 +57,12 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
             }
             "done"
         }))
-        .tool(ToolDef::new("wait").handler(move |_, _| {
+        .tool(ToolDef::new("wait").handler(move |args, ctx: Context| {
             let stopped = StoppedFlag(Arc::clone(&cancelled));
             async move {
+                if args.get("announce").is_some() {
+                    ctx.progress(0.0, None, Some("waiting".into())).await;
+                }
                 tokio::time::sleep(Duration::from_secs(30)).await;
                 drop(stopped);
                 "waited"
@@ -441,6 +444,46 @@ async fn legacy_sessions_are_created_required_and_ended() {
 
     assert_eq!(f.delete(&session).await.status(), StatusCode::OK);
     assert_eq!(f.legacy(&session, call).await.status(), StatusCode::NOT_FOUND, "ended");
+}
+
+#[tokio::test]
+async fn ending_a_legacy_session_cancels_its_requests_in_flight() {
+    let f = Arc::new(Fixture::start(HttpConfig::default()).await);
+    let session = f.initialize("2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "wait", "arguments": {}}});
+    // The POST waits for the call's first message, which a silent handler never sends.
+    let waiting = tokio::spawn({
+        let (f, session) = (Arc::clone(&f), session.clone());
+        async move { f.legacy(&session, call).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!f.cancelled.load(Ordering::SeqCst), "the call runs");
+    assert_eq!(f.delete(&session).await.status(), StatusCode::OK);
+    assert!(
+        f.cancelled.load(Ordering::SeqCst),
+        "the call is cancelled by the time the session's end is acknowledged"
+    );
+    tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the call's POST ends with its session")
+        .unwrap();
+
+    // A call whose answer has begun streams until the session ends, then its stream ends.
+    f.cancelled.store(false, Ordering::SeqCst);
+    let session = f.initialize("2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "wait", "arguments": {"announce": true}, "_meta": {"progressToken": "w"}}});
+    let mut stream = f.legacy(&session, call).await.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("waiting") {
+        seen.push_str(&String::from_utf8_lossy(&stream.next().await.unwrap().unwrap()));
+    }
+    assert_eq!(f.delete(&session).await.status(), StatusCode::OK);
+    assert!(f.cancelled.load(Ordering::SeqCst), "the streaming call is cancelled");
+    let rest = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(Ok(_)) = stream.next().await {}
+    });
+    rest.await.expect("the call's stream ends with its session");
 }
 
 #[tokio::test]

@@ -233,7 +233,7 @@ impl Endpoint {
             .map_err(store_unavailable)?
         else {
             if local.is_some() {
-                self.sessions().remove(id);
+                self.end_local_session(id);
             }
             return Ok(None);
         };
@@ -268,8 +268,18 @@ impl Endpoint {
             }
             store.relay(SessionMessage::Ended { session: id.to_owned() });
         }
-        self.sessions().remove(id);
+        self.end_local_session(id);
         Ok(())
+    }
+
+    /// Forgets the session `id` here and ends it now rather than when its last holder
+    /// lets it go: a request in flight (a POST waiting for its call's first message) holds
+    /// the session, and is cancelled with it.
+    fn end_local_session(&self, id: &str) {
+        let session = self.sessions().remove(id);
+        if let Some(session) = session {
+            session.session.end();
+        }
     }
 
     /// Passes a response or cancellation from a client that no copy here awaits or serves
@@ -316,7 +326,7 @@ pub(super) async fn follow_relay(endpoint: Weak<Endpoint>, mut relayed: broadcas
             SessionMessage::ToStream { message, .. } if session.hub.is_attached(STANDALONE) => {
                 session.hub.push(STANDALONE, message, false).await;
             }
-            SessionMessage::Ended { session: id } => drop(endpoint.sessions().remove(&id)),
+            SessionMessage::Ended { session: id } => endpoint.end_local_session(&id),
             _ => {}
         }
     }
