@@ -1,9 +1,11 @@
-"""Servers written with the official SDK run on oxmcp with their import line changed. The
-snippets the official SDK publishes in its source distribution (``examples/snippets/servers``
-of the pinned ``mcp``, downloaded and unpacked at run time: their code is not the project's)
-run once as published and once with ``from mcp.server.mcpserver import`` turned into ``from
-oxmcp import``; the official client must get the same tool, resource and prompt lists, and the
-same results, from both, in both eras."""
+"""Servers written with the official SDK or with FastMCP run on oxmcp with their imports
+changed. The snippets the official SDK publishes in its source distribution
+(``examples/snippets/servers`` of the pinned ``mcp``) and the examples FastMCP publishes in its
+(``examples/`` of the pinned ``fastmcp``), downloaded and unpacked at run time (their code is
+not the project's), run once as published and once ported: ``from mcp.server.mcpserver
+import`` turned into ``from oxmcp import``, ``fastmcp`` into ``oxmcp.fastmcp``. The official
+client must get the same tool, resource and prompt lists, and the same results, from both,
+in both eras."""
 
 from __future__ import annotations
 
@@ -29,8 +31,12 @@ REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] 
     types.PromptReference | types.ResourceTemplateReference
 )
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-#: Runs the snippet at argv[1] and serves its ``mcp`` over stdio.
-RUN = "import runpy, sys; runpy.run_path(sys.argv[1])['mcp'].run()"
+#: Runs the snippet at argv[1] (which it sees as its argv[0]) and serves its ``mcp`` (or
+#: ``server``) over stdio.
+RUN = (
+    "import runpy, sys; sys.argv = sys.argv[1:]; found = runpy.run_path(sys.argv[0]); "
+    "found.get('mcp', found.get('server')).run()"
+)
 #: The picture the ``images`` snippet makes a thumbnail of (written by `a_picture`).
 PICTURE = Path(tempfile.gettempdir()) / "oxmcp-dropin-picture.png"
 
@@ -111,17 +117,21 @@ def a_picture() -> None:
     Image.new("RGB", (300, 200), (30, 120, 200)).save(PICTURE)
 
 
+def unpacked_sdist(package: str, directory: Path) -> Path:
+    """The source distribution of the installed version of `package`, unpacked in
+    `directory`."""
+    version = importlib.metadata.version(package)
+    command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps"]
+    subprocess.run([*command, f"{package}=={version}", "-d", str(directory)], check=True, timeout=300)
+    with tarfile.open(directory / f"{package}-{version}.tar.gz") as sdist:
+        sdist.extractall(directory, filter="data")
+    return directory / f"{package}-{version}"
+
+
 @pytest.fixture(scope="module")
 def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The official SDK's server snippets, from the source distribution of the installed
-    version."""
-    version = importlib.metadata.version("mcp")
-    directory = tmp_path_factory.mktemp("sdist")
-    command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps"]
-    subprocess.run([*command, f"mcp=={version}", "-d", str(directory)], check=True, timeout=300)
-    with tarfile.open(directory / f"mcp-{version}.tar.gz") as sdist:
-        sdist.extractall(directory, filter="data")
-    return directory / f"mcp-{version}" / "examples" / "snippets" / "servers"
+    """The official SDK's server snippets."""
+    return unpacked_sdist("mcp", tmp_path_factory.mktemp("sdist")) / "examples" / "snippets" / "servers"
 
 
 def ported(source: Path, directory: Path) -> Path:
@@ -196,11 +206,20 @@ async def write_poem(context: Any, params: types.CreateMessageRequestParams) -> 
     return types.CreateMessageResult(role="assistant", content=content, model="verse-1")
 
 
+#: What the user types into a form's fields, by type (`alternativeDate` by name).
+ANSWERS: dict[str, Any] = {"string": "Ada", "integer": 7, "number": 7.5, "boolean": True}
+
+
 async def agree(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    """The user: accepts a URL at once, and a form with the alternative date."""
+    """The user: accepts a URL at once, and fills in a form: the first of its choices, or
+    an answer of each field's type (the alternative date of the official snippet)."""
     if isinstance(params, types.ElicitRequestURLParams):
         return types.ElicitResult(action="accept")
-    return types.ElicitResult(action="accept", content={"checkAlternative": True, "alternativeDate": "2024-12-27"})
+    content = {}
+    for name, asked in params.requested_schema.get("properties", {}).items():
+        choices = asked.get("enum") or [one["const"] for one in asked.get("oneOf", [])]
+        content[name] = "2024-12-27" if name == "alternativeDate" else choices[0] if choices else ANSWERS[asked["type"]]
+    return types.ElicitResult(action="accept", content=content)
 
 
 def dumped(model: BaseModel) -> Any:
@@ -213,17 +232,24 @@ def without_meta(result: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in result.items() if key != "_meta"}
 
 
-@pytest.mark.parametrize(
-    ("snippet", "era"), [(snippet, era) for snippet in sorted(SNIPPETS) for era in SNIPPETS[snippet].eras]
-)
+def each_era(visits: dict[str, Visit]) -> list[tuple[str, str]]:
+    """Each visit with each era it is made in."""
+    return [(name, era) for name in sorted(visits) for era in visits[name].eras]
+
+
+async def compare(original: Path, ported: Path, visit: Visit, era: str) -> None:
+    """The official client sees the same of the server `original` and of its port."""
+    theirs = await survey(over_stdio(original), visit, era)
+    ours = await survey(over_stdio(ported), visit, era)
+    assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize(("snippet", "era"), each_era(SNIPPETS))
 async def test_an_official_sdk_server_runs_on_oxmcp_with_its_import_changed(
     snippet: str, era: str, snippets: Path, tmp_path: Path
 ) -> None:
     original = snippets / f"{snippet}.py"
-    visit = SNIPPETS[snippet]
-    theirs = await survey(over_stdio(original), visit, era)
-    ours = await survey(over_stdio(ported(original, tmp_path)), visit, era)
-    assert_same(ours, theirs)
+    await compare(original, ported(original, tmp_path), SNIPPETS[snippet], era)
 
 
 def assert_same(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
@@ -282,3 +308,82 @@ async def test_a_mounted_app_serves_without_entering_a_lifespan(snippets: Path, 
         answer = seen[("/process/", era)]["call process_data"]
         assert answer["content"] == [{"type": "text", "text": "Processed: x"}]
         assert answer["structuredContent"] == {"result": "Processed: x"}
+
+
+#: FastMCP's examples that serve with what FastMCP and the official SDK share, with what
+#: the client asks of each. (`desktop`'s `dir://desktop` lists a home directory, so it is
+#: only listed; FastMCP does not elicit in the 2026-07-28 era.)
+FASTMCP_EXAMPLES = {
+    "echo": Visit(
+        calls={"echo_tool": {"text": "hi"}}, reads=["echo://static", "echo://hello"], prompts={"echo": {"text": "hi"}}
+    ),
+    "simple_echo": Visit(calls={"echo": {"text": "hi"}}),
+    # Nested models and `Annotated[..., Field(max_length=...)]` parameters.
+    "complex_inputs": Visit(calls={"name_shrimp": {"tank": {"shrimp": [{"name": "bob"}]}, "extra_names": ["al"]}}),
+    # Command-line arguments read at import (none given: the defaults).
+    "config_server": Visit(calls={"get_status": {}, "echo_message": {"message": "m"}}),
+    "desktop": Visit(calls={"add": {"a": 1, "b": 2}}, reads=["greeting://Ada"]),
+    # `ctx.elicit(message, response_type=str)` and a dataclass, answered by the user.
+    "elicitation": Visit(calls={"greet": {}, "survey": {}}, eras=("legacy",)),
+    # `ToolResult` with content, structured content and meta.
+    "tool_result_echo": Visit(calls={"echo": {"text": "a b"}}),
+    # A decorator that returns `ToolResult`s of YAML text; a plain `-> dict` beside it.
+    "custom_tool_serializer_decorator": Visit(calls={"get_example_data": {}, "get_json_data": {}}),
+}
+
+
+@pytest.fixture(scope="module")
+def fastmcp_examples(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """FastMCP's examples."""
+    return unpacked_sdist("fastmcp", tmp_path_factory.mktemp("sdist")) / "examples"
+
+
+def ported_from_fastmcp(source: Path, directory: Path) -> Path:
+    """The example with its imports of ``fastmcp`` turned to ``oxmcp.fastmcp``."""
+    text = re.sub(r"^(from|import) fastmcp\b", r"\1 oxmcp.fastmcp", source.read_text(), flags=re.MULTILINE)
+    assert not re.search(r"^(from|import) fastmcp\b", text, flags=re.MULTILINE)
+    path = directory / source.name
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(("example", "era"), each_era(FASTMCP_EXAMPLES))
+async def test_a_fastmcp_server_runs_on_oxmcp_with_its_imports_changed(
+    example: str, era: str, fastmcp_examples: Path, tmp_path: Path
+) -> None:
+    original = fastmcp_examples / f"{example}.py"
+    await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_EXAMPLES[example], era)
+
+
+#: The server in `servers/fastmcp_style.py`, written the way FastMCP's users write one, with
+#: what the client asks of it: in both eras, and the elicitations in 2025-11-25 only
+#: (FastMCP refuses them in 2026-07-28, where oxmcp asks them through the client's retry).
+FASTMCP_STYLE = {
+    "both eras": Visit(
+        calls={
+            "add": {"a": 1, "b": 2},
+            "nothing": {},
+            "settings": {},
+            "counts": {},
+            "points": {"n": 2},
+            "read": {"sensor": "s"},
+            "untyped": {"items": [1, "a"]},
+            "pixel": {},
+            "refuse": {"reason": "no"},
+            "crash": {},
+            "summary": {"words": ["a", "b"]},
+            "steps": {"n": 2},
+        },
+        reads=["data://settings", "data://points/3"],
+        prompts={"ask": {"topic": "x"}, "plain": {"topic": "y"}},
+    ),
+    "elicitation": Visit(calls={"pick": {}}, eras=("legacy",)),
+}
+
+
+@pytest.mark.parametrize(("visit", "era"), each_era(FASTMCP_STYLE))
+async def test_a_server_written_the_fastmcp_way_runs_on_oxmcp_with_its_imports_changed(
+    visit: str, era: str, tmp_path: Path
+) -> None:
+    original = Path(__file__).parent / "servers" / "fastmcp_style.py"
+    await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_STYLE[visit], era)

@@ -51,6 +51,9 @@ class FunctionSpec:
     description: str | None
     parameters: tuple[Parameter, ...]
     context_parameter: str | None
+    context_type: type[Context]
+    """The context class the function annotates (a subclass of :class:`Context` gets one
+    of its own kind)."""
     is_async: bool
     return_annotation: Any
 
@@ -63,11 +66,13 @@ def inspect_function(fn: Callable[..., Any]) -> FunctionSpec:
         signature = inspect.signature(fn)
     parameters = []
     context_parameter = None
+    context_type: type[Context] = Context
     for parameter in signature.parameters.values():
         if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise TypeError(f"{_name_of(fn)}: *args and **kwargs cannot be MCP parameters")
         if _is_context(parameter.annotation):
             context_parameter = parameter.name
+            context_type = get_origin(parameter.annotation) or parameter.annotation
             continue
         parameters.append(
             Parameter(
@@ -85,6 +90,7 @@ def inspect_function(fn: Callable[..., Any]) -> FunctionSpec:
         description=getattr(fn, "__doc__", None),
         parameters=tuple(parameters),
         context_parameter=context_parameter,
+        context_type=context_type,
         is_async=is_async,
         return_annotation=signature.return_annotation,
     )
@@ -128,7 +134,7 @@ def output_of(annotation: Any, function: str) -> Output:
         # follows `Model`, as in the official SDK.
         model = get_args(annotation)[1]
         return Output(TypeAdapter(model).json_schema(mode="serialization"), False, from_official)
-    if _is_content(annotation):
+    if is_content(annotation):
         return Output(None, False, from_official if _mentions_official(annotation) else None)
     annotation = readable_by_pydantic(annotation)
     if _is_object_type(annotation):
@@ -244,16 +250,16 @@ def _is_checked_result(annotation: Any) -> bool:
     return is_result and bool(extras) and isinstance(extras[0], type) and issubclass(extras[0], BaseModel)
 
 
-def _is_content(annotation: Any) -> bool:
+def is_content(annotation: Any) -> bool:
     """Content (not data): the content types and helpers, alone, in lists or in unions."""
     origin = get_origin(annotation)
     if origin in (list, tuple, typing.Sequence):
         args = [arg for arg in get_args(annotation) if arg is not Ellipsis]
-        return bool(args) and all(_is_content(arg) for arg in args)
+        return bool(args) and all(is_content(arg) for arg in args)
     if origin in (Union, types.UnionType):
-        return all(_is_content(arg) for arg in get_args(annotation))
+        return all(is_content(arg) for arg in get_args(annotation))
     if origin is Annotated:
-        return _is_content(get_args(annotation)[0])
+        return is_content(get_args(annotation)[0])
     if is_official(annotation):
         return True
     if not isinstance(annotation, type) or _is_model(annotation):

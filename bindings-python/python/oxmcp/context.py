@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import base64
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, NoReturn, overload
+from typing import Any, Generic, Literal, NoReturn, get_origin, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypeVar
@@ -16,7 +17,6 @@ from .auth import AccessToken
 from .types import ContentBlock, CreateMessageResult, ListRootsResult, Root, SamplingMessage, Tool
 
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
-Model = TypeVar("Model", bound=BaseModel)
 Data = TypeVar("Data")
 LifespanT = TypeVar("LifespanT", default=Any)
 _CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
@@ -186,21 +186,32 @@ class Context(Generic[LifespanT]):
         await self.log("error", data, logger)
 
     @overload
-    async def elicit(self, message: str, schema: type[Model]) -> ElicitationResult[Model]: ...
+    async def elicit(self, message: str, schema: type[Data]) -> ElicitationResult[Data]: ...
 
     @overload
     async def elicit(self, message: str, schema: dict[str, Any]) -> ElicitationResult[dict[str, Any]]: ...
 
-    async def elicit(self, message: str, schema: type[BaseModel] | dict[str, Any]) -> ElicitationResult[Any]:
-        """Asks the client's user to fill in a form described by a pydantic model (or a
-        JSON Schema dict); an accepted answer comes back as that model (or dict)."""
-        requested = schema if isinstance(schema, dict) else schema.model_json_schema()
-        answer = await self._native.elicit({"mode": "form", "message": message, "requestedSchema": requested})
+    @overload
+    async def elicit(self, message: str, *, response_type: type[Data]) -> ElicitationResult[Data]: ...
+
+    @overload
+    async def elicit(self, message: str, *, response_type: list[str]) -> ElicitationResult[str]: ...
+
+    async def elicit(
+        self, message: str, schema: type[Any] | dict[str, Any] | None = None, *, response_type: Any = None
+    ) -> ElicitationResult[Any]:
+        """Asks the client's user to fill in a form: ``schema`` is a pydantic model, a
+        dataclass or a TypedDict (an accepted answer comes back as one), or a JSON Schema
+        dict (the answer as a dict). As in FastMCP, ``response_type`` may also be one
+        value, asked for as a form with one field ``value`` and given back unwrapped: a
+        ``str``, ``int``, ``float`` or ``bool``, a ``Literal`` or an ``Enum``, or a list of
+        strings to choose one from."""
+        form = _ElicitedForm.of(schema if schema is not None else response_type)
+        answer = await self._native.elicit({"mode": "form", "message": message, "requestedSchema": form.schema})
         content = answer.get("content")
         if answer["action"] != "accept" or content is None:
             return ElicitationResult(answer["action"])
-        data = content if isinstance(schema, dict) else schema.model_validate(content)
-        return ElicitationResult("accept", data)
+        return ElicitationResult("accept", form.read(content))
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitationResult[None]:
         """Asks the client's user to complete something at `url` out of band (a sign-in, a
@@ -344,3 +355,45 @@ def _wire(value: BaseModel | dict[str, Any]) -> dict[str, Any]:
     if isinstance(value, BaseModel):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
     return value
+
+
+@dataclass(frozen=True)
+class _ElicitedForm:
+    """The form an elicitation asks for, and how an accepted answer is read."""
+
+    schema: dict[str, Any]
+    adapter: TypeAdapter[Any] | None
+    """What validates an answer; None for a JSON Schema given as it is."""
+    wrapped: bool
+    """Whether the answer is one value, in the field ``value``."""
+
+    @classmethod
+    def of(cls, asked: Any) -> _ElicitedForm:
+        if asked is None:
+            raise TypeError("elicit needs a schema: a model, a dataclass, a JSON Schema dict, or one value's type")
+        if isinstance(asked, dict):
+            return cls(asked, None, False)
+        if isinstance(asked, list):
+            if not asked or not all(isinstance(choice, str) for choice in asked):
+                raise TypeError("a list of choices to elicit is a list of strings")
+            asked = Literal[tuple(asked)]
+        if asked in (str, int, float, bool) or get_origin(asked) is Literal or _is_enum(asked):
+            adapter: TypeAdapter[Any] = TypeAdapter(asked)
+            value = _untitled(adapter.json_schema())
+            return cls({"type": "object", "properties": {"value": value}, "required": ["value"]}, adapter, True)
+        adapter = TypeAdapter(asked)
+        return cls(adapter.json_schema(), adapter, False)
+
+    def read(self, content: dict[str, Any]) -> Any:
+        if self.adapter is None:
+            return content
+        return self.adapter.validate_python(content["value"] if self.wrapped else content)
+
+
+def _is_enum(asked: Any) -> bool:
+    return isinstance(asked, type) and issubclass(asked, enum.Enum)
+
+
+def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
+    """A one-value schema without the title pydantic gives an enum."""
+    return {key: value for key, value in schema.items() if key != "title"}

@@ -12,19 +12,18 @@ import sys
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
 
 from . import _native, types
+from ._conventions import Conventions
 from ._errors import McpError
 from ._native import INVALID_PARAMS
 from ._official import from_official_error
-from ._schema import FunctionSpec, Output, inspect_function, json_coercer, output_of, string_coercer
-from ._schema import input_schema as schema_of
+from ._schema import FunctionSpec, Output, inspect_function, json_coercer, string_coercer
 from .auth import TokenVerifier, native_verifier
-from .context import Context
 from .types import Annotations, ToolAnnotations
 
 if TYPE_CHECKING:
@@ -55,6 +54,9 @@ class Server:
     HTTP; ``Client(server)`` talks to it in the same process.
     Definitions may be added and removed while the server runs: clients are told.
     """
+
+    #: How functions are listed and their values worded: the official SDK's way.
+    _conventions: ClassVar[Conventions] = Conventions()
 
     def __init__(
         self,
@@ -267,22 +269,29 @@ class Server:
         schema, wrapped as ``{"result": …}`` unless it is an object).
         """
         spec = inspect_function(fn)
-        made = output_of(spec.return_annotation, spec.name) if structured_output is not False else Output(None, False)
+        conventions = self._conventions
+        made = (
+            conventions.output(spec.return_annotation, spec.name)
+            if structured_output is not False
+            else Output(None, False)
+        )
         schema = made.schema
         if structured_output and schema is None:
             raise TypeError(f"tool {spec.name}: structured output needs a return annotation of data, not content")
+        name = name or spec.name
+        title = conventions.tool_title(name, title, annotations)
         if isinstance(annotations, ToolAnnotations):
             annotations = annotations.to_wire()
         definition = _drop_none(
             {
-                "name": name or spec.name,
+                "name": name,
                 "title": title,
-                "description": description or spec.description or "",
-                "inputSchema": input_schema if input_schema is not None else schema_of(spec),
+                "description": conventions.description(description, spec),
+                "inputSchema": input_schema if input_schema is not None else conventions.input_schema(spec),
                 "outputSchema": schema,
                 "annotations": annotations,
                 "icons": icons,
-                "_meta": meta,
+                "_meta": conventions.listed_meta(meta),
             }
         )
         coercers = {p.name: c for p in spec.parameters if (c := json_coercer(p.annotation)) is not None}
@@ -299,7 +308,8 @@ class Server:
             }
             return kwargs, native_ctx
 
-        handler = _handler(fn, spec, arguments_of, self._lifespan_context, made.convert)
+        run = conventions.tool_function(fn, name)
+        handler = _handler(run, spec, arguments_of, self._lifespan_context, made.convert)
         self._native.add_tool(definition, handler, output, scopes, task, asks_before_task)
 
     def remove_tool(self, name: str) -> bool:
@@ -367,17 +377,16 @@ class Server:
         spec = inspect_function(fn)
         if isinstance(annotations, Annotations):
             annotations = annotations.to_wire()
+        conventions = self._conventions
         definition = _drop_none(
             {
                 "name": name or spec.name,
                 "title": title,
-                "description": description or spec.description or "",
-                # Text is declared text/plain, as the official SDK declares it; the type of
-                # other contents follows from what is read.
-                "mimeType": mime_type or ("text/plain" if spec.return_annotation is str else None),
+                "description": conventions.description(description, spec),
+                "mimeType": conventions.resource_mime_type(mime_type, spec),
                 "annotations": annotations,
                 "icons": icons,
-                "_meta": meta,
+                "_meta": conventions.listed_meta(meta),
             }
         )
         variables = _native.uri_template_variables(uri)
@@ -389,7 +398,9 @@ class Server:
                 return {}, native_ctx
 
             self._native.add_resource(
-                {**definition, "uri": uri}, _handler(fn, spec, no_arguments, self._lifespan_context), scopes
+                {**definition, "uri": uri},
+                _handler(fn, spec, no_arguments, self._lifespan_context, conventions.resource_value()),
+                scopes,
             )
             return
         _check_template_parameters(uri, variables, spec)
@@ -400,7 +411,7 @@ class Server:
 
         self._native.add_resource_template(
             {**definition, "uriTemplate": uri},
-            _handler(fn, spec, variables_of, self._lifespan_context),
+            _handler(fn, spec, variables_of, self._lifespan_context, conventions.resource_value()),
             _completers(completions),
             scopes,
         )
@@ -496,11 +507,10 @@ class Server:
             {
                 "name": name or spec.name,
                 "title": title,
-                # An empty description rather than none, as the official SDK lists them.
-                "description": description or spec.description or "",
+                "description": self._conventions.description(description, spec),
                 "arguments": arguments or None,
                 "icons": icons,
-                "_meta": meta,
+                "_meta": self._conventions.listed_meta(meta),
             }
         )
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
@@ -909,7 +919,7 @@ def _handler(
     def prepare(native: tuple[Any, ...]) -> dict[str, Any]:
         kwargs, native_ctx = arguments(*native)
         if spec.context_parameter is not None:
-            kwargs[spec.context_parameter] = Context(native_ctx, lifespan())
+            kwargs[spec.context_parameter] = spec.context_type(native_ctx, lifespan())
         return kwargs
 
     if spec.is_async:

@@ -1,0 +1,55 @@
+"""How a server lists what a Python function declares and words what it returns, where
+the Python SDKs differ: the official SDK's conventions (``oxmcp.Server``, ``MCPServer``,
+the 1.x SDK's ``FastMCP``), which :class:`Conventions` follows, and FastMCP's
+(``oxmcp.fastmcp``), a subclass. The protocol stays in the core either way: these only
+shape definitions before they are registered, and values before the core words them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._schema import FunctionSpec, Output, input_schema, output_of
+from .types import ToolAnnotations
+
+
+class Conventions:
+    """The official Python SDK's conventions."""
+
+    def description(self, given: str | None, spec: FunctionSpec) -> str | None:
+        """A definition's description: the one given, else the docstring as written, else
+        empty (the official SDK lists an empty one rather than none)."""
+        return given or spec.description or ""
+
+    def tool_title(
+        self, name: str, given: str | None, annotations: ToolAnnotations | dict[str, Any] | None
+    ) -> str | None:
+        """A tool's title: the one given, if any."""
+        return given
+
+    def input_schema(self, spec: FunctionSpec) -> dict[str, Any]:
+        """A tool's input schema from its parameters."""
+        return input_schema(spec)
+
+    def output(self, annotation: Any, name: str) -> Output:
+        """What a tool's return annotation makes of its results."""
+        return output_of(annotation, name)
+
+    def listed_meta(self, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The ``_meta`` a definition is listed with."""
+        return meta
+
+    def resource_mime_type(self, given: str | None, spec: FunctionSpec) -> str | None:
+        """A resource's declared MIME type: the one given; text is declared text/plain, the
+        type of other contents follows from what is read."""
+        return given or ("text/plain" if spec.return_annotation is str else None)
+
+    def resource_value(self) -> Callable[[Any], Any] | None:
+        """What turns what a resource function returns into what the core words; None to
+        leave it as it is (the core's rules: data as indented JSON text)."""
+        return None
+
+    def tool_function(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+        """The function a tool call runs: `fn` itself (what it raises is the message of the
+        error result)."""
+        return fn

@@ -1,0 +1,136 @@
+"""FastMCP's conventions, where they differ from the official SDK's: tools titled after
+their names, schemas without pydantic's titles and with their definitions inlined, an
+input schema that refuses unknown arguments, ``_meta.fastmcp`` on every definition, no
+empty descriptions, data returned as one compact JSON text, and a failing tool's message
+naming the tool."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pydantic_core
+from pydantic.json_schema import GenerateJsonSchema
+
+from .._conventions import Conventions
+from .._errors import McpError, ToolError
+from .._schema import EMPTY, FunctionSpec, Output, input_schema, is_content, output_of
+from ..types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
+from ._schema import compressed
+from .tools import ToolResult, is_content_value
+
+
+class FastMCPConventions(Conventions):
+    """FastMCP's conventions (``oxmcp.fastmcp.FastMCP``)."""
+
+    def description(self, given: str | None, spec: FunctionSpec) -> str | None:
+        return given or (inspect.cleandoc(spec.description) if spec.description else None)
+
+    def tool_title(
+        self, name: str, given: str | None, annotations: ToolAnnotations | dict[str, Any] | None
+    ) -> str | None:
+        if given:
+            return given
+        annotated = annotations.get("title") if isinstance(annotations, dict) else getattr(annotations, "title", None)
+        return annotated or name.replace("_", " ").replace("-", " ").title()
+
+    def input_schema(self, spec: FunctionSpec) -> dict[str, Any]:
+        raw = input_schema(spec)
+        schema = compressed(raw)
+        # Titles pydantic made up go; those the author wrote (`Field(title=...)`) stay.
+        made_up = GenerateJsonSchema().get_title_from_name
+        for name, written in raw.get("properties", {}).items():
+            title = written.get("title") if isinstance(written, dict) else None
+            if isinstance(title, str) and title != made_up(name):
+                schema["properties"][name]["title"] = title
+        schema["additionalProperties"] = False
+        return schema
+
+    def output(self, annotation: Any, name: str) -> Output:
+        if annotation in (None, type(None), ToolResult) or annotation is EMPTY:
+            return Output(None, False, _worded(None, False))
+        made = output_of(annotation, name)
+        if made.schema is None:
+            return Output(None, False, made.convert if is_content(annotation) else _worded(made.convert, False))
+        schema = compressed(made.schema)
+        wrapped = made.wrapped
+        if wrapped and schema["properties"]["result"].get("type") == "object":
+            # FastMCP wraps only what is not an object (the official SDK, a bare `dict` too).
+            schema, wrapped = schema["properties"]["result"], False
+        elif wrapped:
+            schema["x-fastmcp-wrap-result"] = True
+        return Output(schema, wrapped, _worded(made.convert, True, wrapped))
+
+    def listed_meta(self, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+        listed = dict(meta or {})
+        upstream = listed.get("fastmcp")
+        listed["fastmcp"] = {"tags": [], **(upstream if isinstance(upstream, dict) else {})}
+        return listed
+
+    def resource_mime_type(self, given: str | None, spec: FunctionSpec) -> str | None:
+        return given or "text/plain"
+
+    def resource_value(self) -> Callable[[Any], Any] | None:
+        return _json_text
+
+    def tool_function(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+        def reworded(error: Exception) -> Exception:
+            if isinstance(error, ToolError | McpError):
+                return error
+            return ToolError(f"Error calling tool {name!r}: {error}")
+
+        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):  # noqa: B004
+
+            @functools.wraps(fn)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await fn(*args, **kwargs)
+                except Exception as error:
+                    raise reworded(error) from error
+
+            return run_async
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception as error:
+                raise reworded(error) from error
+
+        return run
+
+
+def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: bool = False) -> Callable[[Any], Any]:
+    """What turns a tool's returned value into the result FastMCP makes of it: text and
+    content as they are, a :class:`ToolResult` as it says, any other value as one compact
+    JSON text (and as ``structuredContent`` when the tool has an output schema)."""
+
+    def word(value: Any) -> Any:
+        if isinstance(value, ToolResult):
+            return value.to_result()
+        if convert is not None:
+            value = convert(value)
+        if value is None or isinstance(value, str | bytes) or is_content_value(value):
+            return value
+        if isinstance(value, list | tuple) and any(is_content_value(item) for item in value):
+            return value
+        jsonable = pydantic_core.to_jsonable_python(value, fallback=str)
+        content: list[ContentBlock] = [TextContent(text=pydantic_core.to_json(value, fallback=str).decode())]
+        if not structured:
+            return CallToolResult(content=content, is_error=False)
+        return CallToolResult(
+            content=content, structured_content={"result": jsonable} if wrapped else jsonable, is_error=False
+        )
+
+    return word
+
+
+def _json_text(value: Any) -> Any:
+    """A resource's JSON value (a dict, list, number, boolean or None) as FastMCP writes
+    it: ``json.dumps`` text; anything else as it is."""
+    if value is None or isinstance(value, dict | list | tuple | int | float | bool):
+        return json.dumps(value)
+    return value

@@ -1,0 +1,22 @@
+"""FastMCP's ``fastmcp.exceptions``, as oxmcp's: a :class:`ToolError`'s message is the error
+result a model reads."""
+
+from __future__ import annotations
+
+from .._errors import McpError as McpError
+from .._errors import ToolError as ToolError
+
+
+class FastMCPError(Exception):
+    """FastMCP's base exception, for code that catches it."""
+
+
+class ResourceError(FastMCPError):
+    """A resource could not be read: its message is the error the client gets."""
+
+
+class PromptError(FastMCPError):
+    """A prompt could not be made: its message is the error the client gets."""
+
+
+__all__ = ["FastMCPError", "McpError", "PromptError", "ResourceError", "ToolError"]

@@ -1,0 +1,80 @@
+"""FastMCP's ``fastmcp.tools``: :class:`ToolResult`, a tool's whole result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic_core
+
+from ..._official import from_official, is_official
+from ...content import Audio, File, Image
+from ...types import CallToolResult, TextContent, WireModel
+
+
+class ToolResult:
+    """A tool's whole result, as FastMCP's: ``content`` (text, content blocks, media, or
+    data written as compact JSON text; the structured content when left out), the
+    ``structured_content`` (an object; anything else as it is JSON), the result's ``meta``
+    and ``is_error``."""
+
+    def __init__(
+        self,
+        content: Any = None,
+        structured_content: Any = None,
+        meta: dict[str, Any] | None = None,
+        is_error: bool = False,
+    ) -> None:
+        if content is None and structured_content is None:
+            raise ValueError("a ToolResult needs content or structured_content")
+        self.content = structured_content if content is None else content
+        self.structured_content = structured_content
+        self.meta = meta
+        self.is_error = is_error
+
+    def to_result(self) -> CallToolResult:
+        """The result as the client gets it."""
+        structured = None
+        if self.structured_content is not None:
+            structured = pydantic_core.to_jsonable_python(self.structured_content, fallback=str)
+            if not isinstance(structured, dict):
+                raise ValueError("structured_content must be an object (a dict, a model, a dataclass)")
+        return CallToolResult(
+            content=_content(self.content),
+            structured_content=structured,
+            is_error=self.is_error,
+            _meta=self.meta,
+        )
+
+
+def _content(value: Any) -> list[Any]:
+    """FastMCP's content of a value: a list of content as it is (other items each as one
+    block), a list of data as one JSON text."""
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        return [_block(value)]
+    if any(is_content_value(item) for item in value):
+        return [_block(item) for item in value]
+    return [_block(list(value))]
+
+
+def _block(value: Any) -> Any:
+    if isinstance(value, Image | Audio | File):
+        return value.to_content()
+    if isinstance(value, WireModel):
+        return value
+    value = from_official(value)
+    if isinstance(value, WireModel):
+        return value
+    if isinstance(value, str):
+        return TextContent(text=value)
+    return TextContent(text=pydantic_core.to_json(value, fallback=str).decode())
+
+
+def is_content_value(value: Any) -> bool:
+    """Whether `value` is content (a content block, media, the official SDK's content)
+    rather than data."""
+    return isinstance(value, Image | Audio | File | WireModel) or is_official(type(value))
+
+
+__all__ = ["ToolResult"]

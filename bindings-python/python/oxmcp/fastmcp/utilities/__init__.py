@@ -1,0 +1,1 @@
+"""FastMCP's ``fastmcp.utilities``."""

@@ -1,0 +1,128 @@
+"""A server written the way FastMCP's users write one: `tests/test_dropin.py` runs it with
+FastMCP and, with its imports changed, with oxmcp, and compares what the client sees."""
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Annotated, Literal
+
+from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.tools import ToolResult
+from fastmcp.utilities.types import Image
+from pydantic import BaseModel, Field
+
+mcp = FastMCP("FastMCP style")
+
+
+class Point(BaseModel):
+    x: int
+    y: int = 0
+
+
+@dataclass
+class Reading:
+    sensor: str
+    value: float
+
+
+class Mood(Enum):
+    HAPPY = "happy"
+    SAD = "sad"
+
+
+@mcp.tool(tags={"math", "basic"})
+def add(a: int, b: Annotated[int, Field(description="The second number", ge=0)] = 1) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+@mcp.tool
+def nothing() -> None:
+    """Does nothing."""
+
+
+@mcp.tool
+def settings() -> dict:
+    return {"theme": "dark", "size": 3}
+
+
+@mcp.tool
+def counts() -> dict[str, int]:
+    return {"a": 1}
+
+
+@mcp.tool
+def points(n: int) -> list[Point]:
+    """Points on a line."""
+    return [Point(x=i) for i in range(n)]
+
+
+@mcp.tool
+def read(sensor: str) -> Reading:
+    return Reading(sensor=sensor, value=1.5)
+
+
+@mcp.tool(title="Unannotated", annotations={"readOnlyHint": True})
+def untyped(items: list):
+    return items
+
+
+@mcp.tool
+def pixel() -> Image:
+    return Image(data=b"\x89PNG\r\n\x1a\n", format="png")
+
+
+@mcp.tool
+def refuse(reason: str) -> str:
+    raise ToolError(f"refused: {reason}")
+
+
+@mcp.tool
+def crash() -> str:
+    raise ValueError("something broke")
+
+
+@mcp.tool
+def summary(words: list[str]) -> ToolResult:
+    return ToolResult(content=[f"{len(words)} words", *words], structured_content={"count": len(words)})
+
+
+@mcp.tool
+async def pick(ctx: Context) -> str:
+    mood = await ctx.elicit("Your mood?", response_type=Mood)
+    size = await ctx.elicit("A size?", response_type=Literal["small", "large"])
+    color = await ctx.elicit("A color?", response_type=["red", "green"])
+    count = await ctx.elicit("How many?", response_type=int)
+    if mood.action == "accept" and size.action == "accept" and color.action == "accept" and count.action == "accept":
+        return f"{mood.data.value} {size.data} {color.data} {count.data}"
+    return "declined"
+
+
+@mcp.tool
+async def steps(n: int, ctx: Context) -> str:
+    for step in range(n):
+        await ctx.report_progress(step + 1, n)
+        await ctx.info(f"step {step + 1}")
+    return "done"
+
+
+@mcp.resource("data://settings", tags={"config"})
+def settings_resource() -> dict:
+    """The settings."""
+    return {"theme": "dark"}
+
+
+@mcp.resource("data://points/{n}")
+def points_resource(n: int) -> str:
+    return ",".join(str(i) for i in range(n))
+
+
+@mcp.prompt
+def ask(topic: str, detail: str = "short") -> str:
+    """Ask about a topic."""
+    return f"Tell me about {topic} ({detail})"
+
+
+@mcp.prompt(tags={"chat"})
+def plain(topic: str) -> str:
+    return f"{topic}?"
