@@ -13,7 +13,10 @@ cancel out. The cases:
 - each era over stdio and over Streamable HTTP;
 - a modern call with the Redis store configured (it must cost the same and send Redis
   nothing: the number of commands Redis processed is counted too);
-- a call through the JWT check of a protected endpoint (ES256, the key known).
+- a call through the JWT check of a protected endpoint (ES256, the key known);
+- an echo run as a task (the call that creates it, then `tasks/get`, and `tasks/result` in
+  2025-11-25) against the plain echo made by the same driver (`task_driver.py`, oxmcp's
+  Python client; the Rust driver speaks only plain calls).
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ from balancer import redis_server  # noqa: E402
 from run import FIXTURE_SERVER, LOAD, load, start_http  # noqa: E402
 
 ISSUER, AUDIENCE = "https://issuer.bench.invalid", "oxmcp-bench"
-# Measured calls of the short and the long run of a case.
-CALLS = {"stdio": (2000, 12000), "http": (1000, 6000)}
+# Measured calls of the short and the long run of a case (the Python driver is slower).
+CALLS = {"stdio": (2000, 12000), "http": (1000, 6000), "python": (500, 3000)}
+TASK_DRIVER = HERE / "task_driver.py"
 
 
 @dataclass
@@ -53,6 +57,9 @@ class Case:
     feature: str = ""
     env: dict[str, str] = field(default_factory=dict)
     driver_args: tuple[str, ...] = ()
+    #: With `task_driver.py` in this mode ("plain" or "task") rather than the Rust driver
+    #: (stdio only).
+    python_driver: str | None = None
 
     @property
     def name(self) -> str:
@@ -85,7 +92,17 @@ def run_once(case: Case, calls: int, out: Path) -> None:
     when the server exits."""
     env = {**os.environ, **case.env}
     common = ["--era", case.era, "--calls", str(calls), *case.driver_args]
-    if case.transport == "stdio":
+    if case.python_driver:
+        command = [sys.executable, str(TASK_DRIVER), *common, "--warmup", "200", "--mode", case.python_driver]
+        result = subprocess.run(
+            [*command, "--", *callgrind(out), str(FIXTURE_SERVER)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=900,
+        )
+        errors = json.loads(result.stdout.strip().splitlines()[-1])["errors"] if result.stdout.strip() else None
+    elif case.transport == "stdio":
         command = [*callgrind(out), str(FIXTURE_SERVER)]
         result = subprocess.run(
             [str(LOAD), "bench", "--json", *common, "--warmup", "1000", "--in-flight", "32", "--", *command],
@@ -110,7 +127,7 @@ def run_once(case: Case, calls: int, out: Path) -> None:
 
 def measure(case: Case, directory: Path, redis_commands: Callable[[], int] | None = None) -> dict[str, float]:
     """Instructions per call (and Redis commands per call, when counted)."""
-    few, many = CALLS[case.transport]
+    few, many = CALLS["python" if case.python_driver else case.transport]
     counts, commands = [], []
     for calls in (few, many):
         out = directory / f"{case.transport}-{case.era}-{calls}.out"
@@ -233,6 +250,11 @@ def main() -> None:
             case = Case("http", era, "JWT check", auth_env, bearer)
             figures[case.name] = measure(case, directory)
             print(f"{case.name}: {figures[case.name]}", file=sys.stderr)
+        for era in ("legacy", "modern"):
+            for mode, feature in (("plain", "plain calls, Python driver"), ("task", "task run, Python driver")):
+                case = Case("stdio", era, feature, python_driver=mode)
+                figures[case.name] = measure(case, directory)
+                print(f"{case.name}: {figures[case.name]}", file=sys.stderr)
         with redis_server() as redis:
             case = Case("stdio", "modern", "Redis store", {"OXMCP_STORE": redis.url})
             figures[case.name] = measure(case, directory, lambda: commands_processed(redis.port))
@@ -243,6 +265,20 @@ def main() -> None:
         Target("JWT check, key known: < 10 % more (legacy)", "http legacy, JWT check", "http legacy", 1.10),
         Target("JWT check, key known: < 10 % more (modern)", "http modern, JWT check", "http modern", 1.10),
         Target("Redis store: < 10 % more for a plain modern call", "stdio modern, Redis store", "stdio modern", 1.10),
+        # A task run is three requests in 2025-11-25 and two in 2026-07-28: the task's own
+        # bookkeeping may cost at most as much again as the requests.
+        Target(
+            "task run: at most 2 plain calls a request (legacy, 3)",
+            "stdio legacy, task run, Python driver",
+            "stdio legacy, plain calls, Python driver",
+            6.0,
+        ),
+        Target(
+            "task run: at most 2 plain calls a request (modern, 2)",
+            "stdio modern, task run, Python driver",
+            "stdio modern, plain calls, Python driver",
+            4.0,
+        ),
     ]
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     # The code measured: what the benchmarks write (tests/bench) does not count as a change.

@@ -860,9 +860,15 @@ fn list_changed_event(kind: DefinitionKind) -> ServerEvent {
 /// A random identifier: 128 bits from the system's CSPRNG as hex (visible ASCII, as the
 /// spec asks of session ids): session ids, DPoP nonces, task ids.
 pub(crate) fn random_id() -> Result<String, String> {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|e| format!("no randomness: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    let mut id = String::with_capacity(32);
+    for byte in bytes {
+        id.push(DIGITS[usize::from(byte >> 4)].into());
+        id.push(DIGITS[usize::from(byte & 0xf)].into());
+    }
+    Ok(id)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! waits for. What *runs* it (the handler's future, its cancellation) stays in the process
 //! that started it; a store only has to answer for the record.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::io;
 use std::sync::Mutex;
@@ -117,9 +117,48 @@ impl fmt::Debug for dyn TaskStore {
 }
 
 /// Tasks kept in memory: lost when the process ends.
+///
+/// Making room costs what it removes, not what is kept: the tasks are indexed by when they
+/// expire, and the ended ones by when they were created.
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
-    tasks: Mutex<HashMap<String, TaskRecord>>,
+    kept: Mutex<Kept>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    tasks: HashMap<String, TaskRecord>,
+    /// Every task by the time it expires.
+    expiries: BTreeSet<(SystemTime, String)>,
+    /// The tasks that ended, oldest first ([`TaskRecord::list_key`]).
+    ended: BTreeSet<(SystemTime, String)>,
+}
+
+impl Kept {
+    fn insert(&mut self, task: TaskRecord) {
+        self.expiries.insert((task.expires_at(), task.id.clone()));
+        if task.status.is_terminal() {
+            self.ended.insert((task.created_at, task.id.clone()));
+        }
+        self.tasks.insert(task.id.clone(), task);
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some(task) = self.tasks.remove(id) {
+            self.expiries.remove(&(task.expires_at(), task.id.clone()));
+            self.ended.remove(&(task.created_at, task.id));
+        }
+    }
+
+    /// Forgets the tasks expired at `now`.
+    fn forget_expired(&mut self, now: SystemTime) {
+        while let Some((expires_at, id)) = self.expiries.first().cloned() {
+            if expires_at >= now {
+                break;
+            }
+            self.remove(&id);
+        }
+    }
 }
 
 impl InMemoryTaskStore {
@@ -131,26 +170,21 @@ impl InMemoryTaskStore {
 
 impl TaskStore for InMemoryTaskStore {
     fn create<'a>(&'a self, task: &'a TaskRecord, capacity: usize) -> BoxFuture<'a, io::Result<bool>> {
-        let mut tasks = lock(&self.tasks);
-        let now = SystemTime::now();
-        tasks.retain(|_, kept| !kept.is_expired(now));
-        while tasks.len() >= capacity {
-            let oldest_ended = tasks
-                .values()
-                .filter(|kept| kept.status.is_terminal())
-                .min_by_key(|kept| kept.list_key())
-                .map(|kept| kept.id.clone());
-            match oldest_ended {
-                Some(id) => tasks.remove(&id),
+        let mut kept = lock(&self.kept);
+        kept.forget_expired(SystemTime::now());
+        while kept.tasks.len() >= capacity {
+            match kept.ended.first().cloned() {
+                Some((_, oldest)) => kept.remove(&oldest),
                 None => return Box::pin(std::future::ready(Ok(false))),
-            };
+            }
         }
-        tasks.insert(task.id.clone(), task.clone());
+        kept.insert(task.clone());
         Box::pin(std::future::ready(Ok(true)))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, io::Result<Option<TaskRecord>>> {
-        let task = lock(&self.tasks)
+        let task = lock(&self.kept)
+            .tasks
             .get(id)
             .filter(|task| !task.is_expired(SystemTime::now()))
             .cloned();
@@ -158,15 +192,13 @@ impl TaskStore for InMemoryTaskStore {
     }
 
     fn update<'a>(&'a self, task: &'a TaskRecord) -> BoxFuture<'a, io::Result<bool>> {
-        let mut tasks = lock(&self.tasks);
-        let updated = match tasks.get_mut(&task.id) {
-            Some(kept) if !kept.status.is_terminal() => {
-                *kept = task.clone();
-                true
-            }
-            _ => false,
-        };
-        Box::pin(std::future::ready(Ok(updated)))
+        let mut kept = lock(&self.kept);
+        let updatable = kept.tasks.get(&task.id).is_some_and(|kept| !kept.status.is_terminal());
+        if updatable {
+            kept.remove(&task.id);
+            kept.insert(task.clone());
+        }
+        Box::pin(std::future::ready(Ok(updatable)))
     }
 
     fn list<'a>(
@@ -176,8 +208,9 @@ impl TaskStore for InMemoryTaskStore {
         limit: usize,
     ) -> BoxFuture<'a, io::Result<Vec<TaskRecord>>> {
         let now = SystemTime::now();
-        let tasks = lock(&self.tasks);
-        let mut listed: Vec<&TaskRecord> = tasks
+        let kept = lock(&self.kept);
+        let mut listed: Vec<&TaskRecord> = kept
+            .tasks
             .values()
             .filter(|task| task.owner == owner && !task.is_expired(now))
             .filter(|task| after.is_none_or(|after| task.list_key() > after.list_key()))
