@@ -373,9 +373,10 @@ FASTMCP_STYLE = {
             "crash": {},
             "summary": {"words": ["a", "b"]},
             "steps": {"n": 2},
+            "convert": {"amount": 2.5},
         },
         reads=["data://settings", "data://points/3"],
-        prompts={"ask": {"topic": "x"}, "plain": {"topic": "y"}},
+        prompts={"ask": {"topic": "x"}, "plain": {"topic": "y"}, "review": {"code": "x = 1"}},
     ),
     "elicitation": Visit(calls={"pick": {}}, eras=("legacy",)),
 }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._schema import FunctionSpec, Output, input_schema, output_of
+from ._schema import FunctionSpec, Output, Parameter, input_schema, output_of
 from .types import ToolAnnotations
 
 
@@ -20,6 +20,10 @@ class Conventions:
         """A definition's description: the one given, else the docstring as written, else
         empty (the official SDK lists an empty one rather than none)."""
         return given or spec.description or ""
+
+    def argument_description(self, spec: FunctionSpec, parameter: Parameter) -> str | None:
+        """A prompt argument's description: its annotation's (``Field(description=...)``)."""
+        return parameter.description
 
     def tool_title(
         self, name: str, given: str | None, annotations: ToolAnnotations | dict[str, Any] | None

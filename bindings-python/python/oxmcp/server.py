@@ -500,8 +500,10 @@ class Server:
     ) -> None:
         """Adds a prompt; its name is registered once."""
         spec = inspect_function(fn)
+        described = self._conventions.argument_description
         arguments = [
-            _drop_none({"name": p.name, "description": p.description, "required": p.required}) for p in spec.parameters
+            _drop_none({"name": p.name, "description": described(spec, p), "required": p.required})
+            for p in spec.parameters
         ]
         definition = _drop_none(
             {

@@ -126,3 +126,29 @@ def ask(topic: str, detail: str = "short") -> str:
 @mcp.prompt(tags={"chat"})
 def plain(topic: str) -> str:
     return f"{topic}?"
+
+
+@mcp.tool
+def convert(amount: float, currency: str = "EUR") -> str:
+    """Converts an amount of money.
+
+    Looks the rate up in a table.
+
+    Args:
+        amount: How much to convert.
+        currency: The currency to convert to.
+
+    Returns:
+        The converted amount, as text.
+    """
+    return f"{amount} {currency}"
+
+
+@mcp.prompt
+def review(code: str) -> str:
+    """Review some code.
+
+    Args:
+        code: The code to review.
+    """
+    return f"Review: {code}"

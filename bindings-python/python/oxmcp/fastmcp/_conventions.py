@@ -17,8 +17,9 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from .._conventions import Conventions
 from .._errors import McpError, ToolError
-from .._schema import EMPTY, FunctionSpec, Output, input_schema, is_content, output_of
+from .._schema import EMPTY, FunctionSpec, Output, Parameter, input_schema, is_content, output_of
 from ..types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
+from ._docstrings import parsed
 from ._schema import compressed
 from .tools import ToolResult, is_content_value
 
@@ -27,7 +28,10 @@ class FastMCPConventions(Conventions):
     """FastMCP's conventions (``oxmcp.fastmcp.FastMCP``)."""
 
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
-        return given or (inspect.cleandoc(spec.description) if spec.description else None)
+        return given or parsed(spec.description).description
+
+    def argument_description(self, spec: FunctionSpec, parameter: Parameter) -> str | None:
+        return parameter.description or parsed(spec.description).parameters.get(parameter.name)
 
     def tool_title(
         self, name: str, given: str | None, annotations: ToolAnnotations | dict[str, Any] | None
@@ -46,6 +50,10 @@ class FastMCPConventions(Conventions):
             title = written.get("title") if isinstance(written, dict) else None
             if isinstance(title, str) and title != made_up(name):
                 schema["properties"][name]["title"] = title
+        # What the docstring says of a parameter describes it, unless its annotation does.
+        for name, described in parsed(spec.description).parameters.items():
+            if name in schema["properties"]:
+                schema["properties"][name].setdefault("description", described)
         schema["additionalProperties"] = False
         return schema
 
