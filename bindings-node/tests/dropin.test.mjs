@@ -16,7 +16,12 @@ import { createServer } from 'node:net';
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
 import { McpServer, ResourceTemplate, Server, StreamableHTTPServerTransport } from 'oxmcp';
@@ -55,15 +60,60 @@ async function freePort() {
 }
 
 /**
- * Runs `use(client)` with the official client connected over Streamable HTTP to `node path`
- * serving on `port` (given as `MCP_PORT`; the examples without it use 3000), then stops it.
+ * The official client; with `capabilities.sampling` it answers sampling with a summary, with
+ * `capabilities.elicitation` it accepts each form filled in (see `filledIn`).
  */
-async function withHttpServer(path, port, use) {
-  const child = spawn(process.execPath, [path], { env: { ...process.env, MCP_PORT: String(port) }, stdio: 'ignore' });
+function officialClient(capabilities = {}) {
+  const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' }, { capabilities });
+  if (capabilities.sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+      role: 'assistant',
+      model: 'test-model',
+      content: { type: 'text', text: `summary of ${request.params.messages[0].content.text.length} chars` },
+    }));
+  }
+  if (capabilities.elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async ({ params }) => ({
+      action: 'accept',
+      content: filledIn(params.requestedSchema),
+    }));
+  }
+  return client;
+}
+
+/** A user's answer to a form: the first choice of each field, else a value its type and bounds allow. */
+function filledIn(schema) {
+  const texts = { email: 'ada@example.com', date: '2024-12-27', 'date-time': '2024-12-27T19:00:00Z' };
+  const answer = (field) => {
+    const choices = field.enum ?? field.oneOf?.map((choice) => choice.const);
+    if (choices) return choices[0];
+    switch (field.type) {
+      case 'boolean':
+        return true;
+      case 'integer':
+      case 'number':
+        return field.minimum ?? 30;
+      case 'array':
+        return [answer(field.items)];
+      default:
+        return texts[field.format] ?? 'a'.repeat(Math.min(Math.max(field.minLength ?? 0, 8), field.maxLength ?? 8));
+    }
+  };
+  return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, field]) => [name, answer(field)]));
+}
+
+/**
+ * Runs `use(client)` with the official client (of `capabilities`) connected over Streamable
+ * HTTP to `node path` serving on `port` (given as `MCP_PORT` and `PORT`; the examples without
+ * either use 3000), then stops it.
+ */
+async function withHttpServer(path, port, use, capabilities) {
+  const env = { ...process.env, MCP_PORT: String(port), PORT: String(port) };
+  const child = spawn(process.execPath, [path], { env, stdio: 'ignore' });
   try {
     const url = new URL(`http://127.0.0.1:${port}/mcp`);
     for (let tries = 0; ; tries++) {
-      const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' });
+      const client = officialClient(capabilities);
       try {
         await client.connect(new StreamableHTTPClientTransport(url));
       } catch (error) {
@@ -84,22 +134,15 @@ async function withHttpServer(path, port, use) {
 }
 
 /** What `use` gets from the published HTTP example and from its port, one after the other. */
-async function bothWaysOverHttp(name, port, use) {
-  const published = await withHttpServer(join(EXAMPLES, `${name}.js`), port, use);
-  const ported = await withHttpServer(portExample(name), port, use);
+async function bothWaysOverHttp(name, port, use, capabilities) {
+  const published = await withHttpServer(join(EXAMPLES, `${name}.js`), port, use, capabilities);
+  const ported = await withHttpServer(portExample(name), port, use, capabilities);
   return { published, ported };
 }
 
 /** Runs `use(client)` with the official client connected over stdio to `node path`. */
-async function withServer(path, use, capabilities = {}) {
-  const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' }, { capabilities });
-  if (capabilities.sampling) {
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
-      role: 'assistant',
-      model: 'test-model',
-      content: { type: 'text', text: `summary of ${request.params.messages[0].content.text.length} chars` },
-    }));
-  }
+async function withServer(path, use, capabilities) {
+  const client = officialClient(capabilities);
   // The sampling example writes a line of its own on stdout; the client reports it and goes on.
   client.onerror = () => {};
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [path], stderr: 'ignore' }));
@@ -220,6 +263,36 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     assert.equal(ported.prompt.description, 'A simple greeting prompt template');
     const same = ({ logs, prompt: { description, ...prompt }, ...rest }) => ({ ...rest, prompt });
     assert.deepEqual(same(ported), same({ ...published, tools: withoutDefaults(published.tools) }));
+  });
+
+  it('elicitationFormExample: forms asked of the user within calls, answered the same', async () => {
+    const calls = ['register_user', 'create_event', 'update_shipping_address'];
+    const { published, ported } = await bothWaysOverHttp(
+      'elicitationFormExample',
+      await freePort(),
+      async (client) => ({
+        tools: (await client.listTools()).tools,
+        results: await Promise.all(calls.map((name) => client.callTool({ name, arguments: {} }))),
+      }),
+      { elicitation: {} },
+    );
+    assert.deepEqual(ported.tools, withoutDefaults(published.tools));
+    assert.deepEqual(ported.results, published.results);
+    assert.ok(ported.results.every((result) => !result.isError), JSON.stringify(ported.results));
+  });
+
+  it('standaloneSseWithGetStreamableHttp: resources added while a client listens on its GET stream', async () => {
+    const { published, ported } = await bothWaysOverHttp('standaloneSseWithGetStreamableHttp', 3000, async (client) => {
+      const changed = new Promise((resolve) => client.setNotificationHandler(ResourceListChangedNotificationSchema, resolve));
+      const before = (await client.listResources()).resources;
+      const read = await client.readResource({ uri: before[0].uri });
+      // The example adds a resource every 5 s and tells the listening clients.
+      await changed;
+      const after = (await client.listResources()).resources;
+      return { before, read, grown: after.length > before.length };
+    });
+    assert.deepEqual(ported, published);
+    assert.equal(ported.grown, true);
   });
 
   it("a StreamableHTTPServerTransport tells its callbacks a session's id and its end", async () => {

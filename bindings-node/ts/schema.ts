@@ -79,6 +79,12 @@ interface ZodModule {
 /** The input schema of a tool that takes no arguments (the official SDK's). */
 export const EMPTY_OBJECT: JsonSchema = Object.freeze({ type: 'object', properties: {} });
 
+/** The `$schema` zod writes for each target. */
+const SCHEMA_DIALECTS: Record<JsonSchemaTarget, string> = {
+  'draft-7': 'http://json-schema.org/draft-07/schema#',
+  'draft-2020-12': 'https://json-schema.org/draft/2020-12/schema',
+};
+
 const ZOD_3_REFUSED =
   "zod 3 schemas have no JSON Schema export: import * as z from 'zod/v4' (zod 3.25+) or use zod 4";
 
@@ -112,8 +118,9 @@ function isShape(value: object): value is SchemaShape {
 export function toJsonSchema(schema: SchemaInput, io: Side, target: JsonSchemaTarget = 'draft-2020-12'): JsonSchema {
   if (Object.keys(schema).length === 0) {
     // `{}`: the empty raw shape of the official SDK's users (`inputSchema: {}`), listed as
-    // the official SDK lists it; JSON Schema's "anything" is no tool's input.
-    return { ...EMPTY_OBJECT };
+    // zod lists an empty object for the target, as any other shape is (the official SDK's
+    // listing: draft-07, with its `$schema`); JSON Schema's "anything" is no tool's input.
+    return { $schema: SCHEMA_DIALECTS[target], ...EMPTY_OBJECT };
   }
   if (isShape(schema)) {
     if (!Object.values(schema).every((field) => '_zod' in field)) {
