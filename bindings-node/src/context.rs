@@ -45,6 +45,13 @@ impl NativeContext {
         to_value(&self.ctx.request_id())
     }
 
+    /// The session of the request (a legacy HTTP session's id, or one for the stdio
+    /// connection); undefined where each request stands alone.
+    #[napi(getter)]
+    pub fn session_id(&self) -> Option<String> {
+        self.ctx.session_id().map(str::to_owned)
+    }
+
     /// The caller's verified access token, on a server with `auth` over HTTP.
     #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
     pub fn access_token(&self) -> Option<Value> {

@@ -113,6 +113,29 @@ describe('an HTTP listener', () => {
     }
   });
 
+  it("tells a handler its legacy session's id, and none to a modern request", async () => {
+    const server = new Server({ name: 'sessions', version: '0.0.1' });
+    server.registerTool('session', {}, (ctx) => ctx.sessionId ?? 'none');
+    const address = await server.listen({ transport: 'http', host: '127.0.0.1', port: 0 });
+    const clients = [];
+    try {
+      for (const era of ['legacy', 'legacy', 'modern']) {
+        clients.push(await Client.connectHttp(address.url, { era }));
+      }
+      const [one, again, other, alone] = await Promise.all(
+        [0, 0, 1, 2].map(async (i) => textOf(await clients[i].callTool({ name: 'session', arguments: {} }))),
+      );
+      assert.match(one, /^[0-9a-f]{32}$/);
+      assert.equal(again, one);
+      assert.match(other, /^[0-9a-f]{32}$/);
+      assert.notEqual(other, one);
+      assert.equal(alone, 'none');
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await server.close();
+    }
+  });
+
   it('serves one server on several listeners and in process at once', async () => {
     const server = makeServer();
     const first = await server.listen({ transport: 'http' });

@@ -70,6 +70,15 @@ export class Context {
     return this.#native.requestId ?? undefined;
   }
 
+  /**
+   * The session the request belongs to: a legacy HTTP session's `Mcp-Session-Id`, or an id
+   * that stays the same over a stdio connection; undefined where each request stands alone
+   * (2026-07-28 over HTTP, a stateless endpoint).
+   */
+  get sessionId(): string | undefined {
+    return this.#native.sessionId ?? undefined;
+  }
+
   /** The caller's verified access token, on a server with `auth` over HTTP (none over stdio). */
   get accessToken(): AccessToken | undefined {
     return (this.#native.accessToken ?? undefined) as AccessToken | undefined;

@@ -76,6 +76,8 @@ export interface RequestHandlerExtra {
   /** Fires when the client cancels the request or goes away. */
   signal: AbortSignal;
   requestId: string | number;
+  /** The session of the request (see `Context.sessionId`). */
+  sessionId?: string;
   /** The request's `_meta` (its `progressToken` among them). */
   _meta?: Meta;
   /** The caller's verified token, on a server that requires one. */
@@ -533,6 +535,7 @@ function extraOf(ctx: Context): RequestHandlerExtra {
   return {
     signal: ctx.signal,
     requestId: ctx.requestId ?? 0,
+    sessionId: ctx.sessionId,
     _meta: ctx.meta,
     authInfo: ctx.accessToken === undefined ? undefined : authInfoOf(ctx.accessToken),
     ctx,

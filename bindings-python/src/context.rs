@@ -29,6 +29,13 @@ impl Context {
         convert::to_python(py, &self.inner.request_id())
     }
 
+    /// The session of the request (a legacy HTTP session's id, or one for the stdio
+    /// connection); None where each request stands alone.
+    #[getter]
+    fn session_id(&self) -> Option<&str> {
+        self.inner.session_id()
+    }
+
     /// The protocol version of the request, e.g. "2025-11-25".
     #[getter]
     fn protocol_version(&self) -> &'static str {

@@ -276,3 +276,27 @@ async def test_headers_and_bearer_tokens_are_sent() -> None:
     assert all("x-tenant: acme" in head for head in heads)
     assert "authorization: bearer fixed" in heads[0]
     assert tokens == ["token-0"] and "authorization: bearer token-0" in heads[1]
+
+
+async def test_a_handler_knows_its_session_and_the_client_id_its_request_gives() -> None:
+    """``ctx.session_id`` is the legacy session's (the same over a client's calls, another for
+    another client) and None for a 2026-07-28 request, which stands alone; ``ctx.client_id``
+    is the one the request's ``_meta`` gives."""
+    server = Server("sessions")
+
+    @server.tool()
+    async def session(ctx: Context) -> dict[str, str | None]:
+        return {"session": ctx.session_id, "client": ctx.client_id}
+
+    async def seen(client: Client, **meta: str) -> Any:
+        return (await client.call_tool("session", meta=meta or None)).structured_content
+
+    async with await server.start_http("127.0.0.1", 0) as http:
+        async with Client.http(http.url, era="legacy") as one, Client.http(http.url, era="legacy") as two:
+            first, again, other = await seen(one), await seen(one, client_id="app-1"), await seen(two)
+        async with Client.http(http.url, era="modern") as modern:
+            alone = await seen(modern)
+    assert len(first["session"]) == 32 and int(first["session"], 16) >= 0
+    assert again == {"session": first["session"], "client": "app-1"}
+    assert other["session"] not in (None, first["session"])
+    assert alone == {"session": None, "client": None}

@@ -68,6 +68,10 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
                 "waited"
             }
         }))
+        .tool(
+            ToolDef::new("session")
+                .handler(|_, ctx: Context| async move { ctx.session_id().unwrap_or("none").to_owned() }),
+        )
         .tool(ToolDef::new("ask").handler(|_, ctx: Context| async move {
             let roots = ctx.list_roots().await?;
             Ok::<_, oxmcp::server::HandlerError>(roots.roots.len().to_string())
@@ -441,6 +445,23 @@ async fn legacy_sessions_are_created_required_and_ended() {
         )
         .await;
     assert_eq!(bad_version.status(), StatusCode::BAD_REQUEST);
+
+    let named =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "session", "arguments": {}}});
+    let answer: Value = json_of(f.legacy(&session, named).await).await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"], session,
+        "a handler knows its session"
+    );
+    let alone: Value = json_of(
+        f.modern(3, "tools/call", json!({"name": "session", "arguments": {}}), &[])
+            .await,
+    )
+    .await;
+    assert_eq!(
+        alone["result"]["content"][0]["text"], "none",
+        "a modern request has no session"
+    );
 
     assert_eq!(f.delete(&session).await.status(), StatusCode::OK);
     assert_eq!(f.legacy(&session, call).await.status(), StatusCode::NOT_FOUND, "ended");

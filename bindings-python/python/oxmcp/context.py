@@ -79,6 +79,19 @@ class Context(Generic[LifespanT]):
         return self._native.request_id
 
     @property
+    def session_id(self) -> str | None:
+        """The session the request belongs to: a legacy HTTP session's ``Mcp-Session-Id``,
+        or an id that stays the same over a stdio connection; None where each request
+        stands alone (2026-07-28 over HTTP, a stateless endpoint)."""
+        return self._native.session_id
+
+    @property
+    def client_id(self) -> str | None:
+        """The ``client_id`` the request's ``_meta`` gives, as the official SDK reads it."""
+        client_id = (self.meta or {}).get("client_id")
+        return client_id if isinstance(client_id, str) else None
+
+    @property
     def protocol_version(self) -> str:
         """The protocol version of the request, e.g. ``"2025-11-25"``."""
         return self._native.protocol_version

@@ -131,6 +131,13 @@ impl Context {
         self.inner.request_id.as_ref()
     }
 
+    /// The session the request belongs to: the legacy HTTP session's `Mcp-Session-Id`, or
+    /// a random id that stays the same over a stdio connection; `None` where each request
+    /// stands alone (2026-07-28 over HTTP, a stateless endpoint).
+    pub fn session_id(&self) -> Option<&str> {
+        self.inner.dispatcher.session_id()
+    }
+
     /// The protocol version of this request.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.inner.exchange.version

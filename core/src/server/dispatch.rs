@@ -458,6 +458,19 @@ impl Dispatcher {
         self.session_key.get_or_init(|| super::random_id().unwrap_or_default())
     }
 
+    /// Names the session this dispatcher serves `id` (a legacy HTTP session's
+    /// `Mcp-Session-Id`), unless it is named already.
+    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    pub(crate) fn name_session(&self, id: &str) {
+        let _ = self.session_key.set(id.to_owned());
+    }
+
+    /// The id of the session this dispatcher serves (stdio, a legacy HTTP session); `None`
+    /// where each request stands alone.
+    pub(crate) fn session_id(&self) -> Option<&str> {
+        self.serves_one_client().then(|| self.session_key())
+    }
+
     /// Makes this dispatcher one copy of a session that replicas share: its requests to
     /// the client carry ids no other copy uses, and its tasks outlive it.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]

@@ -145,6 +145,7 @@ impl Endpoint {
         });
         let (connection, _) = Connection::start(silent_transport(sink));
         let session = Session::owned(self.server.clone(), connection, owner);
+        session.dispatcher().name_session(id);
         let forwarder = if replicated {
             // Of the copies of a session, the one whose standalone stream is open tells the
             // client of the server's events.
