@@ -154,10 +154,7 @@ pub struct StartBatch(Arc<Batch>);
 impl StartBatch {
     fn __call__(&self, py: Python<'_>) -> PyResult<()> {
         let calls = lock(&self.0.calls).take().unwrap_or_default();
-        let create_task = py
-            .import("asyncio")?
-            .call_method0("get_running_loop")?
-            .getattr("create_task")?;
+        let start = TaskStarter::for_running_loop(py)?;
         for Queued { make, call } in calls {
             // A call cancelled before its turn is not made.
             if call.cancelled.load(Ordering::SeqCst) {
@@ -168,8 +165,12 @@ impl StartBatch {
                     coroutine: coroutine.unbind(),
                     call: Arc::clone(&call),
                 };
-                let task = create_task.call1((reporting,))?;
-                *lock(&call.task) = Some(task.unbind());
+                let task = start.task(reporting)?;
+                // A task that ended in its eager first step answered already: holding it
+                // would tie the call and the task in a cycle that is never collected.
+                if !call.answered() {
+                    *lock(&call.task) = Some(task.unbind());
+                }
                 Ok(())
             });
             if let Err(e) = started {
@@ -177,6 +178,41 @@ impl StartBatch {
             }
         }
         Ok(())
+    }
+}
+
+/// How the loop's tasks are made: eagerly where Python can (3.12 and later, on a loop with
+/// no task factory of its own), so that a handler that does not wait for anything ends in
+/// the step that starts it, without a turn of the loop; else by the loop's `create_task`.
+enum TaskStarter<'py> {
+    Eager {
+        task: Bound<'py, PyAny>,
+        options: Bound<'py, PyDict>,
+    },
+    Created(Bound<'py, PyAny>),
+}
+
+impl<'py> TaskStarter<'py> {
+    fn for_running_loop(py: Python<'py>) -> PyResult<Self> {
+        let asyncio = py.import("asyncio")?;
+        let running = asyncio.call_method0("get_running_loop")?;
+        if py.version_info() >= (3, 12) && running.call_method0("get_task_factory")?.is_none() {
+            let options = PyDict::new(py);
+            options.set_item("loop", &running)?;
+            options.set_item("eager_start", true)?;
+            return Ok(Self::Eager {
+                task: asyncio.getattr("Task")?,
+                options,
+            });
+        }
+        Ok(Self::Created(running.getattr("create_task")?))
+    }
+
+    fn task(&self, coroutine: Reporting) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Self::Eager { task, options } => task.call((coroutine,), Some(options)),
+            Self::Created(create_task) => create_task.call1((coroutine,)),
+        }
     }
 }
 
@@ -268,6 +304,11 @@ struct Call {
 }
 
 impl Call {
+    /// Whether the call has its answer.
+    fn answered(&self) -> bool {
+        lock(&self.sender).is_none()
+    }
+
     fn answer(&self, outcome: Result<Returned, HandlerError>) {
         if let Some(sender) = lock(&self.sender).take() {
             let _ = sender.send(outcome);

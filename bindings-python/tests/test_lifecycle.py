@@ -141,8 +141,9 @@ async def test_ctrl_c_stops_the_http_server_after_its_client_left_mid_call() -> 
 
 async def test_a_second_ctrl_c_stops_the_http_server_with_a_request_in_flight() -> None:
     """The first Ctrl-C lets a call in flight go on (up to `shutdown_timeout`, 10 s by
-    default); a second one cancels it at once: the client gets its answer and the server
-    exits with 0 and no noise."""
+    default); a second one stops the server at once, with 0 and no noise. The call ends
+    with an answer saying it was cancelled, or, when the server left before the answer went
+    out, with the connection."""
     progress: asyncio.Queue[float] = asyncio.Queue()
     process, url = start_announcing([*DEMO_SERVER, "--http"])
     try:
@@ -158,11 +159,15 @@ async def test_a_second_ctrl_c_stops_the_http_server_with_a_request_in_flight() 
             await asyncio.wait_for(progress.get(), 5)
             assert not call.done(), "the call goes on after the first Ctrl-C"
             process.send_signal(signal.SIGINT)
-            result = await asyncio.wait_for(call, 5)
-            assert result.is_error and "cancelled" in str(result.content[0].text)
-        code, stderr = stop(process)
+            code, stderr = stop(process)
         assert code == 0, stderr
         assert not any(noise in stderr for noise in NOISE), stderr
+        try:
+            result = await call
+        except (McpError, ConnectionError):
+            pass
+        else:
+            assert result.is_error and "cancelled" in str(result.content[0].text)
     finally:
         process.kill()
         process.wait()

@@ -8,6 +8,7 @@ job (.github/workflows/release.yml)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -79,6 +80,47 @@ def test_the_wheel_installs_and_runs_without_rust(wheel: Path, tmp_path: Path) -
     )
     assert listed.returncode == 0, listed.stderr
     assert '"name":"book"' in listed.stdout
+
+
+def interpreter(version: str) -> str | None:
+    """A Python `version` that runs: on the PATH, or one pyenv installed (whose shims run
+    only the selected versions)."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    candidates = [shutil.which(f"python{version}"), *sorted(map(str, pyenv.glob(f"{version}.*/bin/python{version}")))]
+    for candidate in filter(None, candidates):
+        if subprocess.run([candidate, "--version"], capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+#: The newer Pythons the abi3 wheel must run on, where this machine has them.
+NEWER_PYTHONS = [found for version in ("3.12", "3.13") if (found := interpreter(version))]
+
+
+@pytest.mark.skipif(not NEWER_PYTHONS, reason="no Python 3.12 or 3.13 on this machine")
+@pytest.mark.parametrize("interpreter", NEWER_PYTHONS)
+def test_the_wheel_runs_async_handlers_on_newer_pythons(wheel: Path, tmp_path: Path, interpreter: str) -> None:
+    """The abi3 wheel on 3.12 and later, where handlers' tasks start eagerly: answers,
+    failures, timeouts, a task and contextvars of each handler's own, all as on 3.11."""
+    home = tmp_path / "venv"
+    subprocess.run([interpreter, "-m", "venv", str(home)], check=True, timeout=120)
+    python = str(home / "bin" / "python")
+    install = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)]
+    subprocess.run(install, check=True, timeout=600)
+    script = Path(__file__).parent / "servers" / "async_handlers.py"
+    ran = subprocess.run([python, str(script)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    seen = json.loads(ran.stdout)
+    inside = {"task": True, "before": "unset", "after": "set inside"}
+    assert seen == {
+        "echoed": True,
+        "waited": True,
+        "inside": [inside, inside],
+        "outside": "unset",
+        "failed": [True, "refused"],
+        "timed_out": True,
+        "after": "still here",
+    }, ran.stderr
 
 
 def test_the_source_distribution_carries_the_workspace(tmp_path: Path) -> None:

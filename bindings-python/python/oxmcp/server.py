@@ -8,7 +8,9 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import signal
 import sys
+import threading
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from os import PathLike
@@ -736,7 +738,10 @@ class Server:
         """Serves until Ctrl-C: stdio (the default; also until stdin closes), or
         Streamable HTTP with ``transport="http"`` (or ``"streamable-http"``) and the options
         of :meth:`serve_http` (``host``, ``port``, ``path``, ...), telling its URL on
-        stderr; ``"sse"`` adds the 2024-11-05 ``/sse`` and ``/messages`` endpoints."""
+        stderr; ``"sse"`` adds the 2024-11-05 ``/sse`` and ``/messages`` endpoints.
+
+        The first Ctrl-C stops serving and lets requests in flight finish (over HTTP, up to
+        the ``shutdown_timeout``); a second one cancels them and stops at once."""
         if transport in ("http", "streamable-http", "sse"):
             if transport == "sse":
                 options.setdefault("legacy_sse", True)
@@ -748,7 +753,7 @@ class Server:
         else:
             raise ValueError(f"unknown transport {transport!r}; use 'stdio', 'http', 'streamable-http' or 'sse'")
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serving)
+            asyncio.run(_until_interrupted(serving))
 
 
 MCPServer = Server
@@ -845,6 +850,24 @@ class SessionManager:
             for app in self._apps:
                 await stack.enter_async_context(app.lifespan())
             yield
+
+
+async def _until_interrupted(serving: Awaitable[None]) -> None:
+    """Awaits `serving`, which Ctrl-C cancels: once to stop gracefully, again to stop
+    waiting for what is left. Ctrl-C is taken as a signal the loop handles, not as a
+    ``KeyboardInterrupt`` raised wherever the loop happens to be (in a handler's task,
+    whose end nobody would then read)."""
+    loop = asyncio.get_running_loop()
+    me = asyncio.current_task()
+    if me is None or threading.current_thread() is not threading.main_thread():
+        await serving
+        return
+    loop.add_signal_handler(signal.SIGINT, me.cancel)
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
 
 
 def _http_options(options: dict[str, Any], host: str | None = None) -> dict[str, Any]:

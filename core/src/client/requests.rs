@@ -13,7 +13,7 @@ use super::tasks::tool_call_params;
 #[cfg(doc)]
 use super::ClientOptions;
 use super::{decode, lock, to_value, CallOptions, Client};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::protocol::jsonrpc;
 use crate::protocol::{
     methods, CallToolResult, CompleteRequestParams, CompleteResult, Completion, CompletionArgument, CompletionContext,
@@ -46,10 +46,15 @@ impl Client {
 
     /// [`Client::list_all_tools`] with per-call options, which each page's request takes.
     pub async fn list_all_tools_with(&self, options: &CallOptions) -> Result<Vec<Tool>> {
-        self.kept_listing(&self.inner.lists.tools, methods::TOOLS_LIST, |cursor| async move {
-            let page = self.list_tools_with(cursor, options).await?;
-            Ok(Page::new(page.tools, page.next_cursor, page.ttl_ms))
-        })
+        self.kept_listing(
+            &self.inner.lists.tools,
+            methods::TOOLS_LIST,
+            options,
+            |cursor| async move {
+                let page = self.list_tools_with(cursor, options).await?;
+                Ok(Page::new(page.tools, page.next_cursor, page.ttl_ms))
+            },
+        )
         .await
     }
 
@@ -79,6 +84,7 @@ impl Client {
         self.kept_listing(
             &self.inner.lists.resources,
             methods::RESOURCES_LIST,
+            options,
             |cursor| async move {
                 let page = self.list_resources_with(cursor, options).await?;
                 Ok(Page::new(page.resources, page.next_cursor, page.ttl_ms))
@@ -112,10 +118,15 @@ impl Client {
     /// request takes.
     pub async fn list_all_resource_templates_with(&self, options: &CallOptions) -> Result<Vec<ResourceTemplate>> {
         let templates = &self.inner.lists.templates;
-        self.kept_listing(templates, methods::RESOURCES_TEMPLATES_LIST, |cursor| async move {
-            let page = self.list_resource_templates_with(cursor, options).await?;
-            Ok(Page::new(page.resource_templates, page.next_cursor, page.ttl_ms))
-        })
+        self.kept_listing(
+            templates,
+            methods::RESOURCES_TEMPLATES_LIST,
+            options,
+            |cursor| async move {
+                let page = self.list_resource_templates_with(cursor, options).await?;
+                Ok(Page::new(page.resource_templates, page.next_cursor, page.ttl_ms))
+            },
+        )
         .await
     }
 
@@ -138,10 +149,15 @@ impl Client {
 
     /// [`Client::list_all_prompts`] with per-call options, which each page's request takes.
     pub async fn list_all_prompts_with(&self, options: &CallOptions) -> Result<Vec<Prompt>> {
-        self.kept_listing(&self.inner.lists.prompts, methods::PROMPTS_LIST, |cursor| async move {
-            let page = self.list_prompts_with(cursor, options).await?;
-            Ok(Page::new(page.prompts, page.next_cursor, page.ttl_ms))
-        })
+        self.kept_listing(
+            &self.inner.lists.prompts,
+            methods::PROMPTS_LIST,
+            options,
+            |cursor| async move {
+                let page = self.list_prompts_with(cursor, options).await?;
+                Ok(Page::new(page.prompts, page.next_cursor, page.ttl_ms))
+            },
+        )
         .await
     }
 
@@ -152,12 +168,22 @@ impl Client {
 
     /// A full listing from `kept` while it is fresh, else from the server (then kept for
     /// the shortest TTL its pages gave).
-    async fn kept_listing<T, F, Fut>(&self, kept: &Fresh<T>, method: &str, fetch: F) -> Result<Vec<T>>
+    async fn kept_listing<T, F, Fut>(
+        &self,
+        kept: &Fresh<T>,
+        method: &str,
+        options: &CallOptions,
+        fetch: F,
+    ) -> Result<Vec<T>>
     where
         T: Clone,
         F: FnMut(Option<String>) -> Fut,
         Fut: std::future::Future<Output = Result<Page<T>>>,
     {
+        // Given up before it started: cancelled, whether a kept listing would serve it or not.
+        if options.given_up() {
+            return Err(Error::Cancelled);
+        }
         let caching = self.inner.options.cache_lists;
         if let Some(items) = kept.get().filter(|_| caching) {
             return Ok(items);

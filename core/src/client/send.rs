@@ -43,6 +43,13 @@ pub struct CallOptions {
     pub meta: Option<Map<String, Value>>,
 }
 
+impl CallOptions {
+    /// Whether the call was given up before it started: it is then not made at all.
+    pub(super) fn given_up(&self) -> bool {
+        self.cancellation.as_ref().is_some_and(CancellationToken::is_cancelled)
+    }
+}
+
 /// A request that wants progress: its callback, and the signal that restarts its timeout.
 pub(super) struct ProgressWatch {
     pub(super) callback: Option<ProgressCallback>,
@@ -140,12 +147,7 @@ impl Client {
         version: Option<ProtocolVersion>,
         header_params: &[HeaderParam],
     ) -> Result<Box<RawValue>> {
-        // A request cancelled before it starts is not sent at all.
-        if options
-            .cancellation
-            .as_ref()
-            .is_some_and(CancellationToken::is_cancelled)
-        {
+        if options.given_up() {
             return Err(Error::Cancelled);
         }
         let connection = &self.inner.connection;

@@ -70,6 +70,9 @@ impl Client {
                 "subscriptions/listen needs the 2026-07-28 era".into(),
             ));
         }
+        if options.given_up() {
+            return Err(Error::Cancelled);
+        }
         let mut acks = self.notifications();
         let cancellation = CancellationToken::new();
         let params = Map::from_iter([("notifications".to_owned(), to_value(&filter))]);
@@ -106,8 +109,10 @@ impl Client {
         });
         let given_up = options.cancellation.clone().unwrap_or_default();
         subscription.acknowledged = tokio::select! {
-            acknowledged = acknowledged => acknowledged.map_err(|_| Error::Timeout(timeout))??,
+            // Giving up wins over an acknowledgement that is there at the same time.
+            biased;
             () = given_up.cancelled() => return Err(Error::Cancelled),
+            acknowledged = acknowledged => acknowledged.map_err(|_| Error::Timeout(timeout))??,
         };
         Ok(subscription)
     }
