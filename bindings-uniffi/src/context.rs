@@ -33,6 +33,13 @@ impl Context {
         json_text(&self.inner.request_id())
     }
 
+    /// The session the request belongs to: a legacy HTTP session's `Mcp-Session-Id`, or an
+    /// id that stays the same over stdio; `null` where each request stands alone (2026-07-28
+    /// over HTTP, a stateless endpoint).
+    pub fn session_id(&self) -> Option<String> {
+        self.inner.session_id().map(str::to_owned)
+    }
+
     /// The protocol version of the request, e.g. `2025-11-25`.
     pub fn protocol_version(&self) -> String {
         self.inner.protocol_version().as_str().to_owned()

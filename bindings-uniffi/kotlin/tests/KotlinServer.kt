@@ -154,11 +154,16 @@ fun kotlinServer(probe: ServerProbe = ServerProbe(), options: ServerOptions? = n
         },
     )
     server.addTool(
-        Tool(name = "request_meta", description = "The request's _meta, the client's capabilities and who it is", inputSchemaJson = NO_ARGUMENTS),
+        Tool(name = "request_meta", description = "The request's _meta, the client's capabilities, who it is and its session", inputSchemaJson = NO_ARGUMENTS),
         tool { _, context ->
             val client = context.clientInfo()?.let { "${it.name} ${it.version}" } ?: "unknown"
             Returned.Items(
-                listOf(Returned.Text(context.metaJson() ?: "null"), Returned.Text(context.clientCapabilitiesJson()), Returned.Text(client)),
+                listOf(
+                    Returned.Text(context.metaJson() ?: "null"),
+                    Returned.Text(context.clientCapabilitiesJson()),
+                    Returned.Text(client),
+                    Returned.Text(context.sessionId() ?: "none"),
+                ),
             )
         },
     )

@@ -274,6 +274,10 @@ fun serverTests(suite: Suite) {
                 val capabilities = (seen[1] as ContentBlock.Text).text
                 check(jsonPointer(capabilities, "/elicitation") != null) { "client capabilities: $capabilities" }
                 assertEquals("kotlin-tests 1.0", (seen[2] as ContentBlock.Text).text, "who the client said it is")
+                // A legacy session has an id; a 2026-07-28 request over HTTP stands alone.
+                val session = (seen[3] as ContentBlock.Text).text
+                if (era == EraMode.LEGACY) check(Regex("[0-9a-f]{32}").matches(session)) { "session: $session" }
+                else assertEquals("none", session, "no session for a modern request")
 
                 // An item given no _meta has none.
                 assertEquals(null, (c.client.callTool("shout", """{"text":"x"}""").content.single() as ContentBlock.Text).metaJson, "plain")
