@@ -1,8 +1,9 @@
 """FastMCP's conventions, where they differ from the official SDK's: tools titled after
 their names, schemas without pydantic's titles and with their definitions inlined, an
-input schema that refuses unknown arguments, ``_meta.fastmcp`` on every definition, no
-empty descriptions, data returned as one compact JSON text, and a failing tool's message
-naming the tool."""
+input schema that refuses unknown arguments, ``_meta.fastmcp`` on every definition,
+docstrings read for descriptions of the function and of its parameters, no empty
+descriptions, resources declared text, data returned as one compact JSON text (a
+resource's as ``json.dumps`` writes it), and a failing tool's message naming the tool."""
 
 from __future__ import annotations
 
