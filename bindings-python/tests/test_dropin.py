@@ -374,6 +374,7 @@ FASTMCP_STYLE = {
             "summary": {"words": ["a", "b"]},
             "steps": {"n": 2},
             "convert": {"amount": 2.5},
+            "total": {"tree": {"value": 1, "children": [{"value": 2}, {"value": 3, "children": [{"value": 4}]}]}},
         },
         reads=["data://settings", "data://points/3"],
         prompts={"ask": {"topic": "x"}, "plain": {"topic": "y"}, "review": {"code": "x = 1"}},

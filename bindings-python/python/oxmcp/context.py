@@ -219,6 +219,8 @@ class Context(Generic[LifespanT]):
         value, asked for as a form with one field ``value`` and given back unwrapped: a
         ``str``, ``int``, ``float`` or ``bool``, a ``Literal`` or an ``Enum``, or a list of
         strings to choose one from."""
+        if schema is not None and response_type is not None:
+            raise TypeError("elicit takes a schema or a response_type, not both")
         form = _ElicitedForm.of(schema if schema is not None else response_type)
         answer = await self._native.elicit({"mode": "form", "message": message, "requestedSchema": form.schema})
         content = answer.get("content")

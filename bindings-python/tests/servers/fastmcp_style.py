@@ -25,6 +25,13 @@ class Reading:
     value: float
 
 
+class Node(BaseModel):
+    """A tree: its schema refers to itself."""
+
+    value: int
+    children: list["Node"] = []
+
+
 class Mood(Enum):
     HAPPY = "happy"
     SAD = "sad"
@@ -34,6 +41,12 @@ class Mood(Enum):
 def add(a: int, b: Annotated[int, Field(description="The second number", ge=0)] = 1) -> int:
     """Add two numbers."""
     return a + b
+
+
+@mcp.tool
+def total(tree: Node) -> int:
+    """Adds up a tree's values."""
+    return tree.value + sum(total(child) for child in tree.children)
 
 
 @mcp.tool

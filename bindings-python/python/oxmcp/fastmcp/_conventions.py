@@ -19,10 +19,10 @@ from pydantic.json_schema import GenerateJsonSchema
 from .._conventions import Conventions
 from .._errors import McpError, ToolError
 from .._schema import EMPTY, FunctionSpec, Output, Parameter, input_schema, is_content, output_of
-from ..types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
+from ..types import CallToolResult, ToolAnnotations
 from ._docstrings import parsed
 from ._schema import compressed
-from .tools import ToolResult, is_content_value
+from .tools import ToolResult, content_of, is_content_value
 
 
 class FastMCPConventions(Conventions):
@@ -126,12 +126,11 @@ def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: boo
             return value
         if isinstance(value, list | tuple) and any(is_content_value(item) for item in value):
             return value
-        jsonable = pydantic_core.to_jsonable_python(value, fallback=str)
-        content: list[ContentBlock] = [TextContent(text=pydantic_core.to_json(value, fallback=str).decode())]
         if not structured:
-            return CallToolResult(content=content, is_error=False)
+            return CallToolResult(content=content_of(value), is_error=False)
+        jsonable = pydantic_core.to_jsonable_python(value, fallback=str)
         return CallToolResult(
-            content=content, structured_content={"result": jsonable} if wrapped else jsonable, is_error=False
+            content=content_of(value), structured_content={"result": jsonable} if wrapped else jsonable, is_error=False
         )
 
     return word

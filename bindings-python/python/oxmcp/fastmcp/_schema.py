@@ -10,36 +10,38 @@ _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitio
 
 
 def compressed(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` with its local definitions inlined (a recursive one stays a reference,
-    its definition kept) and its titles dropped."""
-    definitions: dict[str, Any] = schema.get("$defs", {})
-    kept: dict[str, Any] = {}
+    """`schema` without titles, and with its local definitions inlined where they are
+    used; a schema with a recursive definition keeps its definitions (as FastMCP lists it),
+    and a reference to no definition stays as it is."""
+    try:
+        rebuilt: dict[str, Any] = _rebuilt(schema, schema.get("$defs", {}), ())
+    except _Recursive:
+        rebuilt = _rebuilt(schema, None, ())
+    return rebuilt
 
-    def inline(node: Any, open_refs: tuple[str, ...], in_map: bool = False) -> Any:
-        if isinstance(node, list):
-            return [inline(item, open_refs) for item in node]
-        if not isinstance(node, dict):
-            return node
-        if in_map:
-            return {name: inline(value, open_refs) for name, value in node.items()}
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            name = ref.removeprefix("#/$defs/")
-            if name in open_refs or name not in definitions:
-                kept[name] = definitions.get(name)
-                return node
-            siblings = {key: value for key, value in node.items() if key != "$ref"}
-            return {**inline(definitions[name], (*open_refs, name)), **inline(siblings, open_refs)}
-        return {
-            key: inline(value, open_refs, key in _SCHEMA_MAPS)
-            for key, value in node.items()
-            if key != "$defs" and not (key == "title" and isinstance(value, str))
-        }
 
-    result: dict[str, Any] = inline(schema, ())
-    # Definitions of recursive types stay, inlined within themselves as far as they go.
-    for name in list(kept):
-        kept[name] = inline(definitions[name], (name,))
-    if kept:
-        result["$defs"] = kept
-    return result
+class _Recursive(Exception):
+    """A definition refers to itself: it cannot be inlined."""
+
+
+def _rebuilt(node: Any, definitions: dict[str, Any] | None, open_refs: tuple[str, ...], in_map: bool = False) -> Any:
+    """`node` without titles; with `definitions`, its references to them inlined."""
+    if isinstance(node, list):
+        return [_rebuilt(item, definitions, open_refs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if in_map:
+        return {name: _rebuilt(value, definitions, open_refs) for name, value in node.items()}
+    ref = node.get("$ref")
+    name = ref.removeprefix("#/$defs/") if isinstance(ref, str) and ref.startswith("#/$defs/") else None
+    if definitions is not None and name in definitions:
+        if name in open_refs:
+            raise _Recursive(name)
+        siblings = {key: value for key, value in node.items() if key != "$ref"}
+        inlined = _rebuilt(definitions[name], definitions, (*open_refs, name))
+        return {**inlined, **_rebuilt(siblings, definitions, open_refs)}
+    return {
+        key: _rebuilt(value, definitions, open_refs, key in _SCHEMA_MAPS)
+        for key, value in node.items()
+        if not (key == "title" and isinstance(value, str)) and not (key == "$defs" and definitions is not None)
+    }

@@ -39,16 +39,17 @@ class ToolResult:
             if not isinstance(structured, dict):
                 raise ValueError("structured_content must be an object (a dict, a model, a dataclass)")
         return CallToolResult(
-            content=_content(self.content),
+            content=content_of(self.content),
             structured_content=structured,
             is_error=self.is_error,
             _meta=self.meta,
         )
 
 
-def _content(value: Any) -> list[Any]:
-    """FastMCP's content of a value: a list of content as it is (other items each as one
-    block), a list of data as one JSON text."""
+def content_of(value: Any) -> list[Any]:
+    """FastMCP's content of a value: text as text, content as it is, a list of content
+    item by item (other items each as one block), any other data (a list of data too) as
+    one compact JSON text."""
     if value is None:
         return []
     if not isinstance(value, list | tuple):
@@ -77,4 +78,4 @@ def is_content_value(value: Any) -> bool:
     return isinstance(value, Image | Audio | File | WireModel) or is_official(type(value))
 
 
-__all__ = ["ToolResult"]
+__all__ = ["ToolResult", "content_of", "is_content_value"]
