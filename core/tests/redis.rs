@@ -22,7 +22,7 @@ use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::{LoggingLevel, SubscriptionFilter, TaskStatus};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::{Context, ResourceDef, Server, TaskSupport, ToolDef};
-use oxmcp::state::{check_task_store, RedisStore, SharedState};
+use oxmcp::state::{check_task_store, EventStore, RedisStore, SharedState, TaskStore};
 use oxmcp::transport::http::client::HttpClientOptions;
 use serde_json::{json, Value};
 
@@ -79,6 +79,27 @@ async fn the_redis_task_store_behaves_as_every_store_must() {
     let redis = RedisServer::start().await;
     let store = RedisStore::connect(&redis.url).await.unwrap().prefix("check:");
     check_task_store(&*store.task_store()).await;
+}
+
+#[tokio::test]
+async fn the_first_command_after_redis_restarts_is_answered() {
+    // The connection is lost with the Redis it went to; the command that finds it lost is
+    // sent again over a new one instead of failing although Redis is back.
+    let mut redis = RedisServer::start().await;
+    let store = RedisStore::connect(&redis.url).await.unwrap();
+    let (tasks, events) = (store.task_store(), store.event_store());
+    for round in 0..3 {
+        assert!(tasks.get("absent").await.unwrap().is_none());
+        redis = redis.restart().await;
+        assert!(
+            matches!(tasks.get("absent").await, Ok(None)),
+            "round {round}: the task store answers at once"
+        );
+        assert!(
+            matches!(events.is_finished("session", 1).await, Ok(false)),
+            "round {round}: and so does every store on the connection"
+        );
+    }
 }
 
 #[tokio::test]

@@ -399,6 +399,33 @@ async fn the_oxmcp_client_follows_a_task_to_its_result() {
 }
 
 #[tokio::test]
+async fn a_task_that_ended_is_read_without_waiting_a_poll_interval() {
+    // The server asks for polls a minute apart: a client that waited one before its first
+    // look would take that long over a task that took no time.
+    let served = Served::start(TaskLimits {
+        poll_interval: Duration::from_secs(60),
+        ..TaskLimits::default()
+    })
+    .await;
+    for era in [EraMode::Modern, EraMode::Legacy] {
+        let options = ClientOptions::new("tasks-client", "1").era(era);
+        let client = Client::connect_http(served.handle.url("/mcp"), options).await.unwrap();
+        let read = async {
+            let done = client.call_tool("compute", json!({"ms": 0})).await.unwrap();
+            assert_eq!(common::text(&done), "done after 0 ms");
+            let task = client.call_tool_as_task("compute", json!({"ms": 0})).await.unwrap();
+            assert!(task.id().is_some(), "{era:?}: a task");
+            assert_eq!(common::text(&task.result().await.unwrap()), "done after 0 ms");
+        };
+        tokio::time::timeout(Duration::from_secs(20), read)
+            .await
+            .unwrap_or_else(|_| panic!("{era:?}: the ended task was read at once"));
+        let _ = client.close().await;
+    }
+    served.stop().await;
+}
+
+#[tokio::test]
 async fn listeners_hear_of_their_own_tasks_and_a_task_says_what_it_is_doing() {
     let release = Arc::new(tokio::sync::Notify::new());
     let released = Arc::clone(&release);

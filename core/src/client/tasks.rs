@@ -190,7 +190,8 @@ impl ToolTask {
         decode(&self.client.task_request(methods::TASKS_GET, id, None, options).await?)
     }
 
-    /// Polls the task until it ends, at the interval the server asks for. In the modern era
+    /// Polls the task until it ends: at once (it may have ended already: a quick tool, or
+    /// a task its caller saw end), then at the interval the server asks for. In the modern era
     /// what it asks for is answered with `tasks/update`; in the legacy era the server's
     /// requests reach the client's handlers on the connection, and polling goes on. When
     /// `options`' cancellation fires, the task is cancelled.
@@ -202,15 +203,16 @@ impl ToolTask {
         // Keys answered already: a poll may still list them.
         let mut answered = BTreeSet::new();
         let mut interval = created.poll_interval_ms;
+        let mut wait = Duration::ZERO;
         loop {
-            let wait = interval
-                .map_or(DEFAULT_POLL, Duration::from_millis)
-                .clamp(MIN_POLL, MAX_POLL);
             if !client.wait_or_cancel(id, wait, &cancellation).await {
                 return Err(Error::Cancelled);
             }
             let mut polled = self.poll(id, &poll).await?;
             interval = polled.task.poll_interval_ms.or(interval);
+            wait = interval
+                .map_or(DEFAULT_POLL, Duration::from_millis)
+                .clamp(MIN_POLL, MAX_POLL);
             match polled.task.status {
                 status if status.is_terminal() => return Ok(polled),
                 TaskStatus::InputRequired => {
@@ -228,7 +230,7 @@ impl ToolTask {
                             .task_request(methods::TASKS_UPDATE, id, Some(&responses), &poll)
                             .await?;
                         // Answered: look again at once.
-                        interval = Some(0);
+                        wait = Duration::ZERO;
                     }
                 }
                 _ => {}
@@ -370,6 +372,8 @@ impl Client {
     /// Waits `wait`; when `cancellation` fires first, cancels the task and says so (false).
     async fn wait_or_cancel(&self, id: &str, wait: Duration, cancellation: &CancellationToken) -> bool {
         tokio::select! {
+            // A cancellation that came first wins over a wait that is over at once.
+            biased;
             _ = cancellation.cancelled() => {
                 // Best effort: the call ends cancelled whatever the server answers.
                 let _ = self.task_request(methods::TASKS_CANCEL, id, None, &CallOptions::default()).await;

@@ -8,11 +8,13 @@
 //!
 //! Every key starts with the store's prefix (default `oxmcp:`), so that several servers
 //! share one Redis, and every key has a TTL. The connection is a `redis`
-//! [`ConnectionManager`]: it reconnects on its own, and each command has a timeout, so a
-//! Redis that is down costs a clear error, not a hang.
+//! [`ConnectionManager`]: it reconnects on its own, a command that failed because its
+//! connection was lost is sent once more over the new one, and each command has a timeout,
+//! so a Redis that is down costs a clear error, not a hang.
 
 mod bus;
 mod channel;
+mod connection;
 mod events;
 mod keys;
 mod sessions;
@@ -22,6 +24,8 @@ use std::io;
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+use connection::Connection;
 
 pub use bus::RedisSubscriptionBus;
 pub use events::RedisEventStore;
@@ -55,7 +59,7 @@ const DEFAULT_LIVENESS: Duration = Duration::from_secs(15);
 #[derive(Clone)]
 pub struct RedisStore {
     client: redis::Client,
-    connection: ConnectionManager,
+    connection: Connection,
     prefix: String,
     rotation: keys::Rotation,
     /// This replica's id among those on this Redis.
@@ -81,6 +85,7 @@ impl RedisStore {
         let connection = ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(failed)?;
+        let connection = Connection::new(connection);
         Ok(RedisStore {
             client,
             connection,
