@@ -25,8 +25,8 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
-    CompletionHandler, Context, HandlerError, NotificationHandler, PromptHandler, RequestHandler, ResourceHandler,
-    ResourceLister, ToolHandler, ToolOutput,
+    CompletionHandler, Context, HandlerError, Lister, NotificationHandler, PromptHandler, RequestHandler,
+    ResourceHandler, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -251,7 +251,7 @@ pub(crate) struct JsResourceLister {
     handler_id: u32,
 }
 
-impl ResourceLister for JsResourceLister {
+impl Lister<ListResourcesResult> for JsResourceLister {
     fn list(
         &self,
         cursor: Option<String>,

@@ -309,7 +309,9 @@ impl NativeServer {
     /// in, a `resources/list` result out).
     #[napi]
     pub fn set_resource_lister(&self, handler_id: u32) {
-        self.server.set_resource_lister(self.bridge.resource_lister(handler_id));
+        let catalog = self.server.catalog();
+        self.server
+            .set_catalog(catalog.list_resources(self.bridge.resource_lister(handler_id)));
     }
 
     /// Answers requests of `method`, one the protocol does not define, with handler

@@ -14,17 +14,16 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
     CallToolResult, CompleteRequestParams, Completion, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListResourcesResult, ListRootsResult,
-    ReadResourceResult,
+    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, ReadResourceResult,
 };
 use oxmcp::server::{
-    Completer, CompletionHandler, Context as CoreContext, HandlerError, NotificationHandler, PromptHandler,
-    RequestHandler, ResourceHandler, ResourceLister, Returned, ToolHandler, ToolOutput,
+    Completer, CompletionHandler, Context as CoreContext, HandlerError, Lister, NotificationHandler, PromptGetter,
+    PromptHandler, RequestHandler, ResourceHandler, Returned, ToolCaller, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -214,22 +213,64 @@ impl Completer for PyCompleter {
     }
 }
 
-/// The server's resource lister: called with the cursor (None for the first page) and the
-/// context, it returns a `resources/list` result as a dict.
-pub struct PyResourceLister(pub PyHandler);
+/// A function of the server's catalog, for what is not registered: a lister is called with
+/// the cursor (None for the first page) and the context; a tool's caller, a prompt's getter
+/// and a resource's reader with the request's params (`name` and `arguments`, or `uri`) as a
+/// dict and the context. It returns the method's result as a dict.
+pub struct PyCatalog(pub PyHandler);
 
-impl ResourceLister for PyResourceLister {
-    fn list(
+impl PyCatalog {
+    fn with_params<R: DeserializeOwned + 'static>(
         &self,
-        cursor: Option<String>,
+        what: &'static str,
+        params: Value,
         ctx: CoreContext,
-    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>> {
-        self.0.call("a resource list", move |py| {
+    ) -> BoxFuture<'static, Result<R, HandlerError>> {
+        self.0.call(what, move |py| params_and_context(py, &params, ctx))
+    }
+}
+
+impl<R: DeserializeOwned + 'static> Lister<R> for PyCatalog {
+    fn list(&self, cursor: Option<String>, ctx: CoreContext) -> BoxFuture<'static, Result<R, HandlerError>> {
+        self.0.call("a list", move |py| {
             Ok(vec![
                 cursor.into_pyobject(py)?.into_any(),
                 Bound::new(py, Context::new(ctx))?.into_any(),
             ])
         })
+    }
+}
+
+impl ToolCaller for PyCatalog {
+    fn call(
+        &self,
+        name: String,
+        arguments: Map<String, Value>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+        self.with_params("a tool result", json!({"name": name, "arguments": arguments}), ctx)
+    }
+}
+
+impl PromptGetter for PyCatalog {
+    fn get(
+        &self,
+        name: String,
+        arguments: BTreeMap<String, String>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
+        self.with_params("a prompt", json!({"name": name, "arguments": arguments}), ctx)
+    }
+}
+
+impl ResourceHandler for PyCatalog {
+    fn read(
+        &self,
+        uri: String,
+        _variables: BTreeMap<String, String>,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+        self.with_params("a resource read", json!({"uri": uri}), ctx)
     }
 }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyConnectionError, PyValueError};
 use pyo3::prelude::*;
 
-use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use oxmcp::protocol::{methods, Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
@@ -25,7 +25,7 @@ use oxmcp::transport::Transport;
 
 use crate::event_loop::LoopSlot;
 use crate::handler::{
-    PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyResourceLister, PyTool,
+    PyCatalog, PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyTool,
 };
 use crate::http::{HttpConfig, HttpServer};
 use crate::mounted::HttpEndpoint;
@@ -294,11 +294,25 @@ impl Server {
         self.inner.set_completer(PyCompleter(self.bind_handler(complete)));
     }
 
-    /// Sets the server's resource lister: `list(cursor, ctx)` returns (an awaitable of) a
-    /// `resources/list` result as a dict.
-    fn set_resource_lister(&self, list: &Bound<'_, PyAny>) {
-        self.inner
-            .set_resource_lister(PyResourceLister(self.bind_handler(list)));
+    /// Serves `method` for what is not registered, with `handler` (see `PyCatalog`): a list
+    /// (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`) after
+    /// the registered definitions, or `tools/call`, `prompts/get`, `resources/read` of what
+    /// no registered definition has. `ValueError` for another method.
+    fn serve_from_catalog(&self, method: &str, handler: &Bound<'_, PyAny>) -> PyResult<()> {
+        let handler = PyCatalog(self.bind_handler(handler));
+        let catalog = self.inner.catalog();
+        let catalog = match method {
+            methods::TOOLS_LIST => catalog.list_tools(handler),
+            methods::TOOLS_CALL => catalog.call_tool(handler),
+            methods::PROMPTS_LIST => catalog.list_prompts(handler),
+            methods::PROMPTS_GET => catalog.get_prompt(handler),
+            methods::RESOURCES_LIST => catalog.list_resources(handler),
+            methods::RESOURCES_TEMPLATES_LIST => catalog.list_resource_templates(handler),
+            methods::RESOURCES_READ => catalog.read_resource_object(Arc::new(handler)),
+            other => return Err(PyValueError::new_err(format!("{other} is not served from a catalog"))),
+        };
+        self.inner.set_catalog(catalog);
+        Ok(())
     }
 
     /// Answers requests of `method`, one the protocol does not define:

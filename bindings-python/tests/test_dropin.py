@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,24 @@ RUN = (
     "import runpy, sys; sys.argv = sys.argv[1:]; found = runpy.run_path(sys.argv[0]); "
     "found.get('mcp', found.get('server')).run()"
 )
+#: Runs the low-level snippet at argv[1] as it runs itself (its ``run()``), or serves its
+#: ``server`` over stdio as the low-level snippets do, with its SDK's ``stdio_server``.
+RUN_LOW_LEVEL = """
+import asyncio, importlib, runpy, sys
+sys.argv = sys.argv[1:]
+found = runpy.run_path(sys.argv[0])
+
+async def serve():
+    server = found["server"]
+    stdio = importlib.import_module(type(server).__module__.partition(".")[0] + ".server.stdio")
+    async with stdio.stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+asyncio.run(found["run"]() if "run" in found else serve())
+"""
+#: The official SDK's server package where a module path names it (``mcp.server.stdio``),
+#: not within another name (``oxmcp.server``).
+OFFICIAL_SERVER = re.compile(r"(?<![\w.])mcp\.server\b")
 #: The picture the ``images`` snippet makes a thumbnail of (written by `a_picture`).
 PICTURE = Path(tempfile.gettempdir()) / "oxmcp-dropin-picture.png"
 
@@ -139,15 +158,16 @@ def ported(source: Path, directory: Path) -> Path:
     text = source.read_text()
     text = text.replace("from mcp.server.mcpserver.prompts import base", "from oxmcp.prompts import base")
     text = text.replace("from mcp.server.mcpserver import", "from oxmcp import")
-    assert "mcp.server" not in text, "every import of the official server is replaced"
+    text = OFFICIAL_SERVER.sub("oxmcp.server", text)
+    assert not OFFICIAL_SERVER.search(text), "every import of the official server is replaced"
     path = directory / source.name
     path.write_text(text)
     return path
 
 
-def over_stdio(snippet: Path) -> StdioServerParameters:
+def over_stdio(snippet: Path, runner: str = RUN) -> StdioServerParameters:
     """The official client's way to start the server of `snippet` over stdio."""
-    return StdioServerParameters(command=sys.executable, args=["-c", RUN, str(snippet)])
+    return StdioServerParameters(command=sys.executable, args=["-c", runner, str(snippet)])
 
 
 async def survey(server: StdioServerParameters | str, visit: Visit, era: str) -> dict[str, Any]:
@@ -172,11 +192,10 @@ async def survey(server: StdioServerParameters | str, visit: Visit, era: str) ->
         log_level="debug",
         message_handler=on_message,
     ) as client:
-        seen["tools"] = [dumped(tool) for tool in (await client.list_tools()).tools]
-        seen["resources"] = [dumped(r) for r in (await client.list_resources()).resources]
-        templates = (await client.list_resource_templates()).resource_templates
-        seen["templates"] = [dumped(t) for t in templates]
-        seen["prompts"] = [dumped(p) for p in (await client.list_prompts()).prompts]
+        seen["tools"] = await listed(client.list_tools(), "tools")
+        seen["resources"] = await listed(client.list_resources(), "resources")
+        seen["templates"] = await listed(client.list_resource_templates(), "resource_templates")
+        seen["prompts"] = await listed(client.list_prompts(), "prompts")
         for name, arguments in visit.calls.items():
             try:
                 seen[f"call {name}"] = without_meta(dumped(await client.call_tool(name, arguments)))
@@ -191,11 +210,24 @@ async def survey(server: StdioServerParameters | str, visit: Visit, era: str) ->
             completed = await client.complete(reference, argument, context)
             seen[f"complete {json.dumps([ref, argument])}"] = without_meta(dumped(completed))
         # A last round trip: notifications sent before it have arrived.
-        await client.list_tools()
+        await listed(client.list_tools(), "tools")
     seen["notified"] = sorted(seen["notified"])
     # The snippets name their elicitations with fresh UUIDs.
     settled: dict[str, Any] = json.loads(UUID.sub("<uuid>", json.dumps(seen)))
     return settled
+
+
+async def listed(listing: Awaitable[BaseModel], items: str) -> list[Any]:
+    """The first page of a list, as the wire has each item. A server that does not offer
+    what is listed lists nothing: the official low-level server answers -32601 where
+    oxmcp gives an empty list."""
+    try:
+        page = await listing
+    except MCPError as error:
+        if error.code != types.METHOD_NOT_FOUND:
+            raise
+        return []
+    return [dumped(item) for item in getattr(page, items)]
 
 
 async def write_poem(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
@@ -237,10 +269,10 @@ def each_era(visits: dict[str, Visit]) -> list[tuple[str, str]]:
     return [(name, era) for name in sorted(visits) for era in visits[name].eras]
 
 
-async def compare(original: Path, ported: Path, visit: Visit, era: str) -> None:
+async def compare(original: Path, ported: Path, visit: Visit, era: str, runner: str = RUN) -> None:
     """The official client sees the same of the server `original` and of its port."""
-    theirs = await survey(over_stdio(original), visit, era)
-    ours = await survey(over_stdio(ported), visit, era)
+    theirs = await survey(over_stdio(original, runner), visit, era)
+    ours = await survey(over_stdio(ported, runner), visit, era)
     assert_same(ours, theirs)
 
 
@@ -250,6 +282,37 @@ async def test_an_official_sdk_server_runs_on_oxmcp_with_its_import_changed(
 ) -> None:
     original = snippets / f"{snippet}.py"
     await compare(original, ported(original, tmp_path), SNIPPETS[snippet], era)
+
+
+#: The official SDK's low-level servers (``Server(on_list_tools=..., ...)``), whose module
+#: path ``mcp.server`` becomes ``oxmcp.server``. Not here: ``lowlevel/lifespan``, which
+#: prints on stdout, where the official SDK's stdio breaks on it (tested on its own).
+LOW_LEVEL = {
+    "lowlevel/basic": Visit(prompts={"example-prompt": {"arg1": "a"}}),
+    "lowlevel/structured_output": Visit(calls={"get_weather": {"city": "Paris"}}),
+    "lowlevel/direct_call_tool_result": Visit(calls={"advanced_tool": {"message": "hi"}}),
+    "pagination_example": Visit(),
+}
+
+
+@pytest.mark.parametrize(("snippet", "era"), each_era(LOW_LEVEL))
+async def test_an_official_low_level_server_runs_on_oxmcp_with_its_module_path_changed(
+    snippet: str, era: str, snippets: Path, tmp_path: Path
+) -> None:
+    original = snippets / f"{snippet}.py"
+    await compare(original, ported(original, tmp_path), LOW_LEVEL[snippet], era, RUN_LOW_LEVEL)
+
+
+async def test_a_low_level_server_whose_lifespan_prints_serves_stdio(snippets: Path, tmp_path: Path) -> None:
+    """The official ``lowlevel/lifespan`` snippet prints as its lifespan starts; on oxmcp
+    that goes to stderr, and its handlers get what the lifespan yielded."""
+    snippet = ported(snippets / "lowlevel" / "lifespan.py", tmp_path)
+    visit = Visit(calls={"query_db": {"query": "x"}})
+    for era in ERAS:
+        seen = await survey(over_stdio(snippet, RUN_LOW_LEVEL), visit, era)
+        assert [tool["name"] for tool in seen["tools"]] == ["query_db"]
+        result = seen["call query_db"]
+        assert result["content"][0]["text"] == "Query results: [{'id': '1', 'name': 'Example', 'query': 'x'}]", era
 
 
 def assert_same(ours: dict[str, Any], theirs: dict[str, Any]) -> None:

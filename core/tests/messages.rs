@@ -1,7 +1,8 @@
 //! The protocol's messages beyond listing and calling, in both eras, in process and over
 //! Streamable HTTP: resource-not-found in each era's words, URL elicitation required and
 //! its completion notice, the client's roots changing, custom methods added while the
-//! server runs, and skills (the skills extension) served, verified and refused.
+//! server runs, skills (the skills extension) served, verified and refused, and what a
+//! catalog lists and serves beside what is registered (a low-level server).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -9,10 +10,12 @@ use std::time::Duration;
 use oxmcp::client::{Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::skills::{Skill, SkillResources};
 use oxmcp::protocol::{
-    code, ElicitRequestUrlParams, Era, ErrorObject, ListResourcesResult, ListRootsResult, Resource, Root, UrlMode,
+    code, CallToolResult, ContentBlock, ElicitAction, ElicitRequestFormParams, ElicitRequestParams,
+    ElicitRequestUrlParams, Era, ErrorObject, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListRootsResult, ListToolsResult, PromptMessage, Resource, Root, UrlMode,
 };
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
-use oxmcp::server::{Context, HandlerError, ResourceTemplateDef, Server, ToolDef};
+use oxmcp::server::{Catalog, Context, HandlerError, ResourceTemplateDef, Server, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
@@ -385,24 +388,26 @@ async fn resources_not_known_up_front_are_listed_page_by_page() {
     let files: Vec<String> = (1..=5).map(|i| format!("file{i}.txt")).collect();
     let server = Server::builder("files", "1")
         .resource(oxmcp::server::ResourceDef::new("config://app", "config").handler(|_, _, _| async { "{}" }))
-        .resource_lister(move |cursor: Option<String>, _ctx: Context| {
-            let files = files.clone();
-            async move {
-                let start: usize = cursor
-                    .as_deref()
-                    .map_or(Ok(0), str::parse)
-                    .map_err(|_| HandlerError::rpc(ErrorObject::invalid_params("not a cursor of this lister")))?;
-                let end = (start + 2).min(files.len());
-                Ok(ListResourcesResult {
-                    resources: files[start..end]
-                        .iter()
-                        .map(|name| Resource::new(format!("file:///{name}"), name.clone()))
-                        .collect(),
-                    next_cursor: (end < files.len()).then(|| end.to_string()),
-                    ..Default::default()
-                })
-            }
-        })
+        .catalog(
+            Catalog::new().list_resources(move |cursor: Option<String>, _ctx: Context| {
+                let files = files.clone();
+                async move {
+                    let start: usize = cursor
+                        .as_deref()
+                        .map_or(Ok(0), str::parse)
+                        .map_err(|_| HandlerError::rpc(ErrorObject::invalid_params("not a cursor of this lister")))?;
+                    let end = (start + 2).min(files.len());
+                    Ok(ListResourcesResult {
+                        resources: files[start..end]
+                            .iter()
+                            .map(|name| Resource::new(format!("file:///{name}"), name.clone()))
+                            .collect(),
+                        next_cursor: (end < files.len()).then(|| end.to_string()),
+                        ..Default::default()
+                    })
+                }
+            }),
+        )
         .resource_template(
             ResourceTemplateDef::new("file:///{name}", "file")
                 .handler(|_uri, vars, _ctx: Context| async move { format!("contents of {}", vars["name"]) }),
@@ -430,6 +435,165 @@ async fn resources_not_known_up_front_are_listed_page_by_page() {
             );
         }
     }
+}
+
+/// A definition as the wire has it.
+fn parsed<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("a valid definition")
+}
+
+/// The catalog of a low-level server: tools `shout` and `ask` (which elicits) on two pages,
+/// prompt `greet`, template `note:///{id}` and any `note:///` URI read; what it does not
+/// know is a tool error or the request's error.
+fn low_level_catalog() -> Catalog {
+    Catalog::new()
+        .list_tools(|cursor: Option<String>, _ctx: Context| async move {
+            let tool = |name: &str| parsed(json!({"name": name, "inputSchema": {"type": "object"}}));
+            Ok::<_, HandlerError>(match cursor.as_deref() {
+                None => ListToolsResult {
+                    tools: vec![tool("shout")],
+                    next_cursor: Some("page 2".into()),
+                    ..Default::default()
+                },
+                _ => ListToolsResult {
+                    tools: vec![tool("ask")],
+                    ..Default::default()
+                },
+            })
+        })
+        .call_tool(|name: String, arguments: Map<String, Value>, ctx: Context| async move {
+            let text = match name.as_str() {
+                "shout" => arguments["text"].as_str().unwrap_or_default().to_uppercase(),
+                "ask" => {
+                    let form = ElicitRequestParams::Form(ElicitRequestFormParams {
+                        mode: None,
+                        message: "Name?".into(),
+                        requested_schema: parsed(json!({"type": "object", "properties": {"name": {"type": "string"}}})),
+                        meta: None,
+                    });
+                    let answer = ctx.elicit(form).await?;
+                    assert_eq!(answer.action, ElicitAction::Accept);
+                    format!("hello {}", answer.content.unwrap_or_default()["name"])
+                }
+                other => return Err(HandlerError::message(format!("no tool {other}"))),
+            };
+            Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+        })
+        .list_prompts(|_cursor: Option<String>, _ctx: Context| async {
+            Ok::<_, HandlerError>(ListPromptsResult {
+                prompts: vec![parsed(json!({"name": "greet"}))],
+                ..Default::default()
+            })
+        })
+        .get_prompt(
+            |name: String, arguments: std::collections::BTreeMap<String, String>, _ctx: Context| async move {
+                if name != "greet" {
+                    return Err(HandlerError::rpc(ErrorObject::invalid_params(format!(
+                        "no prompt {name}"
+                    ))));
+                }
+                let who = arguments.get("who").map_or("you", String::as_str);
+                Ok(GetPromptResult {
+                    messages: vec![PromptMessage::user(format!("Greet {who}"))],
+                    ..parsed(json!({"messages": []}))
+                })
+            },
+        )
+        .list_resource_templates(|_cursor: Option<String>, _ctx: Context| async {
+            Ok::<_, HandlerError>(ListResourceTemplatesResult {
+                resource_templates: vec![parsed(json!({"uriTemplate": "note:///{id}", "name": "note"}))],
+                ..Default::default()
+            })
+        })
+        .read_resource(|uri: String, _vars, _ctx: Context| async move {
+            match uri.strip_prefix("note:///") {
+                Some(id) => Ok(format!("note {id}")),
+                None => Err(HandlerError::rpc(ErrorObject::resource_not_found(&uri, Era::Modern))),
+            }
+        })
+}
+
+#[tokio::test]
+async fn a_low_level_server_lists_and_serves_through_its_catalog() {
+    // Registered definitions come first and keep their own handlers.
+    let server = Server::builder("low-level", "1")
+        .tool(ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or("").to_owned() }))
+        .catalog(low_level_catalog())
+        .build()
+        .unwrap();
+    let options = options().on_elicitation(
+        |_: ElicitRequestParams| async {
+            Ok::<_, ErrorObject>(oxmcp::protocol::ElicitResult {
+                action: ElicitAction::Accept,
+                content: json!({"name": "Ada"}).as_object().cloned(),
+                meta: None,
+            })
+        },
+        false,
+    );
+    for era in ERAS {
+        for (transport, client, _listener) in clients(&server, era, options.clone()).await {
+            let seen = format!("{era:?} {transport}");
+            let first = client.list_tools(None).await.unwrap();
+            let names: Vec<&str> = first.tools.iter().map(|t| t.name.as_str()).collect();
+            assert_eq!(names, ["echo", "shout"], "{seen}");
+            let second = client.list_tools(first.next_cursor).await.unwrap();
+            assert_eq!(second.tools[0].name, "ask", "{seen}");
+            assert_eq!(second.next_cursor, None, "{seen}");
+
+            let text = |result: CallToolResult| result.content[0].as_text().unwrap_or_default().to_owned();
+            let call = |name: &'static str| client.call_tool(name, json!({"text": "hi"}));
+            assert_eq!(text(call("echo").await.unwrap()), "hi", "{seen}");
+            assert_eq!(text(call("shout").await.unwrap()), "HI", "{seen}");
+            assert_eq!(
+                text(call("ask").await.unwrap()),
+                "hello \"Ada\"",
+                "{seen}: elicits in its era"
+            );
+            let unknown = call("nothing").await.unwrap();
+            assert_eq!(
+                (unknown.is_error, text(unknown)),
+                (Some(true), "no tool nothing".into()),
+                "{seen}"
+            );
+
+            let prompts = client.list_prompts(None).await.unwrap();
+            assert_eq!(prompts.prompts[0].name, "greet", "{seen}");
+            let prompt = client
+                .get_prompt("greet", [("who".to_owned(), "Ada".to_owned())].into())
+                .await
+                .unwrap();
+            assert_eq!(prompt.messages[0].content.as_text(), Some("Greet Ada"), "{seen}");
+            let missing = client.get_prompt("other", Default::default()).await.unwrap_err();
+            assert_eq!(
+                missing.as_remote().map(|e| e.code),
+                Some(code::INVALID_PARAMS),
+                "{seen}"
+            );
+
+            let templates = client.list_resource_templates(None).await.unwrap();
+            assert_eq!(templates.resource_templates[0].uri_template, "note:///{id}", "{seen}");
+            assert!(
+                client.list_resources(None).await.unwrap().resources.is_empty(),
+                "{seen}"
+            );
+            let note = client.read_resource("note:///7").await.unwrap();
+            assert_eq!(
+                serde_json::to_value(&note.contents[0]).unwrap()["text"],
+                "note 7",
+                "{seen}"
+            );
+        }
+    }
+
+    // A server with nothing but a catalog offers what the catalog has.
+    let bare = Server::builder("bare", "1")
+        .catalog(low_level_catalog())
+        .build()
+        .unwrap();
+    let (_, client, _listener) = clients(&bare, EraMode::Legacy, options.clone()).await.remove(0);
+    let capabilities = client.server_details().capabilities;
+    assert!(capabilities.tools.is_some() && capabilities.prompts.is_some() && capabilities.resources.is_some());
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@ each is sent as the oxmcp wire type of the same name, so that such a handler run
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import BaseModel
 
@@ -43,3 +43,11 @@ def from_official_error(error: Exception) -> Exception:
     if not isinstance(code, int) or not isinstance(message, str):
         return error
     return McpError(code, message, getattr(error, "data", None))
+
+
+def raise_as_ours(error: Exception) -> NoReturn:
+    """Raises `error` again, or, for the official SDK's ``MCPError``, oxmcp's."""
+    ours = from_official_error(error)
+    if ours is error:
+        raise error
+    raise ours from error

@@ -297,6 +297,20 @@ class Context(Generic[LifespanT]):
         await self._native.notify_elicitation_complete(elicitation_id)
 
 
+class ServerRequestContext(Context[LifespanT]):
+    """The context a low-level server's handlers get first (the official SDK's
+    ``mcp.server.ServerRequestContext``): a :class:`Context` that also shows what the
+    server's ``lifespan`` yielded as ``lifespan_context``."""
+
+    __slots__ = ()
+
+    @property
+    def lifespan_context(self) -> LifespanT:
+        """What the server's ``lifespan`` yielded (``None`` without one)."""
+        lifespan: LifespanT = self._lifespan
+        return lifespan
+
+
 @dataclass(frozen=True)
 class ReadResourceContents:
     """One of the contents :meth:`Context.read_resource` gives: text or bytes, its MIME

@@ -217,6 +217,32 @@ class Prompt(WireModel):
     icons: list[dict[str, Any]] | None = None
 
 
+class PaginatedRequestParams(WireModel):
+    """The params of a list request: the cursor the previous page gave (none for the first)."""
+
+    cursor: str | None = None
+
+
+class CallToolRequestParams(WireModel):
+    """The params of ``tools/call``, as a low-level server's ``on_call_tool`` gets them."""
+
+    name: str
+    arguments: dict[str, Any] | None = None
+
+
+class GetPromptRequestParams(WireModel):
+    """The params of ``prompts/get``, as a low-level server's ``on_get_prompt`` gets them."""
+
+    name: str
+    arguments: dict[str, str] | None = None
+
+
+class ReadResourceRequestParams(WireModel):
+    """The params of ``resources/read``, as a low-level server's ``on_read_resource`` gets them."""
+
+    uri: str
+
+
 class PaginatedResult(WireModel):
     """One page of a list: ``next_cursor`` names the next page (none after the last); in
     2026-07-28, ``ttl_ms`` and ``cache_scope`` say how long, and for whom, it may be kept."""

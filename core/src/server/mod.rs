@@ -23,6 +23,7 @@ use tokio_util::task::AbortOnDropHandle;
 
 pub mod auth;
 mod capabilities;
+mod catalog;
 mod completion;
 mod context;
 mod custom;
@@ -48,13 +49,14 @@ mod tools;
 pub mod uri_template;
 
 pub use capabilities::Capability;
+pub use catalog::{Catalog, Lister, PromptGetter, ToolCaller};
 pub use completion::{Completer, CompletionHandler};
 pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
 pub use registry::DefinitionKind;
-pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceLister, ResourceTemplateDef};
+pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
 pub use tasks::{TaskLimits, TaskSupport};
@@ -110,8 +112,8 @@ struct ServerInner {
     event_store: Option<Arc<dyn EventStore>>,
     /// Completes what no argument's own handler does.
     completer: RwLock<Option<Arc<dyn Completer>>>,
-    /// Lists the resources not registered up front.
-    resource_lister: RwLock<Option<Arc<dyn ResourceLister>>>,
+    /// Lists and serves what is not registered up front.
+    catalog: RwLock<Catalog>,
     skills: Arc<Skills>,
     /// Reads the skills' files (their SKILL.md are registered resources; the other files
     /// are read through it too).
@@ -148,16 +150,16 @@ pub struct ServerBuilder {
     session_store: Option<Arc<dyn SessionStore>>,
     event_store: Option<Arc<dyn EventStore>>,
     completer: Option<Arc<dyn Completer>>,
-    resource_lister: Option<Arc<dyn ResourceLister>>,
+    catalog: Catalog,
     skills: Option<std::path::PathBuf>,
     declared: Vec<Capability>,
 }
 
 impl ServerBuilder {
-    /// Lists resources not registered up front (see [`ResourceLister`]); `resources/list`
-    /// gives the registered ones first.
-    pub fn resource_lister(mut self, lister: impl ResourceLister) -> Self {
-        self.resource_lister = Some(Arc::new(lister));
+    /// Lists and serves what is not registered up front (see [`Catalog`]): registered
+    /// definitions are listed first, and served by their own handlers.
+    pub fn catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = catalog;
         self
     }
 
@@ -454,7 +456,7 @@ impl ServerBuilder {
                 session_store: self.session_store,
                 event_store: self.event_store,
                 completer: RwLock::new(self.completer),
-                resource_lister: RwLock::new(self.resource_lister),
+                catalog: RwLock::new(self.catalog),
                 skills,
                 skill_files,
                 declared: self.declared,
@@ -512,7 +514,7 @@ impl Server {
             session_store: None,
             event_store: None,
             completer: None,
-            resource_lister: None,
+            catalog: Catalog::default(),
             skills: None,
             declared: Vec::new(),
         }
@@ -603,15 +605,25 @@ impl Server {
         crate::read(&self.inner.completer).clone()
     }
 
-    /// Sets the server's [`ResourceLister`] (replacing any set before); clients are told
-    /// the resource list changed.
-    pub fn set_resource_lister(&self, lister: impl ResourceLister) {
-        *crate::write(&self.inner.resource_lister) = Some(Arc::new(lister));
-        self.notify_list_changed(DefinitionKind::Resource);
+    /// The server's [`Catalog`] (empty unless set), to change and set again.
+    pub fn catalog(&self) -> Catalog {
+        crate::read(&self.inner.catalog).clone()
     }
 
-    pub(crate) fn resource_lister(&self) -> Option<Arc<dyn ResourceLister>> {
-        crate::read(&self.inner.resource_lister).clone()
+    /// Sets the server's [`Catalog`] (replacing the one before); clients are told the lists
+    /// of what either offers changed.
+    pub fn set_catalog(&self, catalog: Catalog) {
+        let before = std::mem::replace(&mut *crate::write(&self.inner.catalog), catalog.clone());
+        for kind in [DefinitionKind::Tool, DefinitionKind::Prompt, DefinitionKind::Resource] {
+            if before.offers(kind) || catalog.offers(kind) {
+                self.notify_list_changed(kind);
+            }
+        }
+    }
+
+    /// One function of the catalog, read without cloning the rest.
+    pub(crate) fn catalog_part<T: ?Sized>(&self, part: impl FnOnce(&Catalog) -> &Option<Arc<T>>) -> Option<Arc<T>> {
+        part(&crate::read(&self.inner.catalog)).clone()
     }
 
     /// Answers requests of `method` from now on, one the core does not serve (as
@@ -800,11 +812,16 @@ impl Server {
         self.registry().has_task_tools()
     }
 
-    /// What the server offers now: what is registered (a resource lister lists resources, a
-    /// completer completes), and what the builder declared.
+    /// What the server offers now: what is registered or in the catalog (a completer
+    /// completes), and what the builder declared.
     pub(crate) fn offered(&self) -> Offered {
         let mut offered = self.registry().offered().with_declared(&self.inner.declared);
-        offered.resources |= crate::read(&self.inner.resource_lister).is_some();
+        {
+            let catalog = crate::read(&self.inner.catalog);
+            offered.tools |= catalog.offers(DefinitionKind::Tool);
+            offered.prompts |= catalog.offers(DefinitionKind::Prompt);
+            offered.resources |= catalog.offers(DefinitionKind::Resource);
+        }
         offered.completions |= crate::read(&self.inner.completer).is_some();
         offered
     }

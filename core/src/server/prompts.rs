@@ -8,13 +8,11 @@ use super::completion::{CompletionHandler, CompletionHandlers};
 use super::stamp::Stamp;
 use serde_json::value::RawValue;
 
-use super::auth::Caller;
+use super::catalog;
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{binding, input_round, run_handler, Handled};
-use super::pagination;
-use super::registry::DefinitionKind;
 use super::returned::Returned;
 use super::schema::DefinitionError;
 use super::Server;
@@ -250,55 +248,46 @@ impl RegisteredPrompt {
     }
 }
 
-/// `prompts/list`.
-pub(super) fn list(
-    server: &Server,
-    params: Option<&RawValue>,
-    caller: Option<&Caller>,
-    stamp: Option<&Stamp>,
-) -> Outcome {
-    pagination::list(
-        server,
-        DefinitionKind::Prompt,
-        params,
-        stamp,
-        caller,
-        |r| r.prompts.listed(),
-        |page, next_cursor| ListPromptsResult {
-            prompts: page.values().map(|p| p.prompt.clone()).collect(),
-            next_cursor,
-            ..Default::default()
-        },
-    )
+/// `prompts/list`: the registered prompts, then the catalog's.
+pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
+    catalog::list::<_, ListPromptsResult>(server, params, ctx, stamp, |r| r.prompts.listed(), |p| p.prompt.clone())
+        .await
 }
 
-/// `prompts/get`: required arguments checked, then the handler run (with its input
-/// rounds in the modern era).
+/// `prompts/get`: a registered prompt's required arguments checked, then its handler run
+/// (with its input rounds in the modern era); a prompt not registered is the catalog's.
 pub(super) async fn get(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
     let params: GetPromptRequestParams = parse_params(raw)?;
-    let Some(prompt) = server.registry().prompts.get(&params.name).cloned() else {
-        return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", params.name)));
-    };
     let arguments = params.arguments.unwrap_or_default();
-    let missing = prompt.missing_arguments(&arguments);
-    if !missing.is_empty() {
-        return Err(ErrorObject::invalid_params(format!(
-            "prompt {} is missing required arguments: {}",
-            params.name,
-            missing.join(", ")
-        )));
-    }
+    let registered = server.registry().prompts.get(&params.name).cloned();
+    let (got, description) = match (registered, server.catalog_part(|c| &c.prompt_getter)) {
+        (Some(prompt), _) => {
+            let missing = prompt.missing_arguments(&arguments);
+            if !missing.is_empty() {
+                return Err(ErrorObject::invalid_params(format!(
+                    "prompt {} is missing required arguments: {}",
+                    params.name,
+                    missing.join(", ")
+                )));
+            }
+            (
+                prompt.handler.get(arguments, ctx.clone()),
+                prompt.prompt.description.clone(),
+            )
+        }
+        (None, Some(getter)) => (getter.get(params.name, arguments, ctx.clone()), None),
+        (None, None) => return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", params.name))),
+    };
     let bind = || binding(methods::PROMPTS_GET, raw, &ctx.principal_key());
     let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
-    let handler = prompt.handler.get(arguments, ctx.clone());
-    let mut result = match run_handler(server, round.as_deref(), handler, bind).await {
+    let mut result = match run_handler(server, round.as_deref(), got, bind).await {
         Handled::Done(outcome) => outcome.map_err(|error| server.disclose(error).into_error_object(ctx.era()))?,
         Handled::NeedsInput(result) => return finish(result?, stamp),
         // Only a tool's round lets its handler become a task.
         Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),
     };
     if result.description.is_none() {
-        result.description.clone_from(&prompt.prompt.description);
+        result.description = description;
     }
     let version = ctx.protocol_version();
     if !version.has_resource_links() {

@@ -8,13 +8,12 @@ use super::completion::{CompletionHandler, CompletionHandlers};
 use super::stamp::Stamp;
 use serde_json::value::RawValue;
 
-use super::auth::Caller;
+use super::catalog;
 use super::context::Context;
-use super::dispatch::{finish, parse_params, CursorParams, Outcome};
+use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{binding, input_round, run_handler, Handled};
-use super::pagination;
-use super::registry::{DefinitionKind, ResourceMatch};
+use super::registry::ResourceMatch;
 use super::returned::Returned;
 use super::schema::DefinitionError;
 use super::uri_template::UriTemplate;
@@ -35,33 +34,6 @@ pub trait ResourceHandler: Send + Sync + 'static {
         variables: BTreeMap<String, String>,
         ctx: Context,
     ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>>;
-}
-
-/// Lists resources that are not registered up front (the files of a directory, the rows
-/// of a table): `resources/list` gives the registered resources, then the lister's pages.
-/// A resource template usually reads what it lists.
-pub trait ResourceLister: Send + Sync + 'static {
-    /// One page of resources: the first for `cursor` `None`, else the page after the
-    /// `next_cursor` this lister gave before (opaque to clients).
-    fn list(
-        &self,
-        cursor: Option<String>,
-        ctx: Context,
-    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>>;
-}
-
-impl<F, Fut> ResourceLister for F
-where
-    F: Fn(Option<String>, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ListResourcesResult, HandlerError>> + Send + 'static,
-{
-    fn list(
-        &self,
-        cursor: Option<String>,
-        ctx: Context,
-    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>> {
-        Box::pin(self(cursor, ctx))
-    }
 }
 
 /// Values a resource handler may return. `mime_type` is the definition's MIME type.
@@ -117,9 +89,10 @@ impl<T: IntoReadResult, E: Into<HandlerError>> IntoReadResult for Result<T, E> {
     }
 }
 
-struct FnResourceHandler<F> {
-    handler: F,
-    mime_type: Option<String>,
+/// A closure as a [`ResourceHandler`]; what it returns is read as of `mime_type`.
+pub(super) struct FnResourceHandler<F> {
+    pub(super) handler: F,
+    pub(super) mime_type: Option<String>,
 }
 
 impl<F, Fut, R> ResourceHandler for FnResourceHandler<F>
@@ -404,79 +377,39 @@ impl RegisteredTemplate {
     }
 }
 
-/// `resources/list`: pages of the registered resources; with a [`ResourceLister`], every
-/// registered resource on the first page, then the lister's pages (its cursors passed
-/// through as they are).
+/// `resources/list`: the registered resources, then the catalog's.
 pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
-    let caller = ctx.caller();
-    let Some(lister) = server.resource_lister() else {
-        return pagination::list(
-            server,
-            DefinitionKind::Resource,
-            params,
-            stamp,
-            caller,
-            |r| r.resources.listed(),
-            |page, next_cursor| ListResourcesResult {
-                resources: page.values().map(|r| r.resource.clone()).collect(),
-                next_cursor,
-                ..Default::default()
-            },
-        );
-    };
-    let cursor: CursorParams = parse_params(params)?;
-    let mut resources = Vec::new();
-    if cursor.cursor.is_none() {
-        let filtering = caller.filter(|caller| caller.lists_only_permitted());
-        let registry = server.registry();
-        resources.extend(
-            registry
-                .resources
-                .listed()
-                .values()
-                .filter(|r| filtering.is_none_or(|caller| caller.may_use(&r.scopes)))
-                .map(|r| r.resource.clone()),
-        );
-    }
-    let page = lister
-        .list(cursor.cursor, ctx.clone())
-        .await
-        .map_err(|error| server.disclose(error).into_error_object(ctx.era()))?;
-    resources.extend(page.resources);
-    let mut result = ListResourcesResult {
-        resources,
-        next_cursor: page.next_cursor,
-        ..Default::default()
-    };
-    if stamp.is_some() {
-        server.stamp_list_cache_hints(&mut result, DefinitionKind::Resource, false);
-    }
-    finish(result, stamp)
+    catalog::list::<_, ListResourcesResult>(
+        server,
+        params,
+        ctx,
+        stamp,
+        |r| r.resources.listed(),
+        |r| r.resource.clone(),
+    )
+    .await
 }
 
-/// `resources/templates/list`.
-pub(super) fn list_templates(
+/// `resources/templates/list`: the registered templates, then the catalog's.
+pub(super) async fn list_templates(
     server: &Server,
     params: Option<&RawValue>,
-    caller: Option<&Caller>,
+    ctx: &Context,
     stamp: Option<&Stamp>,
 ) -> Outcome {
-    pagination::list(
+    catalog::list::<_, ListResourceTemplatesResult>(
         server,
-        DefinitionKind::ResourceTemplate,
         params,
+        ctx,
         stamp,
-        caller,
         |r| r.templates.listed(),
-        |page, next_cursor| ListResourceTemplatesResult {
-            resource_templates: page.values().map(|t| t.template.clone()).collect(),
-            next_cursor,
-            ..Default::default()
-        },
+        |t| t.template.clone(),
     )
+    .await
 }
 
-/// `resources/read`: a static resource by its URI, else the first template that matches.
+/// `resources/read`: a static resource by its URI, else the first template that matches,
+/// else the catalog's reader.
 pub(super) async fn read(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
     let params: ReadResourceRequestParams = parse_params(raw)?;
     let (handler, variables) = reader(server, &params.uri, ctx.era())?;
@@ -504,15 +437,19 @@ pub(super) async fn read(server: &Server, raw: Option<&RawValue>, ctx: &Context,
 /// resource).
 type Reader = (Arc<dyn ResourceHandler>, BTreeMap<String, String>);
 
-/// The handler that reads `uri` (a static resource's, else the first matching template's)
-/// and the template's variables; the era's resource-not-found error when none does.
+/// The handler that reads `uri` (a static resource's, else the first matching template's,
+/// else the catalog's reader) and the template's variables; the era's resource-not-found
+/// error when none does.
 fn reader(server: &Server, uri: &str, era: Era) -> Result<Reader, ErrorObject> {
     match server.registry().find_resource(uri) {
         Some(ResourceMatch::Static(resource)) => Ok((Arc::clone(&resource.handler), BTreeMap::new())),
         Some(ResourceMatch::Template(template, variables)) => Ok((Arc::clone(&template.handler), variables)),
         // The files of skills beside their SKILL.md, which is listed.
         None if server.skills().has_file(uri) => Ok((server.skill_files(), BTreeMap::new())),
-        None => Err(ErrorObject::resource_not_found(uri, era)),
+        None => match server.catalog_part(|c| &c.reader) {
+            Some(reader) => Ok((reader, BTreeMap::new())),
+            None => Err(ErrorObject::resource_not_found(uri, era)),
+        },
     }
 }
 

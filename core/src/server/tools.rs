@@ -12,13 +12,11 @@ use serde_json::{Map, Value};
 
 use serde_json::value::RawValue;
 
-use super::auth::Caller;
+use super::catalog::{self, ToolCaller};
 use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome, UnreadObject};
 use super::handler::HandlerError;
 use super::mrtr::{binding, input_round, run_handler, Handled};
-use super::pagination;
-use super::registry::DefinitionKind;
 use super::returned::{Returned, ToolOutput};
 use super::schema::{output_schema_for, schema_for, DefinitionError, LazySchema, Rejection};
 use super::stamp::Stamp;
@@ -371,8 +369,39 @@ impl RegisteredTool {
         })
     }
 
-    /// Checks call arguments against the input schema.
+    /// A tool of the catalog, for one call: it takes any arguments, returns what it returns,
+    /// and never runs as a task.
+    fn in_catalog(name: String, caller: Arc<dyn ToolCaller>) -> Self {
+        let mut input_schema = Map::new();
+        input_schema.insert("type".to_owned(), Value::from("object"));
+        RegisteredTool {
+            tool: Tool {
+                name: name.clone(),
+                title: None,
+                description: None,
+                icons: None,
+                input_schema,
+                output_schema: None,
+                annotations: None,
+                execution: None,
+                meta: None,
+            },
+            handler: Arc::new(CatalogTool { name, caller }),
+            scopes: Vec::new(),
+            task_support: TaskSupport::Forbidden,
+            asks_before_task: false,
+            header_params: Vec::new(),
+            input: LazySchema::default(),
+            output: LazySchema::default(),
+        }
+    }
+
+    /// Checks call arguments against the input schema. Arguments are an object, so a schema
+    /// that asks only that is met without compiling it.
     pub(crate) fn validate_input(&self, arguments: &Value) -> Result<(), Rejection> {
+        if self.tool.input_schema.len() == 1 && arguments.is_object() {
+            return Ok(());
+        }
         self.input.validate(&self.tool.input_schema, arguments)
     }
 
@@ -382,6 +411,22 @@ impl RegisteredTool {
             Some(schema) => self.output.validate(schema, structured),
             None => Ok(()),
         }
+    }
+}
+
+/// A tool of the catalog as a handler: its name and the catalog's caller.
+struct CatalogTool {
+    name: String,
+    caller: Arc<dyn ToolCaller>,
+}
+
+impl ToolHandler for CatalogTool {
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+        self.caller.call(self.name.clone(), arguments, ctx)
     }
 }
 
@@ -398,26 +443,9 @@ fn check_tool_name(name: &str) -> Result<(), DefinitionError> {
     Ok(())
 }
 
-/// `tools/list`.
-pub(super) fn list(
-    server: &Server,
-    params: Option<&RawValue>,
-    caller: Option<&Caller>,
-    stamp: Option<&Stamp>,
-) -> Outcome {
-    pagination::list(
-        server,
-        DefinitionKind::Tool,
-        params,
-        stamp,
-        caller,
-        |r| r.tools.listed(),
-        |page, next_cursor| ListToolsResult {
-            tools: page.values().map(|t| t.tool.clone()).collect(),
-            next_cursor,
-            ..Default::default()
-        },
-    )
+/// `tools/list`: the registered tools, then the catalog's.
+pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
+    catalog::list::<_, ListToolsResult>(server, params, ctx, stamp, |r| r.tools.listed(), |t| t.tool.clone()).await
 }
 
 /// `tools/call`'s params as the method reads them: [`crate::protocol::CallToolRequestParams`]
@@ -452,8 +480,11 @@ struct TaskParams {
 /// schema and kept only where the protocol version has it.
 pub(super) async fn call(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
     let params: CallParams = parse_params(raw)?;
-    let Some(tool) = server.registry().tools.get(&params.name).cloned() else {
-        return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name)));
+    let registered = server.registry().tools.get(&params.name).cloned();
+    let tool = match (registered, server.catalog_part(|c| &c.tool_caller)) {
+        (Some(tool), _) => tool,
+        (None, Some(caller)) => Arc::new(RegisteredTool::in_catalog(params.name.clone(), caller)),
+        (None, None) => return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name))),
     };
     let arguments = Value::Object(params.arguments.unwrap_or_default());
     match tool.validate_input(&arguments) {

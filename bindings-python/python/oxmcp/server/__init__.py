@@ -12,24 +12,28 @@ import signal
 import sys
 import threading
 import typing
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from os import PathLike
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
 
-from . import _native, types
-from ._conventions import Conventions
-from ._errors import McpError
-from ._native import INVALID_PARAMS
-from ._official import from_official_error
-from ._schema import FunctionSpec, Output, inspect_function, json_coercer, string_coercer
-from .auth import TokenVerifier, native_verifier
-from .types import Annotations, ToolAnnotations
+from .. import _native, types
+from .._conventions import Conventions
+from .._errors import McpError
+from .._native import INVALID_PARAMS
+from .._schema import FunctionSpec, Output, inspect_function, json_coercer, string_coercer
+from ..auth import TokenVerifier, native_verifier
+from ..context import LifespanT
+from ..context import ServerRequestContext as ServerRequestContext
+from ..types import Annotations, ToolAnnotations
+from ._calling import Call, native_callable, result_object
+from ._low_level import CATALOG, LowLevelHandler, LowLevelHandlers, catalog_handler
+from .stdio import StdioStream
 
 if TYPE_CHECKING:
-    from .asgi import HttpApp
+    from ..asgi import HttpApp
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 #: Whether a tool runs as a task: never, when the client asks for one (2025-11-25) or
@@ -43,7 +47,7 @@ Arguments = tuple[dict[str, Any], Any]
 _log = logging.getLogger("oxmcp")
 
 
-class Server:
+class Server(Generic[LifespanT]):
     """An MCP server.
 
     >>> server = Server("demo", version="1.0.0")
@@ -85,6 +89,7 @@ class Server:
         skills: str | PathLike[str] | None = None,
         declare: Iterable[Literal["tools", "resources", "prompts", "completions"]] = (),
         lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]] | None = None,
+        **handlers: Unpack[LowLevelHandlers],
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
         one page). Bounds on each client (over stdio, in a legacy HTTP session):
@@ -127,7 +132,17 @@ class Server:
 
         ``lifespan(server)``, an async context manager, is entered when the server starts
         serving (stdio or HTTP) and left when it stops; what it yields reaches handlers as
-        ``ctx.request_context.lifespan_context``, as in the official SDK."""
+        ``ctx.request_context.lifespan_context``, as in the official SDK.
+
+        The official SDK's low-level handlers (``on_list_tools``, ``on_call_tool``,
+        ``on_list_prompts``, ``on_get_prompt``, ``on_list_resources``,
+        ``on_list_resource_templates``, ``on_read_resource``) list and serve what is not
+        registered with the decorators: each is called with a
+        :class:`~oxmcp.context.ServerRequestContext` and the request's params, and returns
+        the method's result. Lists give the registered definitions first, then the
+        handler's pages; a name or URI nothing registered has goes to the handler.
+        ``await server.run(read, write, server.create_initialization_options())`` within
+        ``oxmcp.server.stdio.stdio_server()`` serves stdio, as there."""
         info = _drop_none(
             {
                 "name": name,
@@ -163,6 +178,12 @@ class Server:
             skills,
             list(declare),
         )
+        for keyword, fn in handlers.items():
+            if keyword not in CATALOG:
+                raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
+            method = CATALOG[keyword][0]
+            handler = catalog_handler(typing.cast(LowLevelHandler, fn), keyword, self._lifespan_context)
+            self._native.serve_from_catalog(method, handler)
 
     # Tools
 
@@ -574,7 +595,8 @@ class Server:
         first; a resource template usually reads what it lists."""
 
         def register(fn: Handler) -> Handler:
-            self._native.set_resource_lister(_method_handler(fn, "resources/list", self._lifespan_context, _page))
+            lister = _method_handler(fn, "resources/list", self._lifespan_context, _page)
+            self._native.serve_from_catalog("resources/list", lister)
             return fn
 
         return register
@@ -631,8 +653,9 @@ class Server:
 
         While it serves, ``print()`` goes to stderr: stdout carries only protocol messages.
         """
-        async with self._living():
-            with contextlib.redirect_stdout(sys.stderr):
+        # The lifespan's prints must not reach stdout either.
+        with contextlib.redirect_stdout(sys.stderr):
+            async with self._living():
                 await self._native.serve_stdio()
 
     async def start_http(self, host: str = "127.0.0.1", port: int = 8000, **options: Unpack[HttpOptions]) -> HttpServer:
@@ -685,7 +708,7 @@ class Server:
         address (a remote server), as the official SDK does; the other options are those of
         :class:`HttpOptions`, under their names or the official SDK's (``stateless_http``,
         ``streamable_http_path``)."""
-        from .asgi import HttpApp
+        from ..asgi import HttpApp
 
         if path is not None:
             options["path"] = path
@@ -734,14 +757,43 @@ class Server:
     def _lifespan_context(self) -> Any:
         return self._lifespan_state
 
-    def run(self, transport: Literal["stdio", "http", "streamable-http", "sse"] = "stdio", **options: Any) -> None:
+    def create_initialization_options(self, *_: Any, **__: Any) -> dict[str, Any]:
+        """Who the server is, as a low-level server written for the official SDK passes it
+        to :meth:`run` (which needs nothing from it: the core answers the handshake)."""
+        return {"server_name": self.name}
+
+    @overload
+    def run(self, transport: Literal["stdio", "http", "streamable-http", "sse"] = "stdio", **options: Any) -> None: ...
+
+    @overload
+    def run(
+        self,
+        read_stream: StdioStream,
+        write_stream: StdioStream,
+        initialization_options: Any = None,
+        /,
+        *,
+        raise_exceptions: bool = False,
+    ) -> Coroutine[Any, Any, None]: ...
+
+    def run(self, transport: Any = "stdio", *streams: Any, **options: Any) -> Any:
         """Serves until Ctrl-C: stdio (the default; also until stdin closes), or
         Streamable HTTP with ``transport="http"`` (or ``"streamable-http"``) and the options
         of :meth:`serve_http` (``host``, ``port``, ``path``, ...), telling its URL on
         stderr; ``"sse"`` adds the 2024-11-05 ``/sse`` and ``/messages`` endpoints.
 
         The first Ctrl-C stops serving and lets requests in flight finish (over HTTP, up to
-        the ``shutdown_timeout``); a second one cancels them and stops at once."""
+        the ``shutdown_timeout``); a second one cancels them and stops at once.
+
+        Given the streams of ``oxmcp.server.stdio.stdio_server()`` (a low-level server
+        written for the official SDK), it returns the coroutine that serves stdio."""
+        if isinstance(transport, StdioStream):
+            options.pop("raise_exceptions", None)
+            if options or not 1 <= len(streams) <= 2 or not isinstance(streams[0], StdioStream):
+                raise TypeError("run(read_stream, write_stream, initialization_options) takes stdio_server()'s streams")
+            return self.serve_stdio()
+        if streams:
+            raise TypeError("run() takes the transport, or stdio_server()'s streams")
         if transport in ("http", "streamable-http", "sse"):
             if transport == "sse":
                 options.setdefault("legacy_sse", True)
@@ -941,31 +993,13 @@ def _handler(
     loop; a plain ``def`` gets a plain function, which the native layer runs on a worker
     thread."""
 
-    def prepare(native: tuple[Any, ...]) -> dict[str, Any]:
+    def prepare(*native: Any) -> Call:
         kwargs, native_ctx = arguments(*native)
         if spec.context_parameter is not None:
             kwargs[spec.context_parameter] = spec.context_type(native_ctx, lifespan())
-        return kwargs
+        return (), kwargs
 
-    if spec.is_async:
-
-        async def run_on_loop(*native: Any) -> Any:
-            try:
-                value = await fn(**prepare(native))
-            except Exception as error:
-                _raise_as_ours(error)
-            return value if convert is None else convert(value)
-
-        return run_on_loop
-
-    def run_here(*native: Any) -> Any:
-        try:
-            value = fn(**prepare(native))
-        except Exception as error:
-            _raise_as_ours(error)
-        return value if convert is None else convert(value)
-
-    return run_here
+    return native_callable(fn, spec.is_async, prepare, convert)
 
 
 def _method_handler(
@@ -993,7 +1027,7 @@ def _method_handler(
         except ValidationError as error:
             raise McpError(INVALID_PARAMS, f"{method}: invalid params: {error.errors()[0]['msg']}") from None
 
-    return _handler(fn, spec, arguments, lifespan, convert or _result_object)
+    return _handler(fn, spec, arguments, lifespan, convert or result_object)
 
 
 def _page(value: Any) -> Any:
@@ -1001,19 +1035,10 @@ def _page(value: Any) -> Any:
     and the next cursor, or a result as it is."""
     if isinstance(value, tuple):
         resources, next_cursor = value
-        return _drop_none({"resources": [_result_object(r) for r in resources], "nextCursor": next_cursor})
+        return _drop_none({"resources": [result_object(r) for r in resources], "nextCursor": next_cursor})
     if isinstance(value, list):
-        return {"resources": [_result_object(r) for r in value]}
-    return _result_object(value)
-
-
-def _result_object(value: Any) -> Any:
-    """A custom request's result as the wire has it: a model dumped, None as ``{}``."""
-    if value is None:
-        return {}
-    if isinstance(value, BaseModel):
-        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return value
+        return {"resources": [result_object(r) for r in value]}
+    return result_object(value)
 
 
 def _logging_failures(run: Callable[..., Any], method: str) -> Callable[..., Any]:
@@ -1037,14 +1062,6 @@ def _logging_failures(run: Callable[..., Any], method: str) -> Callable[..., Any
             return None
 
     return run_here
-
-
-def _raise_as_ours(error: Exception) -> NoReturn:
-    """Raises `error` again, or, for the official SDK's ``MCPError``, oxmcp's."""
-    ours = from_official_error(error)
-    if ours is error:
-        raise error
-    raise ours from error
 
 
 def _coerce_strings(values: dict[str, str], coercers: dict[str, Any], what: str) -> dict[str, Any]:
