@@ -81,8 +81,8 @@ export interface IntrospectionVerifierOptions {
 }
 
 /**
- * Tokens checked at the authorization server's introspection endpoint (RFC 7662); answers
- * are reused, keyed by a hash of the token, until it expires or `cacheFor`.
+ * Tokens checked at the authorization server's introspection endpoint (RFC 7662); the
+ * server reuses an answer, keyed by the token, until it expires or `cacheFor`.
  */
 export class IntrospectionVerifier {
   constructor(readonly options: IntrospectionVerifierOptions) {}

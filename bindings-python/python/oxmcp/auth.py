@@ -82,7 +82,7 @@ class JWTVerifier:
 class IntrospectionVerifier:
     """Tokens checked at the authorization server's introspection endpoint (RFC 7662), as
     the client ``client_id`` with ``client_secret`` (HTTP Basic, or in the form with
-    ``client_secret_post=True``). Answers are reused, keyed by a hash of the token, until
+    ``client_secret_post=True``). The server reuses an answer, keyed by the token, until
     the token expires or ``cache_for`` seconds (default 300; 0 asks every time)."""
 
     def __init__(

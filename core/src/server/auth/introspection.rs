@@ -9,7 +9,6 @@ use reqwest::header::{HeaderMap, AUTHORIZATION};
 use reqwest::Url;
 use serde_json::{Map, Value};
 
-use super::verified::VerifiedTokens;
 use super::{AccessToken, TokenVerifier, VerifyError};
 use crate::oauth::http::{basic_authorization, post_form};
 use crate::BoxFuture;
@@ -19,9 +18,9 @@ const CACHE_FOR: Duration = Duration::from_secs(5 * 60);
 
 /// Checks tokens at the authorization server's introspection endpoint, authenticated as
 /// the resource server's own client (HTTP Basic by default, or the secret in the form with
-/// [`client_secret_post`](Self::client_secret_post)). A token must be `active`; its answer
-/// is reused, keyed by the token, until the token expires or for 5 minutes at
-/// most.
+/// [`client_secret_post`](Self::client_secret_post)). A token must be `active`; a
+/// protected endpoint reuses its answer, keyed by the token, until the token expires or for
+/// 5 minutes at most.
 ///
 /// ```
 /// use oxmcp::server::auth::IntrospectionVerifier;
@@ -44,7 +43,6 @@ struct Inner {
     secret_in_form: bool,
     issuer: Option<String>,
     cache_for: Duration,
-    cache: VerifiedTokens,
 }
 
 impl IntrospectionVerifier {
@@ -65,7 +63,6 @@ impl IntrospectionVerifier {
                 secret_in_form: false,
                 issuer: None,
                 cache_for: CACHE_FOR,
-                cache: VerifiedTokens::default(),
             }),
         })
     }
@@ -103,13 +100,14 @@ impl TokenVerifier for IntrospectionVerifier {
     fn issuer(&self) -> Option<&str> {
         self.inner.issuer.as_deref()
     }
+
+    fn reuse_for(&self) -> Duration {
+        self.inner.cache_for
+    }
 }
 
 impl Inner {
     async fn verify(&self, token: String) -> Result<AccessToken, VerifyError> {
-        if let Some(cached) = self.cache.get(&token) {
-            return Ok(cached);
-        }
         let answer = self.introspect(&token).await?;
         if answer.get("active") != Some(&Value::Bool(true)) {
             return Err(VerifyError::invalid("the token is not active"));
@@ -124,7 +122,6 @@ impl Inner {
         if accepted.expires_at.is_some_and(|exp| exp <= now) {
             return Err(VerifyError::invalid("the token has expired"));
         }
-        self.cache.keep(&accepted, self.cache_for);
         Ok(accepted)
     }
 

@@ -10,7 +10,6 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 
 use super::jwks::{KeySource, RemoteKeys};
-use super::verified::VerifiedTokens;
 use super::verifier::endpoint;
 use super::{AccessToken, TokenVerifier, VerifyError};
 use crate::BoxFuture;
@@ -33,9 +32,9 @@ const CACHE_FOR: Duration = Duration::from_secs(5 * 60);
 /// The audience is checked by the endpoint against its resource URL (RFC 8707), so the
 /// same rule covers every verifier; [`audience`](Self::audience) adds a check here.
 ///
-/// A token that verifies is reused, keyed by its text, until it expires or for 5
-/// minutes at most ([`cache_for`](Self::cache_for)): checking a signature costs far more
-/// than serving a small call, and a client sends the same token with each request.
+/// A protected endpoint reuses a token that verified, keyed by its text, until it expires
+/// or for 5 minutes at most ([`cache_for`](Self::cache_for)): checking a signature costs
+/// far more than serving a small call, and a client sends the same token with each request.
 ///
 /// ```
 /// use oxmcp::server::auth::JwtVerifier;
@@ -55,7 +54,6 @@ struct Inner {
     leeway: Duration,
     refetch_interval: Duration,
     cache_for: Duration,
-    verified: VerifiedTokens,
 }
 
 impl JwtVerifier {
@@ -87,7 +85,6 @@ impl JwtVerifier {
                 leeway: LEEWAY,
                 refetch_interval: REFETCH_INTERVAL,
                 cache_for: CACHE_FOR,
-                verified: VerifiedTokens::default(),
             }),
         }
     }
@@ -123,24 +120,19 @@ impl JwtVerifier {
 impl TokenVerifier for JwtVerifier {
     fn verify(&self, token: String) -> BoxFuture<'static, Result<AccessToken, VerifyError>> {
         let inner = Arc::clone(&self.inner);
-        Box::pin(async move { inner.verify(token).await })
+        Box::pin(async move { inner.verify_signed(token).await })
     }
 
     fn issuer(&self) -> Option<&str> {
         Some(&self.inner.issuer)
     }
+
+    fn reuse_for(&self) -> Duration {
+        self.inner.cache_for
+    }
 }
 
 impl Inner {
-    async fn verify(&self, token: String) -> Result<AccessToken, VerifyError> {
-        if let Some(verified) = self.verified.get(&token) {
-            return Ok(verified);
-        }
-        let verified = self.verify_signed(token).await?;
-        self.verified.keep(&verified, self.cache_for);
-        Ok(verified)
-    }
-
     async fn verify_signed(&self, token: String) -> Result<AccessToken, VerifyError> {
         let header = jsonwebtoken::decode_header(&token).map_err(|_| VerifyError::invalid("the token is not a JWT"))?;
         if !ALGORITHMS.contains(&header.alg) {

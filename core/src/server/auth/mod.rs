@@ -56,4 +56,5 @@ pub use jwt::JwtVerifier;
 pub(crate) use resource_server::Protection;
 #[cfg(feature = "http-server")]
 pub use resource_server::ResourceServer;
+pub(crate) use verified::Admitted;
 pub use verifier::{TokenVerifier, VerifyError};

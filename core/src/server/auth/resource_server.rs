@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use url::Url;
 
 use super::dpop::ProofChecker;
-use super::{AccessToken, Caller, TokenVerifier};
+use super::{AccessToken, Admitted, Caller, TokenVerifier};
 
 /// Where RFC 9728 puts protected resource metadata.
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -205,6 +205,7 @@ impl ResourceServer {
             metadata_path,
             metadata_url,
             authorization_servers,
+            admitted: Admitted::default(),
         })
     }
 }
@@ -222,6 +223,8 @@ pub(crate) struct Protection {
     /// The DPoP proofs seen, and the nonces.
     pub(crate) proofs: ProofChecker,
     authorization_servers: Vec<String>,
+    /// The callers admitted lately, reused while the verifier allows.
+    pub(crate) admitted: Admitted,
 }
 
 impl Protection {

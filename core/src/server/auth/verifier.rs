@@ -1,6 +1,7 @@
 //! [`TokenVerifier`]: the one thing a resource server must be told, how to check a token.
 
 use std::future::Future;
+use std::time::Duration;
 
 use super::AccessToken;
 use crate::BoxFuture;
@@ -20,6 +21,14 @@ pub trait TokenVerifier: Send + Sync + 'static {
     /// authorization server the protected resource metadata names.
     fn issuer(&self) -> Option<&str> {
         None
+    }
+
+    /// How long a token this verifier accepted may be taken for accepted again without
+    /// asking it: a protected endpoint keeps the caller it admitted that long, and not past
+    /// the token's expiry. Zero, the default, asks the verifier on every request (a
+    /// verifier that checks revocation itself).
+    fn reuse_for(&self) -> Duration {
+        Duration::ZERO
     }
 }
 

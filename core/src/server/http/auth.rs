@@ -59,6 +59,17 @@ impl Endpoint {
             Err(reason) => return Err(bearer.refuse(ChallengeError::InvalidRequest, reason, &[])),
         };
         let refusal = Refusal { protection, scheme };
+        // A caller admitted lately needs only its proof of possession checked again (its
+        // token was well formed: only the very same text is found).
+        if let Some(caller) = protection.admitted.get(token) {
+            return match refusal.binding_refusal(headers, caller.token(), &target) {
+                Some(refused) => Err(refused),
+                None => Ok(Some(caller)),
+            };
+        }
+        if !is_b64token(token) {
+            return Err(bearer.refuse(ChallengeError::InvalidRequest, "the access token is malformed", &[]));
+        }
         let token = match protection.verifier().verify(token.to_owned()).await {
             Ok(token) => token,
             Err(VerifyError::Invalid(reason)) => {
@@ -86,7 +97,9 @@ impl Endpoint {
             let reason = "the token lacks the scopes this server requires";
             return Err(refusal.refuse(ChallengeError::InsufficientScope, reason, &as_strs(required)));
         }
-        Ok(Some(Arc::new(caller)))
+        let caller = Arc::new(caller);
+        protection.admitted.keep(&caller, protection.verifier());
+        Ok(Some(caller))
     }
 
     /// The refusal (403) of a request to a tool, prompt or resource that requires scopes
@@ -217,7 +230,9 @@ pub(super) async fn handle_metadata(State(endpoint): State<Arc<Endpoint>>) -> Re
 }
 
 /// The token of the `Authorization` header and its scheme (`Bearer` or `DPoP`): `None`
-/// without one (or with another scheme), an error for a malformed one or for several.
+/// without one (or with another scheme), an error for one that is not text or for several.
+/// The token's characters are checked by [`is_b64token`], which a token admitted lately
+/// need not go through again.
 fn presented_token(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, &'static str> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
@@ -226,7 +241,8 @@ fn presented_token(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, &'stat
     if values.next().is_some() {
         return Err("send one Authorization header");
     }
-    let value = value.to_str().map_err(|_| "the Authorization header is not text")?;
+    // UTF-8 is checked at once (and quickly); the token's characters later.
+    let value = std::str::from_utf8(value.as_bytes()).map_err(|_| "the Authorization header is not text")?;
     let Some((scheme, token)) = value.split_once(' ') else {
         return Ok(None);
     };
@@ -237,18 +253,16 @@ fn presented_token(headers: &HeaderMap) -> Result<Option<(Scheme, &str)>, &'stat
     } else {
         return Ok(None);
     };
-    let token = token.trim();
-    // RFC 6750 §2.1 and RFC 9449 §7.1: b64token.
-    let b64token = !token.is_empty()
+    Ok(Some((scheme, token.trim())))
+}
+
+/// Whether `token` is a b64token (RFC 6750 §2.1 and RFC 9449 §7.1).
+fn is_b64token(token: &str) -> bool {
+    !token.is_empty()
         && token
             .trim_end_matches('=')
             .bytes()
-            .all(|b| matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'+' | b'/'));
-    if b64token {
-        Ok(Some((scheme, token)))
-    } else {
-        Err("the access token is malformed")
-    }
+            .all(|b| matches!(b, b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'+' | b'/'))
 }
 
 /// The name (tool, prompt) or URI (resource) a request is about, if it has one.
@@ -294,8 +308,20 @@ mod tests {
             Ok(Some((Scheme::Dpop, "tok")))
         );
         assert_eq!(presented_token(&headers(&["Basic dXNlcjpwdw=="])), Ok(None));
-        assert!(presented_token(&headers(&["Bearer a b"])).is_err());
-        assert!(presented_token(&headers(&["Bearer "])).is_err());
         assert!(presented_token(&headers(&["Bearer a", "Bearer b"])).is_err());
+        for malformed in ["Bearer a b", "Bearer ", "Bearer a,b", "Bearer a\"b"] {
+            let presented = headers(&[malformed]);
+            let Ok(Some((_, token))) = presented_token(&presented) else {
+                panic!("{malformed:?} is read")
+            };
+            assert!(!is_b64token(token), "{malformed:?} is not a b64token");
+        }
+        let mut not_text = HeaderMap::new();
+        not_text.append(
+            header::AUTHORIZATION,
+            HeaderValue::from_bytes(b"Bearer caf\xe9").unwrap(),
+        );
+        assert!(presented_token(&not_text).is_err());
+        assert!(is_b64token("abc.DEF-_~+/=="));
     }
 }
