@@ -372,24 +372,13 @@ impl RegisteredTool {
     /// A tool of the catalog, for one call: it takes any arguments, returns what it returns,
     /// and never runs as a task.
     fn in_catalog(name: String, caller: Arc<dyn ToolCaller>) -> Self {
-        let mut input_schema = Map::new();
-        input_schema.insert("type".to_owned(), Value::from("object"));
+        let def = ToolDef::new(name.clone());
         RegisteredTool {
-            tool: Tool {
-                name: name.clone(),
-                title: None,
-                description: None,
-                icons: None,
-                input_schema,
-                output_schema: None,
-                annotations: None,
-                execution: None,
-                meta: None,
-            },
+            tool: def.tool,
             handler: Arc::new(CatalogTool { name, caller }),
-            scopes: Vec::new(),
-            task_support: TaskSupport::Forbidden,
-            asks_before_task: false,
+            scopes: def.scopes,
+            task_support: def.task_support,
+            asks_before_task: def.asks_before_task,
             header_params: Vec::new(),
             input: LazySchema::default(),
             output: LazySchema::default(),
