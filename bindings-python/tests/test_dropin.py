@@ -392,6 +392,11 @@ FASTMCP_EXAMPLES = {
     "tool_result_echo": Visit(calls={"echo": {"text": "a b"}}),
     # A decorator that returns `ToolResult`s of YAML text; a plain `-> dict` beside it.
     "custom_tool_serializer_decorator": Visit(calls={"get_example_data": {}, "get_json_data": {}}),
+    # `ctx.set_state` then `ctx.get_state` in the same session (FastMCP gives each request of
+    # 2026-07-28 a session of its own; oxmcp keeps a stdio connection's).
+    "persistent_state/server": Visit(
+        calls={"set_value": {"key": "colour", "value": "teal"}, "get_value": {"key": "colour"}}, eras=("legacy",)
+    ),
 }
 
 
@@ -443,6 +448,9 @@ FASTMCP_STYLE = {
         prompts={"ask": {"topic": "x"}, "plain": {"topic": "y"}, "review": {"code": "x = 1"}},
     ),
     "elicitation": Visit(calls={"pick": {}}, eras=("legacy",)),
+    # State kept for the session, which FastMCP gives each request of 2026-07-28 (oxmcp keeps
+    # a stdio connection's).
+    "state": Visit(calls={"remember": {"note": "a"}, "recall": {}}, eras=("legacy",)),
 }
 
 

@@ -119,6 +119,31 @@ async def steps(n: int, ctx: Context) -> str:
     return "done"
 
 
+@mcp.tool
+async def remember(note: str, ctx: Context) -> str:
+    """Keeps a note for the session, and a lock for this request only."""
+    notes = await ctx.get_state("notes") or []
+    await ctx.set_state("notes", [*notes, note])
+    lock = object()
+    await ctx.set_state("lock", lock, serializable=False)
+    held = await ctx.get_state("lock") is lock
+    try:
+        await ctx.set_state("lock", lock)
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("an object is not JSON")
+    return f"{note} kept; this request's lock is {'held' if held else 'lost'}"
+
+
+@mcp.tool
+async def recall(ctx: Context) -> dict:
+    """The session's notes, and whether a lock outlived its request."""
+    notes = await ctx.get_state("notes")
+    await ctx.delete_state("notes")
+    return {"notes": notes, "lock": await ctx.get_state("lock"), "after delete": await ctx.get_state("notes")}
+
+
 @mcp.resource("data://settings", tags={"config"})
 def settings_resource() -> dict:
     """The settings."""

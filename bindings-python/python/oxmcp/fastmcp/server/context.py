@@ -1,20 +1,113 @@
 """FastMCP's ``fastmcp.server.context``: the context a handler annotating it gets, oxmcp's
-:class:`~oxmcp.Context` with FastMCP's logging methods."""
+:class:`~oxmcp.Context` with FastMCP's logging methods and its state."""
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
+import pydantic_core
+
 from ...context import Context as OxmcpContext
 from ...context import LogLevel
+
+#: How long a value set with ``set_state`` is kept, as FastMCP keeps it (a day).
+STATE_TTL_SECONDS = 86400
+#: How many values are kept at most; past it the oldest go first.
+MAX_STATE_ENTRIES = 100_000
+
+
+class _SessionState:
+    """The values handlers set with ``set_state``, keyed by session and name, as JSON text
+    (what is read back is a copy, as FastMCP's store gives one), each until its TTL."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, tuple[float, str]] = {}
+
+    def get(self, key: str) -> Any:
+        kept = self._values.get(key)
+        if kept is None:
+            return None
+        until, text = kept
+        if until <= time.monotonic():
+            del self._values[key]
+            return None
+        return pydantic_core.from_json(text)
+
+    def put(self, key: str, text: str) -> None:
+        self._values.pop(key, None)
+        if len(self._values) >= MAX_STATE_ENTRIES:
+            now = time.monotonic()
+            for expired in [k for k, (until, _) in self._values.items() if until <= now]:
+                del self._values[expired]
+            while len(self._values) >= MAX_STATE_ENTRIES:
+                del self._values[next(iter(self._values))]
+        self._values[key] = (time.monotonic() + STATE_TTL_SECONDS, text)
+
+    def delete(self, key: str) -> None:
+        self._values.pop(key, None)
+
+
+#: The state of every session of this process: session ids are random, so servers in one
+#: process never share a key.
+_STATE = _SessionState()
 
 
 class Context(OxmcpContext[Any]):
     """oxmcp's :class:`~oxmcp.Context` (``elicit(message, response_type=...)``,
     ``report_progress``, ``read_resource``, ``sample``...), whose log messages are FastMCP's:
     ``info(message, logger_name=None, extra=None)`` sends ``{"msg": message, "extra":
-    extra}``."""
+    extra}``; ``set_state``/``get_state``/``delete_state`` keep values for the session (for
+    the request only where requests stand alone: 2026-07-28 over HTTP)."""
+
+    __slots__ = ("_request_key", "_request_state")
+
+    def __init__(self, native: Any, lifespan: Any = None) -> None:
+        super().__init__(native, lifespan)
+        self._request_state: dict[str, Any] = {}
+        self._request_key: str | None = None
+
+    def _state_key(self, key: str) -> str:
+        """`key` within the session, or within this request when it has none."""
+        session = self.session_id
+        if session is None:
+            if self._request_key is None:
+                self._request_key = secrets.token_hex(16)
+            session = self._request_key
+        return f"{session}:{key}"
+
+    async def set_state(self, key: str, value: Any, *, serializable: bool = True) -> None:
+        """Keeps `value` under `key` for the session (a day at most), as JSON: read back, it
+        is a copy. ``serializable=False`` keeps any object, for this request only."""
+        state_key = self._state_key(key)
+        if not serializable:
+            self._request_state[state_key] = value
+            return
+        self._request_state.pop(state_key, None)
+        try:
+            text = pydantic_core.to_json(value).decode()
+        except pydantic_core.PydanticSerializationError as error:
+            raise TypeError(
+                f"Value for state key {key!r} is not serializable. Use set_state({key!r}, value, "
+                "serializable=False) to store non-serializable values. Note: non-serializable "
+                "state is request-scoped and will not persist across requests."
+            ) from error
+        _STATE.put(state_key, text)
+
+    async def get_state(self, key: str) -> Any:
+        """The value kept under `key` (this request's first), or None."""
+        state_key = self._state_key(key)
+        if state_key in self._request_state:
+            return self._request_state[state_key]
+        return _STATE.get(state_key)
+
+    async def delete_state(self, key: str) -> None:
+        """Forgets `key`, for the request and the session."""
+        state_key = self._state_key(key)
+        self._request_state.pop(state_key, None)
+        _STATE.delete(state_key)
 
     # FastMCP's logging methods take the message first and name their arguments its way.
     async def log(  # type: ignore[override]
