@@ -21,12 +21,12 @@ use tokio_util::sync::CancellationToken;
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
     CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
-    GetPromptResult, ListResourcesResult, ListRootsResult, ReadResourceResult,
+    GetPromptResult, ListRootsResult, ReadResourceResult,
 };
 use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
-    CompletionHandler, Context, HandlerError, Lister, NotificationHandler, PromptHandler, RequestHandler,
-    ResourceHandler, ToolHandler, ToolOutput,
+    CompletionHandler, Context, HandlerError, Lister, NotificationHandler, PromptGetter, PromptHandler, RequestHandler,
+    ResourceHandler, ToolCaller, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -94,8 +94,8 @@ impl Bridge {
     }
 
     /// Resource lister `handler_id`.
-    pub(crate) fn resource_lister(self: &Arc<Self>, handler_id: u32) -> JsResourceLister {
-        JsResourceLister {
+    pub(crate) fn catalog(self: &Arc<Self>, handler_id: u32) -> JsCatalog {
+        JsCatalog {
             bridge: Arc::clone(self),
             handler_id,
         }
@@ -244,21 +244,71 @@ impl CompletionHandler for JsCompletion {
     }
 }
 
-/// The server's resource lister run through the bridge: it gets the cursor (null for the
-/// first page), and settles with a `resources/list` result.
-pub(crate) struct JsResourceLister {
+/// A function of the server's catalog, for what is not registered, run through the bridge:
+/// a lister gets the cursor (null for the first page); a tool's caller, a prompt's getter
+/// and a resource's reader the request's params (`name` and `arguments`, or `uri`). It
+/// settles with the method's result.
+pub(crate) struct JsCatalog {
     bridge: Arc<Bridge>,
     handler_id: u32,
 }
 
-impl Lister<ListResourcesResult> for JsResourceLister {
-    fn list(
+impl JsCatalog {
+    fn run<R: serde::de::DeserializeOwned + 'static>(
         &self,
-        cursor: Option<String>,
+        input: Value,
         ctx: Context,
-    ) -> BoxFuture<'static, Result<ListResourcesResult, HandlerError>> {
-        let run = Arc::clone(&self.bridge).run(self.handler_id, json!(cursor), Some(ctx));
-        Box::pin(async move { convert::decoded(run.await?, "a resources/list result") })
+        what: &'static str,
+    ) -> BoxFuture<'static, Result<R, HandlerError>> {
+        let run = Arc::clone(&self.bridge).run(self.handler_id, input, Some(ctx));
+        Box::pin(async move { convert::decoded(run.await?, what) })
+    }
+}
+
+impl<R: serde::de::DeserializeOwned + 'static> Lister<R> for JsCatalog {
+    fn list(&self, cursor: Option<String>, ctx: Context) -> BoxFuture<'static, Result<R, HandlerError>> {
+        self.run(json!(cursor), ctx, "a list result")
+    }
+}
+
+impl ToolCaller for JsCatalog {
+    fn call(
+        &self,
+        name: String,
+        arguments: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
+        self.run(
+            json!({"name": name, "arguments": arguments}),
+            ctx,
+            "a tools/call result",
+        )
+    }
+}
+
+impl PromptGetter for JsCatalog {
+    fn get(
+        &self,
+        name: String,
+        arguments: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
+        self.run(
+            json!({"name": name, "arguments": arguments}),
+            ctx,
+            "a prompts/get result",
+        )
+    }
+}
+
+impl ResourceHandler for JsCatalog {
+    fn read(
+        &self,
+        uri: String,
+        _variables: BTreeMap<String, String>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
+        self.run(json!({"uri": uri}), ctx, "a resources/read result")
     }
 }
 

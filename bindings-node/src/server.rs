@@ -11,7 +11,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use oxmcp::protocol::{methods, Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
@@ -305,13 +305,26 @@ impl NativeServer {
         Ok(())
     }
 
-    /// Lists the resources not registered up front with handler `handlerId` (the cursor
-    /// in, a `resources/list` result out).
+    /// Serves `method` for what is not registered with handler `handlerId` (see
+    /// `JsCatalog`): a list (`tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`) after the registered definitions, or `tools/call`,
+    /// `prompts/get`, `resources/read` of what no registered definition has.
     #[napi]
-    pub fn set_resource_lister(&self, handler_id: u32) {
+    pub fn serve_from_catalog(&self, method: String, handler_id: u32) -> napi::Result<()> {
+        let handler = self.bridge.catalog(handler_id);
         let catalog = self.server.catalog();
-        self.server
-            .set_catalog(catalog.list_resources(self.bridge.resource_lister(handler_id)));
+        let catalog = match method.as_str() {
+            methods::TOOLS_LIST => catalog.list_tools(handler),
+            methods::TOOLS_CALL => catalog.call_tool(handler),
+            methods::PROMPTS_LIST => catalog.list_prompts(handler),
+            methods::PROMPTS_GET => catalog.get_prompt(handler),
+            methods::RESOURCES_LIST => catalog.list_resources(handler),
+            methods::RESOURCES_TEMPLATES_LIST => catalog.list_resource_templates(handler),
+            methods::RESOURCES_READ => catalog.read_resource_object(Arc::new(handler)),
+            other => return Err(invalid(format!("{other} is not served from a catalog"))),
+        };
+        self.server.set_catalog(catalog);
+        Ok(())
     }
 
     /// Answers requests of `method`, one the protocol does not define, with handler

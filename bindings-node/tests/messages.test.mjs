@@ -127,6 +127,57 @@ describe('protocol messages', () => {
         });
       });
 
+      it(`a catalog lists and serves what is not registered (${era}, ${transport})`, async () => {
+        const server = new Server({ name: 'low-level', version: '1' });
+        server.registerTool('echo', {}, () => 'registered');
+        server.setCatalog({
+          listTools: (cursor) =>
+            cursor === undefined
+              ? { tools: [{ name: 'shout', inputSchema: { type: 'object' } }], nextCursor: 'page 2' }
+              : { tools: [{ name: 'ask', inputSchema: { type: 'object' } }] },
+          callTool: async ({ name, arguments: args }, ctx) => {
+            if (name === 'shout') {
+              return { content: [{ type: 'text', text: String(args.text).toUpperCase() }] };
+            }
+            if (name === 'ask') {
+              const answer = await ctx.elicit({
+                message: 'Name?',
+                requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+              });
+              return { content: [{ type: 'text', text: `hello ${answer.content?.name}` }] };
+            }
+            throw new Error(`no tool ${name}`);
+          },
+          listPrompts: () => ({ prompts: [{ name: 'greet' }] }),
+          getPrompt: ({ arguments: args }) => ({
+            messages: [{ role: 'user', content: { type: 'text', text: `Greet ${args.who}` } }],
+          }),
+          listResourceTemplates: () => ({ resourceTemplates: [{ uriTemplate: 'note:///{id}', name: 'note' }] }),
+          readResource: ({ uri }) => ({ contents: [{ uri, text: `note ${uri.slice('note:///'.length)}` }] }),
+        });
+        const elicitation = () => ({ action: 'accept', content: { name: 'Ada' } });
+        await withClient(server, transport, era, { elicitation }, async (client) => {
+          const capabilities = client.getServerCapabilities();
+          assert.ok(capabilities.tools && capabilities.prompts && capabilities.resources, JSON.stringify(capabilities));
+          const first = await client.listTools();
+          assert.deepEqual(first.tools.map((t) => t.name), ['echo', 'shout']);
+          const second = await client.listTools({ cursor: first.nextCursor });
+          assert.deepEqual(second.tools.map((t) => t.name), ['ask']);
+          const text = async (name) => (await client.callTool({ name, arguments: { text: 'hi' } })).content[0].text;
+          assert.equal(await text('echo'), 'registered');
+          assert.equal(await text('shout'), 'HI');
+          assert.equal(await text('ask'), 'hello Ada');
+          const unknown = await client.callTool({ name: 'nothing' });
+          assert.equal(unknown.isError, true);
+          assert.equal((await client.listPrompts()).prompts[0].name, 'greet');
+          const prompt = await client.getPrompt({ name: 'greet', arguments: { who: 'Ada' } });
+          assert.equal(prompt.messages[0].content.text, 'Greet Ada');
+          const templates = await client.listResourceTemplates();
+          assert.equal(templates.resourceTemplates[0].uriTemplate, 'note:///{id}');
+          assert.equal((await client.readResource({ uri: 'note:///7' })).contents[0].text, 'note 7');
+        });
+      });
+
       it(`custom methods and an extension (${era}, ${transport})`, async () => {
         const server = new Server({ name: 'extended', version: '1' });
         const heard = mailbox();

@@ -57,6 +57,9 @@ export type {
 } from './official';
 export type { FetchHandler, NodeHandler } from './mounted';
 export type {
+  Catalog,
+  CatalogLister,
+  CatalogServer,
   CustomNotificationHandler,
   CustomRequestHandler,
   DeclarableCapability,

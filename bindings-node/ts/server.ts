@@ -34,7 +34,10 @@ import type {
   GetPromptResult,
   Icon,
   Implementation,
+  ListPromptsResult,
   ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
   Meta,
   PromptMessage,
   ReadResourceResult,
@@ -484,8 +487,8 @@ export class Server {
   /** The endpoints mounted in web apps, each made on its first request. */
   readonly #endpoints = new Set<Promise<NativeHttpEndpoint>>();
   #defaultFetch: FetchHandler | undefined;
-  /** The handler id of the resource lister, if one is set. */
-  #lister: number | undefined;
+  /** The handler id of each method the catalog serves. */
+  readonly #catalog = new Map<string, number>();
   #listening = false;
   #closed = false;
 
@@ -658,11 +661,38 @@ export class Server {
    * ```
    */
   setResourceLister(lister: ResourceLister): void {
-    const previous = this.#lister;
-    this.#lister = this.#handlers.add((input, ctx) => lister((input ?? undefined) as string | undefined, ctx as Context));
-    this.#native.setResourceLister(this.#lister);
-    if (previous !== undefined) {
-      this.#handlers.delete(previous);
+    this.setCatalog({ listResources: lister });
+  }
+
+  /**
+   * Lists and serves what is not registered up front, as the official SDK's low-level
+   * server does with its request handlers (a proxy's tools, a database's rows): each list
+   * function gets the cursor (`undefined` for the first page) and the context and returns
+   * a page, given after the registered definitions; `callTool`, `getPrompt` and
+   * `readResource` get the request's params and the context and serve the names and URIs
+   * nothing registered has. Each function given replaces the one given before for its
+   * method; the server offers tools, prompts or resources once its catalog has them.
+   *
+   * ```ts
+   * server.setCatalog({
+   *   listTools: async () => ({ tools: await remote.tools() }),
+   *   callTool: async ({ name, arguments: args }) => remote.call(name, args),
+   * });
+   * ```
+   */
+  setCatalog(catalog: Catalog): void {
+    for (const [key, fn] of Object.entries(catalog) as [keyof Catalog, CatalogFunction | undefined][]) {
+      if (fn === undefined) {
+        continue;
+      }
+      const method = CATALOG_METHODS[key];
+      const id = this.#handlers.add((input, ctx) => fn((input ?? undefined) as never, ctx as Context));
+      this.#native.serveFromCatalog(method, id);
+      const previous = this.#catalog.get(method);
+      this.#catalog.set(method, id);
+      if (previous !== undefined) {
+        this.#handlers.delete(previous);
+      }
     }
   }
 
@@ -868,10 +898,38 @@ export class Server {
 }
 
 /** Lists resources not registered up front: a cursor in, a page of resources out. */
-export type ResourceLister = (
-  cursor: string | undefined,
-  ctx: Context,
-) => ListResourcesResult | Promise<ListResourcesResult>;
+export type ResourceLister = CatalogLister<ListResourcesResult>;
+
+/** Lists one kind of definition page by page: a cursor in (`undefined` first), a page out. */
+export type CatalogLister<Page> = (cursor: string | undefined, ctx: Context) => Page | Promise<Page>;
+
+/** Serves one request of the catalog: its params in, its result out. */
+export type CatalogServer<Params, Result> = (params: Params, ctx: Context) => Result | Promise<Result>;
+
+/** What a server lists and serves beyond what is registered (see {@link Server.setCatalog}). */
+export interface Catalog {
+  listTools?: CatalogLister<ListToolsResult>;
+  callTool?: CatalogServer<{ name: string; arguments: Record<string, unknown> }, CallToolResult>;
+  listPrompts?: CatalogLister<ListPromptsResult>;
+  getPrompt?: CatalogServer<{ name: string; arguments: Record<string, string> }, GetPromptResult>;
+  listResources?: CatalogLister<ListResourcesResult>;
+  listResourceTemplates?: CatalogLister<ListResourceTemplatesResult>;
+  readResource?: CatalogServer<{ uri: string }, ReadResourceResult>;
+}
+
+/** Any function of a {@link Catalog}. */
+type CatalogFunction = (input: never, ctx: Context) => unknown;
+
+/** The method each function of a {@link Catalog} serves. */
+const CATALOG_METHODS: Record<keyof Catalog, string> = {
+  listTools: 'tools/list',
+  callTool: 'tools/call',
+  listPrompts: 'prompts/list',
+  getPrompt: 'prompts/get',
+  listResources: 'resources/list',
+  listResourceTemplates: 'resources/templates/list',
+  readResource: 'resources/read',
+};
 
 /** A custom request's handler: the params and the context in, the result object out. */
 export type CustomRequestHandler = (

@@ -128,3 +128,14 @@ const http = new StreamableHTTPServerTransport({ sessionIdGenerator: () => 'unus
 await official.connect(http);
 const app = createMcpExpressApp();
 app.post('/mcp', (req: unknown) => isInitializeRequest(req));
+
+// A catalog: listers get a cursor, the others their params, each returns its method's result.
+server.setCatalog({
+  listTools: (cursor: string | undefined) => ({ tools: [], nextCursor: cursor }),
+  callTool: async ({ name, arguments: args }) => ({ content: [{ type: 'text', text: `${name} ${Object.keys(args)}` }] }),
+  readResource: ({ uri }) => ({ contents: [{ uri, text: uri.toUpperCase() }] }),
+});
+// @ts-expect-error: a prompt's arguments are strings
+server.setCatalog({ getPrompt: ({ arguments: args }) => ({ messages: [], description: args.who * 2 }) });
+// @ts-expect-error: a list of tools is not a list of prompts
+server.setCatalog({ listPrompts: () => ({ tools: [] }) });
