@@ -56,5 +56,6 @@ pub use jwt::JwtVerifier;
 pub(crate) use resource_server::Protection;
 #[cfg(feature = "http-server")]
 pub use resource_server::ResourceServer;
+#[cfg(feature = "http-server")]
 pub(crate) use verified::Admitted;
 pub use verifier::{TokenVerifier, VerifyError};

@@ -29,8 +29,6 @@ struct Kept {
     until: Instant,
 }
 
-// Only protected HTTP endpoints admit callers.
-#[cfg_attr(not(feature = "http-server"), allow(dead_code))]
 impl Admitted {
     /// The caller admitted with `token`, while it may be reused.
     pub(crate) fn get(&self, token: &str) -> Option<Arc<Caller>> {
