@@ -15,7 +15,8 @@ from pydantic import BaseModel
 
 from conftest import Notifications
 from oxmcp import Client, Context, McpError, ProtocolError, ResourceNotFoundError, Server
-from oxmcp.types import CreateMessageRequest, Resource
+from oxmcp.server import ServerRequestContext
+from oxmcp.types import CreateMessageRequest, NotificationParams, Resource
 
 Era = Literal["legacy", "modern"]
 ERAS: list[Era] = ["legacy", "modern"]
@@ -77,13 +78,21 @@ async def test_a_url_elicitation_completes_after_the_call_failed(transport: str,
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_a_legacy_client_says_its_roots_changed(transport: str) -> None:
-    server = Server("rooted")
+@pytest.mark.parametrize("heard_by", ["decorator", "low-level handler"])
+async def test_a_legacy_client_says_its_roots_changed(transport: str, heard_by: str) -> None:
     seen: asyncio.Queue[tuple[Any, list[str]]] = asyncio.Queue()
 
-    @server.notification_handler("notifications/roots/list_changed")
-    async def roots_changed(params: dict[str, Any] | None, ctx: Context) -> None:
+    async def roots_changed(params: Any, ctx: Context) -> None:
         await seen.put((ctx.request_id, [root.uri for root in await ctx.list_roots()]))
+
+    async def on_roots_list_changed(ctx: ServerRequestContext, params: NotificationParams | None) -> None:
+        await roots_changed(params, ctx)
+
+    if heard_by == "decorator":
+        server = Server("rooted")
+        server.notification_handler("notifications/roots/list_changed")(roots_changed)
+    else:
+        server = Server("rooted", on_roots_list_changed=on_roots_list_changed)
 
     roots = ["file:///one"]
 

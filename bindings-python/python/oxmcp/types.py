@@ -217,6 +217,11 @@ class Prompt(WireModel):
     icons: list[dict[str, Any]] | None = None
 
 
+class NotificationParams(WireModel):
+    """The params of a notification that has none but ``_meta``, as a low-level server's
+    ``on_roots_list_changed`` gets them."""
+
+
 class PaginatedRequestParams(WireModel):
     """The params of a list request: the cursor the previous page gave (none for the first)."""
 

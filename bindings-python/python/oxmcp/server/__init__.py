@@ -29,7 +29,7 @@ from ..context import LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
 from ._calling import Call, native_callable, result_object
-from ._low_level import CATALOG, LowLevelHandler, LowLevelHandlers, catalog_handler
+from ._low_level import CATALOG, NOTIFICATIONS, LowLevelHandler, LowLevelHandlers, low_level_handler
 from .stdio import StdioStream
 
 if TYPE_CHECKING:
@@ -141,6 +141,7 @@ class Server(Generic[LifespanT]):
         :class:`~oxmcp.context.ServerRequestContext` and the request's params, and returns
         the method's result. Lists give the registered definitions first, then the
         handler's pages; a name or URI nothing registered has goes to the handler.
+        ``on_roots_list_changed(ctx, params)`` hears a legacy client's roots change.
         ``await server.run(read, write, server.create_initialization_options())`` within
         ``oxmcp.server.stdio.stdio_server()`` serves stdio, as there."""
         info = _drop_none(
@@ -179,11 +180,14 @@ class Server(Generic[LifespanT]):
             list(declare),
         )
         for keyword, fn in handlers.items():
-            if keyword not in CATALOG:
+            if keyword not in CATALOG and keyword not in NOTIFICATIONS:
                 raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
-            method = CATALOG[keyword][0]
-            handler = catalog_handler(typing.cast(LowLevelHandler, fn), keyword, self._lifespan_context)
-            self._native.serve_from_catalog(method, handler)
+            handler = low_level_handler(typing.cast(LowLevelHandler, fn), keyword, self._lifespan_context)
+            if keyword in NOTIFICATIONS:
+                method = NOTIFICATIONS[keyword][0]
+                self._native.add_notification_handler(method, _logging_failures(handler, method))
+            else:
+                self._native.serve_from_catalog(CATALOG[keyword][0], handler)
 
     # Tools
 

@@ -1,7 +1,7 @@
 """A low-level server's handlers, as the official SDK's ``Server(on_list_tools=...,
 on_call_tool=..., ...)`` takes them: each is called with a :class:`ServerRequestContext` and
-the request's params, and returns the method's result. The core serves them from the
-server's catalog, after what is registered with the decorators."""
+the request's (or notification's) params, and returns the method's result. The core serves
+the requests from the server's catalog, after what is registered with the decorators."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ class LowLevelHandlers(TypedDict, total=False):
     on_list_resources: LowLevelHandler
     on_list_resource_templates: LowLevelHandler
     on_read_resource: LowLevelHandler
+    on_roots_list_changed: LowLevelHandler
 
 
 #: Each handler's keyword, the method it serves, and the params it gets unless its second
@@ -46,15 +47,20 @@ CATALOG: dict[str, tuple[str, Any]] = {
     "on_read_resource": ("resources/read", types.ReadResourceRequestParams),
 }
 
+#: Each notification handler's keyword, its notification, and the params it gets by default.
+NOTIFICATIONS: dict[str, tuple[str, Any]] = {
+    "on_roots_list_changed": ("notifications/roots/list_changed", types.NotificationParams | None),
+}
+
 #: The methods whose handler the core calls with a cursor rather than params.
 _LISTS = frozenset(method for method, params in CATALOG.values() if params == CATALOG["on_list_tools"][1])
 
 
-def catalog_handler(fn: Callable[..., Any], keyword: str, lifespan: Callable[[], Any]) -> Callable[..., Any]:
-    """`fn`, the handler given as `keyword`, as the native catalog calls it: with the cursor
+def low_level_handler(fn: Callable[..., Any], keyword: str, lifespan: Callable[[], Any]) -> Callable[..., Any]:
+    """`fn`, the handler given as `keyword`, as the native layer calls it: with the cursor
     (a list) or the params as a dict, and the native context. An ``async def`` gets a
     coroutine function, run on the loop; a plain ``def`` a function run on a worker thread."""
-    method, default = CATALOG[keyword]
+    method, default = CATALOG.get(keyword) or NOTIFICATIONS[keyword]
     adapter: TypeAdapter[Any] = TypeAdapter(_params_annotation(fn) or default)
 
     def prepare(given: Any, native_ctx: Any) -> Call:
