@@ -203,13 +203,21 @@ impl CompletionHandler for PyCompletion {
 }
 
 /// The server's one completion handler, for arguments without their own: it gets the
-/// request's params as they came, and gives a completion or None.
+/// request's params as they came and the context, and gives a completion or None.
 pub struct PyCompleter(pub PyHandler);
 
 impl Completer for PyCompleter {
-    fn complete(&self, params: CompleteRequestParams) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
-        self.0
-            .call("a completion", move |py| Ok(vec![convert::to_python(py, &params)?]))
+    fn complete(
+        &self,
+        params: CompleteRequestParams,
+        ctx: CoreContext,
+    ) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
+        self.0.call("a completion", move |py| {
+            Ok(vec![
+                convert::to_python(py, &params)?,
+                Bound::new(py, Context::new(ctx))?.into_any(),
+            ])
+        })
     }
 }
 

@@ -16,7 +16,20 @@ from pydantic import BaseModel
 from conftest import Notifications
 from oxmcp import Client, Context, McpError, ProtocolError, ResourceNotFoundError, Server
 from oxmcp.server import ServerRequestContext
-from oxmcp.types import CreateMessageRequest, NotificationParams, Resource
+from oxmcp.types import (
+    CompleteRequestParams,
+    CompleteResult,
+    Completion,
+    CreateMessageRequest,
+    GetPromptRequestParams,
+    GetPromptResult,
+    NotificationParams,
+    PaginatedRequestParams,
+    PromptMessage,
+    PromptReference,
+    Resource,
+    TextContent,
+)
 
 Era = Literal["legacy", "modern"]
 ERAS: list[Era] = ["legacy", "modern"]
@@ -200,6 +213,41 @@ async def test_resources_not_known_up_front_are_listed_page_by_page(era: Era, tr
         listed = await client.list_resources()
         assert [resource.name for resource in listed] == ["config", *names]
         assert (await client.read_resource("file:///file5.txt")).contents[0].text == "contents of file5.txt"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_low_level_server_lists_serves_and_completes_what_it_does_not_register(
+    era: Era, transport: str
+) -> None:
+    languages = ["python", "rust", "ruby"]
+
+    async def on_list_prompts(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> dict[str, Any]:
+        return {"prompts": [{"name": "review", "arguments": [{"name": "language", "required": True}]}]}
+
+    def on_get_prompt(ctx: ServerRequestContext, params: GetPromptRequestParams) -> GetPromptResult:
+        language = (params.arguments or {}).get("language")
+        return GetPromptResult(messages=[PromptMessage(role="user", content=TextContent(text=f"Review {language}"))])
+
+    async def on_completion(ctx: ServerRequestContext, params: CompleteRequestParams) -> CompleteResult | None:
+        if not isinstance(params.ref, PromptReference) or params.ref.name != "review":
+            return None
+        values = [name for name in languages if name.startswith(params.argument.value)]
+        return CompleteResult(completion=Completion(values=values))
+
+    server = Server(
+        "low-level", on_list_prompts=on_list_prompts, on_get_prompt=on_get_prompt, on_completion=on_completion
+    )
+    with pytest.raises(TypeError, match="on_ping"):
+        Server("typo", on_ping=on_completion)  # type: ignore[call-arg]
+    async with connect(server, transport, era) as client:
+        assert [prompt.name for prompt in await client.list_prompts()] == ["review"]
+        prompt = await client.get_prompt("review", {"language": "rust"})
+        assert prompt.messages[0].content.text == "Review rust"
+        assert (await client.complete("language", "r", prompt="review")).values == ["rust", "ruby"]
+        with pytest.raises(McpError) as unknown:
+            await client.complete("language", "r", template="file:///{name}")
+        assert unknown.value.code == -32602, "no template is listed"
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

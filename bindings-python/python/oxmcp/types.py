@@ -370,6 +370,23 @@ class CompletionContext(WireModel):
     arguments: dict[str, str] | None = None
 
 
+class CompleteRequestParams(WireModel):
+    """The params of ``completion/complete``, as a low-level server's ``on_completion`` gets
+    them."""
+
+    ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
+    argument: CompletionArgument
+    context: CompletionContext | None = None
+
+
+class CompleteResult(WireModel):
+    """The answer to ``completion/complete``."""
+
+    __mcp_kind__: ClassVar[str] = "result"
+
+    completion: Completion
+
+
 class SamplingMessage(WireModel):
     """One message of a sampling conversation."""
 

@@ -6,11 +6,13 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
+use super::context::Context;
 use super::dispatch::{finish, parse_params, Outcome};
 use super::handler::HandlerError;
+use super::registry::DefinitionKind;
 use super::stamp::Stamp;
 use super::Server;
-use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference, Era, ErrorObject};
+use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference, ErrorObject};
 use crate::BoxFuture;
 
 /// The most values one completion result may carry.
@@ -43,12 +45,16 @@ where
 }
 
 /// Completes an argument of any prompt or resource template that has no
-/// [`CompletionHandler`] of its own for it: the one completion handler per server of the
-/// official SDKs. `None` offers no values.
+/// [`CompletionHandler`] of its own for it, and of those the server's catalog lists: the
+/// one completion handler per server of the official SDKs. `None` offers no values.
 pub trait Completer: Send + Sync + 'static {
     /// The suggestions for what `params` names (more than 100 values are cut, with
-    /// `hasMore` set).
-    fn complete(&self, params: CompleteRequestParams) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>>;
+    /// `hasMore` set), in the request's context.
+    fn complete(
+        &self,
+        params: CompleteRequestParams,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>>;
 }
 
 impl<F, Fut> Completer for F
@@ -56,7 +62,11 @@ where
     F: Fn(CompleteRequestParams) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Option<Completion>> + Send + 'static,
 {
-    fn complete(&self, params: CompleteRequestParams) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
+    fn complete(
+        &self,
+        params: CompleteRequestParams,
+        _ctx: Context,
+    ) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
         let future = self(params);
         Box::pin(async move { Ok(future.await) })
     }
@@ -88,33 +98,56 @@ fn within_limit(mut completion: Completion) -> Completion {
     completion
 }
 
-/// `completion/complete`: the completion handler of a prompt's or a resource template's
-/// argument, else the server's [`Completer`] (neither gives no values).
-pub(super) async fn complete(server: &Server, params: Option<&RawValue>, era: Era, stamp: Option<&Stamp>) -> Outcome {
+/// `completion/complete`: the completion handler of a registered prompt's or resource
+/// template's argument, else the server's [`Completer`] (neither gives no values). A
+/// reference to what is not registered goes to the completer when the catalog may list
+/// it, and is an error otherwise.
+pub(super) async fn complete(
+    server: &Server,
+    params: Option<&RawValue>,
+    ctx: &Context,
+    stamp: Option<&Stamp>,
+) -> Outcome {
     let params: CompleteRequestParams = parse_params(params)?;
-    let registry = server.registry();
-    let handlers = match &params.reference {
-        CompletionReference::Prompt { name, .. } => registry
-            .prompts
-            .get(name)
-            .map(|p| &p.completions)
-            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown prompt: {name}")))?,
-        CompletionReference::Resource { uri } => registry
-            .templates
-            .listed()
-            .values()
-            .find(|t| &t.template.uri_template == uri)
-            .map(|t| &t.completions)
-            .ok_or_else(|| ErrorObject::invalid_params(format!("unknown resource template: {uri}")))?,
+    let handler = {
+        let registry = server.registry();
+        let (handlers, unknown) = match &params.reference {
+            CompletionReference::Prompt { name, .. } => (
+                registry.prompts.get(name).map(|p| &p.completions),
+                (DefinitionKind::Prompt, "prompt", name),
+            ),
+            CompletionReference::Resource { uri } => (
+                registry
+                    .templates
+                    .listed()
+                    .values()
+                    .find(|t| &t.template.uri_template == uri)
+                    .map(|t| &t.completions),
+                (DefinitionKind::ResourceTemplate, "resource template", uri),
+            ),
+        };
+        let (kind, what, name) = unknown;
+        if handlers.is_none() && !server.catalog().offers(kind) {
+            return Err(ErrorObject::invalid_params(format!("unknown {what}: {name}")));
+        }
+        handlers
+            .and_then(|handlers| handlers.get(&params.argument.name))
+            .cloned()
     };
-    let failed = |error| server.disclose(error).into_error_object(era);
-    let completion = match (handlers.get(&params.argument.name), server.completer()) {
+    let failed = |error| server.disclose(error).into_error_object(ctx.era());
+    let completion = match (handler, server.completer()) {
         (Some(handler), _) => {
             let context = params.context.and_then(|c| c.arguments).unwrap_or_default();
             let values = handler.complete(params.argument.value, context).await.map_err(failed)?;
             completion_from(values)
         }
-        (None, Some(completer)) => within_limit(completer.complete(params).await.map_err(failed)?.unwrap_or_default()),
+        (None, Some(completer)) => within_limit(
+            completer
+                .complete(params, ctx.clone())
+                .await
+                .map_err(failed)?
+                .unwrap_or_default(),
+        ),
         (None, None) => completion_from(Vec::new()),
     };
     let result = CompleteResult {

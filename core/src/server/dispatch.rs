@@ -576,7 +576,7 @@ impl Dispatcher {
             (methods::RESOURCES_UNSUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, false),
             (methods::PROMPTS_LIST, _) => prompts::list(server, params, &ctx, stamp).await,
             (methods::PROMPTS_GET, _) => prompts::get(server, params, &ctx, stamp).await,
-            (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, era, stamp).await,
+            (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, &ctx, stamp).await,
             (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
             (methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL, Era::Modern) => {
                 self.task_request(&method, params, &ctx, stamp).await

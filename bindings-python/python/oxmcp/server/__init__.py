@@ -29,7 +29,7 @@ from ..context import LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
 from ._calling import Call, native_callable, result_object
-from ._low_level import CATALOG, NOTIFICATIONS, LowLevelHandler, LowLevelHandlers, low_level_handler
+from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
 from .stdio import StdioStream
 
 if TYPE_CHECKING:
@@ -141,6 +141,8 @@ class Server(Generic[LifespanT]):
         :class:`~oxmcp.context.ServerRequestContext` and the request's params, and returns
         the method's result. Lists give the registered definitions first, then the
         handler's pages; a name or URI nothing registered has goes to the handler.
+        ``on_completion(ctx, params)`` completes the arguments that have no completion of
+        their own (those of the prompts and templates the handlers list too), and
         ``on_roots_list_changed(ctx, params)`` hears a legacy client's roots change.
         ``await server.run(read, write, server.create_initialization_options())`` within
         ``oxmcp.server.stdio.stdio_server()`` serves stdio, as there."""
@@ -180,14 +182,16 @@ class Server(Generic[LifespanT]):
             list(declare),
         )
         for keyword, fn in handlers.items():
-            if keyword not in CATALOG and keyword not in NOTIFICATIONS:
+            served = HANDLERS.get(keyword)
+            if served is None:
                 raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
-            handler = low_level_handler(typing.cast(LowLevelHandler, fn), keyword, self._lifespan_context)
-            if keyword in NOTIFICATIONS:
-                method = NOTIFICATIONS[keyword][0]
-                self._native.add_notification_handler(method, _logging_failures(handler, method))
+            handler = low_level_handler(typing.cast(LowLevelHandler, fn), served, self._lifespan_context)
+            if served.role == "completer":
+                self._native.set_completer(handler)
+            elif served.role == "notification":
+                self._native.add_notification_handler(served.method, _logging_failures(handler, served.method))
             else:
-                self._native.serve_from_catalog(CATALOG[keyword][0], handler)
+                self._native.serve_from_catalog(served.method, handler)
 
     # Tools
 
@@ -1102,9 +1106,10 @@ def _completers(completions: dict[str, Completer] | None) -> dict[str, Callable[
     return {name: wrap(complete) for name, complete in completions.items()}
 
 
-def _completer(fn: Callable[..., Any]) -> Callable[[Wire], Awaitable[Wire | None]]:
+def _completer(fn: Callable[..., Any]) -> Callable[[Wire, Any], Awaitable[Wire | None]]:
     """Wraps the server's completion function as the native layer calls it: with the
-    request's params, its parts given as the models the function annotates."""
+    request's params (its parts given as the models the function annotates) and the native
+    context, which the official SDK's function does not take."""
     defaults: list[Any] = [
         types.PromptReference | types.ResourceTemplateReference,
         types.CompletionArgument,
@@ -1118,7 +1123,7 @@ def _completer(fn: Callable[..., Any]) -> Callable[[Wire], Awaitable[Wire | None
     names = list(inspect.signature(fn).parameters)[:3]
     adapters = [TypeAdapter(hints.get(name, default)) for name, default in zip(names, defaults, strict=False)]
 
-    async def complete(params: Wire) -> Wire | None:
+    async def complete(params: Wire, _native_ctx: Any) -> Wire | None:
         wire = (params["ref"], params["argument"], params.get("context"))
         completion = fn(*(adapter.validate_python(part) for adapter, part in zip(adapters, wire, strict=False)))
         if inspect.isawaitable(completion):

@@ -1,13 +1,15 @@
 """A low-level server's handlers, as the official SDK's ``Server(on_list_tools=...,
 on_call_tool=..., ...)`` takes them: each is called with a :class:`ServerRequestContext` and
 the request's (or notification's) params, and returns the method's result. The core serves
-the requests from the server's catalog, after what is registered with the decorators."""
+the lists and what they list from the server's catalog, after what is registered with the
+decorators."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import TypedDict
@@ -32,46 +34,61 @@ class LowLevelHandlers(TypedDict, total=False):
     on_list_resources: LowLevelHandler
     on_list_resource_templates: LowLevelHandler
     on_read_resource: LowLevelHandler
+    on_completion: LowLevelHandler
     on_roots_list_changed: LowLevelHandler
 
 
-#: Each handler's keyword, the method it serves, and the params it gets unless its second
-#: parameter annotates a type of its own (the official SDK's ``mcp.types`` ones, say).
-CATALOG: dict[str, tuple[str, Any]] = {
-    "on_list_tools": ("tools/list", types.PaginatedRequestParams | None),
-    "on_call_tool": ("tools/call", types.CallToolRequestParams),
-    "on_list_prompts": ("prompts/list", types.PaginatedRequestParams | None),
-    "on_get_prompt": ("prompts/get", types.GetPromptRequestParams),
-    "on_list_resources": ("resources/list", types.PaginatedRequestParams | None),
-    "on_list_resource_templates": ("resources/templates/list", types.PaginatedRequestParams | None),
-    "on_read_resource": ("resources/read", types.ReadResourceRequestParams),
+@dataclass(frozen=True)
+class Served:
+    """What one low-level handler serves: its method, the params it gets unless its second
+    parameter annotates a type of its own (the official SDK's ``mcp.types`` ones, say), and
+    how the core calls it: from the catalog (a list with a cursor, or a request with its
+    params), as the server's completer, or for a notification."""
+
+    method: str
+    params: Any
+    role: Literal["list", "catalog", "completer", "notification"]
+
+
+_PAGE = types.PaginatedRequestParams | None
+
+#: The handlers a low-level server may be given, by keyword.
+HANDLERS: dict[str, Served] = {
+    "on_list_tools": Served("tools/list", _PAGE, "list"),
+    "on_call_tool": Served("tools/call", types.CallToolRequestParams, "catalog"),
+    "on_list_prompts": Served("prompts/list", _PAGE, "list"),
+    "on_get_prompt": Served("prompts/get", types.GetPromptRequestParams, "catalog"),
+    "on_list_resources": Served("resources/list", _PAGE, "list"),
+    "on_list_resource_templates": Served("resources/templates/list", _PAGE, "list"),
+    "on_read_resource": Served("resources/read", types.ReadResourceRequestParams, "catalog"),
+    "on_completion": Served("completion/complete", types.CompleteRequestParams, "completer"),
+    "on_roots_list_changed": Served(
+        "notifications/roots/list_changed", types.NotificationParams | None, "notification"
+    ),
 }
 
-#: Each notification handler's keyword, its notification, and the params it gets by default.
-NOTIFICATIONS: dict[str, tuple[str, Any]] = {
-    "on_roots_list_changed": ("notifications/roots/list_changed", types.NotificationParams | None),
-}
 
-#: The methods whose handler the core calls with a cursor rather than params.
-_LISTS = frozenset(method for method, params in CATALOG.values() if params == CATALOG["on_list_tools"][1])
-
-
-def low_level_handler(fn: Callable[..., Any], keyword: str, lifespan: Callable[[], Any]) -> Callable[..., Any]:
-    """`fn`, the handler given as `keyword`, as the native layer calls it: with the cursor
-    (a list) or the params as a dict, and the native context. An ``async def`` gets a
-    coroutine function, run on the loop; a plain ``def`` a function run on a worker thread."""
-    method, default = CATALOG.get(keyword) or NOTIFICATIONS[keyword]
-    adapter: TypeAdapter[Any] = TypeAdapter(_params_annotation(fn) or default)
+def low_level_handler(fn: Callable[..., Any], served: Served, lifespan: Callable[[], Any]) -> Callable[..., Any]:
+    """`fn`, a handler serving `served`, as the native layer calls it: with the cursor (a
+    list) or the params as a dict, and the native context. An ``async def`` gets a coroutine
+    function, run on the loop; a plain ``def`` a function run on a worker thread."""
+    adapter: TypeAdapter[Any] = TypeAdapter(_params_annotation(fn) or served.params)
 
     def prepare(given: Any, native_ctx: Any) -> Call:
-        params = ({"cursor": given} if given is not None else None) if method in _LISTS else given
+        params = ({"cursor": given} if given is not None else None) if served.role == "list" else given
         try:
             parsed = adapter.validate_python(params)
         except ValidationError as error:
-            raise McpError(INVALID_PARAMS, f"{method}: invalid params: {error.errors()[0]['msg']}") from None
+            raise McpError(INVALID_PARAMS, f"{served.method}: invalid params: {error.errors()[0]['msg']}") from None
         return (ServerRequestContext(native_ctx, lifespan()), parsed), {}
 
-    return native_callable(fn, inspect.iscoroutinefunction(fn), prepare, result_object)
+    convert = _completion if served.role == "completer" else result_object
+    return native_callable(fn, inspect.iscoroutinefunction(fn), prepare, convert)
+
+
+def _completion(value: Any) -> Any:
+    """A ``completion/complete`` result's completion, as the core's completer gives it."""
+    return result_object(value).get("completion")
 
 
 def _params_annotation(fn: Callable[..., Any]) -> Any:
