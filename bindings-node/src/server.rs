@@ -11,7 +11,7 @@ use napi_derive::napi;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use oxmcp::protocol::{methods, Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
@@ -312,17 +312,9 @@ impl NativeServer {
     #[napi]
     pub fn serve_from_catalog(&self, method: String, handler_id: u32) -> napi::Result<()> {
         let handler = self.bridge.catalog(handler_id);
-        let catalog = self.server.catalog();
-        let catalog = match method.as_str() {
-            methods::TOOLS_LIST => catalog.list_tools(handler),
-            methods::TOOLS_CALL => catalog.call_tool(handler),
-            methods::PROMPTS_LIST => catalog.list_prompts(handler),
-            methods::PROMPTS_GET => catalog.get_prompt(handler),
-            methods::RESOURCES_LIST => catalog.list_resources(handler),
-            methods::RESOURCES_TEMPLATES_LIST => catalog.list_resource_templates(handler),
-            methods::RESOURCES_READ => catalog.read_resource_object(Arc::new(handler)),
-            other => return Err(invalid(format!("{other} is not served from a catalog"))),
-        };
+        let catalog = (self.server.catalog())
+            .serve(&method, handler)
+            .ok_or_else(|| invalid(format!("{method} is not served from a catalog")))?;
         self.server.set_catalog(catalog);
         Ok(())
     }

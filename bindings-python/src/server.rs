@@ -13,7 +13,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyConnectionError, PyValueError};
 use pyo3::prelude::*;
 
-use oxmcp::protocol::{methods, Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
@@ -300,17 +300,9 @@ impl Server {
     /// no registered definition has. `ValueError` for another method.
     fn serve_from_catalog(&self, method: &str, handler: &Bound<'_, PyAny>) -> PyResult<()> {
         let handler = PyCatalog(self.bind_handler(handler));
-        let catalog = self.inner.catalog();
-        let catalog = match method {
-            methods::TOOLS_LIST => catalog.list_tools(handler),
-            methods::TOOLS_CALL => catalog.call_tool(handler),
-            methods::PROMPTS_LIST => catalog.list_prompts(handler),
-            methods::PROMPTS_GET => catalog.get_prompt(handler),
-            methods::RESOURCES_LIST => catalog.list_resources(handler),
-            methods::RESOURCES_TEMPLATES_LIST => catalog.list_resource_templates(handler),
-            methods::RESOURCES_READ => catalog.read_resource_object(Arc::new(handler)),
-            other => return Err(PyValueError::new_err(format!("{other} is not served from a catalog"))),
-        };
+        let catalog = (self.inner.catalog())
+            .serve(method, handler)
+            .ok_or_else(|| PyValueError::new_err(format!("{method} is not served from a catalog")))?;
         self.inner.set_catalog(catalog);
         Ok(())
     }

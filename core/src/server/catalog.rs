@@ -45,7 +45,7 @@ use super::resources::{FnResourceHandler, IntoReadResult, ResourceHandler};
 use super::stamp::Stamp;
 use super::Server;
 use crate::protocol::{
-    CacheableResult, CallToolResult, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    methods, CacheableResult, CallToolResult, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult,
 };
 use crate::BoxFuture;
@@ -197,6 +197,32 @@ impl Catalog {
     pub fn read_resource_object(mut self, reader: Arc<dyn ResourceHandler>) -> Self {
         self.reader = Some(reader);
         self
+    }
+
+    /// Serves `method` with `handler`, one function that can be any of the catalog's (a
+    /// language binding's handler): a list (`tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`), or `tools/call`, `prompts/get`, `resources/read`. `None`
+    /// for another method.
+    pub fn serve<H>(self, method: &str, handler: H) -> Option<Self>
+    where
+        H: Lister<ListToolsResult>
+            + Lister<ListPromptsResult>
+            + Lister<ListResourcesResult>
+            + Lister<ListResourceTemplatesResult>
+            + ToolCaller
+            + PromptGetter
+            + ResourceHandler,
+    {
+        Some(match method {
+            methods::TOOLS_LIST => self.list_tools(handler),
+            methods::TOOLS_CALL => self.call_tool(handler),
+            methods::PROMPTS_LIST => self.list_prompts(handler),
+            methods::PROMPTS_GET => self.get_prompt(handler),
+            methods::RESOURCES_LIST => self.list_resources(handler),
+            methods::RESOURCES_TEMPLATES_LIST => self.list_resource_templates(handler),
+            methods::RESOURCES_READ => self.read_resource_object(Arc::new(handler)),
+            _ => return None,
+        })
     }
 
     /// Whether it lists or serves `kind`.
