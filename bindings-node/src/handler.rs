@@ -20,13 +20,13 @@ use tokio_util::sync::CancellationToken;
 
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
-    CallToolResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorObject,
-    GetPromptResult, ListRootsResult, ReadResourceResult,
+    CallToolResult, CompleteRequestParams, Completion, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, ReadResourceResult,
 };
 use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
-    CompletionHandler, Context, HandlerError, Lister, NotificationHandler, PromptGetter, PromptHandler, RequestHandler,
-    ResourceHandler, ToolCaller, ToolHandler, ToolOutput,
+    Completer, CompletionHandler, Context, HandlerError, Lister, NotificationHandler, PromptGetter, PromptHandler,
+    RequestHandler, ResourceHandler, ToolCaller, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -96,6 +96,14 @@ impl Bridge {
     /// Resource lister `handler_id`.
     pub(crate) fn catalog(self: &Arc<Self>, handler_id: u32) -> JsCatalog {
         JsCatalog {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
+    /// The server's completer, handler `handler_id`.
+    pub(crate) fn completer(self: &Arc<Self>, handler_id: u32) -> JsCompleter {
+        JsCompleter {
             bridge: Arc::clone(self),
             handler_id,
         }
@@ -241,6 +249,26 @@ impl CompletionHandler for JsCompletion {
         let input = json!({ "value": value, "context": context });
         let run = Arc::clone(&self.bridge).run(self.handler_id, input, None);
         Box::pin(async move { convert::completion_values(run.await?) })
+    }
+}
+
+/// The server's one completer, for arguments without a completion handler of their own,
+/// run through the bridge: it gets the request's params and the context, and settles with
+/// a completion or null.
+pub(crate) struct JsCompleter {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl Completer for JsCompleter {
+    fn complete(
+        &self,
+        params: CompleteRequestParams,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<Option<Completion>, HandlerError>> {
+        let input = to_value(&params).unwrap_or_default();
+        let run = Arc::clone(&self.bridge).run(self.handler_id, input, Some(ctx));
+        Box::pin(async move { convert::decoded(run.await?, "a completion") })
     }
 }
 

@@ -319,6 +319,14 @@ impl NativeServer {
         Ok(())
     }
 
+    /// Completes, with handler `handlerId`, the arguments no completion handler of their
+    /// own serves (those of prompts and templates a catalog lists among them): it gets the
+    /// request's params and settles with a completion (`{ values, total, hasMore }`) or null.
+    #[napi]
+    pub fn set_completer(&self, handler_id: u32) {
+        self.server.set_completer(self.bridge.completer(handler_id));
+    }
+
     /// Answers requests of `method`, one the protocol does not define, with handler
     /// `handlerId` (its params in, the result object out).
     #[napi]

@@ -5,7 +5,7 @@
 // and results from both.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
@@ -21,12 +21,14 @@ import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
 import { McpServer, ResourceTemplate, Server, StreamableHTTPServerTransport } from 'oxmcp';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const EXAMPLES = join(
   dirname(fileURLToPath(import.meta.resolve('@modelcontextprotocol/sdk/server/mcp.js'))),
   '..',
@@ -38,16 +40,21 @@ const PORTS = join(ROOT, 'target', 'dropin-node');
 
 /** The example `name` with its SDK server imports replaced by `oxmcp`; the path of the port. */
 function portExample(name) {
-  const original = readFileSync(join(EXAMPLES, `${name}.js`), 'utf8');
-  const imports = /from '\.\.\/\.\.\/(server\/[a-zA-Z]+|types)\.js'/g;
+  return port(join(EXAMPLES, `${name}.js`), /from '\.\.\/\.\.\/(server\/[a-zA-Z]+|types)\.js'/g, "from 'oxmcp'");
+}
+
+/** The server at `path` with the imports `imports` matches made `replacement`; the path of the port. */
+function port(path, imports, replacement) {
+  const original = readFileSync(path, 'utf8');
+  const name = basename(path).replace(/\.m?js$/, '');
   assert.ok(imports.test(original), `${name} imports the SDK's server modules`);
-  const ported = original.replace(imports, "from 'oxmcp'");
+  const ported = original.replace(imports, replacement);
   const changed = ported.split('\n').filter((line, i) => line !== original.split('\n')[i]);
-  assert.ok(changed.every((line) => line.startsWith('import ')), `only imports changed: ${changed}`);
+  assert.ok(changed.every((line) => /^(import |} from )/.test(line)), `only imports changed: ${changed}`);
   mkdirSync(PORTS, { recursive: true });
-  const path = join(PORTS, `${name}.mjs`);
-  writeFileSync(path, ported);
-  return path;
+  const target = join(PORTS, `${name}.mjs`);
+  writeFileSync(target, ported);
+  return target;
 }
 
 /** A port nothing listens on now. */
@@ -362,6 +369,85 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     await assert.rejects(server.connect({}), /StdioServerTransport/);
   });
 });
+
+describe('a low-level server of the official TypeScript SDK with its imports changed to oxmcp/sdk', () => {
+  /** What a client sees of the notes server (`fixtures/lowlevel-notes.mjs`), in the calls both eras have. */
+  async function browse(client) {
+    const first = await client.listTools();
+    const second = await client.listTools({ cursor: first.nextCursor });
+    return {
+      tools: [...first.tools, ...second.tools],
+      unknownTool: await client.callTool({ name: 'nope', arguments: {} }).catch((error) => error.code),
+      resources: (await client.listResources()).resources,
+      templates: (await client.listResourceTemplates()).resourceTemplates,
+      read: await client.readResource({ uri: 'note:///todo' }),
+      missing: await client.readResource({ uri: 'note:///none' }).catch((error) => error.code),
+      prompts: (await client.listPrompts()).prompts,
+      prompt: await client.getPrompt({ name: 'summarize', arguments: { note: 'groceries' } }),
+      promptCompletion: (await client.complete({ ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'note', value: 'g' } }))
+        .completion,
+      templateCompletion: (
+        await client.complete({ ref: { type: 'ref/resource', uri: 'note:///{name}' }, argument: { name: 'name', value: 't' } })
+      ).completion,
+    };
+  }
+
+  /** The notes server's subscriptions and log level, as the official client (legacy era) drives them. */
+  async function subscribeAndAdd(client) {
+    const updates = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => void updates.push(params.uri));
+    await client.subscribeResource({ uri: 'note:///todo' });
+    await client.setLoggingLevel('warning');
+    const added = await client.callTool({ name: 'add_note', arguments: { name: 'todo', text: 'ship it' } });
+    const status = (await client.callTool({ name: 'status', arguments: {} })).structuredContent;
+    await client.unsubscribeResource({ uri: 'note:///todo' });
+    const unsubscribed = (await client.callTool({ name: 'status', arguments: {} })).structuredContent;
+    for (let tries = 0; updates.length === 0 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { added, status, unsubscribed, updates, read: await client.readResource({ uri: 'note:///todo' }) };
+  }
+
+  const original = join(FIXTURES, 'lowlevel-notes.mjs');
+  const ported = () => port(original, /from '@modelcontextprotocol\/sdk\/(server\/[a-zA-Z]+|types)\.js'/g, "from 'oxmcp/sdk'");
+
+  it('the official client gets the same lists, results, errors and completions', async () => {
+    const use = async (client) => ({ ...(await browse(client)), ...(await subscribeAndAdd(client)) });
+    const published = await withServer(original, use);
+    const port = await withServer(ported(), use);
+    assert.deepEqual(port, published);
+    // What the comparison rests on.
+    assert.deepEqual(port.tools.map((tool) => tool.name), ['add_note', 'status']);
+    assert.equal(port.unknownTool, -32602);
+    assert.equal(port.missing, -32602);
+    assert.deepEqual(port.promptCompletion.values, ['groceries']);
+    assert.deepEqual(port.templateCompletion.values, ['todo']);
+    assert.deepEqual(port.status, { count: 2, subscribed: ['note:///todo'], level: 'warning' });
+    assert.deepEqual(port.unsubscribed.subscribed, []);
+    assert.deepEqual(port.updates, ['note:///todo']);
+    assert.equal(port.read.contents[0].text, 'ship it');
+  });
+
+  it('a 2026-07-28 client gets what the official client gets from the original', async () => {
+    const published = await withServer(original, browse);
+    const { Client } = await import('oxmcp');
+    const client = await Client.connectStdio({ command: process.execPath, args: [ported()], era: 'modern' });
+    try {
+      const modern = await browse(client);
+      assert.deepEqual({ ...modern, read: unstamped(modern.read), prompt: unstamped(modern.prompt) }, published);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+/**
+ * A 2026-07-28 result without what that era adds: `resultType` and the server's info in
+ * `_meta` on every result, the caching fields on lists and reads.
+ */
+function unstamped({ resultType: _resultType, ttlMs: _ttlMs, cacheScope: _cacheScope, _meta: { 'io.modelcontextprotocol/serverInfo': _info, ...meta } = {}, ...result }) {
+  return Object.keys(meta).length === 0 ? result : { ...result, _meta: meta };
+}
 
 /** Runs `use` with oxmcp's in-process client of `server`'s oxmcp server. */
 async function inProcess(server, use) {

@@ -56,6 +56,17 @@ describe('the npm package, installed without Rust', { skip: process.platform !==
     );
     assert.ok(existsSync(join(app, 'node_modules', `oxmcp-${PLATFORM}`, `oxmcp.${PLATFORM}.node`)));
 
+    // Each entry point loads with `import` and `require`, with the same names both ways.
+    const entries = `
+      import { createRequire } from 'node:module';
+      const require = createRequire(import.meta.url);
+      for (const entry of ['oxmcp', 'oxmcp/sdk']) {
+        const imported = Object.keys(await import(entry)).filter((name) => name !== 'default').sort();
+        const required = Object.keys(require(entry)).sort();
+        if (imported.join() !== required.join()) throw new Error(\`\${entry}: \${imported} against \${required}\`);
+      }`;
+    await run(process.execPath, ['--input-type=module', '-e', entries], { cwd: app, env, timeout: 60_000 });
+
     const { stdout } = await run(process.execPath, ['client.mjs', '--node'], { cwd: app, env, timeout: 60_000 });
     for (const era of ['legacy', 'modern']) {
       assert.match(stdout, new RegExp(`== ${era} era over http://127\\.0\\.0\\.1:\\d+/mcp`));

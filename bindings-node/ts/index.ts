@@ -8,8 +8,9 @@
  * - `Client`: `Client.connectStdio(...)`, `Client.connectHttp(url)` or
  *   `Client.connectInProcess(server)`, then `listTools()`, `callTool()`…
  * - `completable()`: a prompt argument's zod schema that suggests values.
- * - `McpServer` and its transports: the official TypeScript SDK's server API, so that a
- *   server written for `@modelcontextprotocol/sdk` runs with its imports changed.
+ * - `McpServer`, `LowLevelServer` and their transports: the official TypeScript SDK's
+ *   server API, so that a server written for `@modelcontextprotocol/sdk` runs with its
+ *   imports changed (`oxmcp/sdk` has them under the official names).
  */
 
 export { IntrospectionVerifier, JwtVerifier } from './auth';
@@ -36,30 +37,33 @@ export { ErrorCode, InputRequired, McpError, ResourceNotFoundError } from './err
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';
+export { LowLevelServer } from './lowlevel';
+export type {
+  AuthInfo,
+  LowLevelNotificationHandler,
+  LowLevelRequestHandler,
+  LowLevelServerOptions,
+  MethodSchema,
+  OutgoingMessage,
+  RequestHandlerExtra,
+} from './lowlevel';
+export { McpServer } from './official';
+export type { McpServerOptions, OfficialCallback } from './official';
 export {
   createMcpExpressApp,
   HttpTransport,
   isInitializeRequest,
-  LowLevelServer,
-  McpServer,
   StdioServerTransport,
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
-} from './official';
-export type {
-  AuthInfo,
-  McpExpressApp,
-  McpServerOptions,
-  OfficialCallback,
-  OutgoingMessage,
-  RequestHandlerExtra,
-  StreamableHTTPServerTransportOptions,
-} from './official';
+} from './transports';
+export type { McpExpressApp, StreamableHTTPServerTransportOptions } from './transports';
 export type { FetchHandler, NodeHandler } from './mounted';
 export type {
   Catalog,
   CatalogLister,
   CatalogServer,
+  Completer,
   CustomNotificationHandler,
   CustomRequestHandler,
   DeclarableCapability,

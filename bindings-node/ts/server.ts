@@ -31,6 +31,8 @@ import { EMPTY_OBJECT, promptArguments, toJsonSchema, type Infer, type SchemaInp
 import type {
   Annotations,
   CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
   GetPromptResult,
   Icon,
   Implementation,
@@ -489,6 +491,7 @@ export class Server {
   #defaultFetch: FetchHandler | undefined;
   /** The handler id of each method the catalog serves. */
   readonly #catalog = new Map<string, number>();
+  #completer: number | undefined;
   #listening = false;
   #closed = false;
 
@@ -697,9 +700,34 @@ export class Server {
   }
 
   /**
+   * Completes the arguments that have no completion callback of their own, those of the
+   * prompts and templates a catalog lists among them (as the official SDK's low-level
+   * `completion/complete` handler does): `completer` gets the request's params (`ref`,
+   * `argument`, `context`) and the context, and returns the completion, or `undefined` for
+   * none. Replaces the completer set before.
+   *
+   * ```ts
+   * server.setCompleter(({ ref, argument }) =>
+   *   ref.type === 'ref/prompt' && argument.name === 'city' ? { values: ['Paris', 'Perth'] } : undefined,
+   * );
+   * ```
+   */
+  setCompleter(completer: Completer): void {
+    const id = this.#handlers.add(async (input, ctx) => (await completer(input as CompleteRequestParams, ctx as Context)) ?? null);
+    this.#native.setCompleter(id);
+    if (this.#completer !== undefined) {
+      this.#handlers.delete(this.#completer);
+    }
+    this.#completer = id;
+  }
+
+  /**
    * Answers requests of `method`, one the protocol does not define (an extension's): the
    * handler gets the request's params (`undefined` when it has none) and the context, and
-   * returns the result object. A method of the protocol cannot be taken over.
+   * returns the result object. A method of the protocol cannot be taken over, but a
+   * handler of `resources/subscribe`, `resources/unsubscribe` or `logging/setLevel` is told
+   * of each such request before the core acts on it (its result is not used; a thrown
+   * error refuses the request), for a server that keeps its own record of them.
    *
    * ```ts
    * server.setRequestHandler('weather/forecast', async (params) => ({ forecast: 'sunny' }));
@@ -921,7 +949,7 @@ export interface Catalog {
 type CatalogFunction = (input: never, ctx: Context) => unknown;
 
 /** The method each function of a {@link Catalog} serves. */
-const CATALOG_METHODS: Record<keyof Catalog, string> = {
+export const CATALOG_METHODS: Record<keyof Catalog, string> = {
   listTools: 'tools/list',
   callTool: 'tools/call',
   listPrompts: 'prompts/list',
@@ -930,6 +958,12 @@ const CATALOG_METHODS: Record<keyof Catalog, string> = {
   listResourceTemplates: 'resources/templates/list',
   readResource: 'resources/read',
 };
+
+/** Completes what has no completion callback of its own (see {@link Server.setCompleter}). */
+export type Completer = (
+  params: CompleteRequestParams,
+  ctx: Context,
+) => CompleteResult['completion'] | undefined | Promise<CompleteResult['completion'] | undefined>;
 
 /** A custom request's handler: the params and the context in, the result object out. */
 export type CustomRequestHandler = (

@@ -28,7 +28,10 @@ from oxmcp.types import (
     PromptMessage,
     PromptReference,
     Resource,
+    SetLevelRequestParams,
+    SubscribeRequestParams,
     TextContent,
+    UnsubscribeRequestParams,
 )
 
 Era = Literal["legacy", "modern"]
@@ -248,6 +251,58 @@ async def test_a_low_level_server_lists_serves_and_completes_what_it_does_not_re
         with pytest.raises(McpError) as unknown:
             await client.complete("language", "r", template="file:///{name}")
         assert unknown.value.code == -32602, "no template is listed"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_low_level_server_is_told_of_subscriptions_and_the_log_level(
+    transport: str, notifications: Notifications
+) -> None:
+    told: list[str] = []
+
+    async def on_subscribe_resource(ctx: ServerRequestContext, params: SubscribeRequestParams) -> None:
+        if params.uri == "file:///secret":
+            raise McpError(-32602, "not that one")
+        told.append(f"subscribe {params.uri}")
+
+    def on_unsubscribe_resource(ctx: ServerRequestContext, params: UnsubscribeRequestParams) -> None:
+        told.append(f"unsubscribe {params.uri}")
+
+    async def on_set_logging_level(ctx: ServerRequestContext, params: SetLevelRequestParams) -> dict[str, Any]:
+        told.append(f"level {params.level}")
+        return {}
+
+    server = Server(
+        "recording",
+        on_subscribe_resource=on_subscribe_resource,
+        on_unsubscribe_resource=on_unsubscribe_resource,
+        on_set_logging_level=on_set_logging_level,
+    )
+
+    @server.resource("file:///{name}")
+    def read(name: str) -> str:
+        return name
+
+    @server.tool()
+    async def chatter(ctx: Context) -> str:
+        await ctx.info("quiet")
+        await ctx.warning("loud")
+        return "done"
+
+    async with connect(server, transport, "legacy", notification_handler=notifications) as client:
+        await client.subscribe_resource("file:///a")
+        await client.set_log_level("warning")
+        with pytest.raises(McpError) as refused:
+            await client.subscribe_resource("file:///secret")
+        assert refused.value.code == -32602
+        server.notify_resource_updated("file:///secret")
+        server.notify_resource_updated("file:///a")
+        updates = await notifications.wait_for("notifications/resources/updated")
+        await client.call_tool("chatter")
+        logged = await notifications.wait_for("notifications/message")
+        await client.unsubscribe_resource("file:///a")
+    assert [update["uri"] for update in updates] == ["file:///a"], "the core keeps the subscriptions"
+    assert [message["data"] for message in logged] == ["loud"], "and filters by the level"
+    assert told == ["subscribe file:///a", "level warning", "unsubscribe file:///a"]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -12,7 +12,7 @@ use oxmcp::protocol::skills::{Skill, SkillResources};
 use oxmcp::protocol::{
     code, CallToolResult, ContentBlock, ElicitAction, ElicitRequestFormParams, ElicitRequestParams,
     ElicitRequestUrlParams, Era, ErrorObject, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListRootsResult, ListToolsResult, PromptMessage, Resource, Root, UrlMode,
+    ListResourcesResult, ListRootsResult, ListToolsResult, LoggingLevel, PromptMessage, Resource, Root, UrlMode,
 };
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
 use oxmcp::server::{Catalog, Context, HandlerError, ResourceTemplateDef, Server, ToolDef};
@@ -250,6 +250,71 @@ async fn custom_methods_and_extensions_added_while_the_server_runs() {
                 ),
             }
         }
+    }
+}
+
+/// A server keeps its own record of subscriptions and of the log level, as an official
+/// low-level server does: its handlers are told of each request before the core acts on
+/// it, and refuse one by failing.
+#[tokio::test]
+async fn a_server_is_told_of_subscriptions_and_log_levels_and_may_refuse_them() {
+    let told = Arc::new(Mutex::new(Vec::<String>::new()));
+    let server = Server::builder("recording", "1")
+        .resource_template(
+            ResourceTemplateDef::new("file:///{name}", "files")
+                .handler(|uri: String, _, _: Context| async move { Ok::<_, HandlerError>(uri) }),
+        )
+        .build()
+        .unwrap();
+    for method in ["resources/subscribe", "resources/unsubscribe", "logging/setLevel"] {
+        let told = Arc::clone(&told);
+        server
+            .add_request_handler(method, move |params: Value, _ctx: Context| {
+                let told = Arc::clone(&told);
+                async move {
+                    if params["uri"] == "file:///secret" {
+                        return Err(HandlerError::rpc(ErrorObject::invalid_params("not that one")));
+                    }
+                    let what = params.get("uri").or(params.get("level")).cloned().unwrap_or_default();
+                    told.lock()
+                        .unwrap()
+                        .push(format!("{method} {}", what.as_str().unwrap_or_default()));
+                    Ok(json!({}))
+                }
+            })
+            .unwrap();
+    }
+    let refused = server.add_request_handler("resources/read", |_: Value, _: Context| async { Ok(json!({})) });
+    assert!(refused.is_err(), "the core answers resources/read");
+
+    for (transport, client, _listener) in clients(&server, EraMode::Legacy, options()).await {
+        told.lock().unwrap().clear();
+        let mut notifications = client.notifications();
+        client.subscribe_resource("file:///a").await.unwrap();
+        client.set_log_level(LoggingLevel::Warning).await.unwrap();
+        let refusal = client.subscribe_resource("file:///secret").await.unwrap_err();
+        assert_eq!(
+            refusal.as_remote().map(|e| e.code),
+            Some(code::INVALID_PARAMS),
+            "{transport}"
+        );
+        // The core still keeps the subscriptions: it tells the subscriber, and only it.
+        server.notify_resource_updated("file:///secret");
+        server.notify_resource_updated("file:///a");
+        match next_notification(&mut notifications).await {
+            Some(ServerNotification::ResourceUpdated(params)) => assert_eq!(params.uri, "file:///a", "{transport}"),
+            other => panic!("{transport}: expected the update, got {other:?}"),
+        }
+        client.unsubscribe_resource("file:///a").await.unwrap();
+        assert_eq!(
+            *told.lock().unwrap(),
+            [
+                "resources/subscribe file:///a",
+                "logging/setLevel warning",
+                "resources/unsubscribe file:///a"
+            ],
+            "{transport}"
+        );
     }
 }
 

@@ -17,6 +17,14 @@ import {
   type HttpAddress,
   type RequestHandlerExtra,
 } from 'oxmcp';
+import {
+  CompleteRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  Server as LowLevelServer,
+} from 'oxmcp/sdk';
+import { CallToolRequestSchema as OfficialCallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 
 const server = new Server({ name: 'types', version: '1.0.0' }, { instructions: 'for the compiler' });
@@ -139,3 +147,19 @@ server.setCatalog({
 server.setCatalog({ getPrompt: ({ arguments: args }) => ({ messages: [], description: args.who * 2 }) });
 // @ts-expect-error: a list of tools is not a list of prompts
 server.setCatalog({ listPrompts: () => ({ tools: [] }) });
+
+// The official low-level server, from `oxmcp/sdk`: each handler's request and result are
+// those of the method its schema names, whether oxmcp's schema or the official SDK's.
+const lowLevel = new LowLevelServer({ name: 'low', version: '1' }, { capabilities: { tools: {} } });
+lowLevel.setRequestHandler(ListToolsRequestSchema, async (request) => ({ tools: [], nextCursor: request.params.cursor }));
+lowLevel.setRequestHandler(OfficialCallToolRequestSchema, async (request, extra) => ({
+  content: [{ type: 'text', text: `${request.params.name} ${extra.requestId}` }],
+}));
+lowLevel.setRequestHandler(CompleteRequestSchema, ({ params }) => ({ completion: { values: [params.argument.value] } }));
+lowLevel.setRequestHandler({ shape: { method: { value: 'weather/forecast' } } }, ({ params }) => ({ city: params.city }));
+// @ts-expect-error: a list of tools is not a list of prompts
+lowLevel.setRequestHandler(ListPromptsRequestSchema, async () => ({ tools: [] }));
+// @ts-expect-error: a read has a URI, not a name
+lowLevel.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => ({ contents: [{ uri: params.name, text: '' }] }));
+await lowLevel.connect(new StdioServerTransport());
+await lowLevel.sendResourceUpdated({ uri: 'file:///x' });

@@ -29,6 +29,7 @@ from .types import (
     ListResourcesResult,
     ListResourceTemplatesResult,
     ListToolsResult,
+    LoggingLevel,
     Prompt,
     ReadResourceResult,
     Resource,
@@ -388,9 +389,7 @@ class Client:
         reference = {"type": "ref/prompt", "name": prompt} if prompt else {"type": "ref/resource", "uri": template}
         return Completion.model_validate(await self._connection.complete(reference, argument, value, context))
 
-    async def set_log_level(
-        self, level: Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
-    ) -> None:
+    async def set_log_level(self, level: LoggingLevel) -> None:
         """The lowest level of log messages the server should send."""
         await self._connection.set_log_level(level)
 

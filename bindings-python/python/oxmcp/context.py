@@ -14,9 +14,9 @@ from typing_extensions import TypeVar
 
 from . import _native
 from .auth import AccessToken
-from .types import ContentBlock, CreateMessageResult, ListRootsResult, Root, SamplingMessage, Tool
+from .types import ContentBlock, CreateMessageResult, ListRootsResult, LoggingLevel, Root, SamplingMessage, Tool
 
-LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+LogLevel = LoggingLevel
 Data = TypeVar("Data")
 LifespanT = TypeVar("LifespanT", default=Any)
 _CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 Role = Literal["user", "assistant"]
+#: How severe a log message is, least first.
+LoggingLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
 
@@ -246,6 +248,27 @@ class ReadResourceRequestParams(WireModel):
     """The params of ``resources/read``, as a low-level server's ``on_read_resource`` gets them."""
 
     uri: str
+
+
+class SubscribeRequestParams(WireModel):
+    """The params of ``resources/subscribe``, as a low-level server's ``on_subscribe_resource``
+    gets them."""
+
+    uri: str
+
+
+class UnsubscribeRequestParams(WireModel):
+    """The params of ``resources/unsubscribe``, as a low-level server's
+    ``on_unsubscribe_resource`` gets them."""
+
+    uri: str
+
+
+class SetLevelRequestParams(WireModel):
+    """The params of ``logging/setLevel``, as a low-level server's ``on_set_logging_level``
+    gets them."""
+
+    level: LoggingLevel
 
 
 class PaginatedResult(WireModel):

@@ -33,7 +33,18 @@ use super::Server;
 use crate::protocol::{methods, ErrorObject};
 use crate::{read, write, BoxFuture};
 
-/// Answers requests of a method the core does not serve.
+/// The core's requests a server may be told of before the core answers them (legacy era),
+/// as the official SDKs' low-level servers handle them: to keep its own record of
+/// subscriptions or of the log level. Their handler's result is not used; an error it
+/// returns refuses the request.
+pub(crate) const TOLD_REQUESTS: [&str; 3] = [
+    methods::RESOURCES_SUBSCRIBE,
+    methods::RESOURCES_UNSUBSCRIBE,
+    methods::LOGGING_SET_LEVEL,
+];
+
+/// Answers requests of a method the core does not serve (or is told of those of
+/// [`TOLD_REQUESTS`]).
 pub trait RequestHandler: Send + Sync + 'static {
     /// Answers one request. `params` is the request's params (`null` when it has none)
     /// without `_meta` (see [`Context::meta`]); the result must be a JSON object.
@@ -81,8 +92,15 @@ pub(crate) struct CustomMethods {
 
 impl CustomMethods {
     /// Adds a request handler; the core's own methods cannot be replaced.
+    /// The requests of [`TOLD_REQUESTS`] may be handled too: their handler is told of each
+    /// before the core acts on it.
     pub(crate) fn add_request(&self, method: String, handler: Arc<dyn RequestHandler>) -> Result<(), DefinitionError> {
-        insert(&self.requests, method, handler, &methods::SERVER_REQUESTS, "request")
+        let reserved: &[&str] = if TOLD_REQUESTS.contains(&method.as_str()) {
+            &[]
+        } else {
+            &methods::SERVER_REQUESTS
+        };
+        insert(&self.requests, method, handler, reserved, "request")
     }
 
     /// Adds a notification handler; the core's own notifications cannot be replaced, and
@@ -179,6 +197,24 @@ pub(super) async fn call(
         stamp.stamp_object(&mut result);
     }
     serde_json::to_string(&result).map_err(ErrorObject::internal)
+}
+
+/// Tells the handler of `method`, one of [`TOLD_REQUESTS`], of a request before the core
+/// acts on it; the handler's error refuses the request.
+pub(super) async fn tell(
+    server: &Server,
+    method: &str,
+    params: Option<&RawValue>,
+    ctx: &Context,
+) -> Result<(), ErrorObject> {
+    let Some(handler) = server.custom().request_handler(method) else {
+        return Ok(());
+    };
+    handler
+        .call(params_value(params)?, ctx.clone())
+        .await
+        .map_err(|error| server.disclose(error).into_error_object(ctx.era()))?;
+    Ok(())
 }
 
 /// Params as a JSON value, `null` when absent, without `_meta`: the handler reads that from

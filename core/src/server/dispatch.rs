@@ -572,12 +572,13 @@ impl Dispatcher {
             (methods::RESOURCES_LIST, _) => resources::list(server, params, &ctx, stamp).await,
             (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, &ctx, stamp).await,
             (methods::RESOURCES_READ, _) => resources::read(server, params, &ctx, stamp).await,
-            (methods::RESOURCES_SUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, true),
-            (methods::RESOURCES_UNSUBSCRIBE, Era::Legacy) => subscriptions::subscribe(&self, params, false),
+            (
+                methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE | methods::LOGGING_SET_LEVEL,
+                Era::Legacy,
+            ) => self.told(&method, params, &ctx).await,
             (methods::PROMPTS_LIST, _) => prompts::list(server, params, &ctx, stamp).await,
             (methods::PROMPTS_GET, _) => prompts::get(server, params, &ctx, stamp).await,
             (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, &ctx, stamp).await,
-            (methods::LOGGING_SET_LEVEL, Era::Legacy) => self.set_level(params),
             (methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL, Era::Modern) => {
                 self.task_request(&method, params, &ctx, stamp).await
             }
@@ -682,6 +683,16 @@ impl Dispatcher {
         };
         self.server.stamp_cache_hints(&mut result, false, CacheScope::Public);
         finish(result, stamp)
+    }
+
+    /// A request of [`custom::TOLD_REQUESTS`]: the server's handler told of it first (its
+    /// error refuses it), then acted on.
+    async fn told(&self, method: &str, params: Option<&RawValue>, ctx: &Context) -> Outcome {
+        custom::tell(&self.server, method, params, ctx).await?;
+        match method {
+            methods::LOGGING_SET_LEVEL => self.set_level(params),
+            _ => subscriptions::subscribe(self, params, method == methods::RESOURCES_SUBSCRIBE),
+        }
     }
 
     fn set_level(&self, params: Option<&RawValue>) -> Outcome {

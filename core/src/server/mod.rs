@@ -351,7 +351,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Answers requests of `method`, one the core does not serve (an extension's).
+    /// Answers requests of `method`, one the core does not serve (an extension's). A
+    /// handler of `resources/subscribe`, `resources/unsubscribe` or `logging/setLevel` is
+    /// told of each such request before the core answers it (an error it returns refuses
+    /// the request; its result is not used), for a server that keeps its own record.
     pub fn request_handler(mut self, method: impl Into<String>, handler: impl RequestHandler) -> Self {
         self.requests.push((method.into(), Arc::new(handler)));
         self
@@ -627,8 +630,9 @@ impl Server {
     }
 
     /// Answers requests of `method` from now on, one the core does not serve (as
-    /// [`ServerBuilder::request_handler`]). Fails for a method of the protocol or one
-    /// already handled.
+    /// [`ServerBuilder::request_handler`], which says which of the protocol's requests a
+    /// handler may be told of). Fails for another method of the protocol or one already
+    /// handled.
     pub fn add_request_handler(
         &self,
         method: impl Into<String>,

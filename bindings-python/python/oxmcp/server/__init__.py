@@ -144,6 +144,9 @@ class Server(Generic[LifespanT]):
         ``on_completion(ctx, params)`` completes the arguments that have no completion of
         their own (those of the prompts and templates the handlers list too), and
         ``on_roots_list_changed(ctx, params)`` hears a legacy client's roots change.
+        ``on_subscribe_resource``, ``on_unsubscribe_resource`` and ``on_set_logging_level``
+        are told of those legacy requests before the core acts on them (the core keeps the
+        subscriptions and the log level; a handler that raises refuses the request).
         ``await server.run(read, write, server.create_initialization_options())`` within
         ``oxmcp.server.stdio.stdio_server()`` serves stdio, as there."""
         info = _drop_none(
@@ -190,6 +193,8 @@ class Server(Generic[LifespanT]):
                 self._native.set_completer(handler)
             elif served.role == "notification":
                 self._native.add_notification_handler(served.method, _logging_failures(handler, served.method))
+            elif served.role == "told":
+                self._native.add_request_handler(served.method, handler)
             else:
                 self._native.serve_from_catalog(served.method, handler)
 

@@ -34,6 +34,9 @@ class LowLevelHandlers(TypedDict, total=False):
     on_list_resources: LowLevelHandler
     on_list_resource_templates: LowLevelHandler
     on_read_resource: LowLevelHandler
+    on_subscribe_resource: LowLevelHandler
+    on_unsubscribe_resource: LowLevelHandler
+    on_set_logging_level: LowLevelHandler
     on_completion: LowLevelHandler
     on_roots_list_changed: LowLevelHandler
 
@@ -43,11 +46,13 @@ class Served:
     """What one low-level handler serves: its method, the params it gets unless its second
     parameter annotates a type of its own (the official SDK's ``mcp.types`` ones, say), and
     how the core calls it: from the catalog (a list with a cursor, or a request with its
-    params), as the server's completer, or for a notification."""
+    params), as the server's completer, for a notification, or told of a request the core
+    answers (a subscription, the log level: the handler keeps its own record, and refuses
+    the request by raising)."""
 
     method: str
     params: Any
-    role: Literal["list", "catalog", "completer", "notification"]
+    role: Literal["list", "catalog", "completer", "notification", "told"]
 
 
 _PAGE = types.PaginatedRequestParams | None
@@ -61,6 +66,9 @@ HANDLERS: dict[str, Served] = {
     "on_list_resources": Served("resources/list", _PAGE, "list"),
     "on_list_resource_templates": Served("resources/templates/list", _PAGE, "list"),
     "on_read_resource": Served("resources/read", types.ReadResourceRequestParams, "catalog"),
+    "on_subscribe_resource": Served("resources/subscribe", types.SubscribeRequestParams, "told"),
+    "on_unsubscribe_resource": Served("resources/unsubscribe", types.UnsubscribeRequestParams, "told"),
+    "on_set_logging_level": Served("logging/setLevel", types.SetLevelRequestParams, "told"),
     "on_completion": Served("completion/complete", types.CompleteRequestParams, "completer"),
     "on_roots_list_changed": Served(
         "notifications/roots/list_changed", types.NotificationParams | None, "notification"

@@ -1,0 +1,202 @@
+/**
+ * The official TypeScript SDK's server transports over oxmcp's endpoints: a
+ * `connect()`ed `StdioServerTransport` serves this process's stdin and stdout, and the
+ * Streamable HTTP transports hand the requests an app routes to them to the connected
+ * server's endpoint, which speaks the protocol. With `createMcpExpressApp` and
+ * `isInitializeRequest`, the helpers the SDK's HTTP examples use.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { compact } from './compact';
+import { McpError } from './errors';
+import type { FetchHandler, NodeHandler } from './mounted';
+import type { HttpMountOptions, Server } from './server';
+
+/** `connect()`'s transport for this process's stdin and stdout. */
+export class StdioServerTransport {}
+
+/** The official HTTP transports' options that oxmcp reads (an `eventStore` is not needed: the core keeps events). */
+export interface StreamableHTTPServerTransportOptions {
+  /** Makes a session per client (oxmcp makes the ids, from the CSPRNG); `undefined`: stateless. */
+  sessionIdGenerator?: (() => string) | undefined;
+  /** Told the id of a session once its `initialize` is answered. */
+  onsessioninitialized?: (sessionId: string) => void | Promise<void>;
+  /** Told the id of a session its client ended with DELETE. */
+  onsessionclosed?: (sessionId: string) => void | Promise<void>;
+  /** Answers with one JSON object instead of an SSE stream. */
+  enableJsonResponse?: boolean;
+  /** `Host` names accepted (oxmcp's default: loopback names only). */
+  allowedHosts?: string[];
+  /** `Origin` values accepted (oxmcp's default: pages served from loopback hosts). */
+  allowedOrigins?: string[];
+  eventStore?: unknown;
+  enableDnsRebindingProtection?: boolean;
+  retryInterval?: number;
+}
+
+/**
+ * What the official HTTP transports share: the endpoint settings their options give, the
+ * session the endpoint opened, and its end.
+ */
+export abstract class HttpTransport {
+  /** The session this transport serves, once its `initialize` is answered. */
+  sessionId: string | undefined;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  #server: Server | undefined;
+  #closed = false;
+
+  constructor(protected readonly options: StreamableHTTPServerTransportOptions = {}) {}
+
+  /** @internal Serves through `server`'s endpoint (`McpServer.connect`). */
+  attach(server: Server): void {
+    this.#server = server;
+  }
+
+  /** Ends the transport (the session lives on in the endpoint until its client or the reaper ends it). */
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.onclose?.();
+    }
+  }
+
+  /** The endpoint settings for requests to `path`. */
+  protected settings(path: string): HttpMountOptions {
+    const { sessionIdGenerator, enableJsonResponse, allowedHosts, allowedOrigins } = this.options;
+    return compact({
+      path,
+      stateless: sessionIdGenerator === undefined,
+      jsonResponse: enableJsonResponse,
+      allowedHosts,
+      allowedOrigins,
+    });
+  }
+
+  protected server(): Server {
+    if (this.#server === undefined) {
+      throw new McpError(-32603, 'connect the transport first: await mcpServer.connect(transport)', undefined, 'unsupported');
+    }
+    return this.#server;
+  }
+
+  /** Follows the session through an answer: its id from `initialize`, its end at DELETE. */
+  protected seen(method: string, status: number, sessionId: string | undefined): void {
+    if (sessionId !== undefined && this.sessionId === undefined && status < 300) {
+      this.sessionId = sessionId;
+      void this.options.onsessioninitialized?.(sessionId);
+    }
+    if (method === 'DELETE' && status < 300 && this.sessionId !== undefined) {
+      void this.options.onsessionclosed?.(this.sessionId);
+      void this.close();
+    }
+  }
+}
+
+/**
+ * The official `StreamableHTTPServerTransport` for Node's `(req, res)` (Express and the
+ * like): `handleRequest(req, res, req.body)` hands each request to the connected server's
+ * endpoint, which speaks the protocol (both eras, sessions, SSE, the Host and Origin checks).
+ */
+export class StreamableHTTPServerTransport extends HttpTransport {
+  #handler: NodeHandler | undefined;
+
+  /** Serves one request; `parsedBody` is what a body parser read already (`req.body`). */
+  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    const request = req as IncomingMessage & { body?: unknown };
+    if (parsedBody !== undefined && request.body === undefined) {
+      request.body = parsedBody;
+    }
+    const server = this.server();
+    // The endpoint answers at the path it is mounted at, whatever the app calls it.
+    this.#handler ??= server.watchedNodeHandler(this.settings(pathOf(req.url)), (status, headers, method) =>
+      this.seen(method, status, headers.find(([name]) => name?.toLowerCase() === SESSION_HEADER)?.[1]),
+    );
+    await this.#handler(req, res);
+  }
+}
+
+/**
+ * The official `WebStandardStreamableHTTPServerTransport` (Hono, Bun, Deno, Workers):
+ * `handleRequest(request)` answers a web-standard `Request` through the connected
+ * server's endpoint.
+ */
+export class WebStandardStreamableHTTPServerTransport extends HttpTransport {
+  #handler: FetchHandler | undefined;
+
+  /** Answers one request. */
+  async handleRequest(request: Request): Promise<Response> {
+    this.#handler ??= this.server().fetchHandler(this.settings(new URL(request.url).pathname));
+    const response = await this.#handler(request);
+    this.seen(request.method, response.status, response.headers.get(SESSION_HEADER) ?? undefined);
+    return response;
+  }
+}
+
+/** Whether `message` is an `initialize` request (the official helper, for session routing). */
+export function isInitializeRequest(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) {
+    return false;
+  }
+  const { method, jsonrpc } = message as Record<string, unknown>;
+  return method === 'initialize' && jsonrpc === '2.0' && 'id' in message;
+}
+
+/** An express application, as `createMcpExpressApp` makes it (express's own types describe it). */
+export type McpExpressApp = ((req: IncomingMessage, res: ServerResponse, next?: () => void) => void) & Record<string, any>;
+
+/**
+ * The official `createMcpExpressApp`: an express app that parses JSON bodies and, bound
+ * to a loopback address (the default), accepts only loopback `Host` names (DNS rebinding);
+ * `allowedHosts` names others. Needs express installed.
+ */
+export function createMcpExpressApp(options: { host?: string; allowedHosts?: string[] } = {}): McpExpressApp {
+  const { host = '127.0.0.1', allowedHosts } = options;
+  let express: ExpressModule;
+  try {
+    express = require('express') as ExpressModule;
+  } catch {
+    throw new TypeError('createMcpExpressApp needs express installed (npm install express)');
+  }
+  const app = express();
+  app.use(express.json());
+  const accepted = allowedHosts ?? (LOOPBACK_NAMES.includes(host) ? LOOPBACK_NAMES : undefined);
+  if (accepted !== undefined) {
+    app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      if (accepted.includes(hostnameOf(req.headers.host))) {
+        next();
+        return;
+      }
+      res.writeHead(403, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Invalid Host header' }, id: null }),
+      );
+    });
+  }
+  return app;
+}
+
+interface ExpressModule {
+  (): McpExpressApp;
+  json(): unknown;
+}
+
+const SESSION_HEADER = 'mcp-session-id';
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '::1'];
+
+/** The name of a `Host` header, without its port (and an IPv6 address without brackets). */
+function hostnameOf(host: string | undefined): string {
+  if (host === undefined) {
+    return '';
+  }
+  try {
+    return new URL(`http://${host}`).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return '';
+  }
+}
+
+function pathOf(url: string | undefined): string {
+  return new URL(url ?? '/', 'http://localhost').pathname;
+}
+
