@@ -52,6 +52,13 @@ impl NativeContext {
         self.ctx.session_id().map(str::to_owned)
     }
 
+    /// What carries the request: `stdio`, `streamable-http`, `sse` (2024-11-05), `memory`
+    /// (a client in this process) or `other`.
+    #[napi(getter, ts_return_type = "'stdio' | 'streamable-http' | 'sse' | 'memory' | 'other'")]
+    pub fn transport(&self) -> &'static str {
+        self.ctx.transport().as_str()
+    }
+
     /// The caller's verified access token, on a server with `auth` over HTTP.
     #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
     pub fn access_token(&self) -> Option<Value> {

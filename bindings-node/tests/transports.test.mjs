@@ -134,6 +134,7 @@ for (const [transport, era] of TRANSPORTS.flatMap((transport) => [
       assert.equal(context.protocolVersion, era === 'legacy' ? '2025-11-25' : '2026-07-28');
       assert.equal(context.clientName, 'oxmcp-node');
       assert.equal(context.requestIdType, 'number');
+      assert.equal(context.transport, transport === 'http' ? 'streamable-http' : transport);
     });
 
     it('reads static resources as text and as binary', async () => {

@@ -79,6 +79,14 @@ export class Context {
     return this.#native.sessionId ?? undefined;
   }
 
+  /**
+   * What carries the request: `'stdio'`, `'streamable-http'`, `'sse'` (the 2024-11-05
+   * revision's HTTP), `'memory'` (a client in this process) or `'other'`.
+   */
+  get transport(): 'stdio' | 'streamable-http' | 'sse' | 'memory' | 'other' {
+    return this.#native.transport;
+  }
+
   /** The caller's verified access token, on a server with `auth` over HTTP (none over stdio). */
   get accessToken(): AccessToken | undefined {
     return (this.#native.accessToken ?? undefined) as AccessToken | undefined;

@@ -36,6 +36,13 @@ impl Context {
         self.inner.session_id()
     }
 
+    /// What carries the request: "stdio", "streamable-http", "sse" (2024-11-05), "memory"
+    /// (a client in this process) or "other".
+    #[getter]
+    fn transport(&self) -> &'static str {
+        self.inner.transport().as_str()
+    }
+
     /// The protocol version of the request, e.g. "2025-11-25".
     #[getter]
     fn protocol_version(&self) -> &'static str {

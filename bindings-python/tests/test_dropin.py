@@ -443,6 +443,8 @@ FASTMCP_STYLE = {
             "steps": {"n": 2},
             "convert": {"amount": 2.5},
             "total": {"tree": {"value": 1, "children": [{"value": 2}, {"value": 3, "children": [{"value": 4}]}]}},
+            "transport": {},
+            "slow": {},
         },
         reads=["data://settings", "data://points/3"],
         prompts={"ask": {"topic": "x"}, "plain": {"topic": "y"}, "review": {"code": "x = 1"}},
@@ -460,3 +462,61 @@ async def test_a_server_written_the_fastmcp_way_runs_on_oxmcp_with_its_imports_c
 ) -> None:
     original = Path(__file__).parent / "servers" / "fastmcp_style.py"
     await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_STYLE[visit], era)
+
+
+def test_a_fastmcp_servers_own_tests_pass_with_its_imports_changed(fastmcp_examples: Path, tmp_path: Path) -> None:
+    """FastMCP's ``testing_demo``: a server and the pytest suite FastMCP's documentation
+    teaches, which drives it with FastMCP's ``Client`` in process (``result.data``, the
+    contents ``read_resource`` gives, a tool's ``inputSchema``). Ported, every test passes."""
+    demo = fastmcp_examples / "testing_demo"
+    (tmp_path / "tests").mkdir()
+    ported_from_fastmcp(demo / "server.py", tmp_path)
+    ported_from_fastmcp(demo / "tests" / "test_server.py", tmp_path / "tests")
+    # Its pytest settings (`asyncio_mode = "auto"`, `pythonpath = ["."]`), as published.
+    (tmp_path / "pyproject.toml").write_text((demo / "pyproject.toml").read_text())
+    tests = len(re.findall(r"^async def test_", (demo / "tests" / "test_server.py").read_text(), flags=re.MULTILINE))
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    run = subprocess.run(
+        [*pytest, "-o", "asyncio_default_fixture_loop_scope=function"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else run.stderr
+    assert run.returncode == 0, run.stdout + run.stderr
+    passed = re.match(r"(\d+) passed in ", summary)
+    assert passed and int(passed.group(1)) >= tests, summary
+
+
+#: FastMCP's examples whose own client, FastMCP's ``Client`` in process, prints what it got
+#: (the session ids it prints are random: compared as ``<id>``), with a line each prints only
+#: when it got what it asked for (the YAML text: a content block the official type checks).
+FASTMCP_CLIENT_EXAMPLES = {
+    "custom_tool_serializer_decorator.py": "name: Test",
+    "persistent_state/client_stdio.py": "get user → Alice",
+}
+
+
+@pytest.mark.parametrize(("example", "expected"), FASTMCP_CLIENT_EXAMPLES.items())
+def test_a_fastmcp_example_client_prints_the_same_with_its_imports_changed(
+    example: str, expected: str, fastmcp_examples: Path, tmp_path: Path
+) -> None:
+    printed = []
+    for tree, port in ((tmp_path / "published", False), (tmp_path / "ported", True)):
+        # The examples import each other as the package `examples` (from its parent directory).
+        for source in (fastmcp_examples / example).parent.glob("*.py"):
+            target = tree / "examples" / source.relative_to(fastmcp_examples).parent
+            target.mkdir(parents=True, exist_ok=True)
+            if port:
+                ported_from_fastmcp(source, target)
+            else:
+                (target / source.name).write_text(source.read_text())
+        run = subprocess.run(
+            [sys.executable, str(tree / "examples" / example)], capture_output=True, text=True, timeout=120
+        )
+        assert run.returncode == 0, run.stderr
+        printed.append(re.sub(r"session [0-9a-f]{8}\b", "session <id>", run.stdout))
+    published, ported = printed
+    assert ported == published
+    assert expected in ported

@@ -16,6 +16,8 @@ import pytest
 from conftest import ERAS, TESTS, http_server, start_announcing
 from oxmcp import Client, Context, McpError, Server
 from oxmcp.client import Era
+from oxmcp.fastmcp import FastMCP
+from oxmcp.fastmcp.utilities.tasks import TaskConfig
 from oxmcp.types import ElicitRequest
 
 
@@ -49,6 +51,29 @@ async def test_a_tool_runs_as_a_task_for_clients_that_support_tasks() -> None:
             with pytest.raises(McpError) as refused:
                 await plain.call_tool("quick")
             assert refused.value.code == -32021
+
+
+async def test_a_fastmcp_tool_runs_as_a_task_with_its_task_setting() -> None:
+    mcp = FastMCP("fastmcp tasks", task_poll_interval=0.05)
+
+    @mcp.tool(task=True)
+    async def double(n: int) -> int:
+        return n * 2
+
+    @mcp.tool(task=TaskConfig(mode="required"))
+    def always() -> str:
+        return "done"
+
+    async with Client(mcp, era="modern") as client:
+        tools = {tool.name: (tool.execution or {}).get("taskSupport") for tool in await client.list_tools()}
+        assert tools == {"double": "optional", "always": "required"}
+        assert (await client.call_tool("double", {"n": 2})).structured_content == {"result": 4}
+        assert (await client.call_tool("always")).content[0].text == "done"
+    async with Client(mcp, era="modern", tasks=False) as plain:
+        assert (await plain.call_tool("double", {"n": 3})).structured_content == {"result": 6}
+        with pytest.raises(McpError) as refused:
+            await plain.call_tool("always")
+        assert refused.value.code == -32021
 
 
 def handle_server() -> Server:

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::Response;
 use crate::protocol::{ErrorObject, RequestId};
-use crate::transport::{Envelope, FrameSink, FrameStream, OutgoingMessage, Transport};
+use crate::transport::{Envelope, FrameSink, FrameStream, OutgoingMessage, Transport, TransportKind};
 
 /// How long closing waits for the writer to flush and close the transport.
 const WRITER_CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -116,6 +116,8 @@ pub(crate) struct Connection {
     /// Whether the transport reads envelopes (Streamable HTTP); over stdio and in memory
     /// none is built.
     reads_envelopes: bool,
+    /// What carries it.
+    kind: TransportKind,
 }
 
 impl Connection {
@@ -130,8 +132,14 @@ impl Connection {
             stop_writing,
             writer: Mutex::new(Some(writer)),
             reads_envelopes: transport.reads_envelopes,
+            kind: transport.kind,
         });
         (connection, transport.incoming)
+    }
+
+    /// What carries the connection.
+    pub(crate) fn kind(&self) -> TransportKind {
+        self.kind
     }
 
     /// Queues one message its sender does not describe (see [`OutgoingMessage`]).

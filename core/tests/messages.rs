@@ -318,6 +318,28 @@ async fn a_server_is_told_of_subscriptions_and_log_levels_and_may_refuse_them() 
     }
 }
 
+#[tokio::test]
+async fn handlers_know_what_carries_their_request() {
+    let server = Server::builder("carried", "1")
+        .tool(
+            ToolDef::new("transport")
+                .handler(|_, ctx: Context| async move { Ok::<_, HandlerError>(ctx.transport().as_str().to_owned()) }),
+        )
+        .build()
+        .unwrap();
+    for era in ERAS {
+        for (transport, client, _listener) in clients(&server, era, options()).await {
+            let result = client.call_tool("transport", json!({})).await.unwrap();
+            let expected = if transport == "http" {
+                "streamable-http"
+            } else {
+                transport
+            };
+            assert_eq!(result.content, [ContentBlock::text(expected)], "{era:?}");
+        }
+    }
+}
+
 /// The skills every fixture serves (`tests/skills`).
 fn skills_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/skills")

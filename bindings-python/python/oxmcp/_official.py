@@ -3,7 +3,11 @@ each is sent as the oxmcp wire type of the same name, so that such a handler run
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+import functools
+import importlib
+import operator
+from types import ModuleType
+from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel
 
@@ -12,6 +16,8 @@ from ._errors import McpError
 
 #: Where the official SDK keeps its types (``mcp.types`` re-exports ``mcp_types``).
 _OFFICIAL_PACKAGES = ("mcp", "mcp_types")
+
+T = TypeVar("T")
 
 
 def is_official(annotation: Any) -> bool:
@@ -32,6 +38,48 @@ def from_official(value: Any) -> Any:
         return value
     ours: type[BaseModel] = getattr(types, type(value).__name__)
     return ours.model_validate(value.model_dump(by_alias=True, exclude_none=True, mode="json"))
+
+
+def to_official(value: T) -> T:
+    """`value`, with oxmcp's wire models (alone or in a list) as the official SDK's of the
+    same name when the official SDK is installed: what code written for it checks with
+    ``isinstance``. The fields are the same either way."""
+    if isinstance(value, list):
+        return [to_official(item) for item in value]  # type: ignore[return-value]
+    official = _official_types()
+    if official is None or not isinstance(value, types.WireModel):
+        return value
+    theirs = getattr(official, type(value).__name__, None)
+    if not (isinstance(theirs, type) and issubclass(theirs, BaseModel)):
+        return value
+    return theirs.model_validate(value.to_wire())  # type: ignore[return-value]
+
+
+@functools.cache
+def read_camel_case_names() -> None:
+    """Lets the official SDK's models (2.0 on) be read by their fields' wire names too
+    (``tool.inputSchema`` for ``tool.input_schema``), as FastMCP lets them: code written
+    for FastMCP's client reads them so. A name a model has already is left alone."""
+    official = _official_types()
+    for model in vars(official).values() if official is not None else ():
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            continue
+        for name, field in model.model_fields.items():
+            alias = field.alias
+            if alias and alias != name and alias.isidentifier() and not hasattr(model, alias):
+                setattr(model, alias, property(operator.attrgetter(name)))
+
+
+@functools.cache
+def _official_types() -> ModuleType | None:
+    """The official SDK's types module, when it is installed (``mcp_types`` from 2.0 on,
+    ``mcp.types`` before)."""
+    for name in ("mcp_types", "mcp.types"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    return None
 
 
 def from_official_error(error: Exception) -> Exception:

@@ -237,6 +237,11 @@ class Client:
             await serving.aclose()
 
     @property
+    def connected(self) -> bool:
+        """Whether the client is connected (between :meth:`connect` and :meth:`close`)."""
+        return self._native is not None
+
+    @property
     def _connection(self) -> _native.Client:
         if self._native is None:
             raise RuntimeError("the client is not connected: use `async with client:`")

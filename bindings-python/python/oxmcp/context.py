@@ -86,6 +86,12 @@ class Context(Generic[LifespanT]):
         return self._native.session_id
 
     @property
+    def transport(self) -> Literal["stdio", "streamable-http", "sse", "memory", "other"]:
+        """What carries the request: ``"stdio"``, ``"streamable-http"``, ``"sse"`` (the
+        2024-11-05 revision's HTTP), ``"memory"`` (a client in this process) or ``"other"``."""
+        return self._native.transport
+
+    @property
     def client_id(self) -> str | None:
         """The ``client_id`` the request's ``_meta`` gives, as the official SDK reads it."""
         client_id = (self.meta or {}).get("client_id")

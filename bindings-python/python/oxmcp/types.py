@@ -460,6 +460,14 @@ class ElicitResult(WireModel):
     content: dict[str, Any] | None = None
 
 
+class LoggingMessageNotificationParams(WireModel):
+    """A log message from the server (``notifications/message`` params)."""
+
+    level: LoggingLevel
+    logger: str | None = None
+    data: Any = None
+
+
 class Root(WireModel):
     """A root the client exposes (a directory or other URI)."""
 

@@ -1,6 +1,7 @@
 """A server written the way FastMCP's users write one: `tests/test_dropin.py` runs it with
 FastMCP and, with its imports changed, with oxmcp, and compares what the client sees."""
 
+import asyncio
 from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Literal
@@ -117,6 +118,19 @@ async def steps(n: int, ctx: Context) -> str:
         await ctx.report_progress(step + 1, n)
         await ctx.info(f"step {step + 1}")
     return "done"
+
+
+@mcp.tool(timeout=0.2)
+async def slow() -> str:
+    """Takes longer than it may."""
+    await asyncio.sleep(10)
+    return "late"
+
+
+@mcp.tool
+def transport(ctx: Context) -> str | None:
+    """How the server is served."""
+    return ctx.transport
 
 
 @mcp.tool

@@ -23,6 +23,7 @@ use crate::protocol::{
     LoggingMessageNotificationParams, Meta, ProgressNotificationParams, ProgressToken, ProtocolVersion, RequestId,
     RootsCapability, SamplingCapability, SamplingContent,
 };
+use crate::transport::TransportKind;
 
 /// What a handler knows about the request it serves, and how it talks back: progress,
 /// log messages, cancellation, and requests to the client.
@@ -136,6 +137,12 @@ impl Context {
     /// stands alone (2026-07-28 over HTTP, a stateless endpoint).
     pub fn session_id(&self) -> Option<&str> {
         self.inner.dispatcher.session_id()
+    }
+
+    /// What carries the request: stdio, Streamable HTTP, the 2024-11-05 HTTP with SSE, or
+    /// a client in this process.
+    pub fn transport(&self) -> TransportKind {
+        self.inner.dispatcher.transport()
     }
 
     /// The protocol version of this request.

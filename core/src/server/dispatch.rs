@@ -34,6 +34,7 @@ use crate::protocol::{
     ProtocolVersion, RequestId, SetLevelRequestParams,
 };
 use crate::state::SessionRecord;
+use crate::transport::TransportKind;
 use crate::{lock, read, write};
 use recent_clients::RecentClients;
 
@@ -103,6 +104,8 @@ pub(crate) struct Dispatcher {
     record_changes: AtomicU64,
     /// What the modern clients it served lately said of themselves.
     recent_clients: RecentClients,
+    /// What carries its requests.
+    transport: TransportKind,
 }
 
 /// The page size of `tasks/list` when the server sets none.
@@ -110,9 +113,9 @@ const TASKS_PAGE: usize = 100;
 
 impl Dispatcher {
     /// A dispatcher for one client, within the server's per-client limits.
-    pub(crate) fn new(server: Server) -> Arc<Self> {
+    pub(crate) fn new(server: Server, transport: TransportKind) -> Arc<Self> {
         let max_in_flight = server.limits().max_in_flight;
-        Self::build(server, true, max_in_flight)
+        Self::build(server, true, max_in_flight, transport)
     }
 
     /// A dispatcher shared by unrelated requests (stateless HTTP), at most `max_in_flight`
@@ -120,10 +123,10 @@ impl Dispatcher {
     /// applies to another's requests, and no client may subscribe.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) fn shared(server: Server, max_in_flight: usize) -> Arc<Self> {
-        Self::build(server, false, max_in_flight)
+        Self::build(server, false, max_in_flight, TransportKind::StreamableHttp)
     }
 
-    fn build(server: Server, remembers_handshake: bool, max_in_flight: usize) -> Arc<Self> {
+    fn build(server: Server, remembers_handshake: bool, max_in_flight: usize, transport: TransportKind) -> Arc<Self> {
         Arc::new(Dispatcher {
             server,
             remembers_handshake,
@@ -140,11 +143,17 @@ impl Dispatcher {
             replicated: AtomicBool::new(false),
             record_changes: AtomicU64::new(0),
             recent_clients: RecentClients::default(),
+            transport,
         })
     }
 
     pub(crate) fn server(&self) -> &Server {
         &self.server
+    }
+
+    /// What carries its requests.
+    pub(crate) fn transport(&self) -> TransportKind {
+        self.transport
     }
 
     /// The level set by `logging/setLevel`, if any.

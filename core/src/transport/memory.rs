@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::PollSender;
 
-use super::{Frame, Transport};
+use super::{Frame, Transport, TransportKind};
 
 /// How many messages may wait in each direction before the sender waits.
 const CHANNEL_CAPACITY: usize = 1024;
@@ -28,5 +28,5 @@ pub fn pair() -> (Transport, Transport) {
 fn end(tx: mpsc::Sender<String>, rx: mpsc::Receiver<String>) -> Transport {
     let incoming = ReceiverStream::new(rx).map(|text| Ok(Frame::Message(text.into())));
     let outgoing = PollSender::new(tx).sink_map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "peer closed"));
-    Transport::new(incoming, outgoing)
+    Transport::new(incoming, outgoing).with_kind(TransportKind::Memory)
 }

@@ -71,12 +71,46 @@ pub type FrameStream = Pin<Box<dyn Stream<Item = io::Result<Frame>> + Send>>;
 /// Outgoing messages, one message (or batch) each.
 pub type FrameSink = Pin<Box<dyn Sink<OutgoingMessage, Error = io::Error> + Send>>;
 
+/// What carries a connection, as a server's handlers may ask ([`Context::transport`]:
+/// FastMCP's `ctx.transport`, say).
+///
+/// [`Context::transport`]: crate::server::Context::transport
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// This process's stdin and stdout.
+    Stdio,
+    /// A client in the same process ([`memory::pair`]).
+    Memory,
+    /// Streamable HTTP.
+    StreamableHttp,
+    /// The 2024-11-05 revision's HTTP with Server-Sent Events.
+    Sse,
+    /// A transport made of any stream and sink ([`Transport::new`]).
+    Other,
+}
+
+impl TransportKind {
+    /// Its name: `stdio`, `memory`, `streamable-http`, `sse` or `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Memory => "memory",
+            TransportKind::StreamableHttp => "streamable-http",
+            TransportKind::Sse => "sse",
+            TransportKind::Other => "other",
+        }
+    }
+}
+
 /// Both directions of a connection.
 pub struct Transport {
     pub(crate) incoming: FrameStream,
     pub(crate) outgoing: FrameSink,
     /// Whether the sink reads [`OutgoingMessage::envelope`]: only then do senders build one.
     pub(crate) reads_envelopes: bool,
+    /// What carries it.
+    pub(crate) kind: TransportKind,
 }
 
 impl Transport {
@@ -102,7 +136,13 @@ impl Transport {
             incoming: Box::pin(incoming),
             outgoing: Box::pin(outgoing),
             reads_envelopes: true,
+            kind: TransportKind::Other,
         }
+    }
+
+    /// This transport, said to be of `kind` (what a server's handlers are told).
+    pub fn with_kind(self, kind: TransportKind) -> Transport {
+        Transport { kind, ..self }
     }
 }
 
@@ -136,6 +176,7 @@ impl Transport {
             incoming: Box::pin(incoming),
             outgoing: Box::pin(outgoing),
             reads_envelopes: self.reads_envelopes,
+            kind: self.kind,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-use super::{JsonLinesCodec, Transport};
+use super::{JsonLinesCodec, Transport, TransportKind};
 
 /// A transport over this process's stdin and stdout, accepting messages of at most
 /// `max_message_size` bytes. Nothing else may write to stdout while it is in use.
@@ -13,9 +13,9 @@ use super::{JsonLinesCodec, Transport};
 pub fn stdio(max_message_size: usize) -> Transport {
     #[cfg(target_os = "linux")]
     if let Some((reader, writer)) = pipes::stdin_stdout() {
-        return from_streams(reader, writer, max_message_size);
+        return from_streams(reader, writer, max_message_size).with_kind(TransportKind::Stdio);
     }
-    from_streams(tokio::io::stdin(), tokio::io::stdout(), max_message_size)
+    from_streams(tokio::io::stdin(), tokio::io::stdout(), max_message_size).with_kind(TransportKind::Stdio)
 }
 
 /// A transport over any pair of byte streams, with newline-delimited framing.

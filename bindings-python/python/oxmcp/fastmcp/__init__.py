@@ -10,8 +10,8 @@ arguments refused), ``_meta.fastmcp`` on each definition, no empty descriptions,
 returned as one compact JSON text, a failing tool's message naming it. ``oxmcp.FastMCP``
 (the official SDK 1.x's ``FastMCP``) keeps the official SDK's conventions."""
 
-from ..client import Client
 from ..content import Audio, File, Image
+from .client import Client
 from .server import Context, FastMCP
 from .tools import ToolResult
 

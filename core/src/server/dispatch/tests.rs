@@ -60,7 +60,7 @@ fn modern(mut params: Value) -> Value {
 
 #[tokio::test]
 async fn the_era_comes_from_the_handshake_or_from_each_request() {
-    let dispatcher = Dispatcher::new(server());
+    let dispatcher = Dispatcher::new(server(), TransportKind::Memory);
     let early = ask(&dispatcher, 1, "tools/list", json!({})).await;
     assert_eq!(early["error"]["code"], -32602, "{early}");
     let modern_call = ask(
@@ -106,7 +106,7 @@ async fn a_shared_dispatcher_answers_initialize_without_remembering_it() {
 
 #[tokio::test]
 async fn custom_methods_answer_in_both_eras_and_extensions_are_declared_to_the_modern_one() {
-    let dispatcher = Dispatcher::new(server());
+    let dispatcher = Dispatcher::new(server(), TransportKind::Memory);
     let modern_answer = ask(&dispatcher, 1, "weather/forecast", modern(json!({"city": "Oslo"}))).await;
     assert_eq!(modern_answer["result"]["city"], "Oslo");
     assert_eq!(modern_answer["result"]["resultType"], "complete");
@@ -143,7 +143,7 @@ async fn custom_notifications_reach_their_handler() {
         })
         .build()
         .unwrap();
-    let dispatcher = Dispatcher::new(server);
+    let dispatcher = Dispatcher::new(server, TransportKind::Memory);
     let text = jsonrpc::notification_text("notifications/weather/seen", Some(&json!({"city": "Rome"})));
     let message = jsonrpc::parse_message(&text).unwrap();
     assert!(dispatcher.receive(message).is_none());
@@ -171,7 +171,7 @@ async fn past_its_cap_a_request_is_refused_at_once_and_a_panic_tells_nothing() {
         )
         .build()
         .unwrap();
-    let dispatcher = Dispatcher::new(server);
+    let dispatcher = Dispatcher::new(server, TransportKind::Memory);
     let call = |name: &str| modern(json!({"name": name, "arguments": {}}));
     let first = Arc::clone(&dispatcher);
     let held_call = tokio::spawn(async move { ask(&first, 1, "tools/call", call("hold")).await });
@@ -202,7 +202,7 @@ async fn a_server_that_masks_error_details_sends_a_generic_message() {
             .tool(failing())
             .build()
             .unwrap();
-        let dispatcher = Dispatcher::new(server);
+        let dispatcher = Dispatcher::new(server, TransportKind::Memory);
         let answer = ask(&dispatcher, 1, "tools/call", modern(json!({"name": "fail"}))).await;
         assert_eq!(answer["result"]["isError"], true, "{answer}");
         assert_eq!(answer["result"]["content"][0]["text"], expected);
@@ -228,7 +228,7 @@ async fn subscriptions_are_capped_and_refused_without_a_session() {
     )
     .await;
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
-    let dispatcher = Dispatcher::new(server);
+    let dispatcher = Dispatcher::new(server, TransportKind::Memory);
     ask(&dispatcher, 2, "initialize", init).await;
     let first = ask(&dispatcher, 3, "resources/subscribe", json!({"uri": "file:///a"})).await;
     assert!(first.get("result").is_some(), "{first}");
@@ -294,7 +294,7 @@ async fn content_a_revision_does_not_know_is_said_in_text() {
         ("2025-06-18", ["audio", "resource_link"]),
         ("2025-11-25", ["audio", "resource_link"]),
     ] {
-        let dispatcher = Dispatcher::new(server.clone());
+        let dispatcher = Dispatcher::new(server.clone(), TransportKind::Memory);
         let init = json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
         ask(&dispatcher, 1, "initialize", init).await;
         let answer = ask(&dispatcher, 2, "tools/call", json!({"name": "media"})).await;
@@ -307,7 +307,7 @@ async fn content_a_revision_does_not_know_is_said_in_text() {
         }
     }
     let modern_answer = ask(
-        &Dispatcher::new(server),
+        &Dispatcher::new(server, TransportKind::Memory),
         1,
         "tools/call",
         modern(json!({"name": "media"})),
@@ -332,7 +332,7 @@ async fn notification_handlers_count_against_the_cap_on_work_in_flight() {
         })
         .build()
         .unwrap();
-    let dispatcher = Dispatcher::new(server);
+    let dispatcher = Dispatcher::new(server, TransportKind::Memory);
     for n in 0..3 {
         let text = jsonrpc::notification_text("notifications/x", Some(&json!({ "n": n })));
         assert!(dispatcher.receive(jsonrpc::parse_message(&text).unwrap()).is_none());

@@ -29,7 +29,7 @@ use crate::server::limits::Admission;
 use crate::server::random_id;
 use crate::server::session::Session;
 use crate::state::{SessionMessage, SessionStore};
-use crate::transport::{Frame, Transport};
+use crate::transport::{Frame, Transport, TransportKind};
 
 /// One legacy session (with a shared session store, this replica's copy of it).
 pub(super) struct HttpSession {
@@ -143,7 +143,7 @@ impl Endpoint {
             }
             Ok::<_, std::io::Error>((hub, relay))
         });
-        let (connection, _) = Connection::start(silent_transport(sink));
+        let (connection, _) = Connection::start(silent_transport(sink, TransportKind::StreamableHttp));
         let session = Session::owned(self.server.clone(), connection, owner);
         session.dispatcher().name_session(id);
         let forwarder = if replicated {
@@ -347,8 +347,11 @@ fn store_unavailable(error: std::io::Error) -> Rejection {
 }
 
 /// A transport whose input never comes (requests arrive as HTTP requests instead).
-pub(super) fn silent_transport(sink: impl futures::Sink<String, Error = std::io::Error> + Send + 'static) -> Transport {
-    Transport::new(futures::stream::pending::<std::io::Result<Frame>>(), sink)
+pub(super) fn silent_transport(
+    sink: impl futures::Sink<String, Error = std::io::Error> + Send + 'static,
+    kind: TransportKind,
+) -> Transport {
+    Transport::new(futures::stream::pending::<std::io::Result<Frame>>(), sink).with_kind(kind)
 }
 
 /// Ends the legacy sessions that have been idle longer than their timeout, until the

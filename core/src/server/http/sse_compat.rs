@@ -22,6 +22,7 @@ use crate::protocol::ErrorObject;
 use crate::server::limits::Admission;
 use crate::server::random_id;
 use crate::server::session::Session;
+use crate::transport::TransportKind;
 
 #[derive(Deserialize)]
 pub(super) struct SessionQuery {
@@ -55,7 +56,7 @@ pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, heade
     let (tx, rx) = mpsc::channel::<String>(STREAM_CAPACITY);
     let sink =
         tokio_util::sync::PollSender::new(tx).sink_map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe));
-    let (connection, _) = Connection::start(silent_transport(sink));
+    let (connection, _) = Connection::start(silent_transport(sink, TransportKind::Sse));
     let owner = opener.as_deref().map(|opener| opener.token().principal());
     let session = Session::owned(endpoint.server.clone(), connection, owner);
     let forwarder = session.forward_events();

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import pydantic_core
 
@@ -108,6 +108,15 @@ class Context(OxmcpContext[Any]):
         state_key = self._state_key(key)
         self._request_state.pop(state_key, None)
         _STATE.delete(state_key)
+
+    @property
+    def transport(self) -> Literal["stdio", "sse", "streamable-http"] | None:  # type: ignore[override]
+        """How the server is served, in FastMCP's words: ``"stdio"``, ``"sse"`` or
+        ``"streamable-http"``; None for a client in this process."""
+        carried = super().transport
+        if carried == "memory" or carried == "other":
+            return None
+        return carried
 
     # FastMCP's logging methods take the message first and name their arguments its way.
     async def log(  # type: ignore[override]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+import functools
+import inspect
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from ..._conventions import Conventions
 from ...server import Server
 from .._conventions import FastMCPConventions
+from ..utilities.tasks import TaskConfig, TaskMode
 
 
 class FastMCP(Server):
@@ -18,9 +22,34 @@ class FastMCP(Server):
 
     _conventions: ClassVar[Conventions] = FastMCPConventions()
 
-    def tool(self, name_or_fn: Any = None, /, *, tags: Iterable[str] | None = None, **options: Any) -> Any:
-        """:meth:`oxmcp.Server.tool`, with ``tags``."""
-        return super().tool(name_or_fn, **_tagged(options, tags))
+    # FastMCP's `task=` is a flag or a TaskConfig where oxmcp's names the mode.
+    def tool(  # type: ignore[override]
+        self,
+        name_or_fn: Any = None,
+        /,
+        *,
+        tags: Iterable[str] | None = None,
+        task: bool | TaskConfig | None = None,
+        timeout: float | None = None,
+        **options: Any,
+    ) -> Any:
+        """:meth:`oxmcp.Server.tool`, with FastMCP's ``tags``, ``task`` (True runs a call as a
+        task when the client asks; a ``TaskConfig`` names its ``mode``) and ``timeout``
+        (seconds: a call that runs longer fails with a tool error saying so, as FastMCP's; a
+        plain ``def`` runs on a thread, which finishes on its own)."""
+        options = _tagged(options, tags)
+        if task is not None:
+            options["task"] = _task_support(task)
+        if timeout is None:
+            return super().tool(name_or_fn, **options)
+        register = super().tool(None if callable(name_or_fn) else name_or_fn, **options)
+
+        def timed(fn: Any) -> Any:
+            given = options.get("name") or (name_or_fn if isinstance(name_or_fn, str) else None)
+            register(_with_timeout(fn, timeout, str(given or fn.__name__)))
+            return fn
+
+        return timed(name_or_fn) if callable(name_or_fn) else timed
 
     def resource(self, uri: str, *, tags: Iterable[str] | None = None, **options: Any) -> Any:
         """:meth:`oxmcp.Server.resource`, with ``tags``."""
@@ -29,6 +58,27 @@ class FastMCP(Server):
     def prompt(self, name_or_fn: Any = None, /, *, tags: Iterable[str] | None = None, **options: Any) -> Any:
         """:meth:`oxmcp.Server.prompt`, with ``tags``."""
         return super().prompt(name_or_fn, **_tagged(options, tags))
+
+
+def _task_support(task: bool | TaskConfig) -> TaskMode:
+    """FastMCP's ``task=`` as oxmcp's: True is ``"optional"``, False ``"forbidden"``, a
+    ``TaskConfig`` its ``mode``."""
+    return (TaskConfig.from_bool(task) if isinstance(task, bool) else task).mode
+
+
+def _with_timeout(fn: Callable[..., Any], timeout: float, name: str) -> Callable[..., Any]:
+    """``fn`` as an ``async def`` that fails, as FastMCP's tools fail, once it has run
+    ``timeout`` seconds (a plain ``def`` on a thread of its own)."""
+
+    @functools.wraps(fn)
+    async def timed(*args: Any, **kwargs: Any) -> Any:
+        run = fn(*args, **kwargs) if inspect.iscoroutinefunction(fn) else asyncio.to_thread(fn, *args, **kwargs)
+        try:
+            return await asyncio.wait_for(run, timeout)
+        except TimeoutError:
+            raise TimeoutError(f"Tool '{name}' execution timed out after {timeout}s") from None
+
+    return timed
 
 
 def _tagged(options: dict[str, Any], tags: Iterable[str] | None) -> dict[str, Any]:

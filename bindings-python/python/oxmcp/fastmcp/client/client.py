@@ -1,0 +1,294 @@
+"""FastMCP's ``Client`` over oxmcp's: it connects to what FastMCP's connects to (a server in
+this process, a ``.py`` or ``.js`` script over stdio, an ``http(s)`` URL, a transport) and
+answers as FastMCP's does: ``call_tool`` gives the tool's value as ``data`` (its structured
+result, unwrapped and read through its output schema) and raises :class:`ToolError` when
+the tool failed; ``read_resource`` gives the contents; ``ping`` says True. The ``*_mcp``
+methods give the protocol's results as they are. Like FastMCP's, it gives the official
+SDK's types (``mcp.types``) when the official SDK is installed, oxmcp's of the same name and
+fields when it is not, and their fields read by their wire names too (``tool.inputSchema``)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from ... import types
+from ..._official import read_camel_case_names, to_official
+from ...client import Client as NativeClient
+from ...client import ProgressHandler, RootsHandler
+from ...server import Server
+from ..exceptions import ToolError
+from ..utilities.json_schema_type import json_schema_to_type
+from .elicitation import ElicitationHandler, create_elicitation_callback
+from .logging import LogHandler, create_log_callback
+from .sampling import SamplingHandler, create_sampling_callback
+from .transports import ClientTransport, infer_transport
+
+read_camel_case_names()
+
+
+@dataclass
+class CallToolResult:
+    """A tool's result as FastMCP's client gives it: ``data`` is the tool's value (None when
+    it returned content only)."""
+
+    content: list[types.ContentBlock]
+    structured_content: dict[str, Any] | None
+    meta: dict[str, Any] | None
+    data: Any = None
+    is_error: bool = False
+
+
+class Client:
+    """A client as FastMCP's ``Client`` is used::
+
+        async with Client(mcp) as client:          # or "server.py", or "http://.../mcp"
+            result = await client.call_tool("add", {"a": 1, "b": 2})
+            assert result.data == 3
+
+    ``roots`` is a list of root URIs or a handler; ``sampling_handler(messages, params,
+    context)``, ``elicitation_handler(message, response_type, params, context)`` and
+    ``log_handler(message)`` are FastMCP's; ``progress_handler(progress, total, message)``
+    hears the progress of every call that has none of its own; ``timeout`` (seconds) bounds
+    each request (oxmcp's default, 60 s, when None).
+    """
+
+    def __init__(
+        self,
+        transport: ClientTransport | Server | str | Path,
+        *,
+        roots: list[str] | RootsHandler | None = None,
+        sampling_handler: SamplingHandler | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
+        log_handler: LogHandler | None = None,
+        progress_handler: ProgressHandler | None = None,
+        timeout: datetime.timedelta | float | None = None,
+        client_info: types.Implementation | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.transport = infer_transport(transport)
+        self._progress_handler = progress_handler
+        options: dict[str, Any] = {
+            "roots_handler": _roots(roots),
+            "sampling_handler": create_sampling_callback(sampling_handler) if sampling_handler else None,
+            "elicitation_handler": create_elicitation_callback(elicitation_handler) if elicitation_handler else None,
+            "notification_handler": create_log_callback(log_handler) if log_handler else None,
+        }
+        if timeout is not None:
+            options["timeout"] = _seconds(timeout)
+        if client_info is not None:
+            options.update(name=client_info.name, version=client_info.version)
+        elif name is not None:
+            options["name"] = name
+        self._native = self.transport.client(**options)
+        #: Each tool's output schema, by name, as listed.
+        self._output_schemas: dict[str, dict[str, Any] | None] = {}
+
+    async def __aenter__(self) -> Client:
+        await self._native.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Ends the connection."""
+        await self._native.close()
+
+    def is_connected(self) -> bool:
+        """Whether the client is connected."""
+        return self._native.connected
+
+    @property
+    def native(self) -> NativeClient:
+        """oxmcp's client underneath, for what FastMCP's does not have."""
+        return self._native
+
+    async def ping(self) -> bool:
+        """Checks that the server answers."""
+        await self._native.ping()
+        return True
+
+    async def list_tools(self) -> list[types.Tool]:
+        """Every tool."""
+        tools = await self._native.list_tools()
+        self._output_schemas.update((tool.name, tool.output_schema) for tool in tools)
+        return to_official(tools)
+
+    async def list_tools_mcp(self, cursor: str | None = None) -> types.ListToolsResult:
+        """One page of tools, as the protocol gives it."""
+        return to_official(await self._native.list_tools_page(cursor))
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: datetime.timedelta | float | None = None,
+        progress_handler: ProgressHandler | None = None,
+        raise_on_error: bool = True,
+        meta: dict[str, Any] | None = None,
+    ) -> CallToolResult:
+        """Calls a tool; its failure raises :class:`ToolError` (unless ``raise_on_error`` is
+        False: then the result has ``is_error``)."""
+        result = await self._call(name, arguments, timeout, progress_handler, meta)
+        if result.is_error and raise_on_error:
+            first = result.content[0] if result.content else None
+            raise ToolError(first.text if isinstance(first, types.TextContent) else f"Tool '{name}' returned an error")
+        data = None
+        if result.structured_content is not None and not result.is_error:
+            data = await self._value(name, result)
+        return CallToolResult(
+            content=to_official(result.content),
+            structured_content=result.structured_content,
+            meta=result.meta,
+            data=data,
+            is_error=bool(result.is_error),
+        )
+
+    async def call_tool_mcp(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        timeout: datetime.timedelta | float | None = None,
+        progress_handler: ProgressHandler | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> types.CallToolResult:
+        """Calls a tool and gives its result as the protocol has it (a failure is a result)."""
+        result = await self._call(name, arguments, timeout, progress_handler, meta)
+        return to_official(result)
+
+    async def list_resources(self) -> list[types.Resource]:
+        """Every static resource."""
+        return to_official(await self._native.list_resources())
+
+    async def list_resources_mcp(self, cursor: str | None = None) -> types.ListResourcesResult:
+        """One page of resources, as the protocol gives it."""
+        return to_official(await self._native.list_resources_page(cursor))
+
+    async def list_resource_templates(self) -> list[types.ResourceTemplate]:
+        """Every resource template."""
+        return to_official(await self._native.list_resource_templates())
+
+    async def list_resource_templates_mcp(self, cursor: str | None = None) -> types.ListResourceTemplatesResult:
+        """One page of resource templates, as the protocol gives it."""
+        return to_official(await self._native.list_resource_templates_page(cursor))
+
+    async def read_resource(self, uri: str | Any) -> list[types.ResourceContents]:
+        """The contents of the resource at ``uri``."""
+        return to_official((await self._native.read_resource(str(uri))).contents)
+
+    async def read_resource_mcp(self, uri: str | Any) -> types.ReadResourceResult:
+        """The resource at ``uri``, as the protocol gives it."""
+        return to_official(await self._native.read_resource(str(uri)))
+
+    async def list_prompts(self) -> list[types.Prompt]:
+        """Every prompt."""
+        return to_official(await self._native.list_prompts())
+
+    async def list_prompts_mcp(self, cursor: str | None = None) -> types.ListPromptsResult:
+        """One page of prompts, as the protocol gives it."""
+        return to_official(await self._native.list_prompts_page(cursor))
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> types.GetPromptResult:
+        """A prompt rendered; arguments that are not strings are sent as JSON text, as
+        FastMCP sends them."""
+        return await self.get_prompt_mcp(name, arguments)
+
+    async def get_prompt_mcp(self, name: str, arguments: dict[str, Any] | None = None) -> types.GetPromptResult:
+        """A prompt rendered (see :meth:`get_prompt`)."""
+        texts = {key: text if isinstance(text, str) else json.dumps(text) for key, text in (arguments or {}).items()}
+        return to_official(await self._native.get_prompt(name, texts or None))
+
+    async def complete(
+        self,
+        ref: types.PromptReference | types.ResourceTemplateReference | dict[str, str],
+        argument: dict[str, str],
+        context_arguments: dict[str, str] | None = None,
+    ) -> types.Completion:
+        """Suggestions for ``argument`` (``{"name", "value"}``) of the prompt or template ``ref``."""
+        target = ref if isinstance(ref, dict) else ref.to_wire()
+        completion = await self._native.complete(
+            argument["name"],
+            argument["value"],
+            prompt=target.get("name") if target.get("type") == "ref/prompt" else None,
+            template=target.get("uri") if target.get("type") == "ref/resource" else None,
+            context=context_arguments,
+        )
+        return to_official(completion)
+
+    async def set_logging_level(self, level: types.LoggingLevel) -> None:
+        """The lowest level of log messages the server should send."""
+        await self._native.set_log_level(level)
+
+    async def send_roots_list_changed(self) -> None:
+        """Tells the server the roots changed."""
+        await self._native.send_roots_list_changed()
+
+    async def _call(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        timeout: datetime.timedelta | float | None,
+        progress_handler: ProgressHandler | None,
+        meta: dict[str, Any] | None,
+    ) -> types.CallToolResult:
+        """The tool's result, in oxmcp's types."""
+        return await self._native.call_tool(
+            name,
+            arguments or {},
+            timeout=None if timeout is None else _seconds(timeout),
+            progress_handler=progress_handler or self._progress_handler,
+            meta=meta,
+        )
+
+    async def _value(self, name: str, result: types.CallToolResult) -> Any:
+        """A result's structured content as the tool's value: unwrapped from ``result`` when
+        FastMCP wrapped it, read through the tool's output schema when it has one."""
+        if name not in self._output_schemas:
+            await self.list_tools()
+        schema = self._output_schemas.get(name)
+        fastmcp_meta = (result.meta or {}).get("fastmcp")
+        wrapped = isinstance(fastmcp_meta, dict) and bool(fastmcp_meta.get("wrap_result"))
+        content = result.structured_content
+        if (wrapped or (schema or {}).get("x-fastmcp-wrap-result")) and isinstance(content, dict):
+            content = content.get("result")
+            if schema is not None:
+                schema = {**schema.get("properties", {}).get("result", {}), "$defs": schema.get("$defs", {})}
+        if not schema:
+            return content
+        try:
+            return TypeAdapter(json_schema_to_type(schema)).validate_python(content)
+        except ValueError:
+            return content
+
+
+def _roots(roots: list[str] | RootsHandler | None) -> RootsHandler | None:
+    """``roots`` as oxmcp's client's roots handler."""
+    if roots is None or callable(roots):
+        return roots
+    listed = list(roots)
+
+    async def answer() -> list[str]:
+        return listed
+
+    return answer
+
+
+def _seconds(timeout: datetime.timedelta | float) -> float:
+    return timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else float(timeout)
+
+
+__all__ = ["CallToolResult", "Client"]

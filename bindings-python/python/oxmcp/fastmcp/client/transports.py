@@ -1,0 +1,135 @@
+"""FastMCP's ``fastmcp.client.transports``: what a :class:`~oxmcp.fastmcp.Client` connects
+to, each made into oxmcp's client of that server. Given something else than a transport,
+the client infers one as FastMCP does (:func:`infer_transport`)."""
+
+from __future__ import annotations
+
+import sys
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from ...client import Client
+from ...server import Server
+
+
+class ClientTransport(ABC):
+    """How a client reaches its server."""
+
+    @abstractmethod
+    def client(self, **options: Any) -> Client:
+        """oxmcp's client of the server, with the client ``options`` (handlers, timeout)."""
+
+
+@dataclass
+class FastMCPTransport(ClientTransport):
+    """A server in this process, called without a pipe or a socket."""
+
+    mcp: Server
+
+    def client(self, **options: Any) -> Client:
+        return Client(self.mcp, **options)
+
+
+@dataclass
+class StreamableHttpTransport(ClientTransport):
+    """A Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``auth`` is a bearer token."""
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    auth: str | None = None
+
+    def client(self, **options: Any) -> Client:
+        return Client.http(self.url, headers=self.headers, bearer_token=self.auth, **options)
+
+
+@dataclass
+class SSETransport(StreamableHttpTransport):
+    """An HTTP+SSE endpoint of the 2024-11-05 revision (``http://127.0.0.1:8000/sse``)."""
+
+
+@dataclass
+class StdioTransport(ClientTransport):
+    """The server ``command`` with ``args`` starts, over its stdin and stdout."""
+
+    command: str
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+
+    def client(self, **options: Any) -> Client:
+        return Client.stdio([self.command, *self.args], env=self.env, cwd=self.cwd, **options)
+
+
+@dataclass
+class _ScriptTransport(ClientTransport):
+    """A script serving stdio, run by its interpreter."""
+
+    script_path: str | Path
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+
+    @property
+    @abstractmethod
+    def interpreter(self) -> str:
+        """The program that runs the script."""
+
+    def client(self, **options: Any) -> Client:
+        command = [self.interpreter, str(self.script_path), *self.args]
+        return Client.stdio(command, env=self.env, cwd=self.cwd, **options)
+
+
+@dataclass
+class PythonStdioTransport(_ScriptTransport):
+    """A Python script serving stdio, run by this interpreter unless ``python_cmd`` says otherwise."""
+
+    python_cmd: str = sys.executable
+
+    @property
+    def interpreter(self) -> str:
+        return self.python_cmd
+
+
+@dataclass
+class NodeStdioTransport(_ScriptTransport):
+    """A JavaScript script serving stdio, run by ``node``."""
+
+    node_cmd: str = "node"
+
+    @property
+    def interpreter(self) -> str:
+        return self.node_cmd
+
+
+def infer_transport(source: ClientTransport | Server | str | Path) -> ClientTransport:
+    """The transport FastMCP infers: a server is called in process, a ``.py`` or ``.js``
+    script is run over stdio, an ``http(s)`` URL is Streamable HTTP (HTTP+SSE when its path
+    ends in ``/sse``)."""
+    if isinstance(source, ClientTransport):
+        return source
+    if isinstance(source, Server):
+        return FastMCPTransport(source)
+    text = str(source)
+    if urlparse(text).scheme in ("http", "https"):
+        sse = urlparse(text).path.rstrip("/").endswith("/sse")
+        return SSETransport(text) if sse else StreamableHttpTransport(text)
+    if text.endswith(".py"):
+        return PythonStdioTransport(text)
+    if text.endswith(".js"):
+        return NodeStdioTransport(text)
+    raise ValueError(f"cannot infer a transport from {source!r}: give a server, a .py or .js script, or an http(s) URL")
+
+
+__all__ = [
+    "ClientTransport",
+    "FastMCPTransport",
+    "NodeStdioTransport",
+    "PythonStdioTransport",
+    "SSETransport",
+    "StdioTransport",
+    "StreamableHttpTransport",
+    "infer_transport",
+]
