@@ -7,6 +7,7 @@ export const {
   CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  InitializedNotificationSchema,
   ListPromptsRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListResourcesRequestSchema,

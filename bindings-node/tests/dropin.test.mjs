@@ -422,7 +422,7 @@ describe('a low-level server of the official TypeScript SDK with its imports cha
     assert.equal(port.missing, -32602);
     assert.deepEqual(port.promptCompletion.values, ['groceries']);
     assert.deepEqual(port.templateCompletion.values, ['todo']);
-    assert.deepEqual(port.status, { count: 2, subscribed: ['note:///todo'], level: 'warning' });
+    assert.deepEqual(port.status, { count: 2, subscribed: ['note:///todo'], level: 'warning', greeted: 'dropin-test' });
     assert.deepEqual(port.unsubscribed.subscribed, []);
     assert.deepEqual(port.updates, ['note:///todo']);
     assert.equal(port.read.contents[0].text, 'ship it');

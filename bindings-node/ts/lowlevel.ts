@@ -148,7 +148,9 @@ const CATALOG_KEYS = new Map(Object.entries(CATALOG_METHODS).map(([key, method])
 const LISTS = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 
 /** Notifications the core acts on itself. */
-const CORE_NOTIFICATIONS = new Set(['notifications/initialized', 'notifications/cancelled', 'notifications/progress']);
+const CORE_NOTIFICATIONS = new Set(['notifications/cancelled', 'notifications/progress']);
+
+const INITIALIZED = 'notifications/initialized';
 
 /**
  * The official SDK's low-level `Server`: `setRequestHandler(ListToolsRequestSchema, h)`
@@ -158,8 +160,16 @@ const CORE_NOTIFICATIONS = new Set(['notifications/initialized', 'notifications/
 export class LowLevelServer {
   /** The oxmcp server that serves the handlers. */
   readonly oxmcp: Server;
+  /** Called when `connect`'s transport stops serving (stdin closed, or `close()`). */
+  onclose?: () => void;
+  /** Told what failed while serving, where nothing else hears of it. */
+  onerror?: (error: Error) => void;
   readonly #current = new AsyncLocalStorage<Context>();
   #transport: StdioServerTransport | HttpTransport | undefined;
+  #oninitialized: (() => void | Promise<void>) | undefined;
+  /** A handler set for `notifications/initialized`, which replaces `oninitialized`. */
+  #initializedHandler: ((params: Record<string, unknown> | undefined) => void | Promise<void>) | undefined;
+  #hearsInitialized = false;
 
   constructor(serverInfo: Implementation, options: LowLevelServerOptions = {}) {
     const { capabilities = {}, ...settings } = options;
@@ -193,18 +203,38 @@ export class LowLevelServer {
   }
 
   /**
-   * Acts on notifications of the method `schema` names: an extension's, or
+   * Acts on notifications of the method `schema` names: an extension's,
    * `notifications/roots/list_changed` (`listRoots()` in the handler asks for the new
-   * roots). The core acts on `initialized`, `cancelled` and `progress` itself.
+   * roots) or `notifications/initialized` (which then no longer calls `oninitialized`, as
+   * in the official SDK). The core acts on `cancelled` and `progress` itself.
    */
   setNotificationHandler<S extends MethodSchema>(schema: S, handler: LowLevelNotificationHandler<S['shape']['method']['value']>): void {
     const method = methodOf(schema);
     if (CORE_NOTIFICATIONS.has(method)) {
       throw new McpError(-32603, `oxmcp acts on ${method} itself; a handler cannot replace it`, undefined, 'unsupported');
     }
+    if (method === INITIALIZED) {
+      this.#initializedHandler = (params) => handler({ method, params } as never);
+      this.#hearInitialized();
+      return;
+    }
     this.oxmcp.setNotificationHandler(method, (params, ctx) =>
       this.#current.run(ctx, async () => handler({ method, params } as never)),
     );
+  }
+
+  /**
+   * Called when a legacy client has finished its handshake (`notifications/initialized`),
+   * with the session's context: `getClientCapabilities()`, `getClientVersion()` and
+   * `listRoots()` work in it. 2026-07-28 has no handshake.
+   */
+  get oninitialized(): (() => void | Promise<void>) | undefined {
+    return this.#oninitialized;
+  }
+
+  set oninitialized(callback: (() => void | Promise<void>) | undefined) {
+    this.#oninitialized = callback;
+    this.#hearInitialized();
   }
 
   /**
@@ -228,10 +258,14 @@ export class LowLevelServer {
     }
     this.#transport = transport;
     this.oxmcp.listen({ transport: 'stdio' }).then(
-      () => (this.#transport = undefined),
+      () => this.#ended(),
       (error: unknown) => {
-        this.#transport = undefined;
-        console.error('oxmcp: serving stdio failed:', error);
+        this.#ended();
+        if (this.onerror === undefined) {
+          console.error('oxmcp: serving stdio failed:', error);
+        } else {
+          this.onerror(error instanceof Error ? error : new Error(String(error)));
+        }
       },
     );
   }
@@ -243,8 +277,8 @@ export class LowLevelServer {
 
   /** Stops serving. */
   async close(): Promise<void> {
-    this.#transport = undefined;
     await this.oxmcp.close();
+    this.#ended();
   }
 
   /** `sampling/createMessage`. */
@@ -318,6 +352,26 @@ export class LowLevelServer {
   /** @internal Runs `fn` as the handler of the request `ctx` is of (`McpServer`'s handlers). */
   within<T>(ctx: Context, fn: () => T): T {
     return this.#current.run(ctx, fn);
+  }
+
+  /** Hears `notifications/initialized` (once), for `oninitialized` or the handler set for it. */
+  #hearInitialized(): void {
+    if (this.#hearsInitialized) {
+      return;
+    }
+    this.#hearsInitialized = true;
+    this.oxmcp.setNotificationHandler(INITIALIZED, (params, ctx) =>
+      this.#current.run(ctx, async () => {
+        await (this.#initializedHandler === undefined ? this.#oninitialized?.() : this.#initializedHandler(params));
+      }),
+    );
+  }
+
+  #ended(): void {
+    if (this.#transport !== undefined) {
+      this.#transport = undefined;
+      this.onclose?.();
+    }
   }
 
   #ctx(what: string): Context {

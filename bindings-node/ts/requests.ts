@@ -35,3 +35,5 @@ export const SetLevelRequestSchema = schemaOf('logging/setLevel');
 export const CompleteRequestSchema = schemaOf('completion/complete');
 /** Notifications of `notifications/roots/list_changed`. */
 export const RootsListChangedNotificationSchema = schemaOf('notifications/roots/list_changed');
+/** Notifications of `notifications/initialized`. */
+export const InitializedNotificationSchema = schemaOf('notifications/initialized');

@@ -318,6 +318,32 @@ async fn a_server_is_told_of_subscriptions_and_log_levels_and_may_refuse_them() 
     }
 }
 
+/// A legacy client's `notifications/initialized` reaches a server that asks for it, with the
+/// session's context (the client's facts).
+#[tokio::test]
+async fn a_server_hears_a_legacy_client_finish_its_handshake() {
+    let (heard_tx, mut heard_rx) = mpsc::unbounded_channel::<Option<String>>();
+    let server = Server::builder("greeting", "1")
+        .notification_handler("notifications/initialized", move |_params: Value, ctx: Context| {
+            let heard = heard_tx.clone();
+            async move {
+                heard.send(ctx.client_info().map(|info| info.name.clone())).ok();
+            }
+        })
+        .build()
+        .unwrap();
+    for (transport, _client, _listener) in clients(&server, EraMode::Legacy, options()).await {
+        let heard = tokio::time::timeout(Duration::from_secs(5), heard_rx.recv()).await;
+        let client = heard.unwrap_or_else(|_| panic!("{transport}: not heard")).unwrap();
+        assert_eq!(client.as_deref(), Some("messages-tests"), "{transport}");
+    }
+    // 2026-07-28 has no handshake.
+    for (transport, _client, _listener) in clients(&server, EraMode::Modern, options()).await {
+        let heard = tokio::time::timeout(Duration::from_millis(300), heard_rx.recv()).await;
+        assert!(heard.is_err(), "{transport}: nothing to hear");
+    }
+}
+
 #[tokio::test]
 async fn handlers_know_what_carries_their_request() {
     let server = Server::builder("carried", "1")

@@ -163,3 +163,8 @@ lowLevel.setRequestHandler(ListPromptsRequestSchema, async () => ({ tools: [] })
 lowLevel.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => ({ contents: [{ uri: params.name, text: '' }] }));
 await lowLevel.connect(new StdioServerTransport());
 await lowLevel.sendResourceUpdated({ uri: 'file:///x' });
+lowLevel.oninitialized = async () => {
+  const name: string | undefined = lowLevel.getClientVersion()?.name;
+  void name;
+};
+lowLevel.onclose = () => {};

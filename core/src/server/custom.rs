@@ -103,15 +103,15 @@ impl CustomMethods {
         insert(&self.requests, method, handler, reserved, "request")
     }
 
-    /// Adds a notification handler; the core's own notifications cannot be replaced, and
-    /// `notifications/roots/list_changed`, which the core leaves to the server, may be
-    /// handled.
+    /// Adds a notification handler; the core's own notifications cannot be replaced, but
+    /// a server may be told of `notifications/initialized` (the core has acted on it) and
+    /// handle `notifications/roots/list_changed`, which the core leaves to it.
     pub(crate) fn add_notification(
         &self,
         method: String,
         handler: Arc<dyn NotificationHandler>,
     ) -> Result<(), DefinitionError> {
-        let reserved: &[&str] = if method == methods::ROOTS_LIST_CHANGED {
+        let reserved: &[&str] = if method == methods::ROOTS_LIST_CHANGED || method == methods::INITIALIZED {
             &[]
         } else {
             &methods::SERVER_NOTIFICATIONS

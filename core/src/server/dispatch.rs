@@ -338,9 +338,6 @@ impl Dispatcher {
 
     fn on_notification(self: &Arc<Self>, notification: Notification) {
         let Notification { method, params } = notification;
-        if method == methods::INITIALIZED {
-            return;
-        }
         let params = params.as_deref();
         match self
             .server

@@ -360,8 +360,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Acts on notifications of `method`: one the core does not handle (an extension's), or
-    /// `notifications/roots/list_changed` (see [`on_roots_list_changed`](Self::on_roots_list_changed)).
+    /// Acts on notifications of `method`: one the core does not handle (an extension's),
+    /// `notifications/roots/list_changed` (see [`on_roots_list_changed`](Self::on_roots_list_changed)),
+    /// or `notifications/initialized`, which a legacy client sends once its handshake is
+    /// done (the handler's context is the session's: it may ask the client for its roots).
     pub fn notification_handler(mut self, method: impl Into<String>, handler: impl NotificationHandler) -> Self {
         self.notifications.push((method.into(), Arc::new(handler)));
         self
@@ -641,8 +643,8 @@ impl Server {
         self.inner.custom.add_request(method.into(), Arc::new(handler))
     }
 
-    /// Acts on notifications of `method` from now on, one the core does not handle or
-    /// `notifications/roots/list_changed` (as [`ServerBuilder::notification_handler`]).
+    /// Acts on notifications of `method` from now on, as [`ServerBuilder::notification_handler`]
+    /// says.
     pub fn add_notification_handler(
         &self,
         method: impl Into<String>,
