@@ -21,6 +21,7 @@ export const {
   StdioServerTransport,
   StreamableHTTPServerTransport,
   ToolTask,
+  UrlElicitationRequiredError,
   WebStandardStreamableHTTPServerTransport,
   completable,
   createMcpExpressApp,

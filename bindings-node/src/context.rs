@@ -28,8 +28,13 @@ impl NativeContext {
 
     /// Runs a request to the client until it answers or this run of the handler ends
     /// (cancelled, or ended for a multi round-trip retry), so that no promise is left
-    /// pending forever.
+    /// pending forever. A notification's context is the session's: its requests may outlive
+    /// the handler's run (as the official SDK's `server.listRoots()` does), and fail when
+    /// the session ends.
     async fn until_run_ends<T>(&self, request: impl Future<Output = Result<T, HandlerError>>) -> napi::Result<T> {
+        if self.ctx.request_id().is_none() {
+            return request.await.map_err(handler_error);
+        }
         tokio::select! {
             answer = request => answer.map_err(handler_error),
             _ = self.run_ended.cancelled() => Err(handler_error(HandlerError::message("the request has ended"))),

@@ -4,7 +4,7 @@
 // in place of the SDK's server modules, and the official client must get the same lists
 // and results from both.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
@@ -26,6 +26,7 @@ import {
 import * as z from 'zod/v4';
 
 import { McpServer, ResourceTemplate, Server, StreamableHTTPServerTransport } from 'oxmcp';
+import { InMemoryTaskStore, UrlElicitationRequiredError } from 'oxmcp/sdk';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -332,6 +333,69 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     }
   });
 
+  it('a tool that throws UrlElicitationRequiredError answers -32042 with its elicitations', async () => {
+    const server = new McpServer({ name: 'consent', version: '1.0.0' });
+    const elicitation = { mode: 'url', message: 'Sign in', url: 'https://drive.example/consent', elicitationId: 'c-1' };
+    server.registerTool('connect', {}, async () => {
+      throw new UrlElicitationRequiredError([elicitation]);
+    });
+    await inProcess(server, async (client) => {
+      await assert.rejects(client.callTool({ name: 'connect', arguments: {} }), (error) => {
+        assert.equal(error.code, -32042);
+        assert.deepEqual(error.data, { elicitations: [elicitation] });
+        return true;
+      });
+    });
+  });
+
+  it("experimental.tasks.registerToolTask: createTask runs as the task, and its stored result is the call's", async () => {
+    const server = new McpServer({ name: 'tasked', version: '1.0.0' }, { taskStore: new InMemoryTaskStore() });
+    const statuses = [];
+    server.experimental.tasks.registerToolTask(
+      'research',
+      { description: 'Researches a topic', inputSchema: { topic: z.string() }, execution: { taskSupport: 'optional' } },
+      {
+        createTask: async ({ topic }, extra) => {
+          const task = await extra.taskStore.createTask({ ttl: 60_000 });
+          // The work goes on after createTask returns, as the SDK's examples write it.
+          setTimeout(async () => {
+            await extra.taskStore.updateTaskStatus(task.taskId, 'working', 'reading');
+            statuses.push((await extra.taskStore.getTask(task.taskId)).status);
+            await extra.taskStore.storeTaskResult(task.taskId, 'completed', { content: [{ type: 'text', text: `${topic}: done` }] });
+          }, 50);
+          return { task };
+        },
+        getTask: async () => assert.fail('the core answers tasks/get'),
+        getTaskResult: async () => assert.fail('the core answers tasks/result'),
+      },
+    );
+    server.experimental.tasks.registerToolTask(
+      'doomed',
+      { inputSchema: {} },
+      {
+        createTask: async (_args, extra) => {
+          const task = await extra.taskStore.createTask();
+          setTimeout(() => extra.taskStore.updateTaskStatus(task.taskId, 'failed', 'no sources'), 10);
+          return { task };
+        },
+      },
+    );
+    await inProcess(server, async (client) => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((tool) => [tool.name, tool.execution?.taskSupport]),
+        [['research', 'optional'], ['doomed', 'required']],
+      );
+      // A 2026-07-28 client with the tasks extension follows the task to its result.
+      const result = await client.callTool({ name: 'research', arguments: { topic: 'bees' } });
+      assert.deepEqual(result.content, [{ type: 'text', text: 'bees: done' }]);
+      const failed = await client.callTool({ name: 'doomed', arguments: {} });
+      assert.equal(failed.isError, true);
+      assert.match(failed.content[0].text, /no sources/);
+    });
+    assert.deepEqual(statuses, ['working']);
+  });
+
   it('the older tool(), resource() and prompt() forms and an empty parameters object', async () => {
     const server = new McpServer({ name: 'older-forms', version: '1.0.0' });
     server.tool('ping', async () => ({ content: [{ type: 'text', text: 'pong' }] }));
@@ -438,6 +502,68 @@ describe('a low-level server of the official TypeScript SDK with its imports cha
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("the SDK's published reference server (@modelcontextprotocol/server-everything) with its imports changed", () => {
+  const published = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist');
+
+  /** The whole server, every import of the SDK's server modules made `oxmcp/sdk`. */
+  function portEverything() {
+    const target = join(PORTS, 'everything');
+    rmSync(target, { recursive: true, force: true });
+    cpSync(published, target, { recursive: true, filter: (source) => !source.includes('__tests__') });
+    const imports = /from "@modelcontextprotocol\/sdk\/(server\/[a-zA-Z]+\.js|types\.js|experimental\/tasks)"/g;
+    let changed = 0;
+    for (const file of readdirSync(target, { recursive: true }).filter((name) => name.endsWith('.js'))) {
+      const original = readFileSync(join(target, file), 'utf8');
+      const ported = original.replace(imports, 'from "oxmcp/sdk"');
+      const lines = ported.split('\n').filter((line, i) => line !== original.split('\n')[i]);
+      assert.ok(lines.every((line) => /^(import |} from )/.test(line)), `${file}: only imports changed: ${lines}`);
+      changed += lines.length;
+      writeFileSync(join(target, file), ported);
+    }
+    assert.ok(changed > 10, `${changed} imports changed`);
+    return join(target, 'index.js');
+  }
+
+  it('lists and answers the same to the official client, tools registered once it knows the client among them', async () => {
+    const use = async (client) => ({
+      tools: (await client.listTools()).tools,
+      prompts: (await client.listPrompts()).prompts,
+      resources: (await client.listResources()).resources,
+      templates: (await client.listResourceTemplates()).resourceTemplates,
+      echo: await client.callTool({ name: 'echo', arguments: { message: 'hi' } }),
+      sum: await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } }),
+      weather: await client.callTool({ name: 'get-structured-content', arguments: { location: 'Chicago' } }),
+      annotated: await client.callTool({ name: 'get-annotated-message', arguments: { messageType: 'success' } }),
+      reference: await client.callTool({ name: 'get-resource-reference', arguments: {} }),
+      image: await client.callTool({ name: 'get-tiny-image', arguments: {} }),
+      links: await client.callTool({ name: 'get-resource-links', arguments: { count: 2 } }),
+      simple: await client.getPrompt({ name: 'simple-prompt' }),
+      city: await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Oslo' } }),
+      departments: await client.complete({
+        ref: { type: 'ref/prompt', name: 'completable-prompt' },
+        argument: { name: 'department', value: 'E' },
+      }),
+      document: await client.readResource({ uri: 'demo://resource/static/document/architecture.md' }),
+    });
+    const capabilities = { roots: {}, sampling: {}, elicitation: {} };
+    // Its dynamic resources say when they were made.
+    const settled = (seen) => JSON.parse(JSON.stringify(seen).replace(/\d{1,2}:\d{2}:\d{2} [AP]M/g, '<time>'));
+    const theirs = settled(await withServer(join(published, 'index.js'), use, capabilities));
+    const ours = settled(await withServer(portEverything(), use, capabilities));
+    assert.deepEqual(ours.tools, withoutDefaults(theirs.tools));
+    // A rendered prompt keeps its description on oxmcp (see the README).
+    for (const prompt of [ours.simple, ours.city]) {
+      delete prompt.description;
+    }
+    for (const key of Object.keys(theirs).filter((key) => key !== 'tools')) {
+      assert.deepEqual(ours[key], theirs[key], key);
+    }
+    // The tools it registers in `oninitialized`, for a client that can answer them.
+    assert.ok(ours.tools.some((tool) => tool.name === 'trigger-sampling-request'));
+    assert.ok(ours.tools.some((tool) => tool.name === 'simulate-research-query'));
   });
 });
 

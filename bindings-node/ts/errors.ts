@@ -77,6 +77,24 @@ export class McpError extends Error {
 }
 
 /**
+ * The official SDK's `UrlElicitationRequiredError`: thrown from a tool handler, the call is
+ * answered with -32042 and the URL elicitations the user must complete first (2025-11-25;
+ * `ctx.notifyElicitationComplete(id)` says when they did).
+ */
+export class UrlElicitationRequiredError extends McpError {
+  override readonly name: string = 'UrlElicitationRequiredError';
+
+  constructor(elicitations: Record<string, unknown>[], message = `URL elicitation${elicitations.length > 1 ? 's' : ''} required`) {
+    super(ErrorCode.UrlElicitationRequired, message, { elicitations });
+  }
+
+  /** The elicitations the user must complete. */
+  get elicitations(): Record<string, unknown>[] {
+    return (this.data as { elicitations: Record<string, unknown>[] }).elicitations;
+  }
+}
+
+/**
  * The resource does not exist. Thrown from a resource handler (a template's, for an
  * instance that is not there), the client is told in the words of its protocol version:
  * -32002 up to 2025-11-25, -32602 from 2026-07-28 on (SEP-2164), with `data.uri` either way.

@@ -33,7 +33,7 @@ export { Context } from './context';
 export type { ElicitInput } from './context';
 export { completable } from './completable';
 export type { CompleteCallback } from './completable';
-export { ErrorCode, InputRequired, McpError, ResourceNotFoundError } from './errors';
+export { ErrorCode, InputRequired, McpError, ResourceNotFoundError, UrlElicitationRequiredError } from './errors';
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';

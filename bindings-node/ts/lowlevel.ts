@@ -134,8 +134,15 @@ export type LowLevelNotificationHandler<M extends string> = (notification: {
 }) => void | Promise<void>;
 
 /** The official constructor options: `capabilities` says what to declare before it is registered. */
-export interface LowLevelServerOptions extends ServerOptions {
-  capabilities?: Partial<Record<DeclarableCapability | 'logging' | 'experimental', unknown>>;
+export interface LowLevelServerOptions extends Omit<ServerOptions, 'taskStore'> {
+  capabilities?: Partial<Record<DeclarableCapability | 'logging' | 'experimental' | 'tasks', unknown>>;
+  /**
+   * oxmcp's task store (a file, see `ServerOptions.taskStore`), or the official SDK's
+   * (`InMemoryTaskStore`), which is not needed: oxmcp's core keeps tasks itself.
+   */
+  taskStore?: string | object;
+  /** The official SDK's queue of task messages; oxmcp's core sends them itself. */
+  taskMessageQueue?: unknown;
 }
 
 /** The capabilities `declare` takes, of those an official server names. */
@@ -172,9 +179,13 @@ export class LowLevelServer {
   #hearsInitialized = false;
 
   constructor(serverInfo: Implementation, options: LowLevelServerOptions = {}) {
-    const { capabilities = {}, ...settings } = options;
+    const { capabilities = {}, taskStore, taskMessageQueue: _queue, ...settings } = options;
     const declare = DECLARABLE.filter((name) => capabilities[name] !== undefined);
-    this.oxmcp = new Server(serverInfo, { ...settings, declare: [...(settings.declare ?? []), ...declare] });
+    this.oxmcp = new Server(serverInfo, {
+      ...settings,
+      taskStore: typeof taskStore === 'string' ? taskStore : undefined,
+      declare: [...(settings.declare ?? []), ...declare],
+    });
   }
 
   /**

@@ -20,8 +20,9 @@
 
 import type { Context } from './context';
 import { ErrorCode, McpError } from './errors';
+import { ExperimentalTasks } from './experimental';
 import { extraOf, LowLevelServer, type LowLevelServerOptions, type RequestHandlerExtra } from './lowlevel';
-import { toJsonSchema, validate, validatorOf, type Infer, type SchemaInput, type StandardSchemaLike } from './schema';
+import { promptArguments, toJsonSchema, validate, validatorOf, type Infer, type SchemaInput, type StandardSchemaLike } from './schema';
 import type {
   ResourceTemplate,
   PromptConfig,
@@ -34,7 +35,7 @@ import type {
   ToolConfig,
 } from './server';
 import type { HttpTransport, StdioServerTransport } from './transports';
-import type { Implementation, LoggingLevel, ToolAnnotations } from './types';
+import type { Implementation, LoggingLevel, PromptArgument, ToolAnnotations } from './types';
 
 /** The official constructor options: `capabilities` says what to declare before it is registered. */
 export type McpServerOptions = LowLevelServerOptions;
@@ -59,10 +60,13 @@ export class McpServer {
   readonly oxmcp: Server;
   /** The low-level server of the official SDK: request handlers, and asking the client of the request in progress. */
   readonly server: LowLevelServer;
+  /** The official SDK's experimental APIs: `tasks.registerToolTask`. */
+  readonly experimental: { readonly tasks: ExperimentalTasks };
 
   constructor(serverInfo: Implementation, options: McpServerOptions = {}) {
     this.server = new LowLevelServer(serverInfo, options);
     this.oxmcp = this.server.oxmcp;
+    this.experimental = { tasks: new ExperimentalTasks((name, config, cb) => this.registerTool(name, config, cb as never)) };
   }
 
   registerTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
@@ -105,7 +109,8 @@ export class McpServer {
       (issues) => new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${issues}`),
     );
     const handler = this.#adapt(cb as (...args: unknown[]) => Returned, check);
-    return this.oxmcp.registerPrompt(name, config, handler as never);
+    const listed = config.argsSchema === undefined ? undefined : officialPromptArguments(config.argsSchema);
+    return this.oxmcp.registerPrompt(name, { ...config, arguments: listed }, handler as never);
   }
 
   /**
@@ -218,6 +223,18 @@ function checker(validator: StandardSchemaLike | undefined, refused: (issues: st
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A prompt's arguments as the official SDK lists them: each field's own description (not
+ * one an inner schema carries, as `z.string().describe(...).optional()` has it), no titles.
+ */
+function officialPromptArguments(schema: SchemaInput): PromptArgument[] {
+  const shape = (isRawShape(schema) ? schema : (schema as { shape?: unknown }).shape) as Record<string, { description?: unknown }> | undefined;
+  return promptArguments(schema).map(({ name, required }) => {
+    const description = shape?.[name]?.description;
+    return typeof description === 'string' ? { name, description, required } : { name, required };
+  });
 }
 
 /** The official test for a parameters object: `{}`, or an object of zod schemas. */

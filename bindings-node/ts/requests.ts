@@ -1,7 +1,8 @@
 /**
  * The official SDK's request and notification schemas that a low-level server's handlers
- * are set with (`server.setRequestHandler(ListToolsRequestSchema, handler)`). oxmcp reads
- * only the method each names: the core checks the messages themselves.
+ * are set with (`server.setRequestHandler(ListToolsRequestSchema, handler)`), and the result
+ * schemas its `sendRequest(request, resultSchema)` takes. oxmcp reads only the method each
+ * names: the core checks the messages themselves.
  */
 
 import type { MethodSchema } from './lowlevel';
@@ -37,3 +38,15 @@ export const CompleteRequestSchema = schemaOf('completion/complete');
 export const RootsListChangedNotificationSchema = schemaOf('notifications/roots/list_changed');
 /** Notifications of `notifications/initialized`. */
 export const InitializedNotificationSchema = schemaOf('notifications/initialized');
+
+/** Stands for the official schema of a result, where an API takes one (the core checks results). */
+function resultSchema(result: string): { readonly result: string } {
+  return Object.freeze({ result });
+}
+
+/** The result of `sampling/createMessage`. */
+export const CreateMessageResultSchema = resultSchema('sampling/createMessage');
+/** The result of `elicitation/create`. */
+export const ElicitResultSchema = resultSchema('elicitation/create');
+/** The result of `roots/list`. */
+export const ListRootsResultSchema = resultSchema('roots/list');

@@ -7,7 +7,9 @@
  */
 
 export { completable } from './completable';
-export { ErrorCode, McpError } from './errors';
+export { ErrorCode, McpError, UrlElicitationRequiredError } from './errors';
+export { InMemoryTaskMessageQueue, InMemoryTaskStore } from './experimental';
+export type { RequestTaskStore, StoredTask, TaskHandlerExtra, TaskToolConfig, ToolTaskHandler } from './experimental';
 export { LowLevelServer as Server } from './lowlevel';
 export type {
   AuthInfo,

@@ -41,6 +41,7 @@ import type {
   ListResourceTemplatesResult,
   ListToolsResult,
   Meta,
+  PromptArgument,
   PromptMessage,
   ReadResourceResult,
   ResourceContents,
@@ -348,6 +349,8 @@ export interface PromptConfig<A extends SchemaInput | undefined> {
   description?: string;
   /** A zod raw shape (string fields), or JSON Schema: becomes the prompt's arguments. */
   argsSchema?: A;
+  /** The arguments as listed, where they should not be read from `argsSchema`. */
+  arguments?: PromptArgument[];
   /**
    * Completion callbacks by argument name (or mark fields of `argsSchema` with
    * `completable()`).
@@ -628,7 +631,7 @@ export class Server {
       name,
       title: config.title,
       description: config.description,
-      arguments: config.argsSchema === undefined ? undefined : promptArguments(config.argsSchema),
+      arguments: config.arguments ?? (config.argsSchema === undefined ? undefined : promptArguments(config.argsSchema)),
       icons: config.icons,
       _meta: config._meta,
     });

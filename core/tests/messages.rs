@@ -319,20 +319,37 @@ async fn a_server_is_told_of_subscriptions_and_log_levels_and_may_refuse_them() 
 }
 
 /// A legacy client's `notifications/initialized` reaches a server that asks for it, with the
-/// session's context (the client's facts).
+/// session's context (the client's facts), and the client's requests wait for its handler:
+/// a tool it registers once it knows the client is listed to that client.
 #[tokio::test]
 async fn a_server_hears_a_legacy_client_finish_its_handshake() {
     let (heard_tx, mut heard_rx) = mpsc::unbounded_channel::<Option<String>>();
-    let server = Server::builder("greeting", "1")
-        .notification_handler("notifications/initialized", move |_params: Value, ctx: Context| {
-            let heard = heard_tx.clone();
+    let server = Server::builder("greeting", "1").build().unwrap();
+    let registering = server.clone();
+    server
+        .add_notification_handler("notifications/initialized", move |_params: Value, ctx: Context| {
+            let (heard, server) = (heard_tx.clone(), registering.clone());
             async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let tool = ToolDef::new(format!("for-{}", ctx.transport().as_str()));
+                server
+                    .add_tool(tool.handler(|_, _: Context| async { Ok::<_, HandlerError>("hi") }))
+                    .unwrap();
                 heard.send(ctx.client_info().map(|info| info.name.clone())).ok();
             }
         })
-        .build()
         .unwrap();
-    for (transport, _client, _listener) in clients(&server, EraMode::Legacy, options()).await {
+    for (transport, client, _listener) in clients(&server, EraMode::Legacy, options()).await {
+        let tools = client.list_all_tools().await.unwrap();
+        let carried = if transport == "http" {
+            "streamable-http"
+        } else {
+            transport
+        };
+        assert!(
+            tools.iter().any(|tool| tool.name == format!("for-{carried}")),
+            "{transport}: {tools:?}"
+        );
         let heard = tokio::time::timeout(Duration::from_secs(5), heard_rx.recv()).await;
         let client = heard.unwrap_or_else(|_| panic!("{transport}: not heard")).unwrap();
         assert_eq!(client.as_deref(), Some("messages-tests"), "{transport}");

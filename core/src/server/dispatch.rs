@@ -11,11 +11,13 @@ use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Duration;
 
 use futures::FutureExt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -106,10 +108,37 @@ pub(crate) struct Dispatcher {
     recent_clients: RecentClients,
     /// What carries its requests.
     transport: TransportKind,
+    /// Set while the server's handler of `notifications/initialized` runs: the client's
+    /// requests wait for it (at most [`GREETING_WAIT`]), as they would on a server that
+    /// handles messages in order (one that registers tools once it knows the client, say).
+    greeting: AtomicBool,
+    greeted: Notify,
+}
+
+/// The run of the server's handler of `notifications/initialized`: while it lives, the
+/// client's requests wait; dropped (the handler ended, or panicked), they go on.
+struct Greeting(Arc<Dispatcher>);
+
+impl Greeting {
+    fn start(dispatcher: &Arc<Dispatcher>) -> Self {
+        dispatcher.greeting.store(true, Ordering::Release);
+        Greeting(Arc::clone(dispatcher))
+    }
+}
+
+impl Drop for Greeting {
+    fn drop(&mut self) {
+        self.0.greeting.store(false, Ordering::Release);
+        self.0.greeted.notify_waiters();
+    }
 }
 
 /// The page size of `tasks/list` when the server sets none.
 const TASKS_PAGE: usize = 100;
+
+/// The longest a request waits for the server's handler of `notifications/initialized`: a
+/// handler that asks the client something must not hold the client's requests for long.
+const GREETING_WAIT: Duration = Duration::from_secs(1);
 
 impl Dispatcher {
     /// A dispatcher for one client, within the server's per-client limits.
@@ -144,6 +173,8 @@ impl Dispatcher {
             record_changes: AtomicU64::new(0),
             recent_clients: RecentClients::default(),
             transport,
+            greeting: AtomicBool::new(false),
+            greeted: Notify::new(),
         })
     }
 
@@ -348,15 +379,38 @@ impl Dispatcher {
             // that floods notifications gets no more work done than one that floods requests.
             Some(handled) => match self.admissions.admit() {
                 Some(admission) => {
+                    let greeting =
+                        (method == methods::INITIALIZED && self.serves_one_client()).then(|| Greeting::start(self));
                     self.tasks.spawn(async move {
                         let _admission = admission;
                         handled.await;
+                        drop(greeting);
                     });
                 }
                 None => tracing::debug!(method, "dropped a notification: too much in flight"),
             },
             None => tracing::debug!(method, "ignored a notification"),
         }
+    }
+
+    /// Waits, at most [`GREETING_WAIT`], for the server's handler of
+    /// `notifications/initialized` to finish.
+    async fn after_greeting(&self) {
+        if !self.greeting.load(Ordering::Acquire) {
+            return;
+        }
+        let greeted = async {
+            loop {
+                // Listening before looking, so that the end cannot slip between the two.
+                let mut greeted = std::pin::pin!(self.greeted.notified());
+                greeted.as_mut().enable();
+                if !self.greeting.load(Ordering::Acquire) {
+                    return;
+                }
+                greeted.await;
+            }
+        };
+        let _ = tokio::time::timeout(GREETING_WAIT, greeted).await;
     }
 
     /// The context of a notification's handler: the session's protocol facts (or the
@@ -553,6 +607,7 @@ impl Dispatcher {
             }
             return self.initialize(params.as_deref());
         }
+        self.after_greeting().await;
         // Reading `_meta`'s protocol fields checks that it is an object (or absent), so the
         // context's lazy read of it cannot fail; the transport did so if it worked them out.
         let exchange = match scope.exchange.take() {
