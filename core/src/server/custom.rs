@@ -43,8 +43,9 @@ pub(crate) const TOLD_REQUESTS: [&str; 3] = [
     methods::LOGGING_SET_LEVEL,
 ];
 
-/// Answers requests of a method the core does not serve (or is told of those of
-/// [`TOLD_REQUESTS`]).
+/// Answers requests of a method the core does not serve, or is told of the requests a
+/// server may keep its own record of (see
+/// [`ServerBuilder::request_handler`](super::ServerBuilder::request_handler)).
 pub trait RequestHandler: Send + Sync + 'static {
     /// Answers one request. `params` is the request's params (`null` when it has none)
     /// without `_meta` (see [`Context::meta`]); the result must be a JSON object.
