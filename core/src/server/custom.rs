@@ -185,11 +185,7 @@ pub(super) async fn call(
     let Some(handler) = server.custom().request_handler(method) else {
         return Err(ErrorObject::method_not_found(method));
     };
-    let result = handler
-        .call(params_value(params)?, ctx.clone())
-        .await
-        .map_err(|error| server.disclose(error).into_error_object(ctx.era()))?;
-    let Value::Object(mut result) = result else {
+    let Value::Object(mut result) = run(server, handler, params, ctx).await? else {
         return Err(ErrorObject::internal(format!(
             "the handler of {method} returned a result that is not an object"
         )));
@@ -208,14 +204,23 @@ pub(super) async fn tell(
     params: Option<&RawValue>,
     ctx: &Context,
 ) -> Result<(), ErrorObject> {
-    let Some(handler) = server.custom().request_handler(method) else {
-        return Ok(());
-    };
+    match server.custom().request_handler(method) {
+        Some(handler) => run(server, handler, params, ctx).await.map(drop),
+        None => Ok(()),
+    }
+}
+
+/// What `handler` answers to `params`; its failure as the request's error.
+async fn run(
+    server: &Server,
+    handler: Arc<dyn RequestHandler>,
+    params: Option<&RawValue>,
+    ctx: &Context,
+) -> Result<Value, ErrorObject> {
     handler
         .call(params_value(params)?, ctx.clone())
         .await
-        .map_err(|error| server.disclose(error).into_error_object(ctx.era()))?;
-    Ok(())
+        .map_err(|error| server.disclose(error).into_error_object(ctx.era()))
 }
 
 /// Params as a JSON value, `null` when absent, without `_meta`: the handler reads that from

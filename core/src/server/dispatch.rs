@@ -394,11 +394,9 @@ impl Dispatcher {
     }
 
     /// Waits, at most [`GREETING_WAIT`], for the server's handler of
-    /// `notifications/initialized` to finish.
+    /// `notifications/initialized` to finish (see [`Dispatcher::dispatch`], which calls it
+    /// only while that handler runs).
     async fn after_greeting(&self) {
-        if !self.greeting.load(Ordering::Acquire) {
-            return;
-        }
         let greeted = async {
             loop {
                 // Listening before looking, so that the end cannot slip between the two.
@@ -607,7 +605,10 @@ impl Dispatcher {
             }
             return self.initialize(params.as_deref());
         }
-        self.after_greeting().await;
+        if self.greeting.load(Ordering::Acquire) {
+            // Boxed: the wait's timer stays out of every request's future.
+            Box::pin(self.after_greeting()).await;
+        }
         // Reading `_meta`'s protocol fields checks that it is an object (or absent), so the
         // context's lazy read of it cannot fail; the transport did so if it worked them out.
         let exchange = match scope.exchange.take() {

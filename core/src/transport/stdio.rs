@@ -11,11 +11,15 @@ use super::{JsonLinesCodec, Transport, TransportKind};
 /// and written through tokio's reactor; otherwise through tokio's blocking handles, which
 /// hand every read and write to a worker thread and so add a thread switch to each message.
 pub fn stdio(max_message_size: usize) -> Transport {
+    stdin_stdout(max_message_size).with_kind(TransportKind::Stdio)
+}
+
+fn stdin_stdout(max_message_size: usize) -> Transport {
     #[cfg(target_os = "linux")]
     if let Some((reader, writer)) = pipes::stdin_stdout() {
-        return from_streams(reader, writer, max_message_size).with_kind(TransportKind::Stdio);
+        return from_streams(reader, writer, max_message_size);
     }
-    from_streams(tokio::io::stdin(), tokio::io::stdout(), max_message_size).with_kind(TransportKind::Stdio)
+    from_streams(tokio::io::stdin(), tokio::io::stdout(), max_message_size)
 }
 
 /// A transport over any pair of byte streams, with newline-delimited framing.

@@ -89,6 +89,8 @@ class Client:
         self._native = self.transport.client(**options)
         #: Each tool's output schema, by name, as listed.
         self._output_schemas: dict[str, dict[str, Any] | None] = {}
+        #: What reads each tool's values, by its name and whether they come wrapped.
+        self._readers: dict[tuple[str, bool], TypeAdapter[Any] | None] = {}
 
     async def __aenter__(self) -> Client:
         await self._native.connect()
@@ -124,6 +126,7 @@ class Client:
         """Every tool."""
         tools = await self._native.list_tools()
         self._output_schemas.update((tool.name, tool.output_schema) for tool in tools)
+        self._readers.clear()
         return to_official(tools)
 
     async def list_tools_mcp(self, cursor: str | None = None) -> types.ListToolsResult:
@@ -261,18 +264,29 @@ class Client:
             await self.list_tools()
         schema = self._output_schemas.get(name)
         fastmcp_meta = (result.meta or {}).get("fastmcp")
-        wrapped = isinstance(fastmcp_meta, dict) and bool(fastmcp_meta.get("wrap_result"))
+        wrapped = (isinstance(fastmcp_meta, dict) and bool(fastmcp_meta.get("wrap_result"))) or bool(
+            (schema or {}).get("x-fastmcp-wrap-result")
+        )
         content = result.structured_content
-        if (wrapped or (schema or {}).get("x-fastmcp-wrap-result")) and isinstance(content, dict):
+        if wrapped and isinstance(content, dict):
             content = content.get("result")
-            if schema is not None:
-                schema = {**schema.get("properties", {}).get("result", {}), "$defs": schema.get("$defs", {})}
-        if not schema:
+        reader = self._reader(name, schema, wrapped)
+        if reader is None:
             return content
         try:
-            return TypeAdapter(json_schema_to_type(schema)).validate_python(content)
+            return reader.validate_python(content)
         except ValueError:
             return content
+
+    def _reader(self, name: str, schema: dict[str, Any] | None, wrapped: bool) -> TypeAdapter[Any] | None:
+        """What reads the values of tool `name` (wrapped in ``result`` or not), made once
+        per listing of the tools: a type made from a schema costs more than a call."""
+        key = (name, wrapped)
+        if key not in self._readers:
+            if wrapped and schema is not None:
+                schema = {**schema.get("properties", {}).get("result", {}), "$defs": schema.get("$defs", {})}
+            self._readers[key] = TypeAdapter(json_schema_to_type(schema)) if schema else None
+        return self._readers[key]
 
 
 def _roots(roots: list[str] | RootsHandler | None) -> RootsHandler | None:
