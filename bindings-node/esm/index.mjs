@@ -18,6 +18,7 @@ export const {
   ResourceNotFoundError,
   ResourceTemplate,
   Server,
+  SSEServerTransport,
   StdioServerTransport,
   StreamableHTTPServerTransport,
   ToolTask,

@@ -24,6 +24,7 @@ export const {
   RootsListChangedNotificationSchema,
   Server,
   SetLevelRequestSchema,
+  SSEServerTransport,
   StdioServerTransport,
   StreamableHTTPServerTransport,
   SubscribeRequestSchema,

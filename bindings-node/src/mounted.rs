@@ -7,7 +7,9 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{within_runtime_if_available, Buffer};
 use napi_derive::napi;
 
-use oxmcp::server::http::{HttpEndpoint, HttpExchange, RequestHead};
+use oxmcp::server::http::{HostedSse, HttpEndpoint, HttpExchange, RequestHead};
+
+use crate::error::invalid;
 
 /// The endpoint of one server, served by the web app that mounts it.
 #[napi]
@@ -41,20 +43,33 @@ impl NativeHttpEndpoint {
     /// and `headers` as `[name, value]` pairs. Its body follows through the exchange.
     #[napi]
     pub fn exchange(&self, method: String, path: String, headers: Vec<Vec<String>>) -> NativeHttpExchange {
-        let headers = headers
-            .into_iter()
-            .filter_map(|pair| match <[String; 2]>::try_from(pair) {
-                Ok([name, value]) => Some((name.into_bytes(), value.into_bytes())),
-                Err(_) => None,
-            })
-            .collect();
         let head = RequestHead {
             method,
             path_and_query: path,
-            headers,
+            headers: header_pairs(headers),
         };
         let core = within_runtime_if_available(|| self.core.exchange(head));
         NativeHttpExchange { core: Arc::new(core) }
+    }
+
+    /// Opens the stream of the HTTP+SSE session `sessionId` (made by the caller from a
+    /// CSPRNG), whose client POSTs to `messagesPath`; `headers` are those of the GET the app
+    /// routed to it. The session's messages go to `exchange` at `/messages?sessionId=…`.
+    #[napi]
+    pub fn open_hosted_sse(
+        &self,
+        headers: Vec<Vec<String>>,
+        session_id: String,
+        messages_path: String,
+    ) -> napi::Result<NativeHttpExchange> {
+        let hosted = HostedSse::new(&session_id, &messages_path).map_err(invalid)?;
+        let head = RequestHead {
+            method: "GET".to_owned(),
+            path_and_query: "/sse".to_owned(),
+            headers: header_pairs(headers),
+        };
+        let core = within_runtime_if_available(|| self.core.open_hosted_sse(head, hosted));
+        Ok(NativeHttpExchange { core: Arc::new(core) })
     }
 
     /// Stops serving: streams that only wait for events end, requests in flight may finish
@@ -124,4 +139,15 @@ impl NativeHttpExchange {
     pub fn cancel(&self) {
         self.core.cancel();
     }
+}
+
+/// Headers given as `[name, value]` pairs, as the core takes them (other shapes dropped).
+fn header_pairs(headers: Vec<Vec<String>>) -> Vec<(Vec<u8>, Vec<u8>)> {
+    headers
+        .into_iter()
+        .filter_map(|pair| match <[String; 2]>::try_from(pair) {
+            Ok([name, value]) => Some((name.into_bytes(), value.into_bytes())),
+            Err(_) => None,
+        })
+        .collect()
 }

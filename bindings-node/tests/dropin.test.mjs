@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 
 import { spawn } from 'node:child_process';
@@ -14,6 +14,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -25,7 +26,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
-import { McpServer, ResourceTemplate, Server, StreamableHTTPServerTransport } from 'oxmcp';
+import { McpServer, ResourceTemplate, Server, SSEServerTransport, StreamableHTTPServerTransport } from 'oxmcp';
 import { InMemoryTaskStore, UrlElicitationRequiredError } from 'oxmcp/sdk';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -39,9 +40,15 @@ const EXAMPLES = join(
 // Inside the repository, so that the port resolves `oxmcp` and zod as the tests do.
 const PORTS = join(ROOT, 'target', 'dropin-node');
 
-/** The example `name` with its SDK server imports replaced by `oxmcp`; the path of the port. */
+/**
+ * The example `name` with its SDK server imports replaced by `oxmcp` (and its imports of
+ * the examples' own helpers made to reach them from where the port is); the path of the port.
+ */
 function portExample(name) {
-  return port(join(EXAMPLES, `${name}.js`), /from '\.\.\/\.\.\/(server\/[a-zA-Z]+|types)\.js'/g, "from 'oxmcp'");
+  const path = port(join(EXAMPLES, `${name}.js`), /from '\.\.\/\.\.\/(server\/[a-zA-Z]+|types)\.js'/g, "from 'oxmcp'");
+  const helpers = pathToFileURL(join(EXAMPLES, '..', 'shared')).href;
+  writeFileSync(path, readFileSync(path, 'utf8').replaceAll("from '../shared/", `from '${helpers}/`));
+  return path;
 }
 
 /** The server at `path` with the imports `imports` matches made `replacement`; the path of the port. */
@@ -111,19 +118,18 @@ function filledIn(schema) {
 }
 
 /**
- * Runs `use(client)` with the official client (of `capabilities`) connected over Streamable
- * HTTP to `node path` serving on `port` (given as `MCP_PORT` and `PORT`; the examples without
- * either use 3000), then stops it.
+ * Runs `use(client)` with the official client (of `capabilities`) connected to `node path`
+ * serving on `port` (given as `MCP_PORT` and `PORT`; the examples without either use 3000)
+ * through `transport` (Streamable HTTP at `/mcp` unless given), then stops it.
  */
-async function withHttpServer(path, port, use, capabilities) {
+async function withHttpServer(path, port, use, capabilities, transport = streamableAt('/mcp')) {
   const env = { ...process.env, MCP_PORT: String(port), PORT: String(port) };
   const child = spawn(process.execPath, [path], { env, stdio: 'ignore' });
   try {
-    const url = new URL(`http://127.0.0.1:${port}/mcp`);
     for (let tries = 0; ; tries++) {
       const client = officialClient(capabilities);
       try {
-        await client.connect(new StreamableHTTPClientTransport(url));
+        await client.connect(transport(port));
       } catch (error) {
         if (tries > 100) throw error;
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -141,11 +147,35 @@ async function withHttpServer(path, port, use, capabilities) {
   }
 }
 
+/** The official Streamable HTTP client transport to `path` of the server on a port. */
+function streamableAt(path) {
+  return (port) => new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}${path}`));
+}
+
+/** The official HTTP+SSE (2024-11-05) client transport, its stream at `path` of the server on a port. */
+function sseAt(path) {
+  return (port) => new SSEClientTransport(new URL(`http://127.0.0.1:${port}${path}`));
+}
+
 /** What `use` gets from the published HTTP example and from its port, one after the other. */
-async function bothWaysOverHttp(name, port, use, capabilities) {
-  const published = await withHttpServer(join(EXAMPLES, `${name}.js`), port, use, capabilities);
-  const ported = await withHttpServer(portExample(name), port, use, capabilities);
+async function bothWaysOverHttp(name, port, use, capabilities, transport) {
+  const published = await withHttpServer(join(EXAMPLES, `${name}.js`), port, use, capabilities, transport);
+  const ported = await withHttpServer(portExample(name), port, use, capabilities, transport);
   return { published, ported };
+}
+
+/**
+ * Lists the tools and calls `start-notification-stream` (the HTTP+SSE examples' tool) for
+ * `count` messages, with the log messages it sent meanwhile, their times made `<time>`.
+ */
+async function notificationStream(client, count) {
+  const logs = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) =>
+    logs.push({ ...params, data: params.data.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/, '<time>') }),
+  );
+  const tools = (await client.listTools()).tools;
+  const result = await client.callTool({ name: 'start-notification-stream', arguments: { interval: 10, count } });
+  return { tools, result, logs };
 }
 
 /** Runs `use(client)` with the official client connected over stdio to `node path`. */
@@ -301,6 +331,83 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     });
     assert.deepEqual(ported, published);
     assert.equal(ported.grown, true);
+  });
+
+  it('simpleSseServer: an SSEServerTransport per GET stream, its messages routed by session id', async () => {
+    const { published, ported } = await bothWaysOverHttp(
+      'simpleSseServer',
+      3000,
+      (client) => notificationStream(client, 3),
+      {},
+      sseAt('/mcp'),
+    );
+    assert.deepEqual(ported, { ...published, tools: withoutDefaults(published.tools) });
+    assert.equal(ported.logs.length, 4);
+    assert.equal(ported.logs[3].data, 'Notification #3 at <time>');
+  });
+
+  it('sseAndStreamableHttpCompatibleServer: HTTP+SSE and Streamable HTTP clients of one app', async () => {
+    for (const transport of [sseAt('/sse'), streamableAt('/mcp')]) {
+      const { published, ported } = await bothWaysOverHttp(
+        'sseAndStreamableHttpCompatibleServer',
+        3000,
+        (client) => notificationStream(client, 2),
+        {},
+        transport,
+      );
+      assert.deepEqual(ported, { ...published, tools: withoutDefaults(published.tools) });
+      assert.equal(ported.logs.length, 2);
+    }
+  });
+
+  it('an SSEServerTransport names its session before it connects, and ends with its stream', async () => {
+    const server = new McpServer({ name: 'sse', version: '1.0.0' });
+    server.registerTool('ping', {}, async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+    const transports = new Map();
+    const closed = [];
+    const http = createHttpServer(async (req, res) => {
+      const url = new URL(req.url, 'http://localhost');
+      if (req.method === 'GET') {
+        const transport = new SSEServerTransport('/rpc?tenant=a', res);
+        transports.set(transport.sessionId, transport);
+        transport.onclose = () => closed.push(transport.sessionId);
+        await server.connect(transport);
+      } else {
+        await transports.get(url.searchParams.get('sessionId')).handlePostMessage(req, res);
+      }
+    });
+    await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' });
+      const clientTransport = new SSEClientTransport(new URL(`http://127.0.0.1:${http.address().port}/events`));
+      const posted = [];
+      const send = clientTransport.send.bind(clientTransport);
+      clientTransport.send = (message) => {
+        posted.push(clientTransport._endpoint.href);
+        return send(message);
+      };
+      await client.connect(clientTransport);
+      const [id] = transports.keys();
+      assert.match(id, /^[0-9a-f-]{36}$/, 'a UUID, as the official transport makes');
+      assert.ok(posted.every((href) => href.endsWith(`/rpc?tenant=a&sessionId=${id}`)), posted);
+      assert.equal((await client.callTool({ name: 'ping', arguments: {} })).content[0].text, 'pong');
+      await client.close();
+      for (let tries = 0; closed.length === 0 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.deepEqual(closed, [id]);
+      // The session ended with its stream: its id no longer reaches it.
+      const late = await fetch(`http://127.0.0.1:${http.address().port}/rpc?sessionId=${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }),
+      });
+      assert.equal(late.status, 404);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+      await server.close();
+    }
   });
 
   it("a StreamableHTTPServerTransport tells its callbacks a session's id and its end", async () => {

@@ -53,11 +53,12 @@ export {
   createMcpExpressApp,
   HttpTransport,
   isInitializeRequest,
+  SSEServerTransport,
   StdioServerTransport,
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
-export type { McpExpressApp, StreamableHTTPServerTransportOptions } from './transports';
+export type { McpExpressApp, SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
 export type { FetchHandler, NodeHandler } from './mounted';
 export type {
   Catalog,

@@ -257,12 +257,13 @@ export class LowLevelServer {
     if (transport instanceof HttpTransport) {
       transport.attach(this.oxmcp);
       this.#transport = transport;
+      await transport.start();
       return;
     }
     if (!(transport instanceof StdioServerTransport)) {
       throw new McpError(
         -32603,
-        "oxmcp's servers connect to a StdioServerTransport, a StreamableHTTPServerTransport or a WebStandardStreamableHTTPServerTransport",
+        "oxmcp's servers connect to a StdioServerTransport, a StreamableHTTPServerTransport, a WebStandardStreamableHTTPServerTransport or an SSEServerTransport",
         undefined,
         'unsupported',
       );

@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { NativeHttpEndpoint, NativeHttpExchange } from './native';
+import type { NativeHttpEndpoint, NativeHttpExchange, ResponseHead } from './native';
 
 /** A web-standard handler: a `Request` in, its `Response` out. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -76,26 +76,63 @@ export async function answerNode(
   next?: (error?: unknown) => void,
   onHead?: HeadWatcher,
 ): Promise<void> {
+  await answerNodeAt(endpoint, req.url ?? '/', req, res, (head) => {
+    if (head.status === 404 && next !== undefined) {
+      next();
+      return false;
+    }
+    onHead?.(head.status, head.headers, req.method ?? 'GET');
+    return true;
+  });
+}
+
+/**
+ * Answers a Node request through `endpoint` as a request to `path`; `accept` sees the
+ * answer's head first, and may keep it from being sent (the exchange is cancelled).
+ */
+export async function answerNodeAt(
+  endpoint: NativeHttpEndpoint,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  accept?: (head: ResponseHead) => boolean,
+): Promise<void> {
+  const exchange = endpoint.exchange(req.method ?? 'GET', path, headersOf(req));
+  void feed(exchange, bodyOf(req));
+  await relay(exchange, res, accept);
+}
+
+/** A Node request's headers as `[name, value]` pairs, in order. */
+export function headersOf(req: IncomingMessage): string[][] {
   const raw = req.rawHeaders;
   const headers: string[][] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     headers.push([raw[i] ?? '', raw[i + 1] ?? '']);
   }
-  const exchange = endpoint.exchange(req.method ?? 'GET', req.url ?? '/', headers);
+  return headers;
+}
+
+/**
+ * Sends the answer of `exchange` into `res` as it comes, until it ends or `res` closes
+ * (which cancels the exchange); `accept` sees its head first, and may keep it from being
+ * sent (the exchange is cancelled).
+ */
+export async function relay(
+  exchange: NativeHttpExchange,
+  res: ServerResponse,
+  accept?: (head: ResponseHead) => boolean,
+): Promise<void> {
   const leave = (): void => exchange.cancel();
   res.once('close', leave);
-  void feed(exchange, bodyOf(req));
   try {
     const head = await exchange.response();
     if (head === null) {
       return;
     }
-    if (head.status === 404 && next !== undefined) {
+    if (accept !== undefined && !accept(head)) {
       exchange.cancel();
-      next();
       return;
     }
-    onHead?.(head.status, head.headers, req.method ?? 'GET');
     res.writeHead(head.status, head.headers.flat());
     if (head.ended) {
       // A JSON answer: whole already, sent at once.

@@ -20,6 +20,7 @@ export type {
   NativeOAuth,
   NativeToolTask,
   OAuthOptions,
+  ResponseHead,
 } from '../native/index.js';
 
 /** The native module's exports. */

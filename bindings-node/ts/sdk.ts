@@ -26,9 +26,10 @@ export { ResourceTemplate } from './server';
 export {
   createMcpExpressApp,
   isInitializeRequest,
+  SSEServerTransport,
   StdioServerTransport,
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
-export type { StreamableHTTPServerTransportOptions } from './transports';
+export type { SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
 export type * from './types';

@@ -839,6 +839,11 @@ export class Server {
     return async (req, res, next) => answerNode(await endpoint(), req, res, next, onHead);
   }
 
+  /** @internal The endpoint `options` describe, made on first use (the official SSE transport's port opens its sessions there). */
+  mountedEndpoint(options: HttpMountOptions): () => Promise<NativeHttpEndpoint> {
+    return this.#mount(options);
+  }
+
   /**
    * Stops every connection, HTTP listener and mounted endpoint for good; a stdio `listen()`
    * resolves. Each HTTP listener and endpoint ends its streams that only wait for events,

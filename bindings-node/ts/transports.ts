@@ -1,16 +1,18 @@
 /**
  * The official TypeScript SDK's server transports over oxmcp's endpoints: a
  * `connect()`ed `StdioServerTransport` serves this process's stdin and stdout, and the
- * Streamable HTTP transports hand the requests an app routes to them to the connected
- * server's endpoint, which speaks the protocol. With `createMcpExpressApp` and
+ * HTTP transports hand the requests an app routes to them to the connected server's
+ * endpoint, which speaks the protocol. With `createMcpExpressApp` and
  * `isInitializeRequest`, the helpers the SDK's HTTP examples use.
  */
 
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { compact } from './compact';
 import { McpError } from './errors';
-import type { FetchHandler, NodeHandler } from './mounted';
+import { answerNodeAt, headersOf, relay, type FetchHandler, type NodeHandler } from './mounted';
+import type { NativeHttpEndpoint, NativeHttpExchange } from './native';
 import type { HttpMountOptions, Server } from './server';
 
 /** `connect()`'s transport for this process's stdin and stdout. */
@@ -53,6 +55,9 @@ export abstract class HttpTransport {
   attach(server: Server): void {
     this.#server = server;
   }
+
+  /** Called by `connect()` once the transport is attached. */
+  async start(): Promise<void> {}
 
   /** Ends the transport (the session lives on in the endpoint until its client or the reaper ends it). */
   async close(): Promise<void> {
@@ -104,10 +109,7 @@ export class StreamableHTTPServerTransport extends HttpTransport {
 
   /** Serves one request; `parsedBody` is what a body parser read already (`req.body`). */
   async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
-    const request = req as IncomingMessage & { body?: unknown };
-    if (parsedBody !== undefined && request.body === undefined) {
-      request.body = parsedBody;
-    }
+    withParsedBody(req, parsedBody);
     const server = this.server();
     // The endpoint answers at the path it is mounted at, whatever the app calls it.
     this.#handler ??= server.watchedNodeHandler(this.settings(pathOf(req.url)), (status, headers, method) =>
@@ -131,6 +133,98 @@ export class WebStandardStreamableHTTPServerTransport extends HttpTransport {
     const response = await this.#handler(request);
     this.seen(request.method, response.status, response.headers.get(SESSION_HEADER) ?? undefined);
     return response;
+  }
+}
+
+/** The official `SSEServerTransport`'s options that oxmcp reads. */
+export interface SSEServerTransportOptions {
+  /** `Host` values accepted (oxmcp's default: loopback names only). */
+  allowedHosts?: string[];
+  /** `Origin` values accepted (oxmcp's default: pages served from loopback hosts). */
+  allowedOrigins?: string[];
+  /** oxmcp always checks `Host` and `Origin`. */
+  enableDnsRebindingProtection?: boolean;
+}
+
+/**
+ * The official `SSEServerTransport`, the deprecated HTTP+SSE transport of 2024-11-05: made
+ * in the app's GET route with the response its events go to, its `sessionId` known at once
+ * (made from the CSPRNG), by which the app routes the session's POSTs to
+ * `handlePostMessage`. `connect()` opens the session on the connected server's endpoint,
+ * which speaks the protocol; its first event tells the client to POST to `endpoint`.
+ */
+export class SSEServerTransport extends HttpTransport {
+  declare sessionId: string;
+  readonly #messagesPath: string;
+  readonly #res: ServerResponse;
+  readonly #allowed: SSEServerTransportOptions;
+  #stream: NativeHttpExchange | undefined;
+  #mounted: (() => Promise<NativeHttpEndpoint>) | undefined;
+
+  constructor(endpoint: string, res: ServerResponse, options: SSEServerTransportOptions = {}) {
+    super();
+    this.sessionId = randomUUID();
+    this.#messagesPath = endpoint;
+    this.#res = res;
+    this.#allowed = options;
+  }
+
+  /** Opens the session and streams its events to the response (`connect()` calls it). */
+  override async start(): Promise<void> {
+    if (this.#stream !== undefined) {
+      throw new Error('SSEServerTransport already started! connect() calls start() itself.');
+    }
+    const endpoint = await this.#endpoint();
+    const stream = endpoint.openHostedSse(headersOf(this.#res.req), this.sessionId, this.#messagesPath);
+    stream.endBody();
+    this.#stream = stream;
+    // Resolves once the stream's head and first event are sent; the session ends with the stream.
+    await new Promise<void>((opened) => {
+      relay(stream, this.#res, () => {
+        opened();
+        return true;
+      }).finally(() => {
+        opened();
+        void this.close();
+      });
+    });
+  }
+
+  /** Hands a message the app routed to this session to the endpoint; its answer goes on the stream (202 here). */
+  async handlePostMessage(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    if (this.#stream === undefined) {
+      const message = 'SSE connection not established';
+      res.writeHead(500).end(message);
+      throw new Error(message);
+    }
+    withParsedBody(req, parsedBody);
+    await answerNodeAt(await this.#endpoint(), `/messages?sessionId=${this.sessionId}`, req, res);
+  }
+
+  /** The connected server's endpoint that serves this session. */
+  #endpoint(): Promise<NativeHttpEndpoint> {
+    if (this.#mounted === undefined) {
+      const { allowedHosts, allowedOrigins } = this.#allowed;
+      this.#mounted = this.server().mountedEndpoint(compact({ legacySse: true, allowedHosts, allowedOrigins }));
+    }
+    return this.#mounted();
+  }
+
+  /** Ends the session and its stream. */
+  override async close(): Promise<void> {
+    this.#stream?.cancel();
+    if (!this.#res.writableEnded) {
+      this.#res.end();
+    }
+    await super.close();
+  }
+}
+
+/** Leaves what a body parser read (`req.body`) where the endpoint's adapter reads it. */
+function withParsedBody(req: IncomingMessage, parsedBody: unknown): void {
+  const request = req as IncomingMessage & { body?: unknown };
+  if (parsedBody !== undefined && request.body === undefined) {
+    request.body = parsedBody;
   }
 }
 

@@ -1,13 +1,14 @@
 //! The endpoint served by a host with its own HTTP server (`Server::http_endpoint`): a
 //! request's body fed chunk by chunk, the answer streamed back, the body limit holding
-//! before the whole body arrived, a client leaving cancelling its request, shutdown.
+//! before the whole body arrived, a client leaving cancelling its request, shutdown, and
+//! an HTTP+SSE session named by its host.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use oxmcp::server::http::{HttpConfig, HttpEndpoint, HttpExchange, RequestHead, ResponseHead};
+use oxmcp::server::http::{HostedSse, HttpConfig, HttpEndpoint, HttpExchange, RequestHead, ResponseHead};
 use oxmcp::server::{Server, ToolDef};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -42,6 +43,11 @@ fn server(started: Arc<Notify>, cancelled: Arc<AtomicBool>) -> Server {
 
 /// A POST of a legacy-era request to `/mcp`, as a host hands it over.
 fn post(body: &Value) -> (RequestHead, Bytes) {
+    post_to("/mcp", body)
+}
+
+/// A POST of `body` to `path`, with the headers of a legacy-era client.
+fn post_to(path: &str, body: &Value) -> (RequestHead, Bytes) {
     let headers = [
         ("Host", "127.0.0.1:8000"),
         ("Content-Type", "application/json"),
@@ -50,7 +56,7 @@ fn post(body: &Value) -> (RequestHead, Bytes) {
     ];
     let head = RequestHead {
         method: "POST".into(),
-        path_and_query: "/mcp".into(),
+        path_and_query: path.into(),
         headers: headers
             .iter()
             .map(|(name, value)| (name.as_bytes().to_vec(), value.as_bytes().to_vec()))
@@ -199,4 +205,62 @@ async fn shutdown_cancels_what_outlives_its_deadline() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the handler was not cancelled");
+}
+
+/// The next whole SSE event of a stream, as text.
+async fn next_event(exchange: &HttpExchange, pending: &mut String) -> String {
+    loop {
+        if let Some(end) = pending.find("\n\n") {
+            let event = pending[..end].to_owned();
+            pending.drain(..end + 2);
+            return event;
+        }
+        let chunk = exchange.next_chunk().await.expect("the stream goes on");
+        pending.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+}
+
+#[tokio::test]
+async fn a_host_names_an_http_sse_session_and_where_its_client_posts() {
+    let (endpoint, _, _) = endpoint(HttpConfig::default().legacy_sse(true));
+    let hosted = HostedSse::new("0b7a-session_1", "/rpc/messages?tenant=a&sessionId=stale").unwrap();
+    let (head, _) = post_to("/ignored", &Value::Null);
+    let stream = endpoint.open_hosted_sse(head.clone(), hosted.clone());
+    let opened = stream.response().await.expect("a stream");
+    assert_eq!(opened.status, 200);
+    let mut pending = String::from_utf8(opened.ready.concat()).unwrap();
+    assert_eq!(
+        next_event(&stream, &mut pending).await,
+        "event: endpoint\ndata: /rpc/messages?tenant=a&sessionId=0b7a-session_1"
+    );
+
+    // The host routes the client's messages to the session by its id.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
+    for message in [initialize, call("echo")] {
+        let (head, body) = post_to("/messages?sessionId=0b7a-session_1", &message);
+        let exchange = endpoint.exchange(head);
+        exchange.send_whole_body(body);
+        assert_eq!(answer(&exchange).await.0.status, 202);
+        let event = next_event(&stream, &mut pending).await;
+        let data: Value = serde_json::from_str(event.strip_prefix("event: message\ndata: ").unwrap()).unwrap();
+        assert_eq!(data["id"], message["id"]);
+    }
+
+    // The id is the session's while its stream lasts; a second stream under it is refused.
+    let twice = endpoint.open_hosted_sse(head.clone(), hosted.clone());
+    assert_eq!(twice.response().await.unwrap().status, 409);
+    stream.cancel();
+    let (head, body) = post_to("/messages?sessionId=0b7a-session_1", &call("echo"));
+    let after = endpoint.exchange(head);
+    after.send_whole_body(body);
+    assert_eq!(answer(&after).await.0.status, 404, "the session ended with its stream");
+}
+
+#[test]
+fn a_hosted_session_id_is_refused_unless_it_is_plain_text() {
+    for id in ["", "a b", "a&b", "\u{e9}", &"x".repeat(129)] {
+        assert!(HostedSse::new(id, "/messages").is_err(), "{id:?}");
+    }
+    assert_eq!(HostedSse::new("abc", "/messages").unwrap().session_id(), "abc");
 }

@@ -9,6 +9,7 @@ import {
   McpServer,
   ResourceTemplate,
   Server,
+  SSEServerTransport,
   StdioServerTransport,
   StreamableHTTPServerTransport,
   createMcpExpressApp,
@@ -25,6 +26,7 @@ import {
   Server as LowLevelServer,
 } from 'oxmcp/sdk';
 import { CallToolRequestSchema as OfficialCallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 
 const server = new Server({ name: 'types', version: '1.0.0' }, { instructions: 'for the compiler' });
@@ -136,6 +138,16 @@ const http = new StreamableHTTPServerTransport({ sessionIdGenerator: () => 'unus
 await official.connect(http);
 const app = createMcpExpressApp();
 app.post('/mcp', (req: unknown) => isInitializeRequest(req));
+// An HTTP+SSE session's id is known as soon as its transport is made: apps key a map by it.
+const sseSessions: Record<string, SSEServerTransport> = {};
+app.get('/sse', async (_req: IncomingMessage, res: ServerResponse) => {
+  const sse = new SSEServerTransport('/messages', res, { allowedHosts: ['localhost:3000'] });
+  sseSessions[sse.sessionId] = sse;
+  await official.connect(sse);
+});
+app.post('/messages', async (req: IncomingMessage, res: ServerResponse) => {
+  await sseSessions['id']?.handlePostMessage(req, res, { jsonrpc: '2.0', method: 'ping', id: 1 });
+});
 
 // A catalog: listers get a cursor, the others their params, each returns its method's result.
 server.setCatalog({

@@ -8,7 +8,8 @@
 //!   answer; closing that stream cancels the request.
 //! - Legacy (2025-03-26 to 2025-11-25): sessions by `Mcp-Session-Id`, a standalone GET
 //!   stream, DELETE, and resumable SSE streams (`Last-Event-ID`).
-//! - 2024-11-05: the deprecated HTTP+SSE transport at `/sse` and `/messages`, when enabled.
+//! - 2024-11-05: the deprecated HTTP+SSE transport at `/sse` and `/messages`, when enabled;
+//!   a host that routes it itself may name its sessions ([`HostedSse`]).
 //!
 //! ```no_run
 //! use oxmcp::server::http::HttpConfig;
@@ -39,6 +40,7 @@ mod streams;
 pub use config::HttpConfig;
 pub use listener::HttpServerHandle;
 pub use mounted::{HttpEndpoint, HttpExchange, RequestHead, ResponseHead};
+pub use sse_compat::HostedSse;
 
 /// An [`HttpConfig`] that cannot be served as it is; the text says why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::{task_tracker::TaskTrackerToken, AbortOnDropHandle, TaskTracker};
 
 use super::endpoint::Endpoint;
-use super::{ConfigError, HttpConfig};
+use super::{ConfigError, HostedSse, HttpConfig};
 use crate::server::Server;
 
 /// How many chunks of a request body wait for the endpoint to read them; past that the
@@ -97,10 +97,33 @@ impl HttpEndpoint {
     /// not a valid HTTP request (an unknown method, a malformed header) is answered 400
     /// without reaching the endpoint.
     pub fn exchange(&self, head: RequestHead) -> HttpExchange {
+        self.start(head, |request| request)
+    }
+
+    /// Opens the stream of an HTTP+SSE session the host named ([`HostedSse`]), with the
+    /// headers of `head` (its method and path are not read: this is the session's GET
+    /// `/sse`). The endpoint must serve HTTP+SSE ([`HttpConfig::legacy_sse`]; 404
+    /// otherwise); 409 when the id is taken. The session ends with the stream: cancel the
+    /// exchange to end it.
+    pub fn open_hosted_sse(&self, head: RequestHead, hosted: HostedSse) -> HttpExchange {
+        let head = RequestHead {
+            method: "GET".to_owned(),
+            path_and_query: "/sse".to_owned(),
+            ..head
+        };
+        self.start(head, |mut request| {
+            request.extensions_mut().insert(hosted);
+            request
+        })
+    }
+
+    /// Starts answering the request `head` describes, as `prepare` leaves it.
+    fn start(&self, head: RequestHead, prepare: impl FnOnce(Request<Body>) -> Request<Body>) -> HttpExchange {
         let (body, chunks) = mpsc::channel(BODY_CHUNKS_QUEUED);
         let cancelled = self.aborting.child_token();
         let answer = match request(head, chunks) {
             Ok(request) => {
+                let request = prepare(request);
                 let service = TowerToHyperService::new(self.router.clone());
                 let cancelled = cancelled.clone();
                 let answer = tokio::spawn(async move {

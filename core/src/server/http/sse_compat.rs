@@ -1,10 +1,13 @@
 //! The deprecated HTTP+SSE transport of 2024-11-05: a GET `/sse` stream whose first event
-//! names where to POST, and `/messages?sessionId=…` for the client's messages.
+//! names where to POST, and `/messages?sessionId=…` for the client's messages. A host that
+//! routes these requests itself may name the session and where its client POSTs
+//! ([`HostedSse`]).
 
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Weak};
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Query, State};
+use axum::extract::{Extension, Query, State};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
 use http::{HeaderMap, StatusCode};
@@ -15,6 +18,7 @@ use super::auth::Target;
 use super::endpoint::Endpoint;
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
 use super::sessions::silent_transport;
+use super::ConfigError;
 use crate::connection::Connection;
 use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming};
@@ -30,8 +34,68 @@ pub(super) struct SessionQuery {
     session_id: String,
 }
 
+/// An HTTP+SSE session a host names before its stream opens, as the official TypeScript
+/// SDK's `SSEServerTransport` does (its id is known before a server connects to it): the
+/// host opens the stream with [`HttpEndpoint::open_hosted_sse`](super::HttpEndpoint::open_hosted_sse)
+/// and hands the messages its app routes to the session to the endpoint at
+/// `/messages?sessionId=…`.
+#[derive(Debug, Clone)]
+pub struct HostedSse {
+    session_id: String,
+    /// The endpoint event's text: where the client POSTs, with the session's id.
+    endpoint_event: Bytes,
+}
+
+/// The longest session id a host may choose.
+const MAX_HOSTED_ID: usize = 128;
+
+impl HostedSse {
+    /// A session `session_id`, whose client is told to POST to `messages_path` (a path,
+    /// with a query of its own if need be; `sessionId` is set in it). The host makes the
+    /// id from a CSPRNG (`crypto.randomUUID()`): who knows it may post as the session's
+    /// client. Refused unless it is 1 to 128 letters, digits, `-`, `_`, `.` or `~`.
+    pub fn new(session_id: &str, messages_path: &str) -> Result<Self, ConfigError> {
+        let unreserved = |c: char| c.is_ascii_alphanumeric() || "-_.~".contains(c);
+        if session_id.is_empty() || session_id.len() > MAX_HOSTED_ID || !session_id.chars().all(unreserved) {
+            return Err(ConfigError(format!(
+                "a session id is 1 to {MAX_HOSTED_ID} letters, digits, '-', '_', '.' or '~'"
+            )));
+        }
+        let base = url::Url::parse("http://localhost/").expect("a valid base URL");
+        let mut target = base
+            .join(messages_path)
+            .map_err(|e| ConfigError(format!("the messages path {messages_path:?}: {e}")))?;
+        let kept: Vec<(String, String)> = target
+            .query_pairs()
+            .filter(|(name, _)| name != "sessionId")
+            .map(|(name, value)| (name.into_owned(), value.into_owned()))
+            .collect();
+        target
+            .query_pairs_mut()
+            .clear()
+            .extend_pairs(kept)
+            .append_pair("sessionId", session_id);
+        let fragment = target.fragment().map(|f| format!("#{f}")).unwrap_or_default();
+        let query = target.query().unwrap_or_default();
+        let endpoint_event = format!("event: endpoint\ndata: {}?{query}{fragment}\n\n", target.path());
+        Ok(HostedSse {
+            session_id: session_id.to_owned(),
+            endpoint_event: Bytes::from(endpoint_event),
+        })
+    }
+
+    /// The session's id.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+}
+
 /// HTTP+SSE (2024-11-05): the stream whose first event names where to POST.
-pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+pub(super) async fn handle_sse_open(
+    State(endpoint): State<Arc<Endpoint>>,
+    hosted: Option<Extension<HostedSse>>,
+    headers: HeaderMap,
+) -> Response {
     let opener = match endpoint
         .admit(
             &headers,
@@ -49,9 +113,15 @@ pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, heade
         Ok(slot) => slot,
         Err(refused) => return refused.into_response(),
     };
-    let id = match random_id() {
-        Ok(id) => id,
-        Err(e) => return rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorObject::internal(e)),
+    let (id, endpoint_event) = match hosted {
+        Some(Extension(hosted)) => (hosted.session_id, hosted.endpoint_event),
+        None => match random_id() {
+            Ok(id) => {
+                let event = Bytes::from(format!("event: endpoint\ndata: /messages?sessionId={id}\n\n"));
+                (id, event)
+            }
+            Err(e) => return rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorObject::internal(e)),
+        },
     };
     let (tx, rx) = mpsc::channel::<String>(STREAM_CAPACITY);
     let sink =
@@ -59,15 +129,24 @@ pub(super) async fn handle_sse_open(State(endpoint): State<Arc<Endpoint>>, heade
     let (connection, _) = Connection::start(silent_transport(sink, TransportKind::Sse));
     let owner = opener.as_deref().map(|opener| opener.token().principal());
     let session = Session::owned(endpoint.server.clone(), connection, owner);
+    if let Entry::Vacant(slot) = lock(&endpoint.sse_sessions).entry(id.clone()) {
+        slot.insert(Arc::clone(&session));
+    } else {
+        // Only a host choosing an id twice gets here.
+        session.end();
+        return rpc_error(
+            StatusCode::CONFLICT,
+            None,
+            ErrorObject::invalid_request("the session id is taken"),
+        );
+    }
     let forwarder = session.forward_events();
-    lock(&endpoint.sse_sessions).insert(id.clone(), session);
     let guard = SseSessionGuard {
         endpoint: Arc::downgrade(&endpoint),
         id: id.clone(),
         forwarder,
         _slot: slot,
     };
-    let endpoint_event = Bytes::from(format!("event: endpoint\ndata: /messages?sessionId={id}\n\n"));
     let messages = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |text| {
         let _ = &guard;
         Bytes::from(format!("event: message\ndata: {text}\n\n"))
