@@ -130,6 +130,13 @@ impl NativeContext {
         self.ctx.progress(progress, total, message).await;
     }
 
+    /// Ends the SSE stream this request's messages go on while it goes on; the client
+    /// resumes (see the core's `Context::close_stream`).
+    #[napi]
+    pub async fn close_stream(&self) {
+        self.ctx.close_stream().await;
+    }
+
     /// Says what the task this call runs as is doing now (its status message).
     #[napi]
     pub async fn task_status(&self, message: String) {

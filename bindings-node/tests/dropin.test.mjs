@@ -333,6 +333,29 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     assert.equal(ported.grown, true);
   });
 
+  it("ssePollingExample: the server ends a call's stream mid-call, and the client resumes the rest", async () => {
+    // The client's resumptions: GETs that name the last event they saw.
+    let resumed = 0;
+    const counting = (port) =>
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+        fetch: (url, init) => {
+          resumed += Number(init?.method === 'GET' && new Headers(init.headers).has('last-event-id'));
+          return fetch(url, init);
+        },
+      });
+    const use = async (client) => {
+      resumed = 0;
+      const logs = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => logs.push(params.data));
+      const result = await client.callTool({ name: 'long-task', arguments: {} });
+      return { tools: (await client.listTools()).tools, result, logs, resumed };
+    };
+    const { published, ported } = await bothWaysOverHttp('ssePollingExample', 3001, use, {}, counting);
+    assert.deepEqual(ported, { ...published, tools: withoutDefaults(published.tools) });
+    assert.equal(ported.logs.length, 4);
+    assert.equal(ported.resumed, 1);
+  });
+
   it('simpleSseServer: an SSEServerTransport per GET stream, its messages routed by session id', async () => {
     const { published, ported } = await bothWaysOverHttp(
       'simpleSseServer',

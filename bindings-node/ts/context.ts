@@ -139,6 +139,16 @@ export class Context {
   }
 
   /**
+   * Ends the SSE stream this request's messages go on while the request goes on (SEP-1699's
+   * polling): the client reconnects once the stream's `retry` has passed and resumes with
+   * `Last-Event-ID`, missing nothing. Only a legacy-era POST's stream in an HTTP session
+   * ends; elsewhere nothing happens.
+   */
+  async closeStream(): Promise<void> {
+    await this.#native.closeStream();
+  }
+
+  /**
    * Says what the task this call runs as is doing now (its status message, which
    * `tasks/get` shows); a call that is not a task has no status to set.
    */

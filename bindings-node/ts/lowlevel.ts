@@ -78,6 +78,8 @@ export interface RequestHandlerExtra {
   sendNotification(notification: OutgoingMessage): Promise<void>;
   /** `sampling/createMessage`, `elicitation/create` or `roots/list` to the client. */
   sendRequest(request: OutgoingMessage, resultSchema?: unknown, options?: unknown): Promise<unknown>;
+  /** Ends the request's SSE stream while it goes on; the client resumes (`ctx.closeStream()`). */
+  closeSSEStream: () => void;
   /** oxmcp's own context, for what the official SDK does not have. */
   ctx: Context;
 }
@@ -425,6 +427,7 @@ export function extraOf(ctx: Context): RequestHandlerExtra {
     _meta: ctx.meta,
     authInfo: ctx.accessToken === undefined ? undefined : authInfoOf(ctx.accessToken),
     ctx,
+    closeSSEStream: () => void ctx.closeStream(),
     async sendNotification({ method, params = {} }) {
       switch (method) {
         case 'notifications/progress':

@@ -132,6 +132,16 @@ impl Context {
         })
     }
 
+    /// Ends the SSE stream this request's messages go on while it goes on; the client
+    /// resumes (see `Context::close_stream`).
+    fn close_stream<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            ctx.close_stream().await;
+            Ok(())
+        })
+    }
+
     /// Says what the task this call runs as is doing now (its status message); nothing
     /// outside a task.
     fn task_status<'py>(&self, py: Python<'py>, message: String) -> PyResult<Bound<'py, PyAny>> {

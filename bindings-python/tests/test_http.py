@@ -39,6 +39,13 @@ def counting_server() -> Server:
         return f"{count} steps"
 
     @server.tool()
+    async def polled(ctx: Context) -> str:
+        await ctx.progress(1)
+        await ctx.close_sse_stream()
+        await ctx.progress(2)
+        return "polled"
+
+    @server.tool()
     async def pad(size: int) -> str:
         return "x" * size
 
@@ -190,6 +197,30 @@ async def test_options_keep_the_endpoint_working(options: HttpOptions, era: str)
         assert http.url.endswith(options.get("path", "/mcp"))
         async with Client.http(http.url, era=era) as client:
             assert (await client.call_tool("add", {"a": 1, "b": 1})).structured_content == {"result": 2}
+
+
+async def test_a_handler_ends_its_stream_and_the_client_resumes_the_rest() -> None:
+    async with serving() as http, Client.http(http.url, era="legacy") as client:
+        seen: list[float] = []
+        result = await client.call_tool("polled", {}, progress_handler=lambda p, t, m: seen.append(p))
+        assert result.content[0].text == "polled"
+        assert seen == [1.0, 2.0], "the progress sent after the stream ended came on the resumed one"
+
+    # The same with the official client, which resumes with GET and `Last-Event-ID`.
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with serving() as http, streamable_http_client(http.url) as (read, write, *_):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            official_seen: list[float] = []
+
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                official_seen.append(progress)
+
+            official = await session.call_tool("polled", {}, progress_callback=on_progress)
+            assert official.content[0].text == "polled"
+            assert official_seen == [1.0, 2.0]
 
 
 async def test_json_responses_drop_progress() -> None:

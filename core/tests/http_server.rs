@@ -68,6 +68,12 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
                 "waited"
             }
         }))
+        .tool(ToolDef::new("polled").handler(|_, ctx: Context| async move {
+            ctx.progress(1.0, None, None).await;
+            ctx.close_stream().await;
+            ctx.progress(2.0, None, None).await;
+            "polled"
+        }))
         .tool(
             ToolDef::new("session")
                 .handler(|_, ctx: Context| async move { ctx.session_id().unwrap_or("none").to_owned() }),
@@ -593,6 +599,45 @@ async fn break_and_resume(f: &Fixture, pause: Duration) {
 #[tokio::test]
 async fn a_broken_legacy_stream_resumes_with_last_event_id_and_loses_nothing() {
     break_and_resume(&Fixture::start(HttpConfig::default()).await, Duration::ZERO).await;
+}
+
+#[tokio::test]
+async fn a_handler_ends_its_stream_and_the_client_resumes_the_rest() {
+    let f = Fixture::start(HttpConfig::default()).await;
+    let session = f.initialize("2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call",
+        "params": {"name": "polled", "_meta": {"progressToken": "p"}}});
+    let response = f.legacy(&session, call.clone()).await;
+    // The server ends the stream (the body ends) before the call's answer.
+    let first = tokio::time::timeout(Duration::from_secs(5), response.text())
+        .await
+        .expect("the server ended the stream")
+        .unwrap();
+    assert!(first.contains(r#""progress":1"#), "{first}");
+    assert!(!first.contains("\"result\""), "{first}");
+    let last_id = first
+        .lines()
+        .filter_map(|line| line.strip_prefix("id: "))
+        .next_back()
+        .unwrap()
+        .to_owned();
+    let resumed = f
+        .http
+        .get(f.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("last-event-id", &last_id)
+        .send()
+        .await
+        .unwrap();
+    let rest = read_events(resumed, |events| events.iter().any(|(_, d)| d.contains("\"result\""))).await;
+    let rest = data_json(&rest);
+    assert_eq!(rest[0]["params"]["progress"], 2.0, "{rest:?}");
+    assert_eq!(rest[1]["result"]["content"][0]["text"], "polled");
+
+    // A stream nothing could resume stays open: a 2026-07-28 call gets its answer on it.
+    let modern = f.modern(13, "tools/call", json!({"name": "polled"}), &[]).await;
+    assert_eq!(json_of(modern).await["result"]["content"][0]["text"], "polled");
 }
 
 /// An event store that counts what goes through it, kept in an [`InMemoryEventStore`].

@@ -161,6 +161,13 @@ class Context(Generic[LifespanT]):
 
     report_progress = progress
 
+    async def close_sse_stream(self) -> None:
+        """Ends the SSE stream this request's messages go on while the request goes on
+        (SEP-1699's polling): the client reconnects once the stream's ``retry`` has passed
+        and resumes with ``Last-Event-ID``, missing nothing. Only a legacy-era POST's stream
+        in an HTTP session ends; elsewhere nothing happens."""
+        await self._native.close_stream()
+
     async def task_status(self, message: str) -> None:
         """Says what the task this call runs as is doing now (its status message, which
         ``tasks/get`` shows); a call that is not a task has no status to set."""

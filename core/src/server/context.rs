@@ -220,6 +220,16 @@ impl Context {
         self.inner.cancellation.is_cancelled()
     }
 
+    /// Ends the SSE stream this request's messages go on while the request goes on
+    /// (SEP-1699's polling): the client reconnects once the stream's `retry` has passed and
+    /// resumes with `Last-Event-ID`, missing nothing; a long request need not hold a
+    /// connection open. Only a resumable stream ends, a legacy-era POST's in an HTTP
+    /// session; elsewhere (stdio, 2026-07-28, stateless endpoints, JSON answers) nothing
+    /// happens.
+    pub async fn close_stream(&self) {
+        self.inner.reply.end_stream().await;
+    }
+
     /// Reports progress, when the client asked for it with a progress token. Values must
     /// increase: a value not above the last one is dropped, and nothing is sent after the
     /// response.

@@ -16,6 +16,9 @@ pub(crate) enum Outgoing {
     Message(String),
     /// The response; nothing follows.
     Final(String),
+    /// The server ends the HTTP stream the messages go on while the request goes on; its
+    /// client resumes with `Last-Event-ID` (SEP-1699). Only a resumable stream ends.
+    EndStream,
 }
 
 /// The route of one request's messages.
@@ -41,6 +44,14 @@ impl Reply {
         match self {
             Reply::Connection(connection) => connection.send(text).await.is_ok(),
             Reply::Stream(stream) => stream.send(Outgoing::Message(text)).await.is_ok(),
+        }
+    }
+
+    /// Ends the HTTP stream the request's messages go on, if it is resumable; the request
+    /// goes on, its messages kept for the client to resume.
+    pub(crate) async fn end_stream(&self) {
+        if let Reply::Stream(stream) = self {
+            let _ = stream.send(Outgoing::EndStream).await;
         }
     }
 

@@ -93,14 +93,13 @@ pub(super) async fn post_legacy(
             }
             json_body(StatusCode::OK, text)
         }
-        Some(Outgoing::Message(first)) if endpoint.config.json_response => {
-            drop(first);
+        Some(Outgoing::Message(_) | Outgoing::EndStream) if endpoint.config.json_response => {
             respond(rx, true, Some(cancel_on_drop), endpoint.config.keep_alive, |_| {
                 StatusCode::OK
             })
             .await
         }
-        Some(Outgoing::Message(first)) => {
+        Some(first) => {
             cancel_on_drop.disarm();
             resumable_stream(endpoint, &session.hub, first, rx).await
         }
@@ -179,26 +178,29 @@ async fn post_stateless(
 }
 
 /// A legacy POST's SSE stream: logged in the session's hub so that the client can resume
-/// it with `Last-Event-ID`; the request goes on when the client disconnects.
+/// it with `Last-Event-ID`; the request goes on when the client disconnects, or when the
+/// server ends the stream.
 async fn resumable_stream(
     endpoint: &Endpoint,
     hub: &Arc<StreamHub>,
-    first: String,
+    first: Outgoing,
     mut rx: mpsc::Receiver<Outgoing>,
 ) -> Response {
     let stream = hub.open();
     let attached = hub.attach(stream, 0, STREAM_CAPACITY).await;
     let pump_hub = Arc::clone(hub);
     tokio::spawn(async move {
-        pump_hub.push(stream, first, false).await;
-        while let Some(outgoing) = rx.recv().await {
+        let mut next = Some(first);
+        while let Some(outgoing) = next {
             match outgoing {
                 Outgoing::Message(text) => pump_hub.push(stream, text, false).await,
+                Outgoing::EndStream => pump_hub.detach(stream),
                 Outgoing::Final(text) => {
                     pump_hub.push(stream, text, true).await;
                     return;
                 }
             }
+            next = rx.recv().await;
         }
     });
     match attached {

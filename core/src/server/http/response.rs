@@ -39,6 +39,8 @@ pub(super) async fn respond(
                 }
                 return json_body(status_of(&text), text);
             }
+            // Only a logged stream can be resumed: this one stays open.
+            Some(Outgoing::EndStream) => continue,
             Some(Outgoing::Message(_)) if json_only => continue,
             Some(Outgoing::Message(first)) => return sse_response(live_events(first, rx, cancel_on_drop, keep_alive)),
         }
@@ -58,18 +60,22 @@ fn live_events(
         if done {
             return None;
         }
-        let next = tokio::select! {
-            next = rx.recv() => next,
-            _ = tokio::time::sleep(keep_alive) => return Some((Bytes::from_static(b":\n\n"), (rx, guard, false))),
-        };
-        match next? {
-            Outgoing::Message(text) => Some((data_event(&text), (rx, guard, false))),
-            Outgoing::Final(text) => {
-                if let Some(guard) = guard {
-                    guard.disarm();
+        loop {
+            let next = tokio::select! {
+                next = rx.recv() => next,
+                _ = tokio::time::sleep(keep_alive) => return Some((Bytes::from_static(b":\n\n"), (rx, guard, false))),
+            };
+            return match next? {
+                Outgoing::Message(text) => Some((data_event(&text), (rx, guard, false))),
+                Outgoing::Final(text) => {
+                    if let Some(guard) = guard {
+                        guard.disarm();
+                    }
+                    Some((data_event(&text), (rx, None, true)))
                 }
-                Some((data_event(&text), (rx, None, true)))
-            }
+                // Nothing could resume this stream: it stays open.
+                Outgoing::EndStream => continue,
+            };
         }
     });
     first.chain(rest)

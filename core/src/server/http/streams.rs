@@ -205,6 +205,14 @@ impl StreamHub {
         }
     }
 
+    /// Ends the reader's stream: its events from now on are only logged, for the client
+    /// to resume.
+    pub(crate) fn detach(&self, stream: u64) {
+        if let Some(open) = self.streams().get_mut(&stream) {
+            open.live = None;
+        }
+    }
+
     /// Whether a reader is attached to `stream`.
     pub(crate) fn is_attached(&self, stream: u64) -> bool {
         self.streams()
