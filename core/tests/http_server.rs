@@ -173,6 +173,20 @@ impl Fixture {
         .await
     }
 
+    /// Resumes a legacy session's stream after `last_id` with GET; its events up to the answer.
+    async fn resume(&self, session: &str, last_id: &str) -> Vec<(String, String)> {
+        let resumed = self
+            .http
+            .get(self.url())
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("last-event-id", last_id)
+            .send()
+            .await
+            .unwrap();
+        read_events(resumed, |events| events.iter().any(|(_, d)| d.contains("\"result\""))).await
+    }
+
     /// Ends a legacy session.
     async fn delete(&self, session: &str) -> reqwest::Response {
         self.http
@@ -576,16 +590,7 @@ async fn break_and_resume(f: &Fixture, pause: Duration) {
     assert!(first[0].1.is_empty(), "a priming event comes first");
     let last_id = first.last().unwrap().0.clone();
     tokio::time::sleep(pause).await;
-    let resumed = f
-        .http
-        .get(f.url())
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("last-event-id", &last_id)
-        .send()
-        .await
-        .unwrap();
-    let rest = read_events(resumed, |events| events.iter().any(|(_, d)| d.contains("\"result\""))).await;
+    let rest = f.resume(&session, &last_id).await;
     let progress: Vec<f64> = data_json(&first)
         .into_iter()
         .chain(data_json(&rest))
@@ -621,16 +626,7 @@ async fn a_handler_ends_its_stream_and_the_client_resumes_the_rest() {
         .next_back()
         .unwrap()
         .to_owned();
-    let resumed = f
-        .http
-        .get(f.url())
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("last-event-id", &last_id)
-        .send()
-        .await
-        .unwrap();
-    let rest = read_events(resumed, |events| events.iter().any(|(_, d)| d.contains("\"result\""))).await;
+    let rest = f.resume(&session, &last_id).await;
     let rest = data_json(&rest);
     assert_eq!(rest[0]["params"]["progress"], 2.0, "{rest:?}");
     assert_eq!(rest[1]["result"]["content"][0]["text"], "polled");
