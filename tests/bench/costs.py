@@ -14,6 +14,9 @@ cancel out. The cases:
 - a modern call with the Redis store configured (it must cost the same and send Redis
   nothing: the number of commands Redis processed is counted too);
 - a call through the JWT check of a protected endpoint (ES256, the key known);
+- a call to an HTTP server whose limits are tight (64 connections, 64 requests in flight,
+  2 s to read a head or a body): the limits are always on, and their values must not
+  change what a call costs;
 - an echo run as a task (the call that creates it, then `tasks/get`, and `tasks/result` in
   2025-11-25) against the plain echo made by the same driver (`task_driver.py`, oxmcp's
   Python client; the Rust driver speaks only plain calls).
@@ -251,6 +254,9 @@ def main() -> None:
             case = Case("http", era, "JWT check", auth_env, bearer)
             figures[case.name] = measure(case, directory)
             print(f"{case.name}: {figures[case.name]}", file=sys.stderr)
+        case = Case("http", "legacy", "tight limits", {"OXMCP_HTTP_LIMITS": "tight"})
+        figures[case.name] = measure(case, directory)
+        print(f"{case.name}: {figures[case.name]}", file=sys.stderr)
         for era in ("legacy", "modern"):
             for mode, feature in (("plain", "plain calls, Python driver"), ("task", "task run, Python driver")):
                 case = Case("stdio", era, feature, python_driver=mode)
@@ -266,6 +272,9 @@ def main() -> None:
         Target("JWT check, key known: < 10 % more (legacy)", "http legacy, JWT check", "http legacy", 1.10),
         Target("JWT check, key known: < 10 % more (modern)", "http modern, JWT check", "http modern", 1.10),
         Target("Redis store: < 10 % more for a plain modern call", "stdio modern, Redis store", "stdio modern", 1.10),
+        # The connection cap, the head and body timeouts and the in-flight cap are always on;
+        # tightening them, as a server on the internet would, must not cost a call.
+        Target("tight HTTP limits: < 2 % more (legacy)", "http legacy, tight limits", "http legacy", 1.02),
         # A task run is three requests in 2025-11-25 and two in 2026-07-28: the task's own
         # bookkeeping may cost at most as much again as the requests.
         Target(
