@@ -445,6 +445,8 @@ FASTMCP_STYLE = {
             "total": {"tree": {"value": 1, "children": [{"value": 2}, {"value": 3, "children": [{"value": 4}]}]}},
             "transport": {},
             "slow": {},
+            "invoice": {"amounts": [1.5, 2]},
+            "plain_sum": {"a": 1, "b": 2},
         },
         reads=["data://settings", "data://points/3"],
         prompts={"ask": {"topic": "x"}, "plain": {"topic": "y"}, "review": {"code": "x = 1"}},

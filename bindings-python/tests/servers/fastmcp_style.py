@@ -120,6 +120,18 @@ async def steps(n: int, ctx: Context) -> str:
     return "done"
 
 
+@mcp.tool(output_schema={"type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"]})
+def invoice(amounts: list[float]) -> dict[str, float]:
+    """Its output schema given, not generated."""
+    return {"total": sum(amounts)}
+
+
+@mcp.tool(output_schema=None)
+def plain_sum(a: int, b: int) -> int:
+    """No output schema, so no structured content."""
+    return a + b
+
+
 @mcp.tool(timeout=0.2)
 async def slow() -> str:
     """Takes longer than it may."""

@@ -217,6 +217,7 @@ class Server(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
         task: TaskSupport = "forbidden",
         asks_before_task: bool = False,
@@ -235,6 +236,7 @@ class Server(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
         task: TaskSupport = "forbidden",
         asks_before_task: bool = False,
@@ -247,9 +249,11 @@ class Server(Generic[LifespanT]):
         schema (objects as they are, anything else as ``{"result": ...}``; text and content
         stay unstructured). ``structured_output=False`` turns the output schema off.
         ``input_schema`` replaces the generated input schema (the arguments still reach
-        the parameters of the same names). ``scopes`` are those a caller's token must grant
-        to call it, on a server with ``auth`` over HTTP (a call without them gets ``403
-        insufficient_scope``, from which clients step up). ``task`` (``"optional"`` or
+        the parameters of the same names); ``output_schema`` (an object's) the generated
+        output schema, the value returned then being the structured content as it is.
+        ``scopes`` are those a caller's token must grant to call it, on a server with
+        ``auth`` over HTTP (a call without them gets ``403 insufficient_scope``, from which
+        clients step up). ``task`` (``"optional"`` or
         ``"required"``) runs it as a task: a 2025-11-25 call that asks for one and any
         2026-07-28 call from a client with the tasks extension get a task to poll while the
         same function runs in the background (``ctx.progress``, ``ctx.log``, ``ctx.elicit``
@@ -272,6 +276,7 @@ class Server(Generic[LifespanT]):
                 meta=meta,
                 structured_output=structured_output,
                 input_schema=input_schema,
+                output_schema=output_schema,
                 scopes=scopes,
                 task=task,
                 asks_before_task=asks_before_task,
@@ -292,6 +297,7 @@ class Server(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
         scopes: list[str] | None = None,
         task: TaskSupport = "forbidden",
         asks_before_task: bool = False,
@@ -311,6 +317,10 @@ class Server(Generic[LifespanT]):
             if structured_output is not False
             else Output(None, False)
         )
+        if output_schema is not None:
+            if output_schema.get("type") != "object":
+                raise TypeError(f'tool {spec.name}: an output schema describes an object ("type": "object")')
+            made = Output(output_schema, False, None if made.wrapped else made.convert)
         schema = made.schema
         if structured_output and schema is None:
             raise TypeError(f"tool {spec.name}: structured output needs a return annotation of data, not content")

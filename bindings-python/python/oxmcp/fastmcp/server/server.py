@@ -14,6 +14,13 @@ from .._conventions import FastMCPConventions
 from ..utilities.tasks import TaskConfig, TaskMode
 
 
+class _Generated:
+    """FastMCP's default ``output_schema``: the one the return annotation gives."""
+
+
+_GENERATED = _Generated()
+
+
 class FastMCP(Server):
     """A server written with FastMCP (``from fastmcp import FastMCP``), served by oxmcp: the
     same decorators and ``run()`` as :class:`~oxmcp.Server`, listing and answering as
@@ -31,13 +38,20 @@ class FastMCP(Server):
         tags: Iterable[str] | None = None,
         task: bool | TaskConfig | None = None,
         timeout: float | None = None,
+        output_schema: dict[str, Any] | _Generated | None = _GENERATED,
         **options: Any,
     ) -> Any:
         """:meth:`oxmcp.Server.tool`, with FastMCP's ``tags``, ``task`` (True runs a call as a
-        task when the client asks; a ``TaskConfig`` names its ``mode``) and ``timeout``
+        task when the client asks; a ``TaskConfig`` names its ``mode``), ``timeout``
         (seconds: a call that runs longer fails with a tool error saying so, as FastMCP's; a
-        plain ``def`` runs on a thread, which finishes on its own)."""
+        plain ``def`` runs on a thread, which finishes on its own) and ``output_schema``
+        (None: none, and results unstructured; an object's schema: the value returned is the
+        structured content)."""
         options = _tagged(options, tags)
+        if output_schema is None:
+            options["structured_output"] = False
+        elif not isinstance(output_schema, _Generated):
+            options["output_schema"] = output_schema
         if task is not None:
             options["task"] = _task_support(task)
         if timeout is None:
