@@ -99,8 +99,9 @@ impl RequestMeta {
 
 /// [`RequestMeta`] as the server reads it: the client's info and capabilities stay the
 /// text that was sent, so that a client that sends the same with every request has them
-/// read once, not with each.
+/// read once, not with each. Only an object reads as one (as [`Meta`] only reads from one).
 #[derive(Debug, Default, Deserialize)]
+#[serde(remote = "Self")]
 pub(crate) struct SentRequestMeta<'a> {
     /// The modern protocol version; its presence makes the request modern.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
@@ -114,6 +115,23 @@ pub(crate) struct SentRequestMeta<'a> {
     /// The lowest log level to emit for this request.
     #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
     pub(crate) log_level: Option<LoggingLevel>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for SentRequestMeta<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Fields<'a> {
+            type Value = SentRequestMeta<'a>;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                // The words of `Meta`'s own error, so that a bad `_meta` reads the same.
+                formatter.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                SentRequestMeta::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_map(Fields(std::marker::PhantomData))
+    }
 }
 
 impl<'a> SentRequestMeta<'a> {

@@ -26,6 +26,7 @@ use super::context::Context;
 use super::limits::Quota;
 use super::reply::Reply;
 use super::stamp::Stamp;
+use super::tools::CallParams;
 use super::{completion, custom, prompts, resources, skills, subscriptions, tasks, tools, Server};
 use crate::connection::PendingRequests;
 use crate::protocol::jsonrpc::{self, InvalidMessage, Message, Notification, Request};
@@ -56,9 +57,9 @@ pub(crate) struct Scope {
     pub(crate) reply: Reply,
     pub(crate) cancellation: CancellationToken,
     pub(crate) assumed_version: Option<ProtocolVersion>,
-    /// The request's protocol facts when the transport has worked them out already from
-    /// its `_meta` (the modern HTTP header checks do), so that it is not read twice.
-    pub(crate) exchange: Option<Exchange>,
+    /// What the transport read of the request already (the modern HTTP header checks do),
+    /// so that it is not read twice.
+    pub(crate) read: Option<ReadAhead>,
     /// The verified caller, on an endpoint that requires a token.
     pub(crate) caller: Option<Arc<Caller>>,
 }
@@ -69,10 +70,18 @@ impl Scope {
             reply,
             cancellation,
             assumed_version: None,
-            exchange: None,
+            read: None,
             caller: None,
         }
     }
+}
+
+/// What a transport read of a request before handing it to the dispatcher.
+pub(crate) struct ReadAhead {
+    /// The request's protocol facts, from its `_meta`.
+    pub(crate) exchange: Exchange,
+    /// A `tools/call`'s params.
+    pub(crate) call: Option<CallParams<'static>>,
 }
 
 /// How a method ends: a result's JSON text, or an error.
@@ -611,13 +620,26 @@ impl Dispatcher {
         }
         // Reading `_meta`'s protocol fields checks that it is an object (or absent), so the
         // context's lazy read of it cannot fail; the transport did so if it worked them out.
-        let exchange = match scope.exchange.take() {
-            Some(exchange) => exchange,
-            None => match self.exchange_for(&method, &read_request_meta(params.as_deref())?, scope.assumed_version)? {
-                Some(exchange) => exchange,
-                // `ping` before `initialize`.
-                None => return finish(EmptyResult::default(), None),
-            },
+        let mut call = None;
+        let exchange = match scope.read.take() {
+            Some(read) => {
+                call = read.call;
+                read.exchange
+            }
+            None => {
+                let request_meta = match read_call(&method, params.as_deref()) {
+                    Some((request_meta, read)) => {
+                        call = Some(read);
+                        request_meta
+                    }
+                    None => read_request_meta(params.as_deref())?,
+                };
+                match self.exchange_for(&method, &request_meta, scope.assumed_version)? {
+                    Some(exchange) => exchange,
+                    // `ping` before `initialize`.
+                    None => return finish(EmptyResult::default(), None),
+                }
+            }
         };
         let era = exchange.version.era();
         // The context keeps the params, which it reads `_meta` from when a handler asks;
@@ -630,7 +652,7 @@ impl Dispatcher {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
             (methods::DISCOVER, Era::Modern) => self.discover(stamp),
             (methods::TOOLS_LIST, _) => tools::list(server, params, &ctx, stamp).await,
-            (methods::TOOLS_CALL, _) => tools::call(server, params, &ctx, stamp).await,
+            (methods::TOOLS_CALL, _) => tools::call(server, call, params, &ctx, stamp).await,
             (methods::RESOURCES_LIST, _) => resources::list(server, params, &ctx, stamp).await,
             (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, &ctx, stamp).await,
             (methods::RESOURCES_READ, _) => resources::read(server, params, &ctx, stamp).await,
@@ -780,37 +802,21 @@ pub(super) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Re
     serde_json::from_str(text).map_err(ErrorObject::invalid_params)
 }
 
-/// A member that must be a JSON object (as `Meta` must) but that the method does not read:
-/// its members are skipped, not built into a map. Methods whose params' `_meta` the
-/// context reads on its own, once and only when asked, take it as this.
-pub(super) struct UnreadObject;
-
-impl<'de> Deserialize<'de> for UnreadObject {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Skip;
-        impl<'de> serde::de::Visitor<'de> for Skip {
-            type Value = UnreadObject;
-            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-                // The words of `Meta`'s own error, so that a bad `_meta` reads the same.
-                formatter.write_str("a map")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UnreadObject, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(UnreadObject)
-            }
-        }
-        deserializer.deserialize_map(Skip)
-    }
-}
-
 /// The params of a list method.
 #[derive(Deserialize, Default)]
 pub(super) struct CursorParams {
     #[serde(default)]
     pub(super) cursor: Option<String>,
+}
+
+/// A `tools/call`'s params, the hot path, read in one pass with the protocol fields of their
+/// `_meta`; `None` for another method, or params that do not read as a call (the method
+/// says why once the era is known).
+fn read_call<'p>(method: &str, params: Option<&'p RawValue>) -> Option<(SentRequestMeta<'p>, CallParams<'static>)> {
+    if method != methods::TOOLS_CALL {
+        return None;
+    }
+    CallParams::read(params).ok().map(CallParams::split)
 }
 
 /// The protocol fields of the `_meta` of a request's params (all absent without one),

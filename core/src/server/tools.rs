@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::catalog::{self, ToolCaller};
 use super::context::Context;
-use super::dispatch::{finish, parse_params, Outcome, UnreadObject};
+use super::dispatch::{finish, Outcome};
 use super::handler::HandlerError;
 use super::mrtr::{binding, input_round, run_handler, Handled};
 use super::returned::{Returned, ToolOutput};
@@ -23,6 +23,7 @@ use super::stamp::Stamp;
 use super::tasks::{self, NewTask, TaskRun, TaskSupport};
 use super::Server;
 use crate::protocol::headers::{header_params, HeaderParam};
+use crate::protocol::meta::SentRequestMeta;
 use crate::protocol::{
     methods, CallToolResult, ContentBlock, Era, ErrorObject, Icon, InputResponses, ListToolsResult, Meta, Tool,
     ToolAnnotations, ToolExecution,
@@ -438,10 +439,12 @@ pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Conte
 }
 
 /// `tools/call`'s params as the method reads them: [`crate::protocol::CallToolRequestParams`]
-/// with its `_meta` checked but not built (with key order kept, building a modern
-/// request's `_meta` cost a tenth of a call; the context reads it when a handler asks).
+/// with only the protocol fields of its `_meta` read (with key order kept, building a
+/// modern request's `_meta` cost a tenth of a call; the context reads it when a handler
+/// asks). The dispatcher reads them before it knows the request's era, so that the params
+/// of the hot method are read in one pass ([`CallParams::split`]).
 #[derive(Deserialize)]
-struct CallParams {
+pub(crate) struct CallParams<'a> {
     name: String,
     #[serde(default)]
     arguments: Option<Map<String, Value>>,
@@ -452,8 +455,51 @@ struct CallParams {
     /// 2025-11-25: run as a task, kept this long.
     #[serde(default)]
     task: Option<TaskParams>,
-    #[serde(rename = "_meta", default)]
-    _meta: Option<UnreadObject>,
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<SentRequestMeta<'a>>,
+}
+
+impl<'a> CallParams<'a> {
+    /// Reads the params (absent ones read as `{}`).
+    pub(crate) fn read(raw: Option<&'a RawValue>) -> Result<Self, ErrorObject> {
+        serde_json::from_str(raw.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)
+    }
+
+    /// The protocol fields of the `_meta`, and the params without them (which the method
+    /// takes once the params have moved into the request's context).
+    pub(crate) fn split(self) -> (SentRequestMeta<'a>, CallParams<'static>) {
+        let CallParams {
+            name,
+            arguments,
+            input_responses,
+            request_state,
+            task,
+            meta,
+        } = self;
+        let params = CallParams {
+            name,
+            arguments,
+            input_responses,
+            request_state,
+            task,
+            meta: None,
+        };
+        (meta.unwrap_or_default(), params)
+    }
+}
+
+/// What the modern HTTP header checks read of a call.
+#[cfg(feature = "http-server")]
+impl CallParams<'_> {
+    /// The tool called.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The arguments given, if any.
+    pub(crate) fn arguments(&self) -> Option<&Map<String, Value>> {
+        self.arguments.as_ref()
+    }
 }
 
 /// `params.task` of a 2025-11-25 call (`TaskMetadata`).
@@ -467,8 +513,17 @@ struct TaskParams {
 /// `tools/call`: arguments checked against the input schema, the handler run (with its
 /// input rounds in the modern era), the structured output checked against the output
 /// schema and kept only where the protocol version has it.
-pub(super) async fn call(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
-    let params: CallParams = parse_params(raw)?;
+pub(super) async fn call(
+    server: &Server,
+    read: Option<CallParams<'static>>,
+    raw: Option<&RawValue>,
+    ctx: &Context,
+    stamp: Option<&Stamp>,
+) -> Outcome {
+    let params = match read {
+        Some(params) => params,
+        None => CallParams::read(raw)?,
+    };
     let registered = server.registry().tools.get(&params.name).cloned();
     let tool = match (registered, server.catalog_part(|c| &c.tool_caller)) {
         (Some(tool), _) => tool,
@@ -649,9 +704,12 @@ mod tests {
 
     #[test]
     fn call_params_check_meta_without_building_it() {
-        let parse = |text: &str| parse_params::<CallParams>(Some(&RawValue::from_string(text.to_owned()).unwrap()));
-        let params = parse(r#"{"name": "t", "arguments": {"a": 1}, "_meta": {"k": [1, {"n": null}]}}"#).unwrap();
-        assert_eq!(params.name, "t");
+        let parse = |text: &str| {
+            let raw = RawValue::from_string(text.to_owned()).unwrap();
+            CallParams::read(Some(&raw)).map(|params| params.split().1.name)
+        };
+        let params = parse(r#"{"name": "t", "arguments": {"a": 1}, "_meta": {"k": [1, {"n": null}]}}"#);
+        assert_eq!(params.unwrap(), "t");
         assert!(parse(r#"{"name": "t", "_meta": null}"#).is_ok());
         let error = parse(r#"{"name": "t", "_meta": [1]}"#).err().unwrap();
         let meta = serde_json::from_str::<CallToolRequestParams>(r#"{"name": "t", "_meta": [1]}"#).unwrap_err();

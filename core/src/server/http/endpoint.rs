@@ -26,7 +26,7 @@ use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
 use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::server::auth::Protection;
-use crate::server::dispatch::{Dispatcher, Exchange, Scope};
+use crate::server::dispatch::{Dispatcher, ReadAhead, Scope};
 use crate::server::limits::Quota;
 use crate::server::reply::Reply;
 use crate::server::session::Session;
@@ -153,13 +153,13 @@ impl Endpoint {
     }
 
     /// Answers a request outside any session, on the shared dispatcher: under the legacy
-    /// `assumed_version` when it gives none (stateless mode), or with the protocol facts
-    /// its modern `_meta` gave already. The client going away before the answer cancels it.
+    /// `assumed_version` when it gives none (stateless mode), or with what the modern header
+    /// checks read of it already. The client going away before the answer cancels it.
     pub(super) async fn answer_alone(
         &self,
         request: Request,
         assumed_version: Option<ProtocolVersion>,
-        exchange: Option<Exchange>,
+        read: Option<ReadAhead>,
         caller: Admitted,
         status_of: fn(&str) -> StatusCode,
     ) -> Response {
@@ -169,7 +169,7 @@ impl Endpoint {
         let reply = Reply::Stream(tx);
         let scope = Scope {
             assumed_version,
-            exchange,
+            read,
             caller,
             ..Scope::new(reply.clone(), cancellation)
         };

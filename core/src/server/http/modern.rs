@@ -18,8 +18,8 @@ use crate::protocol::jsonrpc::{Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::meta::SentRequestMeta;
 use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion};
-use crate::server::dispatch::Exchange;
-use crate::server::tools::RegisteredTool;
+use crate::server::dispatch::{Exchange, ReadAhead};
+use crate::server::tools::{CallParams, RegisteredTool};
 
 /// Whether a message is of the modern era: the `_meta` of its params or its version
 /// header says so.
@@ -53,18 +53,32 @@ pub(super) async fn post_modern(
     request: Request,
     caller: Admitted,
 ) -> Response {
-    let exchange = match check_modern_headers(endpoint, headers, &request) {
-        Ok(exchange) => exchange,
+    let read = match check_modern_headers(endpoint, headers, &request) {
+        Ok(read) => read,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
     };
     endpoint
-        .answer_alone(request, None, Some(exchange), caller, status_for_modern)
+        .answer_alone(request, None, Some(read), caller, status_for_modern)
         .await
 }
 
 /// The header rules of 2026-07-28: version, method, name and parameter headers must match
-/// the body; `_meta` must carry the required fields. Gives the protocol facts `_meta` says.
-fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Request) -> Result<Exchange, ErrorObject> {
+/// the body; `_meta` must carry the required fields. Gives the protocol facts `_meta` says,
+/// and a `tools/call`'s params, read once for the checks and the method.
+fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Request) -> Result<ReadAhead, ErrorObject> {
+    if request.method == methods::TOOLS_CALL {
+        if let Ok(call) = CallParams::read(request.params.as_deref()) {
+            let (meta, call) = call.split();
+            let exchange = check_meta(endpoint, headers, &meta)?;
+            check_target(endpoint, headers, &request.method, Some(call.name()), || {
+                call.arguments().cloned()
+            })?;
+            return Ok(ReadAhead {
+                exchange,
+                call: Some(call),
+            });
+        }
+    }
     // One pass reads both; when it fails, each is read on its own, so that a flaw in one
     // does not hide the other (a broken target must not read as a missing `_meta`).
     let (meta, target) = match Head::<SentRequestMeta<'_>>::read(request) {
@@ -74,6 +88,15 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
             Target::read(request).unwrap_or_default(),
         ),
     };
+    let exchange = check_meta(endpoint, headers, &meta)?;
+    check_target(endpoint, headers, &request.method, target.name.as_deref(), || {
+        target.arguments()
+    })?;
+    Ok(ReadAhead { exchange, call: None })
+}
+
+/// The version header must match the body's; `_meta` must carry the required fields.
+fn check_meta(endpoint: &Endpoint, headers: &HeaderMap, meta: &SentRequestMeta<'_>) -> Result<Exchange, ErrorObject> {
     if let Some(body_version) = meta.protocol_version.as_deref() {
         match header_str(headers, names::PROTOCOL_VERSION) {
             None => {
@@ -89,14 +112,25 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
             Some(_) => {}
         }
     }
-    let exchange = endpoint.stateless.modern_exchange(&meta)?;
-    let tool = called_tool(endpoint, &request.method, &target);
+    endpoint.stateless.modern_exchange(meta)
+}
+
+/// The method, name and parameter headers must match the body (the `arguments` are read
+/// only for a tool with `x-mcp-header` parameters).
+fn check_target(
+    endpoint: &Endpoint,
+    headers: &HeaderMap,
+    method: &str,
+    name: Option<&str>,
+    arguments: impl FnOnce() -> Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<(), ErrorObject> {
+    let tool = called_tool(endpoint, method, name);
     let params = tool.as_ref().map_or(&[][..], |tool| &tool.header_params[..]);
-    let arguments = if params.is_empty() { None } else { target.arguments() };
-    for expected in request_headers(&request.method, target.name.as_deref(), arguments.as_ref(), params) {
+    let arguments = if params.is_empty() { None } else { arguments() };
+    for expected in request_headers(method, name, arguments.as_ref(), params) {
         check_header(headers, &expected)?;
     }
-    Ok(exchange)
+    Ok(())
 }
 
 /// What the modern header checks read from a request's params: `_meta` (as `M`) and the
@@ -169,11 +203,11 @@ fn expect_header(headers: &HeaderMap, name: &str, expected: Option<&str>, label:
 
 /// The tool a `tools/call` names, whose `x-mcp-header` parameters must be mirrored (none
 /// for other methods or unknown tools).
-fn called_tool(endpoint: &Endpoint, method: &str, target: &Target<'_>) -> Option<Arc<RegisteredTool>> {
+fn called_tool(endpoint: &Endpoint, method: &str, name: Option<&str>) -> Option<Arc<RegisteredTool>> {
     if method != methods::TOOLS_CALL {
         return None;
     }
-    endpoint.server.registry().tools.get(target.name.as_deref()?).cloned()
+    endpoint.server.registry().tools.get(name?).cloned()
 }
 
 /// Checks one header the request implies: present with the body's value (numbers compare
