@@ -577,7 +577,9 @@ def markdown(results: list[dict], skipped: list[tuple[Setup, str]], failures: li
         "## Targets",
         "",
         "Measured at 64 B payloads with 32 in flight (stdio) or 32 workers (HTTP), the best configuration "
-        "and era of each server against the best of the peers.",
+        "and era of each server against the best of the peers. What each feature costs a call (an "
+        "authorization check, a task run, the Redis store, tight HTTP limits, each era) is counted in "
+        "instructions, with its target, in [COSTS.md](COSTS.md) (`make bench-costs`).",
         "",
         "| target | ours | against | measured | |",
         "|---|---|---|---|---|",
