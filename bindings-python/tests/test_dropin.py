@@ -491,6 +491,20 @@ def test_a_fastmcp_servers_own_tests_pass_with_its_imports_changed(fastmcp_examp
     assert passed and int(passed.group(1)) >= tests, summary
 
 
+def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_messages.py``: FastMCP's ``Client`` with a ``message_handler``
+    (a ``MessageHandler`` and a function) given the official SDK's notification models."""
+    original = Path(__file__).parent / "servers" / "fastmcp_messages.py"
+    printed = []
+    for program in (original, ported_from_fastmcp(original, tmp_path)):
+        run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        printed.append(run.stdout)
+    published, ported = printed
+    assert ported == published
+    assert "LoggingMessageNotification: info" in ported and "LoggingMessageNotification notifications/message" in ported
+
+
 #: FastMCP's examples whose own client, FastMCP's ``Client`` in process, prints what it got
 #: (the session ids it prints are random: compared as ``<id>``), with a line each prints only
 #: when it got what it asked for (the YAML text: a content block the official type checks).

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import mcp_types
 import pytest
 from pydantic import BaseModel, Field
 
@@ -29,6 +30,8 @@ from oxmcp import (
     Server,
     TextContent,
 )
+from oxmcp.fastmcp import Context as FastMCPContext
+from oxmcp.fastmcp import FastMCP
 from oxmcp.types import (
     Completion,
     CompletionArgument,
@@ -421,6 +424,21 @@ async def test_resource_and_prompt_failures_are_json_rpc_errors() -> None:
             await client.get_prompt("strict", {"count": "many"})
         assert prompt.value.code == -32602
         assert (await client.get_prompt("strict", {"count": "3"})).messages[0].content.text == "xxx"
+
+
+async def test_a_fastmcp_handler_sends_a_list_change_as_fastmcp_does(notifications: Any) -> None:
+    mcp = FastMCP("changes")
+
+    @mcp.tool
+    async def refresh(ctx: FastMCPContext) -> str:
+        await ctx.send_notification(mcp_types.PromptListChangedNotification())
+        with pytest.raises(TypeError, match="list changes"):
+            await ctx.send_notification(mcp_types.ProgressNotification(params={"progressToken": 1, "progress": 1}))
+        return "sent"
+
+    async with Client(mcp, era="legacy", notification_handler=notifications) as client:
+        assert (await client.call_tool("refresh", {})).content[0].text == "sent"
+        await notifications.wait_for("notifications/prompts/list_changed")
 
 
 async def test_runtime_changes_are_announced(notifications: Any) -> None:

@@ -9,7 +9,7 @@ import operator
 from types import ModuleType
 from typing import Any, NoReturn, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from . import types
 from ._errors import McpError
@@ -53,6 +53,27 @@ def to_official(value: T) -> T:
     if not (isinstance(theirs, type) and issubclass(theirs, BaseModel)):
         return value
     return theirs.model_validate(value.to_wire())  # type: ignore[return-value]
+
+
+def official_notification(method: str, params: Any) -> Any:
+    """A notification from the server as the official SDK's model of it (its
+    ``ServerNotification``), or None when the official SDK is not installed or does not
+    know the notification."""
+    adapter = _server_notification()
+    if adapter is None:
+        return None
+    message = {"method": method} if params is None else {"method": method, "params": params}
+    try:
+        return adapter.validate_python(message)
+    except ValidationError:
+        return None
+
+
+@functools.cache
+def _server_notification() -> TypeAdapter[Any] | None:
+    official = _official_types()
+    union = getattr(official, "ServerNotification", None)
+    return None if union is None else TypeAdapter(union)
 
 
 @functools.cache

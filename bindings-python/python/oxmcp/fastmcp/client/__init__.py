@@ -1,6 +1,7 @@
 """FastMCP's ``fastmcp.client``: the client FastMCP's users write tests and programs with."""
 
 from .client import CallToolResult, Client
+from .messages import MessageHandler
 from .transports import (
     ClientTransport,
     FastMCPTransport,
@@ -16,6 +17,7 @@ __all__ = [
     "Client",
     "ClientTransport",
     "FastMCPTransport",
+    "MessageHandler",
     "NodeStdioTransport",
     "PythonStdioTransport",
     "SSETransport",

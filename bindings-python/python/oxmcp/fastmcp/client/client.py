@@ -21,12 +21,13 @@ from pydantic import TypeAdapter
 from ... import types
 from ..._official import read_camel_case_names, to_official
 from ...client import Client as NativeClient
-from ...client import ProgressHandler, RootsHandler
+from ...client import NotificationHandler, ProgressHandler, RootsHandler
 from ...server import Server
 from ..exceptions import ToolError
 from ..utilities.json_schema_type import json_schema_to_type
 from .elicitation import ElicitationHandler, create_elicitation_callback
 from .logging import LogHandler, create_log_callback
+from .messages import MessageHandlerT, create_message_callback
 from .sampling import SamplingHandler, create_sampling_callback
 from .transports import ClientTransport, infer_transport
 
@@ -53,8 +54,10 @@ class Client:
             assert result.data == 3
 
     ``roots`` is a list of root URIs or a handler; ``sampling_handler(messages, params,
-    context)``, ``elicitation_handler(message, response_type, params, context)`` and
-    ``log_handler(message)`` are FastMCP's; ``progress_handler(progress, total, message)``
+    context)``, ``elicitation_handler(message, response_type, params, context)``,
+    ``log_handler(message)`` and ``message_handler`` (a function or a
+    :class:`~oxmcp.fastmcp.client.messages.MessageHandler`, given the official SDK's model
+    of each notification) are FastMCP's; ``progress_handler(progress, total, message)``
     hears the progress of every call that has none of its own; ``timeout`` (seconds) bounds
     each request (oxmcp's default, 60 s, when None).
     """
@@ -67,6 +70,7 @@ class Client:
         sampling_handler: SamplingHandler | None = None,
         elicitation_handler: ElicitationHandler | None = None,
         log_handler: LogHandler | None = None,
+        message_handler: MessageHandlerT | None = None,
         progress_handler: ProgressHandler | None = None,
         timeout: datetime.timedelta | float | None = None,
         client_info: types.Implementation | None = None,
@@ -78,7 +82,7 @@ class Client:
             "roots_handler": _roots(roots),
             "sampling_handler": create_sampling_callback(sampling_handler) if sampling_handler else None,
             "elicitation_handler": create_elicitation_callback(elicitation_handler) if elicitation_handler else None,
-            "notification_handler": create_log_callback(log_handler) if log_handler else None,
+            "notification_handler": _notifications(log_handler, message_handler),
         }
         if timeout is not None:
             options["timeout"] = _seconds(timeout)
@@ -87,6 +91,7 @@ class Client:
         elif name is not None:
             options["name"] = name
         self._native = self.transport.client(**options)
+        self._hears_logs = log_handler is not None or message_handler is not None
         #: Each tool's output schema, by name, as listed.
         self._output_schemas: dict[str, dict[str, Any] | None] = {}
         #: What reads each tool's values, by its name and whether they come wrapped.
@@ -94,6 +99,10 @@ class Client:
 
     async def __aenter__(self) -> Client:
         await self._native.connect()
+        if self._hears_logs and self._native.protocol_version >= MODERN:
+            # A 2026-07-28 server sends a request's log messages only when it names a
+            # level; FastMCP's handlers expect every message.
+            await self._native.set_log_level("debug")
         return self
 
     async def __aexit__(
@@ -299,6 +308,30 @@ def _roots(roots: list[str] | RootsHandler | None) -> RootsHandler | None:
         return listed
 
     return answer
+
+
+#: The first revision of the modern era, whose requests ask for log messages one by one.
+MODERN = "2026-07-28"
+
+
+def _notifications(
+    log_handler: LogHandler | None, message_handler: MessageHandlerT | None
+) -> NotificationHandler | None:
+    """The client's notification handler: the log handler's, then the message handler's."""
+    handlers = [
+        *([create_log_callback(log_handler)] if log_handler else []),
+        *([create_message_callback(message_handler)] if message_handler else []),
+    ]
+    if len(handlers) < 2:
+        return handlers[0] if handlers else None
+
+    async def each(method: str, params: Any) -> None:
+        for handler in handlers:
+            heard = handler(method, params)
+            if heard is not None:
+                await heard
+
+    return each
 
 
 def _seconds(timeout: datetime.timedelta | float) -> float:

@@ -19,6 +19,14 @@ STATE_TTL_SECONDS = 86400
 MAX_STATE_ENTRIES = 100_000
 
 
+#: The list each list-change notification names.
+_LIST_CHANGED: dict[str, Literal["tools", "resources", "prompts"]] = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/resources/list_changed": "resources",
+    "notifications/prompts/list_changed": "prompts",
+}
+
+
 class _SessionState:
     """The values handlers set with ``set_state``, keyed by session and name, as JSON text
     (what is read back is a copy, as FastMCP's store gives one), each until its TTL."""
@@ -117,6 +125,19 @@ class Context(OxmcpContext[Any]):
         if carried == "memory" or carried == "other":
             return None
         return carried
+
+    async def send_notification(self, notification: Any) -> None:
+        """Sends ``notification``, the official SDK's model of a list change
+        (``ToolListChangedNotification()`` and its siblings), as FastMCP's: every client is
+        told. Log messages and progress go through :meth:`log` and :meth:`report_progress`."""
+        method = getattr(notification, "method", None)
+        kind = _LIST_CHANGED.get(method) if isinstance(method, str) else None
+        if kind is None:
+            raise TypeError(
+                f"send_notification sends list changes; {method!r} is sent by the methods of its own "
+                "(log, report_progress)"
+            )
+        self.notify_list_changed(kind)
 
     # FastMCP's logging methods take the message first and name their arguments its way.
     async def log(  # type: ignore[override]
