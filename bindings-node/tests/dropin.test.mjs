@@ -131,6 +131,8 @@ async function withHttpServer(path, port, use, capabilities, transport = streama
       try {
         await client.connect(transport(port));
       } catch (error) {
+        // A refused HTTP+SSE stream would otherwise retry on its own for ever.
+        await client.close();
         if (tries > 100) throw error;
         await new Promise((resolve) => setTimeout(resolve, 100));
         continue;
