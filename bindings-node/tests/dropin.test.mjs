@@ -46,8 +46,9 @@ const PORTS = join(ROOT, 'target', 'dropin-node');
  */
 function portExample(name) {
   const path = port(join(EXAMPLES, `${name}.js`), /from '\.\.\/\.\.\/(server\/[a-zA-Z]+|types)\.js'/g, "from 'oxmcp'");
-  const helpers = pathToFileURL(join(EXAMPLES, '..', 'shared')).href;
-  writeFileSync(path, readFileSync(path, 'utf8').replaceAll("from '../shared/", `from '${helpers}/`));
+  // The examples' own helpers sit beside them in the SDK's package (`../<dir>/<helper>.js`).
+  const published = pathToFileURL(dirname(EXAMPLES)).href;
+  writeFileSync(path, readFileSync(path, 'utf8').replace(/from '\.\.\/(\w+\/[\w.-]+\.js)'/g, `from '${published}/$1'`));
   return path;
 }
 

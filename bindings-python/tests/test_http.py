@@ -108,16 +108,21 @@ class Exchange:
         exchange.headers = {name.lower(): value.strip() for name, value in (line.split(":", 1) for line in lines)}
         return exchange
 
-    async def ended(self, timeout: float) -> bool:
-        """Whether the server closes the body within `timeout` seconds."""
+    async def body(self, timeout: float) -> bytes | None:
+        """The body, once the server closes it within `timeout` seconds (else None)."""
+        chunks = []
         try:
             async with asyncio.timeout(timeout):
-                while await self.reader.read(65536):
-                    pass
+                while chunk := await self.reader.read(65536):
+                    chunks.append(chunk)
         except TimeoutError:
-            return False
+            return None
         self.writer.close()
-        return True
+        return b"".join(chunks)
+
+    async def ended(self, timeout: float) -> bool:
+        """Whether the server closes the body within `timeout` seconds."""
+        return await self.body(timeout) is not None
 
 
 async def test_close_ends_streams_and_requests_in_flight_by_the_shutdown_timeout() -> None:
@@ -200,6 +205,21 @@ async def test_options_keep_the_endpoint_working(options: HttpOptions, era: str)
 
 
 async def test_a_handler_ends_its_stream_and_the_client_resumes_the_rest() -> None:
+    # The call's own stream ends before its answer, which the client gets on resuming.
+    async with serving() as http:
+        accept = {"Accept": "application/json, text/event-stream", "Connection": "close"}
+        initialized = await Exchange.answered(http.url, "POST", accept, INITIALIZE)
+        assert await initialized.ended(5)
+        session = {
+            **accept,
+            "Mcp-Session-Id": initialized.headers["mcp-session-id"],
+            "Mcp-Protocol-Version": "2025-11-25",
+        }
+        polled = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "polled", "arguments": {}}}
+        call = await Exchange.answered(http.url, "POST", session, polled)
+        body = await call.body(5)
+        assert body is not None and b"id:" in body and b'"result"' not in body, body
+
     async with serving() as http, Client.http(http.url, era="legacy") as client:
         seen: list[float] = []
         result = await client.call_tool("polled", {}, progress_handler=lambda p, t, m: seen.append(p))

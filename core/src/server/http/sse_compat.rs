@@ -113,15 +113,16 @@ pub(super) async fn handle_sse_open(
         Ok(slot) => slot,
         Err(refused) => return refused.into_response(),
     };
-    let (id, endpoint_event) = match hosted {
-        Some(Extension(hosted)) => (hosted.session_id, hosted.endpoint_event),
-        None => match random_id() {
-            Ok(id) => {
-                let event = Bytes::from(format!("event: endpoint\ndata: /messages?sessionId={id}\n\n"));
-                (id, event)
-            }
-            Err(e) => return rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorObject::internal(e)),
-        },
+    let hosted = match hosted {
+        Some(Extension(hosted)) => Ok(hosted),
+        None => random_id().and_then(|id| HostedSse::new(&id, "/messages").map_err(|e| e.to_string())),
+    };
+    let HostedSse {
+        session_id: id,
+        endpoint_event,
+    } = match hosted {
+        Ok(hosted) => hosted,
+        Err(e) => return rpc_error(StatusCode::INTERNAL_SERVER_ERROR, None, ErrorObject::internal(e)),
     };
     let (tx, rx) = mpsc::channel::<String>(STREAM_CAPACITY);
     let sink =
