@@ -118,7 +118,10 @@ pub fn sse(data: &[u8]) {
 pub fn mcp_param(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     if let Some(decoded) = decode_header_value(&text) {
-        assert_eq!(decode_header_value(&encode_header_value(&decoded)), Some(decoded));
+        assert_eq!(
+            decode_header_value(&encode_header_value(&decoded)),
+            Some(decoded.clone())
+        );
     }
     assert_eq!(
         decode_header_value(&encode_header_value(&text)).as_deref(),

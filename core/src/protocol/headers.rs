@@ -144,13 +144,13 @@ pub fn encode_header_value(value: &str) -> String {
 /// Reads a header value written by [`encode_header_value`]: decodes the sentinel form,
 /// returns anything else as is. `None` when the sentinel holds invalid Base64 or UTF-8.
 /// For the server's `Mcp-Name` / `Mcp-Param-*` validation.
-pub fn decode_header_value(value: &str) -> Option<String> {
+pub fn decode_header_value(value: &str) -> Option<Cow<'_, str>> {
     match value
         .strip_prefix(SENTINEL_PREFIX)
         .and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX))
     {
-        Some(encoded) => String::from_utf8(STANDARD.decode(encoded).ok()?).ok(),
-        None => Some(value.to_owned()),
+        Some(encoded) => String::from_utf8(STANDARD.decode(encoded).ok()?).ok().map(Cow::Owned),
+        None => Some(Cow::Borrowed(value)),
     }
 }
 

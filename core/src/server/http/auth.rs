@@ -2,6 +2,7 @@
 //! [`ResourceServer`](crate::server::auth::ResourceServer): the protected resource
 //! metadata, the token every request must carry, and the scopes a call needs.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -11,8 +12,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::endpoint::Endpoint;
+use super::header_names;
 use super::response::{header_str, json_body};
-use crate::protocol::headers::{decode_header_value, names};
+use crate::protocol::headers::decode_header_value;
 use crate::protocol::jsonrpc::{Message, Request};
 use crate::server::auth::challenge::{challenge, ChallengeError, Scheme};
 use crate::server::auth::dpop::ProofError;
@@ -116,9 +118,11 @@ impl Endpoint {
     /// `Mcp-Name` headers, before its body is read. The body is checked as well once read
     /// (it must match the headers, and the headers may be missing).
     pub(super) fn early_scope_refusal(&self, caller: Option<&Caller>, headers: &HeaderMap) -> Option<Response> {
-        let method = header_str(headers, names::METHOD)?;
+        let method = header_str(headers, header_names::METHOD)?;
         self.scope_refusal_of(caller, method, || {
-            header_str(headers, names::NAME).and_then(decode_header_value)
+            header_str(headers, header_names::NAME)
+                .and_then(decode_header_value)
+                .map(Cow::into_owned)
         })
     }
 

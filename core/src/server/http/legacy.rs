@@ -13,9 +13,9 @@ use tokio::sync::mpsc;
 
 use super::auth::Admitted;
 use super::endpoint::Endpoint;
+use super::header_names;
 use super::response::{header_str, json_body, respond, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{Attached, Event, StreamHub};
-use crate::protocol::headers::names;
 use crate::protocol::jsonrpc::{InvalidMessage, Message};
 use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
 use crate::server::reply::{Outgoing, Reply};
@@ -23,7 +23,7 @@ use crate::server::reply::{Outgoing, Reply};
 /// The legacy version a POST speaks: its `MCP-Protocol-Version`, 2025-03-26 without one
 /// (as the spec says to assume); the error of a 400 for a version that is not a legacy one.
 fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, ErrorObject> {
-    match header_str(headers, names::PROTOCOL_VERSION) {
+    match header_str(headers, header_names::PROTOCOL_VERSION) {
         None => Ok(ProtocolVersion::V2025_03_26),
         Some(text) => ProtocolVersion::parse(text)
             .filter(|v| v.era() == Era::Legacy)
@@ -106,7 +106,7 @@ pub(super) async fn post_legacy(
     };
     if let Some(id) = new_id {
         if let Ok(value) = HeaderValue::from_str(&id) {
-            response.headers_mut().insert(names::SESSION_ID, value);
+            response.headers_mut().insert(header_names::SESSION_ID, value);
         }
     }
     response

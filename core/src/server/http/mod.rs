@@ -27,6 +27,7 @@ mod config;
 mod cors;
 mod endpoint;
 mod guard;
+mod header_names;
 mod legacy;
 mod listener;
 mod modern;

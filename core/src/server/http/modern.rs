@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 
 use super::auth::Admitted;
 use super::endpoint::Endpoint;
+use super::header_names;
 use super::response::{header_str, rpc_error};
 use crate::protocol::headers::{decode_header_value, names, request_headers, RequestHeader};
 use crate::protocol::jsonrpc::{Message, Notification, Request};
@@ -24,7 +25,7 @@ use crate::server::tools::{CallParams, RegisteredTool};
 /// Whether a message is of the modern era: the `_meta` of its params or its version
 /// header says so.
 pub(super) fn is_modern(headers: &HeaderMap, params: Option<&RawValue>) -> bool {
-    let header_modern = header_str(headers, names::PROTOCOL_VERSION)
+    let header_modern = header_str(headers, header_names::PROTOCOL_VERSION)
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| v.era() == Era::Modern);
     header_modern || is_modern_request(params)
@@ -98,7 +99,7 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
 /// The version header must match the body's; `_meta` must carry the required fields.
 fn check_meta(endpoint: &Endpoint, headers: &HeaderMap, meta: &SentRequestMeta<'_>) -> Result<Exchange, ErrorObject> {
     if let Some(body_version) = meta.protocol_version.as_deref() {
-        match header_str(headers, names::PROTOCOL_VERSION) {
+        match header_str(headers, header_names::PROTOCOL_VERSION) {
             None => {
                 return Err(ErrorObject::header_mismatch(
                     "the MCP-Protocol-Version header is missing",
@@ -181,26 +182,6 @@ impl<'a, M> Head<'a, M> {
     }
 }
 
-/// Checks that header `name` is present, decodes, and equals `expected`.
-fn expect_header(headers: &HeaderMap, name: &str, expected: Option<&str>, label: &str) -> Result<(), ErrorObject> {
-    let Some(raw) = headers.get(name) else {
-        return Err(ErrorObject::header_mismatch(format!("the {label} header is missing")));
-    };
-    let value = raw
-        .to_str()
-        .map_err(|_| ErrorObject::header_mismatch(format!("the {label} header has invalid characters")))
-        .and_then(|v| {
-            decode_header_value(v)
-                .ok_or_else(|| ErrorObject::header_mismatch(format!("the {label} header is not valid base64")))
-        })?;
-    match expected {
-        Some(expected) if expected == value => Ok(()),
-        _ => Err(ErrorObject::header_mismatch(format!(
-            "{label} header value {value:?} does not match the body value {expected:?}"
-        ))),
-    }
-}
-
 /// The tool a `tools/call` names, whose `x-mcp-header` parameters must be mirrored (none
 /// for other methods or unknown tools).
 fn called_tool(endpoint: &Endpoint, method: &str, name: Option<&str>) -> Option<Arc<RegisteredTool>> {
@@ -211,26 +192,44 @@ fn called_tool(endpoint: &Endpoint, method: &str, name: Option<&str>) -> Option<
 }
 
 /// Checks one header the request implies: present with the body's value (numbers compare
-/// numerically: `42.0` matches `42`), or, for an absent argument, absent too.
+/// numerically: `42.0` matches `42`), or, for an absent argument, absent too. The header
+/// is looked up once.
 fn check_header(headers: &HeaderMap, expected: &RequestHeader) -> Result<(), ErrorObject> {
-    let sent = header_str(headers, &expected.name);
-    let numeric_match = expected
-        .number
-        .zip(sent.and_then(|text| text.parse::<f64>().ok()))
-        .is_some_and(|(body, header)| body == header);
-    if numeric_match {
-        return Ok(());
+    let sent = match expected.name.as_ref() {
+        names::METHOD => headers.get(header_names::METHOD),
+        names::NAME => headers.get(header_names::NAME),
+        other => headers.get(other),
+    };
+    let label = &expected.label;
+    if let (Some(body), Some(text)) = (expected.number, sent.and_then(|v| v.to_str().ok())) {
+        if text.parse::<f64>().is_ok_and(|header| header == body) {
+            return Ok(());
+        }
     }
     if !expected.required && expected.value.is_none() && expected.number.is_none() {
-        if headers.contains_key(expected.name.as_ref()) {
-            return Err(ErrorObject::header_mismatch(format!(
-                "{} is sent but the argument is absent",
-                expected.label
-            )));
-        }
-        return Ok(());
+        return match sent {
+            Some(_) => Err(ErrorObject::header_mismatch(format!(
+                "{label} is sent but the argument is absent"
+            ))),
+            None => Ok(()),
+        };
     }
-    expect_header(headers, &expected.name, expected.value.as_deref(), &expected.label)
+    let Some(sent) = sent else {
+        return Err(ErrorObject::header_mismatch(format!("the {label} header is missing")));
+    };
+    let value = sent
+        .to_str()
+        .map_err(|_| ErrorObject::header_mismatch(format!("the {label} header has invalid characters")))
+        .and_then(|v| {
+            decode_header_value(v)
+                .ok_or_else(|| ErrorObject::header_mismatch(format!("the {label} header is not valid base64")))
+        })?;
+    match expected.value.as_deref() {
+        Some(body) if body == value => Ok(()),
+        body => Err(ErrorObject::header_mismatch(format!(
+            "{label} header value {value:?} does not match the body value {body:?}"
+        ))),
+    }
 }
 
 /// Modern errors that the transport reports with an HTTP status too.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
+use http::header::AsHeaderName;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::DropGuard;
@@ -131,12 +132,13 @@ pub(super) fn rpc_error(status: StatusCode, id: Option<&crate::protocol::Request
     json_body(status, jsonrpc::error_text(id, &error))
 }
 
-pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// A header's value, when it is visible ASCII.
+pub(super) fn header_str(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 pub(super) fn is_json(headers: &HeaderMap) -> bool {
-    header_str(headers, http::header::CONTENT_TYPE.as_str()).is_some_and(|t| {
+    header_str(headers, http::header::CONTENT_TYPE).is_some_and(|t| {
         t.split(';')
             .next()
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))

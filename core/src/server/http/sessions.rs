@@ -17,11 +17,11 @@ use http::{HeaderMap, StatusCode};
 use tokio::sync::broadcast;
 
 use super::endpoint::Endpoint;
+use super::header_names;
 use super::response::{header_str, Rejection};
 use super::streams::{StreamHub, STANDALONE};
 use crate::connection::Connection;
 use crate::lock;
-use crate::protocol::headers::names;
 use crate::protocol::jsonrpc::{self, Incoming, Message};
 use crate::protocol::ErrorObject;
 use crate::server::auth::{Caller, Principal};
@@ -196,7 +196,7 @@ impl Endpoint {
         headers: &HeaderMap,
         caller: Option<&Caller>,
     ) -> Result<Arc<HttpSession>, Rejection> {
-        let id = header_str(headers, names::SESSION_ID).ok_or_else(|| {
+        let id = header_str(headers, header_names::SESSION_ID).ok_or_else(|| {
             Rejection::new(
                 StatusCode::BAD_REQUEST,
                 ErrorObject::invalid_request("the Mcp-Session-Id header is missing"),

@@ -10,10 +10,10 @@ use http::{HeaderMap, HeaderValue, StatusCode};
 
 use super::auth::Target;
 use super::endpoint::Endpoint;
+use super::header_names;
 use super::legacy::logged_events;
 use super::response::{header_str, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{parse_event_id, STANDALONE};
-use crate::protocol::headers::names;
 use crate::protocol::ErrorObject;
 
 pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
@@ -25,11 +25,10 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
-    if endpoint.config.stateless || header_str(&headers, names::SESSION_ID).is_none() {
+    if endpoint.config.stateless || header_str(&headers, header_names::SESSION_ID).is_none() {
         return method_not_allowed();
     }
-    let accepts_sse =
-        header_str(&headers, http::header::ACCEPT.as_str()).is_some_and(|a| a.contains("text/event-stream"));
+    let accepts_sse = header_str(&headers, http::header::ACCEPT).is_some_and(|a| a.contains("text/event-stream"));
     if !accepts_sse {
         let error = ErrorObject::invalid_request("GET needs Accept: text/event-stream");
         return rpc_error(StatusCode::NOT_ACCEPTABLE, None, error);
@@ -38,7 +37,7 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
         Ok(session) => session,
         Err(refused) => return refused.into_response(),
     };
-    let resume = header_str(&headers, names::LAST_EVENT_ID).and_then(parse_event_id);
+    let resume = header_str(&headers, header_names::LAST_EVENT_ID).and_then(parse_event_id);
     let (stream, after) = match resume {
         Some(position) => position,
         None => {
@@ -73,7 +72,7 @@ pub(super) async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, headers
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
-    let Some(id) = header_str(&headers, names::SESSION_ID).filter(|_| !endpoint.config.stateless) else {
+    let Some(id) = header_str(&headers, header_names::SESSION_ID).filter(|_| !endpoint.config.stateless) else {
         return method_not_allowed();
     };
     if let Err(refused) = endpoint.find_session(&headers, caller.as_deref()).await {
