@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use napi_derive::napi;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use oxmcp::server::auth::{AccessToken, IntrospectionVerifier, JwtVerifier, TokenVerifier, VerifyError};
 
@@ -89,6 +89,40 @@ impl AuthOptions {
                 "auth names exactly one verifier: jwt, introspection or a verify function",
             )),
         }
+    }
+}
+
+/// The caller of a request the app authenticated itself: the official SDK's `AuthInfo`
+/// (`req.auth`, set by its bearer middleware).
+#[napi(object)]
+pub struct HostCaller {
+    /// The access token.
+    pub token: String,
+    /// The client it was issued to.
+    pub client_id: Option<String>,
+    /// What it grants.
+    pub scopes: Vec<String>,
+    /// When it expires, in seconds since the Unix epoch.
+    pub expires_at: Option<f64>,
+    /// The resource it is meant for.
+    pub resource: Option<String>,
+    /// Whatever else the app's verifier said of it.
+    pub extra: Option<Map<String, Value>>,
+}
+
+impl HostCaller {
+    /// The core's token for this caller.
+    pub(crate) fn into_token(self) -> AccessToken {
+        let mut token = AccessToken::new(self.token).scopes(self.scopes).audience(self.resource);
+        token.claims = self.extra.unwrap_or_default();
+        if let Some(client_id) = self.client_id {
+            token = token.client_id(client_id);
+        }
+        // The core keeps whole seconds (`Date.now() / 1000 + 3600` has a fraction).
+        if let Some(seconds) = self.expires_at.filter(|s| s.is_finite() && *s >= 0.0) {
+            token = token.expires_at(seconds.floor() as u64);
+        }
+        token
     }
 }
 

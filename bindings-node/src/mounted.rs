@@ -9,6 +9,7 @@ use napi_derive::napi;
 
 use oxmcp::server::http::{HostedSse, HttpEndpoint, HttpExchange, RequestHead};
 
+use crate::auth::HostCaller;
 use crate::error::invalid;
 
 /// The endpoint of one server, served by the web app that mounts it.
@@ -40,13 +41,21 @@ pub struct ResponseHead {
 #[napi]
 impl NativeHttpEndpoint {
     /// Starts answering one request: its `method`, `path` within the app (with `?query`),
-    /// and `headers` as `[name, value]` pairs. Its body follows through the exchange.
+    /// `headers` as `[name, value]` pairs, and its `caller` when the app authenticated it.
+    /// Its body follows through the exchange.
     #[napi]
-    pub fn exchange(&self, method: String, path: String, headers: Vec<Vec<String>>) -> NativeHttpExchange {
+    pub fn exchange(
+        &self,
+        method: String,
+        path: String,
+        headers: Vec<Vec<String>>,
+        caller: Option<HostCaller>,
+    ) -> NativeHttpExchange {
         let head = RequestHead {
             method,
             path_and_query: path,
             headers: header_pairs(headers),
+            caller: caller.map(HostCaller::into_token),
         };
         let core = within_runtime_if_available(|| self.core.exchange(head));
         NativeHttpExchange { core: Arc::new(core) }
@@ -54,19 +63,22 @@ impl NativeHttpEndpoint {
 
     /// Opens the stream of the HTTP+SSE session `sessionId` (made by the caller from a
     /// CSPRNG), whose client POSTs to `messagesPath`; `headers` are those of the GET the app
-    /// routed to it. The session's messages go to `exchange` at `/messages?sessionId=…`.
+    /// routed to it, `caller` its caller when the app authenticated it. The session's
+    /// messages go to `exchange` at `/messages?sessionId=…`.
     #[napi]
     pub fn open_hosted_sse(
         &self,
         headers: Vec<Vec<String>>,
         session_id: String,
         messages_path: String,
+        caller: Option<HostCaller>,
     ) -> napi::Result<NativeHttpExchange> {
         let hosted = HostedSse::new(&session_id, &messages_path).map_err(invalid)?;
         let head = RequestHead {
             method: "GET".to_owned(),
             path_and_query: "/sse".to_owned(),
             headers: header_pairs(headers),
+            caller: caller.map(HostCaller::into_token),
         };
         let core = within_runtime_if_available(|| self.core.open_hosted_sse(head, hosted));
         Ok(NativeHttpExchange { core: Arc::new(core) })

@@ -26,7 +26,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
-import { McpServer, ResourceTemplate, Server, SSEServerTransport, StreamableHTTPServerTransport } from 'oxmcp';
+import {
+  McpServer,
+  ResourceTemplate,
+  Server,
+  SSEServerTransport,
+  StreamableHTTPServerTransport,
+  WebStandardStreamableHTTPServerTransport,
+} from 'oxmcp';
 import { InMemoryTaskStore, UrlElicitationRequiredError } from 'oxmcp/sdk';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -634,6 +641,120 @@ describe('a low-level server of the official TypeScript SDK with its imports cha
       assert.deepEqual({ ...modern, read: unstamped(modern.read), prompt: unstamped(modern.prompt) }, published);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("an Express app protected with the official SDK's bearer middleware, its imports changed to oxmcp/sdk", () => {
+  const original = join(FIXTURES, 'bearer-notes.mjs');
+  const ported = () => port(original, /from '@modelcontextprotocol\/sdk\/(server\/[\w/]+|types)\.js'/g, "from 'oxmcp/sdk'");
+  const as = (token) => (at) =>
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${at}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+
+  /** A request's status, the headers a client reads, and its body. */
+  async function answer(url, init = {}) {
+    const response = await fetch(url, init);
+    const pick = ['www-authenticate', 'access-control-allow-origin', 'allow', 'content-type'];
+    return {
+      status: response.status,
+      headers: Object.fromEntries(pick.map((name) => [name, response.headers.get(name)])),
+      body: await response.text(),
+    };
+  }
+
+  /** What callers with each token, and without one, get; and the metadata documents. */
+  async function browse(at) {
+    const mcp = `http://127.0.0.1:${at}/mcp`;
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const post = (authorization) => ({
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...authorization },
+      body: initialize,
+    });
+    const bob = new OfficialClient({ name: 'bob', version: '1' });
+    await bob.connect(as('bob-token')(at));
+    try {
+      return {
+        bob: {
+          whoami: await bob.callTool({ name: 'whoami', arguments: {} }),
+          add: await bob.callTool({ name: 'add_note', arguments: { text: 'no' } }),
+        },
+        refused: {
+          none: await answer(mcp, post({})),
+          scheme: await answer(mcp, post({ Authorization: 'Basic YWxpY2U6cHc=' })),
+          unknown: await answer(mcp, post({ Authorization: 'Bearer nobody-token' })),
+          stale: await answer(mcp, post({ Authorization: 'Bearer stale-token' })),
+          scope: await answer(mcp, post({ Authorization: 'Bearer carol-token' })),
+        },
+        metadata: {
+          resource: await answer(`http://127.0.0.1:${at}/.well-known/oauth-protected-resource/mcp`),
+          server: await answer(`http://127.0.0.1:${at}/.well-known/oauth-authorization-server`),
+          posted: await answer(`http://127.0.0.1:${at}/.well-known/oauth-protected-resource/mcp`, { method: 'POST' }),
+        },
+      };
+    } finally {
+      await bob.close();
+    }
+  }
+
+  it('the same refusals, challenges and metadata, and the handlers see the caller as extra.authInfo', async () => {
+    const at = await freePort();
+    const use = async (client) => ({
+      alice: {
+        tools: (await client.listTools()).tools,
+        whoami: await client.callTool({ name: 'whoami', arguments: {} }),
+        add: await client.callTool({ name: 'add_note', arguments: { text: 'ship it' } }),
+      },
+      ...(await browse(at)),
+    });
+    const published = await withHttpServer(original, at, use, {}, as('alice-token'));
+    const port = await withHttpServer(ported(), at, use, {}, as('alice-token'));
+    assert.deepEqual(port.alice.tools, withoutDefaults(published.alice.tools));
+    assert.deepEqual({ ...port, alice: { ...port.alice, tools: [] } }, { ...published, alice: { ...published.alice, tools: [] } });
+    // What the comparison rests on.
+    assert.deepEqual(JSON.parse(port.alice.whoami.content[0].text), {
+      clientId: 'alice',
+      scopes: ['notes:read', 'notes:write'],
+      resource: `http://127.0.0.1:${at}/mcp`,
+      team: 'docs',
+      expires: 'number',
+    });
+    assert.equal(port.alice.add.content[0].text, 'added: ship it');
+    assert.equal(JSON.parse(port.bob.whoami.content[0].text).clientId, 'bob');
+    assert.equal(port.bob.add.isError, true);
+    assert.equal(port.refused.none.status, 401);
+    assert.match(port.refused.none.headers['www-authenticate'], /^Bearer error="invalid_token", .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    assert.equal(JSON.parse(port.refused.stale.body).error_description, 'Token has expired');
+    assert.equal(port.refused.scope.status, 403);
+    assert.equal(JSON.parse(port.metadata.resource.body).resource, `http://127.0.0.1:${at}/mcp`);
+    assert.equal(port.metadata.posted.status, 405);
+  });
+
+  it('a web-standard app hands the caller it authenticated to handleRequest as authInfo', async () => {
+    const server = new McpServer({ name: 'web', version: '1.0.0' });
+    server.registerTool('whoami', { description: 'Who is calling' }, async (extra) => ({
+      content: [{ type: 'text', text: `${extra.authInfo?.clientId} ${extra.authInfo?.scopes.join(',')}` }],
+    }));
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    const call = async (authInfo) => {
+      const request = new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } }),
+      });
+      return (await (await transport.handleRequest(request, { authInfo })).json()).result.content[0].text;
+    };
+    try {
+      assert.equal(await call({ token: 't-1', clientId: 'app', scopes: ['notes:read', 'notes:write'], expiresAt: 1e10 }), 'app notes:read,notes:write');
+      assert.equal(await call(undefined), 'undefined undefined');
+    } finally {
+      await server.close();
     }
   });
 });

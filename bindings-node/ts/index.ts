@@ -37,6 +37,7 @@ export { ErrorCode, InputRequired, McpError, ResourceNotFoundError, UrlElicitati
 export type { McpErrorKind } from './errors';
 export type { Infer, SchemaInput, SchemaShape, StandardSchemaLike } from './schema';
 export { Registration, ResourceTemplate, Server } from './server';
+export * from './bearer';
 export { LowLevelServer } from './lowlevel';
 export type {
   AuthInfo,
@@ -58,7 +59,12 @@ export {
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
-export type { McpExpressApp, SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
+export type {
+  McpExpressApp,
+  SSEServerTransportOptions,
+  StreamableHTTPServerTransportOptions,
+  WebStandardRequestOptions,
+} from './transports';
 export type { FetchHandler, NodeHandler } from './mounted';
 export type {
   Catalog,

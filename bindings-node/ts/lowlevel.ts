@@ -54,6 +54,8 @@ export interface AuthInfo {
   scopes: string[];
   /** Seconds since the epoch. */
   expiresAt?: number;
+  /** The resource the token was issued for (RFC 8707). */
+  resource?: URL;
   extra?: Record<string, unknown>;
 }
 
@@ -454,11 +456,13 @@ export function extraOf(ctx: Context): RequestHandlerExtra {
 }
 
 function authInfoOf(token: AccessToken): AuthInfo {
+  const [resource] = token.audience;
   return {
     token: token.token,
     clientId: token.clientId ?? '',
     scopes: token.scopes,
     expiresAt: token.expiresAt ?? undefined,
+    resource: resource !== undefined && URL.canParse(resource) ? new URL(resource) : undefined,
     extra: token.claims,
   };
 }

@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { NativeHttpEndpoint, NativeHttpExchange, ResponseHead } from './native';
+import type { HostCaller, NativeHttpEndpoint, NativeHttpExchange, ResponseHead } from './native';
 
 /** A web-standard handler: a `Request` in, its `Response` out. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -20,18 +20,26 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
 
+/** What an app may know of a request beside the request itself. */
+export interface AppKnown {
+  /** Its caller, when the app authenticated it (handlers see it as `ctx.accessToken` and `extra.authInfo`). */
+  authInfo?: unknown;
+  /** Its body, when the app read it already. */
+  parsedBody?: unknown;
+}
+
 /** Answers a web-standard request through `endpoint`. */
-export async function answerFetch(endpoint: NativeHttpEndpoint, request: Request): Promise<Response> {
+export async function answerFetch(endpoint: NativeHttpEndpoint, request: Request, known: AppKnown = {}): Promise<Response> {
   const url = new URL(request.url);
   const headers = [...request.headers];
   // Frameworks that build requests themselves may leave out the Host the core checks.
   if (!request.headers.has('host')) {
     headers.push(['host', url.host]);
   }
-  const exchange = endpoint.exchange(request.method, url.pathname + url.search, headers);
+  const exchange = endpoint.exchange(request.method, url.pathname + url.search, headers, callerOf(known.authInfo));
   const leave = (): void => exchange.cancel();
   request.signal.addEventListener('abort', leave, { once: true });
-  void feed(exchange, request.body);
+  void feed(exchange, request.bodyUsed ? parsed(known.parsedBody) : request.body);
   const head = await exchange.response();
   if (head === null) {
     // The client left before the answer: nobody reads this.
@@ -88,7 +96,9 @@ export async function answerNode(
 
 /**
  * Answers a Node request through `endpoint` as a request to `path`; `accept` sees the
- * answer's head first, and may keep it from being sent (the exchange is cancelled).
+ * answer's head first, and may keep it from being sent (the exchange is cancelled). The
+ * caller an auth middleware left in `req.auth` (the official SDK's `requireBearerAuth`)
+ * is the request's.
  */
 export async function answerNodeAt(
   endpoint: NativeHttpEndpoint,
@@ -97,9 +107,37 @@ export async function answerNodeAt(
   res: ServerResponse,
   accept?: (head: ResponseHead) => boolean,
 ): Promise<void> {
-  const exchange = endpoint.exchange(req.method ?? 'GET', path, headersOf(req));
+  const exchange = endpoint.exchange(req.method ?? 'GET', path, headersOf(req), callerOf(authOf(req)));
   void feed(exchange, bodyOf(req));
   await relay(exchange, res, accept);
+}
+
+/** What an auth middleware left in `req.auth`. */
+export function authOf(req: IncomingMessage): unknown {
+  return (req as IncomingMessage & { auth?: unknown }).auth;
+}
+
+/**
+ * The caller an app authenticated, from the official SDK's `AuthInfo` (`token`,
+ * `clientId`, `scopes`, `expiresAt`, `resource`, `extra`); `undefined` for anything
+ * without a token (another middleware's `req.auth`, a JWT's bare claims, say).
+ */
+export function callerOf(auth: unknown): HostCaller | undefined {
+  if (typeof auth !== 'object' || auth === null) {
+    return undefined;
+  }
+  const { token, clientId, scopes, expiresAt, resource, extra } = auth as Record<string, unknown>;
+  if (typeof token !== 'string') {
+    return undefined;
+  }
+  return {
+    token,
+    clientId: typeof clientId === 'string' ? clientId : undefined,
+    scopes: Array.isArray(scopes) ? scopes.filter((scope): scope is string => typeof scope === 'string') : [],
+    expiresAt: typeof expiresAt === 'number' ? expiresAt : undefined,
+    resource: resource instanceof URL ? resource.href : typeof resource === 'string' ? resource : undefined,
+    extra: typeof extra === 'object' && extra !== null ? (extra as Record<string, unknown>) : undefined,
+  };
 }
 
 /** A Node request's headers as `[name, value]` pairs, in order. */
@@ -161,12 +199,16 @@ export async function relay(
  * `handleRequest(req, res, req.body)` expects).
  */
 function bodyOf(req: IncomingMessage): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
-  const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (parsed !== undefined && req.readableEnded) {
-    const text = typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
-    return [Buffer.from(text)];
+  const body = (req as IncomingMessage & { body?: unknown }).body;
+  return body !== undefined && req.readableEnded ? parsed(body) : req;
+}
+
+/** A body an app read already, as the bytes to send on (none when it gave none). */
+function parsed(body: unknown): Uint8Array[] {
+  if (body === undefined) {
+    return [];
   }
-  return req;
+  return [Buffer.from(typeof body === 'string' ? body : JSON.stringify(body))];
 }
 
 /**

@@ -9,6 +9,7 @@ export type {
   AuthOptions,
   CallSettings,
   ClientConfig,
+  HostCaller,
   HttpOptions,
   HttpSettings,
   NativeClient,

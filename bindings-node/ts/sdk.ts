@@ -6,6 +6,7 @@
  * main entry point's).
  */
 
+export * from './bearer';
 export { completable } from './completable';
 export { ErrorCode, McpError, UrlElicitationRequiredError } from './errors';
 export { InMemoryTaskMessageQueue, InMemoryTaskStore } from './experimental';
@@ -31,5 +32,5 @@ export {
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
-export type { SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
+export type { SSEServerTransportOptions, StreamableHTTPServerTransportOptions, WebStandardRequestOptions } from './transports';
 export type * from './types';

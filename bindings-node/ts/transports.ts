@@ -11,7 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { compact } from './compact';
 import { McpError } from './errors';
-import { answerNodeAt, headersOf, relay, type FetchHandler, type NodeHandler } from './mounted';
+import type { AuthInfo } from './lowlevel';
+import { answerFetch, answerNodeAt, authOf, callerOf, headersOf, relay, type NodeHandler } from './mounted';
 import type { NativeHttpEndpoint, NativeHttpExchange } from './native';
 import type { HttpMountOptions, Server } from './server';
 
@@ -125,15 +126,23 @@ export class StreamableHTTPServerTransport extends HttpTransport {
  * server's endpoint.
  */
 export class WebStandardStreamableHTTPServerTransport extends HttpTransport {
-  #handler: FetchHandler | undefined;
+  #endpoint: (() => Promise<NativeHttpEndpoint>) | undefined;
 
-  /** Answers one request. */
-  async handleRequest(request: Request): Promise<Response> {
-    this.#handler ??= this.server().fetchHandler(this.settings(new URL(request.url).pathname));
-    const response = await this.#handler(request);
+  /** Answers one request; `authInfo` is its caller when the app authenticated it (`extra.authInfo` in handlers). */
+  async handleRequest(request: Request, options: WebStandardRequestOptions = {}): Promise<Response> {
+    this.#endpoint ??= this.server().mountedEndpoint(this.settings(new URL(request.url).pathname));
+    const response = await answerFetch(await this.#endpoint(), request, options);
     this.seen(request.method, response.status, response.headers.get(SESSION_HEADER) ?? undefined);
     return response;
   }
+}
+
+/** What the official web-standard transport's `handleRequest` takes beside the request. */
+export interface WebStandardRequestOptions {
+  /** The caller, when the app authenticated the request. */
+  authInfo?: AuthInfo;
+  /** The body, when the app read it already (oxmcp reads the request's own). */
+  parsedBody?: unknown;
 }
 
 /** The official `SSEServerTransport`'s options that oxmcp reads. */
@@ -175,7 +184,8 @@ export class SSEServerTransport extends HttpTransport {
       throw new Error('SSEServerTransport already started! connect() calls start() itself.');
     }
     const endpoint = await this.#endpoint();
-    const stream = endpoint.openHostedSse(headersOf(this.#res.req), this.sessionId, this.#messagesPath);
+    const opening = this.#res.req;
+    const stream = endpoint.openHostedSse(headersOf(opening), this.sessionId, this.#messagesPath, callerOf(authOf(opening)));
     stream.endBody();
     this.#stream = stream;
     // Resolves once the stream's head and first event are sent; the session ends with the stream.

@@ -34,6 +34,7 @@ impl HttpEndpoint {
             method,
             path_and_query: path,
             headers: header_pairs(headers)?,
+            caller: None,
         };
         let _runtime = runtime::handle().ok_or_else(error::exiting)?.enter();
         Ok(HttpExchange {

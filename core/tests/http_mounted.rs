@@ -1,15 +1,16 @@
 //! The endpoint served by a host with its own HTTP server (`Server::http_endpoint`): a
 //! request's body fed chunk by chunk, the answer streamed back, the body limit holding
-//! before the whole body arrived, a client leaving cancelling its request, shutdown, and
-//! an HTTP+SSE session named by its host.
+//! before the whole body arrived, a client leaving cancelling its request, shutdown, an
+//! HTTP+SSE session named by its host, and a caller the host authenticated itself.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use oxmcp::server::auth::{AccessToken, ResourceServer, VerifyError};
 use oxmcp::server::http::{HostedSse, HttpConfig, HttpEndpoint, HttpExchange, RequestHead, ResponseHead};
-use oxmcp::server::{Server, ToolDef};
+use oxmcp::server::{Context, Server, ToolDef};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 
@@ -29,6 +30,15 @@ fn server(started: Arc<Notify>, cancelled: Arc<AtomicBool>) -> Server {
         .tool(
             ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or_default().to_owned() }),
         )
+        .tool(ToolDef::new("whoami").handler(|_, ctx: Context| async move {
+            ctx.access_token().map_or("nobody".to_owned(), |token| {
+                format!(
+                    "{} {}",
+                    token.client_id.clone().unwrap_or_default(),
+                    token.scopes.join(",")
+                )
+            })
+        }))
         .tool(ToolDef::new("wait").handler(move |_, _| {
             let (started, cancelled) = (Arc::clone(&started), Arc::clone(&cancelled));
             async move {
@@ -61,6 +71,7 @@ fn post_to(path: &str, body: &Value) -> (RequestHead, Bytes) {
             .iter()
             .map(|(name, value)| (name.as_bytes().to_vec(), value.as_bytes().to_vec()))
             .collect(),
+        caller: None,
     };
     (head, Bytes::from(serde_json::to_vec(body).unwrap()))
 }
@@ -263,4 +274,87 @@ fn a_hosted_session_id_is_refused_unless_it_is_plain_text() {
         assert!(HostedSse::new(id, "/messages").is_err(), "{id:?}");
     }
     assert_eq!(HostedSse::new("abc", "/messages").unwrap().session_id(), "abc");
+}
+
+/// What the whoami tool answers to `head` (with a stateless, JSON-answering endpoint).
+async fn whoami(endpoint: &HttpEndpoint, caller: Option<AccessToken>) -> (u16, Value) {
+    let (head, body) = post(&call("whoami"));
+    let exchange = endpoint.exchange(RequestHead { caller, ..head });
+    exchange.send_whole_body(body);
+    let (head, body) = answer(&exchange).await;
+    (head.status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn a_caller_the_host_authenticated_reaches_the_handlers_of_an_open_endpoint() {
+    let (endpoint, _, _) = endpoint(HttpConfig::default().stateless(true).json_response(true));
+    let alice = AccessToken::new("t-1").client_id("alice").scopes(["notes", "mail"]);
+    let (status, answer) = whoami(&endpoint, Some(alice)).await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["result"]["content"][0]["text"], "alice notes,mail");
+    let (_, answer) = whoami(&endpoint, None).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "nobody");
+}
+
+#[tokio::test]
+async fn a_session_opened_by_a_vouched_caller_serves_only_that_caller() {
+    let (endpoint, _, _) = endpoint(HttpConfig::default().json_response(true));
+    let as_client = |client: &str| Some(AccessToken::new(format!("token-of-{client}")).client_id(client));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (head, body) = post(&initialize);
+    let exchange = endpoint.exchange(RequestHead {
+        caller: as_client("alice"),
+        ..head
+    });
+    exchange.send_whole_body(body);
+    let (head, _) = answer(&exchange).await;
+    let session = String::from_utf8(header(&head, "mcp-session-id").expect("a session").to_vec()).unwrap();
+    let in_session = |client: &str| {
+        let (mut head, body) = post(&call("whoami"));
+        head.headers
+            .push((b"mcp-session-id".to_vec(), session.clone().into_bytes()));
+        let exchange = endpoint.exchange(RequestHead {
+            caller: as_client(client),
+            ..head
+        });
+        exchange.send_whole_body(body);
+        exchange
+    };
+    let (head, _) = answer(&in_session("mallory")).await;
+    assert_eq!(head.status, 404, "another caller does not find the session");
+    let (head, body) = answer(&in_session("alice")).await;
+    assert_eq!(head.status, 200);
+    let answer: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "alice ");
+}
+
+#[tokio::test]
+async fn a_protected_endpoint_does_not_take_the_hosts_word() {
+    let verifier = |token: String| async move {
+        match token.as_str() {
+            "good" => Ok(AccessToken::new(token)
+                .client_id("checked")
+                .scopes(["mcp"])
+                .audience(["http://127.0.0.1:8000/mcp"])),
+            _ => Err(VerifyError::Invalid("unknown token".into())),
+        }
+    };
+    let auth = ResourceServer::new(verifier)
+        .resource_url("http://127.0.0.1:8000/mcp")
+        .authorization_servers(["http://127.0.0.1:9000"]);
+    let (endpoint, _, _) = endpoint(HttpConfig::default().stateless(true).json_response(true).auth(auth));
+    let vouched = AccessToken::new("anything").client_id("vouched").scopes(["mcp"]);
+    let (status, _) = whoami(&endpoint, Some(vouched.clone())).await;
+    assert_eq!(status, 401, "no token of its own: refused whatever the host says");
+    let (mut head, body) = post(&call("whoami"));
+    head.headers.push((b"authorization".to_vec(), b"Bearer good".to_vec()));
+    let exchange = endpoint.exchange(RequestHead {
+        caller: Some(vouched),
+        ..head
+    });
+    exchange.send_whole_body(body);
+    let (_, body) = answer(&exchange).await;
+    let answer: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "checked mcp");
 }

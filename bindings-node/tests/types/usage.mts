@@ -13,7 +13,12 @@ import {
   StdioServerTransport,
   StreamableHTTPServerTransport,
   createMcpExpressApp,
+  getOAuthProtectedResourceMetadataUrl,
+  InvalidTokenError,
   isInitializeRequest,
+  mcpAuthMetadataRouter,
+  requireBearerAuth,
+  WebStandardStreamableHTTPServerTransport,
   type CallToolResult,
   type HttpAddress,
   type RequestHandlerExtra,
@@ -148,6 +153,25 @@ app.get('/sse', async (_req: IncomingMessage, res: ServerResponse) => {
 app.post('/messages', async (req: IncomingMessage, res: ServerResponse) => {
   await sseSessions['id']?.handlePostMessage(req, res, { jsonrpc: '2.0', method: 'ping', id: 1 });
 });
+// The SDK's bearer middleware and metadata router, in an Express app: the verifier gives
+// an `AuthInfo`, which handlers see as `extra.authInfo`.
+const mcpUrl = new URL('http://localhost:3000/mcp');
+app.use(mcpAuthMetadataRouter({ oauthMetadata: { issuer: 'https://auth.example.com' }, resourceServerUrl: mcpUrl }));
+const bearer = requireBearerAuth({
+  verifier: {
+    verifyAccessToken: async (token: string) => {
+      if (token === '') throw new InvalidTokenError('empty');
+      return { token, clientId: 'app', scopes: ['mcp'], expiresAt: 2e9, resource: mcpUrl };
+    },
+  },
+  requiredScopes: ['mcp'],
+  resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
+});
+app.post('/mcp', bearer, async (req: IncomingMessage, res: ServerResponse) => http.handleRequest(req, res));
+// @ts-expect-error: a verifier gives an AuthInfo, with its scopes
+requireBearerAuth({ verifier: { verifyAccessToken: async (token: string) => ({ token }) } });
+const web = new WebStandardStreamableHTTPServerTransport();
+await web.handleRequest(new Request('http://localhost/mcp'), { authInfo: { token: 't', clientId: 'c', scopes: [] } });
 
 // A catalog: listers get a cursor, the others their params, each returns its method's result.
 server.setCatalog({

@@ -25,6 +25,11 @@ impl Caller {
         }
     }
 
+    /// The caller a host authenticated itself: granted what its token's scopes say.
+    pub(crate) fn vouched_for(token: &AccessToken) -> Self {
+        Caller::new(token.clone(), token.scopes.iter().cloned().collect(), false)
+    }
+
     /// The caller's verified access token.
     pub(crate) fn token(&self) -> &AccessToken {
         &self.token

@@ -27,11 +27,20 @@ const DPOP_NONCE: &str = "dpop-nonce";
 /// The verified caller of a request; `None` on an endpoint that requires no token.
 pub(super) type Admitted = Option<Arc<Caller>>;
 
-/// The request an authentication is for: its method and path, which a DPoP proof must name.
+/// The request an authentication is for: its method and path, which a DPoP proof must name,
+/// and the caller its host vouched for, if any.
 pub(super) struct Target<'a> {
     pub(super) method: &'a str,
     pub(super) path: &'a str,
+    pub(super) vouched: Option<&'a HostCaller>,
 }
+
+/// The caller a host authenticated itself, before handing the request to a mounted
+/// endpoint ([`RequestHead::caller`](super::RequestHead::caller)): an open endpoint admits
+/// it as the request's caller. It travels in the request's extensions, which only the
+/// host sets (nothing a client sends can make one).
+#[derive(Clone)]
+pub(super) struct HostCaller(pub(super) Arc<AccessToken>);
 
 /// A refusal being made: how the client presented its token, and the challenge.
 struct Refusal<'a> {
@@ -43,10 +52,10 @@ impl Endpoint {
     /// The caller of a request to `target`, when its token is good for this resource (with
     /// a good DPoP proof when it is key-bound) and grants the server's required scopes;
     /// otherwise the answer that refuses it (400, 401, 403, or 503 when the token could not
-    /// be checked). Always `None` on an open endpoint.
+    /// be checked). On an open endpoint, the caller the host vouched for, if any.
     pub(super) async fn authenticate(&self, headers: &HeaderMap, target: Target<'_>) -> Result<Admitted, Response> {
         let Some(protection) = &self.protection else {
-            return Ok(None);
+            return Ok(target.vouched.map(|host| Arc::new(Caller::vouched_for(&host.0))));
         };
         let bearer = Refusal {
             protection,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -13,7 +13,7 @@ use http::{HeaderMap, StatusCode};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{handle_metadata, Admitted, Target};
+use super::auth::{handle_metadata, Admitted, HostCaller, Target};
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::{post_batch, post_legacy};
 use super::modern::{is_modern, post_modern, post_modern_notification};
@@ -216,10 +216,16 @@ fn too_large(error: &axum::Error) -> bool {
     std::error::Error::source(error).is_some_and(|cause| cause.is::<http_body_util::LengthLimitError>())
 }
 
-async fn handle_post(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap, body: Body) -> Response {
+async fn handle_post(
+    State(endpoint): State<Arc<Endpoint>>,
+    vouched: Option<Extension<HostCaller>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let target = Target {
         method: "POST",
         path: &endpoint.config.path,
+        vouched: vouched.as_deref(),
     };
     let caller = match endpoint.admit(&headers, target).await {
         Ok(caller) => caller,

@@ -18,8 +18,10 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::{task_tracker::TaskTrackerToken, AbortOnDropHandle, TaskTracker};
 
+use super::auth::HostCaller;
 use super::endpoint::Endpoint;
 use super::{ConfigError, HostedSse, HttpConfig};
+use crate::server::auth::AccessToken;
 use crate::server::Server;
 
 /// How many chunks of a request body wait for the endpoint to read them; past that the
@@ -68,6 +70,13 @@ pub struct RequestHead {
     pub path_and_query: String,
     /// The headers, in order, names in any case.
     pub headers: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The caller, when the host authenticated the request itself (the bearer middleware
+    /// of an Express or Starlette app, say): on an open endpoint, handlers see it as the
+    /// request's verified token ([`Context::access_token`](crate::server::Context::access_token)),
+    /// and a legacy session opened this way serves only the same principal. An endpoint
+    /// with a resource server of its own ([`HttpConfig::auth`]) checks the request's token
+    /// itself and does not take the host's word.
+    pub caller: Option<AccessToken>,
 }
 
 /// The status and headers of an answer, with the start of its body already there: a
@@ -314,6 +323,9 @@ fn request(head: RequestHead, chunks: mpsc::Receiver<io::Result<Bytes>>) -> Resu
         .uri(head.path_and_query);
     for (name, value) in head.headers {
         builder = builder.header(HeaderName::from_bytes(&name)?, HeaderValue::from_bytes(&value)?);
+    }
+    if let Some(caller) = head.caller {
+        builder = builder.extension(HostCaller(Arc::new(caller)));
     }
     builder.body(Body::from_stream(ReceiverStream::new(chunks)))
 }

@@ -14,7 +14,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use super::auth::Target;
+use super::auth::{HostCaller, Target};
 use super::endpoint::Endpoint;
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
 use super::sessions::silent_transport;
@@ -94,6 +94,7 @@ impl HostedSse {
 pub(super) async fn handle_sse_open(
     State(endpoint): State<Arc<Endpoint>>,
     hosted: Option<Extension<HostedSse>>,
+    vouched: Option<Extension<HostCaller>>,
     headers: HeaderMap,
 ) -> Response {
     let opener = match endpoint
@@ -102,6 +103,7 @@ pub(super) async fn handle_sse_open(
             Target {
                 method: "GET",
                 path: "/sse",
+                vouched: vouched.as_deref(),
             },
         )
         .await
@@ -181,6 +183,7 @@ impl Drop for SseSessionGuard {
 pub(super) async fn handle_sse_message(
     State(endpoint): State<Arc<Endpoint>>,
     Query(query): Query<SessionQuery>,
+    vouched: Option<Extension<HostCaller>>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
@@ -190,6 +193,7 @@ pub(super) async fn handle_sse_message(
             Target {
                 method: "POST",
                 path: "/messages",
+                vouched: vouched.as_deref(),
             },
         )
         .await

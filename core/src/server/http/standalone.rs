@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use http::{HeaderMap, HeaderValue, StatusCode};
 
-use super::auth::Target;
+use super::auth::{HostCaller, Target};
 use super::endpoint::Endpoint;
 use super::header_names;
 use super::legacy::logged_events;
@@ -16,10 +16,15 @@ use super::response::{header_str, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{parse_event_id, STANDALONE};
 use crate::protocol::ErrorObject;
 
-pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+pub(super) async fn handle_get(
+    State(endpoint): State<Arc<Endpoint>>,
+    vouched: Option<Extension<HostCaller>>,
+    headers: HeaderMap,
+) -> Response {
     let target = Target {
         method: "GET",
         path: &endpoint.config.path,
+        vouched: vouched.as_deref(),
     };
     let caller = match endpoint.admit(&headers, target).await {
         Ok(caller) => caller,
@@ -63,10 +68,15 @@ pub(super) async fn handle_get(State(endpoint): State<Arc<Endpoint>>, headers: H
     }
 }
 
-pub(super) async fn handle_delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+pub(super) async fn handle_delete(
+    State(endpoint): State<Arc<Endpoint>>,
+    vouched: Option<Extension<HostCaller>>,
+    headers: HeaderMap,
+) -> Response {
     let target = Target {
         method: "DELETE",
         path: &endpoint.config.path,
+        vouched: vouched.as_deref(),
     };
     let caller = match endpoint.admit(&headers, target).await {
         Ok(caller) => caller,
