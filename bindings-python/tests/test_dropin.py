@@ -505,6 +505,46 @@ def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(
     assert "LoggingMessageNotification: info" in ported and "LoggingMessageNotification notifications/message" in ported
 
 
+def test_a_fastmcp_client_reaches_a_server_through_an_mcp_config_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_config.py``: FastMCP's ``Client`` given MCP configuration dicts (with
+    ``mcpServers`` and without), a stdio server's command, args and env, and a timeout."""
+    original = Path(__file__).parent / "servers" / "fastmcp_config.py"
+    printed = []
+    for program in (original, ported_from_fastmcp(original, tmp_path)):
+        run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        printed.append(run.stdout)
+    published, ported = printed
+    assert ported == published
+    assert ported.count("greet: ahoy, Ada") == 2
+
+
+def test_an_mcp_config_names_the_transport_fastmcp_would_use() -> None:
+    from oxmcp.fastmcp.client.transports import (
+        MCPConfigTransport,
+        SSETransport,
+        StdioTransport,
+        StreamableHttpTransport,
+    )
+
+    def transport(server: dict[str, Any]) -> object:
+        return MCPConfigTransport({"mcpServers": {"one": server}}).transport
+
+    assert transport({"url": "https://example.com/mcp"}) == StreamableHttpTransport("https://example.com/mcp")
+    assert isinstance(transport({"url": "https://example.com/sse/"}), SSETransport)
+    assert isinstance(transport({"url": "https://example.com/events", "transport": "sse"}), SSETransport)
+    remote = transport({"url": "https://example.com/x", "transport": "http", "headers": {"X-Team": "a"}, "auth": "t"})
+    assert remote == StreamableHttpTransport("https://example.com/x", {"X-Team": "a"}, "t")
+    stdio = transport({"command": "uvx", "args": ["notes"], "cwd": "/srv"})
+    assert stdio == StdioTransport("uvx", ["notes"], None, "/srv")
+    with pytest.raises(ValueError, match="No MCP servers"):
+        MCPConfigTransport({"mcpServers": {}})
+    with pytest.raises(ValueError, match="2 servers"):
+        MCPConfigTransport({"a": {"url": "https://a/mcp"}, "b": {"url": "https://b/mcp"}})
+    with pytest.raises(ValueError, match="a command or a url"):
+        MCPConfigTransport({"mcpServers": {"one": {"args": []}}})
+
+
 #: FastMCP's examples whose own client, FastMCP's ``Client`` in process, prints what it got
 #: (the session ids it prints are random: compared as ``<id>``), with a line each prints only
 #: when it got what it asked for (the YAML text: a content block the official type checks).

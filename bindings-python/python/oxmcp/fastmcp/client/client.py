@@ -64,7 +64,7 @@ class Client:
 
     def __init__(
         self,
-        transport: ClientTransport | Server | str | Path,
+        transport: ClientTransport | Server | str | Path | dict[str, Any],
         *,
         roots: list[str] | RootsHandler | None = None,
         sampling_handler: SamplingHandler | None = None,

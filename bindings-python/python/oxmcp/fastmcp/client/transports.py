@@ -104,18 +104,74 @@ class NodeStdioTransport(_ScriptTransport):
         return self.node_cmd
 
 
-def infer_transport(source: ClientTransport | Server | str | Path) -> ClientTransport:
+@dataclass
+class MCPConfigTransport(ClientTransport):
+    """The server an MCP configuration names, as Claude Desktop and Cursor write them
+    (``{"mcpServers": {"weather": {...}}}``, or the servers at the root): a ``command``
+    (with ``args``, ``env``, ``cwd``) run over stdio, or a ``url`` (``transport``
+    ``"http"``, ``"streamable-http"`` or ``"sse"``, else inferred from the URL; ``headers``;
+    ``auth``, a bearer token). Its ``timeout`` (milliseconds; 0: none) bounds each request
+    in place of the client's. One server only: FastMCP serves several behind a proxy
+    server, which oxmcp does not have."""
+
+    config: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        servers = self.config.get("mcpServers", self.config)
+        if not isinstance(servers, dict) or not servers:
+            raise ValueError("No MCP servers defined in the config")
+        if len(servers) > 1:
+            raise ValueError(
+                f"the config names {len(servers)} servers; oxmcp connects a client to one"
+                " (FastMCP's composite of several is not supported)"
+            )
+        ((name, server),) = servers.items()
+        if not isinstance(server, dict) or ("command" in server) == ("url" in server):
+            raise ValueError(f"server {name!r} of the config needs a command or a url")
+        self.name: str = name
+        self.server: dict[str, Any] = server
+
+    @property
+    def transport(self) -> ClientTransport:
+        """The transport of the server the config names."""
+        server = self.server
+        if "command" in server:
+            env = server.get("env") or None
+            return StdioTransport(server["command"], list(server.get("args", [])), env, server.get("cwd"))
+        url, kind = server["url"], server.get("transport") or server.get("type")
+        auth = server.get("auth")
+        headers = dict(server.get("headers") or {})
+        if kind not in (None, "http", "streamable-http", "sse"):
+            raise ValueError(f"server {self.name!r}: transport {kind!r} is not http, streamable-http or sse")
+        inferred = infer_url(url) if kind is None else (SSETransport if kind == "sse" else StreamableHttpTransport)
+        return inferred(url, headers, auth if isinstance(auth, str) else None)
+
+    def client(self, **options: Any) -> Client:
+        timeout = self.server.get("timeout")
+        if timeout is not None:
+            options["timeout"] = timeout / 1000 or None
+        return self.transport.client(**options)
+
+
+def infer_url(url: str) -> type[StreamableHttpTransport]:
+    """The transport of an ``http(s)`` URL: HTTP+SSE when its path ends in ``/sse``, else
+    Streamable HTTP."""
+    return SSETransport if urlparse(url).path.rstrip("/").endswith("/sse") else StreamableHttpTransport
+
+
+def infer_transport(source: ClientTransport | Server | str | Path | dict[str, Any]) -> ClientTransport:
     """The transport FastMCP infers: a server is called in process, a ``.py`` or ``.js``
     script is run over stdio, an ``http(s)`` URL is Streamable HTTP (HTTP+SSE when its path
-    ends in ``/sse``)."""
+    ends in ``/sse``), a ``dict`` is an MCP configuration."""
     if isinstance(source, ClientTransport):
         return source
     if isinstance(source, Server):
         return FastMCPTransport(source)
+    if isinstance(source, dict):
+        return MCPConfigTransport(source)
     text = str(source)
     if urlparse(text).scheme in ("http", "https"):
-        sse = urlparse(text).path.rstrip("/").endswith("/sse")
-        return SSETransport(text) if sse else StreamableHttpTransport(text)
+        return infer_url(text)(text)
     if text.endswith(".py"):
         return PythonStdioTransport(text)
     if text.endswith(".js"):
@@ -126,6 +182,7 @@ def infer_transport(source: ClientTransport | Server | str | Path) -> ClientTran
 __all__ = [
     "ClientTransport",
     "FastMCPTransport",
+    "MCPConfigTransport",
     "NodeStdioTransport",
     "PythonStdioTransport",
     "SSETransport",
