@@ -51,11 +51,16 @@ const PORTS = join(ROOT, 'target', 'dropin-node');
  * The example `name` with its SDK server imports replaced by `oxmcp` (and its imports of
  * the examples' own helpers made to reach them from where the port is); the path of the port.
  */
-function portExample(name) {
-  const path = port(join(EXAMPLES, `${name}.js`), /from '\.\.\/\.\.\/(server\/[a-zA-Z]+|types)\.js'/g, "from 'oxmcp'");
-  // The examples' own helpers sit beside them in the SDK's package (`../<dir>/<helper>.js`).
+function portExample(name, replacement = "from 'oxmcp'") {
+  const modules = /from '\.\.\/\.\.\/(server\/[\w/]+|types|experimental\/[\w/-]+)\.js'/g;
+  const path = port(join(EXAMPLES, `${name}.js`), modules, replacement);
+  // The examples' own helpers sit beside them in the SDK's package (`../<dir>/<helper>.js`,
+  // `./<helper>.js`).
   const published = pathToFileURL(dirname(EXAMPLES)).href;
-  writeFileSync(path, readFileSync(path, 'utf8').replace(/from '\.\.\/(\w+\/[\w.-]+\.js)'/g, `from '${published}/$1'`));
+  const helpers = readFileSync(path, 'utf8')
+    .replace(/from '\.\.\/(\w+\/[\w.-]+\.js)'/g, `from '${published}/$1'`)
+    .replace(/from '\.\/([\w.-]+\.js)'/g, `from '${published}/server/$1'`);
+  writeFileSync(path, helpers);
   return path;
 }
 
@@ -327,6 +332,37 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     assert.deepEqual(ported.tools, withoutDefaults(published.tools));
     assert.deepEqual(ported.results, published.results);
     assert.ok(ported.results.every((result) => !result.isError), JSON.stringify(ported.results));
+  });
+
+  it('simpleStreamableHttp (imports from oxmcp/sdk): sessions, log messages, resources and prompts, beside its task tools and auth middleware', async () => {
+    const use = async (client) => {
+      const logs = [];
+      client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void logs.push(params));
+      return {
+        tools: (await client.listTools()).tools,
+        prompts: (await client.listPrompts()).prompts,
+        resources: (await client.listResources()).resources,
+        greet: await client.callTool({ name: 'greet', arguments: { name: 'Ada' } }),
+        multi: await client.callTool({ name: 'multi-greet', arguments: { name: 'Ada' } }),
+        files: await client.callTool({ name: 'list-files', arguments: { includeDescriptions: true } }),
+        prompt: await client.getPrompt({ name: 'greeting-template', arguments: { name: 'Ada' } }),
+        read: await client.readResource({ uri: 'https://example.com/greetings/default' }),
+        logs,
+      };
+    };
+    const at = await freePort();
+    const published = await withHttpServer(join(EXAMPLES, 'simpleStreamableHttp.js'), at, use);
+    const ported = await withHttpServer(portExample('simpleStreamableHttp', "from 'oxmcp/sdk'"), at, use);
+    assert.deepEqual(ported.tools, withoutDefaults(published.tools));
+    // A rendered prompt keeps its description on oxmcp (see the README).
+    delete ported.prompt.description;
+    assert.deepEqual({ ...ported, tools: [] }, { ...published, tools: [] });
+    // What the comparison rests on: the task tools are listed, the log messages came.
+    assert.ok(ported.tools.some((tool) => tool.name === 'delay' && tool.execution?.taskSupport === 'required'));
+    assert.deepEqual(
+      ported.logs.map((log) => log.level),
+      ['debug', 'info', 'info'],
+    );
   });
 
   it('standaloneSseWithGetStreamableHttp: resources added while a client listens on its GET stream', async () => {
