@@ -26,6 +26,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 
+import { nextEvent } from './helpers.mjs';
+
 import {
   McpServer,
   ResourceTemplate,
@@ -522,6 +524,34 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
         return true;
       });
     });
+  });
+
+  it('mcpServer.server.createElicitationCompletionNotifier tells the client once the user is done, after the call', async () => {
+    const server = new McpServer({ name: 'consent', version: '1.0.0' });
+    const notifiers = [];
+    server.registerTool('connect', {}, async () => {
+      notifiers.push(server.server.createElicitationCompletionNotifier('c-2'));
+      throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in', url: 'https://drive.example/consent', elicitationId: 'c-2' }]);
+    });
+    const { Client } = await import('oxmcp');
+    for (const elicitationUrl of [true, false]) {
+      const client = await Client.connectInProcess(server.oxmcp, { elicitation: async () => ({ action: 'cancel' }), elicitationUrl, era: 'legacy' });
+      try {
+        const refused = await client.callTool({ name: 'connect', arguments: {} }).catch((error) => error);
+        if (elicitationUrl) {
+          assert.equal(refused.code, -32042);
+          const completed = nextEvent(client, 'notifications/elicitation/complete');
+          await notifiers.pop()();
+          assert.deepEqual(await completed, { elicitationId: 'c-2' });
+        } else {
+          // The SDK's refusal, thrown in the handler: a tool error (see the README).
+          assert.equal(refused.isError, true);
+          assert.match(refused.content[0].text, /does not support URL elicitation/);
+        }
+      } finally {
+        await client.close();
+      }
+    }
   });
 
   it("experimental.tasks.registerToolTask: createTask runs as the task, and its stored result is the call's", async () => {

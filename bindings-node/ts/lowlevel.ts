@@ -312,6 +312,19 @@ export class LowLevelServer {
     return this.#ctx('listRoots').listRoots();
   }
 
+  /**
+   * What tells the client of the request in progress that the user completed the URL-mode
+   * elicitation `elicitationId` (`notifications/elicitation/complete`): call it once they
+   * have, after the request too. The client must have declared URL-mode elicitation.
+   */
+  createElicitationCompletionNotifier(elicitationId: string): () => Promise<void> {
+    const ctx = this.#ctx('createElicitationCompletionNotifier');
+    if (ctx.clientCapabilities.elicitation?.url === undefined) {
+      throw new Error('Client does not support URL elicitation (required for notifications/elicitation/complete)');
+    }
+    return () => ctx.notifyElicitationComplete(elicitationId);
+  }
+
   /** `notifications/message` to the client of the request in progress (`sessionId` is its session). */
   async sendLoggingMessage(params: { level: LoggingLevel; data: unknown; logger?: string }, _sessionId?: string): Promise<void> {
     await this.#ctx('sendLoggingMessage').log(params.level, params.data, params.logger);
