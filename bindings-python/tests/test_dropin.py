@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ from mcp import MCPError, StdioServerParameters, types
 from pydantic import BaseModel, TypeAdapter
 
 from conftest import ERAS, http_server
+from oxmcp import Client
 
 REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] = TypeAdapter(
     types.PromptReference | types.ResourceTemplateReference
@@ -359,6 +362,95 @@ async def test_an_official_sdk_app_mounting_servers_runs_on_oxmcp_with_its_impor
     assert ours.keys() == theirs.keys()
     for key in theirs:
         assert_same(ours[key], theirs[key])
+
+
+def document(url: str) -> dict[str, Any]:
+    """The JSON document at `url`."""
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        document: dict[str, Any] = json.loads(answer.read())
+        return document
+
+
+def refusal(url: str, token: str | None) -> tuple[int, str | None, str | None]:
+    """The status of an ``initialize`` POSTed to `url` with `token`, and the error and the
+    metadata URL its ``WWW-Authenticate`` challenge names."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+    }
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, None, None
+    except urllib.error.HTTPError as refused:
+        challenge = refused.headers.get("WWW-Authenticate", "")
+        error = re.search(r'error="([^"]+)"', challenge)
+        metadata = re.search(r'resource_metadata="([^"]+)"', challenge)
+        return refused.code, error and error.group(1), metadata and metadata.group(1)
+
+
+async def test_an_official_sdk_protected_resource_runs_on_oxmcp_with_its_import_changed(tmp_path: Path) -> None:
+    """``servers/official_bearer.py`` (``token_verifier`` and ``AuthSettings``), served by
+    uvicorn as published and ported: the same refusals and metadata, and a caller with the
+    required scope gets its answer (the verifier's tokens name no resource, which the
+    settings do not ask for)."""
+    original = Path(__file__).parent / "servers" / "official_bearer.py"
+    seen = []
+    for app in (original, ported(original, tmp_path)):
+        uvicorn = [sys.executable, "-m", "uvicorn", "--app-dir", str(app.parent), f"{app.stem}:app", "--port", "0"]
+        with http_server(uvicorn, noise_free=False) as served:
+            url = served + "/mcp"
+            metadata = document(served + "/.well-known/oauth-protected-resource/mcp")
+            async with Client.http(url, bearer_token="alice-token") as client:
+                added = await client.call_tool("add", {"a": 1, "b": 2})
+            seen.append(
+                {
+                    # The official SDK names an error for a request without a token too, where
+                    # RFC 6750 (3.1) says not to; oxmcp does not.
+                    "none": refusal(url, None)[::2],
+                    "unknown": refusal(url, "nobody-token"),
+                    "scope": refusal(url, "bob-token")[:2],
+                    "metadata": {key: metadata.get(key) for key in ("resource", "authorization_servers")},
+                    "added": added.structured_content,
+                }
+            )
+    theirs, ours = seen
+    assert ours == theirs
+    assert ours["none"] == (401, "http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp")
+    assert ours["unknown"][:2] == (401, "invalid_token")
+    assert ours["scope"] == (403, "insufficient_scope")
+    assert ours["added"] == {"result": 3}
+
+
+async def test_the_official_settings_ask_a_token_for_its_resource_only_when_they_say_so() -> None:
+    from oxmcp.auth import OfficialVerifier
+    from oxmcp.server.auth.provider import AccessToken
+    from oxmcp.server.auth.settings import AuthSettings
+
+    class ForAnother:
+        async def verify_token(self, token: str) -> AccessToken | None:
+            return AccessToken(token=token, client_id="c", scopes=["s"], resource="https://other.example/mcp")
+
+    url = "https://notes.example/mcp"
+    lax = OfficialVerifier(ForAnother(), AuthSettings(issuer_url="https://as.example", resource_server_url=url))
+    strict = OfficialVerifier(
+        ForAnother(),
+        AuthSettings(issuer_url="https://as.example", resource_server_url=url, validate_token_resource=True),
+    )
+    lax_token, strict_token = await lax.verify("t"), await strict.verify("t")
+    # The core refuses a token whose audience does not name the resource URL.
+    assert lax_token is not None and lax_token.audience == [url]
+    assert strict_token is not None and strict_token.audience == ["https://other.example/mcp"]
+    assert lax.http_options == {
+        "resource_url": url,
+        "authorization_servers": ["https://as.example/"],
+        "required_scopes": [],
+    }
 
 
 async def test_a_mounted_app_serves_without_entering_a_lifespan(snippets: Path, tmp_path: Path) -> None:

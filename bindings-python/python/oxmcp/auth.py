@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import os
+import typing
 import webbrowser
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -265,6 +266,58 @@ async def request_id_jag(
     return await _native.request_id_jag(
         token_endpoint, client_id, id_token, target.issuer, target.resource, target.scope, client_secret
     )
+
+
+class OfficialVerifier:
+    """The official SDK's resource server, as a server ported from it declares one:
+    ``token_verifier`` (its ``async verify_token(token) -> AccessToken | None``, the SDK's
+    ``AccessToken`` with ``token``, ``client_id``, ``scopes``, ``expires_at`` and
+    ``resource``) and ``auth``, its ``AuthSettings`` (``issuer_url``,
+    ``resource_server_url``, ``required_scopes``, ``validate_token_resource``). A token is
+    meant for the server when its ``resource`` names it; unless ``validate_token_resource``
+    is true the SDK does not ask, and neither does this verifier."""
+
+    def __init__(self, token_verifier: Any, settings: Any) -> None:
+        if getattr(settings, "resource_server_url", None) is None:
+            raise ValueError("auth needs its resource_server_url: the URL tokens are meant for")
+        self._verifier = token_verifier
+        self.resource_url = str(settings.resource_server_url)
+        self._check_resource = bool(getattr(settings, "validate_token_resource", False))
+        self.http_options: dict[str, Any] = {
+            "resource_url": self.resource_url,
+            "authorization_servers": [str(settings.issuer_url)],
+            "required_scopes": list(getattr(settings, "required_scopes", None) or []),
+        }
+
+    async def verify(self, token: str) -> AccessToken | None:
+        official = await self._verifier.verify_token(token)
+        if official is None:
+            return None
+        resource = getattr(official, "resource", None)
+        audience = [str(resource)] if resource is not None else []
+        return AccessToken(
+            token=official.token,
+            subject=getattr(official, "subject", None),
+            client_id=official.client_id,
+            scopes=list(official.scopes),
+            audience=audience if self._check_resource else [self.resource_url],
+            expires_at=official.expires_at,
+            claims=dict(getattr(official, "claims", None) or {}),
+        )
+
+
+def resource_server(auth: Any, token_verifier: Any) -> TokenVerifier | None:
+    """The verifier of a server's ``auth``: oxmcp's own, or the official SDK's
+    ``token_verifier`` with its ``AuthSettings`` (:class:`OfficialVerifier`)."""
+    if token_verifier is None:
+        if auth is not None and hasattr(auth, "resource_server_url"):
+            raise ValueError(
+                "auth settings need a token_verifier (an authorization server of the server's own is not supported)"
+            )
+        return typing.cast("TokenVerifier | None", auth)
+    if auth is None:
+        raise ValueError("Cannot specify auth_server_provider or token_verifier without auth settings")
+    return OfficialVerifier(token_verifier, auth)
 
 
 def native_verifier(verifier: TokenVerifier | JWTVerifier | IntrospectionVerifier) -> Any:

@@ -24,7 +24,7 @@ from .._conventions import Conventions
 from .._errors import McpError
 from .._native import INVALID_PARAMS
 from .._schema import FunctionSpec, Output, inspect_function, json_coercer, string_coercer
-from ..auth import TokenVerifier, native_verifier
+from ..auth import OfficialVerifier, TokenVerifier, native_verifier, resource_server
 from ..context import LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
@@ -80,7 +80,8 @@ class Server(Generic[LifespanT]):
         end_grace: float | None = None,
         client_request_timeout: float | None = None,
         mask_error_details: bool = False,
-        auth: TokenVerifier | None = None,
+        auth: TokenVerifier | Any | None = None,
+        token_verifier: Any = None,
         task_store: str | PathLike[str] | None = None,
         task_ttl: float | None = None,
         task_poll_interval: float | None = None,
@@ -106,7 +107,10 @@ class Server(Generic[LifespanT]):
         :class:`~oxmcp.auth.IntrospectionVerifier`, or an object with ``async def
         verify(token) -> AccessToken | None``), meant for the server's URL; handlers read it
         from ``ctx.access_token``. :class:`HttpOptions` name the ``resource_url``, the
-        ``authorization_servers`` and the ``required_scopes``.
+        ``authorization_servers`` and the ``required_scopes``. A server ported from the
+        official SDK gives its ``token_verifier`` and ``auth=AuthSettings(...)`` instead:
+        the settings name the resource URL, the authorization server and the required
+        scopes (:class:`~oxmcp.auth.OfficialVerifier`).
 
         Tools declared with ``task=`` run as tasks: they are kept ``task_ttl`` seconds
         (default 3600), clients are asked to poll every ``task_poll_interval`` seconds
@@ -166,6 +170,9 @@ class Server(Generic[LifespanT]):
         self._living_users = 0
         self._lifespan_exit = contextlib.AsyncExitStack()
         self._http_apps: list[HttpApp] = []
+        verifier = resource_server(auth, token_verifier)
+        # The official SDK's settings name what the HTTP options would: they are the defaults.
+        self._auth_http_options = verifier.http_options if isinstance(verifier, OfficialVerifier) else {}
         self._native = _native.Server(
             info,
             instructions,
@@ -175,7 +182,7 @@ class Server(Generic[LifespanT]):
             end_grace,
             client_request_timeout,
             mask_error_details,
-            native_verifier(auth) if auth is not None else None,
+            native_verifier(verifier) if verifier is not None else None,
             task_store,
             task_ttl,
             task_poll_interval,
@@ -694,7 +701,7 @@ class Server(Generic[LifespanT]):
         Listen on ``127.0.0.1`` (the default) unless a proxy guards the server. The
         options are those of :class:`HttpOptions`.
         """
-        config = _native.HttpConfig(**options)
+        config = _native.HttpConfig(**{**self._auth_http_options, **options})
         return HttpServer(await self._native.start_http(host, port, config))
 
     async def serve_http(
@@ -737,7 +744,8 @@ class Server(Generic[LifespanT]):
             options["path"] = path
         if transport == "sse":
             options.setdefault("legacy_sse", True)
-        app = HttpApp(self, _native.HttpConfig(**_http_options(options, host)), middleware)
+        config = _native.HttpConfig(**{**self._auth_http_options, **_http_options(options, host)})
+        app = HttpApp(self, config, middleware)
         self._http_apps.append(app)
         return app
 
