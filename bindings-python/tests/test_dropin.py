@@ -583,16 +583,23 @@ def test_a_fastmcp_servers_own_tests_pass_with_its_imports_changed(fastmcp_examp
     assert passed and int(passed.group(1)) >= tests, summary
 
 
-def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(tmp_path: Path) -> None:
-    """``servers/fastmcp_messages.py``: FastMCP's ``Client`` with a ``message_handler``
-    (a ``MessageHandler`` and a function) given the official SDK's notification models."""
-    original = Path(__file__).parent / "servers" / "fastmcp_messages.py"
+def printed_both_ways(program: str, tmp_path: Path) -> tuple[str, str]:
+    """What the FastMCP program ``servers/<program>`` prints run with FastMCP, and with its
+    imports changed to oxmcp's."""
+    original = Path(__file__).parent / "servers" / program
     printed = []
-    for program in (original, ported_from_fastmcp(original, tmp_path)):
-        run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
+    for path in (original, ported_from_fastmcp(original, tmp_path)):
+        run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
         printed.append(run.stdout)
     published, ported = printed
+    return published, ported
+
+
+def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_messages.py``: FastMCP's ``Client`` with a ``message_handler``
+    (a ``MessageHandler`` and a function) given the official SDK's notification models."""
+    published, ported = printed_both_ways("fastmcp_messages.py", tmp_path)
     assert ported == published
     assert "LoggingMessageNotification: info" in ported and "LoggingMessageNotification notifications/message" in ported
 
@@ -600,13 +607,7 @@ def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(
 def test_a_fastmcp_client_reaches_a_server_through_an_mcp_config_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_config.py``: FastMCP's ``Client`` given MCP configuration dicts (with
     ``mcpServers`` and without), a stdio server's command, args and env, and a timeout."""
-    original = Path(__file__).parent / "servers" / "fastmcp_config.py"
-    printed = []
-    for program in (original, ported_from_fastmcp(original, tmp_path)):
-        run = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120)
-        assert run.returncode == 0, run.stderr
-        printed.append(run.stdout)
-    published, ported = printed
+    published, ported = printed_both_ways("fastmcp_config.py", tmp_path)
     assert ported == published
     assert ported.count("greet: ahoy, Ada") == 2
 
