@@ -85,6 +85,9 @@ pub struct HttpOptions {
     pub list_only_permitted: Option<bool>,
     /// For a server with `auth`: DPoP proofs must carry the server's nonce (default off).
     pub dpop_nonces: Option<bool>,
+    /// For a server with `auth`: a token must name the resource in its audience (default
+    /// on; off only for a verifier that checks it itself).
+    pub check_audience: Option<bool>,
 }
 
 /// How many bytes of SSE events legacy sessions keep for resumption.
@@ -185,13 +188,15 @@ impl HttpOptions {
         let scope_implies = self.scope_implies.take();
         let list_only_permitted = self.list_only_permitted.take();
         let dpop_nonces = self.dpop_nonces.take();
+        let check_audience = self.check_audience.take();
         let Some(verifier) = verifier else {
             let given = resource_url.is_some()
                 || authorization_servers.is_some()
                 || required_scopes.is_some()
                 || scope_implies.is_some()
                 || list_only_permitted.is_some()
-                || dpop_nonces.is_some();
+                || dpop_nonces.is_some()
+                || check_audience.is_some();
             return match given {
                 true => Err(invalid(
                     "resourceUrl, requiredScopes and the other token settings need a server with auth",
@@ -217,6 +222,9 @@ impl HttpOptions {
         }
         if let Some(on) = dpop_nonces {
             auth = auth.dpop_nonces(on);
+        }
+        if let Some(on) = check_audience {
+            auth = auth.check_audience(on);
         }
         Ok(Some(auth))
     }

@@ -219,6 +219,31 @@ describe('a Node server as an OAuth resource server', () => {
     );
   });
 
+  it('leaves the audience to a verifier that checks it itself only when told', async () => {
+    const verifier = { verify: (token) => ({ token, subject: 'carol', scopes: ['notes:read'], audience: ['elsewhere'] }) };
+    const seen = [];
+    for (const checkAudience of [undefined, false]) {
+      await withProtected(
+        verifier,
+        async (url) => {
+          const [status] = await refusal(url, 'let-me-in');
+          if (status === 401) {
+            seen.push(status);
+            return;
+          }
+          const client = await Client.connectHttp(url, bearer('let-me-in'));
+          try {
+            seen.push(textOf(await client.callTool({ name: 'whoami' })));
+          } finally {
+            await client.close();
+          }
+        },
+        { authorizationServers: ['https://as.example'], checkAudience },
+      );
+    }
+    assert.deepEqual(seen, [401, 'carol notes:read']);
+  });
+
   it('refuses settings that cannot work', async () => {
     const open = notesServer(undefined);
     await assert.rejects(open.listen({ transport: 'http', port: 0, requiredScopes: ['x'] }), /need a server with auth/);

@@ -196,6 +196,11 @@ export interface HttpListenOptions {
   listOnlyPermitted?: boolean;
   /** With `auth`: DPoP proofs must carry the nonce the server hands out (default off). */
   dpopNonces?: boolean;
+  /**
+   * With `auth`: a token must name `resourceUrl` in its audience (default on, as the MCP
+   * spec asks). Turn it off only for a verifier that checks the audience itself.
+   */
+  checkAudience?: boolean;
 }
 
 /** How `listen` serves. */

@@ -34,6 +34,7 @@ struct AuthSettings {
     scope_implies: Option<BTreeMap<String, Vec<String>>>,
     list_only_permitted: Option<bool>,
     dpop_nonces: Option<bool>,
+    check_audience: Option<bool>,
 }
 
 impl AuthSettings {
@@ -45,6 +46,7 @@ impl AuthSettings {
             || self.scope_implies.is_some()
             || self.list_only_permitted.is_some()
             || self.dpop_nonces.is_some()
+            || self.check_audience.is_some()
     }
 }
 
@@ -62,7 +64,9 @@ impl HttpConfig {
     /// `authorization_servers` it names, the `required_scopes` of every request, the scopes
     /// each scope implies (`scope_implies`), whether lists show only what the caller may
     /// use (`list_only_permitted`), whether DPoP proofs need the server's nonce
-    /// (`dpop_nonces`).
+    /// (`dpop_nonces`), whether a token must name the resource in its audience
+    /// (`check_audience`, on by default as the spec asks; off only for a verifier that
+    /// checks it itself).
     #[new]
     #[pyo3(signature = (
         path=None, allowed_origins=None, allowed_hosts=None, stateless=None, json_response=None,
@@ -70,7 +74,7 @@ impl HttpConfig {
         new_session_timeout=None, header_read_timeout=None, body_read_timeout=None, shutdown_timeout=None,
         max_connections=None, max_in_flight=None, event_bytes_kept=None,
         resource_url=None, authorization_servers=None, required_scopes=None, scope_implies=None,
-        list_only_permitted=None, dpop_nonces=None,
+        list_only_permitted=None, dpop_nonces=None, check_audience=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -97,6 +101,7 @@ impl HttpConfig {
         scope_implies: Option<BTreeMap<String, Vec<String>>>,
         list_only_permitted: Option<bool>,
         dpop_nonces: Option<bool>,
+        check_audience: Option<bool>,
     ) -> PyResult<Self> {
         let path = path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
         if !path.starts_with('/') {
@@ -136,6 +141,7 @@ impl HttpConfig {
             scope_implies,
             list_only_permitted,
             dpop_nonces,
+            check_audience,
         };
         Ok(HttpConfig {
             core: config,
@@ -180,6 +186,9 @@ impl HttpConfig {
         }
         if let Some(on) = self.auth.dpop_nonces {
             auth = auth.dpop_nonces(on);
+        }
+        if let Some(on) = self.auth.check_audience {
+            auth = auth.check_audience(on);
         }
         Ok(self.core.clone().auth(auth))
     }

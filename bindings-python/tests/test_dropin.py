@@ -9,6 +9,7 @@ in both eras."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 import json
 import re
@@ -29,7 +30,7 @@ from mcp import MCPError, StdioServerParameters, types
 from pydantic import BaseModel, TypeAdapter
 
 from conftest import ERAS, http_server
-from oxmcp import Client
+from oxmcp import Client, Context, MCPServer
 
 REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] = TypeAdapter(
     types.PromptReference | types.ResourceTemplateReference
@@ -428,29 +429,43 @@ async def test_an_official_sdk_protected_resource_runs_on_oxmcp_with_its_import_
 
 
 async def test_the_official_settings_ask_a_token_for_its_resource_only_when_they_say_so() -> None:
-    from oxmcp.auth import OfficialVerifier
+    """A token the verifier says is meant for another resource is taken when the settings
+    do not ask (as the official SDK takes it) and refused when they do; either way the
+    handler sees the token as the verifier gave it."""
     from oxmcp.server.auth.provider import AccessToken
     from oxmcp.server.auth.settings import AuthSettings
 
+    other = "https://other.example/mcp"
+
     class ForAnother:
         async def verify_token(self, token: str) -> AccessToken | None:
-            return AccessToken(token=token, client_id="c", scopes=["s"], resource="https://other.example/mcp")
+            return AccessToken(token=token, client_id="c", scopes=["s"], resource=other)
 
-    url = "https://notes.example/mcp"
-    lax = OfficialVerifier(ForAnother(), AuthSettings(issuer_url="https://as.example", resource_server_url=url))
-    strict = OfficialVerifier(
-        ForAnother(),
-        AuthSettings(issuer_url="https://as.example", resource_server_url=url, validate_token_resource=True),
-    )
-    lax_token, strict_token = await lax.verify("t"), await strict.verify("t")
-    # The core refuses a token whose audience does not name the resource URL.
-    assert lax_token is not None and lax_token.audience == [url]
-    assert strict_token is not None and strict_token.audience == ["https://other.example/mcp"]
-    assert lax.http_options == {
-        "resource_url": url,
-        "authorization_servers": ["https://as.example/"],
-        "required_scopes": [],
-    }
+    seen = {}
+    for strict in (False, True):
+        server = MCPServer(
+            "notes",
+            token_verifier=ForAnother(),
+            auth=AuthSettings(
+                issuer_url="https://as.example",
+                resource_server_url="http://127.0.0.1/mcp",
+                validate_token_resource=strict,
+            ),
+        )
+
+        @server.tool()
+        def audience(ctx: Context) -> list[str]:
+            token = ctx.access_token
+            return token.audience if token else []
+
+        async with await server.start_http(port=0) as http:
+            status = (await asyncio.to_thread(refusal, http.url, "t"))[:2]
+            if status[0] == 200:
+                async with Client.http(http.url, bearer_token="t") as client:
+                    seen[strict] = (await client.call_tool("audience")).structured_content
+            else:
+                seen[strict] = status
+    assert seen == {False: {"result": [other]}, True: (401, "invalid_token")}
 
 
 async def test_a_mounted_app_serves_without_entering_a_lifespan(snippets: Path, tmp_path: Path) -> None:

@@ -229,6 +229,7 @@ class HttpConfig:
         scope_implies: dict[str, list[str]] | None = None,
         list_only_permitted: bool | None = None,
         dpop_nonces: bool | None = None,
+        check_audience: bool | None = None,
     ) -> HttpConfig: ...
     @property
     def path(self) -> str: ...

@@ -281,12 +281,11 @@ class OfficialVerifier:
         if getattr(settings, "resource_server_url", None) is None:
             raise ValueError("auth needs its resource_server_url: the URL tokens are meant for")
         self._verifier = token_verifier
-        self.resource_url = str(settings.resource_server_url)
-        self._check_resource = bool(getattr(settings, "validate_token_resource", False))
         self.http_options: dict[str, Any] = {
-            "resource_url": self.resource_url,
+            "resource_url": str(settings.resource_server_url),
             "authorization_servers": [str(settings.issuer_url)],
             "required_scopes": list(getattr(settings, "required_scopes", None) or []),
+            "check_audience": bool(getattr(settings, "validate_token_resource", False)),
         }
 
     async def verify(self, token: str) -> AccessToken | None:
@@ -294,13 +293,12 @@ class OfficialVerifier:
         if official is None:
             return None
         resource = getattr(official, "resource", None)
-        audience = [str(resource)] if resource is not None else []
         return AccessToken(
             token=official.token,
             subject=getattr(official, "subject", None),
             client_id=official.client_id,
             scopes=list(official.scopes),
-            audience=audience if self._check_resource else [self.resource_url],
+            audience=[str(resource)] if resource is not None else [],
             expires_at=official.expires_at,
             claims=dict(getattr(official, "claims", None) or {}),
         )

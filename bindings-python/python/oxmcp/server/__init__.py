@@ -915,6 +915,9 @@ class HttpOptions(TypedDict, total=False):
     dpop_nonces: bool
     """With ``auth``: DPoP proofs must carry the nonce the server hands out (RFC 9449 §9;
     default off)."""
+    check_audience: bool
+    """With ``auth``: a token must name ``resource_url`` in its audience (default on, as
+    the MCP spec asks). Turn it off only for a verifier that checks the audience itself."""
 
 
 class SessionManager:
