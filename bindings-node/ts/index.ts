@@ -59,13 +59,8 @@ export {
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
-export type {
-  McpExpressApp,
-  SSEServerTransportOptions,
-  StreamableHTTPServerTransportOptions,
-  WebStandardRequestOptions,
-} from './transports';
-export type { FetchHandler, NodeHandler } from './mounted';
+export type { McpExpressApp, SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
+export type { FetchHandler, NodeHandler, WebStandardRequestOptions } from './mounted';
 export type {
   Catalog,
   CatalogLister,

@@ -9,6 +9,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import type { AuthInfo } from './lowlevel';
 import type { HostCaller, NativeHttpEndpoint, NativeHttpExchange, ResponseHead } from './native';
 
 /** A web-standard handler: a `Request` in, its `Response` out. */
@@ -20,16 +21,19 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
 
-/** What an app may know of a request beside the request itself. */
-export interface AppKnown {
+/**
+ * What an app may know of a request beside the request itself (the official web-standard
+ * transport's `handleRequest` options).
+ */
+export interface WebStandardRequestOptions {
   /** Its caller, when the app authenticated it (handlers see it as `ctx.accessToken` and `extra.authInfo`). */
-  authInfo?: unknown;
-  /** Its body, when the app read it already. */
+  authInfo?: AuthInfo;
+  /** Its body, when the app read it already (oxmcp reads the request's own when it can). */
   parsedBody?: unknown;
 }
 
 /** Answers a web-standard request through `endpoint`. */
-export async function answerFetch(endpoint: NativeHttpEndpoint, request: Request, known: AppKnown = {}): Promise<Response> {
+export async function answerFetch(endpoint: NativeHttpEndpoint, request: Request, known: WebStandardRequestOptions = {}): Promise<Response> {
   const url = new URL(request.url);
   const headers = [...request.headers];
   // Frameworks that build requests themselves may leave out the Host the core checks.

@@ -32,5 +32,6 @@ export {
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
-export type { SSEServerTransportOptions, StreamableHTTPServerTransportOptions, WebStandardRequestOptions } from './transports';
+export type { WebStandardRequestOptions } from './mounted';
+export type { SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
 export type * from './types';

@@ -11,8 +11,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { compact } from './compact';
 import { McpError } from './errors';
-import type { AuthInfo } from './lowlevel';
-import { answerFetch, answerNodeAt, authOf, callerOf, headersOf, relay, type NodeHandler } from './mounted';
+import {
+  answerFetch,
+  answerNodeAt,
+  authOf,
+  callerOf,
+  headersOf,
+  relay,
+  type NodeHandler,
+  type WebStandardRequestOptions,
+} from './mounted';
 import type { NativeHttpEndpoint, NativeHttpExchange } from './native';
 import type { HttpMountOptions, Server } from './server';
 
@@ -135,14 +143,6 @@ export class WebStandardStreamableHTTPServerTransport extends HttpTransport {
     this.seen(request.method, response.status, response.headers.get(SESSION_HEADER) ?? undefined);
     return response;
   }
-}
-
-/** What the official web-standard transport's `handleRequest` takes beside the request. */
-export interface WebStandardRequestOptions {
-  /** The caller, when the app authenticated the request. */
-  authInfo?: AuthInfo;
-  /** The body, when the app read it already (oxmcp reads the request's own). */
-  parsedBody?: unknown;
 }
 
 /** The official `SSEServerTransport`'s options that oxmcp reads. */
