@@ -604,7 +604,7 @@ impl Client {
         Fut: Future<Output = oxmcp::Result<CoreClient>> + Send + 'static,
     {
         let slot = LoopSlot::default();
-        slot.set(runtime::current_locals(py)?);
+        slot.set(py, runtime::current_locals(py)?)?;
         let options = config.get().options(py, &slot);
         let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
         let connecting = connect(py, options, &slot)?;

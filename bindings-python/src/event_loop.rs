@@ -2,19 +2,29 @@
 //! tokio tasks.
 //!
 //! Calls reach the loop in batches. A tokio task adds its call (what makes the coroutine)
-//! to the slot's open [`Batch`], and only the call that opens a batch schedules it on the
-//! loop (`call_soon_threadsafe`: one wake of the loop's thread, one turn at the interpreter
-//! lock for the tokio thread). On the loop's thread the batch makes each coroutine and
-//! starts it as a task. Under load many calls share one wake, and their coroutines are made
-//! by the thread that holds the lock anyway. The task runs the coroutine through
-//! [`Reporting`], which answers the call in the step that ends it.
+//! to the slot's open [`Batch`], and only the call that opens a batch tells the loop. Where
+//! the loop watches sockets (every loop on Unix), it watches one of the slot's ([`Bell`]):
+//! the tokio thread writes a byte to its pair, without the interpreter lock. A tokio thread
+//! that took the lock would also make a Python thread state for the call, and wait for the
+//! lock while the loop's thread runs handlers. Elsewhere (Windows' proactor loop) the batch
+//! is scheduled with `call_soon_threadsafe`. On the loop's thread the batch makes each
+//! coroutine and starts it as a task. Under load many calls share one wake, and their
+//! coroutines are made by the thread that holds the lock anyway. The task runs the
+//! coroutine through [`Reporting`], which answers the call in the step that ends it.
 
+#[cfg(unix)]
+use std::io::{Read, Write};
+#[cfg(unix)]
+use std::os::fd::AsRawFd;
+#[cfg(unix)]
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 use pyo3::exceptions::{PyException, PyStopIteration};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::iterator::PySendResult;
+use pyo3::types::{PyDict, PyIterator, PyTuple};
 use pyo3_async_runtimes::TaskLocals;
 use tokio::sync::oneshot;
 
@@ -33,17 +43,27 @@ pub struct LoopSlot(Arc<Slot>);
 #[derive(Default)]
 struct Slot {
     locals: RwLock<Option<TaskLocals>>,
-    /// The batch scheduled on the loop and not yet started there. The loop's callback
-    /// owns it: when the loop is closed before running it, the batch goes, and its calls
-    /// end with an error instead of waiting forever.
+    /// The batch on its way to the loop and not yet started there. The loop owns it (its
+    /// callback, or its bell's): when the loop is closed before starting it, the batch
+    /// goes, and its calls end with an error instead of waiting forever.
     open: Mutex<Weak<Batch>>,
+    /// The bell the loop watches, when it watches sockets; the loop owns it too.
+    bell: Mutex<Weak<Bell>>,
 }
 
 impl LoopSlot {
-    /// Handlers run on this loop from now on.
-    pub fn set(&self, locals: TaskLocals) {
+    /// Handlers run on the loop of `locals` from now on. Called on that loop's thread.
+    pub fn set(&self, py: Python<'_>, locals: TaskLocals) -> PyResult<()> {
+        let same_loop = self
+            .get()
+            .is_some_and(|old| old.event_loop(py).is(locals.event_loop(py)));
+        let mut bell = lock(&self.0.bell);
+        if !same_loop || bell.upgrade().is_none() {
+            *bell = Bell::hang(&locals.event_loop(py))?;
+        }
         *self.0.locals.write().unwrap_or_else(|e| e.into_inner()) = Some(locals);
         *lock(&self.0.open) = Weak::new();
+        Ok(())
     }
 
     fn get(&self) -> Option<TaskLocals> {
@@ -107,9 +127,15 @@ impl LoopSlot {
         }
         let batch = Arc::new(Batch {
             calls: Mutex::new(Some(vec![Queued { make, call }])),
+            locals: locals.clone(),
         });
         *open = Arc::downgrade(&batch);
         drop(open);
+        let bell = lock(&self.0.bell).upgrade();
+        if let Some(bell) = bell {
+            bell.ring(batch);
+            return Ok(());
+        }
         runtime::attach(|py| -> PyResult<()> {
             let start = Bound::new(py, StartBatch(batch))?;
             let kwargs = PyDict::new(py);
@@ -127,6 +153,8 @@ impl LoopSlot {
 /// Calls on their way to the loop; `None` once it started them.
 struct Batch {
     calls: Mutex<Option<Vec<Queued>>>,
+    /// The loop and the contextvars the calls run in.
+    locals: TaskLocals,
 }
 
 impl Drop for Batch {
@@ -137,6 +165,86 @@ impl Drop for Batch {
                 "the asyncio loop closed before the handler started",
             )));
         }
+    }
+}
+
+/// A socket the loop watches for batches (`add_reader`), and the batches rung in: a tokio
+/// thread hands a batch to the loop by writing a byte, without the interpreter lock. The
+/// loop owns it, through the reader it calls ([`Doorway`]): when the loop closes, its
+/// selector lets the reader go, and with it the bell and the batches still waiting.
+#[cfg(unix)]
+pub struct Bell {
+    waiting: Mutex<Vec<Arc<Batch>>>,
+    ringer: UnixStream,
+}
+
+#[cfg(unix)]
+impl Bell {
+    /// A bell the loop `event_loop` watches, from the loop's thread; none (a dangling
+    /// reference) when the loop watches no sockets.
+    fn hang(event_loop: &Bound<'_, PyAny>) -> PyResult<Weak<Bell>> {
+        let (ringer, heard) = UnixStream::pair()?;
+        ringer.set_nonblocking(true)?;
+        heard.set_nonblocking(true)?;
+        let bell = Arc::new(Bell {
+            waiting: Mutex::new(Vec::new()),
+            ringer,
+        });
+        let hung = Arc::downgrade(&bell);
+        let fd = heard.as_raw_fd();
+        let doorway = Bound::new(event_loop.py(), Doorway { bell, heard })?;
+        match event_loop.call_method1("add_reader", (fd, doorway)) {
+            Ok(_) => Ok(hung),
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyNotImplementedError>(event_loop.py()) => Ok(Weak::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Hands `batch` to the loop.
+    fn ring(&self, batch: Arc<Batch>) {
+        lock(&self.waiting).push(batch);
+        // A full socket has rung already; a closed one belongs to a closed loop, and the
+        // batch goes with this bell.
+        let _ = (&self.ringer).write(&[1]);
+    }
+}
+
+/// The bell's reader, which the loop calls when it rang: starts the batches rung in.
+#[cfg(unix)]
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct Doorway {
+    bell: Arc<Bell>,
+    heard: UnixStream,
+}
+
+#[cfg(unix)]
+#[pymethods]
+impl Doorway {
+    fn __call__(&self, py: Python<'_>) -> PyResult<()> {
+        // Read what rang before taking the batches: a ring after this reads as a new one.
+        let mut rung = [0; 64];
+        while matches!((&self.heard).read(&mut rung), Ok(n) if n > 0) {}
+        let batches = std::mem::take(&mut *lock(&self.bell.waiting));
+        for batch in batches {
+            let context = batch.locals.context(py).clone();
+            context.call_method1("run", (Bound::new(py, StartBatch(batch))?,))?;
+        }
+        Ok(())
+    }
+}
+
+/// Off Unix there is no bell: loops are told of batches with `call_soon_threadsafe`.
+#[cfg(not(unix))]
+pub enum Bell {}
+
+#[cfg(not(unix))]
+impl Bell {
+    fn hang(_event_loop: &Bound<'_, PyAny>) -> PyResult<Weak<Bell>> {
+        Ok(Weak::new())
+    }
+
+    fn ring(&self, _batch: Arc<Batch>) {
+        match *self {}
     }
 }
 
@@ -234,8 +342,21 @@ impl Reporting {
         slf
     }
 
-    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.send(py.None().bind(py))
+    /// The step the task takes (it sends only None): through `PyIter_Send`, so that a
+    /// coroutine's return reaches here as its value, not as a `StopIteration` to make and
+    /// read, and the task's end as none (no exception either).
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        // SAFETY: `send` is `PyIter_Send`, which takes any object (a coroutine resumes
+        // through its `am_send`), not only the iterators `PyIterator` stands for.
+        let coroutine = unsafe { self.coroutine.bind(py).cast_unchecked::<PyIterator>() };
+        match coroutine.send(&py.None().into_bound(py)) {
+            Ok(PySendResult::Next(awaited)) => Ok(Some(awaited.unbind())),
+            Ok(PySendResult::Return(value)) => {
+                self.finish(convert::answer(&value));
+                Ok(None)
+            }
+            Err(ended) => self.step(py, Err(ended)).map(Some),
+        }
     }
 
     fn send(&self, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -283,9 +404,7 @@ impl Reporting {
         } else {
             Err(error::handler_error_from_py(py, &ended))
         };
-        // The task holds this coroutine, which holds the call: the call lets the task go.
-        lock(&self.call.task).take();
-        self.call.answer(outcome);
+        self.finish(outcome);
         // A handler's exception is its answer now, not the task's: the task ends with
         // None rather than an exception nobody retrieves. Cancellation, `SystemExit` and
         // `KeyboardInterrupt` go on as asyncio means them to.
@@ -293,6 +412,13 @@ impl Reporting {
             return Err(PyStopIteration::new_err(()));
         }
         Err(ended)
+    }
+
+    /// Answers the call with the coroutine's `outcome`.
+    fn finish(&self, outcome: Result<Returned, HandlerError>) {
+        // The task holds this coroutine, which holds the call: the call lets the task go.
+        lock(&self.call.task).take();
+        self.call.answer(outcome);
     }
 }
 

@@ -274,7 +274,7 @@ impl Server {
         port: u16,
         config: &Bound<'py, HttpConfig>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.slot.set(runtime::current_locals(py)?);
+        self.slot.set(py, runtime::current_locals(py)?)?;
         let server = self.inner.clone();
         let config = config.get();
         let (core, path) = (config.core(self.auth.clone())?, config.path().to_owned());
@@ -333,7 +333,7 @@ impl Server {
     /// The Streamable HTTP endpoint `config` describes, for a web app that serves it (the
     /// facade's ASGI app); handlers run on the running asyncio loop.
     fn http_endpoint(&self, py: Python<'_>, config: &Bound<'_, HttpConfig>) -> PyResult<HttpEndpoint> {
-        self.slot.set(runtime::current_locals(py)?);
+        self.slot.set(py, runtime::current_locals(py)?)?;
         let core = config.get().core(self.auth.clone())?;
         let runtime = runtime::handle().ok_or_else(error::exiting)?;
         let _entered = runtime.enter();
@@ -347,7 +347,7 @@ impl Server {
     /// Serves this process's stdin and stdout until stdin closes; handlers run on the
     /// running asyncio loop.
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.slot.set(runtime::current_locals(py)?);
+        self.slot.set(py, runtime::current_locals(py)?)?;
         let server = self.inner.clone();
         runtime::future_into_py(
             py,
@@ -360,7 +360,7 @@ impl Server {
     /// Serves one in-memory connection in the background, handlers running on the loop
     /// of `py`'s running task.
     pub fn serve_in_background(&self, py: Python<'_>, transport: Transport) -> PyResult<()> {
-        self.slot.set(runtime::current_locals(py)?);
+        self.slot.set(py, runtime::current_locals(py)?)?;
         let server = self.inner.clone();
         drop(runtime::spawn(async move {
             if let Err(error) = server.serve(transport).await {

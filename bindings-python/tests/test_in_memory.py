@@ -229,6 +229,33 @@ async def test_sync_handlers_run_on_worker_threads_and_async_ones_concurrently()
     assert elapsed < 0.55, f"the four calls overlapped ({elapsed:.2f} s)"
 
 
+def test_async_handlers_run_on_the_loop_that_serves_now_while_another_still_runs() -> None:
+    """A server served on one loop (in a thread that goes on running) and then on another
+    runs its ``async def`` handlers on the second: each loop is told of calls through a
+    socket of its own."""
+    server = Server("two loops")
+
+    @server.tool()
+    async def where() -> str:
+        return threading.current_thread().name
+
+    async def ask() -> str:
+        async with Client(server) as client:
+            return str((await client.call_tool("where")).structured_content["result"])
+
+    first = asyncio.new_event_loop()
+    thread = threading.Thread(target=first.run_forever, name="first loop")
+    thread.start()
+    try:
+        asked_first = asyncio.run_coroutine_threadsafe(ask(), first).result(timeout=10)
+        asked_here = asyncio.run(ask())
+    finally:
+        first.call_soon_threadsafe(first.stop)
+        thread.join()
+        first.close()
+    assert (asked_first, asked_here) == ("first loop", threading.current_thread().name)
+
+
 async def test_a_sync_handlers_thread_keeps_its_thread_locals_between_calls() -> None:
     """The threads that run plain functions live on with their Python thread state, so what
     a handler keeps in a `threading.local` (a connection, a cache) is there on its thread's
