@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import enum
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, NoReturn, get_origin, overload
@@ -19,7 +20,13 @@ from .types import ContentBlock, CreateMessageResult, ListRootsResult, LoggingLe
 LogLevel = LoggingLevel
 Data = TypeVar("Data")
 LifespanT = TypeVar("LifespanT", default=Any)
-_CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
+
+
+@functools.cache
+def _content_block() -> TypeAdapter[Any]:
+    """Reads a content block as its model; built on first use, not at import (it builds
+    the schemas of every content type)."""
+    return TypeAdapter(ContentBlock)
 
 
 @dataclass(frozen=True)
@@ -365,7 +372,7 @@ class Session:
             model_preferences=None if model_preferences is None else _wire(model_preferences),
         )
         try:
-            return result.model_copy(update={"content": _CONTENT_BLOCK.validate_python(result.content)})
+            return result.model_copy(update={"content": _content_block().validate_python(result.content)})
         except ValidationError:
             return result
 

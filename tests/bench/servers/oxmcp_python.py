@@ -12,8 +12,6 @@ import asyncio
 import socket
 import sys
 
-import uvicorn
-
 from oxmcp import Server
 
 server = Server("oxmcp-python-echo")
@@ -39,6 +37,9 @@ async def serve_http() -> None:
 
 
 def serve_asgi() -> None:
+    # Imported here: a stdio server would not import a web server, nor pay its start-up.
+    import uvicorn
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
