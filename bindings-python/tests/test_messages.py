@@ -25,6 +25,7 @@ from oxmcp.types import (
     GetPromptResult,
     NotificationParams,
     PaginatedRequestParams,
+    ProgressNotificationParams,
     PromptMessage,
     PromptReference,
     Resource,
@@ -125,6 +126,26 @@ async def test_a_legacy_client_says_its_roots_changed(transport: str, heard_by: 
         await client.send_roots_list_changed()
         await asyncio.sleep(0.2)
         assert seen.empty(), "2026-07-28 has no such notification"
+
+
+async def test_a_low_level_server_hears_the_progress_a_client_reports() -> None:
+    """``on_progress``: the official client reports progress (on a request the server sent
+    it, say) and the low-level handler gets it as the official params."""
+    from mcp import Client as OfficialClient
+
+    heard: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def on_progress(ctx: ServerRequestContext, params: ProgressNotificationParams) -> None:
+        await heard.put(params)
+
+    server = Server("told", on_progress=on_progress)
+    async with await server.start_http(port=0) as http, OfficialClient(http.url, mode="legacy") as client:
+        # The official client warns that 2026-07-28 deprecates progress from clients.
+        with pytest.warns(UserWarning, match="deprecated"):
+            await client.session.send_progress_notification("job-1", 0.5, total=1.0, message="halfway")
+        params = await asyncio.wait_for(heard.get(), 5)
+    assert isinstance(params, ProgressNotificationParams)
+    assert (params.progress_token, params.progress, params.total, params.message) == ("job-1", 0.5, 1.0, "halfway")
 
 
 class Forecast(BaseModel):

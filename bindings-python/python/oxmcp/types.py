@@ -468,6 +468,17 @@ class LoggingMessageNotificationParams(WireModel):
     data: Any = None
 
 
+class ProgressNotificationParams(WireModel):
+    """Progress on a request (``notifications/progress`` params): how far it got of the
+    ``total`` (if known), with a ``message``, for the request whose ``progressToken`` it
+    names; what a low-level server's ``on_progress`` gets."""
+
+    progress_token: str | int
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
 class Root(WireModel):
     """A root the client exposes (a directory or other URI)."""
 

@@ -146,8 +146,9 @@ class Server(Generic[LifespanT]):
         the method's result. Lists give the registered definitions first, then the
         handler's pages; a name or URI nothing registered has goes to the handler.
         ``on_completion(ctx, params)`` completes the arguments that have no completion of
-        their own (those of the prompts and templates the handlers list too), and
-        ``on_roots_list_changed(ctx, params)`` hears a legacy client's roots change.
+        their own (those of the prompts and templates the handlers list too),
+        ``on_roots_list_changed(ctx, params)`` hears a legacy client's roots change and
+        ``on_progress(ctx, params)`` the progress a client reports.
         ``on_subscribe_resource``, ``on_unsubscribe_resource`` and ``on_set_logging_level``
         are told of those legacy requests before the core acts on them (the core keeps the
         subscriptions and the log level; a handler that raises refuses the request).

@@ -39,6 +39,7 @@ class LowLevelHandlers(TypedDict, total=False):
     on_set_logging_level: LowLevelHandler
     on_completion: LowLevelHandler
     on_roots_list_changed: LowLevelHandler
+    on_progress: LowLevelHandler
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ HANDLERS: dict[str, Served] = {
     "on_roots_list_changed": Served(
         "notifications/roots/list_changed", types.NotificationParams | None, "notification"
     ),
+    "on_progress": Served("notifications/progress", types.ProgressNotificationParams, "notification"),
 }
 
 
