@@ -289,11 +289,12 @@ impl StartBatch {
     }
 }
 
-/// How the loop's tasks are made: eagerly where Python can (3.12 and later, on a loop with
-/// no task factory of its own), so that a handler that does not wait for anything ends in
+/// How the loop's tasks are made: on a loop with no task factory of its own, by `Task`
+/// itself (not through `create_task`, a Python function around it), and eagerly where
+/// Python can (3.12 and later), so that a handler that does not wait for anything ends in
 /// the step that starts it, without a turn of the loop; else by the loop's `create_task`.
 enum TaskStarter<'py> {
-    Eager {
+    Direct {
         task: Bound<'py, PyAny>,
         options: Bound<'py, PyDict>,
     },
@@ -304,21 +305,23 @@ impl<'py> TaskStarter<'py> {
     fn for_running_loop(py: Python<'py>) -> PyResult<Self> {
         let asyncio = py.import("asyncio")?;
         let running = asyncio.call_method0("get_running_loop")?;
-        if py.version_info() >= (3, 12) && running.call_method0("get_task_factory")?.is_none() {
-            let options = PyDict::new(py);
-            options.set_item("loop", &running)?;
-            options.set_item("eager_start", true)?;
-            return Ok(Self::Eager {
-                task: asyncio.getattr("Task")?,
-                options,
-            });
+        if !running.call_method0("get_task_factory")?.is_none() {
+            return Ok(Self::Created(running.getattr("create_task")?));
         }
-        Ok(Self::Created(running.getattr("create_task")?))
+        let options = PyDict::new(py);
+        options.set_item("loop", &running)?;
+        if py.version_info() >= (3, 12) {
+            options.set_item("eager_start", true)?;
+        }
+        Ok(Self::Direct {
+            task: asyncio.getattr("Task")?,
+            options,
+        })
     }
 
     fn task(&self, coroutine: Reporting) -> PyResult<Bound<'py, PyAny>> {
         match self {
-            Self::Eager { task, options } => task.call((coroutine,), Some(options)),
+            Self::Direct { task, options } => task.call((coroutine,), Some(options)),
             Self::Created(create_task) => create_task.call1((coroutine,)),
         }
     }
