@@ -405,6 +405,34 @@ async def test_tokens_kept_by_the_apps_own_storage() -> None:
             await Client.http("http://127.0.0.1:9/mcp", auth=broken).connect()
 
 
+async def test_a_fastmcp_client_signs_in_as_its_auth_says() -> None:
+    """A client written with FastMCP, its imports changed: a machine client
+    (``ClientCredentialsOAuthProvider``) and a bearer token given as the client's ``auth``."""
+    from oxmcp.fastmcp import Client as FastMCPClient
+    from oxmcp.fastmcp.client.auth import BearerAuth, ClientCredentialsOAuthProvider
+    from oxmcp.fastmcp.client.auth import OAuth as FastMCPOAuth
+    from oxmcp.fastmcp.client.transports import StreamableHttpTransport
+
+    with authorization_server() as metadata:
+        verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])
+        async with protected(verifier) as http:
+            machine = ClientCredentialsOAuthProvider(
+                client_id="svc", client_secret="svc-secret", scopes=["notes:read"], issuer=metadata["issuer"]
+            )
+            async with FastMCPClient(http.url, auth=machine) as client:
+                assert text(await client.call_tool("whoami")) == "svc notes:read"
+            token = await service_token(metadata, http.url, "notes:read")
+            for auth in (token, BearerAuth(token)):
+                async with FastMCPClient(StreamableHttpTransport(http.url, auth=auth)) as client:
+                    assert text(await client.call_tool("whoami")) == "svc notes:read"
+    with pytest.raises(ValueError, match="issuer="):
+        ClientCredentialsOAuthProvider(client_id="svc", client_secret="s")
+    with pytest.raises(ValueError, match="token_storage"):
+        FastMCPOAuth(token_storage=object())
+    with pytest.raises(ValueError, match="over HTTP"):
+        FastMCPClient("server.py", auth="token")
+
+
 async def test_a_machine_client_uses_client_credentials() -> None:
     with authorization_server() as metadata:
         verifier = JWTVerifier(jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"])

@@ -1,5 +1,6 @@
 """FastMCP's ``fastmcp.client``: the client FastMCP's users write tests and programs with."""
 
+from .auth import BearerAuth, ClientCredentialsOAuthProvider, OAuth
 from .client import CallToolResult, Client
 from .messages import MessageHandler
 from .transports import (
@@ -13,12 +14,15 @@ from .transports import (
 )
 
 __all__ = [
+    "BearerAuth",
     "CallToolResult",
     "Client",
+    "ClientCredentialsOAuthProvider",
     "ClientTransport",
     "FastMCPTransport",
     "MessageHandler",
     "NodeStdioTransport",
+    "OAuth",
     "PythonStdioTransport",
     "SSETransport",
     "StdioTransport",

@@ -29,7 +29,7 @@ from .elicitation import ElicitationHandler, create_elicitation_callback
 from .logging import LogHandler, create_log_callback
 from .messages import MessageHandlerT, create_message_callback
 from .sampling import SamplingHandler, create_sampling_callback
-from .transports import ClientTransport, infer_transport
+from .transports import ClientTransport, StreamableHttpTransport, infer_transport
 
 read_camel_case_names()
 
@@ -59,7 +59,8 @@ class Client:
     :class:`~oxmcp.fastmcp.client.messages.MessageHandler`, given the official SDK's model
     of each notification) are FastMCP's; ``progress_handler(progress, total, message)``
     hears the progress of every call that has none of its own; ``timeout`` (seconds) bounds
-    each request (oxmcp's default, 60 s, when None).
+    each request (oxmcp's default, 60 s, when None); ``auth`` signs in to a server reached
+    over HTTP: a bearer token, ``"oauth"``, or a client of :mod:`oxmcp.fastmcp.client.auth`.
     """
 
     def __init__(
@@ -75,8 +76,13 @@ class Client:
         timeout: datetime.timedelta | float | None = None,
         client_info: types.Implementation | None = None,
         name: str | None = None,
+        auth: object = None,
     ) -> None:
         self.transport = infer_transport(transport)
+        if auth is not None:
+            if not isinstance(self.transport, StreamableHttpTransport):
+                raise ValueError("auth is for a server reached over HTTP")
+            self.transport.auth = auth
         self._progress_handler = progress_handler
         options: dict[str, Any] = {
             "roots_handler": _roots(roots),

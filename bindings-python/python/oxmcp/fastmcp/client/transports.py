@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 
 from ...client import Client
 from ...server import Server
+from .auth import http_auth
 
 
 class ClientTransport(ABC):
@@ -35,14 +36,15 @@ class FastMCPTransport(ClientTransport):
 
 @dataclass
 class StreamableHttpTransport(ClientTransport):
-    """A Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``auth`` is a bearer token."""
+    """A Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``auth`` is a bearer
+    token, ``"oauth"`` or an OAuth client of :mod:`oxmcp.fastmcp.client.auth`."""
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
-    auth: str | None = None
+    auth: object = None
 
     def client(self, **options: Any) -> Client:
-        return Client.http(self.url, headers=self.headers, bearer_token=self.auth, **options)
+        return Client.http(self.url, headers=self.headers, **http_auth(self.auth), **options)
 
 
 @dataclass
@@ -110,9 +112,9 @@ class MCPConfigTransport(ClientTransport):
     (``{"mcpServers": {"weather": {...}}}``, or the servers at the root): a ``command``
     (with ``args``, ``env``, ``cwd``) run over stdio, or a ``url`` (``transport``
     ``"http"``, ``"streamable-http"`` or ``"sse"``, else inferred from the URL; ``headers``;
-    ``auth``, a bearer token). Its ``timeout`` (milliseconds; 0: none) bounds each request
-    in place of the client's. One server only: FastMCP serves several behind a proxy
-    server, which oxmcp does not have."""
+    ``auth``, a bearer token or ``"oauth"``). Its ``timeout`` (milliseconds; 0: none)
+    bounds each request in place of the client's. One server only: FastMCP serves several
+    behind a proxy server, which oxmcp does not have."""
 
     config: dict[str, Any]
 
@@ -144,7 +146,7 @@ class MCPConfigTransport(ClientTransport):
         if kind not in (None, "http", "streamable-http", "sse"):
             raise ValueError(f"server {self.name!r}: transport {kind!r} is not http, streamable-http or sse")
         inferred = infer_url(url) if kind is None else (SSETransport if kind == "sse" else StreamableHttpTransport)
-        return inferred(url, headers, auth if isinstance(auth, str) else None)
+        return inferred(url, headers, auth)
 
     def client(self, **options: Any) -> Client:
         timeout = self.server.get("timeout")
