@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
 use oxmcp::server::auth::{
@@ -12,9 +12,9 @@ use oxmcp::server::auth::{
 };
 use oxmcp::BoxFuture;
 
-use crate::convert;
 use crate::event_loop::LoopSlot;
 use crate::handler::PyHandler;
+use crate::{convert, error, runtime};
 
 /// JWT access tokens checked with the keys of the issuer's JWKS (see the core's
 /// `JwtVerifier`).
@@ -38,6 +38,22 @@ impl JwtVerifier {
             core = core.leeway(convert::seconds(leeway, "leeway")?);
         }
         Ok(JwtVerifier { core })
+    }
+
+    /// Checks `token` as a protected endpoint would, but for the resource URL: an
+    /// awaitable of its fields (the core's `AccessToken`), or of None when it is refused;
+    /// `OSError` when it cannot be checked now (the JWKS did not answer).
+    fn verify<'py>(&self, py: Python<'py>, token: String) -> PyResult<Bound<'py, PyAny>> {
+        let verifying = self.core.verify(token);
+        runtime::future_into_py(py, async move {
+            let verified = match verifying.await {
+                Ok(token) => Some(token),
+                Err(VerifyError::Invalid(_)) => None,
+                Err(unavailable) => return Err(PyOSError::new_err(unavailable.to_string())),
+            };
+            runtime::attach(|py| convert::to_python(py, &verified).map(Bound::unbind))
+                .unwrap_or_else(|| Err(error::exiting()))
+        })
     }
 }
 

@@ -405,6 +405,76 @@ async def test_tokens_kept_by_the_apps_own_storage() -> None:
             await Client.http("http://127.0.0.1:9/mcp", auth=broken).connect()
 
 
+def fastmcp_notes(auth: Any) -> Any:
+    """A server written with FastMCP, its imports changed: its tools read the caller with
+    ``get_access_token()``, one a plain function and one a coroutine."""
+    from oxmcp.fastmcp import FastMCP
+    from oxmcp.fastmcp.server.dependencies import get_access_token
+
+    mcp = FastMCP("notes", auth=auth)
+
+    def caller() -> str:
+        token = get_access_token()
+        return "nobody" if token is None else f"{token.client_id} {' '.join(token.scopes)}"
+
+    @mcp.tool
+    def whoami() -> str:
+        return caller()
+
+    @mcp.tool
+    async def whoami_later() -> str:
+        await asyncio.sleep(0)
+        return caller()
+
+    return mcp
+
+
+async def test_a_fastmcp_server_verifies_tokens_with_its_provider() -> None:
+    """FastMCP's providers as ``FastMCP(auth=...)``: a ``JWTVerifier`` (checked in the
+    core) and a ``StaticTokenVerifier`` behind a ``RemoteAuthProvider``; the protected
+    resource metadata names the authorization servers, and the tools see the caller."""
+    from oxmcp.fastmcp.server.auth import RemoteAuthProvider
+    from oxmcp.fastmcp.server.auth.providers.jwt import JWTVerifier as FastMCPJWTVerifier
+    from oxmcp.fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+
+    with authorization_server() as metadata:
+        jwt = FastMCPJWTVerifier(
+            jwks_uri=metadata["jwks_uri"], issuer=metadata["issuer"], required_scopes=["notes:read"]
+        )
+        async with await fastmcp_notes(jwt).start_http(port=0) as http:
+            metadata_url = http.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+            document = await asyncio.to_thread(get_json, metadata_url)
+            assert document["authorization_servers"] == [metadata["issuer"]]
+            status, challenge = await asyncio.to_thread(refusal, http.url)
+            assert status == 401 and 'scope="notes:read"' in challenge
+            token = await service_token(metadata, http.url, "notes:read")
+            assert (await jwt.verify_token(token)) is not None and (await jwt.verify_token("forged")) is None
+            async with Client.http(http.url, bearer_token=token) as client:
+                for tool in ("whoami", "whoami_later"):
+                    assert text(await client.call_tool(tool)) == "svc notes:read"
+
+    tokens = {"dev-token": {"client_id": "dev", "scopes": ["notes:read"]}}
+    remote = RemoteAuthProvider(
+        token_verifier=StaticTokenVerifier(tokens),
+        authorization_servers=["https://as.example"],
+        base_url="https://notes.example",
+    )
+    assert remote.as_resource_server()[1]["resource_url"] == "https://notes.example/mcp"
+    remote.base_url = None
+    async with await fastmcp_notes(remote).start_http(port=0) as http:
+        document = await asyncio.to_thread(
+            get_json, http.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        )
+        assert document["authorization_servers"] == ["https://as.example"]
+        assert (await asyncio.to_thread(refusal, http.url, "guess"))[0] == 401
+        async with Client.http(http.url, bearer_token="dev-token") as client:
+            assert text(await client.call_tool("whoami_later")) == "dev notes:read"
+    async with Client(fastmcp_notes(remote)) as client:
+        assert text(await client.call_tool("whoami")) == "nobody"
+    with pytest.raises(ValueError, match="jwks_uri"):
+        FastMCPJWTVerifier(public_key="-----BEGIN PUBLIC KEY-----", issuer="https://as.example")
+
+
 async def test_a_fastmcp_client_signs_in_as_its_auth_says() -> None:
     """A client written with FastMCP, its imports changed: a machine client
     (``ClientCredentialsOAuthProvider``) and a bearer token given as the client's ``auth``."""

@@ -241,6 +241,7 @@ class JwtVerifier:
     def __new__(
         cls, jwks_uri: str, issuer: str, audience: list[str] | None = None, leeway: float | None = None
     ) -> JwtVerifier: ...
+    def verify(self, token: str) -> Awaitable[dict[str, Any] | None]: ...
 
 @final
 class IntrospectionVerifier:

@@ -79,6 +79,13 @@ class JWTVerifier:
         audiences = [audience] if isinstance(audience, str) else audience
         self._native = _native.JwtVerifier(jwks_uri, issuer, audiences, leeway)
 
+    async def verify(self, token: str) -> AccessToken | None:
+        """Checks ``token`` as the server does (but for the endpoint's audience check): its
+        :class:`AccessToken`, or None when refused; ``OSError`` when it cannot be checked
+        now (the JWKS did not answer)."""
+        fields = await self._native.verify(token)
+        return None if fields is None else AccessToken(**fields)
+
 
 class IntrospectionVerifier:
     """Tokens checked at the authorization server's introspection endpoint (RFC 7662), as
@@ -269,24 +276,14 @@ async def request_id_jag(
 
 
 class OfficialVerifier:
-    """The official SDK's resource server, as a server ported from it declares one:
-    ``token_verifier`` (its ``async verify_token(token) -> AccessToken | None``, the SDK's
-    ``AccessToken`` with ``token``, ``client_id``, ``scopes``, ``expires_at`` and
-    ``resource``) and ``auth``, its ``AuthSettings`` (``issuer_url``,
-    ``resource_server_url``, ``required_scopes``, ``validate_token_resource``). A token is
-    meant for the server when its ``resource`` names it; unless ``validate_token_resource``
-    is true the SDK does not ask, and neither does this verifier."""
+    """A verifier written for the official SDK or FastMCP: ``async verify_token(token)``
+    answering the SDK's ``AccessToken`` (``token``, ``client_id``, ``scopes``,
+    ``expires_at``, ``resource``, and FastMCP's ``subject`` and ``claims``) or None, as
+    oxmcp's :class:`TokenVerifier`. The token is kept as the verifier gave it: its
+    ``resource`` is its audience."""
 
-    def __init__(self, token_verifier: Any, settings: Any) -> None:
-        if getattr(settings, "resource_server_url", None) is None:
-            raise ValueError("auth needs its resource_server_url: the URL tokens are meant for")
+    def __init__(self, token_verifier: Any) -> None:
         self._verifier = token_verifier
-        self.http_options: dict[str, Any] = {
-            "resource_url": str(settings.resource_server_url),
-            "authorization_servers": [str(settings.issuer_url)],
-            "required_scopes": list(getattr(settings, "required_scopes", None) or []),
-            "check_audience": bool(getattr(settings, "validate_token_resource", False)),
-        }
 
     async def verify(self, token: str) -> AccessToken | None:
         official = await self._verifier.verify_token(token)
@@ -304,21 +301,46 @@ class OfficialVerifier:
         )
 
 
-def resource_server(auth: Any, token_verifier: Any) -> TokenVerifier | None:
-    """The verifier of a server's ``auth``: oxmcp's own, or the official SDK's
-    ``token_verifier`` with its ``AuthSettings`` (:class:`OfficialVerifier`)."""
+#: What checks a server's tokens: one of oxmcp's verifiers, or one written in Python.
+Verifier = TokenVerifier | JWTVerifier | IntrospectionVerifier
+
+
+@runtime_checkable
+class ResourceServerAuth(Protocol):
+    """A server's ``auth`` that brings its verifier and the HTTP options it implies (the
+    resource URL, the authorization servers, the scopes every request needs): FastMCP's
+    providers (:mod:`oxmcp.fastmcp.server.auth`)."""
+
+    def as_resource_server(self) -> tuple[Verifier, dict[str, Any]]: ...
+
+
+def resource_server(auth: Any, token_verifier: Any) -> tuple[Verifier | None, dict[str, Any]]:
+    """The verifier of a server's ``auth`` and the HTTP options it implies (their
+    defaults): oxmcp's own verifier (no options), a :class:`ResourceServerAuth`, or the official
+    SDK's ``token_verifier`` with its ``AuthSettings`` (``issuer_url``,
+    ``resource_server_url``, ``required_scopes``, ``validate_token_resource``: a token must
+    name the resource only when that says so, as there)."""
     if token_verifier is None:
         if auth is not None and hasattr(auth, "resource_server_url"):
             raise ValueError(
                 "auth settings need a token_verifier (an authorization server of the server's own is not supported)"
             )
-        return typing.cast("TokenVerifier | None", auth)
+        if isinstance(auth, ResourceServerAuth):
+            return auth.as_resource_server()
+        return typing.cast("Verifier | None", auth), {}
     if auth is None:
         raise ValueError("Cannot specify auth_server_provider or token_verifier without auth settings")
-    return OfficialVerifier(token_verifier, auth)
+    if getattr(auth, "resource_server_url", None) is None:
+        raise ValueError("auth needs its resource_server_url: the URL tokens are meant for")
+    return OfficialVerifier(token_verifier), {
+        "resource_url": str(auth.resource_server_url),
+        "authorization_servers": [str(auth.issuer_url)],
+        "required_scopes": list(getattr(auth, "required_scopes", None) or []),
+        "check_audience": bool(getattr(auth, "validate_token_resource", False)),
+    }
 
 
-def native_verifier(verifier: TokenVerifier | JWTVerifier | IntrospectionVerifier) -> Any:
+def native_verifier(verifier: Verifier) -> Any:
     """What the native server takes: a native verifier, or a callable answering the token's
     fields (or None) for a verifier written in Python."""
     if isinstance(verifier, (JWTVerifier, IntrospectionVerifier)):

@@ -24,7 +24,7 @@ from .._conventions import Conventions
 from .._errors import McpError
 from .._native import INVALID_PARAMS
 from .._schema import FunctionSpec, Output, inspect_function, json_coercer, string_coercer
-from ..auth import OfficialVerifier, TokenVerifier, native_verifier, resource_server
+from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
@@ -110,7 +110,8 @@ class Server(Generic[LifespanT]):
         ``authorization_servers`` and the ``required_scopes``. A server ported from the
         official SDK gives its ``token_verifier`` and ``auth=AuthSettings(...)`` instead:
         the settings name the resource URL, the authorization server and the required
-        scopes (:class:`~oxmcp.auth.OfficialVerifier`).
+        scopes (:class:`~oxmcp.auth.OfficialVerifier`); one ported from FastMCP gives its
+        provider (:mod:`oxmcp.fastmcp.server.auth`).
 
         Tools declared with ``task=`` run as tasks: they are kept ``task_ttl`` seconds
         (default 3600), clients are asked to poll every ``task_poll_interval`` seconds
@@ -171,9 +172,9 @@ class Server(Generic[LifespanT]):
         self._living_users = 0
         self._lifespan_exit = contextlib.AsyncExitStack()
         self._http_apps: list[HttpApp] = []
-        verifier = resource_server(auth, token_verifier)
-        # The official SDK's settings name what the HTTP options would: they are the defaults.
-        self._auth_http_options = verifier.http_options if isinstance(verifier, OfficialVerifier) else {}
+        # The official SDK's settings and FastMCP's providers name what the HTTP options
+        # would: they are the defaults.
+        verifier, self._auth_http_options = resource_server(auth, token_verifier)
         self._native = _native.Server(
             info,
             instructions,

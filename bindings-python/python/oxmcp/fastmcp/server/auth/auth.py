@@ -1,0 +1,106 @@
+"""FastMCP's ``fastmcp.server.auth.auth``: the providers' base classes (see
+:mod:`oxmcp.fastmcp.server.auth`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .... import auth as oxmcp_auth
+from ....auth import OfficialVerifier, Verifier
+from ....server.auth.provider import AccessToken
+
+#: Where FastMCP serves the endpoint unless told otherwise.
+DEFAULT_PATH = "/mcp"
+
+
+class AuthProvider:
+    """What verifies a server's tokens: ``verify_token(token)`` answers the caller's
+    :class:`AccessToken`, or None to refuse it. ``base_url`` (or ``resource_base_url``) is
+    the server's public URL, the endpoint's path after it; ``required_scopes`` every
+    request's token must grant."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        required_scopes: list[str] | None = None,
+        resource_base_url: str | None = None,
+    ) -> None:
+        self.base_url = None if base_url is None else str(base_url)
+        self.resource_base_url = None if resource_base_url is None else str(resource_base_url)
+        self.required_scopes = list(required_scopes or [])
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The token's caller, or None."""
+        raise NotImplementedError("Subclasses must implement verify_token")
+
+    def as_resource_server(self) -> tuple[Verifier, dict[str, Any]]:
+        """oxmcp's verifier of these tokens, and the HTTP options the provider names."""
+        return OfficialVerifier(self), self.http_options()
+
+    def http_options(self) -> dict[str, Any]:
+        """The endpoint's resource URL (when the provider knows the public one) and
+        required scopes; the token's audience is the provider's to check."""
+        options: dict[str, Any] = {"required_scopes": self.required_scopes, "check_audience": False}
+        public = self.resource_base_url or self.base_url
+        if public is not None:
+            options["resource_url"] = public.rstrip("/") + DEFAULT_PATH
+        return options
+
+
+class TokenVerifier(AuthProvider):
+    """A provider that only verifies tokens (a resource server's)."""
+
+
+class RemoteAuthProvider(AuthProvider):
+    """``token_verifier`` with the ``authorization_servers`` that issue its tokens, which
+    the protected resource metadata names (``scopes_supported``, ``resource_name``,
+    ``resource_documentation`` and ``challenge_scopes`` are FastMCP's metadata details:
+    oxmcp's metadata names the scopes the server's definitions declare)."""
+
+    def __init__(
+        self,
+        token_verifier: AuthProvider,
+        authorization_servers: list[Any],
+        base_url: str,
+        scopes_supported: list[str] | None = None,
+        resource_base_url: str | None = None,
+        resource_name: str | None = None,
+        resource_documentation: str | None = None,
+        challenge_scopes: list[str] | None = None,
+        required_scopes: list[str] | None = None,
+    ) -> None:
+        super().__init__(
+            base_url=base_url,
+            resource_base_url=resource_base_url,
+            required_scopes=token_verifier.required_scopes if required_scopes is None else required_scopes,
+        )
+        self.token_verifier = token_verifier
+        self.authorization_servers = [str(server) for server in authorization_servers]
+        self.scopes_supported = scopes_supported
+        self.resource_name = resource_name
+        self.resource_documentation = resource_documentation
+        self.challenge_scopes = challenge_scopes
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return await self.token_verifier.verify_token(token)
+
+    def as_resource_server(self) -> tuple[Verifier, dict[str, Any]]:
+        verifier, _ = self.token_verifier.as_resource_server()
+        return verifier, {**self.http_options(), "authorization_servers": self.authorization_servers}
+
+
+def fastmcp_token(token: oxmcp_auth.AccessToken) -> AccessToken:
+    """oxmcp's token as FastMCP gives it: the resource is the audience's first, and a
+    token that names no client names its subject."""
+    return AccessToken(
+        token=token.token,
+        client_id=token.client_id or token.subject or "",
+        scopes=token.scopes,
+        expires_at=token.expires_at,
+        resource=token.audience[0] if token.audience else None,
+        subject=token.subject,
+        claims=token.claims,
+    )
+
+
+__all__ = ["AccessToken", "AuthProvider", "RemoteAuthProvider", "TokenVerifier"]

@@ -1,0 +1,1 @@
+"""FastMCP's ``fastmcp.server.auth.providers``: the token verifiers a server is given."""
