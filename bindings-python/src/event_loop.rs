@@ -137,12 +137,11 @@ impl LoopSlot {
             return Ok(());
         }
         runtime::attach(|py| -> PyResult<()> {
-            let start = Bound::new(py, StartBatch(batch))?;
             let kwargs = PyDict::new(py);
-            kwargs.set_item("context", locals.context(py))?;
-            locals
-                .event_loop(py)
-                .call_method("call_soon_threadsafe", (start,), Some(&kwargs))?;
+            kwargs.set_item("context", batch.locals.context(py))?;
+            let event_loop = batch.locals.event_loop(py);
+            let start = Bound::new(py, StartBatch(batch))?;
+            event_loop.call_method("call_soon_threadsafe", (start,), Some(&kwargs))?;
             Ok(())
         })
         .ok_or_else(error::exiting_handler)?

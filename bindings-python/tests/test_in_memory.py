@@ -256,6 +256,33 @@ def test_async_handlers_run_on_the_loop_that_serves_now_while_another_still_runs
     assert (asked_first, asked_here) == ("first loop", threading.current_thread().name)
 
 
+def test_async_handlers_run_on_a_loop_that_watches_no_sockets() -> None:
+    """A loop without ``add_reader`` (Windows' proactor loop) is told of calls with
+    ``call_soon_threadsafe``."""
+
+    class WatchesNoSockets(asyncio.SelectorEventLoop):
+        def add_reader(self, *args: Any) -> None:
+            raise NotImplementedError
+
+    server = Server("no readers")
+
+    @server.tool()
+    async def twice(n: int) -> int:
+        await asyncio.sleep(0)
+        return 2 * n
+
+    async def ask() -> list[Any]:
+        async with Client(server) as client:
+            calls = [client.call_tool("twice", {"n": n}) for n in range(3)]
+            return [result.structured_content for result in await asyncio.gather(*calls)]
+
+    loop = WatchesNoSockets()
+    try:
+        assert loop.run_until_complete(ask()) == [{"result": 0}, {"result": 2}, {"result": 4}]
+    finally:
+        loop.close()
+
+
 async def test_a_sync_handlers_thread_keeps_its_thread_locals_between_calls() -> None:
     """The threads that run plain functions live on with their Python thread state, so what
     a handler keeps in a `threading.local` (a connection, a cache) is there on its thread's

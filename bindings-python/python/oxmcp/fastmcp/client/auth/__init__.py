@@ -56,8 +56,11 @@ class OAuth(_OAuth):
         token_file: str | os.PathLike[str] | None = None,
         storage: TokenStorage | None = None,
     ) -> None:
-        _refuse(token_storage=token_storage, additional_client_metadata=additional_client_metadata)
-        _refuse(httpx_client_factory=httpx_client_factory)
+        _refuse(
+            token_storage=token_storage,
+            additional_client_metadata=additional_client_metadata,
+            httpx_client_factory=httpx_client_factory,
+        )
         if callback_host not in ("localhost", "127.0.0.1"):
             raise ValueError(f"callback_host {callback_host!r}: oxmcp listens for the sign-in on 127.0.0.1 only")
         self.mcp_url = mcp_url
