@@ -711,6 +711,21 @@ describe('a low-level server of the official TypeScript SDK with its imports cha
   });
 });
 
+describe("resource templates that list their resources, written for the official SDK, its imports changed to oxmcp/sdk", () => {
+  it('lists what the templates list after the registered resources, with the template metadata', async () => {
+    const original = join(FIXTURES, 'listed-templates.mjs');
+    const ported = port(original, /from '@modelcontextprotocol\/sdk\/server\/[\w/]+\.js'/g, "from 'oxmcp/sdk'");
+    const browse = async (client) => ({
+      resources: (await client.listResources()).resources,
+      templates: (await client.listResourceTemplates()).resourceTemplates,
+      read: (await client.readResource({ uri: 'notes://2' })).contents,
+    });
+    const published = await withServer(original, browse);
+    assert.deepEqual(published.resources.map((resource) => resource.uri), ['docs://readme', 'notes://1', 'notes://2']);
+    assert.deepEqual(await withServer(ported, browse), published);
+  });
+});
+
 describe("an Express app protected with the official SDK's bearer middleware, its imports changed to oxmcp/sdk", () => {
   const original = join(FIXTURES, 'bearer-notes.mjs');
   const ported = () => port(original, /from '@modelcontextprotocol\/sdk\/(server\/[\w/]+|types)\.js'/g, "from 'oxmcp/sdk'");

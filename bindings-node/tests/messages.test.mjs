@@ -112,10 +112,13 @@ describe('protocol messages', () => {
           const resources = names.slice(start, end).map((name) => ({ uri: `file:///${name}`, name }));
           return { resources, nextCursor: end < names.length ? String(end) : undefined };
         });
-        server.registerResource('file', new ResourceTemplate('file:///{name}'), {}, (_uri, { name }) => `contents of ${name}`);
+        // A template's own list comes on the first page, after the lister's, with the template's metadata.
+        const listed = new ResourceTemplate('file:///{name}', { list: () => ({ resources: [{ uri: 'file:///notes.md', name: 'notes.md' }] }) });
+        server.registerResource('file', listed, { mimeType: 'text/plain' }, (_uri, { name }) => `contents of ${name}`);
         await withClient(server, transport, era, {}, async (client) => {
           const first = await client.listResources();
-          assert.deepEqual(first.resources.map((r) => r.name), ['config', 'file1.txt', 'file2.txt']);
+          assert.deepEqual(first.resources.map((r) => r.name), ['config', 'file1.txt', 'file2.txt', 'notes.md']);
+          assert.equal(first.resources.at(-1).mimeType, 'text/plain');
           const rest = [];
           for (let cursor = first.nextCursor; cursor !== undefined; ) {
             const page = await client.listResources({ cursor });

@@ -87,6 +87,7 @@ export type {
   ServerOptions,
   StaticResourceHandler,
   StdioListenOptions,
+  TemplateLister,
   TemplateResourceHandler,
   TemplateVariables,
   ToolConfig,

@@ -23,16 +23,17 @@ import { ErrorCode, McpError } from './errors';
 import { ExperimentalTasks } from './experimental';
 import { extraOf, LowLevelServer, type LowLevelServerOptions, type RequestHandlerExtra } from './lowlevel';
 import { promptArguments, toJsonSchema, validate, validatorOf, type Infer, type SchemaInput, type StandardSchemaLike } from './schema';
-import type {
+import {
   ResourceTemplate,
-  PromptConfig,
-  RegisteredPrompt,
-  RegisteredResource,
-  RegisteredResourceTemplate,
-  RegisteredTool,
-  ResourceMetadata,
-  Server,
-  ToolConfig,
+  type PromptConfig,
+  type RegisteredPrompt,
+  type RegisteredResource,
+  type RegisteredResourceTemplate,
+  type RegisteredTool,
+  type ResourceMetadata,
+  type Server,
+  type TemplateLister,
+  type ToolConfig,
 } from './server';
 import type { HttpTransport, StdioServerTransport } from './transports';
 import type { Implementation, LoggingLevel, PromptArgument, ToolAnnotations } from './types';
@@ -96,7 +97,16 @@ export class McpServer {
     cb: (...args: never[]) => Returned,
   ): RegisteredResource | RegisteredResourceTemplate {
     const handler = this.#adapt(cb as (...args: unknown[]) => Returned);
-    return this.oxmcp.registerResource(name, uriOrTemplate as string, metadata, handler as never);
+    // A template's `list` gets the official `extra` too.
+    const list = uriOrTemplate instanceof ResourceTemplate ? uriOrTemplate.options.list : undefined;
+    const template =
+      list === undefined
+        ? uriOrTemplate
+        : new ResourceTemplate((uriOrTemplate as ResourceTemplate).uriTemplate, {
+            ...(uriOrTemplate as ResourceTemplate).options,
+            list: this.#adapt(list as never) as TemplateLister,
+          });
+    return this.oxmcp.registerResource(name, template as string, metadata, handler as never);
   }
 
   registerPrompt<A extends SchemaInput | undefined = undefined>(

@@ -339,14 +339,18 @@ export type ResourceHandlerFor<T extends string> = HasVariables<T> extends true
 export class ResourceTemplate<T extends string = string> {
   /**
    * @param uriTemplate such as `users://{id}/profile`
-   * @param options `complete`: completion callbacks by variable name. (`list`, which
-   * the official SDK accepts, is not supported.)
+   * @param options `list`: lists the resources the template serves, which `resources/list`
+   * gives after the registered ones, each with the template's metadata where it names none
+   * of its own; `complete`: completion callbacks by variable name.
    */
   constructor(
     readonly uriTemplate: T,
-    readonly options: { list?: undefined; complete?: Record<string, CompleteCallback> } = {},
+    readonly options: { list?: TemplateLister; complete?: Record<string, CompleteCallback> } = {},
   ) {}
 }
+
+/** Lists the resources a template serves (all of them: `resources/list` gives them on its first page). */
+export type TemplateLister = (ctx: Context) => ListResourcesResult | Promise<ListResourcesResult>;
 
 /** A prompt's description. */
 export interface PromptConfig<A extends SchemaInput | undefined> {
@@ -499,6 +503,10 @@ export class Server {
   #defaultFetch: FetchHandler | undefined;
   /** The handler id of each method the catalog serves. */
   readonly #catalog = new Map<string, number>();
+  /** The templates that list their resources, by URI template, with their metadata. */
+  readonly #listingTemplates = new Map<string, { list: TemplateLister; metadata: object }>();
+  /** The app's own resource lister, which the templates' resources follow. */
+  #resourceLister: ResourceLister | undefined;
   #completer: number | undefined;
   #listening = false;
   #closed = false;
@@ -617,13 +625,22 @@ export class Server {
       return call(new URL(uri), variables, ctx);
     }, hostValue);
     const completions = this.#completions(template.options.complete);
-    return this.#register(
+    const { list } = template.options;
+    const registration = this.#register(
       'resourceTemplate',
       uriTemplate,
       () => this.#native.addResourceTemplate(definition, id, completions.ids, scopes),
-      () => this.#native.removeResourceTemplate(uriTemplate),
+      () => {
+        this.#native.removeResourceTemplate(uriTemplate);
+        this.#listingTemplates.delete(uriTemplate);
+      },
       [id, ...Object.values(completions.ids)],
     );
+    if (list !== undefined) {
+      this.#listingTemplates.set(uriTemplate, { list, metadata: described });
+      this.#serveResourceList();
+    }
+    return registration;
   }
 
   /** Registers a prompt; its arguments come from `argsSchema`. */
@@ -692,6 +709,41 @@ export class Server {
    * ```
    */
   setCatalog(catalog: Catalog): void {
+    if (catalog.listResources !== undefined) {
+      this.#resourceLister = catalog.listResources;
+      if (this.#listingTemplates.size > 0) {
+        this.#serveResourceList();
+        catalog = { ...catalog, listResources: undefined };
+      }
+    }
+    this.#serveCatalog(catalog);
+  }
+
+  /**
+   * Lists resources with the app's lister, if any, and on the first page the resources the
+   * templates list, as the official SDK's `McpServer` does.
+   */
+  #serveResourceList(): void {
+    const own = this.#resourceLister;
+    const templates = this.#listingTemplates;
+    this.#serveCatalog({
+      listResources: async (cursor, ctx) => {
+        const page = own === undefined ? { resources: [] } : await own(cursor, ctx);
+        if (cursor !== undefined) {
+          return page;
+        }
+        const listed = [];
+        for (const { list, metadata } of [...templates.values()]) {
+          for (const resource of (await list(ctx)).resources) {
+            listed.push({ ...metadata, ...resource });
+          }
+        }
+        return { ...page, resources: [...page.resources, ...listed] };
+      },
+    });
+  }
+
+  #serveCatalog(catalog: Catalog): void {
     for (const [key, fn] of Object.entries(catalog) as [keyof Catalog, CatalogFunction | undefined][]) {
       if (fn === undefined) {
         continue;
