@@ -409,6 +409,7 @@ def fastmcp_notes(auth: Any) -> Any:
     """A server written with FastMCP, its imports changed: its tools read the caller with
     ``get_access_token()``, one a plain function and one a coroutine."""
     from oxmcp.fastmcp import FastMCP
+    from oxmcp.fastmcp.server.auth import require_scopes
     from oxmcp.fastmcp.server.dependencies import get_access_token
 
     mcp = FastMCP("notes", auth=auth)
@@ -425,6 +426,10 @@ def fastmcp_notes(auth: Any) -> Any:
     async def whoami_later() -> str:
         await asyncio.sleep(0)
         return caller()
+
+    @mcp.tool(auth=require_scopes("notes:write"))
+    def write_note(text: str) -> str:
+        return f"written: {text}"
 
     return mcp
 
@@ -452,6 +457,12 @@ async def test_a_fastmcp_server_verifies_tokens_with_its_provider() -> None:
             async with Client.http(http.url, bearer_token=token) as client:
                 for tool in ("whoami", "whoami_later"):
                     assert text(await client.call_tool(tool)) == "svc notes:read"
+                # auth=require_scopes(...): the core asks for the scope the tool needs.
+                with pytest.raises(McpError, match="insufficient_scope"):
+                    await client.call_tool("write_note", {"text": "x"})
+            writer = await service_token(metadata, http.url, "notes:read notes:write")
+            async with Client.http(http.url, bearer_token=writer) as client:
+                assert text(await client.call_tool("write_note", {"text": "x"})) == "written: x"
 
     tokens = {"dev-token": {"client_id": "dev", "scopes": ["notes:read"]}}
     remote = RemoteAuthProvider(
@@ -473,6 +484,8 @@ async def test_a_fastmcp_server_verifies_tokens_with_its_provider() -> None:
         assert text(await client.call_tool("whoami")) == "nobody"
     with pytest.raises(ValueError, match="jwks_uri"):
         FastMCPJWTVerifier(public_key="-----BEGIN PUBLIC KEY-----", issuer="https://as.example")
+    with pytest.raises(TypeError, match="require_scopes"):
+        fastmcp_notes(None).tool(auth=lambda context: True)(lambda: "x")
 
 
 async def test_a_fastmcp_client_signs_in_as_its_auth_says() -> None:

@@ -12,6 +12,7 @@ from ..._conventions import Conventions
 from ...server import Server
 from .._conventions import FastMCPConventions
 from ..utilities.tasks import TaskConfig, TaskMode
+from .auth.auth import component_scopes
 
 
 class _Generated:
@@ -25,7 +26,8 @@ class FastMCP(Server):
     """A server written with FastMCP (``from fastmcp import FastMCP``), served by oxmcp: the
     same decorators and ``run()`` as :class:`~oxmcp.Server`, listing and answering as
     FastMCP does (see :mod:`oxmcp.fastmcp`). The decorators also take FastMCP's ``tags``,
-    listed in each definition's ``_meta.fastmcp.tags``."""
+    listed in each definition's ``_meta.fastmcp.tags``, and ``auth=require_scopes(...)``
+    (:mod:`oxmcp.fastmcp.server.auth`)."""
 
     _conventions: ClassVar[Conventions] = FastMCPConventions()
 
@@ -96,7 +98,11 @@ def _with_timeout(fn: Callable[..., Any], timeout: float, name: str) -> Callable
 
 
 def _tagged(options: dict[str, Any], tags: Iterable[str] | None) -> dict[str, Any]:
-    """`options` with `tags` in the ``meta`` they give, where FastMCP lists them."""
+    """`options` with `tags` in the ``meta`` they give, where FastMCP lists them, and
+    FastMCP's ``auth`` as the scopes it needs."""
+    if "auth" in options:
+        options = dict(options)
+        options["scopes"] = component_scopes(options.pop("auth"))
     if tags is None:
         return options
     meta = dict(options.get("meta") or {})

@@ -10,11 +10,12 @@ Where it answers otherwise: the metadata is served for every provider, as the MC
 so a server's provider must name an authorization server (a :class:`RemoteAuthProvider`,
 or a :class:`~.providers.jwt.JWTVerifier`, whose issuer is one); a token names its resource
 only when the provider checks it (the JWT's ``audience``), as there. Not there: FastMCP's
-authorization servers of the server's own (``OAuthProvider``, ``OAuthProxy``), and the
-component ``auth=`` checks."""
+authorization servers of the server's own (``OAuthProvider``, ``OAuthProxy``); of the
+component ``auth=`` checks, only :func:`require_scopes`, whose scopes the core checks
+(a caller without them gets ``403 insufficient_scope`` rather than "not found")."""
 
 from ....server.auth.provider import AccessToken
-from .auth import AuthProvider, RemoteAuthProvider, TokenVerifier
+from .auth import AuthProvider, RemoteAuthProvider, TokenVerifier, require_scopes
 from .providers.jwt import JWTVerifier, StaticTokenVerifier
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "RemoteAuthProvider",
     "StaticTokenVerifier",
     "TokenVerifier",
+    "require_scopes",
 ]

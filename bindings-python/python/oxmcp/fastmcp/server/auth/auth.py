@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .... import auth as oxmcp_auth
@@ -89,6 +90,34 @@ class RemoteAuthProvider(AuthProvider):
         return verifier, {**self.http_options(), "authorization_servers": self.authorization_servers}
 
 
+@dataclass(frozen=True)
+class RequireScopes:
+    """A component's ``auth`` that needs every scope of ``scopes`` (:func:`require_scopes`)."""
+
+    scopes: tuple[str, ...]
+
+
+def require_scopes(*scopes: str) -> RequireScopes:
+    """FastMCP's check that the caller's token grants every one of ``scopes``, for a tool's,
+    resource's or prompt's ``auth=``: they become the component's scopes, which the core
+    checks. A caller without them gets ``403 insufficient_scope`` naming them (so that the
+    client can step up) where FastMCP answers that the component does not exist; lists
+    leave the component out only with the ``list_only_permitted`` HTTP option."""
+    return RequireScopes(scopes)
+
+
+def component_scopes(auth: object) -> list[str]:
+    """The scopes a component's ``auth=`` needs: a :func:`require_scopes`, or a list of
+    them. FastMCP's other checks (a function, ``require_roles``, ``restrict_tag``) are
+    refused: the core checks scopes, not code."""
+    needed: set[str] = set()
+    for check in auth if isinstance(auth, list) else [auth]:
+        if not isinstance(check, RequireScopes):
+            raise TypeError("oxmcp takes require_scopes(...) (or a list of them) as a component's auth, no other check")
+        needed.update(check.scopes)
+    return sorted(needed)
+
+
 def fastmcp_token(token: oxmcp_auth.AccessToken) -> AccessToken:
     """oxmcp's token as FastMCP gives it: the resource is the audience's first, and a
     token that names no client names its subject."""
@@ -103,4 +132,4 @@ def fastmcp_token(token: oxmcp_auth.AccessToken) -> AccessToken:
     )
 
 
-__all__ = ["AccessToken", "AuthProvider", "RemoteAuthProvider", "TokenVerifier"]
+__all__ = ["AccessToken", "AuthProvider", "RemoteAuthProvider", "TokenVerifier", "require_scopes"]
