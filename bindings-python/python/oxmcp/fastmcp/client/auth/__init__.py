@@ -4,9 +4,9 @@ protected server, given as its ``auth`` (or its HTTP transport's). Each is oxmcp
 name; the ``mcp_url`` they take is the client's URL, as there.
 
 Where they answer otherwise: the core asks for the scopes the server's challenge or its
-protected resource metadata name, and steps up when a call needs more (``scopes`` is kept
-on the object, not sent); it picks how to authenticate at the token endpoint from the
-authorization server's metadata (``token_endpoint_auth_method`` is kept, not read); tokens
+protected resource metadata name, and steps up when a call needs more (``scopes`` is not
+sent); it picks how to authenticate at the token endpoint from the
+authorization server's metadata (``token_endpoint_auth_method`` is not read); tokens
 are kept in memory unless the oxmcp keywords ``token_file`` or ``storage`` are given
 (FastMCP's ``token_storage``, a key-value store, is refused, as are
 ``additional_client_metadata`` and ``httpx_client_factory``); the browser has the core's
@@ -16,7 +16,6 @@ only to the authorization server ``issuer`` names."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from ....auth import OAuth as _OAuth
@@ -63,8 +62,6 @@ class OAuth(_OAuth):
         )
         if callback_host not in ("localhost", "127.0.0.1"):
             raise ValueError(f"callback_host {callback_host!r}: oxmcp listens for the sign-in on 127.0.0.1 only")
-        self.mcp_url = mcp_url
-        self.scopes = _scope_list(scopes)
         super().__init__(
             client_name,
             loopback_port=callback_port or 0,
@@ -102,9 +99,6 @@ class ClientCredentialsOAuthProvider(_OAuth):
                 "ClientCredentialsOAuthProvider needs issuer=: the authorization server the client is"
                 " registered with (oxmcp sends client credentials to no other)"
             )
-        self.mcp_url = mcp_url
-        self.scopes = _scope_list(scopes)
-        self.token_endpoint_auth_method = token_endpoint_auth_method
         self._native = _OAuth.client_credentials(
             issuer=issuer, client_id=client_id, client_secret=client_secret, token_file=token_file, storage=storage
         )._native
@@ -125,13 +119,6 @@ def http_auth(auth: object) -> dict[str, Any]:
     if isinstance(auth, _OAuth):
         return {"auth": auth}
     raise TypeError(f"auth must be a token, 'oauth', BearerAuth, OAuth or ClientCredentialsOAuthProvider, not {auth!r}")
-
-
-def _scope_list(scopes: str | Iterable[str] | None) -> list[str]:
-    """FastMCP's ``scopes``, a space-separated string or a list, as a list."""
-    if scopes is None:
-        return []
-    return scopes.split() if isinstance(scopes, str) else list(scopes)
 
 
 def _refuse(**given: object) -> None:

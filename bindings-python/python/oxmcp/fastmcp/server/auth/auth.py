@@ -6,12 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .... import _native
 from .... import auth as oxmcp_auth
 from ....auth import OfficialVerifier, Verifier
 from ....server.auth.provider import AccessToken
-
-#: Where FastMCP serves the endpoint unless told otherwise.
-DEFAULT_PATH = "/mcp"
 
 
 class AuthProvider:
@@ -44,7 +42,8 @@ class AuthProvider:
         options: dict[str, Any] = {"required_scopes": self.required_scopes, "check_audience": False}
         public = self.resource_base_url or self.base_url
         if public is not None:
-            options["resource_url"] = public.rstrip("/") + DEFAULT_PATH
+            # The endpoint's path unless told otherwise: the core's, which is FastMCP's too.
+            options["resource_url"] = public.rstrip("/") + _native.HttpConfig().path
         return options
 
 
