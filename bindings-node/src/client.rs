@@ -205,6 +205,11 @@ pub struct NativeClient {
 }
 
 impl NativeClient {
+    /// The core's client, for what forwards through it (a proxy).
+    pub(crate) fn core(&self) -> &Client {
+        &self.client
+    }
+
     /// Connects over `transport` as `config` says, with `callback` answering the server.
     async fn connect(transport: Transport, config: ClientConfig, callback: Arc<ClientCallback>) -> napi::Result<Self> {
         let options = client_options(config, &callback)?;

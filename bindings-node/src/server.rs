@@ -5,7 +5,7 @@
 //! handler by that id.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use napi_derive::napi;
 use serde_json::Value;
@@ -15,7 +15,8 @@ use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
-    DefinitionKind, PromptDef, ResourceDef, ResourceTemplateDef, Server, TaskLimits, TaskSupport, ToolDef, ToolOutput,
+    DefinitionKind, PromptDef, Proxy, ResourceDef, ResourceTemplateDef, Server, TaskLimits, TaskSupport, ToolDef,
+    ToolOutput,
 };
 use oxmcp::state::{SharedState, SqliteTaskStore};
 
@@ -74,6 +75,8 @@ pub struct NativeServer {
     auth: Option<Arc<dyn TokenVerifier>>,
     /// Fires on `close()`: every connection this server serves stops.
     stop: CancellationToken,
+    /// The servers it proxies, in the order they were added.
+    proxies: Mutex<Vec<Proxy>>,
 }
 
 impl NativeServer {
@@ -167,6 +170,7 @@ impl NativeServer {
             bridge,
             auth,
             stop: CancellationToken::new(),
+            proxies: Mutex::new(Vec::new()),
         })
     }
 
@@ -317,6 +321,18 @@ impl NativeServer {
             .ok_or_else(|| invalid(format!("{method} is not served from a catalog")))?;
         self.server.set_catalog(catalog);
         Ok(())
+    }
+
+    /// Serves what `upstream`'s server offers too, after what is registered here and the
+    /// servers proxied before: its lists, tools, prompts, resources and completions,
+    /// forwarded through that client, its names under `namespaces` (the outermost first).
+    #[napi]
+    pub fn add_proxy(&self, upstream: &crate::client::NativeClient, namespaces: Vec<String>) {
+        let proxy = Proxy::new(upstream.core().clone());
+        let proxy = namespaces.into_iter().rev().fold(proxy, Proxy::namespaced);
+        let mut proxies = self.proxies.lock().unwrap_or_else(|e| e.into_inner());
+        proxies.push(proxy);
+        self.server.serve_proxies(proxies.iter().cloned());
     }
 
     /// Completes, with handler `handlerId`, the arguments no completion handler of their

@@ -291,6 +291,11 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
     return new Client(connected, channel);
   }
 
+  /** @internal The native client, for a server that proxies through it. */
+  get native(): NativeClient {
+    return this.#native;
+  }
+
   /** The protocol version the connection settled on, such as `2025-11-25`. */
   get protocolVersion(): string {
     return this.#details().protocolVersion as string;

@@ -13,6 +13,7 @@
  */
 
 import { authOptions, type Verifier } from './auth';
+import type { Client } from './client';
 import { compact } from './compact';
 import { completersOf, type CompleteCallback } from './completable';
 import { Context } from './context';
@@ -779,6 +780,26 @@ export class Server {
       this.#handlers.delete(this.#completer);
     }
     this.#completer = id;
+  }
+
+  /**
+   * Serves what `upstream`'s server offers too, after what is registered here and the
+   * servers proxied before: its tools, prompts, resources and templates, listed page by page
+   * and forwarded through that client, and its completions. With a `namespace`, its tool
+   * and prompt names get `namespace_` in front and its URIs `namespace/` after their scheme
+   * (`weather://today` is `weather://ns/today`), so that servers whose names clash can be
+   * served side by side. A forwarded call's progress comes back as it arrives, its caller
+   * cancelling cancels it, and the other server's errors come back as it answered them;
+   * requests that server makes of its client go to `upstream`'s handlers. The client stays
+   * the caller's to close.
+   *
+   * ```ts
+   * const weather = await Client.connectHttp('http://127.0.0.1:9000/mcp');
+   * server.proxy(weather, { namespace: 'weather' }); // `forecast` is `weather_forecast` here
+   * ```
+   */
+  proxy(upstream: Client, options: { namespace?: string } = {}): void {
+    this.#native.addProxy(upstream.native, options.namespace === undefined ? [] : [options.namespace]);
   }
 
   /**

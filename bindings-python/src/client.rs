@@ -566,6 +566,11 @@ impl Client {
 }
 
 impl Client {
+    /// The core's client, for what forwards through it (a proxy).
+    pub(crate) fn core(&self) -> &CoreClient {
+        &self.inner
+    }
+
     /// The core's options of one call: its `timeout` in seconds (else the client's),
     /// `on_progress(progress, total, message)` called on the loop for each progress
     /// notification, `meta` (a dict) for the request's `_meta`.

@@ -57,6 +57,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<error::PendingInput>()?;
     m.add("InputRequired", m.py().get_type::<error::InputRequired>())?;
     m.add_function(wrap_pyfunction!(server::uri_template_variables, m)?)?;
+    m.add_function(wrap_pyfunction!(server::name_in, m)?)?;
+    m.add_function(wrap_pyfunction!(server::uri_in, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::request_id_jag, m)?)?;
     for (name, code) in oxmcp::protocol::code::NAMED {
         m.add(name, code)?;

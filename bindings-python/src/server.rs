@@ -17,8 +17,8 @@ use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
-    DefinitionError, PromptDef, ResourceDef, ResourceTemplateDef, Server as CoreServer, TaskLimits, TaskSupport,
-    ToolDef, ToolOutput,
+    namespace, DefinitionError, PromptDef, Proxy, ResourceDef, ResourceTemplateDef, Server as CoreServer, TaskLimits,
+    TaskSupport, ToolDef, ToolOutput,
 };
 use oxmcp::state::{SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
@@ -307,6 +307,17 @@ impl Server {
         Ok(())
     }
 
+    /// Serves what other servers offer after what is registered here: their lists, tools,
+    /// prompts, resources and completions, forwarded through `proxies`, each a client and
+    /// the namespaces its names go under (the outermost first).
+    fn serve_proxies(&self, proxies: Vec<(Bound<'_, crate::client::Client>, Vec<String>)>) {
+        self.inner
+            .serve_proxies(proxies.into_iter().map(|(upstream, namespaces)| {
+                let proxy = Proxy::new(upstream.get().core().clone());
+                namespaces.into_iter().rev().fold(proxy, Proxy::namespaced)
+            }));
+    }
+
     /// Answers requests of `method`, one the protocol does not define:
     /// `handler(params, ctx)` returns (an awaitable of) the result, a dict.
     fn add_request_handler(&self, method: String, handler: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -381,6 +392,18 @@ impl Server {
 pub fn uri_template_variables(template: &str) -> PyResult<Vec<String>> {
     let template = UriTemplate::parse(template).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(template.variables().map(str::to_owned).collect())
+}
+
+/// `name`, a tool's or a prompt's, under `namespace`, as a mounted server's names are.
+#[pyfunction]
+pub fn name_in(namespace: &str, name: &str) -> String {
+    namespace::name_in(namespace, name)
+}
+
+/// `uri`, a resource's or a template's, under `namespace`, as a mounted server's URIs are.
+#[pyfunction]
+pub fn uri_in(namespace: &str, uri: &str) -> String {
+    namespace::uri_in(namespace, uri)
 }
 
 fn definition_error(error: DefinitionError) -> PyErr {

@@ -37,10 +37,10 @@ REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] 
 )
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: Runs the snippet at argv[1] (which it sees as its argv[0]) and serves its ``mcp`` (or
-#: ``server``) over stdio.
+#: ``server``, or ``app``) over stdio.
 RUN = (
     "import runpy, sys; sys.argv = sys.argv[1:]; found = runpy.run_path(sys.argv[0]); "
-    "found.get('mcp', found.get('server')).run()"
+    "next(found[name] for name in ('mcp', 'server', 'app') if name in found).run()"
 )
 #: Runs the low-level snippet at argv[1] as it runs itself (its ``run()``), or serves its
 #: ``server`` over stdio as the low-level snippets do, with its SDK's ``stdio_server``.
@@ -501,6 +501,15 @@ FASTMCP_EXAMPLES = {
     "custom_tool_serializer_decorator": Visit(calls={"get_example_data": {}, "get_json_data": {}}),
     # `ctx.set_state` then `ctx.get_state` in the same session (FastMCP gives each request of
     # 2026-07-28 a session of its own; oxmcp keeps a stdio connection's).
+    # Two servers mounted in a third under namespaces: their tools and resources renamed.
+    "mount_example": Visit(
+        calls={
+            "check_app_status": {},
+            "weather_get_weather_forecast": {"location": "Oslo"},
+            "news_get_news_headlines": {},
+        },
+        reads=["weather://weather/forecast", "news://news/headlines"],
+    ),
     "persistent_state/server": Visit(
         calls={"set_value": {"key": "colour", "value": "teal"}, "get_value": {"key": "colour"}}, eras=("legacy",)
     ),
@@ -520,6 +529,20 @@ def ported_from_fastmcp(source: Path, directory: Path) -> Path:
     path = directory / source.name
     path.write_text(text)
     return path
+
+
+def test_a_fastmcp_app_lists_what_it_mounted_as_fastmcp_does(fastmcp_examples: Path, tmp_path: Path) -> None:
+    """``mount_example``'s ``get_server_details()`` lists the app's tools and resources, its
+    own and those of the servers it mounted, with FastMCP's ``list_tools()`` and
+    ``list_resources()``: it prints the same both ways."""
+    original = fastmcp_examples / "mount_example.py"
+    details = "import asyncio, runpy, sys; asyncio.run(runpy.run_path(sys.argv[1])['get_server_details']())"
+    printed = [
+        subprocess.run([sys.executable, "-c", details, str(path)], capture_output=True, text=True, check=True).stdout
+        for path in (original, ported_from_fastmcp(original, tmp_path))
+    ]
+    assert "weather_get_weather_forecast" in printed[0]
+    assert printed[1] == printed[0]
 
 
 @pytest.mark.parametrize(("example", "era"), each_era(FASTMCP_EXAMPLES))
@@ -621,10 +644,12 @@ def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(
 
 def test_a_fastmcp_client_reaches_a_server_through_an_mcp_config_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_config.py``: FastMCP's ``Client`` given MCP configuration dicts (with
-    ``mcpServers`` and without), a stdio server's command, args and env, and a timeout."""
+    ``mcpServers`` and without), a stdio server's command, args and env, and a timeout; then
+    a config naming two servers, whose tools and resources it reaches under their names."""
     published, ported = printed_both_ways("fastmcp_config.py", tmp_path)
     assert ported == published
-    assert ported.count("greet: ahoy, Ada") == 2
+    assert ported.splitlines().count("greet: ahoy, Ada") == 2
+    assert "clerk_greet: good day, Ada" in ported
 
 
 def test_an_mcp_config_names_the_transport_fastmcp_would_use() -> None:
@@ -648,7 +673,7 @@ def test_an_mcp_config_names_the_transport_fastmcp_would_use() -> None:
     with pytest.raises(ValueError, match="No MCP servers"):
         MCPConfigTransport({"mcpServers": {}})
     with pytest.raises(ValueError, match="2 servers"):
-        MCPConfigTransport({"a": {"url": "https://a/mcp"}, "b": {"url": "https://b/mcp"}})
+        _ = MCPConfigTransport({"a": {"url": "https://a/mcp"}, "b": {"url": "https://b/mcp"}}).transport
     with pytest.raises(ValueError, match="a command or a url"):
         MCPConfigTransport({"mcpServers": {"one": {"args": []}}})
 
@@ -659,6 +684,8 @@ def test_an_mcp_config_names_the_transport_fastmcp_would_use() -> None:
 FASTMCP_CLIENT_EXAMPLES = {
     "custom_tool_serializer_decorator.py": "name: Test",
     "persistent_state/client_stdio.py": "get user → Alice",
+    # A proxy of a server in the same process (`create_proxy`), called in process.
+    "in_memory_proxy_example.py": "proxied 'echo' call: 'Original server echoes: Hello, simplified proxied world!'",
 }
 
 

@@ -36,9 +36,11 @@ __all__ = [
     "Subscription",
     "ToolTask",
     "after_fork_in_child",
+    "name_in",
     "request_id_jag",
     "run_cli",
     "shutdown",
+    "uri_in",
     "uri_template_variables",
 ]
 
@@ -61,6 +63,12 @@ REQUEST_TIMEOUT: int
 
 def uri_template_variables(template: str) -> list[str]:
     """The variable names of an RFC 6570 URI template (none for a plain URI)."""
+
+def name_in(namespace: str, name: str) -> str:
+    """A tool's or prompt's name under a namespace, as a mounted server's are."""
+
+def uri_in(namespace: str, uri: str) -> str:
+    """A resource's or template's URI under a namespace, as a mounted server's are."""
 
 # An async function (run on the loop) or a plain one (run on a worker thread).
 _Handler = Callable[..., Any]
@@ -196,6 +204,7 @@ class Server:
     def http_endpoint(self, config: HttpConfig) -> HttpEndpoint: ...
     def set_completer(self, complete: Callable[[_Json, Context], Any]) -> None: ...
     def serve_from_catalog(self, method: str, handler: Callable[[Any, Context], Any]) -> None: ...
+    def serve_proxies(self, proxies: list[tuple[Client, list[str]]]) -> None: ...
     def add_request_handler(self, method: str, handler: Callable[[_Json, Context], Any]) -> None: ...
     def add_notification_handler(self, method: str, handler: Callable[[_Json, Context], Any]) -> None: ...
     def declare_extension(self, id: str, settings: _Json) -> None: ...

@@ -33,8 +33,10 @@ mod handler;
 pub mod http;
 pub(crate) mod limits;
 mod mrtr;
+pub mod namespace;
 mod pagination;
 mod prompts;
+mod proxy;
 mod registry;
 pub(crate) mod reply;
 mod resources;
@@ -55,6 +57,7 @@ pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
+pub use proxy::Proxy;
 pub use registry::DefinitionKind;
 pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
@@ -604,6 +607,16 @@ impl Server {
     /// template that has no completion handler of its own (replacing any set before).
     pub fn set_completer(&self, completer: impl Completer) {
         *crate::write(&self.inner.completer) = Some(Arc::new(completer));
+    }
+
+    /// Serves what the `proxies`' servers offer besides what is registered here: their
+    /// lists after this server's, one after another, their tools, prompts and resources,
+    /// and their completions (see [`Proxy`]). It replaces the server's [`Catalog`] and
+    /// completer.
+    pub fn serve_proxies(&self, proxies: impl IntoIterator<Item = Proxy>) {
+        let proxies = proxy::Proxies::new(proxies);
+        self.set_catalog(proxies.catalog());
+        self.set_completer(proxies);
     }
 
     pub(crate) fn completer(&self) -> Option<Arc<dyn Completer>> {

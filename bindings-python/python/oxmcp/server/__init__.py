@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 import typing
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
@@ -30,10 +30,12 @@ from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
 from ._calling import Call, native_callable, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
+from ._mounting import Components
 from .stdio import StdioStream
 
 if TYPE_CHECKING:
     from ..asgi import HttpApp
+    from ..client import Client
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 #: Whether a tool runs as a task: never, when the client asks for one (2025-11-25) or
@@ -193,6 +195,12 @@ class Server(Generic[LifespanT]):
             skills,
             list(declare),
         )
+        self._components = Components(self._native)
+        #: The servers mounted on this one, with their namespaces: it enters their
+        #: lifespans and serves what they proxy.
+        self._mounted: list[tuple[Server[Any], str | None]] = []
+        #: The client whose server this one proxies, connected while this one serves.
+        self._upstream: Client | None = None
         for keyword, fn in handlers.items():
             served = HANDLERS.get(keyword)
             if served is None:
@@ -334,13 +342,12 @@ class Server(Generic[LifespanT]):
         if structured_output and schema is None:
             raise TypeError(f"tool {spec.name}: structured output needs a return annotation of data, not content")
         name = name or spec.name
-        title = conventions.tool_title(name, title, annotations)
         if isinstance(annotations, ToolAnnotations):
             annotations = annotations.to_wire()
         definition = _drop_none(
             {
                 "name": name,
-                "title": title,
+                "title": conventions.tool_title(name, title, annotations),
                 "description": conventions.description(description, spec),
                 "inputSchema": input_schema if input_schema is not None else conventions.input_schema(spec),
                 "outputSchema": schema,
@@ -365,11 +372,61 @@ class Server(Generic[LifespanT]):
 
         run = conventions.tool_function(fn, name)
         handler = _handler(run, spec, arguments_of, self._lifespan_context, made.convert)
-        self._native.add_tool(definition, handler, output, scopes, task, asks_before_task)
+        self._components.add(
+            "tool",
+            definition,
+            handler,
+            output,
+            scopes,
+            task,
+            asks_before_task,
+            titled=lambda name: conventions.tool_title(name, title, annotations),
+        )
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
-        return self._native.remove_tool(name)
+        return self._components.remove("tool", name)
+
+    # Listing and mounting
+
+    async def list_tools(self) -> list[types.Tool]:
+        """The tools registered, those of mounted servers included, as a client gets them
+        listed (what low-level handlers list is not among them)."""
+        return [types.Tool.model_validate(d) for d in self._components.definitions("tool")]
+
+    async def list_resource_templates(self) -> list[types.ResourceTemplate]:
+        """The resource templates registered, as :meth:`list_tools` gives the tools."""
+        return [types.ResourceTemplate.model_validate(d) for d in self._components.definitions("template")]
+
+    async def list_prompts(self) -> list[types.Prompt]:
+        """The prompts registered, as :meth:`list_tools` gives the tools."""
+        return [types.Prompt.model_validate(d) for d in self._components.definitions("prompt")]
+
+    def mount(
+        self, server: Server[Any], namespace: str | None = None, tool_names: dict[str, str] | None = None
+    ) -> None:
+        """Serves ``server``'s tools, resources, templates and prompts here too, as FastMCP's
+        ``mount`` does: with a ``namespace``, tool and prompt names get ``namespace_`` in
+        front and URIs ``namespace/`` after their scheme (``weather://forecast`` is
+        ``weather://ns/forecast``); ``tool_names`` renames tools first. What ``server``
+        adds or removes later is added or removed here; its handlers run as they would
+        there, and its lifespan is entered with this server's. A name this server has
+        already keeps what has it: its own, or the first mounted server's. What
+        ``server`` proxies (:meth:`proxy`) is served here too, under the namespace
+        (``tool_names`` does not rename it), after this server's own proxy; what its
+        low-level handlers and listers serve is not."""
+        server._components.mount(self._components, namespace, tool_names)
+        self._mounted.append((server, namespace))
+
+    def proxy(self, upstream: Client) -> None:
+        """Serves what the server ``upstream`` connects to offers, after this server's own:
+        its tools, prompts, resources and templates, listed page by page and forwarded
+        through the client, and its completions. A forwarded call's progress comes back as
+        it arrives, its caller cancelling cancels it, and the other server's errors come
+        back as it answered them. ``upstream`` is connected while this server serves,
+        unless it is connected already (then it stays so). Requests that server makes of
+        its client (sampling, elicitation, roots) go to ``upstream``'s handlers."""
+        self._upstream = upstream
 
     # Resources
 
@@ -452,7 +509,8 @@ class Server(Generic[LifespanT]):
             def no_arguments(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
                 return {}, native_ctx
 
-            self._native.add_resource(
+            self._components.add(
+                "resource",
                 {**definition, "uri": uri},
                 _handler(fn, spec, no_arguments, self._lifespan_context, conventions.resource_value()),
                 scopes,
@@ -464,7 +522,8 @@ class Server(Generic[LifespanT]):
         def variables_of(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(variables, coercers, f"resource {uri}"), native_ctx
 
-        self._native.add_resource_template(
+        self._components.add(
+            "template",
             {**definition, "uriTemplate": uri},
             _handler(fn, spec, variables_of, self._lifespan_context, conventions.resource_value()),
             _completers(completions),
@@ -474,8 +533,8 @@ class Server(Generic[LifespanT]):
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource, or a template by its URI template; returns whether it existed."""
         if _native.uri_template_variables(uri):
-            return self._native.remove_resource_template(uri)
-        return self._native.remove_resource(uri)
+            return self._components.remove("template", uri)
+        return self._components.remove("resource", uri)
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tells clients subscribed to ``uri`` that it changed."""
@@ -575,13 +634,12 @@ class Server(Generic[LifespanT]):
         def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
 
-        self._native.add_prompt(
-            definition, _handler(fn, spec, arguments_of, self._lifespan_context), _completers(completions), scopes
-        )
+        handler = _handler(fn, spec, arguments_of, self._lifespan_context)
+        self._components.add("prompt", definition, handler, _completers(completions), scopes)
 
     def remove_prompt(self, name: str) -> bool:
         """Removes a prompt; returns whether it existed."""
-        return self._native.remove_prompt(name)
+        return self._components.remove("prompt", name)
 
     # Completion
 
@@ -610,28 +668,23 @@ class Server(Generic[LifespanT]):
 
         return register
 
-    def list_resources(self) -> Callable[[Handler], Handler]:
-        """Registers what lists the resources not registered up front (the files of a
-        directory, the rows of a table), page by page, as the official SDK's low-level
-        ``@server.list_resources()``::
+    def list_resources(self) -> ResourceListing:
+        """Awaited, the resources registered (``await server.list_resources()``, as
+        :meth:`list_tools` gives the tools); called with a function, registers what lists
+        the resources not registered up front (the files of a directory, the rows of a
+        table), page by page, as the official SDK's low-level ``@server.list_resources()``::
 
             @server.list_resources()
             async def files(cursor: str | None) -> tuple[list[Resource], str | None]:
                 page, next_cursor = await catalog.page(cursor)
                 return [Resource(uri=f"file:///{name}", name=name) for name in page], next_cursor
 
-        It gets the cursor (None for the first page; else the one it gave last) and, in a
-        parameter annotated :class:`Context`, the context. It returns the page's resources
-        (:class:`~oxmcp.types.Resource` or dicts), with the next page's cursor as a pair,
-        or a ``resources/list`` result. ``resources/list`` gives the registered resources
-        first; a resource template usually reads what it lists."""
-
-        def register(fn: Handler) -> Handler:
-            lister = _method_handler(fn, "resources/list", self._lifespan_context, _page)
-            self._native.serve_from_catalog("resources/list", lister)
-            return fn
-
-        return register
+        The function gets the cursor (None for the first page; else the one it gave last)
+        and, in a parameter annotated :class:`Context`, the context. It returns the page's
+        resources (:class:`~oxmcp.types.Resource` or dicts), with the next page's cursor as
+        a pair, or a ``resources/list`` result. ``resources/list`` gives the registered
+        resources first; a resource template usually reads what it lists."""
+        return ResourceListing(self)
 
     def request_handler(self, method: str) -> Callable[[Handler], Handler]:
         """Answers requests of ``method``, one the protocol does not define (an
@@ -771,13 +824,21 @@ class Server(Generic[LifespanT]):
 
     @contextlib.asynccontextmanager
     async def _living(self) -> AsyncIterator[None]:
-        """Within the server's lifespan, if it has one: entered by the first that serves
-        the server, left when the last one stops."""
-        if self._lifespan is None:
+        """Within the lifespans of the server and of the servers mounted on it, and
+        connected to the server it proxies: entered by the first that serves the server,
+        left when the last one stops."""
+        if self._lifespan is None and not self._mounted and self._upstream is None:
             yield
             return
         if self._living_users == 0:
-            self._lifespan_state = await self._lifespan_exit.enter_async_context(self._lifespan(self))
+            for server, _ in self._mounted:
+                await self._lifespan_exit.enter_async_context(server._living())
+            if (upstream := self._upstream) is not None and not upstream.connected:
+                await self._lifespan_exit.enter_async_context(upstream)
+            if proxies := self._proxies():
+                self._native.serve_proxies(proxies)
+            if self._lifespan is not None:
+                self._lifespan_state = await self._lifespan_exit.enter_async_context(self._lifespan(self))
         self._living_users += 1
         try:
             yield
@@ -786,6 +847,18 @@ class Server(Generic[LifespanT]):
             if self._living_users == 0:
                 self._lifespan_state = None
                 await self._lifespan_exit.aclose()
+
+    def _proxies(self) -> list[tuple[_native.Client, list[str]]]:
+        """What this server proxies, and what the servers mounted on it proxy, with the
+        namespaces their names go under (the outermost first); their clients connected."""
+        own: list[tuple[_native.Client, list[str]]] = []
+        if self._upstream is not None:
+            own.append((self._upstream._connection, []))
+        return own + [
+            (client, [namespace, *namespaces] if namespace is not None else namespaces)
+            for server, namespace in self._mounted
+            for client, namespaces in server._proxies()
+        ]
 
     def _lifespan_context(self) -> Any:
         return self._lifespan_state
@@ -848,6 +921,31 @@ servers run on oxmcp with the import line changed to ``from oxmcp import MCPServ
 FastMCP = Server
 """FastMCP's name for a server (``from fastmcp import FastMCP``; ``mcp.server.fastmcp`` in
 the official SDK 1.x)."""
+
+
+class ResourceListing:
+    """What :meth:`Server.list_resources` gives: awaited, the resources registered (the
+    way FastMCP's servers list them); called with a function, registers it as the lister of
+    the resources not registered (the way the official low-level server's decorator
+    does)."""
+
+    __slots__ = ("_server",)
+
+    def __init__(self, server: Server[Any]) -> None:
+        self._server = server
+
+    def __await__(self) -> Generator[Any, None, list[types.Resource]]:
+        return self._registered().__await__()
+
+    async def _registered(self) -> list[types.Resource]:
+        definitions = self._server._components.definitions("resource")
+        return [types.Resource.model_validate(d) for d in definitions]
+
+    def __call__(self, fn: Handler) -> Handler:
+        server = self._server
+        lister = _method_handler(fn, "resources/list", server._lifespan_context, _page)
+        server._native.serve_from_catalog("resources/list", lister)
+        return fn
 
 
 class HttpOptions(TypedDict, total=False):

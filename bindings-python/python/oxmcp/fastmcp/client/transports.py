@@ -108,13 +108,15 @@ class NodeStdioTransport(_ScriptTransport):
 
 @dataclass
 class MCPConfigTransport(ClientTransport):
-    """The server an MCP configuration names, as Claude Desktop and Cursor write them
-    (``{"mcpServers": {"weather": {...}}}``, or the servers at the root): a ``command``
+    """The servers an MCP configuration names, as Claude Desktop and Cursor write them
+    (``{"mcpServers": {"weather": {...}}}``, or the servers at the root): each a ``command``
     (with ``args``, ``env``, ``cwd``) run over stdio, or a ``url`` (``transport``
     ``"http"``, ``"streamable-http"`` or ``"sse"``, else inferred from the URL; ``headers``;
-    ``auth``, a bearer token or ``"oauth"``). Its ``timeout`` (milliseconds; 0: none)
-    bounds each request in place of the client's. One server only: FastMCP serves several
-    behind a proxy server, which oxmcp does not have."""
+    ``auth``, a bearer token or ``"oauth"``); its ``timeout`` (milliseconds; 0: none)
+    bounds each request to it in place of the client's. A client of one server talks to
+    it; of several, as FastMCP's, to a server in process that proxies each under its name
+    (``weather_forecast``, ``weather://weather/today``), the client's handlers staying
+    with the client (the servers' questions go unanswered)."""
 
     config: dict[str, Any]
 
@@ -122,37 +124,52 @@ class MCPConfigTransport(ClientTransport):
         servers = self.config.get("mcpServers", self.config)
         if not isinstance(servers, dict) or not servers:
             raise ValueError("No MCP servers defined in the config")
-        if len(servers) > 1:
-            raise ValueError(
-                f"the config names {len(servers)} servers; oxmcp connects a client to one"
-                " (FastMCP's composite of several is not supported)"
-            )
-        ((name, server),) = servers.items()
-        if not isinstance(server, dict) or ("command" in server) == ("url" in server):
-            raise ValueError(f"server {name!r} of the config needs a command or a url")
-        self.name: str = name
-        self.server: dict[str, Any] = server
+        for name, server in servers.items():
+            if not isinstance(server, dict) or ("command" in server) == ("url" in server):
+                raise ValueError(f"server {name!r} of the config needs a command or a url")
+        self.servers: dict[str, dict[str, Any]] = servers
 
     @property
     def transport(self) -> ClientTransport:
-        """The transport of the server the config names."""
-        server = self.server
-        if "command" in server:
-            env = server.get("env") or None
-            return StdioTransport(server["command"], list(server.get("args", [])), env, server.get("cwd"))
-        url, kind = server["url"], server.get("transport") or server.get("type")
-        auth = server.get("auth")
-        headers = dict(server.get("headers") or {})
-        if kind not in (None, "http", "streamable-http", "sse"):
-            raise ValueError(f"server {self.name!r}: transport {kind!r} is not http, streamable-http or sse")
-        inferred = infer_url(url) if kind is None else (SSETransport if kind == "sse" else StreamableHttpTransport)
-        return inferred(url, headers, auth)
+        """The transport of the one server the config names."""
+        if len(self.servers) > 1:
+            raise ValueError(f"the config names {len(self.servers)} servers: each has a transport of its own")
+        ((name, server),) = self.servers.items()
+        return _server_transport(name, server)
 
     def client(self, **options: Any) -> Client:
-        timeout = self.server.get("timeout")
-        if timeout is not None:
-            options["timeout"] = timeout / 1000 or None
-        return self.transport.client(**options)
+        if len(self.servers) == 1:
+            return _server_client(self.transport, next(iter(self.servers.values())), options)
+        from ..server import FastMCP
+
+        router = FastMCP("MCPRouter")
+        for name, server in self.servers.items():
+            proxy = FastMCP(name)
+            proxy.proxy(_server_client(_server_transport(name, server), server, {}))
+            router.mount(proxy, namespace=name)
+        return Client(router, **options)
+
+
+def _server_transport(name: str, server: dict[str, Any]) -> ClientTransport:
+    """The transport of server ``name`` of an MCP configuration."""
+    if "command" in server:
+        env = server.get("env") or None
+        return StdioTransport(server["command"], list(server.get("args", [])), env, server.get("cwd"))
+    url, kind = server["url"], server.get("transport") or server.get("type")
+    auth = server.get("auth")
+    headers = dict(server.get("headers") or {})
+    if kind not in (None, "http", "streamable-http", "sse"):
+        raise ValueError(f"server {name!r}: transport {kind!r} is not http, streamable-http or sse")
+    inferred = infer_url(url) if kind is None else (SSETransport if kind == "sse" else StreamableHttpTransport)
+    return inferred(url, headers, auth)
+
+
+def _server_client(transport: ClientTransport, server: dict[str, Any], options: dict[str, Any]) -> Client:
+    """oxmcp's client of a configured server, with its ``timeout`` (milliseconds)."""
+    timeout = server.get("timeout")
+    if timeout is not None:
+        options["timeout"] = timeout / 1000 or None
+    return transport.client(**options)
 
 
 def infer_url(url: str) -> type[StreamableHttpTransport]:

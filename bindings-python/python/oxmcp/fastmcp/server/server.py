@@ -6,11 +6,14 @@ import asyncio
 import functools
 import inspect
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ..._conventions import Conventions
 from ...server import Server
 from .._conventions import FastMCPConventions
+from ..client import Client
+from ..client.transports import ClientTransport
 from ..utilities.tasks import TaskConfig, TaskMode
 from .auth.auth import component_scopes
 
@@ -76,6 +79,22 @@ class FastMCP(Server):
         return super().prompt(name_or_fn, **_tagged(options, tags))
 
 
+def create_proxy(
+    target: Client | Server | ClientTransport | str | Path | dict[str, Any],
+    *,
+    name: str = "FastMCPProxy",
+    **settings: Any,
+) -> FastMCP:
+    """FastMCP's ``create_proxy``: a server that serves what ``target`` offers (a server in
+    this process, a script, a URL, an MCP configuration, a transport or a ``Client``, as
+    :class:`~oxmcp.fastmcp.Client` takes them) through one connection, made while the proxy
+    serves (see :meth:`oxmcp.Server.proxy`). ``settings`` are :class:`FastMCP`'s."""
+    upstream = target if isinstance(target, Client) else Client(target)
+    proxy = FastMCP(name, **settings)
+    proxy.proxy(upstream.native)
+    return proxy
+
+
 def _task_support(task: bool | TaskConfig) -> TaskMode:
     """FastMCP's ``task=`` as oxmcp's: True is ``"optional"``, False ``"forbidden"``, a
     ``TaskConfig`` its ``mode``."""
@@ -110,4 +129,4 @@ def _tagged(options: dict[str, Any], tags: Iterable[str] | None) -> dict[str, An
     return {**options, "meta": meta}
 
 
-__all__ = ["FastMCP"]
+__all__ = ["FastMCP", "create_proxy"]

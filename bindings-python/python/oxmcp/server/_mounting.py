@@ -1,0 +1,161 @@
+"""What a server registered, kept so that the servers it is mounted on serve it too.
+
+A server's tools, resources, templates and prompts go to the core through its
+:class:`Components`, which remembers them. Mounting one server on another places the
+mounted server's components on the other's, renamed by the mount's namespace as the core
+names them (``oxmcp::server::namespace``: tools and prompts ``namespace_name``, URIs
+``scheme://namespace/path``, as FastMCP does), and keeps placing what the mounted server
+adds or removes later. The handlers stay the mounted server's own: a call runs exactly
+what it would run there. (What a mounted proxy serves is forwarded by the core, under the
+same names: see ``Server._proxies``.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .. import _native
+
+Kind = Literal["tool", "resource", "template", "prompt"]
+Key = tuple[Kind, str]
+
+#: Where each kind keeps the field that names it.
+_NAMING_FIELD: dict[Kind, str] = {"tool": "name", "resource": "uri", "template": "uriTemplate", "prompt": "name"}
+
+
+@dataclass
+class _Registration:
+    """A component as the core was given it: its definition and the rest of the call."""
+
+    kind: Kind
+    definition: dict[str, Any]
+    rest: tuple[Any, ...]
+    #: What titles it after its name, for a tool whose title its server's conventions
+    #: make from the name (FastMCP's): renamed, it is titled after its new name.
+    titled: Callable[[str], str | None] | None = None
+    #: The mount that placed it here; None for the server's own.
+    placed_by: Mount | None = None
+
+
+@dataclass(eq=False)
+class Mount:
+    """One server mounted on another: how its components are renamed there."""
+
+    parent: Components
+    namespace: str | None
+    tool_names: dict[str, str] = field(default_factory=dict)
+
+    def renamed(self, registration: _Registration) -> _Registration:
+        """The registration as the parent serves it."""
+        kind, definition = registration.kind, registration.definition
+        name = self.rename(kind, definition[_NAMING_FIELD[kind]])
+        definition = {**definition, _NAMING_FIELD[kind]: name}
+        if registration.titled is not None:
+            definition.pop("title", None)
+            if (title := registration.titled(name)) is not None:
+                definition["title"] = title
+        return _Registration(kind, definition, registration.rest, registration.titled, self)
+
+    def rename(self, kind: Kind, name: str) -> str:
+        """A component's name (or URI) as the parent serves it."""
+        if kind == "tool":
+            name = self.tool_names.get(name, name)
+        if self.namespace is None:
+            return name
+        if kind in ("tool", "prompt"):
+            return _native.name_in(self.namespace, name)
+        return _native.uri_in(self.namespace, name)
+
+
+class Components:
+    """A server's components, its own and those mounts placed, as the core serves them."""
+
+    def __init__(self, native: _native.Server) -> None:
+        self._native = native
+        self._registered: dict[Key, _Registration] = {}
+        #: Where this server is mounted.
+        self._mounts: list[Mount] = []
+
+    def add(
+        self, kind: Kind, definition: dict[str, Any], *rest: Any, titled: Callable[[str], str | None] | None = None
+    ) -> None:
+        """Registers one of the server's own components (``rest``: the core's arguments
+        after the definition; ``titled``: what titles a tool after its name, when its title
+        is made so). It takes the place of one a mount placed under the same name (a
+        server's own come first, as in FastMCP); its own names are registered once."""
+        key: Key = (kind, definition[_NAMING_FIELD[kind]])
+        held = self._registered.get(key)
+        if held is not None and held.placed_by is not None:
+            self._withdraw(key)
+        self._register(_Registration(kind, definition, rest, titled))
+
+    def remove(self, kind: Kind, name: str) -> bool:
+        """Removes a component by its name (or URI); returns whether it existed."""
+        if (kind, name) not in self._registered:
+            return False
+        self._withdraw((kind, name))
+        return True
+
+    def mount(self, parent: Components, namespace: str | None, tool_names: dict[str, str] | None) -> None:
+        """Serves these components on ``parent`` too, renamed, from now on."""
+        if parent is self or self in parent._above():
+            raise ValueError("a server cannot be mounted on itself, nor on a server mounted on it")
+        if any(m.parent is parent for m in self._mounts):
+            raise ValueError("a server is mounted on another once")
+        mount = Mount(parent, namespace, dict(tool_names or {}))
+        self._mounts.append(mount)
+        for registration in list(self._registered.values()):
+            parent._place(mount, registration)
+
+    def definitions(self, kind: Kind) -> list[dict[str, Any]]:
+        """The definitions of one kind, in the order they were registered."""
+        return [r.definition for (k, _), r in self._registered.items() if k == kind]
+
+    def _above(self) -> list[Components]:
+        """The servers this one is mounted on, and theirs, and so on."""
+        above = [m.parent for m in self._mounts]
+        return above + [a for parent in above for a in parent._above()]
+
+    def _place(self, mount: Mount, registration: _Registration) -> None:
+        """A mounted server's component, renamed; a name taken already keeps what has it
+        (the server's own, or the server mounted first)."""
+        renamed = mount.renamed(registration)
+        if (renamed.kind, renamed.definition[_NAMING_FIELD[renamed.kind]]) not in self._registered:
+            self._register(renamed)
+
+    def _unplace(self, mount: Mount, kind: Kind, name: str) -> None:
+        """A mounted server's component gone from it."""
+        key: Key = (kind, mount.rename(kind, name))
+        held = self._registered.get(key)
+        if held is not None and held.placed_by is mount:
+            self._withdraw(key)
+
+    def _register(self, registration: _Registration) -> None:
+        kind, definition = registration.kind, registration.definition
+        if kind == "tool":
+            self._native.add_tool(definition, *registration.rest)
+        elif kind == "resource":
+            self._native.add_resource(definition, *registration.rest)
+        elif kind == "template":
+            self._native.add_resource_template(definition, *registration.rest)
+        else:
+            self._native.add_prompt(definition, *registration.rest)
+        self._registered[(kind, definition[_NAMING_FIELD[kind]])] = registration
+        for mount in self._mounts:
+            mount.parent._place(mount, registration)
+
+    def _withdraw(self, key: Key) -> None:
+        kind, name = key
+        del self._registered[key]
+        if kind == "tool":
+            self._native.remove_tool(name)
+        elif kind == "resource":
+            self._native.remove_resource(name)
+        elif kind == "template":
+            self._native.remove_resource_template(name)
+        else:
+            self._native.remove_prompt(name)
+        for mount in self._mounts:
+            mount.parent._unplace(mount, kind, name)

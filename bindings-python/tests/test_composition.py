@@ -1,0 +1,250 @@
+"""Servers made of servers: mounted on one another, as FastMCP's ``mount`` (what a client of
+the parent lists and gets, as components come and go on the mounted server, and whose
+lifespan runs), and proxies of servers elsewhere, as FastMCP's ``create_proxy`` (what a
+client of the proxy gets, over a real stdio connection to the other server)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oxmcp import Client, Context, McpError, Server
+from oxmcp.fastmcp import Client as FastMCPClient
+from oxmcp.fastmcp import FastMCP
+from oxmcp.fastmcp.server import create_proxy
+
+#: A FastMCP server run over stdio, behind the proxies.
+UPSTREAM = textwrap.dedent(
+    """
+    import asyncio
+    from oxmcp.fastmcp import Context, FastMCP
+
+    mcp = FastMCP("Upstream")
+
+    @mcp.tool
+    async def count(to: int, ctx: Context) -> str:
+        for step in range(1, to + 1):
+            await ctx.report_progress(step, to)
+        return f"counted to {to}"
+
+    @mcp.tool
+    def fail() -> str:
+        raise ValueError("upstream failure")
+
+    @mcp.resource("notes://{name}")
+    def note(name: str) -> str:
+        return f"a note on {name}"
+
+    @mcp.prompt
+    def summarize(text: str) -> str:
+        return f"Summarize: {text}"
+
+    if __name__ == "__main__":
+        mcp.run()
+    """
+)
+
+
+def weather() -> FastMCP:
+    """A server with one of each component."""
+    server = FastMCP("Weather")
+
+    @server.tool
+    def forecast(city: str) -> str:
+        """The forecast for a city."""
+        return f"Sunny in {city}"
+
+    @server.resource("weather://today")
+    def today() -> str:
+        return "warm"
+
+    @server.resource("weather://cities/{city}")
+    def city(city: str) -> str:
+        return f"warm in {city}"
+
+    @server.prompt
+    def ask(city: str) -> str:
+        return f"What is the weather in {city}?"
+
+    return server
+
+
+async def test_a_mounted_server_is_served_under_its_namespace() -> None:
+    main = FastMCP("Main")
+
+    @main.tool
+    def status() -> str:
+        return "up"
+
+    main.mount(weather(), namespace="weather")
+    async with Client(main) as client:
+        assert [t.name for t in await client.list_tools()] == ["status", "weather_forecast"]
+        assert [r.uri for r in await client.list_resources()] == ["weather://weather/today"]
+        templates = await client.list_resource_templates()
+        assert [t.uri_template for t in templates] == ["weather://weather/cities/{city}"]
+        assert [p.name for p in await client.list_prompts()] == ["weather_ask"]
+        called = await client.call_tool("weather_forecast", {"city": "Oslo"})
+        assert called.content[0].text == "Sunny in Oslo"
+        assert (await client.read_resource("weather://weather/today")).contents[0].text == "warm"
+        assert (await client.read_resource("weather://weather/cities/Bergen")).contents[0].text == "warm in Bergen"
+        prompt = await client.get_prompt("weather_ask", {"city": "Oslo"})
+        assert prompt.messages[0].content.text == "What is the weather in Oslo?"
+        with pytest.raises(McpError):
+            await client.call_tool("forecast", {"city": "Oslo"})
+
+
+async def test_without_a_namespace_names_stay_and_the_first_server_keeps_a_name() -> None:
+    main = FastMCP("Main")
+
+    @main.tool
+    def forecast(city: str) -> str:
+        return "the main server's own"
+
+    other = FastMCP("Other")
+
+    @other.tool(name="forecast")
+    def other_forecast(city: str) -> str:
+        return "the second mounted server's"
+
+    @other.tool
+    def alerts() -> str:
+        return "none"
+
+    main.mount(weather())
+    main.mount(other, tool_names={"alerts": "warnings"})
+    async with Client(main) as client:
+        assert [t.name for t in await client.list_tools()] == ["forecast", "warnings"]
+        assert (await client.call_tool("forecast", {"city": "x"})).content[0].text == "the main server's own"
+        assert (await client.call_tool("warnings", {})).content[0].text == "none"
+        assert [r.uri for r in await client.list_resources()] == ["weather://today"]
+
+
+async def test_what_a_mounted_server_adds_and_removes_later_is_served_and_told() -> None:
+    main = FastMCP("Main")
+    sub = weather()
+    main.mount(sub, namespace="w")
+    inner = FastMCP("Inner")
+    sub.mount(inner, namespace="in")
+    changes: list[str] = []
+
+    async def heard(method: str, params: Any) -> None:
+        changes.append(method)
+
+    async with Client(main, era="legacy", notification_handler=heard) as client:
+
+        @inner.tool
+        def late() -> str:
+            return "added while serving"
+
+        assert "w_in_late" in [t.name for t in await client.list_tools()]
+        assert (await client.call_tool("w_in_late", {})).content[0].text == "added while serving"
+        assert inner.remove_tool("late")
+        assert sub.remove_tool("forecast")
+        assert [t.name for t in await client.list_tools()] == []
+        assert [t.name for t in await main.list_tools()] == []
+    assert "notifications/tools/list_changed" in changes
+
+
+async def test_a_mounted_servers_lifespan_runs_with_its_parents() -> None:
+    entered: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def connect(server: Server[Any]) -> AsyncIterator[dict[str, str]]:
+        entered.append("enter")
+        yield {"db": "connected"}
+        entered.append("exit")
+
+    sub = FastMCP("Database", lifespan=connect)
+
+    @sub.tool
+    def query(ctx: Context) -> str:
+        return str(ctx.request_context.lifespan_context["db"])
+
+    main = FastMCP("Main")
+    main.mount(sub, namespace="db")
+    async with Client(main) as client:
+        assert (await client.call_tool("db_query", {})).content[0].text == "connected"
+        assert entered == ["enter"]
+    assert entered == ["enter", "exit"]
+
+
+def test_a_server_is_mounted_neither_on_itself_nor_in_a_circle() -> None:
+    first, second = FastMCP("First"), FastMCP("Second")
+    with pytest.raises(ValueError, match="itself"):
+        first.mount(first)
+    first.mount(second)
+    with pytest.raises(ValueError, match="mounted on it"):
+        second.mount(first)
+    with pytest.raises(ValueError, match="once"):
+        first.mount(second)
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Path:
+    """The upstream server's script."""
+    script = tmp_path / "upstream.py"
+    script.write_text(UPSTREAM)
+    return script
+
+
+async def test_a_proxy_serves_what_the_server_behind_it_offers(upstream: Path) -> None:
+    proxy = create_proxy(str(upstream), name="Front")
+
+    @proxy.tool
+    def own() -> str:
+        return "the proxy's own"
+
+    async with FastMCPClient(upstream) as direct, FastMCPClient(proxy) as client:
+        listed = [t.model_dump() for t in await client.list_tools()]
+        assert [t["name"] for t in listed] == ["own", "count", "fail"]
+        assert listed[1:] == [t.model_dump() for t in await direct.list_tools()]
+        assert (await client.list_resource_templates())[0].uriTemplate == "notes://{name}"
+        steps: list[float] = []
+
+        async def heard(progress: float, total: float | None, message: str | None) -> None:
+            steps.append(progress)
+
+        counted = await client.call_tool("count", {"to": 3}, progress_handler=heard)
+        assert counted.data == "counted to 3"
+        assert steps == [1, 2, 3]
+        failed = await client.call_tool("fail", {}, raise_on_error=False)
+        assert failed.is_error
+        assert failed.content[0].text == (await direct.call_tool("fail", {}, raise_on_error=False)).content[0].text
+        read = await client.read_resource("notes://oslo")
+        assert read[0].text == "a note on oslo"
+        prompt = await client.get_prompt("summarize", {"text": "x"})
+        assert prompt.messages[0].content.text == "Summarize: x"
+        assert (await client.call_tool("own", {})).data == "the proxy's own"
+
+
+async def test_a_proxy_served_over_stdio_reaches_its_server_over_stdio(upstream: Path, tmp_path: Path) -> None:
+    front = tmp_path / "front.py"
+    front.write_text(f"from oxmcp.fastmcp.server import create_proxy\ncreate_proxy({str(upstream)!r}).run()\n")
+    for era in ("legacy", "modern"):
+        async with Client.stdio([sys.executable, str(front)], era=era) as client:
+            assert [t.name for t in await client.list_tools()] == ["count", "fail"]
+            assert (await client.call_tool("count", {"to": 2})).content[0].text == "counted to 2"
+
+
+async def test_a_mounted_proxy_is_served_under_its_namespace(upstream: Path) -> None:
+    main = FastMCP("Main")
+    tools = FastMCP("Tools")
+    tools.mount(create_proxy(str(upstream)), namespace="up")
+    main.mount(tools, namespace="all")
+    main.mount(create_proxy(str(upstream)))
+    async with FastMCPClient(main) as client:
+        names = [t.name for t in await client.list_tools()]
+        assert names == ["all_up_count", "all_up_fail", "count", "fail"]
+        templates = [t.uriTemplate for t in await client.list_resource_templates()]
+        assert templates == ["notes://all/up/{name}", "notes://{name}"]
+        assert (await client.call_tool("all_up_count", {"to": 1})).data == "counted to 1"
+        assert (await client.call_tool("count", {"to": 2})).data == "counted to 2"
+        read = await client.read_resource("notes://all/up/oslo")
+        assert (read[0].text, str(read[0].uri)) == ("a note on oslo", "notes://all/up/oslo")
+        assert [p.name for p in await client.list_prompts()] == ["all_up_summarize", "summarize"]

@@ -1,0 +1,249 @@
+//! A server that serves another's tools, prompts and resources through a client
+//! ([`Proxy`]): what a client of the proxy gets, in every pairing of the two eras, against
+//! what it gets from the other server directly.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use common::{interop_server, progress_log, resource_text, text};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
+use oxmcp::protocol::{
+    CallToolResult, CompleteRequestParams, Completion, CompletionReference, ContentBlock, ErrorObject, ResourceContents,
+};
+use oxmcp::server::{PromptDef, Proxy, Server, ToolDef};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
+
+async fn connect(server: &Server, era: EraMode) -> Client {
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    let server = server.clone();
+    tokio::spawn(async move { server.serve(server_end).await });
+    Client::connect(client_end, ClientOptions::new("proxy-tests", "1.0.0").era(era))
+        .await
+        .expect("connects")
+}
+
+/// The interop server, listing two items a page, behind a proxy with a tool of its own.
+async fn proxied(upstream: &Server, upstream_era: EraMode) -> Server {
+    let proxy = Server::builder("proxy", "1.0.0")
+        .tool(ToolDef::new("status").handler(|_, _| async { "proxying" }))
+        .build()
+        .unwrap();
+    proxy.serve_proxies([Proxy::new(connect(upstream, upstream_era).await)]);
+    proxy
+}
+
+/// What a failed tool said.
+fn failure(result: &CallToolResult) -> &str {
+    match result.content.as_slice() {
+        [ContentBlock::Text(text)] => &text.text,
+        other => panic!("not one text: {other:?}"),
+    }
+}
+
+fn names<T>(items: Vec<T>, name: impl Fn(T) -> String) -> Vec<String> {
+    items.into_iter().map(name).collect()
+}
+
+#[tokio::test]
+async fn a_proxy_lists_and_serves_what_the_other_server_offers_after_its_own() {
+    let upstream = interop_server();
+    for upstream_era in ERAS {
+        let proxy = proxied(&upstream, upstream_era).await;
+        for era in ERAS {
+            let direct = connect(&upstream, era).await;
+            let client = connect(&proxy, era).await;
+            let tools = names(client.list_all_tools().await.unwrap(), |t| t.name);
+            let upstream_tools = names(direct.list_all_tools().await.unwrap(), |t| t.name);
+            assert_eq!(tools[0], "status");
+            assert_eq!(tools[1..], upstream_tools[..]);
+            assert_eq!(
+                names(client.list_all_resources().await.unwrap(), |r| r.uri),
+                ["greeting://world"]
+            );
+            assert_eq!(
+                names(client.list_all_resource_templates().await.unwrap(), |t| t.uri_template),
+                ["greeting://people/{name}"]
+            );
+            assert_eq!(names(client.list_all_prompts().await.unwrap(), |p| p.name), ["review"]);
+
+            let added = client.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+            assert_eq!(added.structured_content, Some(json!({"sum": 5})));
+            let failed = client.call_tool("fail", json!({})).await.unwrap();
+            assert_eq!(failed.is_error, Some(true));
+            assert_eq!(failure(&failed), "failed on purpose");
+            assert_eq!(text(&client.call_tool("status", json!({})).await.unwrap()), "proxying");
+            let read = client.read_resource("greeting://people/Ada").await.unwrap();
+            assert_eq!(resource_text(&read.contents), "Hello, Ada");
+            let prompt = client
+                .get_prompt("review", BTreeMap::from([("code".into(), "x = 1".into())]))
+                .await
+                .unwrap();
+            assert_eq!(prompt.messages.len(), 1);
+
+            // The other server's errors come back as it answered them.
+            let theirs = direct.call_tool("missing", json!({})).await.unwrap_err();
+            let ours = client.call_tool("missing", json!({})).await.unwrap_err();
+            let code = |e: &oxmcp::Error| e.as_remote().map(|e: &ErrorObject| e.code);
+            assert_eq!(code(&ours), code(&theirs), "{upstream_era:?} behind {era:?}");
+            assert!(code(&ours).is_some());
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_proxied_call_reports_progress_and_ends_when_its_caller_cancels() {
+    let upstream = interop_server();
+    for upstream_era in ERAS {
+        let proxy = proxied(&upstream, upstream_era).await;
+        for era in ERAS {
+            let client = connect(&proxy, era).await;
+            let (seen, options) = progress_log();
+            let done = client
+                .call_tool_with("slow", json!({"steps": 3}), &options)
+                .await
+                .unwrap();
+            assert_eq!(text(&done), "done after 3 steps");
+            let progress: Vec<f64> = seen.lock().unwrap().iter().map(|p| p.progress).collect();
+            assert_eq!(progress, [1.0, 2.0, 3.0], "{upstream_era:?} behind {era:?}");
+
+            let cancel = CancellationToken::new();
+            let options = CallOptions {
+                cancellation: Some(cancel.clone()),
+                ..Default::default()
+            };
+            let call = client.call_tool_with("slow", json!({"steps": 1000}), &options);
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                cancel.cancel();
+            });
+            let cancelled = tokio::time::timeout(Duration::from_secs(5), call).await;
+            assert!(matches!(cancelled, Ok(Err(oxmcp::Error::Cancelled))), "{cancelled:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_proxy_completes_through_the_other_server() {
+    let upstream = Server::builder("completing", "1.0.0")
+        .prompt(
+            PromptDef::new("review")
+                .argument("language", "The code's language", true)
+                .handler(|_, _| async { "Review this." }),
+        )
+        .build()
+        .unwrap();
+    upstream.set_completer(|params: CompleteRequestParams| async move {
+        let value = params.argument.value;
+        Some(Completion {
+            values: vec![format!("{value}-one"), format!("{value}-two")],
+            total: None,
+            has_more: None,
+        })
+    });
+    let proxy = proxied(&upstream, EraMode::Modern).await;
+    let client = connect(&proxy, EraMode::Legacy).await;
+    let reference = CompletionReference::Prompt {
+        name: "review".into(),
+        title: None,
+    };
+    let completion = client
+        .complete(reference, "language", "py", BTreeMap::new())
+        .await
+        .unwrap();
+    assert_eq!(completion.values, ["py-one", "py-two"]);
+}
+
+#[tokio::test]
+async fn a_proxy_whose_other_server_is_gone_says_so_as_a_tool_error() {
+    let upstream = interop_server();
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    let serving = tokio::spawn({
+        let upstream = upstream.clone();
+        async move { upstream.serve(server_end).await }
+    });
+    let to_upstream = Client::connect(client_end, ClientOptions::new("proxy", "1.0.0"))
+        .await
+        .unwrap();
+    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
+    proxy.serve_proxies([Proxy::new(to_upstream.clone())]);
+    to_upstream.close().await.unwrap();
+    serving.abort();
+    let client = connect(&proxy, EraMode::Modern).await;
+    let failed = client.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(failure(&failed), "the proxied server: the connection is closed");
+}
+
+#[tokio::test]
+async fn several_proxies_serve_one_after_another_under_their_namespaces() {
+    let paged = Server::builder("paged", "1.0.0")
+        .tool(ToolDef::new("one").handler(|_, _| async { "paged one" }))
+        .tool(ToolDef::new("two").handler(|_, _| async { "paged two" }))
+        .tool(ToolDef::new("three").handler(|_, _| async { "paged three" }))
+        .page_size(2)
+        .build()
+        .unwrap();
+    let upstream = interop_server();
+    let front = Server::builder("front", "1.0.0").build().unwrap();
+    front.serve_proxies([
+        Proxy::new(connect(&upstream, EraMode::Modern).await)
+            .namespaced("inner")
+            .namespaced("interop"),
+        // Without a namespace, and without `echo`: the next proxy answers it.
+        Proxy::new(connect(&paged, EraMode::Legacy).await),
+        Proxy::new(connect(&upstream, EraMode::Legacy).await),
+    ]);
+    for era in ERAS {
+        let client = connect(&front, era).await;
+        let tools = names(client.list_all_tools().await.unwrap(), |t| t.name);
+        assert_eq!(tools[..2], ["interop_inner_echo", "interop_inner_add"]);
+        // A page goes on with the next proxy's first page until one has more pages.
+        let first = client.list_tools(None).await.unwrap();
+        assert_eq!(first.tools.len(), 9, "{:?}", first.tools);
+        assert_eq!(first.tools[7].name, "one");
+        assert!(first.next_cursor.is_some());
+        let paged_and_plain = ["one", "two", "three", "echo"];
+        assert_eq!(tools[7..11], paged_and_plain, "{tools:?}");
+        assert_eq!(
+            names(client.list_all_resource_templates().await.unwrap(), |t| t.uri_template),
+            ["greeting://interop/inner/people/{name}", "greeting://people/{name}"]
+        );
+        let echoed = client
+            .call_tool("interop_inner_echo", json!({"text": "hi"}))
+            .await
+            .unwrap();
+        assert_eq!(text(&echoed), "hi");
+        assert_eq!(
+            text(&client.call_tool("three", json!({})).await.unwrap()),
+            "paged three"
+        );
+        assert_eq!(
+            text(&client.call_tool("echo", json!({"text": "on"})).await.unwrap()),
+            "on"
+        );
+        let read = client
+            .read_resource("greeting://interop/inner/people/Ada")
+            .await
+            .unwrap();
+        assert_eq!(resource_text(&read.contents), "Hello, Ada");
+        let ResourceContents::Text(contents) = &read.contents[0] else {
+            panic!("text")
+        };
+        assert_eq!(contents.uri, "greeting://interop/inner/people/Ada");
+        let missing = client.call_tool("nowhere", json!({})).await.unwrap_err();
+        assert_eq!(
+            missing.as_remote().map(|e| e.code),
+            Some(oxmcp::protocol::code::INVALID_PARAMS)
+        );
+        let bad = client.list_tools(Some("7:x".into())).await.unwrap_err();
+        assert_eq!(
+            bad.as_remote().map(|e| e.code),
+            Some(oxmcp::protocol::code::INVALID_PARAMS)
+        );
+    }
+}
