@@ -248,3 +248,18 @@ async def test_a_mounted_proxy_is_served_under_its_namespace(upstream: Path) -> 
         read = await client.read_resource("notes://all/up/oslo")
         assert (read[0].text, str(read[0].uri)) == ("a note on oslo", "notes://all/up/oslo")
         assert [p.name for p in await client.list_prompts()] == ["all_up_summarize", "summarize"]
+
+
+async def test_a_proxy_mounted_by_the_lifespan_is_served(upstream: Path) -> None:
+    """As FastMCP's diagnostics example does: the lifespan starts what it proxies, then
+    mounts the proxy."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Server[Any]) -> AsyncIterator[None]:
+        server.mount(create_proxy(str(upstream)), namespace="proxied")
+        yield
+
+    main = FastMCP("Diagnostics", lifespan=lifespan)
+    async with FastMCPClient(main) as client:
+        assert [t.name for t in await client.list_tools()] == ["proxied_count", "proxied_fail"]
+        assert (await client.call_tool("proxied_count", {"to": 1})).data == "counted to 1"

@@ -831,14 +831,15 @@ class Server(Generic[LifespanT]):
             yield
             return
         if self._living_users == 0:
+            # The lifespan first: it may mount servers (a proxy of a server it starts).
+            if self._lifespan is not None:
+                self._lifespan_state = await self._lifespan_exit.enter_async_context(self._lifespan(self))
             for server, _ in self._mounted:
                 await self._lifespan_exit.enter_async_context(server._living())
             if (upstream := self._upstream) is not None and not upstream.connected:
                 await self._lifespan_exit.enter_async_context(upstream)
             if proxies := self._proxies():
                 self._native.serve_proxies(proxies)
-            if self._lifespan is not None:
-                self._lifespan_state = await self._lifespan_exit.enter_async_context(self._lifespan(self))
         self._living_users += 1
         try:
             yield
