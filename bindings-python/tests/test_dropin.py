@@ -531,6 +531,25 @@ def ported_from_fastmcp(source: Path, directory: Path) -> Path:
     return path
 
 
+#: FastMCP's examples the official client reaches through an oxmcp proxy.
+PROXIED_EXAMPLES = ("echo", "complex_inputs", "tool_result_echo")
+
+
+@pytest.mark.parametrize(("example", "era"), [(name, era) for name in PROXIED_EXAMPLES for era in ERAS])
+async def test_the_official_client_sees_a_fastmcp_server_the_same_through_an_oxmcp_proxy(
+    example: str, era: str, fastmcp_examples: Path, tmp_path: Path
+) -> None:
+    """A FastMCP example, served by FastMCP (the MCP configuration of its command), behind
+    ``create_proxy`` (the port of FastMCP's, whose connection to it is oxmcp's client): its
+    lists, results, reads and prompts reach the official client as they do without the
+    proxy."""
+    original = fastmcp_examples / f"{example}.py"
+    served = {"mcpServers": {example: {"command": sys.executable, "args": ["-c", RUN, str(original)]}}}
+    proxy = tmp_path / "proxy.py"
+    proxy.write_text(f"from oxmcp.fastmcp.server import create_proxy\n\nmcp = create_proxy({served!r})\n")
+    await compare(original, proxy, FASTMCP_EXAMPLES[example], era)
+
+
 def test_a_fastmcp_app_lists_what_it_mounted_as_fastmcp_does(fastmcp_examples: Path, tmp_path: Path) -> None:
     """``mount_example``'s ``get_server_details()`` lists the app's tools and resources, its
     own and those of the servers it mounted, with FastMCP's ``list_tools()`` and
