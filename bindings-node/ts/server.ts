@@ -789,9 +789,10 @@ export class Server {
    * and prompt names get `namespace_` in front and its URIs `namespace/` after their scheme
    * (`weather://today` is `weather://ns/today`), so that servers whose names clash can be
    * served side by side. A forwarded call's progress comes back as it arrives, its caller
-   * cancelling cancels it, and the other server's errors come back as it answered them;
-   * requests that server makes of its client go to `upstream`'s handlers. The client stays
-   * the caller's to close.
+   * cancelling cancels it, and the other server's errors come back as it answered them.
+   * What a 2026-07-28 server asks (elicitation, sampling, roots) reaches the caller, in
+   * either era; an earlier server asks `upstream`'s handlers. The client stays the caller's
+   * to close.
    *
    * ```ts
    * const weather = await Client.connectHttp('http://127.0.0.1:9000/mcp');

@@ -18,6 +18,7 @@ from oxmcp import Client, Context, McpError, Server
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.server import create_proxy
+from oxmcp.types import ElicitRequest, ElicitResult
 
 #: A FastMCP server run over stdio, behind the proxies.
 UPSTREAM = textwrap.dedent(
@@ -263,3 +264,38 @@ async def test_a_proxy_mounted_by_the_lifespan_is_served(upstream: Path) -> None
     async with FastMCPClient(main) as client:
         assert [t.name for t in await client.list_tools()] == ["proxied_count", "proxied_fail"]
         assert (await client.call_tool("proxied_count", {"to": 1})).data == "counted to 1"
+
+
+async def test_the_questions_of_the_server_behind_a_proxy_reach_the_proxys_client(tmp_path: Path) -> None:
+    """A 2026-07-28 server's elicitation goes to whoever called the proxy: passed through to
+    a 2026-07-28 client (its answer and the server's state come back with its retry), asked
+    on the session of a 2025-11-25 one."""
+    asking = tmp_path / "asking.py"
+    asking.write_text(
+        textwrap.dedent(
+            """
+            from oxmcp.fastmcp import Context, FastMCP
+
+            mcp = FastMCP("Asking")
+
+            @mcp.tool
+            async def greet(ctx: Context) -> str:
+                answer = await ctx.elicit("Your name?", response_type=str)
+                return f"hello, {answer.data}"
+
+            if __name__ == "__main__":
+                mcp.run()
+            """
+        )
+    )
+    asked: list[str] = []
+
+    async def user(request: ElicitRequest) -> ElicitResult:
+        asked.append(request.message)
+        return ElicitResult(action="accept", content={"value": "Ada"})
+
+    proxy = create_proxy(str(asking))
+    for era in ("legacy", "modern"):
+        async with Client(proxy, era=era, elicitation_handler=user) as client:
+            assert (await client.call_tool("greet", {})).content[0].text == "hello, Ada"
+    assert asked == ["Your name?", "Your name?"]

@@ -247,3 +247,19 @@ async fn several_proxies_serve_one_after_another_under_their_namespaces() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_modern_servers_questions_reach_the_proxys_client_in_either_era() {
+    let upstream = interop_server();
+    let proxy = proxied(&upstream, EraMode::Modern).await;
+    for era in ERAS {
+        let (client_end, server_end) = oxmcp::transport::memory::pair();
+        let serving = proxy.clone();
+        tokio::spawn(async move { serving.serve(server_end).await });
+        let client = Client::connect(client_end, common::options(era)).await.unwrap();
+        // The elicitation: passed through to a 2026-07-28 client, asked on the session of
+        // a 2025-11-25 one.
+        let answered = client.call_tool("confirm", json!({})).await.unwrap();
+        assert_eq!(text(&answered), "Accept: Ada", "{era:?}");
+    }
+}

@@ -44,6 +44,7 @@ use tool_headers::ToolHeaders;
 pub use crate::transport::MessageDirection;
 pub use notifications::ServerNotification;
 pub use options::{ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler};
+pub(crate) use send::Round;
 pub use send::{CallOptions, ProgressCallback, MAX_INPUT_ROUNDS};
 pub use subscription::Subscription;
 pub use tasks::ToolTask;

@@ -17,7 +17,8 @@ use crate::error::{Error, Result};
 use crate::protocol::headers::HeaderParam;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
-    meta, methods, Era, InputRequiredResult, ProgressNotificationParams, ProtocolVersion, RequestId, ResultType,
+    meta, methods, ClientCapabilities, Era, InputRequiredResult, ProgressNotificationParams, ProtocolVersion,
+    RequestId, ResultType,
 };
 use crate::transport::Envelope;
 
@@ -108,6 +109,32 @@ impl Client {
         )))
     }
 
+    /// Sends one round of a request whose input the caller gathers itself (a proxy asks
+    /// its own client): the result, a task followed to its end, or the server's
+    /// `input_required`, returned for the caller to answer.
+    /// The questions go to a client of `capabilities`, which the request declares in place of
+    /// this client's.
+    pub(crate) async fn request_round(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Round> {
+        let version = self.protocol_version();
+        let mut params = self.era_params(with_meta(params, options.meta.as_ref()), version);
+        if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+            meta.insert(meta::CLIENT_CAPABILITIES.into(), to_value(capabilities));
+        }
+        let raw = self.send_in_era(method, params, options, version).await?;
+        let head: ResultHead = decode(&raw)?;
+        Ok(match head.result_type {
+            Some(ResultType::InputRequired) => Round::Input(decode(&raw)?),
+            Some(ResultType::Task) => Round::Done(self.follow_task(&raw, options).await?),
+            _ => Round::Done(raw),
+        })
+    }
+
     /// Sends one request in the connection's era and returns its raw result: an
     /// `input_required` result is returned as is, for callers that drive multi round-trip
     /// requests themselves.
@@ -118,7 +145,18 @@ impl Client {
         options: &CallOptions,
     ) -> Result<Box<RawValue>> {
         let version = self.protocol_version();
-        let mut params = self.era_params(with_meta(params, options.meta.as_ref()), version);
+        let params = self.era_params(with_meta(params, options.meta.as_ref()), version);
+        self.send_in_era(method, params, options, version).await
+    }
+
+    /// Sends a request whose params are `version`'s era's already.
+    async fn send_in_era(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        options: &CallOptions,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>> {
         if version.era() == Era::Modern && method == methods::TOOLS_CALL {
             return self.call_tool_raw(&mut params, options, version).await;
         }
@@ -228,6 +266,14 @@ impl Drop for PendingGuard<'_> {
             });
         }
     }
+}
+
+/// How one round of a request was answered (see [`Client::request_round`]).
+pub(crate) enum Round {
+    /// The result (raw).
+    Done(Box<RawValue>),
+    /// What the server needs first.
+    Input(InputRequiredResult),
 }
 
 /// How a request was answered: with its result, or with a task that will give it.

@@ -7,9 +7,13 @@
 //! definitions first, a [`Catalog`]'s rule), and a name goes to the first whose namespace
 //! it is under; among proxies whose namespaces it is under, one that does not have it
 //! passes it on to the next. A call's progress comes back to the proxy's client as it
-//! arrives, and the proxy's client cancelling cancels the forwarded request. The other
-//! server's errors reach the proxy's client as they were answered; a failure to reach it
-//! is the handler's failure (a tool error for a call).
+//! arrives, and the proxy's client cancelling cancels the forwarded request. The questions
+//! a 2026-07-28 server asks (elicitation, sampling, roots) go to the proxy's client, whose
+//! capabilities the forwarded request declares: a 2026-07-28 client gets them as the
+//! proxy's `input_required` and its retry brings the answers and the server's state back,
+//! a client of an earlier revision is asked on its session; an earlier server asks the
+//! [`Client`]'s own handlers. The other server's errors reach the proxy's client as they
+//! were answered; a failure to reach it is the handler's failure (a tool error for a call).
 //!
 //! ```no_run
 //! use oxmcp::client::{Client, ClientOptions};
@@ -28,6 +32,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
@@ -37,11 +42,12 @@ use super::context::Context;
 use super::handler::HandlerError;
 use super::namespace;
 use super::resources::ResourceHandler;
-use crate::client::{CallOptions, Client, ProgressCallback};
+use crate::client::{CallOptions, Client, ProgressCallback, Round, MAX_INPUT_ROUNDS};
 use crate::protocol::{
-    code, CallToolResult, CompleteRequestParams, Completion, CompletionReference, ErrorObject, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ProgressNotificationParams,
-    Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
+    code, methods, CallToolResult, CompleteRequestParams, Completion, CompletionReference, Era, ErrorObject,
+    GetPromptResult, InputRequest, InputResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, ProgressNotificationParams, Prompt, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, Tool,
 };
 use crate::{BoxFuture, Error};
 
@@ -187,8 +193,8 @@ impl Proxies {
     where
         A: Clone + Send + Sync + 'static,
         R: Send + 'static,
-        F: Fn(Client, String, A, CallOptions) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = crate::Result<R>> + Send + 'static,
+        F: Fn(Client, String, A, Context, CallOptions) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, HandlerError>> + Send + 'static,
     {
         let proxies = self.clone();
         Box::pin(async move {
@@ -196,7 +202,9 @@ impl Proxies {
             let forward = |proxy: Proxy, name: String| {
                 let (ctx, arguments) = (ctx.clone(), arguments.clone());
                 let ask = &ask;
-                with_progress(ctx, move |options| ask(proxy.upstream, name, arguments, options))
+                with_progress(ctx.clone(), move |options| {
+                    ask(proxy.upstream, name, arguments, ctx, options)
+                })
             };
             (proxies.forward(&name, Proxy::name_there, &[code::INVALID_PARAMS], unknown, forward)).await
         })
@@ -237,9 +245,20 @@ impl ToolCaller for Proxies {
         arguments: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, HandlerError>> {
-        self.named("tool", name, arguments, ctx, |upstream, name, arguments, options| async move {
-            upstream.call_tool_with(&name, arguments, &options).await
-        })
+        self.named(
+            "tool",
+            name,
+            arguments,
+            ctx,
+            |upstream, name, arguments, ctx, options| async move {
+                let params = Map::from_iter([
+                    ("name".into(), Value::from(name.as_str())),
+                    ("arguments".into(), Value::Object(arguments.clone())),
+                ]);
+                let legacy = upstream.call_tool_with(&name, arguments, &options);
+                exchange(&upstream, methods::TOOLS_CALL, params, &ctx, &options, legacy).await
+            },
+        )
     }
 }
 
@@ -250,9 +269,20 @@ impl PromptGetter for Proxies {
         arguments: BTreeMap<String, String>,
         ctx: Context,
     ) -> BoxFuture<'static, Result<GetPromptResult, HandlerError>> {
-        self.named("prompt", name, arguments, ctx, |upstream, name, arguments, options| async move {
-            upstream.get_prompt_with(&name, arguments, &options).await
-        })
+        self.named(
+            "prompt",
+            name,
+            arguments,
+            ctx,
+            |upstream, name, arguments, ctx, options| async move {
+                let mut params = Map::from_iter([("name".into(), Value::from(name.as_str()))]);
+                if !arguments.is_empty() {
+                    params.insert("arguments".into(), to_json(&arguments));
+                }
+                let legacy = upstream.get_prompt_with(&name, arguments, &options);
+                exchange(&upstream, methods::PROMPTS_GET, params, &ctx, &options, legacy).await
+            },
+        )
     }
 }
 
@@ -268,8 +298,13 @@ impl ResourceHandler for Proxies {
             let unknown = HandlerError::resource_not_found(uri.clone());
             let missing = [code::RESOURCE_NOT_FOUND, code::INVALID_PARAMS];
             let forward = |proxy: Proxy, uri: String| {
+                let ctx = ctx.clone();
                 with_progress(ctx.clone(), move |options| async move {
-                    let mut read = proxy.upstream.read_resource_with(&uri, &options).await?;
+                    let upstream = &proxy.upstream;
+                    let params = Map::from_iter([("uri".into(), Value::from(uri.as_str()))]);
+                    let legacy = upstream.read_resource_with(&uri, &options);
+                    let mut read: ReadResourceResult =
+                        exchange(upstream, methods::RESOURCES_READ, params, &ctx, &options, legacy).await?;
                     // The contents' URIs, as the resources they are are served here.
                     for contents in &mut read.contents {
                         match contents {
@@ -382,7 +417,7 @@ fn page_of(cursor: Option<&str>, proxies: usize) -> Result<(usize, Option<String
 async fn with_progress<R, F, Fut>(ctx: Context, forward: F) -> Result<R, HandlerError>
 where
     F: FnOnce(CallOptions) -> Fut,
-    Fut: Future<Output = crate::Result<R>>,
+    Fut: Future<Output = Result<R, HandlerError>>,
 {
     let (sent, mut arrived) = mpsc::unbounded_channel::<ProgressNotificationParams>();
     let on_progress: ProgressCallback = Arc::new(move |progress| {
@@ -397,9 +432,72 @@ where
             Some(progress) = arrived.recv() => {
                 ctx.progress(progress.progress, progress.total, progress.message).await;
             }
-            answer = &mut answer => return answer.map_err(upstream_error),
+            answer = &mut answer => return answer,
         }
     }
+}
+
+/// Forwards `method` with `params` to a server of 2026-07-28 and reads its result; its
+/// questions go to the request's client (whose capabilities the request declares): a 2026-07-28 client gets them as the proxy's own
+/// `input_required` (its answers, and the server's state, come back with its retry), an
+/// earlier one is asked on its session, one question after another. To an earlier server,
+/// `legacy` (the client's request, whose questions that server asks the proxy's client).
+async fn exchange<R: DeserializeOwned>(
+    upstream: &Client,
+    method: &str,
+    mut params: Map<String, Value>,
+    ctx: &Context,
+    options: &CallOptions,
+    legacy: impl Future<Output = crate::Result<R>>,
+) -> Result<R, HandlerError> {
+    if upstream.protocol_version().era() == Era::Legacy {
+        return legacy.await.map_err(upstream_error);
+    }
+    if let Some(responses) = ctx.input_responses() {
+        params.insert("inputResponses".into(), to_json(responses));
+    }
+    if let Some(state) = ctx.request_state() {
+        params.insert("requestState".into(), state.into());
+    }
+    for _ in 0..MAX_INPUT_ROUNDS {
+        let round = (upstream.request_round(method, params.clone(), options, ctx.client_capabilities())).await;
+        let input = match round.map_err(upstream_error)? {
+            Round::Done(raw) => {
+                return serde_json::from_str(raw.get())
+                    .map_err(|e| upstream_error(Error::InvalidResponse(e.to_string())));
+            }
+            Round::Input(input) if ctx.era() == Era::Modern => {
+                return Err(HandlerError::InputRequired(Box::new(input)))
+            }
+            Round::Input(input) => input,
+        };
+        let mut responses = InputResponses::new();
+        for (key, request) in input.input_requests.unwrap_or_default() {
+            responses.insert(key, ask_client(ctx, request).await?);
+        }
+        params.insert("inputResponses".into(), to_json(&responses));
+        match input.request_state {
+            Some(state) => params.insert("requestState".into(), state.into()),
+            None => params.remove("requestState"),
+        };
+    }
+    Err(HandlerError::message(format!(
+        "the proxied server: still no result after {MAX_INPUT_ROUNDS} input rounds"
+    )))
+}
+
+/// Asks the request's client (on its session) what the other server asked.
+async fn ask_client(ctx: &Context, request: InputRequest) -> Result<InputResponse, HandlerError> {
+    Ok(match request {
+        InputRequest::Sampling(params) => InputResponse::Sampling(ctx.sample(params).await?),
+        InputRequest::Elicitation(params) => InputResponse::Elicitation(ctx.elicit(params).await?),
+        InputRequest::Roots(_) => InputResponse::Roots(ctx.list_roots().await?),
+    })
+}
+
+/// A value the protocol's types make, as JSON.
+fn to_json(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_default()
 }
 
 /// The options of a forwarded request: the request's cancellation, and where progress goes.

@@ -424,8 +424,9 @@ class Server(Generic[LifespanT]):
         through the client, and its completions. A forwarded call's progress comes back as
         it arrives, its caller cancelling cancels it, and the other server's errors come
         back as it answered them. ``upstream`` is connected while this server serves,
-        unless it is connected already (then it stays so). Requests that server makes of
-        its client (sampling, elicitation, roots) go to ``upstream``'s handlers."""
+        unless it is connected already (then it stays so). What a 2026-07-28 server asks
+        (elicitation, sampling, roots) goes to the caller, in either era; a server of an
+        earlier revision asks ``upstream``'s handlers."""
         self._upstream = upstream
 
     # Resources
