@@ -258,6 +258,11 @@ pub struct Client {
 }
 
 impl Client {
+    /// The core's client, for what forwards through it (a proxy).
+    pub(crate) fn core(&self) -> &oxmcp::client::Client {
+        &self.inner
+    }
+
     fn wrap(inner: oxmcp::client::Client, options: &ClientOptions) -> Arc<Self> {
         let listener = CancellationToken::new();
         let feed = tokio::sync::Mutex::new(inner.notifications());

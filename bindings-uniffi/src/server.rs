@@ -19,11 +19,14 @@ use std::sync::{Arc, Mutex};
 use oxmcp::protocol::Implementation;
 use oxmcp::server::http::HttpServerHandle;
 use oxmcp::server::uri_template::UriTemplate;
-use oxmcp::server::{PromptDef, ResourceDef, ResourceTemplateDef, ServerBuilder, TaskLimits, ToolDef, ToolOutput};
+use oxmcp::server::{
+    PromptDef, Proxy, ResourceDef, ResourceTemplateDef, ServerBuilder, TaskLimits, ToolDef, ToolOutput,
+};
 use oxmcp::state::SqliteTaskStore;
 use tokio::task::JoinHandle;
 
 use crate::auth::Verifier;
+use crate::client::Client;
 use crate::convert::{duration_ms, icons_into, size, Icon, Prompt, Resource, ResourceTemplate, Tool};
 use crate::error::McpError;
 use crate::handler::{self, CompletionHandler, PromptHandler, ResourceHandler, ToolHandler};
@@ -39,6 +42,8 @@ pub struct Server {
     auth: Option<Arc<dyn TokenVerifier>>,
     /// The HTTP listeners, with the runtime each runs on (to stop them from `Drop`).
     listeners: Mutex<Vec<(HttpServerHandle, tokio::runtime::Handle)>>,
+    /// The servers it proxies, in the order they were added.
+    proxies: Mutex<Vec<Proxy>>,
 }
 
 /// A server freed without [`Server::shutdown`] (Kotlin `close()`, Swift `deinit`) still stops
@@ -186,7 +191,26 @@ impl Server {
             inner: builder.build()?,
             auth: options.auth.map(Verifier::into_core).transpose()?,
             listeners: Mutex::new(Vec::new()),
+            proxies: Mutex::new(Vec::new()),
         }))
+    }
+
+    /// Serves what `upstream`'s server offers too, after what is registered here and the
+    /// servers proxied before: its tools, prompts, resources and templates, listed page by
+    /// page and forwarded through that client, and its completions. With a `namespace`,
+    /// its tool and prompt names get `namespace_` in front and its URIs `namespace/` after
+    /// their scheme. A forwarded call's progress comes back as it arrives, its caller
+    /// cancelling cancels it, and what a 2026-07-28 server asks reaches the caller.
+    #[uniffi::method(default(namespace = None))]
+    pub fn proxy(&self, upstream: Arc<Client>, namespace: Option<String>) {
+        let proxy = Proxy::new(upstream.core().clone());
+        let proxy = match namespace {
+            Some(namespace) => proxy.namespaced(namespace),
+            None => proxy,
+        };
+        let mut proxies = self.proxies.lock().unwrap_or_else(|e| e.into_inner());
+        proxies.push(proxy);
+        self.inner.serve_proxies(proxies.iter().cloned());
     }
 
     /// Adds a tool; a name is registered once (remove the tool first to replace it). Its

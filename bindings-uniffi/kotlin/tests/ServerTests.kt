@@ -329,6 +329,31 @@ fun serverTests(suite: Suite) {
         }
     }
 
+    for (era in listOf(EraMode.LEGACY, EraMode.MODERN)) {
+        suite.test("server/proxy/${era.name.lowercase()}: a server serves another through a client, under a namespace") {
+            val upstream = connect(url, EraMode.MODERN)
+            val front = Server("front", "1.0")
+            try {
+                front.proxy(upstream.client, "kt")
+                val frontUrl = front.serveHttp("127.0.0.1:0")
+                withClient(frontUrl, era) { c ->
+                    val names = c.client.listAllTools().map { it.name }
+                    check("kt_shout" in names && "shout" !in names) { "tools: $names" }
+                    assertEquals("PROXIED", firstText(c.client.callTool("kt_shout", """{"text":"proxied"}""").content), "kt_shout")
+                    // The Kotlin tool's question reaches the client of the proxy.
+                    val asked = firstText(c.client.callTool("kt_ask_name").content)
+                    check(asked.startsWith("hello Ada")) { "kt_ask_name: $asked" }
+                    assertEquals(1, c.elicitation.questions.size, "questions asked of the proxy's client")
+                }
+            } finally {
+                front.shutdown()
+                front.close()
+                upstream.client.disconnect()
+                upstream.client.close()
+            }
+        }
+    }
+
     suite.test("server/stdio: the Rust fixture client calls the Kotlin server") {
         val launcher = javaLauncher("io.github.oxmcp.tests.KotlinServerKt")
         val process = ProcessBuilder(property("oxmcp.fixtureClient"), launcher.path)
