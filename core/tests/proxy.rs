@@ -96,7 +96,7 @@ async fn a_proxy_lists_and_serves_what_the_other_server_offers_after_its_own() {
 }
 
 #[tokio::test]
-async fn a_proxied_call_reports_progress_and_ends_when_its_caller_cancels() {
+async fn a_proxied_call_reports_its_progress_as_it_arrives() {
     let upstream = interop_server();
     for upstream_era in ERAS {
         let proxy = proxied(&upstream, upstream_era).await;
@@ -110,19 +110,48 @@ async fn a_proxied_call_reports_progress_and_ends_when_its_caller_cancels() {
             assert_eq!(text(&done), "done after 3 steps");
             let progress: Vec<f64> = seen.lock().unwrap().iter().map(|p| p.progress).collect();
             assert_eq!(progress, [1.0, 2.0, 3.0], "{upstream_era:?} behind {era:?}");
+        }
+    }
+}
 
+#[tokio::test]
+async fn a_caller_cancelling_a_proxied_call_cancels_it_on_the_other_server() {
+    /// Tells when the call it belongs to stops (the server drops a cancelled handler).
+    struct Stopped(tokio::sync::mpsc::UnboundedSender<()>);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    let (stopped_tx, mut stopped_rx) = tokio::sync::mpsc::unbounded_channel();
+    let upstream = Server::builder("waiting", "1.0.0")
+        .tool(ToolDef::new("wait").handler(move |_, _| {
+            let stopped = Stopped(stopped_tx.clone());
+            async move {
+                let _stopped = stopped;
+                std::future::pending::<&str>().await
+            }
+        }))
+        .build()
+        .unwrap();
+    for upstream_era in ERAS {
+        let proxy = proxied(&upstream, upstream_era).await;
+        for era in ERAS {
+            let client = connect(&proxy, era).await;
             let cancel = CancellationToken::new();
             let options = CallOptions {
                 cancellation: Some(cancel.clone()),
                 ..Default::default()
             };
-            let call = client.call_tool_with("slow", json!({"steps": 1000}), &options);
+            let call = client.call_tool_with("wait", json!({}), &options);
             tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 cancel.cancel();
             });
-            let cancelled = tokio::time::timeout(Duration::from_secs(5), call).await;
-            assert!(matches!(cancelled, Ok(Err(oxmcp::Error::Cancelled))), "{cancelled:?}");
+            let ended = tokio::time::timeout(Duration::from_secs(5), call).await;
+            assert!(matches!(ended, Ok(Err(oxmcp::Error::Cancelled))), "{ended:?}");
+            let heard = tokio::time::timeout(Duration::from_secs(5), stopped_rx.recv()).await;
+            assert_eq!(heard, Ok(Some(())), "{upstream_era:?} behind {era:?}");
         }
     }
 }
