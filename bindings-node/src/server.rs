@@ -5,7 +5,7 @@
 //! handler by that id.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use napi_derive::napi;
 use serde_json::Value;
@@ -75,8 +75,6 @@ pub struct NativeServer {
     auth: Option<Arc<dyn TokenVerifier>>,
     /// Fires on `close()`: every connection this server serves stops.
     stop: CancellationToken,
-    /// The servers it proxies, in the order they were added.
-    proxies: Mutex<Vec<Proxy>>,
 }
 
 impl NativeServer {
@@ -170,7 +168,6 @@ impl NativeServer {
             bridge,
             auth,
             stop: CancellationToken::new(),
-            proxies: Mutex::new(Vec::new()),
         })
     }
 
@@ -329,10 +326,8 @@ impl NativeServer {
     #[napi]
     pub fn add_proxy(&self, upstream: &crate::client::NativeClient, namespaces: Vec<String>) {
         let proxy = Proxy::new(upstream.core().clone());
-        let proxy = namespaces.into_iter().rev().fold(proxy, Proxy::namespaced);
-        let mut proxies = self.proxies.lock().unwrap_or_else(|e| e.into_inner());
-        proxies.push(proxy);
-        self.server.serve_proxies(proxies.iter().cloned());
+        self.server
+            .add_proxy(namespaces.into_iter().rev().fold(proxy, Proxy::namespaced));
     }
 
     /// Completes, with handler `handlerId`, the arguments no completion handler of their

@@ -42,8 +42,6 @@ pub struct Server {
     auth: Option<Arc<dyn TokenVerifier>>,
     /// The HTTP listeners, with the runtime each runs on (to stop them from `Drop`).
     listeners: Mutex<Vec<(HttpServerHandle, tokio::runtime::Handle)>>,
-    /// The servers it proxies, in the order they were added.
-    proxies: Mutex<Vec<Proxy>>,
 }
 
 /// A server freed without [`Server::shutdown`] (Kotlin `close()`, Swift `deinit`) still stops
@@ -191,7 +189,6 @@ impl Server {
             inner: builder.build()?,
             auth: options.auth.map(Verifier::into_core).transpose()?,
             listeners: Mutex::new(Vec::new()),
-            proxies: Mutex::new(Vec::new()),
         }))
     }
 
@@ -204,13 +201,8 @@ impl Server {
     #[uniffi::method(default(namespace = None))]
     pub fn proxy(&self, upstream: Arc<Client>, namespace: Option<String>) {
         let proxy = Proxy::new(upstream.core().clone());
-        let proxy = match namespace {
-            Some(namespace) => proxy.namespaced(namespace),
-            None => proxy,
-        };
-        let mut proxies = self.proxies.lock().unwrap_or_else(|e| e.into_inner());
-        proxies.push(proxy);
-        self.inner.serve_proxies(proxies.iter().cloned());
+        self.inner
+            .add_proxy(namespace.into_iter().fold(proxy, Proxy::namespaced));
     }
 
     /// Adds a tool; a name is registered once (remove the tool first to replace it). Its

@@ -225,8 +225,9 @@ async fn several_proxies_serve_one_after_another_under_their_namespaces() {
             .namespaced("interop"),
         // Without a namespace, and without `echo`: the next proxy answers it.
         Proxy::new(connect(&paged, EraMode::Legacy).await),
-        Proxy::new(connect(&upstream, EraMode::Legacy).await),
     ]);
+    // One more after those served already.
+    front.add_proxy(Proxy::new(connect(&upstream, EraMode::Legacy).await));
     for era in ERAS {
         let client = connect(&front, era).await;
         let tools = names(client.list_all_tools().await.unwrap(), |t| t.name);

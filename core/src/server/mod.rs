@@ -16,7 +16,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use tokio::sync::broadcast;
 use tokio_util::task::AbortOnDropHandle;
@@ -117,6 +117,8 @@ struct ServerInner {
     completer: RwLock<Option<Arc<dyn Completer>>>,
     /// Lists and serves what is not registered up front.
     catalog: RwLock<Catalog>,
+    /// The proxies served (their catalog is the one set last by `add_proxy`).
+    proxies: Mutex<Vec<Proxy>>,
     skills: Arc<Skills>,
     /// Reads the skills' files (their SKILL.md are registered resources; the other files
     /// are read through it too).
@@ -465,6 +467,7 @@ impl ServerBuilder {
                 event_store: self.event_store,
                 completer: RwLock::new(self.completer),
                 catalog: RwLock::new(self.catalog),
+                proxies: Mutex::default(),
                 skills,
                 skill_files,
                 declared: self.declared,
@@ -612,9 +615,23 @@ impl Server {
     /// Serves what the `proxies`' servers offer besides what is registered here: their
     /// lists after this server's, one after another, their tools, prompts and resources,
     /// and their completions (see [`Proxy`]). It replaces the server's [`Catalog`] and
-    /// completer.
+    /// completer, and the proxies served before.
     pub fn serve_proxies(&self, proxies: impl IntoIterator<Item = Proxy>) {
-        let proxies = proxy::Proxies::new(proxies);
+        let mut served = crate::lock(&self.inner.proxies);
+        *served = proxies.into_iter().collect();
+        self.offer_proxies(&served);
+    }
+
+    /// Serves what `proxy`'s server offers too, after what is registered here and the
+    /// proxies served before (see [`serve_proxies`](Self::serve_proxies)).
+    pub fn add_proxy(&self, proxy: Proxy) {
+        let mut served = crate::lock(&self.inner.proxies);
+        served.push(proxy);
+        self.offer_proxies(&served);
+    }
+
+    fn offer_proxies(&self, proxies: &[Proxy]) {
+        let proxies = proxy::Proxies::new(proxies.iter().cloned());
         self.set_catalog(proxies.catalog());
         self.set_completer(proxies);
     }
