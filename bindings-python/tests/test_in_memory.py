@@ -30,6 +30,7 @@ from oxmcp import (
     Server,
     TextContent,
 )
+from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import Context as FastMCPContext
 from oxmcp.fastmcp import FastMCP
 from oxmcp.types import (
@@ -493,6 +494,17 @@ async def test_a_fastmcp_handler_sends_a_list_change_as_fastmcp_does(notificatio
     async with Client(mcp, era="legacy", notification_handler=notifications) as client:
         assert (await client.call_tool("refresh", {})).content[0].text == "sent"
         await notifications.wait_for("notifications/prompts/list_changed")
+
+
+async def test_a_fastmcp_client_speaks_the_era_its_mode_names() -> None:
+    mcp = FastMCP("eras")
+    for mode, version in [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28"), ("auto", "2026-07-28")]:
+        async with FastMCPClient(mcp, mode=mode) as client:
+            assert client.native.protocol_version == version, mode
+    with pytest.raises(ValueError, match=r"'2025-06-18' is a handshake-era version; use mode='legacy'"):
+        FastMCPClient(mcp, mode="2025-06-18")
+    with pytest.raises(ValueError, match="mode must be 'legacy', 'auto'"):
+        FastMCPClient(mcp, mode="modern")
 
 
 async def test_runtime_changes_are_announced(notifications: Any) -> None:

@@ -21,7 +21,7 @@ from pydantic import TypeAdapter
 from ... import types
 from ..._official import read_camel_case_names, to_official
 from ...client import Client as NativeClient
-from ...client import NotificationHandler, ProgressHandler, RootsHandler
+from ...client import Era, NotificationHandler, ProgressHandler, RootsHandler
 from ...server import Server
 from ..exceptions import ToolError
 from ..utilities.json_schema_type import json_schema_to_type
@@ -60,7 +60,10 @@ class Client:
     of each notification) are FastMCP's; ``progress_handler(progress, total, message)``
     hears the progress of every call that has none of its own; ``timeout`` (seconds) bounds
     each request (oxmcp's default, 60 s, when None); ``auth`` signs in to a server reached
-    over HTTP: a bearer token, ``"oauth"``, or a client of :mod:`oxmcp.fastmcp.client.auth`.
+    over HTTP: a bearer token, ``"oauth"``, or a client of :mod:`oxmcp.fastmcp.client.auth`;
+    ``mode`` picks the protocol era as FastMCP's does: ``"auto"`` (the 2026-07-28 era when
+    the server speaks it, else the handshake), ``"legacy"`` (the handshake), or
+    ``"2026-07-28"``.
     """
 
     def __init__(
@@ -77,7 +80,10 @@ class Client:
         client_info: types.Implementation | None = None,
         name: str | None = None,
         auth: object = None,
+        mode: str = "auto",
     ) -> None:
+        era = _era(mode)
+        self.mode = mode
         self.transport = infer_transport(transport)
         if auth is not None:
             if not isinstance(self.transport, StreamableHttpTransport):
@@ -89,6 +95,7 @@ class Client:
             "sampling_handler": create_sampling_callback(sampling_handler) if sampling_handler else None,
             "elicitation_handler": create_elicitation_callback(elicitation_handler) if elicitation_handler else None,
             "notification_handler": _notifications(log_handler, message_handler),
+            "era": era,
         }
         if timeout is not None:
             options["timeout"] = _seconds(timeout)
@@ -318,6 +325,18 @@ def _roots(roots: list[str] | RootsHandler | None) -> RootsHandler | None:
 
 #: The first revision of the modern era, whose requests ask for log messages one by one.
 MODERN = "2026-07-28"
+
+#: The revisions of the handshake era, which ``mode="legacy"`` speaks.
+HANDSHAKE = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+def _era(mode: str) -> Era:
+    """oxmcp's era for FastMCP's ``mode``, refused as FastMCP refuses it."""
+    eras: dict[str, Era] = {"auto": "auto", "legacy": "legacy", MODERN: "modern"}
+    if mode in eras:
+        return eras[mode]
+    hint = f" ({mode!r} is a handshake-era version; use mode='legacy')" if mode in HANDSHAKE else ""
+    raise ValueError(f"mode must be 'legacy', 'auto', or one of {[MODERN]}; got {mode!r}{hint}")
 
 
 def _notifications(
