@@ -705,6 +705,9 @@ FASTMCP_CLIENT_EXAMPLES = {
     "persistent_state/client_stdio.py": "get user → Alice",
     # A proxy of a server in the same process (`create_proxy`), called in process.
     "in_memory_proxy_example.py": "proxied 'echo' call: 'Original server echoes: Hello, simplified proxied world!'",
+    # Several versions of one tool, listed as the highest with every version, called by version.
+    "versioning/versioned_components.py": "calculate(5, 3) v1.0     -> 8",
+    "versioning/client_version_selection.py": "ToolError: Unknown tool: 'charge'",
 }
 
 

@@ -27,8 +27,10 @@ from oxmcp import (
     Image,
     McpError,
     ResourceLink,
+    ResourceNotFoundError,
     Server,
     TextContent,
+    ToolError,
 )
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import Context as FastMCPContext
@@ -505,6 +507,70 @@ async def test_a_fastmcp_client_speaks_the_era_its_mode_names() -> None:
         FastMCPClient(mcp, mode="2025-06-18")
     with pytest.raises(ValueError, match="mode must be 'legacy', 'auto'"):
         FastMCPClient(mcp, mode="modern")
+
+
+async def test_a_fastmcp_server_serves_the_version_a_request_asks_for() -> None:
+    mcp = FastMCP("versions")
+
+    @mcp.tool(version="1.0")
+    def charge(amount: int) -> dict[str, int]:
+        return {"v1": amount}
+
+    @mcp.tool(version="v2")
+    async def charge(amount: int, fee: int = 0) -> dict[str, int]:  # noqa: F811
+        return {"v2": amount + fee}
+
+    @mcp.resource("config://app", version=1)
+    def legacy_config() -> str:
+        return "one"
+
+    @mcp.resource("config://{env}", version="2.0")
+    def config_of(env: str) -> str:
+        return f"two {env}"
+
+    @mcp.resource("config://{env}", version="10.0")
+    def config_ten(env: str) -> str:
+        return f"ten {env}"
+
+    @mcp.prompt(version="1")
+    def summarize(text: str) -> str:
+        return f"v1 {text}"
+
+    with pytest.raises(TypeError, match="different output schemas"):
+
+        @mcp.tool(version="3")
+        def charge(amount: int) -> str:
+            return "three"
+
+    for era in ("legacy", "modern"):
+        async with FastMCPClient(mcp, mode="legacy" if era == "legacy" else "2026-07-28") as client:
+            (tool,) = await client.list_tools()
+            assert tool.meta["fastmcp"]["versions"] == ["v2", "1.0"]
+            assert tool.meta["fastmcp"]["version"] == "v2"
+            assert (await client.call_tool("charge", {"amount": 5, "fee": 1})).data == {"v2": 6}
+            # PEP 440 spellings of one version are the same version, a leading v aside.
+            assert (await client.call_tool("charge", {"amount": 5}, version="1")).data == {"v1": 5}
+            assert (await client.call_tool("charge", {"amount": 5}, version="2")).data == {"v2": 5}
+            with pytest.raises(ToolError, match=r"version 1\.0 takes no argument fee"):
+                await client.call_tool("charge", {"amount": 5, "fee": 1}, version="1.0")
+            with pytest.raises(ToolError, match="Unknown tool: 'charge'"):
+                await client.call_tool("charge", {"amount": 5}, version="9")
+
+            (template,) = await client.list_resource_templates()
+            assert template.meta["fastmcp"]["versions"] == ["10.0", "2.0"]
+            assert (await client.read_resource("config://prod"))[0].text == "ten prod"
+            assert (await client.read_resource("config://prod", version="2.0"))[0].text == "two prod"
+            with pytest.raises(ResourceNotFoundError):
+                await client.read_resource("config://prod", version="3")
+            assert (await client.read_resource("config://app", version="1.0"))[0].text == "one"
+
+            prompt = await client.get_prompt("summarize", {"text": "x"}, version="1")
+            assert prompt.messages[0].content.text == "v1 x"
+            with pytest.raises(McpError, match="Unknown prompt: 'summarize'"):
+                await client.get_prompt("summarize", {"text": "x"}, version="2")
+
+    assert mcp.remove_tool("charge")
+    assert await mcp.list_tools() == []
 
 
 async def test_runtime_changes_are_announced(notifications: Any) -> None:

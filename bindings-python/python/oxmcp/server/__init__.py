@@ -65,6 +65,8 @@ class Server(Generic[LifespanT]):
 
     #: How functions are listed and their values worded: the official SDK's way.
     _conventions: ClassVar[Conventions] = Conventions()
+    #: What keeps the server's components for the core (FastMCP's keep versions).
+    _components_type: ClassVar[type[Components]] = Components
 
     def __init__(
         self,
@@ -195,7 +197,7 @@ class Server(Generic[LifespanT]):
             skills,
             list(declare),
         )
-        self._components = Components(self._native)
+        self._components = self._components_type(self._native)
         #: The servers mounted on this one, with their namespaces: it enters their
         #: lifespans and serves what they proxy.
         self._mounted: list[tuple[Server[Any], str | None]] = []

@@ -164,10 +164,12 @@ class Client:
         progress_handler: ProgressHandler | None = None,
         raise_on_error: bool = True,
         meta: dict[str, Any] | None = None,
+        version: str | None = None,
     ) -> CallToolResult:
-        """Calls a tool; its failure raises :class:`ToolError` (unless ``raise_on_error`` is
-        False: then the result has ``is_error``)."""
-        result = await self._call(name, arguments, timeout, progress_handler, meta)
+        """Calls a tool (its ``version``, when given, of a FastMCP server's versions); its
+        failure raises :class:`ToolError` (unless ``raise_on_error`` is False: then the
+        result has ``is_error``)."""
+        result = await self._call(name, arguments, timeout, progress_handler, _versioned(meta, version))
         if result.is_error and raise_on_error:
             first = result.content[0] if result.content else None
             raise ToolError(first.text if isinstance(first, types.TextContent) else f"Tool '{name}' returned an error")
@@ -211,9 +213,9 @@ class Client:
         """One page of resource templates, as the protocol gives it."""
         return to_official(await self._native.list_resource_templates_page(cursor))
 
-    async def read_resource(self, uri: str | Any) -> list[types.ResourceContents]:
-        """The contents of the resource at ``uri``."""
-        return to_official((await self._native.read_resource(str(uri))).contents)
+    async def read_resource(self, uri: str | Any, *, version: str | None = None) -> list[types.ResourceContents]:
+        """The contents of the resource at ``uri`` (its ``version``, when given)."""
+        return to_official((await self._native.read_resource(str(uri), meta=_versioned(None, version))).contents)
 
     async def read_resource_mcp(self, uri: str | Any) -> types.ReadResourceResult:
         """The resource at ``uri``, as the protocol gives it."""
@@ -227,15 +229,19 @@ class Client:
         """One page of prompts, as the protocol gives it."""
         return to_official(await self._native.list_prompts_page(cursor))
 
-    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None) -> types.GetPromptResult:
-        """A prompt rendered; arguments that are not strings are sent as JSON text, as
-        FastMCP sends them."""
-        return await self.get_prompt_mcp(name, arguments)
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, *, version: str | None = None
+    ) -> types.GetPromptResult:
+        """A prompt rendered (its ``version``, when given); arguments that are not strings
+        are sent as JSON text, as FastMCP sends them."""
+        return await self.get_prompt_mcp(name, arguments, version=version)
 
-    async def get_prompt_mcp(self, name: str, arguments: dict[str, Any] | None = None) -> types.GetPromptResult:
+    async def get_prompt_mcp(
+        self, name: str, arguments: dict[str, Any] | None = None, *, version: str | None = None
+    ) -> types.GetPromptResult:
         """A prompt rendered (see :meth:`get_prompt`)."""
         texts = {key: text if isinstance(text, str) else json.dumps(text) for key, text in (arguments or {}).items()}
-        return to_official(await self._native.get_prompt(name, texts or None))
+        return to_official(await self._native.get_prompt(name, texts or None, meta=_versioned(None, version)))
 
     async def complete(
         self,
@@ -309,6 +315,16 @@ class Client:
                 schema = {**schema.get("properties", {}).get("result", {}), "$defs": schema.get("$defs", {})}
             self._readers[key] = TypeAdapter(json_schema_to_type(schema)) if schema else None
         return self._readers[key]
+
+
+def _versioned(meta: dict[str, Any] | None, version: str | None) -> dict[str, Any] | None:
+    """A request's ``meta`` asking for ``version`` of a FastMCP server's component, as
+    FastMCP's client asks (``_meta.fastmcp.version``)."""
+    if version is None:
+        return meta
+    meta = dict(meta or {})
+    meta["fastmcp"] = {**meta.get("fastmcp", {}), "version": version}
+    return meta
 
 
 def _roots(roots: list[str] | RootsHandler | None) -> RootsHandler | None:

@@ -11,10 +11,12 @@ from typing import Any, ClassVar
 
 from ..._conventions import Conventions
 from ...server import Server
+from ...server._mounting import Components
 from .._conventions import FastMCPConventions
 from ..client import Client
 from ..client.transports import ClientTransport
 from ..utilities.tasks import TaskConfig, TaskMode
+from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 
 
@@ -29,10 +31,12 @@ class FastMCP(Server):
     """A server written with FastMCP (``from fastmcp import FastMCP``), served by oxmcp: the
     same decorators and ``run()`` as :class:`~oxmcp.Server`, listing and answering as
     FastMCP does (see :mod:`oxmcp.fastmcp`). The decorators also take FastMCP's ``tags``,
-    listed in each definition's ``_meta.fastmcp.tags``, and ``auth=require_scopes(...)``
-    (:mod:`oxmcp.fastmcp.server.auth`)."""
+    listed in each definition's ``_meta.fastmcp.tags``, ``version`` (several versions of
+    one name, as FastMCP serves them: :mod:`oxmcp.fastmcp.server._versions`) and
+    ``auth=require_scopes(...)`` (:mod:`oxmcp.fastmcp.server.auth`)."""
 
     _conventions: ClassVar[Conventions] = FastMCPConventions()
+    _components_type: ClassVar[type[Components]] = VersionedComponents
 
     # FastMCP's `task=` is a flag or a TaskConfig where oxmcp's names the mode.
     def tool(  # type: ignore[override]
@@ -41,6 +45,7 @@ class FastMCP(Server):
         /,
         *,
         tags: Iterable[str] | None = None,
+        version: str | int | float | None = None,
         task: bool | TaskConfig | None = None,
         timeout: float | None = None,
         output_schema: dict[str, Any] | _Generated | None = _GENERATED,
@@ -52,7 +57,7 @@ class FastMCP(Server):
         plain ``def`` runs on a thread, which finishes on its own) and ``output_schema``
         (None: none, and results unstructured; an object's schema: the value returned is the
         structured content)."""
-        options = _tagged(options, tags)
+        options = _tagged(options, tags, version)
         if output_schema is None:
             options["structured_output"] = False
         elif not isinstance(output_schema, _Generated):
@@ -70,13 +75,28 @@ class FastMCP(Server):
 
         return timed(name_or_fn) if callable(name_or_fn) else timed
 
-    def resource(self, uri: str, *, tags: Iterable[str] | None = None, **options: Any) -> Any:
-        """:meth:`oxmcp.Server.resource`, with ``tags``."""
-        return super().resource(uri, **_tagged(options, tags))
+    def resource(
+        self,
+        uri: str,
+        *,
+        tags: Iterable[str] | None = None,
+        version: str | int | float | None = None,
+        **options: Any,
+    ) -> Any:
+        """:meth:`oxmcp.Server.resource`, with ``tags`` and ``version``."""
+        return super().resource(uri, **_tagged(options, tags, version))
 
-    def prompt(self, name_or_fn: Any = None, /, *, tags: Iterable[str] | None = None, **options: Any) -> Any:
-        """:meth:`oxmcp.Server.prompt`, with ``tags``."""
-        return super().prompt(name_or_fn, **_tagged(options, tags))
+    def prompt(
+        self,
+        name_or_fn: Any = None,
+        /,
+        *,
+        tags: Iterable[str] | None = None,
+        version: str | int | float | None = None,
+        **options: Any,
+    ) -> Any:
+        """:meth:`oxmcp.Server.prompt`, with ``tags`` and ``version``."""
+        return super().prompt(name_or_fn, **_tagged(options, tags, version))
 
 
 def create_proxy(
@@ -116,16 +136,23 @@ def _with_timeout(fn: Callable[..., Any], timeout: float, name: str) -> Callable
     return timed
 
 
-def _tagged(options: dict[str, Any], tags: Iterable[str] | None) -> dict[str, Any]:
-    """`options` with `tags` in the ``meta`` they give, where FastMCP lists them, and
-    FastMCP's ``auth`` as the scopes it needs."""
+def _tagged(
+    options: dict[str, Any], tags: Iterable[str] | None, version: str | int | float | None = None
+) -> dict[str, Any]:
+    """`options` with `tags` and `version` in the ``meta`` they give, where FastMCP lists them
+    (and where :mod:`._versions` finds the version), and FastMCP's ``auth`` as the scopes
+    it needs."""
     if "auth" in options:
         options = dict(options)
         options["scopes"] = component_scopes(options.pop("auth"))
-    if tags is None:
+    listed = {
+        **({"tags": sorted(tags)} if tags is not None else {}),
+        **({"version": str(version)} if version is not None else {}),
+    }
+    if not listed:
         return options
     meta = dict(options.get("meta") or {})
-    meta["fastmcp"] = {**meta.get("fastmcp", {}), "tags": sorted(tags)}
+    meta["fastmcp"] = {**meta.get("fastmcp", {}), **listed}
     return {**options, "meta": meta}
 
 

@@ -1,0 +1,176 @@
+"""FastMCP's component versions: ``@mcp.tool(version="2.0")`` registers one version of a
+tool (resource, template, prompt) beside the others of its name.
+
+The core serves one definition a name. As FastMCP lists them, that is the highest version's,
+with every version in ``_meta.fastmcp.versions`` (highest first); a request picks one with
+``_meta.fastmcp.version`` (``"1.0"``, ``"v1"``, ``"1"``: versions compare as PEP 440 ones,
+a leading ``v`` aside, else as text, after them) and gets the highest without. What tells
+the versions apart is here: the handler the core calls for the name runs the version asked
+for, and answers as FastMCP does when there is none."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from ... import _native
+from ..._errors import McpError, ResourceNotFoundError, ToolError
+from ...server._mounting import _NAMING_FIELD, Components, Key, Kind
+
+#: A version's place in the order: PEP 440 versions first, by their order, then text.
+VersionKey = tuple[int, Version | str]
+
+
+def version_key(version: str) -> VersionKey:
+    """Where ``version`` sorts among its name's versions (FastMCP's order)."""
+    try:
+        return (0, Version(version.lstrip("v")))
+    except InvalidVersion:
+        return (1, version)
+
+
+def version_of(definition: dict[str, Any]) -> str | None:
+    """The version a definition's ``_meta.fastmcp`` gives it."""
+    upstream = (definition.get("_meta") or {}).get("fastmcp")
+    version = upstream.get("version") if isinstance(upstream, dict) else None
+    return version if isinstance(version, str) else None
+
+
+def requested(native_ctx: _native.Context) -> str | None:
+    """The version a request asks for in its ``_meta.fastmcp.version``."""
+    return version_of({"_meta": native_ctx.meta})
+
+
+@dataclass
+class _Version:
+    """One version of a component, as the core would be given it."""
+
+    definition: dict[str, Any]
+    rest: tuple[Any, ...]
+    titled: Callable[[str], str | None] | None
+
+
+class VersionedComponents(Components):
+    """A FastMCP server's components, with several versions of a name served as one."""
+
+    def __init__(self, native: _native.Server) -> None:
+        super().__init__(native)
+        self._versions: dict[Key, dict[str, _Version]] = {}
+
+    def add(
+        self, kind: Kind, definition: dict[str, Any], *rest: Any, titled: Callable[[str], str | None] | None = None
+    ) -> None:
+        key: Key = (kind, definition[_NAMING_FIELD[kind]])
+        version = version_of(definition)
+        if version is None:
+            self._versions.pop(key, None)
+            super().add(kind, definition, *rest, titled=titled)
+            return
+        versions = {**self._versions.get(key, {}), version: _Version(definition, rest, titled)}
+        served = _served(kind, key[1], versions)
+        self._versions[key] = versions
+        held = self._registered.get(key)
+        if held is not None and held.placed_by is None:
+            self._withdraw(key)
+        super().add(kind, served.definition, *served.rest, titled=served.titled)
+
+    def remove(self, kind: Kind, name: str) -> bool:
+        self._versions.pop((kind, name), None)
+        return super().remove(kind, name)
+
+
+def _served(kind: Kind, name: str, versions: dict[str, _Version]) -> _Version:
+    """What the core serves for the versions of one name: the highest version's definition,
+    listing them all, and a handler that runs the version a request asks for."""
+    ordered = sorted(versions, key=lambda v: (version_key(v), v), reverse=True)
+    highest = versions[ordered[0]]
+    if kind == "tool" and any(_output(v) != _output(highest) for v in versions.values()):
+        raise TypeError(
+            f"tool {name}: its versions give different output schemas; oxmcp lists and checks one"
+            " output schema for every version of a tool"
+        )
+    meta = dict(highest.definition["_meta"])
+    meta["fastmcp"] = {"versions": ordered, **meta["fastmcp"]}
+    handlers = {key: _checked(kind, name, key, v) for key, v in versions.items()}
+    handler = _dispatching(kind, name, handlers, ordered[0])
+    return _Version({**highest.definition, "_meta": meta}, (handler, *highest.rest[1:]), highest.titled)
+
+
+def _output(version: _Version) -> tuple[Any, Any]:
+    """How a tool version's results are made and checked: its output schema, and whether
+    its values are content, data, or data wrapped as ``{"result": ...}``."""
+    return version.definition.get("outputSchema"), version.rest[1]
+
+
+def _checked(kind: Kind, name: str, version: str, held: _Version) -> Callable[..., Any]:
+    """A version's handler, refusing (for a tool) the arguments its own input schema does
+    not have: the core checks the arguments against the highest version's schema only."""
+    handler: Callable[..., Any] = held.rest[0]
+    schema = held.definition.get("inputSchema", {})
+    if kind != "tool" or schema.get("additionalProperties") is not False:
+        return handler
+    known = set(schema.get("properties", {}))
+
+    def refuse_unknown(arguments: dict[str, Any]) -> None:
+        if unknown := sorted(set(arguments) - known):
+            raise ToolError(f"Error calling tool {name!r}: version {version} takes no argument {', '.join(unknown)}")
+
+    if inspect.iscoroutinefunction(handler):
+
+        async def checked_on_loop(arguments: dict[str, Any], native_ctx: _native.Context) -> Any:
+            refuse_unknown(arguments)
+            return await handler(arguments, native_ctx)
+
+        return checked_on_loop
+
+    def checked_here(arguments: dict[str, Any], native_ctx: _native.Context) -> Any:
+        refuse_unknown(arguments)
+        return handler(arguments, native_ctx)
+
+    return checked_here
+
+
+def _dispatching(kind: Kind, name: str, handlers: dict[str, Callable[..., Any]], highest: str) -> Callable[..., Any]:
+    """The handler of a versioned name: it runs the version the request asks for (the
+    highest when it asks for none), as the native layer calls handlers (the native
+    context last). A plain ``def`` version runs on a thread when another is ``async``."""
+
+    def chosen(native: tuple[Any, ...]) -> Any:
+        asked = requested(native[-1])
+        if asked is None:
+            return handlers[highest]
+        found = [v for v in handlers if version_key(v) == version_key(asked)]
+        if not found:
+            raise _missing(kind, name, native)
+        return handlers[max(found)]
+
+    if not any(inspect.iscoroutinefunction(h) for h in handlers.values()):
+
+        def run_here(*native: Any) -> Any:
+            return chosen(native)(*native)
+
+        return run_here
+
+    async def run_on_loop(*native: Any) -> Any:
+        handler = chosen(native)
+        if inspect.iscoroutinefunction(handler):
+            return await handler(*native)
+        return await asyncio.to_thread(handler, *native)
+
+    return run_on_loop
+
+
+def _missing(kind: Kind, name: str, native: tuple[Any, ...]) -> Exception:
+    """What FastMCP answers for a version it does not have (a resource's or template's
+    handler gets the URI read first)."""
+    if kind == "tool":
+        return ToolError(f"Unknown tool: {name!r}")
+    if kind == "prompt":
+        return McpError(-32602, f"Unknown prompt: {name!r}")
+    uri = native[0]
+    return ResourceNotFoundError(uri, f"Resource not found: {uri!r}")
