@@ -95,11 +95,12 @@ test-rust: node-peers
 node-build: node-peers
 	npm run build
 
-## test-node: build the Node binding, type-check it in strict mode, run its node:test suites
+## test-node: build the Node binding, type-check it in strict mode, run its node:test suites (three files at a time:
+## they mostly wait on their peers, and node runs one at a time on two cores)
 test-node: node-build
 	$(CARGO) build -q -p oxmcp-fixtures --bin fixture-server --bin fixture-hostile
 	npm run typecheck
-	node --test --test-reporter=tap bindings-node/tests/
+	node --test --test-concurrency=3 --test-reporter=tap bindings-node/tests/
 
 ## conformance: the official MCP conformance suite (pinned with the Node 22 it needs in
 ## tests/conformance/package-lock.json): server suite for 2025-11-25 and 2026-07-28 against the

@@ -144,7 +144,9 @@ def unpacked_sdist(package: str, directory: Path) -> Path:
     """The source distribution of the installed version of `package`, unpacked in
     `directory`."""
     version = importlib.metadata.version(package)
-    command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps"]
+    # The source of `package` only: with `:all:`, pip builds the tools that read its
+    # metadata from their sources too, which takes minutes without a cache.
+    command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary", package, "--no-deps"]
     subprocess.run([*command, f"{package}=={version}", "-d", str(directory)], check=True, timeout=300)
     with tarfile.open(directory / f"{package}-{version}.tar.gz") as sdist:
         sdist.extractall(directory, filter="data")
