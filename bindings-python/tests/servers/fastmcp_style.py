@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Annotated, Literal
 
 from fastmcp import Context, FastMCP
+from fastmcp.apps import AppConfig, ResourceCSP, ResourcePermissions
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
 from fastmcp.utilities.types import Image
@@ -216,3 +217,34 @@ def review(code: str) -> str:
         code: The code to review.
     """
     return f"Review: {code}"
+
+
+@mcp.tool(app=AppConfig(resource_uri="ui://charts/view.html", visibility=["app", "model"]))
+def chart(points: list[int]) -> str:
+    """Charts points, rendered by the app at ui://charts/view.html."""
+    return f"{len(points)} points"
+
+
+@mcp.resource(
+    "ui://charts/view.html",
+    app=AppConfig(
+        csp=ResourceCSP(resource_domains=["https://unpkg.com"]),
+        permissions=ResourcePermissions(clipboard_write={}),
+        prefers_border=True,
+    ),
+)
+def chart_view() -> str:
+    """The chart's view."""
+    return "<!DOCTYPE html><html><body><div id=chart></div></body></html>"
+
+
+@mcp.tool(version="1.0")
+def quote(amount: int) -> int:
+    """Quotes a price (v1)."""
+    return amount
+
+
+@mcp.tool(version="2.0")
+def quote(amount: int, discount: int = 0) -> int:  # noqa: F811
+    """Quotes a price with a discount (v2)."""
+    return amount - discount

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import inspect
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ... import _native
 from ..._conventions import Conventions
 from ...server import Server
 from ...server._mounting import Components
+from ...types import BlobResourceContents, TextResourceContents
 from .._conventions import FastMCPConventions
+from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
 from ..utilities.tasks import TaskConfig, TaskMode
@@ -49,6 +53,7 @@ class FastMCP(Server):
         task: bool | TaskConfig | None = None,
         timeout: float | None = None,
         output_schema: dict[str, Any] | _Generated | None = _GENERATED,
+        app: AppConfig | dict[str, Any] | bool | None = None,
         **options: Any,
     ) -> Any:
         """:meth:`oxmcp.Server.tool`, with FastMCP's ``tags``, ``task`` (True runs a call as a
@@ -56,8 +61,9 @@ class FastMCP(Server):
         (seconds: a call that runs longer fails with a tool error saying so, as FastMCP's; a
         plain ``def`` runs on a thread, which finishes on its own) and ``output_schema``
         (None: none, and results unstructured; an object's schema: the value returned is the
-        structured content)."""
-        options = _tagged(options, tags, version)
+        structured content) and ``app`` (the MCP App that renders its results: an
+        :class:`~oxmcp.fastmcp.apps.AppConfig` or its wire form, listed in ``_meta.ui``)."""
+        options = _with_ui(_tagged(options, tags, version), app)
         if output_schema is None:
             options["structured_output"] = False
         elif not isinstance(output_schema, _Generated):
@@ -81,10 +87,26 @@ class FastMCP(Server):
         *,
         tags: Iterable[str] | None = None,
         version: str | int | float | None = None,
+        app: AppConfig | dict[str, Any] | bool | None = None,
         **options: Any,
     ) -> Any:
-        """:meth:`oxmcp.Server.resource`, with ``tags`` and ``version``."""
-        return super().resource(uri, **_tagged(options, tags, version))
+        """:meth:`oxmcp.Server.resource`, with ``tags``, ``version`` and ``app`` (an MCP App's
+        HTML: what its frame may load and do, listed in ``_meta.ui`` and sent with its
+        contents). A ``ui://`` resource is ``text/html;profile=mcp-app`` unless it says."""
+        if isinstance(app, AppConfig) and (app.resource_uri is not None or app.visibility is not None):
+            raise ValueError(f"resource {uri}: resource_uri and visibility are a tool's, not a UI resource's")
+        options = _with_ui(_tagged(options, tags, version), app)
+        options["mime_type"] = resolve_ui_mime_type(uri, options.get("mime_type"))
+        register = super().resource(uri, **options)
+        ui = options.get("meta", {}).get("ui")
+        if ui is None or _native.uri_template_variables(uri):
+            return register
+
+        def with_ui_contents(fn: Any) -> Any:
+            register(_contents_with_ui(fn, uri, options["mime_type"], ui))
+            return fn
+
+        return with_ui_contents
 
     def prompt(
         self,
@@ -134,6 +156,44 @@ def _with_timeout(fn: Callable[..., Any], timeout: float, name: str) -> Callable
             raise TimeoutError(f"Tool '{name}' execution timed out after {timeout}s") from None
 
     return timed
+
+
+def _with_ui(options: dict[str, Any], app: AppConfig | dict[str, Any] | bool | None) -> dict[str, Any]:
+    """`options` with an MCP App's configuration in the ``meta`` they give (``_meta.ui``)."""
+    if app is None or app is False:
+        return options
+    if app is True:
+        raise ValueError("app=True renders with FastMCP's Prefab, which oxmcp does not serve: give an AppConfig")
+    return {**options, "meta": {**(options.get("meta") or {}), "ui": app_config_to_meta_dict(app)}}
+
+
+def _contents_with_ui(
+    fn: Callable[..., Any], uri: str, mime_type: str | None, ui: dict[str, Any]
+) -> Callable[..., Any]:
+    """A UI resource's function, its text (or bytes) sent as contents that carry the app's
+    ``_meta.ui``, as FastMCP sends them."""
+
+    def contents(value: Any) -> Any:
+        if isinstance(value, str):
+            return TextResourceContents(uri=uri, mime_type=mime_type, text=value, _meta={"ui": ui})
+        if isinstance(value, bytes):
+            blob = base64.b64encode(value).decode()
+            return BlobResourceContents(uri=uri, mime_type=mime_type, blob=blob, _meta={"ui": ui})
+        return value
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def read_on_loop(*args: Any, **kwargs: Any) -> Any:
+            return contents(await fn(*args, **kwargs))
+
+        return read_on_loop
+
+    @functools.wraps(fn)
+    def read_here(*args: Any, **kwargs: Any) -> Any:
+        return contents(fn(*args, **kwargs))
+
+    return read_here
 
 
 def _tagged(
