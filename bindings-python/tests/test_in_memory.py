@@ -569,8 +569,16 @@ async def test_a_fastmcp_server_serves_the_version_a_request_asks_for() -> None:
             with pytest.raises(McpError, match="Unknown prompt: 'summarize'"):
                 await client.get_prompt("summarize", {"text": "x"}, version="2")
 
+    assert not mcp.remove_tool("charge", version="7")
+    assert mcp.remove_tool("charge", version="2.0")
+    async with FastMCPClient(mcp) as client:
+        (tool,) = await client.list_tools()
+        assert tool.meta["fastmcp"]["versions"] == ["1.0"]
+        assert (await client.call_tool("charge", {"amount": 5})).data == {"v1": 5}
+    assert mcp.remove_resource("config://{env}", version="10")
     assert mcp.remove_tool("charge")
     assert await mcp.list_tools() == []
+    assert [t.meta["fastmcp"]["versions"] for t in await mcp.list_resource_templates()] == [["2.0"]]
 
 
 async def test_runtime_changes_are_announced(notifications: Any) -> None:

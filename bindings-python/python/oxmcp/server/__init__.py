@@ -535,9 +535,7 @@ class Server(Generic[LifespanT]):
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource, or a template by its URI template; returns whether it existed."""
-        if _native.uri_template_variables(uri):
-            return self._components.remove("template", uri)
-        return self._components.remove("resource", uri)
+        return self._components.remove(resource_kind(uri), uri)
 
     def notify_resource_updated(self, uri: str) -> None:
         """Tells clients subscribed to ``uri`` that it changed."""
@@ -1115,6 +1113,11 @@ class HttpServer:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+
+def resource_kind(uri: str) -> Literal["resource", "template"]:
+    """Whether ``uri`` names a resource or, with variables, a resource template."""
+    return "template" if _native.uri_template_variables(uri) else "resource"
 
 
 def _handler(

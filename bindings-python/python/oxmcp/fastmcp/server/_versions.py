@@ -83,6 +83,22 @@ class VersionedComponents(Components):
         self._versions.pop((kind, name), None)
         return super().remove(kind, name)
 
+    def remove_version(self, kind: Kind, name: str, version: str) -> bool:
+        """Removes one version of a name (the others served as before); returns whether it
+        existed."""
+        key: Key = (kind, name)
+        versions = self._versions.get(key, {})
+        remaining = {v: held for v, held in versions.items() if version_key(v) != version_key(version)}
+        if len(remaining) == len(versions):
+            return False
+        if not remaining:
+            return self.remove(kind, name)
+        served = _served(kind, name, remaining)
+        self._versions[key] = remaining
+        self._withdraw(key)
+        super().add(kind, served.definition, *served.rest, titled=served.titled)
+        return True
+
 
 def _served(kind: Kind, name: str, versions: dict[str, _Version]) -> _Version:
     """What the core serves for the versions of one name: the highest version's definition,

@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 from ... import _native
 from ..._conventions import Conventions
-from ...server import Server
-from ...server._mounting import Components
+from ...server import Server, resource_kind
+from ...server._mounting import Components, Kind
 from ...types import BlobResourceContents, TextResourceContents
 from .._conventions import FastMCPConventions
 from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
@@ -119,6 +119,24 @@ class FastMCP(Server):
     ) -> Any:
         """:meth:`oxmcp.Server.prompt`, with ``tags`` and ``version``."""
         return super().prompt(name_or_fn, **_tagged(options, tags, version))
+
+    def remove_tool(self, name: str, version: str | None = None) -> bool:
+        """Removes a tool, or one ``version`` of it; returns whether it existed."""
+        return self._remove("tool", name, version)
+
+    def remove_resource(self, uri: str, version: str | None = None) -> bool:
+        """Removes a resource or template, or one ``version`` of it; returns whether it existed."""
+        return self._remove(resource_kind(uri), uri, version)
+
+    def remove_prompt(self, name: str, version: str | None = None) -> bool:
+        """Removes a prompt, or one ``version`` of it; returns whether it existed."""
+        return self._remove("prompt", name, version)
+
+    def _remove(self, kind: Kind, name: str, version: str | None) -> bool:
+        if version is None:
+            return self._components.remove(kind, name)
+        assert isinstance(self._components, VersionedComponents)
+        return self._components.remove_version(kind, name, version)
 
 
 def create_proxy(
