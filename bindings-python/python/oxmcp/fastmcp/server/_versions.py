@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from ... import _native
 from ..._errors import McpError, ResourceNotFoundError, ToolError
-from ...server._mounting import _NAMING_FIELD, Components, Key, Kind
+from ...server._mounting import _NAMING_FIELD, Components, Key, Kind, _Registration
 
 #: A version's place in the order: PEP 440 versions first, by their order, then text.
 VersionKey = tuple[int, Version | str]
@@ -46,38 +45,22 @@ def requested(native_ctx: _native.Context) -> str | None:
     return version_of({"_meta": native_ctx.meta})
 
 
-@dataclass
-class _Version:
-    """One version of a component, as the core would be given it."""
-
-    definition: dict[str, Any]
-    rest: tuple[Any, ...]
-    titled: Callable[[str], str | None] | None
-
-
 class VersionedComponents(Components):
     """A FastMCP server's components, with several versions of a name served as one."""
 
     def __init__(self, native: _native.Server) -> None:
         super().__init__(native)
-        self._versions: dict[Key, dict[str, _Version]] = {}
+        self._versions: dict[Key, dict[str, _Registration]] = {}
 
     def add(
         self, kind: Kind, definition: dict[str, Any], *rest: Any, titled: Callable[[str], str | None] | None = None
     ) -> None:
-        key: Key = (kind, definition[_NAMING_FIELD[kind]])
         version = version_of(definition)
         if version is None:
-            self._versions.pop(key, None)
             super().add(kind, definition, *rest, titled=titled)
             return
-        versions = {**self._versions.get(key, {}), version: _Version(definition, rest, titled)}
-        served = _served(kind, key[1], versions)
-        self._versions[key] = versions
-        held = self._registered.get(key)
-        if held is not None and held.placed_by is None:
-            self._withdraw(key)
-        super().add(kind, served.definition, *served.rest, titled=served.titled)
+        key: Key = (kind, definition[_NAMING_FIELD[kind]])
+        self._serve(key, {**self._versions.get(key, {}), version: _Registration(kind, definition, rest, titled)})
 
     def remove(self, kind: Kind, name: str) -> bool:
         self._versions.pop((kind, name), None)
@@ -86,23 +69,30 @@ class VersionedComponents(Components):
     def remove_version(self, kind: Kind, name: str, version: str) -> bool:
         """Removes one version of a name (the others served as before); returns whether it
         existed."""
-        key: Key = (kind, name)
-        versions = self._versions.get(key, {})
+        versions = self._versions.get((kind, name), {})
         remaining = {v: held for v, held in versions.items() if version_key(v) != version_key(version)}
         if len(remaining) == len(versions):
             return False
         if not remaining:
             return self.remove(kind, name)
-        served = _served(kind, name, remaining)
-        self._versions[key] = remaining
-        self._withdraw(key)
-        super().add(kind, served.definition, *served.rest, titled=served.titled)
+        self._serve((kind, name), remaining)
         return True
 
+    def _serve(self, key: Key, versions: dict[str, _Registration]) -> None:
+        """Serves ``versions`` for one name in place of what this server served for it;
+        nothing changes when they cannot be served together."""
+        served = _served(key, versions)
+        self._versions[key] = versions
+        held = self._registered.get(key)
+        if held is not None and held.placed_by is None:
+            self._withdraw(key)
+        super().add(served.kind, served.definition, *served.rest, titled=served.titled)
 
-def _served(kind: Kind, name: str, versions: dict[str, _Version]) -> _Version:
+
+def _served(key: Key, versions: dict[str, _Registration]) -> _Registration:
     """What the core serves for the versions of one name: the highest version's definition,
     listing them all, and a handler that runs the version a request asks for."""
+    kind, name = key
     ordered = sorted(versions, key=lambda v: (version_key(v), v), reverse=True)
     highest = versions[ordered[0]]
     if kind == "tool" and any(_output(v) != _output(highest) for v in versions.values()):
@@ -112,58 +102,42 @@ def _served(kind: Kind, name: str, versions: dict[str, _Version]) -> _Version:
         )
     meta = dict(highest.definition["_meta"])
     meta["fastmcp"] = {"versions": ordered, **meta["fastmcp"]}
-    handlers = {key: _checked(kind, name, key, v) for key, v in versions.items()}
-    handler = _dispatching(kind, name, handlers, ordered[0])
-    return _Version({**highest.definition, "_meta": meta}, (handler, *highest.rest[1:]), highest.titled)
+    handler = _dispatching(key, versions, ordered[0])
+    return _Registration(kind, {**highest.definition, "_meta": meta}, (handler, *highest.rest[1:]), highest.titled)
 
 
-def _output(version: _Version) -> tuple[Any, Any]:
+def _output(version: _Registration) -> tuple[Any, Any]:
     """How a tool version's results are made and checked: its output schema, and whether
     its values are content, data, or data wrapped as ``{"result": ...}``."""
     return version.definition.get("outputSchema"), version.rest[1]
 
 
-def _checked(kind: Kind, name: str, version: str, held: _Version) -> Callable[..., Any]:
-    """A version's handler, refusing (for a tool) the arguments its own input schema does
-    not have: the core checks the arguments against the highest version's schema only."""
-    handler: Callable[..., Any] = held.rest[0]
-    schema = held.definition.get("inputSchema", {})
-    if kind != "tool" or schema.get("additionalProperties") is not False:
-        return handler
-    known = set(schema.get("properties", {}))
-
-    def refuse_unknown(arguments: dict[str, Any]) -> None:
-        if unknown := sorted(set(arguments) - known):
-            raise ToolError(f"Error calling tool {name!r}: version {version} takes no argument {', '.join(unknown)}")
-
-    if inspect.iscoroutinefunction(handler):
-
-        async def checked_on_loop(arguments: dict[str, Any], native_ctx: _native.Context) -> Any:
-            refuse_unknown(arguments)
-            return await handler(arguments, native_ctx)
-
-        return checked_on_loop
-
-    def checked_here(arguments: dict[str, Any], native_ctx: _native.Context) -> Any:
-        refuse_unknown(arguments)
-        return handler(arguments, native_ctx)
-
-    return checked_here
+def _accepted(version: _Registration) -> set[str] | None:
+    """The arguments a tool version takes, when its input schema allows no others."""
+    schema = version.definition.get("inputSchema", {})
+    return set(schema.get("properties", {})) if schema.get("additionalProperties") is False else None
 
 
-def _dispatching(kind: Kind, name: str, handlers: dict[str, Callable[..., Any]], highest: str) -> Callable[..., Any]:
+def _dispatching(key: Key, versions: dict[str, _Registration], highest: str) -> Callable[..., Any]:
     """The handler of a versioned name: it runs the version the request asks for (the
     highest when it asks for none), as the native layer calls handlers (the native
-    context last). A plain ``def`` version runs on a thread when another is ``async``."""
+    context last). The core checks a call's arguments against the highest version's input
+    schema only: an older tool version refuses those its own schema does not have. A plain
+    ``def`` version runs on a thread when another is ``async``."""
+    kind, name = key
+    handlers = {version: held.rest[0] for version, held in versions.items()}
+    accepted = {version: _accepted(held) for version, held in versions.items()} if kind == "tool" else {}
 
     def chosen(native: tuple[Any, ...]) -> Any:
         asked = requested(native[-1])
-        if asked is None:
-            return handlers[highest]
-        found = [v for v in handlers if version_key(v) == version_key(asked)]
+        found = [highest] if asked is None else [v for v in handlers if version_key(v) == version_key(asked)]
         if not found:
             raise _missing(kind, name, native)
-        return handlers[max(found)]
+        version = max(found)
+        known = accepted.get(version)
+        if known is not None and (unknown := sorted(set(native[0]) - known)):
+            raise ToolError(f"Error calling tool {name!r}: version {version} takes no argument {', '.join(unknown)}")
+        return handlers[version]
 
     if not any(inspect.iscoroutinefunction(h) for h in handlers.values()):
 

@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ... import _native
 from ..._conventions import Conventions
 from ...server import Server, resource_kind
 from ...server._mounting import Components, Kind
@@ -99,7 +98,7 @@ class FastMCP(Server):
         options["mime_type"] = resolve_ui_mime_type(uri, options.get("mime_type"))
         register = super().resource(uri, **options)
         ui = options.get("meta", {}).get("ui")
-        if ui is None or _native.uri_template_variables(uri):
+        if ui is None or resource_kind(uri) == "template":
             return register
 
         def with_ui_contents(fn: Any) -> Any:
