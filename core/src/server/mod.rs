@@ -117,7 +117,7 @@ struct ServerInner {
     completer: RwLock<Option<Arc<dyn Completer>>>,
     /// Lists and serves what is not registered up front.
     catalog: RwLock<Catalog>,
-    /// The proxies served (their catalog is the one set last by `add_proxy`).
+    /// The proxies served, in order (`serve_proxies` and `add_proxy` make their catalog).
     proxies: Mutex<Vec<Proxy>>,
     skills: Arc<Skills>,
     /// Reads the skills' files (their SKILL.md are registered resources; the other files
