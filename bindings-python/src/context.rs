@@ -52,10 +52,7 @@ impl Context {
     /// "legacy" or "modern".
     #[getter]
     fn era(&self) -> &'static str {
-        match self.inner.era() {
-            Era::Legacy => "legacy",
-            Era::Modern => "modern",
-        }
+        era_name(self.inner.era())
     }
 
     /// Who the client says it is (name, version, ...), when it said.
@@ -263,4 +260,12 @@ fn answer<T: serde::Serialize>(outcome: Result<T, oxmcp::server::HandlerError>) 
         Err(e) => Err(error::handler_error_to_py(py, e)),
     })
     .unwrap_or_else(|| Err(error::exiting()))
+}
+
+/// An era as Python names it: "legacy" or "modern".
+pub fn era_name(era: Era) -> &'static str {
+    match era {
+        Era::Legacy => "legacy",
+        Era::Modern => "modern",
+    }
 }

@@ -20,6 +20,7 @@
 //! - `runtime`: the tokio runtime the binding owns (shut down at exit, rebuilt after fork).
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 mod auth;
 mod cli;
@@ -63,6 +64,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, code) in oxmcp::protocol::code::NAMED {
         m.add(name, code)?;
     }
+    let versions = PyDict::new(m.py());
+    for version in oxmcp::protocol::ProtocolVersion::ALL {
+        versions.set_item(version.as_str(), context::era_name(version.era()))?;
+    }
+    m.add("PROTOCOL_VERSIONS", versions)?;
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::after_fork_in_child, m)?)?;

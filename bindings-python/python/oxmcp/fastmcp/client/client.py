@@ -14,11 +14,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from pydantic import TypeAdapter
 
-from ... import types
+from ... import _native, types
 from ..._official import read_camel_case_names, to_official
 from ...client import Client as NativeClient
 from ...client import Era, NotificationHandler, ProgressHandler, RootsHandler
@@ -342,17 +342,18 @@ def _roots(roots: list[str] | RootsHandler | None) -> RootsHandler | None:
 #: The first revision of the modern era, whose requests ask for log messages one by one.
 MODERN = "2026-07-28"
 
-#: The revisions of the handshake era, which ``mode="legacy"`` speaks.
-HANDSHAKE = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-
 
 def _era(mode: str) -> Era:
-    """oxmcp's era for FastMCP's ``mode``, refused as FastMCP refuses it."""
-    eras: dict[str, Era] = {"auto": "auto", "legacy": "legacy", MODERN: "modern"}
-    if mode in eras:
-        return eras[mode]
-    hint = f" ({mode!r} is a handshake-era version; use mode='legacy')" if mode in HANDSHAKE else ""
-    raise ValueError(f"mode must be 'legacy', 'auto', or one of {[MODERN]}; got {mode!r}{hint}")
+    """oxmcp's era for FastMCP's ``mode`` (``"auto"``, ``"legacy"`` or a modern revision),
+    refused as FastMCP refuses it."""
+    modern = [version for version, era in _native.PROTOCOL_VERSIONS.items() if era == "modern"]
+    if mode in ("auto", "legacy"):
+        return cast(Era, mode)
+    if mode in modern:
+        return "modern"
+    legacy = _native.PROTOCOL_VERSIONS.get(mode) == "legacy"
+    hint = f" ({mode!r} is a handshake-era version; use mode='legacy')" if legacy else ""
+    raise ValueError(f"mode must be 'legacy', 'auto', or one of {modern}; got {mode!r}{hint}")
 
 
 def _notifications(
