@@ -8,8 +8,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ProgressCallback, ServerNotification};
-use oxmcp::protocol::{code, CompleteRequestParams, Completion, CompletionReference, ErrorObject, SubscriptionFilter};
-use oxmcp::server::{Capability, Context, DefinitionKind, HandlerError, PromptDef, Server, ToolDef};
+use oxmcp::protocol::{
+    code, CompleteRequestParams, Completion, CompletionReference, ElicitRequestFormParams, ElicitRequestParams,
+    ErrorObject, SubscriptionFilter,
+};
+use oxmcp::server::{Capability, Context, DefinitionKind, HandlerError, Intercepted, Next, PromptDef, Server, ToolDef};
+use oxmcp::transport::{stdio::from_streams, DEFAULT_MAX_MESSAGE_SIZE};
 use serde_json::{json, Value};
 use tokio::sync::broadcast;
 
@@ -544,5 +548,141 @@ async fn a_handler_tells_every_client_a_computed_list_changed() {
     assert_eq!(
         next_change(&mut other_notes).await,
         Some(ServerNotification::ResourceListChanged)
+    );
+}
+
+/// A modern client that writes its calls on a stream as text.
+struct RawModernClient {
+    writer: tokio::io::DuplexStream,
+    reader: tokio::io::Lines<tokio::io::BufReader<tokio::io::DuplexStream>>,
+    meta: Value,
+}
+
+impl RawModernClient {
+    fn serving(server: Server, client_capabilities: Value) -> Self {
+        let (client_out, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, client_in) = tokio::io::duplex(1 << 16);
+        let transport = from_streams(server_in, server_out, DEFAULT_MAX_MESSAGE_SIZE);
+        tokio::spawn(async move { server.serve(transport).await });
+        RawModernClient {
+            writer: client_out,
+            reader: tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(client_in)),
+            meta: json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": client_capabilities,
+            }),
+        }
+    }
+
+    /// Calls a tool with `params` (its `_meta` added) and reads the answer.
+    async fn call(&mut self, id: u64, mut params: Value) -> Value {
+        params["_meta"] = self.meta.clone();
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        tokio::io::AsyncWriteExt::write_all(&mut self.writer, format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+        let answer = self.reader.next_line().await.unwrap().expect("an answer");
+        serde_json::from_str(&answer).unwrap()
+    }
+}
+
+/// Over a stream a call is read in one pass, envelope and params together, and its params
+/// are found again in its frame only when a request state is sealed or opened: the state a
+/// modern call is given opens for that call again, and for no call with other arguments.
+#[tokio::test]
+async fn a_request_state_given_over_a_stream_opens_for_its_own_call_only() {
+    let server = Server::builder("streams", "1")
+        .tool(ToolDef::new("delete").handler(|arguments, ctx: Context| async move {
+            let form = ElicitRequestParams::Form(ElicitRequestFormParams {
+                mode: None,
+                message: "Sure?".into(),
+                requested_schema: json!({"type": "object"}).as_object().cloned().unwrap(),
+                meta: None,
+            });
+            let answer = ctx.elicit(form).await?;
+            Ok::<_, HandlerError>(format!("{:?} {}", answer.action, arguments["file"]))
+        }))
+        .build()
+        .unwrap();
+    let mut client = RawModernClient::serving(server, json!({"elicitation": {}}));
+    let first = client
+        .call(1, json!({"name": "delete", "arguments": {"file": "a.txt"}}))
+        .await;
+    let first = &first["result"];
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let key = first["inputRequests"].as_object().unwrap().keys().next().unwrap();
+    let retry = |file: &str| {
+        json!({
+            "name": "delete",
+            "arguments": {"file": file},
+            "requestState": first["requestState"],
+            "inputResponses": {key: {"action": "accept", "content": {}}},
+        })
+    };
+    let other = client.call(2, retry("b.txt")).await;
+    assert_eq!(other["error"]["code"], code::INVALID_PARAMS, "{other}");
+    let same = client.call(3, retry("a.txt")).await;
+    assert_eq!(same["result"]["content"][0]["text"], "Accept \"a.txt\"", "{same}");
+}
+
+/// An interceptor sees every request with its method and params, and answers it: through
+/// the method with other params, with the method's result changed, or by itself with an
+/// error; a modern result it gives is stamped as the method's own would be.
+#[tokio::test]
+async fn an_interceptor_runs_around_every_request() {
+    let server = Server::builder("intercepted", "1")
+        .tool(ToolDef::new("echo").handler(|arguments, _| async move { arguments["text"].to_string() }))
+        .tool(tool("secret"))
+        .build()
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    server.set_interceptor(move |request: Intercepted, next: Next| {
+        log.lock().unwrap().push(request.method.clone());
+        async move {
+            if request.method == "tools/call" && request.params["name"] == "secret" {
+                return Err(HandlerError::rpc(ErrorObject::new(-32001, "not for you")));
+            }
+            if request.method == "tools/call" {
+                let mut params = request.params.clone();
+                params["arguments"]["text"] = json!("rewritten");
+                let mut result = next.run(Some(params)).await.map_err(HandlerError::rpc)?;
+                result["content"][0]["text"] = json!(format!("<{}>", result["content"][0]["text"].as_str().unwrap()));
+                return Ok(result);
+            }
+            let mut result = next.run(None).await.map_err(HandlerError::rpc)?;
+            if request.method == "tools/list" {
+                let tools = result["tools"].as_array_mut().unwrap();
+                tools.retain(|tool| tool["name"] != "secret");
+            }
+            Ok(result)
+        }
+    });
+    for era in ERAS {
+        seen.lock().unwrap().clear();
+        let client = connect(&server, era).await;
+        assert_eq!(tool_names(&client).await, ["echo"], "{era:?}");
+        let echoed = client.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&echoed.content).unwrap()[0]["text"],
+            "<\"rewritten\">",
+            "{era:?}"
+        );
+        let refused = client.call_tool("secret", json!({})).await.unwrap_err();
+        assert!(refused.to_string().contains("not for you"), "{era:?}: {refused}");
+        // Every request but the legacy handshake; a modern client discovers the server.
+        let discovered = (era == EraMode::Modern).then_some("server/discover");
+        let expected: Vec<_> = discovered
+            .into_iter()
+            .chain(["tools/list", "tools/call", "tools/call"])
+            .collect();
+        assert_eq!(*seen.lock().unwrap(), expected, "{era:?}");
+    }
+    let mut raw = RawModernClient::serving(server, json!({}));
+    let answer = raw.call(1, json!({"name": "echo", "arguments": {"text": "hi"}})).await;
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    assert_eq!(
+        answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "intercepted",
+        "{answer}"
     );
 }

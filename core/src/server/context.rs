@@ -3,6 +3,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -42,7 +43,7 @@ struct RequestState {
     /// The request's params as sent, their `_meta` read into `meta` only when asked for:
     /// most handlers never look, and building the map cost more than the rest of the
     /// dispatch.
-    params: Option<Box<RawValue>>,
+    params: SentParams,
     meta: OnceLock<Option<Meta>>,
     cancellation: CancellationToken,
     reply: Reply,
@@ -54,6 +55,47 @@ struct RequestState {
     caller: Option<Arc<Caller>>,
     /// The task this context runs, if any: a legacy task's messages are tagged with it.
     task_id: Option<String>,
+}
+
+/// A request's params as sent. A `tools/call` read in one pass with its envelope
+/// ([`CallFrame`](super::dispatch::CallFrame)) keeps its frame instead, where its params
+/// are found only when asked for (a handler reads `_meta`, a request state is sealed or
+/// opened): most calls never ask. The frame is shared with the transport's read buffer,
+/// not copied (copying it cost more than finding the params in it did).
+#[derive(Clone)]
+pub(crate) enum SentParams {
+    /// Read apart from the envelope.
+    Apart(Option<Box<RawValue>>),
+    /// In the frame the request came in.
+    InFrame {
+        frame: Bytes,
+        params: OnceLock<Option<Box<RawValue>>>,
+    },
+}
+
+impl SentParams {
+    /// The params of the request `frame` holds.
+    pub(crate) fn in_frame(frame: Bytes) -> Self {
+        SentParams::InFrame {
+            frame,
+            params: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> Option<&RawValue> {
+        match self {
+            SentParams::Apart(params) => params.as_deref(),
+            SentParams::InFrame { frame, params } => params
+                .get_or_init(|| {
+                    let text = std::str::from_utf8(frame).ok()?;
+                    match jsonrpc::parse_message(text).ok()? {
+                        jsonrpc::Message::Request(request) => request.params,
+                        _ => None,
+                    }
+                })
+                .as_deref(),
+        }
+    }
 }
 
 /// Only the `_meta` of a request's params.
@@ -68,7 +110,7 @@ impl Context {
         dispatcher: Arc<Dispatcher>,
         request_id: Option<RequestId>,
         exchange: Exchange,
-        params: Option<Box<RawValue>>,
+        params: SentParams,
         scope: Scope,
     ) -> Self {
         Context {
@@ -187,7 +229,7 @@ impl Context {
 
     /// The request's params as sent.
     pub(crate) fn params(&self) -> Option<&RawValue> {
-        self.inner.params.as_deref()
+        self.inner.params.get()
     }
 
     /// The request's raw `_meta`.
@@ -195,11 +237,7 @@ impl Context {
         let inner = &self.inner;
         inner
             .meta
-            .get_or_init(|| {
-                serde_json::from_str::<MetaOnly>(inner.params.as_deref()?.get())
-                    .ok()?
-                    .meta
-            })
+            .get_or_init(|| serde_json::from_str::<MetaOnly>(inner.params.get()?.get()).ok()?.meta)
             .as_ref()
     }
 

@@ -13,16 +13,19 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures::FutureExt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use serde_json::Value;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::auth::Caller;
-use super::context::Context;
+use super::context::{Context, SentParams};
+use super::interceptor::{self, Intercepted, Interceptor, Next};
 use super::limits::Quota;
 use super::reply::Reply;
 use super::stamp::Stamp;
@@ -82,6 +85,9 @@ pub(crate) struct ReadAhead {
     pub(crate) exchange: Exchange,
     /// A `tools/call`'s params.
     pub(crate) call: Option<CallParams<'static>>,
+    /// The frame a `tools/call` was read from in one pass ([`CallFrame`]), where its
+    /// params are found when asked for; the request carries none of its own then.
+    pub(crate) frame: Option<Bytes>,
 }
 
 /// How a method ends: a result's JSON text, or an error.
@@ -236,9 +242,21 @@ impl Dispatcher {
         reply: Reply,
         caller: Option<Arc<Caller>>,
     ) -> CancellationToken {
+        self.serve_read(request, None, reply, caller)
+    }
+
+    /// [`serve`](Self::serve) for a request of which the transport read `read` already.
+    pub(crate) fn serve_read(
+        self: &Arc<Self>,
+        request: Request,
+        read: Option<ReadAhead>,
+        reply: Reply,
+        caller: Option<Arc<Caller>>,
+    ) -> CancellationToken {
         let cancellation = self.track(&request.id);
         let scope = Scope {
             caller,
+            read,
             ..Scope::new(reply.clone(), cancellation.clone())
         };
         let answer = self.answer_tracked(request, scope);
@@ -299,6 +317,28 @@ impl Dispatcher {
             lock(&dispatcher.in_flight).remove(&id);
             text
         }
+    }
+
+    /// `frame` read in one pass as a `tools/call` ([`CallFrame`]), with the protocol facts
+    /// of its `_meta`: the request to serve, and what was read of it. `None` for another
+    /// frame, or one whose facts do not hold (before the handshake, say): the usual read
+    /// takes it, and answers it as it would have.
+    pub(crate) fn read_call_frame(&self, frame: &Bytes) -> Option<(Request, ReadAhead)> {
+        let text = std::str::from_utf8(frame).ok()?;
+        let CallFrame { id, params } = CallFrame::read(text)?;
+        let (request_meta, call) = params.split();
+        let exchange = self.exchange_for(methods::TOOLS_CALL, &request_meta, None).ok()??;
+        let request = Request {
+            id,
+            method: methods::TOOLS_CALL.to_owned(),
+            params: None,
+        };
+        let read = ReadAhead {
+            exchange,
+            call: Some(call),
+            frame: Some(frame.clone()),
+        };
+        Some((request, read))
     }
 
     /// Takes a notification or a response from the client at once; a request is handed
@@ -435,7 +475,7 @@ impl Dispatcher {
             Arc::clone(self),
             None,
             exchange,
-            params.map(ToOwned::to_owned),
+            SentParams::Apart(params.map(ToOwned::to_owned)),
             scope,
         ))
     }
@@ -620,10 +660,10 @@ impl Dispatcher {
         }
         // Reading `_meta`'s protocol fields checks that it is an object (or absent), so the
         // context's lazy read of it cannot fail; the transport did so if it worked them out.
-        let mut call = None;
+        let (mut call, mut frame) = (None, None);
         let exchange = match scope.read.take() {
             Some(read) => {
-                call = read.call;
+                (call, frame) = (read.call, read.frame);
                 read.exchange
             }
             None => {
@@ -643,46 +683,81 @@ impl Dispatcher {
         };
         let era = exchange.version.era();
         // The context keeps the params, which it reads `_meta` from when a handler asks;
-        // the method reads them there.
+        // the method reads them there. A call's stay in their frame, when they came in
+        // one, until the call needs them ([`SentParams`]).
+        let params = match frame {
+            Some(frame) => SentParams::in_frame(frame),
+            None => SentParams::Apart(params),
+        };
         let ctx = Context::new(Arc::clone(&self), Some(id.clone()), exchange, params, scope);
-        let params = ctx.params();
+        let stamp = (era == Era::Modern).then(|| self.server.stamp());
+        let outcome = match self.server.interceptor() {
+            // Boxed: what an interceptor holds stays out of every other request's future.
+            Some(interceptor) => {
+                let next = Next {
+                    dispatcher: Arc::clone(&self),
+                    method,
+                    id,
+                    era,
+                    ctx: ctx.clone(),
+                    call: Mutex::new(call),
+                };
+                Box::pin(intercepted(interceptor, next, stamp)).await
+            }
+            None => self.run_method(&method, &id, era, &ctx, call, None, stamp).await,
+        };
+        ctx.finish();
+        outcome
+    }
+
+    /// Runs the method of a request: `tools/call` with its params as read (`call`), any
+    /// other with `given` params, or those sent when none are given.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn run_method(
+        self: &Arc<Self>,
+        method: &str,
+        id: &RequestId,
+        era: Era,
+        ctx: &Context,
+        call: Option<CallParams<'static>>,
+        given: Option<&RawValue>,
+        stamp: Option<&Stamp>,
+    ) -> Outcome {
+        if method == methods::TOOLS_CALL {
+            return tools::call(&self.server, call, ctx, stamp).await;
+        }
+        let params = given.or_else(|| ctx.params());
         let server = &self.server;
-        let stamp = (era == Era::Modern).then(|| server.stamp());
-        let outcome = match (method.as_str(), era) {
+        match (method, era) {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
             (methods::DISCOVER, Era::Modern) => self.discover(stamp),
-            (methods::TOOLS_LIST, _) => tools::list(server, params, &ctx, stamp).await,
-            (methods::TOOLS_CALL, _) => tools::call(server, call, params, &ctx, stamp).await,
-            (methods::RESOURCES_LIST, _) => resources::list(server, params, &ctx, stamp).await,
-            (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, &ctx, stamp).await,
-            (methods::RESOURCES_READ, _) => resources::read(server, params, &ctx, stamp).await,
+            (methods::TOOLS_LIST, _) => tools::list(server, params, ctx, stamp).await,
+            (methods::RESOURCES_LIST, _) => resources::list(server, params, ctx, stamp).await,
+            (methods::RESOURCES_TEMPLATES_LIST, _) => resources::list_templates(server, params, ctx, stamp).await,
+            (methods::RESOURCES_READ, _) => resources::read(server, params, ctx, stamp).await,
             (
                 methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE | methods::LOGGING_SET_LEVEL,
                 Era::Legacy,
-            ) => self.told(&method, params, &ctx).await,
-            (methods::PROMPTS_LIST, _) => prompts::list(server, params, &ctx, stamp).await,
-            (methods::PROMPTS_GET, _) => prompts::get(server, params, &ctx, stamp).await,
-            (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, &ctx, stamp).await,
+            ) => self.told(method, params, ctx).await,
+            (methods::PROMPTS_LIST, _) => prompts::list(server, params, ctx, stamp).await,
+            (methods::PROMPTS_GET, _) => prompts::get(server, params, ctx, stamp).await,
+            (methods::COMPLETION_COMPLETE, _) => completion::complete(server, params, ctx, stamp).await,
             (methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL, Era::Modern) => {
-                self.task_request(&method, params, &ctx, stamp).await
+                self.task_request(method, params, ctx, stamp).await
             }
             (methods::TASKS_GET | methods::TASKS_RESULT | methods::TASKS_LIST | methods::TASKS_CANCEL, Era::Legacy)
                 if ctx.protocol_version().has_tasks() && server.has_task_tools() =>
             {
-                self.task_request(&method, params, &ctx, stamp).await
+                self.task_request(method, params, ctx, stamp).await
             }
-            (methods::SUBSCRIPTIONS_LISTEN, Era::Modern) => {
-                subscriptions::listen(&self, params, &id, &ctx, stamp).await
-            }
+            (methods::SUBSCRIPTIONS_LISTEN, Era::Modern) => subscriptions::listen(self, params, id, ctx, stamp).await,
             (methods::SKILLS_LIST, _) if !server.skills().is_empty() => skills::list(server, params, stamp),
             (methods::SKILLS_GET, _) if !server.skills().is_empty() => skills::get(server, params, stamp),
             (methods::RESOURCES_DIRECTORY_READ, _) if !server.skills().is_empty() => {
                 skills::read_directory(server, params, stamp)
             }
-            _ => custom::call(server, &method, params, &ctx, stamp).await,
-        };
-        ctx.finish();
-        outcome
+            _ => custom::call(server, method, params, ctx, stamp).await,
+        }
     }
 
     /// Decides the request's era and protocol facts: the modern `_meta` fields when
@@ -788,6 +863,29 @@ impl Dispatcher {
 }
 
 /// Writes a result as JSON, with the modern era's [`Stamp`] when given one.
+/// Serves a request through `interceptor`, its result finished as a method's.
+async fn intercepted(interceptor: Arc<dyn Interceptor>, next: Next, stamp: Option<&Stamp>) -> Outcome {
+    let request = Intercepted {
+        params: interceptor::params_value(next.ctx.params()),
+        method: next.method.clone(),
+        ctx: next.ctx.clone(),
+    };
+    let era = next.era;
+    match interceptor.intercept(request, next).await {
+        Ok(result) => finish_value(result, stamp),
+        Err(error) => Err(error.into_error_object(era)),
+    }
+}
+
+/// A result an interceptor gave, finished as [`finish`] finishes a method's: an object is
+/// stamped for the modern era.
+fn finish_value(mut result: Value, stamp: Option<&Stamp>) -> Outcome {
+    if let (Some(stamp), Value::Object(object)) = (stamp, &mut result) {
+        stamp.stamp_object(object);
+    }
+    serde_json::to_string(&result).map_err(ErrorObject::internal)
+}
+
 pub(super) fn finish<R: ProtocolResult + Serialize>(result: R, stamp: Option<&Stamp>) -> Outcome {
     match stamp {
         Some(stamp) => stamp.write(result),
@@ -842,7 +940,10 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
+mod call_frame;
 mod recent_clients;
+
+pub(crate) use call_frame::CallFrame;
 
 #[cfg(test)]
 mod tests;

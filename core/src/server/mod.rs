@@ -31,6 +31,7 @@ pub(crate) mod dispatch;
 mod handler;
 #[cfg(feature = "http-server")]
 pub mod http;
+mod interceptor;
 pub(crate) mod limits;
 mod mrtr;
 pub mod namespace;
@@ -56,6 +57,7 @@ pub use completion::{Completer, CompletionHandler};
 pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
+pub use interceptor::{Intercepted, Interceptor, Next};
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
 pub use proxy::Proxy;
 pub use registry::DefinitionKind;
@@ -115,6 +117,8 @@ struct ServerInner {
     event_store: Option<Arc<dyn EventStore>>,
     /// Completes what no argument's own handler does.
     completer: RwLock<Option<Arc<dyn Completer>>>,
+    /// What runs around every request, if anything does.
+    interceptor: RwLock<Option<Arc<dyn Interceptor>>>,
     /// Lists and serves what is not registered up front.
     catalog: RwLock<Catalog>,
     /// The proxies served, in order (`serve_proxies` and `add_proxy` make their catalog).
@@ -466,6 +470,7 @@ impl ServerBuilder {
                 session_store: self.session_store,
                 event_store: self.event_store,
                 completer: RwLock::new(self.completer),
+                interceptor: RwLock::default(),
                 catalog: RwLock::new(self.catalog),
                 proxies: Mutex::default(),
                 skills,
@@ -634,6 +639,16 @@ impl Server {
         let proxies = proxy::Proxies::new(proxies.iter().cloned());
         self.set_catalog(proxies.catalog());
         self.set_completer(proxies);
+    }
+
+    /// Runs `interceptor` around every request from now on (replacing the one before);
+    /// see [`Interceptor`].
+    pub fn set_interceptor(&self, interceptor: impl Interceptor) {
+        *crate::write(&self.inner.interceptor) = Some(Arc::new(interceptor));
+    }
+
+    pub(crate) fn interceptor(&self) -> Option<Arc<dyn Interceptor>> {
+        crate::read(&self.inner.interceptor).clone()
     }
 
     pub(crate) fn completer(&self) -> Option<Arc<dyn Completer>> {

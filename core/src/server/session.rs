@@ -123,6 +123,12 @@ impl Session {
                 return;
             }
         };
+        // The hot path: a `tools/call` read in one pass; anything else the usual way.
+        if let Some((request, read)) = self.dispatcher.read_call_frame(&bytes) {
+            self.dispatcher
+                .serve_read(request, Some(read), self.connection_reply(), None);
+            return;
+        }
         match jsonrpc::parse(&bytes) {
             Ok(Incoming::Single(message)) => self.accept(message, None),
             Ok(Incoming::Batch(entries)) => self.on_batch(entries),

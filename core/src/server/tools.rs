@@ -489,7 +489,7 @@ impl<'a> CallParams<'a> {
 }
 
 /// What the modern HTTP header checks read of a call.
-#[cfg(feature = "http-server")]
+#[cfg(any(test, feature = "http-server"))]
 impl CallParams<'_> {
     /// The tool called.
     pub(crate) fn name(&self) -> &str {
@@ -516,13 +516,12 @@ struct TaskParams {
 pub(super) async fn call(
     server: &Server,
     read: Option<CallParams<'static>>,
-    raw: Option<&RawValue>,
     ctx: &Context,
     stamp: Option<&Stamp>,
 ) -> Outcome {
     let params = match read {
         Some(params) => params,
-        None => CallParams::read(raw)?,
+        None => CallParams::read(ctx.params())?,
     };
     let registered = server.registry().tools.get(&params.name).cloned();
     let tool = match (registered, server.catalog_part(|c| &c.tool_caller)) {
@@ -561,7 +560,7 @@ pub(super) async fn call(
         }
         task => task,
     };
-    let bind = || binding(methods::TOOLS_CALL, raw, &ctx.principal_key());
+    let bind = || binding(methods::TOOLS_CALL, ctx.params(), &ctx.principal_key());
     let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
     if let (Some(round), Some(_)) = (&round, &task) {
         round.allow_task_start();

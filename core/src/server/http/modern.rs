@@ -77,6 +77,7 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
             return Ok(ReadAhead {
                 exchange,
                 call: Some(call),
+                frame: None,
             });
         }
     }
@@ -93,7 +94,11 @@ fn check_modern_headers(endpoint: &Endpoint, headers: &HeaderMap, request: &Requ
     check_target(endpoint, headers, &request.method, target.name.as_deref(), || {
         target.arguments()
     })?;
-    Ok(ReadAhead { exchange, call: None })
+    Ok(ReadAhead {
+        exchange,
+        call: None,
+        frame: None,
+    })
 }
 
 /// The version header must match the body's; `_meta` must carry the required fields.
