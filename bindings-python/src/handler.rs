@@ -22,8 +22,9 @@ use oxmcp::protocol::{
     ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, ReadResourceResult,
 };
 use oxmcp::server::{
-    Completer, CompletionHandler, Context as CoreContext, HandlerError, Lister, NotificationHandler, PromptGetter,
-    PromptHandler, RequestHandler, ResourceHandler, Returned, ToolCaller, ToolHandler, ToolOutput,
+    Completer, CompletionHandler, Context as CoreContext, HandlerError, Intercepted, Interceptor, Lister, Next,
+    NotificationHandler, PromptGetter, PromptHandler, RequestHandler, ResourceHandler, Returned, ToolCaller,
+    ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -290,6 +291,46 @@ impl RequestHandler for PyRequest {
     fn call(&self, params: Value, ctx: CoreContext) -> BoxFuture<'static, Result<Value, HandlerError>> {
         let answer = self.0.answer(move |py| params_and_context(py, &params, ctx));
         Box::pin(async move { Ok(answer.await?.into_json()) })
+    }
+}
+
+/// What runs around every request: called with the method, the params, the context and
+/// the call that runs the method ([`NextCall`]), it returns the result, a dict.
+pub struct PyInterceptor(pub PyHandler);
+
+impl Interceptor for PyInterceptor {
+    fn intercept(&self, request: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let Intercepted { method, params, ctx } = request;
+        let answer = self.0.answer(move |py| {
+            let [params, ctx] = <[_; 2]>::try_from(params_and_context(py, &params, ctx)?)
+                .unwrap_or_else(|_| unreachable!("the params and the context"));
+            let next = Bound::new(py, NextCall(Arc::new(next)))?.into_any();
+            Ok(vec![method.into_pyobject(py)?.into_any(), params, ctx, next])
+        });
+        Box::pin(async move { Ok(answer.await?.into_json()) })
+    }
+}
+
+/// The method of an intercepted request, as the interceptor calls it:
+/// `await call_next(params=None)` runs it (with the params as sent, or `params`) and gives
+/// its result, or raises the `McpError` it answered with.
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct NextCall(Arc<Next>);
+
+#[pymethods]
+impl NextCall {
+    #[pyo3(signature = (params = None))]
+    fn __call__<'py>(&self, py: Python<'py>, params: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        let params = params.map(convert::to_json).transpose()?;
+        let next = Arc::clone(&self.0);
+        crate::runtime::future_into_py(py, async move {
+            let outcome = next.run(params).await;
+            crate::runtime::attach(|py| match outcome {
+                Ok(result) => convert::from_json(py, &result).map(Bound::unbind),
+                Err(error) => Err(error::mcp_error(py, &error)),
+            })
+            .unwrap_or_else(|| Err(error::exiting()))
+        })
     }
 }
 

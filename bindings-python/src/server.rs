@@ -25,7 +25,8 @@ use oxmcp::transport::Transport;
 
 use crate::event_loop::LoopSlot;
 use crate::handler::{
-    PyCatalog, PyCompleter, PyCompletion, PyHandler, PyNotification, PyPrompt, PyRequest, PyResource, PyTool,
+    PyCatalog, PyCompleter, PyCompletion, PyHandler, PyInterceptor, PyNotification, PyPrompt, PyRequest, PyResource,
+    PyTool,
 };
 use crate::http::{HttpConfig, HttpServer};
 use crate::mounted::HttpEndpoint;
@@ -324,6 +325,15 @@ impl Server {
         self.inner
             .add_request_handler(method, PyRequest(self.bind_handler(handler)))
             .map_err(definition_error)
+    }
+
+    /// Runs `interceptor(method, params, ctx, call_next)` around every request but
+    /// `initialize` from now on (replacing the one before): it returns (an awaitable of)
+    /// the result, a dict; `await call_next(params=None)` runs the method, with the params
+    /// as sent or `params`, and gives its result or raises the `McpError` it answered with.
+    fn set_interceptor(&self, interceptor: &Bound<'_, PyAny>) {
+        self.inner
+            .set_interceptor(PyInterceptor(self.bind_handler(interceptor)));
     }
 
     /// Acts on notifications of `method`, one the core does not handle, with

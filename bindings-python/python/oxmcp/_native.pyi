@@ -28,6 +28,7 @@ __all__ = [
     "InputRequired",
     "IntrospectionVerifier",
     "JwtVerifier",
+    "NextCall",
     "OAuth",
     "PendingCall",
     "PendingInput",
@@ -83,6 +84,12 @@ class InputRequired(BaseException):
 @final
 class PendingInput:
     """The core's answer carried by an InputRequired."""
+
+@final
+class NextCall:
+    """The method of an intercepted request: runs it, with the params as sent or others."""
+
+    def __call__(self, params: _Json | None = None) -> Awaitable[_Json]: ...
 
 @final
 class PendingCall:
@@ -209,6 +216,7 @@ class Server:
     def serve_from_catalog(self, method: str, handler: Callable[[Any, Context], Any]) -> None: ...
     def serve_proxies(self, proxies: list[tuple[Client, list[str]]]) -> None: ...
     def add_request_handler(self, method: str, handler: Callable[[_Json, Context], Any]) -> None: ...
+    def set_interceptor(self, interceptor: Callable[[str, _Json, Context, NextCall], Any]) -> None: ...
     def add_notification_handler(self, method: str, handler: Callable[[_Json, Context], Any]) -> None: ...
     def declare_extension(self, id: str, settings: _Json) -> None: ...
 

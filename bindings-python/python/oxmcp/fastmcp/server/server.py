@@ -19,8 +19,10 @@ from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
 from ..utilities.tasks import TaskConfig, TaskMode
+from ._middleware import interceptor
 from ._versions import VersionedComponents
 from .auth.auth import component_scopes
+from .middleware import Middleware
 
 
 class _Generated:
@@ -40,6 +42,21 @@ class FastMCP(Server):
 
     _conventions: ClassVar[Conventions] = FastMCPConventions()
     _components_type: ClassVar[type[Components]] = VersionedComponents
+
+    def __init__(self, *args: Any, middleware: Iterable[Middleware] | None = None, **kwargs: Any) -> None:
+        """:class:`oxmcp.Server`'s arguments, and FastMCP's ``middleware``: run around every
+        request, the first given outermost (see :meth:`add_middleware`)."""
+        super().__init__(*args, **kwargs)
+        self.middleware: list[Middleware] = []
+        for each in middleware or ():
+            self.add_middleware(each)
+
+    def add_middleware(self, middleware: Middleware) -> None:
+        """Runs ``middleware`` around every request but the handshake, inside those added
+        before (:mod:`oxmcp.fastmcp.server.middleware`)."""
+        if not self.middleware:
+            self._native.set_interceptor(interceptor(self))
+        self.middleware.append(middleware)
 
     # FastMCP's `task=` is a flag or a TaskConfig where oxmcp's names the mode.
     def tool(  # type: ignore[override]

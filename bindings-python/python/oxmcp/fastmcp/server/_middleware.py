@@ -1,0 +1,231 @@
+"""How a FastMCP server runs its middleware: one interceptor of the core's around every
+request but the handshake, which runs the chain with each request's message and result
+as FastMCP's middleware sees them, and gives the core what the chain gave.
+
+What a hook sees, by method:
+
+- ``tools/call``: the message is a :class:`~oxmcp.types.CallToolRequestParams` (``name``,
+  ``arguments``), the result a :class:`~oxmcp.fastmcp.tools.ToolResult` (a call run as a
+  task, or asking the client for input, gives its result as the dict the core made);
+- ``resources/read`` and ``prompts/get``: :class:`~oxmcp.types.ReadResourceRequestParams`
+  and :class:`~oxmcp.types.GetPromptRequestParams`, giving a
+  :class:`~oxmcp.types.ReadResourceResult` and a :class:`~oxmcp.types.GetPromptResult`;
+- the lists: a :class:`~oxmcp.types.PaginatedRequestParams`, giving the page's tools,
+  resources, templates or prompts, each with FastMCP's ``tags`` (a tool's ``parameters``
+  too); what the chain gives back is listed, in its order;
+- any other method: its params and its result as dicts.
+
+A tool that fails reaches the hooks as FastMCP's does, as a ``ToolError`` raised by
+``call_next`` (its message the failure's text); a tool call that a hook fails with
+``ToolError`` (or any exception but ``McpError``) is answered as the tool's own failure
+would be. Elsewhere an exception is the request's error. What passes through unchanged
+is sent as the method gave it (a tool's failure too)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..._errors import McpError, ToolError
+from ...types import (
+    CallToolRequestParams,
+    CallToolResult,
+    GetPromptRequestParams,
+    GetPromptResult,
+    PaginatedRequestParams,
+    Prompt,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    WireModel,
+)
+from ..tools import ToolResult
+from .context import Context
+from .middleware.middleware import CallNext, Middleware, MiddlewareContext
+
+if TYPE_CHECKING:
+    from .server import FastMCP
+
+
+class _Tagged(WireModel):
+    """FastMCP's ``tags`` of a listed definition, from its ``_meta.fastmcp``."""
+
+    @property
+    def tags(self) -> set[str]:
+        fastmcp = (self.meta or {}).get("fastmcp")
+        return set(fastmcp.get("tags") or ()) if isinstance(fastmcp, dict) else set()
+
+
+class ListedTool(_Tagged, Tool):
+    """A listed tool as FastMCP's middleware sees it."""
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The input schema, under FastMCP's name."""
+        return self.input_schema
+
+
+class ListedResource(_Tagged, Resource):
+    """A listed resource as FastMCP's middleware sees it."""
+
+
+class ListedResourceTemplate(_Tagged, ResourceTemplate):
+    """A listed resource template as FastMCP's middleware sees it."""
+
+
+class ListedPrompt(_Tagged, Prompt):
+    """A listed prompt as FastMCP's middleware sees it."""
+
+
+#: The message of each method that has a typed one.
+_MESSAGES: dict[str, type[WireModel]] = {
+    "tools/call": CallToolRequestParams,
+    "resources/read": ReadResourceRequestParams,
+    "prompts/get": GetPromptRequestParams,
+    "tools/list": PaginatedRequestParams,
+    "resources/list": PaginatedRequestParams,
+    "resources/templates/list": PaginatedRequestParams,
+    "prompts/list": PaginatedRequestParams,
+}
+
+#: Each list method's member and the type of its items.
+_LISTS: dict[str, tuple[str, type[WireModel]]] = {
+    "tools/list": ("tools", ListedTool),
+    "resources/list": ("resources", ListedResource),
+    "resources/templates/list": ("resourceTemplates", ListedResourceTemplate),
+    "prompts/list": ("prompts", ListedPrompt),
+}
+
+#: What a ToolResult says of a tool's result.
+_TOOL_RESULT_MEMBERS = frozenset({"content", "structuredContent", "isError", "_meta"})
+
+#: The single results of the methods that have a typed one (tools/call's is a ToolResult).
+_RESULTS: dict[str, type[WireModel]] = {
+    "resources/read": ReadResourceResult,
+    "prompts/get": GetPromptResult,
+}
+
+
+class _Run:
+    """One request through the chain: what the method gave, kept by the typed result made
+    of it, so that a result passed on unchanged is sent as it was."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.given: list[tuple[Any, dict[str, Any]]] = []
+
+    def typed(self, result: dict[str, Any]) -> Any:
+        """The method's result as the chain sees it; a tool's failure raised as FastMCP's
+        is (a ``ToolError`` with the failure's text)."""
+        method = self.method
+        if method == "tools/call" and result.get("isError"):
+            texts = [block.get("text", "") for block in result.get("content") or [] if block.get("type") == "text"]
+            failure = ToolError("\n".join(texts))
+            self.given.append((failure, result))
+            raise failure
+        if method == "tools/call":
+            typed: Any = _tool_result(result)
+        elif method in _LISTS:
+            member, item_type = _LISTS[method]
+            typed = []
+            for item in result.get(member) or []:
+                listed = item_type.model_validate(item)
+                self.given.append((listed, item))
+                typed.append(listed)
+        elif method in _RESULTS:
+            typed = _RESULTS[method].model_validate(result)
+        else:
+            typed = result
+        self.given.append((typed, result))
+        return typed
+
+    def wire(self, returned: Any) -> Any:
+        """What the chain gave, as the core takes it."""
+        if self.method in _LISTS and isinstance(returned, Sequence) and not isinstance(returned, str | dict):
+            member, _ = _LISTS[self.method]
+            page = next((wire for typed, wire in self.given if isinstance(typed, list)), {})
+            return {**page, member: [self._item(item) for item in returned]}
+        if isinstance(returned, ToolResult):
+            # What the method gave besides the ToolResult's own members stays.
+            kept = {k: v for k, v in (self._sent(returned) or {}).items() if k not in _TOOL_RESULT_MEMBERS}
+            wire = returned.to_result().to_wire()
+            if not returned.is_error:
+                wire.pop("isError", None)
+            return {**kept, **wire}
+        return returned.to_wire() if isinstance(returned, WireModel) else returned
+
+    def failure(self, error: ToolError) -> dict[str, Any] | None:
+        """The result a tool's failure came from, when the chain let it through."""
+        return self._sent(error)
+
+    def _item(self, item: Any) -> Any:
+        sent = self._sent(item)
+        if sent is not None:
+            return sent
+        return item.to_wire() if isinstance(item, WireModel) else item
+
+    def _sent(self, typed: Any) -> dict[str, Any] | None:
+        return next((wire for made, wire in self.given if made is typed), None)
+
+
+def _tool_result(result: dict[str, Any]) -> Any:
+    """A complete tool result as a ToolResult; a task's or an input request's as it is."""
+    if result.get("resultType", "complete") != "complete" or "content" not in result:
+        return result
+    parsed = CallToolResult.model_validate(result)
+    return ToolResult(
+        content=parsed.content,
+        structured_content=parsed.structured_content,
+        meta=parsed.meta,
+    )
+
+
+def _failed_call(name: str, error: Exception) -> dict[str, Any]:
+    """A tool call a hook failed, answered as the tool's failure would be."""
+    text = str(error) if isinstance(error, ToolError) else f"Error calling tool {name!r}: {error}"
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def interceptor(server: FastMCP) -> Callable[..., Any]:
+    """The core's interceptor that runs ``server.middleware``, outermost first."""
+
+    async def intercept(method: str, params: Any, native_ctx: Any, call_next: Any) -> Any:
+        message_type = _MESSAGES.get(method)
+        message = message_type.model_validate(params or {}) if message_type is not None else params
+        run = _Run(method)
+
+        async def the_method(context: MiddlewareContext[Any]) -> Any:
+            changed = context.message is not message
+            given = context.message.to_wire() if isinstance(context.message, WireModel) else context.message
+            return run.typed(await call_next(given if changed else None))
+
+        chain: CallNext[Any, Any] = the_method
+        for middleware in reversed(server.middleware):
+            chain = _link(middleware, chain)
+        context = MiddlewareContext(
+            message=message,
+            fastmcp_context=Context(native_ctx, server._lifespan_context()),
+            method=method,
+        )
+        try:
+            return run.wire(await chain(context))
+        except McpError:
+            raise
+        except Exception as error:
+            if method != "tools/call":
+                raise
+            sent = run.failure(error) if isinstance(error, ToolError) else None
+            if sent is not None:
+                return sent
+            return _failed_call(params.get("name", "") if isinstance(params, dict) else "", error)
+
+    return intercept
+
+
+def _link(middleware: Middleware, call_next: CallNext[Any, Any]) -> CallNext[Any, Any]:
+    async def run(context: MiddlewareContext[Any]) -> Any:
+        return await middleware(context, call_next)
+
+    return run

@@ -1,0 +1,173 @@
+"""FastMCP's middleware on a ported server: each hook sees its requests, may change the
+message it passes on and what comes back, or answer by itself, in both eras."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from oxmcp import McpError
+from oxmcp.fastmcp import Client as FastMCPClient
+from oxmcp.fastmcp import FastMCP
+from oxmcp.fastmcp.exceptions import ToolError
+from oxmcp.fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware
+from oxmcp.fastmcp.server.middleware.timing import TimingMiddleware
+from oxmcp.fastmcp.tools import ToolResult
+
+MODES = ("legacy", "2026-07-28")
+
+
+class Recording(Middleware):
+    """Notes every message and request it sees, in order."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def on_message(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        self.seen.append(f"message {context.method}")
+        return await call_next(context)
+
+    async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        self.seen.append(f"request {context.method}")
+        return await call_next(context)
+
+
+class Gatekeeper(Middleware):
+    """Hides and refuses the admin tools, rewrites and reshapes calls."""
+
+    async def on_list_tools(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        return [tool for tool in await call_next(context) if "admin" not in tool.tags]
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        assert context.fastmcp_context is not None
+        name = context.message.name
+        if name == "wipe":
+            raise ToolError("wipe is for admins")
+        if name == "add":
+            arguments = {**context.message.arguments, "b": 100}
+            context = context.copy(message=context.message.model_copy(update={"arguments": arguments}))
+        if name == "flaky":
+            # A tool's failure reaches the hooks as FastMCP's does.
+            with pytest.raises(ToolError) as failed:
+                await call_next(context)
+            return ToolResult(content=f"recovered from: {failed.value}")
+        result = await call_next(context)
+        if name == "shout":
+            assert isinstance(result, ToolResult)
+            return ToolResult(content=result.content[0].text.upper())
+        return result
+
+    async def on_get_prompt(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        raise McpError(-32001, f"prompt {context.message.name} is switched off")
+
+    async def on_read_resource(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        result = await call_next(context)
+        result.contents[0].text += " (checked)"
+        return result
+
+
+def guarded_server() -> tuple[FastMCP, Recording]:
+    recording = Recording()
+    mcp = FastMCP("guarded", middleware=[recording])
+    mcp.add_middleware(Gatekeeper())
+
+    @mcp.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @mcp.tool(tags={"admin"})
+    def wipe() -> str:
+        return "wiped"
+
+    @mcp.tool
+    async def shout(text: str) -> str:
+        return text
+
+    @mcp.tool
+    def flaky() -> str:
+        raise ValueError("flaked")
+
+    @mcp.resource("notes://today")
+    def today() -> str:
+        return "nothing planned"
+
+    @mcp.prompt
+    def greet(name: str) -> str:
+        return f"Hello {name}"
+
+    return mcp, recording
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_middleware_runs_around_every_request(mode: str) -> None:
+    mcp, recording = guarded_server()
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["add", "shout", "flaky"]
+        assert (await client.call_tool("add", {"a": 1, "b": 2})).data == 101
+        shouted = await client.call_tool("shout", {"text": "hi"})
+        assert [block.text for block in shouted.content] == ["HI"]
+        with pytest.raises(ToolError, match="wipe is for admins"):
+            await client.call_tool("wipe", {})
+        recovered = await client.call_tool("flaky", {})
+        assert [block.text for block in recovered.content] == ["recovered from: Error calling tool 'flaky': flaked"]
+        (contents,) = await client.read_resource("notes://today")
+        assert contents.text == "nothing planned (checked)"
+        with pytest.raises(McpError, match="prompt greet is switched off") as refused:
+            await client.get_prompt("greet", {"name": "Ada"})
+        assert refused.value.code == -32001
+    seen = recording.seen
+    calls = [entry for entry in seen if entry.endswith("tools/call")]
+    assert calls == ["message tools/call", "request tools/call"] * 4
+    assert {"request tools/list", "request resources/read", "request prompts/get"} <= set(seen)
+    assert ("request server/discover" in seen) == (mode != "legacy")
+    assert "request initialize" not in seen
+
+
+def echo_server(*middleware: Middleware) -> FastMCP:
+    mcp = FastMCP("echo", middleware=list(middleware))
+
+    @mcp.tool
+    def weather(city: str) -> dict[str, Any]:
+        return {"city": city, "degrees": 21}
+
+    @mcp.tool
+    def broken() -> str:
+        raise ValueError("no luck")
+
+    return mcp
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_what_middleware_passes_on_is_sent_as_the_method_gave_it(mode: str) -> None:
+    answers = []
+    for mcp in (echo_server(), echo_server(Middleware(), Recording())):
+        async with FastMCPClient(mcp, mode=mode) as client:
+            listed = (await client.list_tools_mcp()).model_dump(by_alias=True)
+            called = [
+                (await client.call_tool_mcp(name, arguments)).model_dump(by_alias=True)
+                for name, arguments in (("weather", {"city": "Oslo"}), ("broken", {}))
+            ]
+            answers.append((listed, called))
+    assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_fastmcp_timing_and_error_handling_middleware(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    errors = ErrorHandlingMiddleware(error_callback=lambda error, context: told.append(context.method))
+    told: list[str | None] = []
+    mcp = echo_server(errors, TimingMiddleware())
+    caplog.set_level(logging.INFO)
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert (await client.call_tool("weather", {"city": "Oslo"})).data == {"city": "Oslo", "degrees": 21}
+        # A tool's failure passes the error handling, which answers it as an internal error.
+        with pytest.raises(McpError, match="Internal error: Error calling tool 'broken': no luck") as failed:
+            await client.call_tool_mcp("broken", {})
+        assert failed.value.code == -32603
+    timings = [record.getMessage() for record in caplog.records if record.name == "fastmcp.timing"]
+    assert any(message.startswith("Request tools/call completed in ") for message in timings), timings
+    assert any(message.startswith("Request tools/call failed after ") for message in timings), timings
+    assert errors.get_error_stats() == {"ToolError:tools/call": 1}
+    assert told == ["tools/call"]
