@@ -3,6 +3,7 @@ message it passes on and what comes back, or answer by itself, in both eras."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -14,6 +15,7 @@ from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware
+from oxmcp.fastmcp.server.middleware.logging import LoggingMiddleware, StructuredLoggingMiddleware
 from oxmcp.fastmcp.server.middleware.timing import TimingMiddleware
 from oxmcp.fastmcp.tools import ToolResult
 
@@ -155,10 +157,13 @@ async def test_what_middleware_passes_on_is_sent_as_the_method_gave_it(mode: str
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_fastmcp_timing_and_error_handling_middleware(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+async def test_fastmcp_logging_timing_and_error_handling_middleware(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
     errors = ErrorHandlingMiddleware(error_callback=lambda error, context: told.append(context.method))
     told: list[str | None] = []
-    mcp = echo_server(errors, TimingMiddleware())
+    logged = LoggingMiddleware(include_payloads=True, methods=["tools/call"])
+    mcp = echo_server(errors, TimingMiddleware(), logged, StructuredLoggingMiddleware(include_payload_length=True))
     caplog.set_level(logging.INFO)
     async with FastMCPClient(mcp, mode=mode) as client:
         assert (await client.call_tool("weather", {"city": "Oslo"})).data == {"city": "Oslo", "degrees": 21}
@@ -171,3 +176,17 @@ async def test_fastmcp_timing_and_error_handling_middleware(mode: str, caplog: p
     assert any(message.startswith("Request tools/call failed after ") for message in timings), timings
     assert errors.get_error_stats() == {"ToolError:tools/call": 1}
     assert told == ["tools/call"]
+    lines = [record.getMessage() for record in caplog.records if record.name == "fastmcp.middleware.logging"]
+    assert lines[0].startswith("event=request_start method=tools/call source=client payload={")
+    assert '"city":"Oslo"' in lines[0] and lines[0].endswith("payload_type=CallToolRequestParams")
+    assert lines[1].startswith("event=request_success method=tools/call source=client duration_ms=")
+    assert lines[3].startswith("event=request_error method=tools/call source=client duration_ms=")
+    assert lines[3].endswith("error=Error calling tool 'broken': no luck")
+    structured = [
+        json.loads(record.getMessage())
+        for record in caplog.records
+        if record.name == "fastmcp.middleware.structured_logging"
+    ]
+    seen = {(event["event"], event["method"]) for event in structured}
+    assert {("request_start", "tools/call"), ("request_success", "tools/call"), ("request_error", "tools/call")} <= seen
+    assert all("payload_length" in event for event in structured if event["event"] == "request_start")
