@@ -16,6 +16,7 @@ from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware
 from oxmcp.fastmcp.server.middleware.logging import LoggingMiddleware, StructuredLoggingMiddleware
+from oxmcp.fastmcp.server.middleware.rate_limiting import RateLimitingMiddleware, SlidingWindowRateLimitingMiddleware
 from oxmcp.fastmcp.server.middleware.timing import TimingMiddleware
 from oxmcp.fastmcp.tools import ToolResult
 
@@ -190,3 +191,30 @@ async def test_fastmcp_logging_timing_and_error_handling_middleware(
     seen = {(event["event"], event["method"]) for event in structured}
     assert {("request_start", "tools/call"), ("request_success", "tools/call"), ("request_error", "tools/call")} <= seen
     assert all("payload_length" in event for event in structured if event["event"] == "request_start")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_fastmcp_rate_limiting_middleware(mode: str) -> None:
+    for limiting, refusal in (
+        (
+            RateLimitingMiddleware(max_requests_per_second=0.001, burst_capacity=3),
+            "Rate limit exceeded for client: global",
+        ),
+        (
+            RateLimitingMiddleware(max_requests_per_second=0.001, burst_capacity=3, global_limit=True),
+            "Global rate limit exceeded",
+        ),
+        (
+            SlidingWindowRateLimitingMiddleware(max_requests=3, get_client_id=lambda context: "me"),
+            "Rate limit exceeded: 3 requests per 1 minutes for client: me",
+        ),
+    ):
+        async with FastMCPClient(echo_server(limiting), mode=mode) as client:
+            answered = 0
+            with pytest.raises(McpError) as refused:
+                while answered < 4:
+                    await client.call_tool_mcp("weather", {"city": "Oslo"})
+                    answered += 1
+            assert (refused.value.code, refused.value.message) == (-32000, refusal)
+            # The handshake is not counted; a 2026-07-28 client's discovery is a request.
+            assert answered == (3 if mode == "legacy" else 2)
