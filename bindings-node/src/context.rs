@@ -8,10 +8,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use oxmcp::protocol::{Era, LoggingLevel};
-use oxmcp::server::{Context, HandlerError};
+use oxmcp::server::{Context, HandlerError, Next};
 
 use crate::convert::{decode_js, from_js, to_value};
-use crate::error::handler_error;
+use crate::error::{handler_error, invalid, remote_error};
 
 /// One request being served: what it is, and how the handler talks back.
 #[napi]
@@ -19,11 +19,22 @@ pub struct NativeContext {
     ctx: Context,
     /// Fires when this run of the handler ends, however it ends.
     run_ended: CancellationToken,
+    /// The method an interceptor's run runs the request with.
+    next: Option<Next>,
 }
 
 impl NativeContext {
     pub(crate) fn new(ctx: Context, run_ended: CancellationToken) -> Self {
-        NativeContext { ctx, run_ended }
+        NativeContext {
+            ctx,
+            run_ended,
+            next: None,
+        }
+    }
+
+    /// The context of an interceptor's run, which runs the request's method with `next`.
+    pub(crate) fn around(self, next: Option<Next>) -> Self {
+        NativeContext { next, ..self }
     }
 
     /// Runs a request to the client until it answers or this run of the handler ends
@@ -152,6 +163,15 @@ impl NativeContext {
             Ok(())
         })
         .await
+    }
+
+    /// An interceptor's run: runs the request's method, with the params as sent
+    /// (`params` undefined) or `params`; resolves to its result, or rejects with the error it
+    /// answered with (`kind` `remote`).
+    #[napi(ts_args_type = "params?: unknown")]
+    pub async fn run_next(&self, params: Option<Value>) -> napi::Result<Value> {
+        let next = self.next.as_ref().ok_or_else(|| invalid("only an interceptor runs the method"))?;
+        next.run(params.map(from_js)).await.map_err(|error| remote_error(&error))
     }
 
     /// Whether this call runs as a task.

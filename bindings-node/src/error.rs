@@ -49,6 +49,11 @@ pub(crate) fn handler_error(error: HandlerError) -> napi::Error {
     }
 }
 
+/// The JSON-RPC error a method answered with, as a rejected call.
+pub(crate) fn remote_error(error: &ErrorObject) -> napi::Error {
+    rpc_rejection("remote", error)
+}
+
 /// A value the binding cannot use as given (e.g. a definition that is not valid JSON of
 /// its type).
 pub(crate) fn invalid(message: impl std::fmt::Display) -> napi::Error {

@@ -25,8 +25,8 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
-    Completer, CompletionHandler, Context, HandlerError, Lister, NotificationHandler, PromptGetter, PromptHandler,
-    RequestHandler, ResourceHandler, ToolCaller, ToolHandler, ToolOutput,
+    Completer, CompletionHandler, Context, HandlerError, Intercepted, Interceptor, Lister, Next, NotificationHandler,
+    PromptGetter, PromptHandler, RequestHandler, ResourceHandler, ToolCaller, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -125,6 +125,14 @@ impl Bridge {
         }
     }
 
+    /// Interceptor `handler_id`.
+    pub(crate) fn interceptor(self: &Arc<Self>, handler_id: u32) -> JsInterceptor {
+        JsInterceptor {
+            bridge: Arc::clone(self),
+            handler_id,
+        }
+    }
+
     /// Token verifier `handler_id`.
     pub(crate) fn verifier(self: &Arc<Self>, handler_id: u32) -> JsVerifier {
         JsVerifier {
@@ -141,6 +149,18 @@ impl Bridge {
         input: Value,
         ctx: Option<Context>,
     ) -> Result<Settled, HandlerError> {
+        self.run_around(handler_id, input, ctx, None).await
+    }
+
+    /// [`run`](Self::run), with the method an interceptor's run calls through its context
+    /// (`NativeContext::run_next`).
+    async fn run_around(
+        self: Arc<Self>,
+        handler_id: u32,
+        input: Value,
+        ctx: Option<Context>,
+        next: Option<Next>,
+    ) -> Result<Settled, HandlerError> {
         let call_id = self.next_call.fetch_add(1, Ordering::Relaxed);
         let mut run = Run {
             bridge: Arc::clone(&self),
@@ -148,7 +168,7 @@ impl Bridge {
             ended: CancellationToken::new(),
             finished: false,
         };
-        let js_ctx = ctx.map(|ctx| NativeContext::new(ctx, run.ended.clone()));
+        let js_ctx = ctx.map(|ctx| NativeContext::new(ctx, run.ended.clone()).around(next));
         let returned = runtime::call(&self.handler, FnArgs::from((handler_id, input, js_ctx, call_id))).await;
         run.finished = true;
         returned.map_err(|e| Failure::from(e).into_handler_error())
@@ -350,6 +370,23 @@ pub(crate) struct JsRequest {
 impl RequestHandler for JsRequest {
     fn call(&self, params: Value, ctx: Context) -> BoxFuture<'static, Result<Value, HandlerError>> {
         let run = Arc::clone(&self.bridge).run(self.handler_id, params, Some(ctx));
+        Box::pin(async move { convert::result_object(run.await?) })
+    }
+}
+
+/// What runs around every request, run through the bridge: its handler gets the request's
+/// `{ method, params }` and its context, runs the method through the context
+/// (`NativeContext::run_next`), and settles with the result object.
+pub(crate) struct JsInterceptor {
+    bridge: Arc<Bridge>,
+    handler_id: u32,
+}
+
+impl Interceptor for JsInterceptor {
+    fn intercept(&self, request: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let Intercepted { method, params, ctx } = request;
+        let input = json!({ "method": method, "params": params });
+        let run = Arc::clone(&self.bridge).run_around(self.handler_id, input, Some(ctx), Some(next));
         Box::pin(async move { convert::result_object(run.await?) })
     }
 }

@@ -348,6 +348,14 @@ impl NativeServer {
             .map_err(definition_error)
     }
 
+    /// Runs handler `handlerId` around every request but the handshake from now on
+    /// (replacing the one before): it gets `{ method, params }` and the context, runs the
+    /// method with the context's `runNext`, and settles with the result object.
+    #[napi]
+    pub fn set_interceptor(&self, handler_id: u32) {
+        self.server.set_interceptor(self.bridge.interceptor(handler_id));
+    }
+
     /// Acts on notifications of `method` with handler `handlerId`: one the core does not
     /// handle, or `notifications/roots/list_changed`.
     #[napi]

@@ -39,6 +39,11 @@ export class Context {
     this.#callId = callId;
   }
 
+  /** @internal Runs the intercepted request's method (an interceptor's context only). */
+  runNext(params?: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return native(this.#native.runNext(params) as Promise<Record<string, unknown>>);
+  }
+
   /** @internal Identifies the run to the server's cancellation routing. */
   get callId(): number {
     return this.#callId;

@@ -509,6 +509,7 @@ export class Server {
   /** The app's own resource lister, which the templates' resources follow. */
   #resourceLister: ResourceLister | undefined;
   #completer: number | undefined;
+  #interceptor: number | undefined;
   #listening = false;
   #closed = false;
 
@@ -780,6 +781,39 @@ export class Server {
       this.#handlers.delete(this.#completer);
     }
     this.#completer = id;
+  }
+
+  /**
+   * Runs `interceptor` around every request but the handshake from now on (replacing the
+   * one before): it gets the request (its `method`, its `params` as sent, its `ctx`) and
+   * `next`, which runs the method (with the params as sent, or others) and resolves to its
+   * result, or rejects with the `McpError` it answered with; what the interceptor returns
+   * (or throws) is the request's answer. Logging, timing, rate limits, filtering a list,
+   * rewriting a call's arguments: what passes through unchanged is sent as the method gave
+   * it.
+   *
+   * ```ts
+   * server.intercept(async ({ method }, next) => {
+   *   const started = performance.now();
+   *   try {
+   *     return await next();
+   *   } finally {
+   *     console.error(`${method} took ${performance.now() - started} ms`);
+   *   }
+   * });
+   * ```
+   */
+  intercept(interceptor: Interceptor): void {
+    const id = this.#handlers.add((input, ctx) => {
+      const { method, params } = input as { method: string; params: Record<string, unknown> | null };
+      const context = ctx as Context;
+      return interceptor({ method, params: params ?? undefined, ctx: context }, (given) => context.runNext(given));
+    });
+    this.#native.setInterceptor(id);
+    if (this.#interceptor !== undefined) {
+      this.#handlers.delete(this.#interceptor);
+    }
+    this.#interceptor = id;
   }
 
   /**
@@ -1057,6 +1091,25 @@ export type CustomRequestHandler = (
   params: Record<string, unknown> | undefined,
   ctx: Context,
 ) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>;
+
+/** A request an interceptor sees: its method, its params as sent (`_meta` too), its context. */
+export interface InterceptedRequest {
+  method: string;
+  params: Record<string, unknown> | undefined;
+  ctx: Context;
+}
+
+/**
+ * Runs an intercepted request's method, with the params as sent or `params`: its result,
+ * or a rejection with the `McpError` it answered with.
+ */
+export type NextMethod = (params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** What runs around every request a server serves (`Server.intercept`). */
+export type Interceptor = (
+  request: InterceptedRequest,
+  next: NextMethod,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /** A notification's handler: the params and the session's context. */
 export type CustomNotificationHandler = (

@@ -184,6 +184,16 @@ server.setCatalog({ getPrompt: ({ arguments: args }) => ({ messages: [], descrip
 // @ts-expect-error: a list of tools is not a list of prompts
 server.setCatalog({ listPrompts: () => ({ tools: [] }) });
 
+// An interceptor gets the request and the method to run, and gives a result object.
+server.intercept(async ({ method, params, ctx }, next) => {
+  const started: number = Date.now();
+  const result: Record<string, unknown> = await next(method === 'tools/call' ? { ...params, arguments: {} } : undefined);
+  void ctx.signal;
+  return { ...result, took: Date.now() - started };
+});
+// @ts-expect-error: an interceptor answers with the result object
+server.intercept(async (_request, next) => (await next()).content as string);
+
 // The official low-level server, from `oxmcp/sdk`: each handler's request and result are
 // those of the method its schema names, whether oxmcp's schema or the official SDK's.
 const lowLevel = new LowLevelServer({ name: 'low', version: '1' }, { capabilities: { tools: {} } });
