@@ -35,6 +35,7 @@ from oxmcp import (
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import Context as FastMCPContext
 from oxmcp.fastmcp import FastMCP
+from oxmcp.server import InterceptedRequest, NextMethod
 from oxmcp.types import (
     Completion,
     CompletionArgument,
@@ -507,6 +508,49 @@ async def test_a_fastmcp_client_speaks_the_era_its_mode_names() -> None:
         FastMCPClient(mcp, mode="2025-06-18")
     with pytest.raises(ValueError, match="mode must be 'legacy', 'auto'"):
         FastMCPClient(mcp, mode="modern")
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_an_interceptor_runs_around_every_request(era: Literal["legacy", "modern"]) -> None:
+    server = Server("intercepted")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool()
+    def secret() -> str:
+        return "the secret"
+
+    seen: list[str] = []
+
+    async def guard(request: InterceptedRequest, call_next: NextMethod) -> dict[str, Any]:
+        seen.append(request.method)
+        assert request.ctx.request_id is not None
+        params = request.params or {}
+        if request.method == "tools/call" and params["name"] == "secret":
+            raise McpError(-32001, "not for you")
+        if request.method == "tools/call":
+            result = await call_next({**params, "arguments": {"text": "rewritten"}})
+            return {**result, "content": [{"type": "text", "text": f"<{result['content'][0]['text']}>"}]}
+        result = await call_next()
+        if request.method == "tools/list":
+            return {**result, "tools": [tool for tool in result["tools"] if tool["name"] != "secret"]}
+        return result
+
+    server.intercept(guard)
+    async with Client(server, era=era) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["echo"]
+        assert (await client.call_tool("echo", {"text": "hi"})).content[0].text == "<rewritten>"
+        with pytest.raises(McpError, match="not for you") as refused:
+            await client.call_tool("secret", {})
+        assert refused.value.code == -32001
+        # A method's error reaches the interceptor as the McpError it answered with.
+        with pytest.raises(McpError) as unknown:
+            await client.call_tool("missing", {})
+        assert unknown.value.code == -32602
+    expected = ["tools/list", "tools/call", "tools/call", "tools/call"]
+    assert seen == (expected if era == "legacy" else ["server/discover", *expected])
 
 
 async def test_a_fastmcp_server_serves_the_version_a_request_asks_for() -> None:
