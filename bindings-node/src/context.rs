@@ -170,8 +170,13 @@ impl NativeContext {
     /// answered with (`kind` `remote`).
     #[napi(ts_args_type = "params?: unknown")]
     pub async fn run_next(&self, params: Option<Value>) -> napi::Result<Value> {
-        let next = self.next.as_ref().ok_or_else(|| invalid("only an interceptor runs the method"))?;
-        next.run(params.map(from_js)).await.map_err(|error| remote_error(&error))
+        let next = self
+            .next
+            .as_ref()
+            .ok_or_else(|| invalid("only an interceptor runs the method"))?;
+        next.run(params.map(from_js))
+            .await
+            .map_err(|error| remote_error(&error))
     }
 
     /// Whether this call runs as a task.

@@ -1,31 +1,4 @@
-//! What runs around the requests a server serves: an [`Interceptor`] sees each request once
-//! its era is known (its method, its params, its [`Context`]) and answers it, by running
-//! the method ([`Next::run`], with the params as sent or with others) and passing on or
-//! changing what it gives, or by itself. Logging, timing, rate limits, filtering a list,
-//! rewriting a call's arguments: FastMCP's middleware is built on it in the Python package.
-//!
-//! A server without one pays nothing for it. With one, every request but `initialize` goes
-//! through it, and its result as a JSON value: the method's result (stamped for the
-//! request's era as usual) is read into one, and what the interceptor gives is written out
-//! and stamped again (a stamped result stays as it is).
-//!
-//! ```
-//! use oxmcp::server::{HandlerError, Intercepted, Next, Server, ToolDef};
-//! use serde_json::{json, Value};
-//!
-//! let server = Server::builder("shouting", "1.0.0")
-//!     .tool(ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or("").to_owned() }))
-//!     .build()
-//!     .unwrap();
-//! server.set_interceptor(|request: Intercepted, next: Next| async move {
-//!     let mut result = next.run(None).await.map_err(HandlerError::rpc)?;
-//!     if request.method == "tools/call" {
-//!         let text = result["content"][0]["text"].as_str().unwrap_or("").to_uppercase();
-//!         result["content"][0]["text"] = Value::String(text);
-//!     }
-//!     Ok::<_, HandlerError>(result)
-//! });
-//! ```
+//! What runs around the requests a server serves: [`Interceptor`] and [`Next`].
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -40,7 +13,34 @@ use super::tools::CallParams;
 use crate::protocol::{methods, Era, ErrorObject, RequestId};
 use crate::BoxFuture;
 
-/// Runs around every request a server serves (see the [module](self)).
+/// What runs around the requests a server serves: an interceptor sees each request once
+/// its era is known (its method, its params, its [`Context`]) and answers it, by running
+/// the method ([`Next::run`], with the params as sent or with others) and passing on or
+/// changing what it gives, or by itself. Logging, timing, rate limits, filtering a list,
+/// rewriting a call's arguments: FastMCP's middleware is built on it in the Python package.
+///
+/// A server without one pays a lock read a request for it. With one, every request but `initialize` goes
+/// through it, and its result as a JSON value: the method's result (stamped for the
+/// request's era as usual) is read into one, and what the interceptor gives is written out
+/// and stamped again (a stamped result stays as it is).
+///
+/// ```
+/// use oxmcp::server::{HandlerError, Intercepted, Next, Server, ToolDef};
+/// use serde_json::Value;
+///
+/// let server = Server::builder("shouting", "1.0.0")
+///     .tool(ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or("").to_owned() }))
+///     .build()
+///     .unwrap();
+/// server.set_interceptor(|request: Intercepted, next: Next| async move {
+///     let mut result = next.run(None).await.map_err(HandlerError::rpc)?;
+///     if request.method == "tools/call" {
+///         let text = result["content"][0]["text"].as_str().unwrap_or("").to_uppercase();
+///         result["content"][0]["text"] = Value::String(text);
+///     }
+///     Ok::<_, HandlerError>(result)
+/// });
+/// ```
 pub trait Interceptor: Send + Sync + 'static {
     /// Answers `request`, through `next` or not. A [`HandlerError`] is answered as the
     /// JSON-RPC error it stands for; the error `next` gave, passed on as
