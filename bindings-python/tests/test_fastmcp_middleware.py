@@ -17,7 +17,7 @@ from oxmcp.fastmcp.server.middleware import CallNext, Middleware, MiddlewareCont
 from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware
 from oxmcp.fastmcp.server.middleware.logging import LoggingMiddleware, StructuredLoggingMiddleware
 from oxmcp.fastmcp.server.middleware.rate_limiting import RateLimitingMiddleware, SlidingWindowRateLimitingMiddleware
-from oxmcp.fastmcp.server.middleware.timing import TimingMiddleware
+from oxmcp.fastmcp.server.middleware.timing import DetailedTimingMiddleware, TimingMiddleware
 from oxmcp.fastmcp.tools import ToolResult
 
 MODES = ("legacy", "2026-07-28")
@@ -164,7 +164,13 @@ async def test_fastmcp_logging_timing_and_error_handling_middleware(
     errors = ErrorHandlingMiddleware(error_callback=lambda error, context: told.append(context.method))
     told: list[str | None] = []
     logged = LoggingMiddleware(include_payloads=True, methods=["tools/call"])
-    mcp = echo_server(errors, TimingMiddleware(), logged, StructuredLoggingMiddleware(include_payload_length=True))
+    mcp = echo_server(
+        errors,
+        TimingMiddleware(),
+        DetailedTimingMiddleware(),
+        logged,
+        StructuredLoggingMiddleware(include_payload_length=True),
+    )
     caplog.set_level(logging.INFO)
     async with FastMCPClient(mcp, mode=mode) as client:
         assert (await client.call_tool("weather", {"city": "Oslo"})).data == {"city": "Oslo", "degrees": 21}
@@ -175,6 +181,9 @@ async def test_fastmcp_logging_timing_and_error_handling_middleware(
     timings = [record.getMessage() for record in caplog.records if record.name == "fastmcp.timing"]
     assert any(message.startswith("Request tools/call completed in ") for message in timings), timings
     assert any(message.startswith("Request tools/call failed after ") for message in timings), timings
+    detailed = [record.getMessage() for record in caplog.records if record.name == "fastmcp.timing.detailed"]
+    assert any(message.startswith("Tool 'weather' completed in ") for message in detailed), detailed
+    assert any(message.startswith("Tool 'broken' failed after ") for message in detailed), detailed
     assert errors.get_error_stats() == {"ToolError:tools/call": 1}
     assert told == ["tools/call"]
     lines = [record.getMessage() for record in caplog.records if record.name == "fastmcp.middleware.logging"]
