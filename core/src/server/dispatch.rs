@@ -324,8 +324,7 @@ impl Dispatcher {
     /// frame, or one whose facts do not hold (before the handshake, say): the usual read
     /// takes it, and answers it as it would have.
     pub(crate) fn read_call_frame(&self, frame: &Bytes) -> Option<(Request, ReadAhead)> {
-        let text = std::str::from_utf8(frame).ok()?;
-        let CallFrame { id, params } = CallFrame::read(text)?;
+        let CallFrame { id, params } = CallFrame::read(frame)?;
         let (request_meta, call) = params.split();
         let exchange = self.exchange_for(methods::TOOLS_CALL, &request_meta, None).ok()??;
         let request = Request {

@@ -28,14 +28,17 @@ pub(crate) struct CallFrame<'a> {
 }
 
 impl<'a> CallFrame<'a> {
-    /// `text` as a `tools/call` request whose `method` comes before its `params`; `None`
-    /// for anything else. Text that does not name the method at all is not read: reading
-    /// another method's envelope up to its method, to give up there, cost that request
-    /// more than this read saves a call (serde's error for it is made with a message).
-    pub(crate) fn read(text: &'a str) -> Option<Self> {
+    /// `frame` as a `tools/call` request whose `method` comes before its `params`; `None`
+    /// for anything else. A frame that does not name the method at all is not read:
+    /// reading another method's envelope up to its method, to give up there, cost that
+    /// request more than this read saves a call (serde's error for it is made with a
+    /// message), nor checked as UTF-8 (the usual read does that). The whole of a frame
+    /// that is read is checked first: serde reading bytes would not check the strings it
+    /// skips.
+    pub(crate) fn read(frame: &'a [u8]) -> Option<Self> {
         static NAMED: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(br#""tools/call""#));
-        NAMED.find(text.as_bytes())?;
-        serde_json::from_str(text).ok()
+        NAMED.find(frame)?;
+        serde_json::from_str(std::str::from_utf8(frame).ok()?).ok()
     }
 }
 
@@ -97,7 +100,7 @@ mod tests {
     /// What the one-pass read gives (the id and the tool), checked against the usual read
     /// of the same text.
     fn read(text: &str) -> Option<(RequestId, String)> {
-        let frame = CallFrame::read(text)?;
+        let frame = CallFrame::read(text.as_bytes())?;
         let Ok(Message::Request(request)) = jsonrpc::parse_message(text) else {
             panic!("the one-pass read took what the usual read refuses: {text}");
         };
@@ -116,6 +119,23 @@ mod tests {
         let spaced =
             r#" { "method" : "tools/call", "id" : "a", "params" : { "name" : "t" }, "jsonrpc" : "2.0", "x" : [1] } "#;
         assert_eq!(read(spaced), Some((RequestId::from("a"), "t".into())));
+    }
+
+    #[test]
+    fn a_frame_that_is_not_utf_8_is_left_to_the_usual_read() {
+        // A byte that is not UTF-8 in a string the read skips: a member of the params, and
+        // one of the envelope, neither of which a call reads.
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","x":"?"},"y":"?"}"#;
+        for at in [frame.len() - 4, frame.len() - 12] {
+            let mut broken = frame.to_vec();
+            broken[at] = 0xff;
+            assert!(jsonrpc::parse(&broken).is_err());
+            assert!(
+                CallFrame::read(&broken).is_none(),
+                "{}",
+                String::from_utf8_lossy(&broken)
+            );
+        }
     }
 
     #[test]
@@ -144,7 +164,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}} {}"#,
             r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}]"#,
         ] {
-            assert!(CallFrame::read(text).is_none(), "{text}");
+            assert!(CallFrame::read(text.as_bytes()).is_none(), "{text}");
         }
     }
 }
