@@ -302,10 +302,10 @@ impl Interceptor for PyInterceptor {
     fn intercept(&self, request: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>> {
         let Intercepted { method, params, ctx } = request;
         let answer = self.0.answer(move |py| {
-            let [params, ctx] = <[_; 2]>::try_from(params_and_context(py, &params, ctx)?)
-                .unwrap_or_else(|_| unreachable!("the params and the context"));
-            let next = Bound::new(py, NextCall(Arc::new(next)))?.into_any();
-            Ok(vec![method.into_pyobject(py)?.into_any(), params, ctx, next])
+            let mut args = vec![method.into_pyobject(py)?.into_any()];
+            args.extend(params_and_context(py, &params, ctx)?);
+            args.push(Bound::new(py, NextCall(Arc::new(next)))?.into_any());
+            Ok(args)
         });
         Box::pin(async move { Ok(answer.await?.into_json()) })
     }

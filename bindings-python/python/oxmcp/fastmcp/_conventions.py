@@ -86,11 +86,6 @@ class FastMCPConventions(Conventions):
         return _json_text
 
     def tool_function(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-        def reworded(error: Exception) -> Exception:
-            if isinstance(error, ToolError | McpError):
-                return error
-            return ToolError(f"Error calling tool {name!r}: {error}")
-
         if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):  # noqa: B004
 
             @functools.wraps(fn)
@@ -98,7 +93,7 @@ class FastMCPConventions(Conventions):
                 try:
                     return await fn(*args, **kwargs)
                 except Exception as error:
-                    raise reworded(error) from error
+                    raise tool_failure(name, error) from error
 
             return run_async
 
@@ -107,9 +102,17 @@ class FastMCPConventions(Conventions):
             try:
                 return fn(*args, **kwargs)
             except Exception as error:
-                raise reworded(error) from error
+                raise tool_failure(name, error) from error
 
         return run
+
+
+def tool_failure(name: str, error: Exception) -> Exception:
+    """What tool ``name`` failing with ``error`` answers, as FastMCP words it: a ``ToolError``
+    or ``McpError`` as it is, any other ``Error calling tool 'name': ...``."""
+    if isinstance(error, ToolError | McpError):
+        return error
+    return ToolError(f"Error calling tool {name!r}: {error}")
 
 
 def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: bool = False) -> Callable[[Any], Any]:

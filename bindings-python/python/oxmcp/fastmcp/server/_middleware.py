@@ -38,12 +38,14 @@ from ...types import (
     ReadResourceResult,
     Resource,
     ResourceTemplate,
+    TextContent,
     Tool,
     WireModel,
 )
+from .._conventions import tool_failure
 from ..tools import ToolResult
 from .context import Context
-from .middleware.middleware import CallNext, Middleware, MiddlewareContext
+from .middleware.middleware import CallNext, MiddlewareContext, around
 
 if TYPE_CHECKING:
     from .server import FastMCP
@@ -184,8 +186,8 @@ def _tool_result(result: dict[str, Any]) -> Any:
 
 def _failed_call(name: str, error: Exception) -> dict[str, Any]:
     """A tool call a hook failed, answered as the tool's failure would be."""
-    text = str(error) if isinstance(error, ToolError) else f"Error calling tool {name!r}: {error}"
-    return {"content": [{"type": "text", "text": text}], "isError": True}
+    text = str(tool_failure(name, error))
+    return CallToolResult(content=[TextContent(text=text)], is_error=True).to_wire()
 
 
 def interceptor(server: FastMCP) -> Callable[..., Any]:
@@ -203,7 +205,7 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
 
         chain: CallNext[Any, Any] = the_method
         for middleware in reversed(server.middleware):
-            chain = _link(middleware, chain)
+            chain = around(middleware, chain)
         context = MiddlewareContext(
             message=message,
             fastmcp_context=Context(native_ctx, server._lifespan_context()),
@@ -222,10 +224,3 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
             return _failed_call(params.get("name", "") if isinstance(params, dict) else "", error)
 
     return intercept
-
-
-def _link(middleware: Middleware, call_next: CallNext[Any, Any]) -> CallNext[Any, Any]:
-    async def run(context: MiddlewareContext[Any]) -> Any:
-        return await middleware(context, call_next)
-
-    return run

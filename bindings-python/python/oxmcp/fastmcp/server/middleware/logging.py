@@ -11,10 +11,27 @@ from collections.abc import Callable
 from typing import Any
 
 import pydantic_core
+from typing_extensions import TypedDict, Unpack
 
 from .middleware import CallNext, Middleware, MiddlewareContext
 
 Event = dict[str, str | int | float]
+
+
+class LoggingOptions(TypedDict, total=False):
+    """What both logging middlewares take, each as FastMCP's: the ``logger`` (the class's
+    own unless given), its ``log_level`` (INFO), whether a request's start carries its
+    ``payload`` (``include_payloads``), its ``payload_length`` and its ``payload_tokens``
+    (length // 4) (all off), the ``methods`` logged (all when None), and the
+    ``payload_serializer`` (JSON when None)."""
+
+    logger: logging.Logger | None
+    log_level: int
+    include_payloads: bool
+    include_payload_length: bool
+    estimate_payload_tokens: bool
+    methods: list[str] | None
+    payload_serializer: Callable[[Any], str] | None
 
 
 def default_serializer(data: Any) -> str:
@@ -33,26 +50,15 @@ class LoggingMiddleware(Middleware):
     #: The logger used when none is given.
     default_logger = "fastmcp.middleware.logging"
 
-    def __init__(
-        self,
-        *,
-        logger: logging.Logger | None = None,
-        log_level: int = logging.INFO,
-        include_payloads: bool = False,
-        include_payload_length: bool = False,
-        estimate_payload_tokens: bool = False,
-        max_payload_length: int | None = 1000,
-        methods: list[str] | None = None,
-        payload_serializer: Callable[[Any], str] | None = None,
-    ) -> None:
-        self.logger = logger or logging.getLogger(self.default_logger)
-        self.log_level = log_level
-        self.include_payloads = include_payloads
-        self.include_payload_length = include_payload_length
-        self.estimate_payload_tokens = estimate_payload_tokens
+    def __init__(self, *, max_payload_length: int | None = 1000, **options: Unpack[LoggingOptions]) -> None:
+        self.logger = options.get("logger") or logging.getLogger(self.default_logger)
+        self.log_level = options.get("log_level", logging.INFO)
+        self.include_payloads = options.get("include_payloads", False)
+        self.include_payload_length = options.get("include_payload_length", False)
+        self.estimate_payload_tokens = options.get("estimate_payload_tokens", False)
         self.max_payload_length = max_payload_length
-        self.methods = methods
-        self.payload_serializer = payload_serializer
+        self.methods = options.get("methods")
+        self.payload_serializer = options.get("payload_serializer")
 
     async def on_message(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         if self.methods is not None and context.method not in self.methods:
@@ -116,27 +122,8 @@ class StructuredLoggingMiddleware(LoggingMiddleware):
 
     default_logger = "fastmcp.middleware.structured_logging"
 
-    def __init__(
-        self,
-        *,
-        logger: logging.Logger | None = None,
-        log_level: int = logging.INFO,
-        include_payloads: bool = False,
-        include_payload_length: bool = False,
-        estimate_payload_tokens: bool = False,
-        methods: list[str] | None = None,
-        payload_serializer: Callable[[Any], str] | None = None,
-    ) -> None:
-        super().__init__(
-            logger=logger,
-            log_level=log_level,
-            include_payloads=include_payloads,
-            include_payload_length=include_payload_length,
-            estimate_payload_tokens=estimate_payload_tokens,
-            max_payload_length=None,
-            methods=methods,
-            payload_serializer=payload_serializer,
-        )
+    def __init__(self, **options: Unpack[LoggingOptions]) -> None:
+        super().__init__(max_payload_length=None, **options)
 
     def format(self, event: Event) -> str:
         return json.dumps(event)

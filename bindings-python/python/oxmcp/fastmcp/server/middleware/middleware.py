@@ -61,7 +61,10 @@ _METHOD_HOOKS = {
 Hook = Callable[[MiddlewareContext[Any], CallNext[Any, Any]], Awaitable[Any]]
 
 
-def _around(hook: Hook, call_next: CallNext[Any, Any]) -> CallNext[Any, Any]:
+def around(hook: Hook, call_next: CallNext[Any, Any]) -> CallNext[Any, Any]:
+    """``call_next`` with ``hook`` run around it: one link of a chain (a hook of a
+    middleware's, or a whole middleware)."""
+
     async def run(context: MiddlewareContext[Any]) -> Any:
         return await hook(context, call_next)
 
@@ -77,9 +80,9 @@ class Middleware:
         chain = call_next
         hook = _METHOD_HOOKS.get(context.method or "")
         if hook is not None:
-            chain = _around(getattr(self, hook), chain)
-        chain = _around(self.on_request if context.type == "request" else self.on_notification, chain)
-        return await _around(self.on_message, chain)(context)
+            chain = around(getattr(self, hook), chain)
+        chain = around(self.on_request if context.type == "request" else self.on_notification, chain)
+        return await around(self.on_message, chain)(context)
 
     async def on_message(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         return await call_next(context)
