@@ -1,6 +1,8 @@
 //! The request context a Python handler receives: what it knows about the request, and
 //! how it talks back (progress, log messages, requests to the client).
 
+use std::collections::BTreeMap;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -229,6 +231,22 @@ impl Context {
         let ctx = self.inner.clone();
         runtime::future_into_py(py, async move {
             let outcome = ctx.read_resource(&uri).await;
+            answer(outcome)
+        })
+    }
+
+    /// Renders a prompt of this server, its handler run with this context; resolves to the
+    /// `prompts/get` result as a dict.
+    #[pyo3(signature = (name, arguments=None))]
+    fn get_prompt<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<BTreeMap<String, String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let outcome = ctx.get_prompt(&name, arguments.unwrap_or_default()).await;
             answer(outcome)
         })
     }

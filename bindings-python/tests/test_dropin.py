@@ -515,6 +515,14 @@ FASTMCP_EXAMPLES = {
     "persistent_state/server": Visit(
         calls={"set_value": {"key": "colour", "value": "teal"}, "get_value": {"key": "colour"}}, eras=("legacy",)
     ),
+    # `add_transform(PromptsAsTools(mcp))`: the prompts listed and rendered by tools.
+    "prompts_as_tools/server": Visit(
+        calls={"list_prompts": {}, "get_prompt": {"name": "analyze_code", "arguments": {"code": "x", "language": "go"}}}
+    ),
+    # `add_transform(ResourcesAsTools(mcp))`: resources and templates listed and read by tools.
+    "resources_as_tools/server": Visit(
+        calls={"list_resources": {}, "read_resource": {"uri": "user://42/profile"}}, reads=["config://app"]
+    ),
 }
 
 
@@ -572,6 +580,28 @@ async def test_a_fastmcp_server_runs_on_oxmcp_with_its_imports_changed(
 ) -> None:
     original = fastmcp_examples / f"{example}.py"
     await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_EXAMPLES[example], era)
+
+
+#: Calls of the tools FastMCP's transforms add that fail (an unknown prompt, a prompt missing
+#: an argument, an unknown resource): each example, its tool and the arguments.
+FAILING_TRANSFORM_CALLS = [
+    ("prompts_as_tools/server", "get_prompt", {"name": "nope"}),
+    (
+        "prompts_as_tools/server",
+        "get_prompt",
+        {"name": "review_pull_request", "arguments": {"title": "t", "description": "d"}},
+    ),
+    ("resources_as_tools/server", "read_resource", {"uri": "nope://x"}),
+]
+
+
+@pytest.mark.parametrize(("example", "tool", "arguments"), FAILING_TRANSFORM_CALLS)
+async def test_a_tool_a_fastmcp_transform_adds_fails_as_fastmcps_does(
+    example: str, tool: str, arguments: dict[str, Any], fastmcp_examples: Path, tmp_path: Path
+) -> None:
+    original = fastmcp_examples / f"{example}.py"
+    visit = Visit(calls={tool: arguments}, eras=("legacy",))
+    await compare(original, ported_from_fastmcp(original, tmp_path), visit, "legacy")
 
 
 #: The server in `servers/fastmcp_style.py`, written the way FastMCP's users write one, with

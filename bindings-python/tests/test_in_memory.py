@@ -105,9 +105,22 @@ async def test_descriptions_come_from_docstrings_and_fields() -> None:
         In detail.
         """
 
+    def given() -> str:
+        """Not this either."""
+        return "given"
+
+    def greeting(name: str) -> str:
+        return f"hi {name}"
+
+    # A function given with its options, as FastMCP's `mcp.tool(fn, name=...)` takes it.
+    server.tool(given, name="named", description="Given with its options")
+    server.prompt(greeting, name="hello", description="Greets")
+
     async with Client(server) as client:
         tools = {tool.name: tool for tool in await client.list_tools()}
         assert tools["overridden"].description == "Overrides the docstring"
+        assert tools["named"].description == "Given with its options"
+        assert [(p.name, p.description) for p in await client.list_prompts()] == [("hello", "Greets")]
         # The docstring as written, as the official SDK lists it.
         assert tools["documented"].description == "Does a thing.\n\n        In detail.\n        "
         count = tools["documented"].input_schema["properties"]["count"]

@@ -12,9 +12,11 @@ use oxmcp::protocol::{
     code, CompleteRequestParams, Completion, CompletionReference, ElicitRequestFormParams, ElicitRequestParams,
     ErrorObject, SubscriptionFilter,
 };
-use oxmcp::server::{Capability, Context, DefinitionKind, HandlerError, Intercepted, Next, PromptDef, Server, ToolDef};
+use oxmcp::server::{
+    Capability, Context, DefinitionKind, HandlerError, Intercepted, Json, Next, PromptDef, Server, ToolDef,
+};
 use oxmcp::transport::{stdio::from_streams, DEFAULT_MAX_MESSAGE_SIZE};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
 const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
@@ -685,4 +687,46 @@ async fn an_interceptor_runs_around_every_request() {
         answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "intercepted",
         "{answer}"
     );
+}
+
+#[tokio::test]
+async fn a_tool_renders_the_servers_own_prompt_with_its_context() {
+    let prompt = PromptDef::new("greet")
+        .description("A greeting")
+        .argument("name", "", true)
+        .handler(|arguments: BTreeMap<String, String>, ctx: Context| async move {
+            format!("hello {} ({:?})", arguments["name"], ctx.era())
+        });
+    let render = ToolDef::new("render").handler(|arguments: Map<String, Value>, ctx: Context| async move {
+        let given = serde_json::from_value(arguments["arguments"].clone()).unwrap();
+        let era = format!("{:?}", ctx.era());
+        match ctx.get_prompt(arguments["name"].as_str().unwrap_or(""), given).await {
+            Ok(result) => Json(json!({"rendered": result, "era": era})),
+            Err(HandlerError::Rpc(error)) => Json(json!({"error": error.message})),
+            Err(other) => panic!("{other:?}"),
+        }
+    });
+    let server = Server::builder("prompts-as-tools", "1.0.0")
+        .prompt(prompt)
+        .tool(render)
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let call = |name: &str, given: Value| {
+            let arguments = json!({"name": name, "arguments": given});
+            let client = client.clone();
+            async move {
+                let result = client.call_tool("render", Some(arguments)).await.unwrap();
+                result.structured_content.expect("an object")
+            }
+        };
+        let rendered = call("greet", json!({"name": "Ada"})).await;
+        assert_eq!(rendered["rendered"]["description"], "A greeting", "{era:?}");
+        let text = format!("hello Ada ({})", rendered["era"].as_str().unwrap());
+        assert_eq!(rendered["rendered"]["messages"][0]["content"]["text"], text.as_str());
+        let missing = call("greet", json!({})).await;
+        assert_eq!(missing["error"], "Invalid params: prompt greet is missing required arguments: name");
+        assert_eq!(call("nope", json!({})).await["error"], "Invalid params: unknown prompt: nope");
+    }
 }

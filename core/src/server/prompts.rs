@@ -254,30 +254,60 @@ pub(super) async fn list(server: &Server, params: Option<&RawValue>, ctx: &Conte
         .await
 }
 
-/// `prompts/get`: a registered prompt's required arguments checked, then its handler run
-/// (with its input rounds in the modern era); a prompt not registered is the catalog's.
-pub(super) async fn get(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
-    let params: GetPromptRequestParams = parse_params(raw)?;
-    let arguments = params.arguments.unwrap_or_default();
-    let registered = server.registry().prompts.get(&params.name).cloned();
-    let (got, description) = match (registered, server.catalog_part(|c| &c.prompt_getter)) {
+/// A prompt's rendering, begun: a registered prompt's (its required arguments checked
+/// first; its description given to a result without one), else the catalog's getter's;
+/// an unknown prompt is an invalid-params error.
+fn renderer(
+    server: &Server,
+    name: String,
+    arguments: BTreeMap<String, String>,
+    ctx: &Context,
+) -> Result<BoxFuture<'static, Result<GetPromptResult, HandlerError>>, ErrorObject> {
+    let registered = server.registry().prompts.get(&name).cloned();
+    match (registered, server.catalog_part(|c| &c.prompt_getter)) {
         (Some(prompt), _) => {
             let missing = prompt.missing_arguments(&arguments);
             if !missing.is_empty() {
                 return Err(ErrorObject::invalid_params(format!(
-                    "prompt {} is missing required arguments: {}",
-                    params.name,
+                    "prompt {name} is missing required arguments: {}",
                     missing.join(", ")
                 )));
             }
-            (
-                prompt.handler.get(arguments, ctx.clone()),
-                prompt.prompt.description.clone(),
-            )
+            let got = prompt.handler.get(arguments, ctx.clone());
+            Ok(Box::pin(async move {
+                let mut result = got.await?;
+                if result.description.is_none() {
+                    result.description = prompt.prompt.description.clone();
+                }
+                Ok(result)
+            }))
         }
-        (None, Some(getter)) => (getter.get(params.name, arguments, ctx.clone()), None),
-        (None, None) => return Err(ErrorObject::invalid_params(format!("unknown prompt: {}", params.name))),
-    };
+        (None, Some(getter)) => Ok(getter.get(name, arguments, ctx.clone())),
+        (None, None) => Err(ErrorObject::invalid_params(format!("unknown prompt: {name}"))),
+    }
+}
+
+impl Context {
+    /// Renders a prompt of this server as a client would get it, its handler run with this
+    /// request's context: for a tool built on the server's own prompts (FastMCP's
+    /// `PromptsAsTools`). An unknown prompt, or one missing a required argument, is an
+    /// invalid-params error.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, HandlerError> {
+        renderer(self.dispatcher().server(), name.to_owned(), arguments, self)
+            .map_err(HandlerError::Rpc)?
+            .await
+    }
+}
+
+/// `prompts/get`: a registered prompt's required arguments checked, then its handler run
+/// (with its input rounds in the modern era); a prompt not registered is the catalog's.
+pub(super) async fn get(server: &Server, raw: Option<&RawValue>, ctx: &Context, stamp: Option<&Stamp>) -> Outcome {
+    let params: GetPromptRequestParams = parse_params(raw)?;
+    let got = renderer(server, params.name, params.arguments.unwrap_or_default(), ctx)?;
     let bind = || binding(methods::PROMPTS_GET, raw, &ctx.principal_key());
     let round = input_round(server, ctx, bind, params.request_state, params.input_responses)?;
     let mut result = match run_handler(server, round.as_deref(), got, bind).await {
@@ -286,9 +316,6 @@ pub(super) async fn get(server: &Server, raw: Option<&RawValue>, ctx: &Context, 
         // Only a tool's round lets its handler become a task.
         Handled::BeginTask => return Err(ErrorObject::internal("only tools run as tasks")),
     };
-    if result.description.is_none() {
-        result.description = description;
-    }
     let version = ctx.protocol_version();
     if !version.has_resource_links() {
         for message in &mut result.messages {

@@ -11,7 +11,7 @@ import functools
 import inspect
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
 
 import pydantic_core
 from pydantic.json_schema import GenerateJsonSchema
@@ -32,7 +32,11 @@ class FastMCPConventions(Conventions):
         return given or parsed(spec.description).description
 
     def argument_description(self, spec: FunctionSpec, parameter: Parameter) -> str | None:
-        return parameter.description or parsed(spec.description).parameters.get(parameter.name)
+        return (
+            parameter.description
+            or _annotated_text(parameter.annotation)
+            or parsed(spec.description).parameters.get(parameter.name)
+        )
 
     def tool_title(
         self, name: str, given: str | None, annotations: ToolAnnotations | dict[str, Any] | None
@@ -51,7 +55,12 @@ class FastMCPConventions(Conventions):
             title = written.get("title") if isinstance(written, dict) else None
             if isinstance(title, str) and title != made_up(name):
                 schema["properties"][name]["title"] = title
-        # What the docstring says of a parameter describes it, unless its annotation does.
+        # Text in a parameter's `Annotated[...]` describes it, as a `Field`'s description
+        # does; what the docstring says of it, unless its annotation does.
+        for parameter in spec.parameters:
+            text = _annotated_text(parameter.annotation)
+            if text is not None and parameter.name in schema["properties"]:
+                schema["properties"][parameter.name].setdefault("description", text)
         for name, described in parsed(spec.description).parameters.items():
             if name in schema["properties"]:
                 schema["properties"][name].setdefault("description", described)
@@ -105,6 +114,13 @@ class FastMCPConventions(Conventions):
                 raise tool_failure(name, error) from error
 
         return run
+
+
+def _annotated_text(annotation: Any) -> str | None:
+    """The first text among ``Annotated[...]``'s metadata (``Annotated[str, "The city"]``)."""
+    if get_origin(annotation) is not Annotated:
+        return None
+    return next((extra for extra in get_args(annotation)[1:] if isinstance(extra, str)), None)
 
 
 def tool_failure(name: str, error: Exception) -> Exception:

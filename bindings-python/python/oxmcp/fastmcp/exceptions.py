@@ -19,4 +19,8 @@ class PromptError(FastMCPError):
     """A prompt could not be made: its message is the error the client gets."""
 
 
-__all__ = ["FastMCPError", "McpError", "PromptError", "ResourceError", "ToolError"]
+class NotFoundError(FastMCPError):
+    """No tool, resource or prompt goes by the name asked for."""
+
+
+__all__ = ["FastMCPError", "McpError", "NotFoundError", "PromptError", "ResourceError", "ToolError"]

@@ -299,14 +299,11 @@ class Server(Generic[LifespanT]):
         ``asks_before_task=True`` the function's questions come first, answered in place,
         and the call becomes a task where it calls ``await ctx.begin_task()``.
         """
-        if callable(fn_or_name):
-            self.add_tool(fn_or_name)
-            return fn_or_name
 
         def register(fn: Handler) -> Handler:
             self.add_tool(
                 fn,
-                name=name or fn_or_name,
+                name=name or (None if callable(fn_or_name) else fn_or_name),
                 title=title,
                 description=description,
                 annotations=annotations,
@@ -321,7 +318,7 @@ class Server(Generic[LifespanT]):
             )
             return fn
 
-        return register
+        return register(fn_or_name) if callable(fn_or_name) else register
 
     def add_tool(
         self,
@@ -601,14 +598,11 @@ class Server(Generic[LifespanT]):
         ``completions`` maps argument names to ``complete(value, context)`` functions;
         ``scopes`` are those a caller's token must grant to get it (as for tools).
         """
-        if callable(fn_or_name):
-            self.add_prompt(fn_or_name)
-            return fn_or_name
 
         def register(fn: Handler) -> Handler:
             self.add_prompt(
                 fn,
-                name=name or fn_or_name,
+                name=name or (None if callable(fn_or_name) else fn_or_name),
                 title=title,
                 description=description,
                 icons=icons,
@@ -618,7 +612,7 @@ class Server(Generic[LifespanT]):
             )
             return fn
 
-        return register
+        return register(fn_or_name) if callable(fn_or_name) else register
 
     def add_prompt(
         self,

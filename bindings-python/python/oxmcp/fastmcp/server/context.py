@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ import pydantic_core
 
 from ...context import Context as OxmcpContext
 from ...context import LogLevel
+from ...types import GetPromptResult
 
 #: How long a value set with ``set_state`` is kept, as FastMCP keeps it (a day).
 STATE_TTL_SECONDS = 86400
@@ -116,6 +118,16 @@ class Context(OxmcpContext[Any]):
         state_key = self._state_key(key)
         self._request_state.pop(state_key, None)
         _STATE.delete(state_key)
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> GetPromptResult:
+        """Renders a prompt of this server as a client would get it (its handler runs with
+        this request's context), as FastMCP's ``ctx.get_prompt``: an argument that is not a
+        string is given as its JSON. An unknown prompt, or one missing a required argument,
+        raises :class:`~oxmcp.McpError` (invalid params)."""
+        given = {
+            key: value if isinstance(value, str) else json.dumps(value) for key, value in (arguments or {}).items()
+        }
+        return GetPromptResult.model_validate(await self._native.get_prompt(name, given))
 
     @property
     def transport(self) -> Literal["stdio", "sse", "streamable-http"] | None:  # type: ignore[override]

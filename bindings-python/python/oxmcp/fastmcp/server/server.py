@@ -8,7 +8,7 @@ import functools
 import inspect
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..._conventions import Conventions
 from ...server import Server, resource_kind
@@ -23,6 +23,9 @@ from ._middleware import interceptor
 from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 from .middleware import Middleware
+
+if TYPE_CHECKING:
+    from .transforms import PromptsAsTools, ResourcesAsTools
 
 
 class _Generated:
@@ -57,6 +60,17 @@ class FastMCP(Server):
         if not self.middleware:
             self._native.set_interceptor(interceptor(self))
         self.middleware.append(middleware)
+
+    def add_transform(self, transform: PromptsAsTools | ResourcesAsTools) -> None:
+        """Adds the tools ``transform`` makes of this server's prompts or resources
+        (:mod:`oxmcp.fastmcp.server.transforms`); FastMCP's other transforms are refused."""
+        from .transforms import _ToolsOf
+
+        if not isinstance(transform, _ToolsOf):
+            raise TypeError(
+                f"oxmcp applies FastMCP's PromptsAsTools and ResourcesAsTools; {type(transform).__name__} is not served"
+            )
+        transform._apply(self)
 
     # FastMCP's `task=` is a flag or a TaskConfig where oxmcp's names the mode.
     def tool(  # type: ignore[override]

@@ -1,0 +1,167 @@
+"""FastMCP's ``fastmcp.server.transforms``: tools made of a server's prompts and resources,
+for clients that only call tools. ``mcp.add_transform(PromptsAsTools(mcp))`` adds
+``list_prompts`` and ``get_prompt``; ``ResourcesAsTools(mcp)`` adds ``list_resources`` and
+``read_resource``. Each runs what a client's request would (the prompt's or resource's
+handler, with the calling tool's context) and answers as FastMCP's do: JSON text, a single
+resource's text as it is, bytes in base64.
+
+FastMCP's other transforms (``Namespace``, ``ToolTransform``, ``Visibility``, the search
+transforms) and transforms of one's own are not served: ``add_transform`` refuses them."""
+
+from __future__ import annotations
+
+import base64
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+from ...._errors import McpError, ResourceNotFoundError
+from ...exceptions import NotFoundError, ToolError
+from ...server.context import Context
+
+if TYPE_CHECKING:
+    from ...server.server import FastMCP
+
+#: The descriptions FastMCP gives the tools it makes, which clients list.
+_LIST_PROMPTS = (
+    "List all available prompts.\n\nReturns JSON with prompt metadata including name, description,\n"
+    "and optional arguments."
+)
+_GET_PROMPT = (
+    "Get a prompt by name with optional arguments.\n\nReturns the rendered prompt as JSON with a messages "
+    "array.\nArguments should be provided as a dict mapping argument names\nto values."
+)
+_LIST_RESOURCES = (
+    "List all available resources and resource templates.\n\nReturns JSON with resource metadata. Static "
+    "resources have a\n'uri' field, while templates have a 'uri_template' field with\nplaceholders like {name}."
+)
+_READ_RESOURCE = (
+    "Read a resource by its URI.\n\nFor static resources, provide the exact URI. For templated\nresources, "
+    "provide the URI with template parameters filled in.\n\nReturns the resource content as a string. Binary "
+    "content is\nbase64-encoded."
+)
+#: The resource tools only read.
+_READ_ONLY = {"readOnlyHint": True}
+
+
+#: A tool a transform adds: its description, its function, its annotations.
+_Made = tuple[str, Callable[..., Any], dict[str, bool] | None]
+
+
+class _ToolsOf(ABC):
+    """A transform that adds tools to the server it is given to."""
+
+    def __init__(self, provider: FastMCP) -> None:
+        from ..server import FastMCP
+
+        if not isinstance(provider, FastMCP):
+            raise TypeError(
+                f"{type(self).__name__} requires a FastMCP server instance, not a {type(provider).__name__}. "
+                f"Pass your FastMCP server: {type(self).__name__}(mcp)"
+            )
+        self._provider = provider
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._provider!r})"
+
+    def _apply(self, server: FastMCP) -> None:
+        for description, fn, hints in self._tools(server):
+            server.tool(fn, description=description, annotations=hints)
+
+    @abstractmethod
+    def _tools(self, server: FastMCP) -> list[_Made]:
+        """The tools this transform adds to ``server``."""
+
+
+class PromptsAsTools(_ToolsOf):
+    """Adds ``list_prompts`` (each prompt's name, description and arguments, as JSON) and
+    ``get_prompt`` (a prompt rendered with the arguments given: its messages, as JSON)."""
+
+    def _tools(self, server: FastMCP) -> list[_Made]:
+        async def list_prompts() -> str:
+            listed = [
+                {
+                    "name": prompt.name,
+                    "description": prompt.description,
+                    "arguments": [
+                        {
+                            "name": argument.name,
+                            "description": argument.description,
+                            "required": bool(argument.required),
+                        }
+                        for argument in prompt.arguments or []
+                    ],
+                }
+                for prompt in await server.list_prompts()
+            ]
+            return json.dumps(listed, indent=2)
+
+        async def get_prompt(
+            name: Annotated[str, "The name of the prompt to get"],
+            ctx: Context,
+            arguments: Annotated[dict[str, Any] | None, "Optional arguments for the prompt"] = None,
+        ) -> str:
+            try:
+                result = await ctx.get_prompt(name, arguments)
+            except McpError:
+                # Worded as FastMCP words an unknown prompt, and one missing arguments.
+                prompt = next((p for p in await server.list_prompts() if p.name == name), None)
+                if prompt is None:
+                    raise NotFoundError(f"Unknown prompt: {name!r}") from None
+                required = {argument.name for argument in prompt.arguments or [] if argument.required}
+                if missing := required - set(arguments or {}):
+                    raise ToolError(f"Missing required arguments: {missing}") from None
+                raise
+            messages = [
+                {
+                    "role": message.role,
+                    "content": message.content.text if message.content.type == "text" else message.content.to_wire(),
+                }
+                for message in result.messages
+            ]
+            return json.dumps({"messages": messages}, indent=2)
+
+        return [(_LIST_PROMPTS, list_prompts, None), (_GET_PROMPT, get_prompt, None)]
+
+
+class ResourcesAsTools(_ToolsOf):
+    """Adds ``list_resources`` (each resource's URI, name, description and MIME type, and
+    each template's URI template, name and description, as JSON) and ``read_resource`` (a
+    resource's single text as it is, a single binary in base64, several as JSON)."""
+
+    def _tools(self, server: FastMCP) -> list[_Made]:
+        async def list_resources() -> str:
+            listed: list[dict[str, Any]] = [
+                {
+                    "uri": resource["uri"],
+                    "name": resource["name"],
+                    "description": resource.get("description"),
+                    "mime_type": resource.get("mimeType"),
+                }
+                for resource in server._components.definitions("resource")
+            ]
+            listed += [
+                {"uri_template": template.uri_template, "name": template.name, "description": template.description}
+                for template in await server.list_resource_templates()
+            ]
+            return json.dumps(listed, indent=2)
+
+        async def read_resource(uri: Annotated[str, "The URI of the resource to read"], ctx: Context) -> str:
+            try:
+                contents = await ctx.read_resource(uri)
+            except ResourceNotFoundError:
+                raise NotFoundError(f"Unknown resource: {uri!r}") from None
+            if len(contents) == 1:
+                return _text(contents[0].content)
+            return json.dumps([{"content": _text(part.content), "mime_type": part.mime_type} for part in contents])
+
+        return [(_LIST_RESOURCES, list_resources, _READ_ONLY), (_READ_RESOURCE, read_resource, _READ_ONLY)]
+
+
+def _text(content: str | bytes) -> str:
+    """A resource's text as it is; its bytes in base64."""
+    return base64.b64encode(content).decode() if isinstance(content, bytes) else content
+
+
+__all__ = ["PromptsAsTools", "ResourcesAsTools"]
