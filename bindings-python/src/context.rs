@@ -31,6 +31,13 @@ impl Context {
         convert::to_python(py, &self.inner.request_id())
     }
 
+    /// A number that tells the request apart from every other one running, the same for
+    /// every context of it (an interceptor's and its handler's).
+    #[getter]
+    fn request_key(&self) -> usize {
+        self.inner.request_key()
+    }
+
     /// The session of the request (a legacy HTTP session's id, or one for the stdio
     /// connection); None where each request stands alone.
     #[getter]

@@ -74,6 +74,8 @@ class Visit:
     #: `completion/complete` requests: the reference, the argument, the other arguments.
     completions: list[tuple[dict[str, str], dict[str, str], dict[str, str] | None]] = field(default_factory=list)
     eras: tuple[str, ...] = tuple(ERAS)
+    #: Whether the lists are taken again at the end (what the visit changed of them).
+    relist: bool = False
 
 
 SNIPPETS = {
@@ -176,6 +178,14 @@ def over_stdio(snippet: Path, runner: str = RUN) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-c", runner, str(snippet)])
 
 
+async def answered(request: Awaitable[Any]) -> Any:
+    """What a request is answered with: its result without `_meta`, or its error."""
+    try:
+        return without_meta(dumped(await request))
+    except MCPError as error:
+        return {"code": error.code, "message": error.message, "data": error.data}
+
+
 async def survey(server: StdioServerParameters | str, visit: Visit, era: str) -> dict[str, Any]:
     """What the official client sees of `server` (started over stdio, or at a URL): its
     lists, then the answers to `visit`."""
@@ -203,20 +213,22 @@ async def survey(server: StdioServerParameters | str, visit: Visit, era: str) ->
         seen["templates"] = await listed(client.list_resource_templates(), "resource_templates")
         seen["prompts"] = await listed(client.list_prompts(), "prompts")
         for name, arguments in visit.calls.items():
-            try:
-                seen[f"call {name}"] = without_meta(dumped(await client.call_tool(name, arguments)))
-            except MCPError as error:
-                seen[f"call {name}"] = {"code": error.code, "message": error.message, "data": error.data}
+            seen[f"call {name}"] = await answered(client.call_tool(name, arguments))
         for uri in visit.reads:
-            seen[f"read {uri}"] = without_meta(dumped(await client.read_resource(uri)))
+            seen[f"read {uri}"] = await answered(client.read_resource(uri))
         for name, arguments in visit.prompts.items():
-            seen[f"prompt {name}"] = without_meta(dumped(await client.get_prompt(name, arguments)))
+            seen[f"prompt {name}"] = await answered(client.get_prompt(name, arguments))
         for ref, argument, context in visit.completions:
             reference = REFERENCE.validate_python(ref)
             completed = await client.complete(reference, argument, context)
             seen[f"complete {json.dumps([ref, argument])}"] = without_meta(dumped(completed))
         # A last round trip: notifications sent before it have arrived.
-        await listed(client.list_tools(), "tools")
+        tools = await listed(client.list_tools(), "tools")
+        if visit.relist:
+            seen["tools at the end"] = tools
+            seen["resources at the end"] = await listed(client.list_resources(), "resources")
+            seen["templates at the end"] = await listed(client.list_resource_templates(), "resource_templates")
+            seen["prompts at the end"] = await listed(client.list_prompts(), "prompts")
     seen["notified"] = sorted(seen["notified"])
     # The snippets name their elicitations with fresh UUIDs.
     settled: dict[str, Any] = json.loads(UUID.sub("<uuid>", json.dumps(seen)))
@@ -512,6 +524,13 @@ FASTMCP_EXAMPLES = {
         },
         reads=["weather://weather/forecast", "news://news/headlines"],
     ),
+    # Tools hidden by tag (`server.disable(tags=...)`) and shown to a session by a tool
+    # (`ctx.enable_components`), whose rules FastMCP keeps in 2025-11-25 only.
+    "namespace_activation/server": Visit(
+        calls={"list_users": {}, "activate_admin": {}, "reset_user_password": {"username": "ada"}},
+        eras=("legacy",),
+        relist=True,
+    ),
     "persistent_state/server": Visit(
         calls={"set_value": {"key": "colour", "value": "teal"}, "get_value": {"key": "colour"}}, eras=("legacy",)
     ),
@@ -639,6 +658,51 @@ FASTMCP_STYLE = {
     # a stdio connection's).
     "state": Visit(calls={"remember": {"note": "a"}, "recall": {}}, eras=("legacy",)),
 }
+
+
+#: The server in `servers/fastmcp_visibility.py`, which hides and shows what it offers as
+#: FastMCP's users do: for everyone, in both eras; for one session from its tools, in
+#: 2025-11-25 only (FastMCP gives each request of 2026-07-28 a session of its own).
+FASTMCP_VISIBILITY = {
+    "everyone": Visit(
+        calls={"purge": {}, "preview": {}},
+        reads=["notes://public", "notes://secret", "users://1/profile", "files://a"],
+        prompts={"greet": {"name": "Ada"}, "audit": {"scope": "all"}},
+    ),
+    "session": Visit(
+        calls={"show_internal": {}, "purge": {}, "hide_add": {}, "add": {"a": 1, "b": 2}},
+        reads=["notes://secret"],
+        eras=("legacy",),
+        relist=True,
+    ),
+    "reset": Visit(calls={"hide_add": {}, "reset": {}, "add": {"a": 1, "b": 2}}, eras=("legacy",), relist=True),
+}
+
+
+@pytest.mark.parametrize(("visit", "era"), each_era(FASTMCP_VISIBILITY))
+async def test_a_fastmcp_server_hides_and_shows_as_fastmcps_does(visit: str, era: str, tmp_path: Path) -> None:
+    original = Path(__file__).parent / "servers" / "fastmcp_visibility.py"
+    await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_VISIBILITY[visit], era)
+
+
+#: What the client asks of the server in `servers/fastmcp_middleware.py`.
+FASTMCP_MIDDLEWARE = Visit(
+    calls={
+        "bad": {"x": 3},
+        "missing": {},
+        "flaky": {},
+        "down": {},
+        "long": {},
+        "rows": {},
+        "short": {},
+    }
+)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_fastmcp_middleware_answers_as_fastmcps_does(era: str, tmp_path: Path) -> None:
+    original = Path(__file__).parent / "servers" / "fastmcp_middleware.py"
+    await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_MIDDLEWARE, era)
 
 
 @pytest.mark.parametrize(("visit", "era"), each_era(FASTMCP_STYLE))

@@ -14,7 +14,7 @@ from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware
+from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware, RetryMiddleware
 from oxmcp.fastmcp.server.middleware.logging import LoggingMiddleware, StructuredLoggingMiddleware
 from oxmcp.fastmcp.server.middleware.rate_limiting import RateLimitingMiddleware, SlidingWindowRateLimitingMiddleware
 from oxmcp.fastmcp.server.middleware.timing import DetailedTimingMiddleware, TimingMiddleware
@@ -174,10 +174,11 @@ async def test_fastmcp_logging_timing_and_error_handling_middleware(
     caplog.set_level(logging.INFO)
     async with FastMCPClient(mcp, mode=mode) as client:
         assert (await client.call_tool("weather", {"city": "Oslo"})).data == {"city": "Oslo", "degrees": 21}
-        # A tool's failure passes the error handling, which answers it as an internal error.
-        with pytest.raises(McpError, match="Internal error: Error calling tool 'broken': no luck") as failed:
+        # A tool's failure passes the error handling, which answers it as what the tool
+        # raised calls for (a ValueError: invalid params), as FastMCP's does.
+        with pytest.raises(McpError, match="Invalid params: Error calling tool 'broken': no luck") as failed:
             await client.call_tool_mcp("broken", {})
-        assert failed.value.code == -32603
+        assert failed.value.code == -32602
     timings = [record.getMessage() for record in caplog.records if record.name == "fastmcp.timing"]
     assert any(message.startswith("Request tools/call completed in ") for message in timings), timings
     assert any(message.startswith("Request tools/call failed after ") for message in timings), timings
@@ -200,6 +201,58 @@ async def test_fastmcp_logging_timing_and_error_handling_middleware(
     seen = {(event["event"], event["method"]) for event in structured}
     assert {("request_start", "tools/call"), ("request_success", "tools/call"), ("request_error", "tools/call")} <= seen
     assert all("payload_length" in event for event in structured if event["event"] == "request_start")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_tools_failure_reaches_the_middleware_with_what_the_tool_raised(mode: str) -> None:
+    attempts: dict[str, int] = {"flaky": 0, "down": 0}
+    causes: list[type[BaseException] | None] = []
+
+    class Cause(Middleware):
+        async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+            try:
+                return await call_next(context)
+            except ToolError as failed:
+                causes.append(None if failed.__cause__ is None else type(failed.__cause__))
+                raise
+
+    mcp = FastMCP(
+        "errors", middleware=[ErrorHandlingMiddleware(), RetryMiddleware(max_retries=2, base_delay=0), Cause()]
+    )
+
+    @mcp.tool
+    def missing() -> str:
+        raise FileNotFoundError("no such file")
+
+    @mcp.tool
+    async def flaky() -> str:
+        attempts["flaky"] += 1
+        if attempts["flaky"] < 3:
+            raise ConnectionError(f"try {attempts['flaky']}")
+        return f"worked after {attempts['flaky']}"
+
+    @mcp.tool
+    def down() -> str:
+        attempts["down"] += 1
+        raise ConnectionError("always down")
+
+    async with FastMCPClient(mcp, mode=mode) as client:
+        with pytest.raises(McpError, match="Not found: Error calling tool 'missing': no such file") as failed:
+            await client.call_tool_mcp("missing", {})
+        assert failed.value.code == -32001
+        assert (await client.call_tool("flaky", {})).data == "worked after 3"
+        with pytest.raises(McpError, match="Internal error: Error calling tool 'down': always down") as failed:
+            await client.call_tool_mcp("down", {})
+        assert failed.value.code == -32603
+    assert attempts == {"flaky": 3, "down": 3}, "each retried twice, as the tool raised ConnectionError"
+    assert causes == [
+        FileNotFoundError,
+        ConnectionError,
+        ConnectionError,
+        ConnectionError,
+        ConnectionError,
+        ConnectionError,
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)

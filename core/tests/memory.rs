@@ -726,7 +726,13 @@ async fn a_tool_renders_the_servers_own_prompt_with_its_context() {
         let text = format!("hello Ada ({})", rendered["era"].as_str().unwrap());
         assert_eq!(rendered["rendered"]["messages"][0]["content"]["text"], text.as_str());
         let missing = call("greet", json!({})).await;
-        assert_eq!(missing["error"], "Invalid params: prompt greet is missing required arguments: name");
-        assert_eq!(call("nope", json!({})).await["error"], "Invalid params: unknown prompt: nope");
+        assert_eq!(
+            missing["error"],
+            "Invalid params: prompt greet is missing required arguments: name"
+        );
+        assert_eq!(
+            call("nope", json!({})).await["error"],
+            "Invalid params: unknown prompt: nope"
+        );
     }
 }

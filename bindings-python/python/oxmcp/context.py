@@ -8,7 +8,7 @@ import enum
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, NoReturn, get_origin, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, get_origin, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypeVar
@@ -16,6 +16,9 @@ from typing_extensions import TypeVar
 from . import _native
 from .auth import AccessToken
 from .types import ContentBlock, CreateMessageResult, ListRootsResult, LoggingLevel, Root, SamplingMessage, Tool
+
+if TYPE_CHECKING:
+    from .server import Server
 
 LogLevel = LoggingLevel
 Data = TypeVar("Data")
@@ -62,11 +65,12 @@ class Context(Generic[LifespanT]):
     (``asyncio.CancelledError`` is raised at its current ``await``).
     """
 
-    __slots__ = ("_lifespan", "_native")
+    __slots__ = ("_lifespan", "_native", "_server")
 
-    def __init__(self, native: _native.Context, lifespan: Any = None) -> None:
+    def __init__(self, native: _native.Context, lifespan: Any = None, server: Server[Any] | None = None) -> None:
         self._native = native
         self._lifespan = lifespan
+        self._server = server
 
     @property
     def session(self) -> Session:

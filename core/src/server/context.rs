@@ -174,6 +174,14 @@ impl Context {
         self.inner.request_id.as_ref()
     }
 
+    /// A number that tells the request apart from every other one the process serves, the
+    /// same for every clone of this context: for a binding that pairs what a handler did
+    /// with the request around it (an interceptor's). It identifies the request while it
+    /// runs; a later request may get the same number.
+    pub fn request_key(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
     /// The session the request belongs to: the legacy HTTP session's `Mcp-Session-Id`, or
     /// a random id that stays the same over a stdio connection; `None` where each request
     /// stands alone (2026-07-28 over HTTP, a stateless endpoint).

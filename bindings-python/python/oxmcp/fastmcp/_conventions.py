@@ -19,6 +19,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from .._conventions import Conventions
 from .._errors import McpError, ToolError
 from .._schema import EMPTY, FunctionSpec, Output, Parameter, input_schema, is_content, output_of
+from ..server._calling import native_context
 from ..types import CallToolResult, ToolAnnotations
 from ._docstrings import parsed
 from ._schema import compressed
@@ -102,7 +103,7 @@ class FastMCPConventions(Conventions):
                 try:
                     return await fn(*args, **kwargs)
                 except Exception as error:
-                    raise tool_failure(name, error) from error
+                    raise _watched(tool_failure(name, error)) from error
 
             return run_async
 
@@ -111,9 +112,24 @@ class FastMCPConventions(Conventions):
             try:
                 return fn(*args, **kwargs)
             except Exception as error:
-                raise tool_failure(name, error) from error
+                raise _watched(tool_failure(name, error)) from error
 
         return run
+
+
+#: The failures of the tools whose calls FastMCP's middleware runs around, by request (the
+#: native context's ``request_key``): the middleware's interceptor opens a request's slot
+#: (None) before the call and takes what is left there, so that the ``ToolError`` its hooks
+#: see is the tool's own, with what the tool raised as its cause.
+watched_failures: dict[int, Exception | None] = {}
+
+
+def _watched(failure: Exception) -> Exception:
+    """``failure``, left in the slot of the request it failed, if one is open."""
+    running = native_context.get()
+    if running is not None and running.request_key in watched_failures:
+        watched_failures[running.request_key] = failure
+    return failure
 
 
 def _annotated_text(annotation: Any) -> str | None:

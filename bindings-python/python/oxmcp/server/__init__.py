@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from ..client import Client
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
+ContextT = TypeVar("ContextT", bound=Context[Any])
+#: What makes the context a handler gets, of the type it annotates, from the native one.
+ContextMaker = Callable[[type[Context[Any]], Any], Context[Any]]
 #: Whether a tool runs as a task: never, when the client asks for one (2025-11-25) or
 #: supports the tasks extension (2026-07-28), or only as one.
 TaskSupport = Literal["forbidden", "optional", "required"]
@@ -389,7 +392,7 @@ class Server(Generic[LifespanT]):
             return kwargs, native_ctx
 
         run = conventions.tool_function(fn, name)
-        handler = _handler(run, spec, arguments_of, self._lifespan_context, made.convert)
+        handler = _handler(run, spec, arguments_of, self._context, made.convert)
         self._components.add(
             "tool",
             definition,
@@ -531,7 +534,7 @@ class Server(Generic[LifespanT]):
             self._components.add(
                 "resource",
                 {**definition, "uri": uri},
-                _handler(fn, spec, no_arguments, self._lifespan_context, conventions.resource_value()),
+                _handler(fn, spec, no_arguments, self._context, conventions.resource_value()),
                 scopes,
             )
             return
@@ -544,7 +547,7 @@ class Server(Generic[LifespanT]):
         self._components.add(
             "template",
             {**definition, "uriTemplate": uri},
-            _handler(fn, spec, variables_of, self._lifespan_context, conventions.resource_value()),
+            _handler(fn, spec, variables_of, self._context, conventions.resource_value()),
             _completers(completions),
             scopes,
         )
@@ -648,7 +651,7 @@ class Server(Generic[LifespanT]):
         def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
 
-        handler = _handler(fn, spec, arguments_of, self._lifespan_context)
+        handler = _handler(fn, spec, arguments_of, self._context)
         self._components.add("prompt", definition, handler, _completers(completions), scopes)
 
     def remove_prompt(self, name: str) -> bool:
@@ -724,7 +727,7 @@ class Server(Generic[LifespanT]):
         """
 
         async def run(method: str, params: Any, native: _native.Context, call_next: NextMethod) -> Any:
-            request = InterceptedRequest(method, params, Context(native, self._lifespan_context()))
+            request = InterceptedRequest(method, params, self._context(Context, native))
             return await interceptor(request, call_next)
 
         self._native.set_interceptor(run)
@@ -743,7 +746,7 @@ class Server(Generic[LifespanT]):
         a pydantic model. A method of the protocol cannot be taken over."""
 
         def register(fn: Handler) -> Handler:
-            self._native.add_request_handler(method, _method_handler(fn, method, self._lifespan_context))
+            self._native.add_request_handler(method, _method_handler(fn, method, self._context))
             return fn
 
         return register
@@ -763,7 +766,7 @@ class Server(Generic[LifespanT]):
         logged (a notification has no answer)."""
 
         def register(fn: Handler) -> Handler:
-            handler = _logging_failures(_method_handler(fn, method, self._lifespan_context), method)
+            handler = _logging_failures(_method_handler(fn, method, self._context), method)
             self._native.add_notification_handler(method, handler)
             return fn
 
@@ -907,6 +910,10 @@ class Server(Generic[LifespanT]):
     def _lifespan_context(self) -> Any:
         return self._lifespan_state
 
+    def _context(self, context_type: type[ContextT], native: _native.Context) -> ContextT:
+        """The context of type ``context_type`` a handler of this server gets."""
+        return context_type(native, self._lifespan_state, self)
+
     def create_initialization_options(self, *_: Any, **__: Any) -> dict[str, Any]:
         """Who the server is, as a low-level server written for the official SDK passes it
         to :meth:`run` (which needs nothing from it: the core answers the handshake)."""
@@ -987,7 +994,7 @@ class ResourceListing:
 
     def __call__(self, fn: Handler) -> Handler:
         server = self._server
-        lister = _method_handler(fn, "resources/list", server._lifespan_context, _page)
+        lister = _method_handler(fn, "resources/list", server._context, _page)
         server._native.serve_from_catalog("resources/list", lister)
         return fn
 
@@ -1166,12 +1173,12 @@ def _handler(
     fn: Callable[..., Any],
     spec: FunctionSpec,
     arguments: Callable[..., Arguments],
-    lifespan: Callable[[], Any],
+    context: ContextMaker,
     convert: Callable[[Any], Any] | None = None,
 ) -> Callable[..., Any]:
     """The function the native layer calls with its arguments (the last one the native
-    context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the context
-    (with what ``lifespan()`` gives); what ``fn`` returns goes to the core as it is, or as
+    context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the native
+    context (of which ``context`` makes fn's); what ``fn`` returns goes to the core as it is, or as
     ``convert`` makes it. An ``async def`` ``fn`` gets a coroutine function, run on the
     loop; a plain ``def`` gets a plain function, which the native layer runs on a worker
     thread."""
@@ -1179,7 +1186,7 @@ def _handler(
     def prepare(*native: Any) -> Call:
         kwargs, native_ctx = arguments(*native)
         if spec.context_parameter is not None:
-            kwargs[spec.context_parameter] = spec.context_type(native_ctx, lifespan())
+            kwargs[spec.context_parameter] = context(spec.context_type, native_ctx)
         return (), kwargs
 
     return native_callable(fn, spec.is_async, prepare, convert)
@@ -1188,7 +1195,7 @@ def _handler(
 def _method_handler(
     fn: Callable[..., Any],
     method: str,
-    lifespan: Callable[[], Any],
+    context: ContextMaker,
     convert: Callable[[Any], Any] | None = None,
 ) -> Callable[..., Any]:
     """A custom request's or a notification's handler as the native layer calls it, with
@@ -1210,7 +1217,7 @@ def _method_handler(
         except ValidationError as error:
             raise McpError(INVALID_PARAMS, f"{method}: invalid params: {error.errors()[0]['msg']}") from None
 
-    return _handler(fn, spec, arguments, lifespan, convert or result_object)
+    return _handler(fn, spec, arguments, context, convert or result_object)
 
 
 def _page(value: Any) -> Any:

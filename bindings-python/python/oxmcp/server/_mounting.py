@@ -113,6 +113,12 @@ class Components:
         """The definitions of one kind, in the order they were registered."""
         return [r.definition for (k, _), r in self._registered.items() if k == kind]
 
+    def definition(self, kind: Kind, name: str) -> dict[str, Any] | None:
+        """The definition of the ``kind`` named ``name`` (a resource by its URI, a template
+        by its URI template), if there is one."""
+        registered = self._registered.get((kind, name))
+        return None if registered is None else registered.definition
+
     def _above(self) -> list[Components]:
         """The servers this one is mounted on, and theirs, and so on."""
         above = [m.parent for m in self._mounts]

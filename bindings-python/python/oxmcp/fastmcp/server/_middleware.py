@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..._errors import McpError, ToolError
+from ..._native import INVALID_PARAMS
+from ...server._mounting import Kind
 from ...types import (
     CallToolRequestParams,
     CallToolResult,
@@ -42,10 +44,11 @@ from ...types import (
     Tool,
     WireModel,
 )
-from .._conventions import tool_failure
+from .._conventions import tool_failure, watched_failures
 from ..tools import ToolResult
 from .context import Context
 from .middleware.middleware import CallNext, MiddlewareContext, around
+from .transforms.visibility import Component, Visibility, is_visible, template_matches
 
 if TYPE_CHECKING:
     from .server import FastMCP
@@ -92,12 +95,12 @@ _MESSAGES: dict[str, type[WireModel]] = {
     "prompts/list": PaginatedRequestParams,
 }
 
-#: Each list method's member and the type of its items.
-_LISTS: dict[str, tuple[str, type[WireModel]]] = {
-    "tools/list": ("tools", ListedTool),
-    "resources/list": ("resources", ListedResource),
-    "resources/templates/list": ("resourceTemplates", ListedResourceTemplate),
-    "prompts/list": ("prompts", ListedPrompt),
+#: Each list method's member, the type of its items and what they are.
+_LISTS: dict[str, tuple[str, type[WireModel], Kind]] = {
+    "tools/list": ("tools", ListedTool, "tool"),
+    "resources/list": ("resources", ListedResource, "resource"),
+    "resources/templates/list": ("resourceTemplates", ListedResourceTemplate, "template"),
+    "prompts/list": ("prompts", ListedPrompt, "prompt"),
 }
 
 #: What a ToolResult says of a tool's result.
@@ -114,25 +117,31 @@ class _Run:
     """One request through the chain: what the method gave, kept by the typed result made
     of it, so that a result passed on unchanged is sent as it was."""
 
-    def __init__(self, method: str) -> None:
+    def __init__(self, method: str, shown: Callable[[dict[str, Any]], bool] | None = None) -> None:
         self.method = method
+        #: Which of a list's items are listed (all without it).
+        self.shown = shown
         self.given: list[tuple[Any, dict[str, Any]]] = []
 
-    def typed(self, result: dict[str, Any]) -> Any:
+    def typed(self, result: dict[str, Any], failure: Exception | None = None) -> Any:
         """The method's result as the chain sees it; a tool's failure raised as FastMCP's
-        is (a ``ToolError`` with the failure's text)."""
+        is: the ``failure`` the tool raised (its cause what the tool's code raised), else a
+        ``ToolError`` with the failure's text."""
         method = self.method
         if method == "tools/call" and result.get("isError"):
-            texts = [block.get("text", "") for block in result.get("content") or [] if block.get("type") == "text"]
-            failure = ToolError("\n".join(texts))
+            if failure is None:
+                texts = [block.get("text", "") for block in result.get("content") or [] if block.get("type") == "text"]
+                failure = ToolError("\n".join(texts))
             self.given.append((failure, result))
             raise failure
         if method == "tools/call":
             typed: Any = _tool_result(result)
         elif method in _LISTS:
-            member, item_type = _LISTS[method]
+            member, item_type, _ = _LISTS[method]
             typed = []
             for item in result.get(member) or []:
+                if self.shown is not None and not self.shown(item):
+                    continue
                 listed = item_type.model_validate(item)
                 self.given.append((listed, item))
                 typed.append(listed)
@@ -146,7 +155,7 @@ class _Run:
     def wire(self, returned: Any) -> Any:
         """What the chain gave, as the core takes it."""
         if self.method in _LISTS and isinstance(returned, Sequence) and not isinstance(returned, str | dict):
-            member, _ = _LISTS[self.method]
+            member, _, _ = _LISTS[self.method]
             page = next((wire for typed, wire in self.given if isinstance(typed, list)), {})
             return {**page, member: [self._item(item) for item in returned]}
         if isinstance(returned, ToolResult):
@@ -190,27 +199,67 @@ def _failed_call(name: str, error: Exception) -> dict[str, Any]:
     return CallToolResult(content=[TextContent(text=text)], is_error=True).to_wire()
 
 
+def _refuse_hidden(server: FastMCP, method: str, message: Any, rules: list[Visibility]) -> None:
+    """Raises what FastMCP answers for an unknown target of ``message`` when the rules hide
+    its tool, prompt, resource or template."""
+    kind: Kind
+    if method == "tools/call":
+        kind, found = "tool", server._components.definition("tool", message.name)
+        unknown: Exception = ToolError(f"Unknown tool: {message.name!r}")
+    elif method == "prompts/get":
+        kind, found = "prompt", server._components.definition("prompt", message.name)
+        unknown = McpError(INVALID_PARAMS, f"Unknown prompt: {message.name!r}")
+    elif method == "resources/read":
+        uri = str(message.uri)
+        kind, found = "resource", server._components.definition("resource", uri)
+        if found is None:
+            templates = server._components.definitions("template")
+            kind, found = "template", next((t for t in templates if template_matches(t["uriTemplate"], uri)), None)
+        unknown = McpError(INVALID_PARAMS, f"Resource not found: {uri!r}", {"uri": uri})
+    else:
+        return
+    if found is not None and not is_visible(rules, Component.listed(kind, found)):
+        raise unknown
+
+
 def interceptor(server: FastMCP) -> Callable[..., Any]:
-    """The core's interceptor that runs ``server.middleware``, outermost first."""
+    """The core's interceptor that runs ``server.middleware``, outermost first, and within
+    it applies ``server``'s and the session's visibility rules."""
 
     async def intercept(method: str, params: Any, native_ctx: Any, call_next: Any) -> Any:
         message_type = _MESSAGES.get(method)
         message = message_type.model_validate(params or {}) if message_type is not None else params
-        run = _Run(method)
+        fastmcp_context = server._context(Context, native_ctx)
+        rules = [*server.visibility, *await fastmcp_context.session_visibility()]
+        listed = _LISTS.get(method)
+        shown = None
+        if rules and listed is not None:
+            kind = listed[2]
+
+            def shown(item: dict[str, Any]) -> bool:
+                return is_visible(rules, Component.listed(kind, item))
+
+        run = _Run(method, shown)
+        key = native_ctx.request_key
 
         async def the_method(context: MiddlewareContext[Any]) -> Any:
+            if rules:
+                _refuse_hidden(server, method, context.message, rules)
             changed = context.message is not message
             given = context.message.to_wire() if isinstance(context.message, WireModel) else context.message
-            return run.typed(await call_next(given if changed else None))
+            if method != "tools/call":
+                return run.typed(await call_next(given if changed else None))
+            watched_failures[key] = None
+            try:
+                result = await call_next(given if changed else None)
+            finally:
+                failure = watched_failures.pop(key, None)
+            return run.typed(result, failure)
 
         chain: CallNext[Any, Any] = the_method
         for middleware in reversed(server.middleware):
             chain = around(middleware, chain)
-        context = MiddlewareContext(
-            message=message,
-            fastmcp_context=Context(native_ctx, server._lifespan_context()),
-            method=method,
-        )
+        context = MiddlewareContext(message=message, fastmcp_context=fastmcp_context, method=method)
         try:
             return run.wire(await chain(context))
         except McpError:

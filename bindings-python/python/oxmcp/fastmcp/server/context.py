@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic_core
 
@@ -15,11 +15,27 @@ from ...context import Context as OxmcpContext
 from ...context import LogLevel
 from ...types import GetPromptResult
 
+if TYPE_CHECKING:
+    from ...server import Server
+    from ...server._mounting import Kind
+    from .server import FastMCP
+    from .transforms.visibility import Visibility
+
 #: How long a value set with ``set_state`` is kept, as FastMCP keeps it (a day).
 STATE_TTL_SECONDS = 86400
 #: How many values are kept at most; past it the oldest go first.
 MAX_STATE_ENTRIES = 100_000
 
+
+#: Where a session keeps its visibility rules, as FastMCP keeps them: in its state.
+_VISIBILITY_KEY = "_visibility_rules"
+#: The list each kind of component is listed in.
+_LIST_OF: dict[Kind, Literal["tools", "resources", "prompts"]] = {
+    "tool": "tools",
+    "resource": "resources",
+    "template": "resources",
+    "prompt": "prompts",
+}
 
 #: The list each list-change notification names.
 _LIST_CHANGED: dict[str, Literal["tools", "resources", "prompts"]] = {
@@ -74,8 +90,8 @@ class Context(OxmcpContext[Any]):
 
     __slots__ = ("_request_key", "_request_state")
 
-    def __init__(self, native: Any, lifespan: Any = None) -> None:
-        super().__init__(native, lifespan)
+    def __init__(self, native: Any, lifespan: Any = None, server: Server[Any] | None = None) -> None:
+        super().__init__(native, lifespan, server)
         self._request_state: dict[str, Any] = {}
         self._request_key: str | None = None
 
@@ -128,6 +144,74 @@ class Context(OxmcpContext[Any]):
             key: value if isinstance(value, str) else json.dumps(value) for key, value in (arguments or {}).items()
         }
         return GetPromptResult.model_validate(await self._native.get_prompt(name, given))
+
+    @property
+    def fastmcp(self) -> FastMCP:
+        """The FastMCP server the request is served by."""
+        from .server import FastMCP
+
+        if not isinstance(self._server, FastMCP):
+            raise RuntimeError("this context's request is not served by a FastMCP server")
+        return self._server
+
+    async def enable_components(
+        self,
+        *,
+        names: Iterable[str] | None = None,
+        keys: Iterable[str] | None = None,
+        version: Any = None,
+        tags: Iterable[str] | None = None,
+        components: Iterable[Kind] | None = None,
+        match_all: bool = False,
+    ) -> None:
+        """Shows what matches every criterion given to this session, over the server's
+        rules (``mcp.disable``); rules add up, the last that matches deciding. The lists
+        it is in are announced as changed."""
+        await self._add_visibility(
+            True, names=names, keys=keys, version=version, tags=tags, components=components, match_all=match_all
+        )
+
+    async def disable_components(
+        self,
+        *,
+        names: Iterable[str] | None = None,
+        keys: Iterable[str] | None = None,
+        version: Any = None,
+        tags: Iterable[str] | None = None,
+        components: Iterable[Kind] | None = None,
+        match_all: bool = False,
+    ) -> None:
+        """Hides what matches every criterion given from this session, as
+        :meth:`enable_components` shows it."""
+        await self._add_visibility(
+            False, names=names, keys=keys, version=version, tags=tags, components=components, match_all=match_all
+        )
+
+    async def reset_visibility(self) -> None:
+        """Drops this session's visibility rules: the server's alone apply again."""
+        await self._save_visibility([], None)
+
+    async def session_visibility(self) -> list[Visibility]:
+        """This session's visibility rules, in order."""
+        from .transforms.visibility import Visibility
+
+        rules = await self.get_state(_VISIBILITY_KEY)
+        return [Visibility.from_rule(rule) for rule in rules or ()]
+
+    async def _add_visibility(self, enabled: bool, **criteria: Any) -> None:
+        # Imported here: the transforms' tools import this module.
+        from .transforms.visibility import Visibility
+
+        rule = Visibility(enabled, **criteria)
+        rules = await self.get_state(_VISIBILITY_KEY) or []
+        await self._save_visibility([*rules, rule.to_rule()], rule.components)
+
+    async def _save_visibility(self, rules: list[dict[str, Any]], components: Iterable[Kind] | None) -> None:
+        server = self.fastmcp
+        await self.set_state(_VISIBILITY_KEY, rules)
+        server._intercept()
+        for listed in sorted({_LIST_OF[kind] for kind in components or _LIST_OF}):
+            self.notify_list_changed(listed)
 
     @property
     def transport(self) -> Literal["stdio", "sse", "streamable-http"] | None:  # type: ignore[override]

@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from typing_extensions import Self
+
 from ..._conventions import Conventions
 from ...server import Server, resource_kind
 from ...server._mounting import Components, Kind
@@ -23,6 +25,7 @@ from ._middleware import interceptor
 from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 from .middleware import Middleware
+from .transforms.visibility import Visibility
 
 if TYPE_CHECKING:
     from .transforms import PromptsAsTools, ResourcesAsTools
@@ -51,15 +54,60 @@ class FastMCP(Server):
         request, the first given outermost (see :meth:`add_middleware`)."""
         super().__init__(*args, **kwargs)
         self.middleware: list[Middleware] = []
+        #: The server's visibility rules (:meth:`enable`, :meth:`disable`), in order.
+        self.visibility: list[Visibility] = []
+        self._intercepting = False
         for each in middleware or ():
             self.add_middleware(each)
 
     def add_middleware(self, middleware: Middleware) -> None:
         """Runs ``middleware`` around every request but the handshake, inside those added
         before (:mod:`oxmcp.fastmcp.server.middleware`)."""
-        if not self.middleware:
-            self._native.set_interceptor(interceptor(self))
         self.middleware.append(middleware)
+        self._intercept()
+
+    def enable(
+        self,
+        *,
+        names: Iterable[str] | None = None,
+        keys: Iterable[str] | None = None,
+        version: Any = None,
+        tags: Iterable[str] | None = None,
+        components: Iterable[Kind] | None = None,
+        only: bool = False,
+    ) -> Self:
+        """Shows what matches every criterion given (after a :meth:`disable` that hid it);
+        with ``only``, hides everything else
+        (:mod:`oxmcp.fastmcp.server.transforms.visibility`)."""
+        if only:
+            self.visibility.append(Visibility(False, match_all=True))
+        rule = Visibility(True, names=names, keys=keys, version=version, tags=tags, components=components)
+        self.visibility.append(rule)
+        self._intercept()
+        return self
+
+    def disable(
+        self,
+        *,
+        names: Iterable[str] | None = None,
+        keys: Iterable[str] | None = None,
+        version: Any = None,
+        tags: Iterable[str] | None = None,
+        components: Iterable[Kind] | None = None,
+    ) -> Self:
+        """Hides what matches every criterion given from every client: not listed, and
+        answered as unknown (a session shows it again with ``ctx.enable_components``)."""
+        rule = Visibility(False, names=names, keys=keys, version=version, tags=tags, components=components)
+        self.visibility.append(rule)
+        self._intercept()
+        return self
+
+    def _intercept(self) -> None:
+        """Runs the middleware and the visibility rules from now on (the core's interceptor,
+        which a server without either does without)."""
+        if not self._intercepting:
+            self._native.set_interceptor(interceptor(self))
+            self._intercepting = True
 
     def add_transform(self, transform: PromptsAsTools | ResourcesAsTools) -> None:
         """Adds the tools ``transform`` makes of this server's prompts or resources

@@ -1,8 +1,10 @@
 """FastMCP's ``fastmcp.server.middleware.error_handling``: every failure logged, counted,
-and answered as the JSON-RPC error its kind calls for."""
+and answered as the JSON-RPC error its kind calls for; requests that fail for a passing
+reason run again."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import traceback
 from collections.abc import Callable
@@ -81,3 +83,46 @@ class ErrorHandlingMiddleware(Middleware):
         if issubclass(kind, TimeoutError):
             return McpError(-32000, f"Request timeout: {error}")
         return McpError(-32603, f"Internal error: {error}")
+
+
+class RetryMiddleware(Middleware):
+    """Runs a request again when it fails with one of ``retry_exceptions`` (a tool's failure
+    counts by what the tool raised), up to ``max_retries`` more times, waiting
+    ``base_delay`` seconds before the first retry and ``backoff_multiplier`` times longer
+    before each next one (``max_delay`` at most); each retry is logged to ``logger``
+    (``fastmcp.retry`` unless given). The last failure is the request's."""
+
+    def __init__(
+        self,
+        max_retries: int = 3,
+        base_delay: float = 1.0,
+        max_delay: float = 60.0,
+        backoff_multiplier: float = 2.0,
+        retry_exceptions: tuple[type[Exception], ...] = (ConnectionError, TimeoutError),
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.max_retries = max_retries
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self.backoff_multiplier = backoff_multiplier
+        self.retry_exceptions = retry_exceptions
+        self.logger = logger or logging.getLogger("fastmcp.retry")
+
+    async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        for attempt in range(self.max_retries):
+            try:
+                return await call_next(context)
+            except Exception as error:
+                if not self._passing(error):
+                    raise
+                delay = min(self.base_delay * self.backoff_multiplier**attempt, self.max_delay)
+                self.logger.warning(
+                    f"Request {context.method} failed (attempt {attempt + 1}/{self.max_retries + 1}): "
+                    f"{type(error).__name__}: {error}. Retrying in {delay:.1f}s..."
+                )
+                await asyncio.sleep(delay)
+        return await call_next(context)
+
+    def _passing(self, error: Exception) -> bool:
+        """Whether ``error``, or what it was raised from, is worth another try."""
+        return isinstance(error, self.retry_exceptions) or isinstance(error.__cause__, self.retry_exceptions)

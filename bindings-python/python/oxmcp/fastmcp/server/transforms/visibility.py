@@ -1,0 +1,158 @@
+"""FastMCP's visibility rules: ``mcp.disable(tags={"admin"})`` hides what matches from every
+client, ``ctx.enable_components(tags={"admin"})`` shows it again to one session. Rules apply
+in order, the server's first, then the session's; the last one that matches a tool,
+resource, template or prompt says whether it is listed and served. What is hidden is not
+listed and is answered as unknown (a call as FastMCP answers an unknown tool). The server's
+FastMCP interceptor applies them (:mod:`oxmcp.fastmcp.server._middleware`), inside its
+middleware, as FastMCP applies them inside its own."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ....server._mounting import Kind
+
+
+@dataclass(frozen=True)
+class Component:
+    """What a rule matches of a tool, resource, template or prompt."""
+
+    kind: Kind
+    name: str
+    #: A resource's URI, a template's URI template.
+    uri: str | None
+    tags: frozenset[str]
+    version: str | None
+
+    @property
+    def key(self) -> str:
+        """FastMCP's key of it: ``tool:name@``, ``resource:uri@1.0``..."""
+        return f"{self.kind}:{self.uri or self.name}@{self.version or ''}"
+
+    @classmethod
+    def listed(cls, kind: Kind, definition: Mapping[str, Any]) -> Component:
+        """The component a definition, as listed, describes (tags and version from its
+        ``_meta.fastmcp``)."""
+        fastmcp = (definition.get("_meta") or {}).get("fastmcp")
+        fastmcp = fastmcp if isinstance(fastmcp, dict) else {}
+        uri = definition.get("uri") if kind == "resource" else definition.get("uriTemplate")
+        return cls(
+            kind=kind,
+            name=str(definition.get("name", "")),
+            uri=uri if isinstance(uri, str) else None,
+            tags=frozenset(fastmcp.get("tags") or ()),
+            version=str(fastmcp["version"]) if fastmcp.get("version") is not None else None,
+        )
+
+
+class Visibility:
+    """A rule that shows (``enabled``) or hides what it matches: every criterion given must
+    hold (``names`` holds for a name or a resource's URI, ``tags`` for any one tag);
+    a rule with none matches nothing, unless ``match_all``."""
+
+    def __init__(
+        self,
+        enabled: bool,
+        *,
+        names: Iterable[str] | None = None,
+        keys: Iterable[str] | None = None,
+        version: Any = None,
+        tags: Iterable[str] | None = None,
+        components: Iterable[Kind] | None = None,
+        match_all: bool = False,
+    ) -> None:
+        if version is not None:
+            raise TypeError("oxmcp's visibility rules do not match version specs: name the versions by keys")
+        self.enabled = enabled
+        self.names = None if names is None else frozenset(names)
+        self.keys = None if keys is None else frozenset(keys)
+        self.tags = frozenset(tags) if tags else None
+        self.components = frozenset(components) if components else None
+        self.match_all = match_all
+
+    def __repr__(self) -> str:
+        given = {
+            "names": self.names,
+            "keys": self.keys,
+            "tags": self.tags,
+            "components": self.components,
+            "match_all": self.match_all or None,
+        }
+        criteria = ", ".join(f"{name}={value!r}" for name, value in given.items() if value is not None)
+        return f"Visibility({self.enabled}{', ' if criteria else ''}{criteria})"
+
+    def matches(self, component: Component) -> bool:
+        """Whether this rule says something of ``component``."""
+        if self.match_all:
+            return True
+        if self.names is None and self.keys is None and self.tags is None and self.components is None:
+            return False
+        return (
+            (self.components is None or component.kind in self.components)
+            and (self.keys is None or component.key in self.keys)
+            and (self.names is None or component.name in self.names or component.uri in self.names)
+            and (self.tags is None or bool(component.tags & self.tags))
+        )
+
+    def to_rule(self) -> dict[str, Any]:
+        """The rule as JSON, as a session keeps it."""
+        return {
+            "enabled": self.enabled,
+            "names": None if self.names is None else sorted(self.names),
+            "keys": None if self.keys is None else sorted(self.keys),
+            "tags": None if self.tags is None else sorted(self.tags),
+            "components": None if self.components is None else sorted(self.components),
+            "match_all": self.match_all,
+        }
+
+    @classmethod
+    def from_rule(cls, rule: Mapping[str, Any]) -> Visibility:
+        """The rule :meth:`to_rule` wrote."""
+        return cls(
+            bool(rule["enabled"]),
+            names=rule.get("names"),
+            keys=rule.get("keys"),
+            tags=rule.get("tags"),
+            components=rule.get("components"),
+            match_all=bool(rule.get("match_all")),
+        )
+
+
+def is_visible(rules: Iterable[Visibility], component: Component) -> bool:
+    """Whether ``component`` is shown: as the last rule that matches it says, else yes."""
+    shown = True
+    for rule in rules:
+        if rule.matches(component):
+            shown = rule.enabled
+    return shown
+
+
+def template_matches(template: str, uri: str) -> bool:
+    """Whether ``uri`` is an instance of the URI ``template`` (``{name}`` a path segment,
+    ``{+name}`` or ``{name*}`` any text; a template with other expressions matches nothing
+    here)."""
+    pattern = _pattern(template)
+    return pattern is not None and pattern.fullmatch(uri) is not None
+
+
+@lru_cache(maxsize=256)
+def _pattern(template: str) -> re.Pattern[str] | None:
+    parts = re.split(r"(\{[^}]*\})", template)
+    pattern = ""
+    for part in parts:
+        if not (part.startswith("{") and part.endswith("}")):
+            pattern += re.escape(part)
+        elif re.fullmatch(r"\{\w+\}", part):
+            pattern += "[^/]+"
+        elif re.fullmatch(r"\{\+\w+\}|\{\w+\*\}", part):
+            pattern += ".+"
+        else:
+            return None
+    return re.compile(pattern)
+
+
+__all__ = ["Component", "Visibility", "is_visible", "template_matches"]
