@@ -268,6 +268,16 @@ impl Context {
         })
     }
 
+    /// Pings the client on the request's session (which may outlive the request); resolves
+    /// once it answers. Nothing is sent in 2026-07-28, which has no sessions.
+    fn ping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let outcome = ctx.ping().await;
+            answer(outcome)
+        })
+    }
+
     /// Asks the client for its roots; resolves to the `roots/list` result as a dict.
     fn list_roots<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let ctx = self.inner.clone();

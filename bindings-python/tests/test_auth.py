@@ -488,6 +488,52 @@ async def test_a_fastmcp_server_verifies_tokens_with_its_provider() -> None:
         fastmcp_notes(None).tool(auth=lambda context: True)(lambda: "x")
 
 
+async def test_a_fastmcp_servers_auth_middleware_asks_its_scopes_of_every_component() -> None:
+    """FastMCP's ``AuthMiddleware``: ``require_scopes`` asked of every tool, ``restrict_tag``
+    of the tools so tagged; each caller is refused what its token does not grant."""
+    from oxmcp.fastmcp import FastMCP
+    from oxmcp.fastmcp.server.auth import RemoteAuthProvider, require_scopes, restrict_tag
+    from oxmcp.fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+    from oxmcp.fastmcp.server.middleware import AuthMiddleware
+
+    tokens = {
+        "reader": {"client_id": "r", "scopes": ["notes:read"]},
+        "admin": {"client_id": "a", "scopes": ["notes:read", "notes:admin"]},
+        "guest": {"client_id": "g", "scopes": []},
+    }
+    provider = RemoteAuthProvider(
+        token_verifier=StaticTokenVerifier(tokens), authorization_servers=["https://as.example"], base_url=None
+    )
+    checks = [require_scopes("notes:read"), restrict_tag("admin", scopes=["notes:admin"])]
+    mcp = FastMCP("notes", auth=provider, middleware=[AuthMiddleware(auth=checks)])
+
+    @mcp.tool
+    def read() -> str:
+        return "notes"
+
+    @mcp.tool(tags={"admin"})
+    def purge() -> str:
+        return "purged"
+
+    async with await mcp.start_http(port=0) as http:
+        async with Client.http(http.url, bearer_token="reader") as client:
+            assert text(await client.call_tool("read")) == "notes"
+            with pytest.raises(McpError, match="insufficient_scope"):
+                await client.call_tool("purge")
+        async with Client.http(http.url, bearer_token="admin") as client:
+            assert text(await client.call_tool("purge")) == "purged"
+        async with Client.http(http.url, bearer_token="guest") as client:
+            with pytest.raises(McpError, match="insufficient_scope"):
+                await client.call_tool("read")
+    # Over stdio and in process nothing is asked, as FastMCP skips its checks there.
+    async with Client(mcp) as client:
+        assert text(await client.call_tool("purge")) == "purged"
+    with pytest.raises(TypeError, match="restrict_tag"):
+        AuthMiddleware(auth=lambda context: True)
+    with pytest.raises(RuntimeError, match="before registering"):
+        mcp.add_middleware(AuthMiddleware(auth=require_scopes("notes:read")))
+
+
 async def test_a_fastmcp_client_signs_in_as_its_auth_says() -> None:
     """A client written with FastMCP, its imports changed: a machine client
     (``ClientCredentialsOAuthProvider``) and a bearer token given as the client's ``auth``."""

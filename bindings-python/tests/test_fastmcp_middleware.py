@@ -3,8 +3,11 @@ message it passes on and what comes back, or answer by itself, in both eras."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -280,3 +283,54 @@ async def test_fastmcp_rate_limiting_middleware(mode: str) -> None:
             assert (refused.value.code, refused.value.message) == (-32000, refusal)
             # The handshake is not counted; a 2026-07-28 client's discovery is a request.
             assert answered == (3 if mode == "legacy" else 2)
+
+
+PINGED_SERVER = """
+from oxmcp.fastmcp import FastMCP
+from oxmcp.fastmcp.server.middleware import PingMiddleware
+
+mcp = FastMCP("pinged", middleware=[PingMiddleware(interval_ms=20)])
+
+@mcp.tool
+def hello() -> str:
+    return "hi"
+
+mcp.run()
+"""
+
+
+async def test_a_quiet_session_is_pinged(tmp_path: Path) -> None:
+    script = tmp_path / "pinged.py"
+    script.write_text(PINGED_SERVER)
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, str(script), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    assert server.stdin is not None and server.stdout is not None
+    stdin, stdout = server.stdin, server.stdout
+
+    def send(message: dict[str, Any]) -> None:
+        stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+    try:
+        capabilities = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        }
+        send({"id": 1, "method": "initialize", "params": capabilities})
+        assert json.loads(await asyncio.wait_for(stdout.readline(), 10))["id"] == 1
+        send({"method": "notifications/initialized"})
+        send({"id": 2, "method": "tools/call", "params": {"name": "hello", "arguments": {}}})
+        pings = 0
+        while pings < 3:
+            message = json.loads(await asyncio.wait_for(stdout.readline(), 10))
+            if message.get("method") == "ping":
+                assert "params" not in message or message["params"] == {}
+                pings += 1
+                send({"id": message["id"], "result": {}})
+        stdin.close()
+        assert await asyncio.wait_for(server.wait(), 10) == 0, "the server ends with its input"
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()

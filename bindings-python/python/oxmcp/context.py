@@ -346,8 +346,8 @@ class ReadResourceContents:
 
 
 class Session:
-    """What the official SDK's ``ctx.session`` offers that oxmcp serves: sampling, and
-    telling clients a list changed."""
+    """What the official SDK's ``ctx.session`` offers that oxmcp serves: sampling, pings,
+    and telling clients a list changed."""
 
     __slots__ = ("_context",)
 
@@ -391,6 +391,12 @@ class Session:
     async def send_prompt_list_changed(self) -> None:
         """Tells every client the list of prompts changed."""
         self._context.notify_list_changed("prompts")
+
+    async def send_ping(self) -> None:
+        """Pings the client on the session, which may outlive the request; returns once it
+        answers, raises :class:`~oxmcp.McpError` once the session is gone or it does not
+        answer in time. Nothing is sent in 2026-07-28, which has no sessions."""
+        await self._context._native.ping()
 
     async def send_elicit_complete(self, elicitation_id: str, related_request_id: int | str | None = None) -> None:
         """The official SDK's name for :meth:`Context.notify_elicitation_complete`

@@ -501,6 +501,20 @@ impl Context {
         };
     }
 
+    /// Pings the client on the request's session, which may outlive the request (keep a
+    /// clone of the context): to keep a quiet connection from being dropped by what is
+    /// between the two (FastMCP's `PingMiddleware`). Fails once the session is gone or when
+    /// the client does not answer within the server's client request timeout. Does nothing
+    /// in 2026-07-28, which has no sessions.
+    pub async fn ping(&self) -> Result<(), HandlerError> {
+        if self.era() == Era::Modern {
+            return Ok(());
+        }
+        let channel = self.inner.dispatcher.session_channel().unwrap_or(&self.inner.reply);
+        let _: serde::de::IgnoredAny = self.request_on(channel, methods::PING, &serde_json::Map::new()).await?;
+        Ok(())
+    }
+
     /// The answers the client sent with this retry (explicit multi round-trip style).
     pub fn input_responses(&self) -> Option<&InputResponses> {
         self.inner.input.get().and_then(|round| round.responses.as_ref())
@@ -544,6 +558,17 @@ impl Context {
         method: &str,
         params: &P,
     ) -> Result<R, HandlerError> {
+        self.request_on(&self.inner.reply, method, params).await
+    }
+
+    /// Sends `method` to the client on `reply` (the request's channel or its session's)
+    /// and waits for the answer, within the server's client request timeout.
+    async fn request_on<P: Serialize, R: DeserializeOwned>(
+        &self,
+        reply: &Reply,
+        method: &str,
+        params: &P,
+    ) -> Result<R, HandlerError> {
         let failed = |e: crate::Error| HandlerError::message(format!("{method} failed: {e}"));
         let client_requests = self.inner.dispatcher.client_requests();
         let (id, answer) = client_requests.register().map_err(failed)?;
@@ -553,7 +578,6 @@ impl Context {
             requests: client_requests,
             id: id.clone(),
         };
-        let reply = &self.inner.reply;
         let text = match self.related_task() {
             Some(tagged) => jsonrpc::request_text(&id, method, Some(&tagged(params))),
             None => jsonrpc::request_text(&id, method, Some(params)),

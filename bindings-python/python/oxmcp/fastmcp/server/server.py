@@ -25,6 +25,7 @@ from ._middleware import interceptor
 from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 from .middleware import Middleware
+from .middleware.authorization import AuthMiddleware
 from .transforms.visibility import Visibility
 
 if TYPE_CHECKING:
@@ -62,9 +63,16 @@ class FastMCP(Server):
 
     def add_middleware(self, middleware: Middleware) -> None:
         """Runs ``middleware`` around every request but the handshake, inside those added
-        before (:mod:`oxmcp.fastmcp.server.middleware`)."""
+        before (:mod:`oxmcp.fastmcp.server.middleware`). An ``AuthMiddleware``'s checks
+        become the scopes of each component registered after it."""
+        if isinstance(middleware, AuthMiddleware) and any(
+            self._components.definitions(kind) for kind in ("tool", "resource", "template", "prompt")
+        ):
+            raise RuntimeError("give AuthMiddleware to the server before registering its tools, resources and prompts")
         self.middleware.append(middleware)
-        self._intercept()
+        # An AuthMiddleware's checks are the components' scopes: it has nothing to run.
+        if type(middleware) is not AuthMiddleware:
+            self._intercept()
 
     def enable(
         self,
@@ -101,6 +109,12 @@ class FastMCP(Server):
         self.visibility.append(rule)
         self._intercept()
         return self
+
+    def _tagged(
+        self, options: dict[str, Any], tags: Iterable[str] | None, version: str | int | float | None
+    ) -> dict[str, Any]:
+        checks = [middleware.auth for middleware in self.middleware if isinstance(middleware, AuthMiddleware)]
+        return _tagged(options, tags, version, checks)
 
     def _intercept(self) -> None:
         """Runs the middleware and the visibility rules from now on (the core's interceptor,
@@ -141,7 +155,7 @@ class FastMCP(Server):
         (None: none, and results unstructured; an object's schema: the value returned is the
         structured content) and ``app`` (the MCP App that renders its results: an
         :class:`~oxmcp.fastmcp.apps.AppConfig` or its wire form, listed in ``_meta.ui``)."""
-        options = _with_ui(_tagged(options, tags, version), app)
+        options = _with_ui(self._tagged(options, tags, version), app)
         if output_schema is None:
             options["structured_output"] = False
         elif not isinstance(output_schema, _Generated):
@@ -173,7 +187,7 @@ class FastMCP(Server):
         contents). A ``ui://`` resource is ``text/html;profile=mcp-app`` unless it says."""
         if isinstance(app, AppConfig) and (app.resource_uri is not None or app.visibility is not None):
             raise ValueError(f"resource {uri}: resource_uri and visibility are a tool's, not a UI resource's")
-        options = _with_ui(_tagged(options, tags, version), app)
+        options = _with_ui(self._tagged(options, tags, version), app)
         options["mime_type"] = resolve_ui_mime_type(uri, options.get("mime_type"))
         register = super().resource(uri, **options)
         ui = options.get("meta", {}).get("ui")
@@ -196,7 +210,7 @@ class FastMCP(Server):
         **options: Any,
     ) -> Any:
         """:meth:`oxmcp.Server.prompt`, with ``tags`` and ``version``."""
-        return super().prompt(name_or_fn, **_tagged(options, tags, version))
+        return super().prompt(name_or_fn, **self._tagged(options, tags, version))
 
     def remove_tool(self, name: str, version: str | None = None) -> bool:
         """Removes a tool, or one ``version`` of it; returns whether it existed."""
@@ -293,14 +307,16 @@ def _contents_with_ui(
 
 
 def _tagged(
-    options: dict[str, Any], tags: Iterable[str] | None, version: str | int | float | None = None
+    options: dict[str, Any], tags: Iterable[str] | None, version: str | int | float | None, checks: list[Any]
 ) -> dict[str, Any]:
     """`options` with `tags` and `version` in the ``meta`` they give, where FastMCP lists them
-    (and where :mod:`._versions` finds the version), and FastMCP's ``auth`` as the scopes
-    it needs."""
-    if "auth" in options:
+    (and where :mod:`._versions` finds the version), and the scopes FastMCP's ``auth`` and
+    the server's ``checks`` (its ``AuthMiddleware``'s) ask of a component so tagged."""
+    if "auth" in options or checks:
         options = dict(options)
-        options["scopes"] = component_scopes(options.pop("auth"))
+        scopes = component_scopes([options.pop("auth", []), *checks], tags or ())
+        if scopes:
+            options["scopes"] = scopes
     listed = {
         **({"tags": sorted(tags)} if tags is not None else {}),
         **({"version": str(version)} if version is not None else {}),

@@ -11,11 +11,12 @@ so a server's provider must name an authorization server (a :class:`RemoteAuthPr
 or a :class:`~.providers.jwt.JWTVerifier`, whose issuer is one); a token names its resource
 only when the provider checks it (the JWT's ``audience``), as there. Not there: FastMCP's
 authorization servers of the server's own (``OAuthProvider``, ``OAuthProxy``); of the
-component ``auth=`` checks, only :func:`require_scopes`, whose scopes the core checks
-(a caller without them gets ``403 insufficient_scope`` rather than "not found")."""
+component ``auth=`` checks (and ``AuthMiddleware``'s), only :func:`require_scopes` and
+:func:`restrict_tag`, whose scopes the core checks (a caller without them gets ``403
+insufficient_scope`` rather than "not found")."""
 
 from ....server.auth.provider import AccessToken
-from .auth import AuthProvider, RemoteAuthProvider, TokenVerifier, require_scopes
+from .auth import AuthProvider, RemoteAuthProvider, TokenVerifier, require_scopes, restrict_tag
 from .providers.jwt import JWTVerifier, StaticTokenVerifier
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "StaticTokenVerifier",
     "TokenVerifier",
     "require_scopes",
+    "restrict_tag",
 ]

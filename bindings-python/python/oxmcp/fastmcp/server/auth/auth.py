@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,15 +106,37 @@ def require_scopes(*scopes: str) -> RequireScopes:
     return RequireScopes(scopes)
 
 
-def component_scopes(auth: object) -> list[str]:
-    """The scopes a component's ``auth=`` needs: a :func:`require_scopes`, or a list of
-    them. FastMCP's other checks (a function, ``require_roles``, ``restrict_tag``) are
-    refused: the core checks scopes, not code."""
+@dataclass(frozen=True)
+class RestrictTag:
+    """An ``auth`` check that needs every scope of ``scopes`` for the components tagged
+    ``tag`` (:func:`restrict_tag`)."""
+
+    tag: str
+    scopes: tuple[str, ...]
+
+
+def restrict_tag(tag: str, *, scopes: list[str]) -> RestrictTag:
+    """FastMCP's check that a component tagged ``tag`` is reached only with every one of
+    ``scopes`` (mostly given to ``AuthMiddleware``): the scopes of each component so tagged,
+    as :func:`require_scopes` makes them."""
+    return RestrictTag(tag, tuple(scopes))
+
+
+def component_scopes(auth: object, tags: Iterable[str] = ()) -> list[str]:
+    """The scopes ``auth`` (a check, or a list of checks and lists) asks of a component
+    tagged ``tags``: a :func:`require_scopes`'s, a :func:`restrict_tag`'s where the tag is
+    among them. FastMCP's other checks (a function, ``require_roles``) are refused: the
+    core checks scopes, not code."""
     needed: set[str] = set()
     for check in auth if isinstance(auth, list) else [auth]:
-        if not isinstance(check, RequireScopes):
-            raise TypeError("oxmcp takes require_scopes(...) (or a list of them) as a component's auth, no other check")
-        needed.update(check.scopes)
+        if isinstance(check, list):
+            needed.update(component_scopes(check, tags))
+        elif isinstance(check, RequireScopes):
+            needed.update(check.scopes)
+        elif isinstance(check, RestrictTag):
+            needed.update(check.scopes if check.tag in tags else ())
+        else:
+            raise TypeError("oxmcp takes require_scopes(...) and restrict_tag(...) checks as auth, no other check")
     return sorted(needed)
 
 
@@ -131,4 +154,4 @@ def fastmcp_token(token: oxmcp_auth.AccessToken) -> AccessToken:
     )
 
 
-__all__ = ["AccessToken", "AuthProvider", "RemoteAuthProvider", "TokenVerifier", "require_scopes"]
+__all__ = ["AccessToken", "AuthProvider", "RemoteAuthProvider", "TokenVerifier", "require_scopes", "restrict_tag"]
