@@ -17,6 +17,7 @@ from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from oxmcp.fastmcp.server.middleware.caching import CallToolSettings, ResponseCachingMiddleware
 from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware, RetryMiddleware
 from oxmcp.fastmcp.server.middleware.logging import LoggingMiddleware, StructuredLoggingMiddleware
 from oxmcp.fastmcp.server.middleware.rate_limiting import RateLimitingMiddleware, SlidingWindowRateLimitingMiddleware
@@ -283,6 +284,57 @@ async def test_fastmcp_rate_limiting_middleware(mode: str) -> None:
             assert (refused.value.code, refused.value.message) == (-32000, refusal)
             # The handshake is not counted; a 2026-07-28 client's discovery is a request.
             assert answered == (3 if mode == "legacy" else 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_fastmcp_response_caching_middleware(mode: str) -> None:
+    """What FastMCP's caching gives, checked against FastMCP 4.2.3 by hand: the same call
+    answered from the cache, other arguments and excluded tools not, failures never kept."""
+    runs = {"count": 0, "boom": 0, "read": 0, "prompt": 0}
+    caching = ResponseCachingMiddleware(call_tool_settings=CallToolSettings(excluded_tools=["fresh"]))
+    mcp = FastMCP("cached", middleware=[caching])
+
+    @mcp.tool
+    def count(step: int = 1) -> int:
+        runs["count"] += step
+        return runs["count"]
+
+    @mcp.tool
+    def fresh() -> int:
+        runs["count"] += 1
+        return runs["count"]
+
+    @mcp.tool
+    def boom() -> str:
+        runs["boom"] += 1
+        raise ValueError(f"boom {runs['boom']}")
+
+    @mcp.resource("data://r")
+    def read() -> str:
+        runs["read"] += 1
+        return f"read {runs['read']}"
+
+    @mcp.prompt
+    def greet(name: str) -> str:
+        runs["prompt"] += 1
+        return f"{name} {runs['prompt']}"
+
+    async with FastMCPClient(mcp, mode=mode) as client:
+        calls = [("count", {}), ("count", {}), ("count", {"step": 2}), ("count", {"step": 2}), ("fresh", {})]
+        answers = [(await client.call_tool(name, arguments)).data for name, arguments in calls]
+        assert answers == [1, 1, 3, 3, 4]
+        assert (await client.call_tool("fresh", {})).data == 5
+        for attempt in (1, 2):
+            failed = await client.call_tool_mcp("boom", {})
+            assert failed.isError and failed.content[0].text == f"Error calling tool 'boom': boom {attempt}"
+        for _ in range(2):
+            assert (await client.read_resource("data://r"))[0].text == "read 1"
+            assert (await client.get_prompt("greet", {"name": "a"})).messages[0].content.text == "a 1"
+        listed = [tool.name for tool in await client.list_tools()]
+        mcp.tool(lambda: "late", name="late")
+        assert [tool.name for tool in await client.list_tools()] == listed, "lists are kept five minutes"
+    with pytest.raises(TypeError, match="cache_storage"):
+        ResponseCachingMiddleware(cache_storage=object())  # type: ignore[arg-type]
 
 
 PINGED_SERVER = """

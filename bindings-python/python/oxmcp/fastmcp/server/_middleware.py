@@ -96,7 +96,7 @@ _MESSAGES: dict[str, type[WireModel]] = {
 }
 
 #: Each list method's member, the type of its items and what they are.
-_LISTS: dict[str, tuple[str, type[WireModel], Kind]] = {
+LISTS: dict[str, tuple[str, type[WireModel], Kind]] = {
     "tools/list": ("tools", ListedTool, "tool"),
     "resources/list": ("resources", ListedResource, "resource"),
     "resources/templates/list": ("resourceTemplates", ListedResourceTemplate, "template"),
@@ -107,7 +107,7 @@ _LISTS: dict[str, tuple[str, type[WireModel], Kind]] = {
 _TOOL_RESULT_MEMBERS = frozenset({"content", "structuredContent", "isError", "_meta"})
 
 #: The single results of the methods that have a typed one (tools/call's is a ToolResult).
-_RESULTS: dict[str, type[WireModel]] = {
+RESULTS: dict[str, type[WireModel]] = {
     "resources/read": ReadResourceResult,
     "prompts/get": GetPromptResult,
 }
@@ -135,9 +135,9 @@ class _Run:
             self.given.append((failure, result))
             raise failure
         if method == "tools/call":
-            typed: Any = _tool_result(result)
-        elif method in _LISTS:
-            member, item_type, _ = _LISTS[method]
+            typed: Any = tool_result(result)
+        elif method in LISTS:
+            member, item_type, _ = LISTS[method]
             typed = []
             for item in result.get(member) or []:
                 if self.shown is not None and not self.shown(item):
@@ -145,8 +145,8 @@ class _Run:
                 listed = item_type.model_validate(item)
                 self.given.append((listed, item))
                 typed.append(listed)
-        elif method in _RESULTS:
-            typed = _RESULTS[method].model_validate(result)
+        elif method in RESULTS:
+            typed = RESULTS[method].model_validate(result)
         else:
             typed = result
         self.given.append((typed, result))
@@ -154,8 +154,8 @@ class _Run:
 
     def wire(self, returned: Any) -> Any:
         """What the chain gave, as the core takes it."""
-        if self.method in _LISTS and isinstance(returned, Sequence) and not isinstance(returned, str | dict):
-            member, _, _ = _LISTS[self.method]
+        if self.method in LISTS and isinstance(returned, Sequence) and not isinstance(returned, str | dict):
+            member, _, _ = LISTS[self.method]
             page = next((wire for typed, wire in self.given if isinstance(typed, list)), {})
             return {**page, member: [self._item(item) for item in returned]}
         if isinstance(returned, ToolResult):
@@ -181,7 +181,7 @@ class _Run:
         return next((wire for made, wire in self.given if made is typed), None)
 
 
-def _tool_result(result: dict[str, Any]) -> Any:
+def tool_result(result: dict[str, Any]) -> Any:
     """A complete tool result as a ToolResult; a task's or an input request's as it is."""
     if result.get("resultType", "complete") != "complete" or "content" not in result:
         return result
@@ -231,7 +231,7 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
         message = message_type.model_validate(params or {}) if message_type is not None else params
         fastmcp_context = server._context(Context, native_ctx)
         rules = [*server.visibility, *await fastmcp_context.session_visibility()]
-        listed = _LISTS.get(method)
+        listed = LISTS.get(method)
         shown = None
         if rules and listed is not None:
             kind = listed[2]
