@@ -268,6 +268,26 @@ impl Context {
         })
     }
 
+    /// Calls a tool of this server in place, its handler run with this context; resolves
+    /// to the `tools/call` result as a dict (a failure of the tool is its error result).
+    #[pyo3(signature = (name, arguments=None))]
+    fn call_tool<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments: serde_json::Map<String, serde_json::Value> = match arguments {
+            Some(given) => convert::extract(given, "tool arguments")?,
+            None => serde_json::Map::new(),
+        };
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            let outcome = ctx.call_tool(&name, arguments).await;
+            answer(outcome)
+        })
+    }
+
     /// Pings the client on the request's session (which may outlive the request); resolves
     /// once it answers. Nothing is sent in 2026-07-28, which has no sessions.
     fn ping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -35,6 +35,8 @@ from oxmcp import Client, Context, MCPServer
 REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] = TypeAdapter(
     types.PromptReference | types.ResourceTemplateReference
 )
+#: The prefix of the protocol's own `_meta` keys.
+PROTOCOL_META = "io.modelcontextprotocol/"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: Runs the snippet at argv[1] (which it sees as its argv[0]) and serves its ``mcp`` (or
 #: ``server``, or ``app``) over stdio.
@@ -76,6 +78,8 @@ class Visit:
     eras: tuple[str, ...] = tuple(ERAS)
     #: Whether the lists are taken again at the end (what the visit changed of them).
     relist: bool = False
+    #: The keys of a result's `_meta` that differ from run to run (a time taken).
+    volatile: tuple[str, ...] = ()
 
 
 SNIPPETS = {
@@ -178,10 +182,11 @@ def over_stdio(snippet: Path, runner: str = RUN) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-c", runner, str(snippet)])
 
 
-async def answered(request: Awaitable[Any]) -> Any:
-    """What a request is answered with: its result without `_meta`, or its error."""
+async def answered(request: Awaitable[Any], volatile: tuple[str, ...] = ()) -> Any:
+    """What a request is answered with: its result without the protocol's `_meta` and the
+    `volatile` keys, or its error."""
     try:
-        return without_meta(dumped(await request))
+        return without_meta(dumped(await request), volatile)
     except MCPError as error:
         return {"code": error.code, "message": error.message, "data": error.data}
 
@@ -213,7 +218,7 @@ async def survey(server: StdioServerParameters | str, visit: Visit, era: str) ->
         seen["templates"] = await listed(client.list_resource_templates(), "resource_templates")
         seen["prompts"] = await listed(client.list_prompts(), "prompts")
         for name, arguments in visit.calls.items():
-            seen[f"call {name}"] = await answered(client.call_tool(name, arguments))
+            seen[f"call {name}"] = await answered(client.call_tool(name, arguments), visit.volatile)
         for uri in visit.reads:
             seen[f"read {uri}"] = await answered(client.read_resource(uri))
         for name, arguments in visit.prompts.items():
@@ -277,9 +282,16 @@ def dumped(model: BaseModel) -> Any:
     return model.model_dump(exclude_none=True, by_alias=True, mode="json")
 
 
-def without_meta(result: dict[str, Any]) -> dict[str, Any]:
-    """A result without its ``_meta``, where each SDK names itself."""
-    return {key: value for key, value in result.items() if key != "_meta"}
+def without_meta(result: dict[str, Any], volatile: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A result without what the protocol's keys of its ``_meta`` say (where each SDK names
+    itself) and its `volatile` keys; what the server's own say (FastMCP's) stays."""
+    kept = {key: value for key, value in result.items() if key != "_meta"}
+    meta = {
+        key: value
+        for key, value in (result.get("_meta") or {}).items()
+        if not key.startswith(PROTOCOL_META) and key not in volatile
+    }
+    return {**kept, "_meta": meta} if meta else kept
 
 
 def each_era(visits: dict[str, Visit]) -> list[tuple[str, str]]:
@@ -510,7 +522,7 @@ FASTMCP_EXAMPLES = {
     # `ctx.elicit(message, response_type=str)` and a dataclass, answered by the user.
     "elicitation": Visit(calls={"greet": {}, "survey": {}}, eras=("legacy",)),
     # `ToolResult` with content, structured content and meta.
-    "tool_result_echo": Visit(calls={"echo": {"text": "a b"}}),
+    "tool_result_echo": Visit(calls={"echo": {"text": "a b"}}, volatile=("execution_time_ms",)),
     # A decorator that returns `ToolResult`s of YAML text; a plain `-> dict` beside it.
     "custom_tool_serializer_decorator": Visit(calls={"get_example_data": {}, "get_json_data": {}}),
     # `ctx.set_state` then `ctx.get_state` in the same session (FastMCP gives each request of
@@ -523,6 +535,17 @@ FASTMCP_EXAMPLES = {
             "news_get_news_headlines": {},
         },
         reads=["weather://weather/forecast", "news://news/headlines"],
+    ),
+    # A search transform lists `search_tools` and `call_tool` in place of the tools: found by
+    # a regular expression, or ranked by BM25, then called by name.
+    "search/server_regex": Visit(
+        calls={"search_tools": {"pattern": "text|numb"}, "call_tool": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+    ),
+    "search/server_bm25": Visit(
+        calls={
+            "search_tools": {"query": "count the words of a text"},
+            "call_tool": {"name": "word_count", "arguments": {"text": "a b c"}},
+        }
     ),
     # Tools hidden by tag (`server.disable(tags=...)`) and shown to a session by a tool
     # (`ctx.enable_components`), whose rules FastMCP keeps in 2025-11-25 only.
@@ -601,8 +624,10 @@ async def test_a_fastmcp_server_runs_on_oxmcp_with_its_imports_changed(
     await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_EXAMPLES[example], era)
 
 
-#: Calls of the tools FastMCP's transforms add that fail (an unknown prompt, a prompt missing
-#: an argument, an unknown resource): each example, its tool and the arguments.
+#: Calls of the tools FastMCP's transforms add that fail or find nothing (an unknown prompt,
+#: a prompt missing an argument, an unknown resource, a tool that is not there or is the
+#: transform's own, a pattern the engine refuses, a query no tool shares a word with):
+#: each example, its tool and the arguments.
 FAILING_TRANSFORM_CALLS = [
     ("prompts_as_tools/server", "get_prompt", {"name": "nope"}),
     (
@@ -611,11 +636,15 @@ FAILING_TRANSFORM_CALLS = [
         {"name": "review_pull_request", "arguments": {"title": "t", "description": "d"}},
     ),
     ("resources_as_tools/server", "read_resource", {"uri": "nope://x"}),
+    ("search/server_regex", "call_tool", {"name": "nope"}),
+    ("search/server_regex", "call_tool", {"name": "search_tools", "arguments": {"pattern": "a"}}),
+    ("search/server_regex", "search_tools", {"pattern": "(?<=a)b"}),
+    ("search/server_bm25", "search_tools", {"query": "zz"}),
 ]
 
 
 @pytest.mark.parametrize(("example", "tool", "arguments"), FAILING_TRANSFORM_CALLS)
-async def test_a_tool_a_fastmcp_transform_adds_fails_as_fastmcps_does(
+async def test_a_tool_a_fastmcp_transform_adds_fails_or_finds_nothing_as_fastmcps_does(
     example: str, tool: str, arguments: dict[str, Any], fastmcp_examples: Path, tmp_path: Path
 ) -> None:
     original = fastmcp_examples / f"{example}.py"

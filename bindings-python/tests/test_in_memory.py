@@ -638,6 +638,42 @@ async def test_a_fastmcp_server_serves_the_version_a_request_asks_for() -> None:
     assert [t.meta["fastmcp"]["versions"] for t in await mcp.list_resource_templates()] == [["2.0"]]
 
 
+async def test_a_search_transform_finds_and_calls_what_the_session_may_see() -> None:
+    from oxmcp.fastmcp.server.transforms.search import BM25SearchTransform
+
+    mcp = FastMCP("search")
+
+    @mcp.tool
+    def add(a: int, b: int) -> int:
+        """Adds two numbers."""
+        return a + b
+
+    @mcp.tool(tags={"admin"})
+    def wipe_numbers() -> str:
+        """Wipes every number."""
+        return "wiped"
+
+    @mcp.tool
+    def pinned() -> str:
+        return "here"
+
+    mcp.add_transform(BM25SearchTransform(always_visible=["pinned"]))
+    mcp.disable(tags={"admin"})
+    async with FastMCPClient(mcp) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["pinned", "search_tools", "call_tool"]
+        found = (await client.call_tool("search_tools", {"query": "numbers"})).data
+        assert [tool["name"] for tool in found] == ["add"], "what the session may not see is not found"
+        called = await client.call_tool("call_tool", {"name": "add", "arguments": {"a": 1, "b": 2}})
+        assert called.structured_content == {"result": 3}
+        hidden = await client.call_tool_mcp("call_tool", {"name": "wipe_numbers"})
+        assert (
+            hidden.isError and hidden.content[0].text == "Error calling tool 'call_tool': Unknown tool: 'wipe_numbers'"
+        )
+        refused = await client.call_tool_mcp("call_tool", {"name": "add", "arguments": {"a": "x"}})
+        assert refused.isError and "invalid arguments for tool add" in refused.content[0].text
+        assert (await client.call_tool("add", {"a": 2, "b": 2})).data == 4, "a tool not listed is still called"
+
+
 async def test_runtime_changes_are_announced(notifications: Any) -> None:
     server = Server("runtime")
     server.add_tool(lambda: "first", name="first")

@@ -523,31 +523,13 @@ pub(super) async fn call(
         Some(params) => params,
         None => CallParams::read(ctx.params())?,
     };
-    let registered = server.registry().tools.get(&params.name).cloned();
-    let tool = match (registered, server.catalog_part(|c| &c.tool_caller)) {
-        (Some(tool), _) => tool,
-        (None, Some(caller)) => Arc::new(RegisteredTool::in_catalog(params.name.clone(), caller)),
-        (None, None) => return Err(ErrorObject::invalid_params(format!("unknown tool: {}", params.name))),
-    };
-    let arguments = Value::Object(params.arguments.unwrap_or_default());
-    match tool.validate_input(&arguments) {
-        Ok(()) => {}
-        Err(Rejection::BadSchema(problem)) => {
-            return Err(ErrorObject::internal(format!(
-                "tool {} has an input schema that does not compile: {problem}",
-                params.name
-            )))
+    let tool = find(server, &params.name)?;
+    let arguments = match checked(&tool, params.arguments.unwrap_or_default()) {
+        Ok(arguments) => arguments,
+        Err(Checked::Invalid(message)) if ctx.protocol_version().reports_input_errors_as_results() => {
+            return finish(CallToolResult::error(message), stamp)
         }
-        Err(Rejection::Invalid(problems)) => {
-            let message = format!("invalid arguments for tool {}: {problems}", params.name);
-            if ctx.protocol_version().reports_input_errors_as_results() {
-                return finish(CallToolResult::error(message), stamp);
-            }
-            return Err(ErrorObject::invalid_params(message));
-        }
-    }
-    let Value::Object(arguments) = arguments else {
-        unreachable!("built from an object above")
+        Err(refused) => return Err(refused.into()),
     };
     let task = as_task(server, ctx, &tool, params.task.as_ref())?;
     // A task starts at once, unless the tool asks first: then the call runs in place until
@@ -584,6 +566,72 @@ pub(super) async fn call(
         }
     };
     finish(shape(server, ctx, &tool, outcome)?, stamp)
+}
+
+/// The tool `name`: a registered one, else the catalog's caller's; an unknown tool is an
+/// invalid-params error.
+fn find(server: &Server, name: &str) -> Result<Arc<RegisteredTool>, ErrorObject> {
+    let registered = server.registry().tools.get(name).cloned();
+    match (registered, server.catalog_part(|c| &c.tool_caller)) {
+        (Some(tool), _) => Ok(tool),
+        (None, Some(caller)) => Ok(Arc::new(RegisteredTool::in_catalog(name.to_owned(), caller))),
+        (None, None) => Err(ErrorObject::invalid_params(format!("unknown tool: {name}"))),
+    }
+}
+
+/// Why a tool's arguments were not taken.
+enum Checked {
+    /// Its input schema refuses them: what to say.
+    Invalid(String),
+    /// Its input schema does not compile.
+    BadSchema(ErrorObject),
+}
+
+impl From<Checked> for ErrorObject {
+    fn from(refused: Checked) -> Self {
+        match refused {
+            Checked::Invalid(message) => ErrorObject::invalid_params(message),
+            Checked::BadSchema(error) => error,
+        }
+    }
+}
+
+/// `arguments` once `tool`'s input schema takes them.
+fn checked(tool: &RegisteredTool, arguments: Map<String, Value>) -> Result<Map<String, Value>, Checked> {
+    let name = &tool.tool.name;
+    let arguments = Value::Object(arguments);
+    match tool.validate_input(&arguments) {
+        Ok(()) => {}
+        Err(Rejection::BadSchema(problem)) => {
+            return Err(Checked::BadSchema(ErrorObject::internal(format!(
+                "tool {name} has an input schema that does not compile: {problem}"
+            ))))
+        }
+        Err(Rejection::Invalid(problems)) => {
+            return Err(Checked::Invalid(format!(
+                "invalid arguments for tool {name}: {problems}"
+            )))
+        }
+    }
+    let Value::Object(arguments) = arguments else {
+        unreachable!("built from an object above")
+    };
+    Ok(arguments)
+}
+
+impl Context {
+    /// Calls a tool of this server as a client's call runs it in place, its handler run
+    /// with this request's context: its arguments checked against its input schema and
+    /// its result against its output schema; for a tool built on the server's own tools
+    /// (FastMCP's search transforms' `call_tool`). A failure of the tool is its error
+    /// result; an unknown tool, or arguments its schema refuses, an invalid-params error.
+    pub async fn call_tool(&self, name: &str, arguments: Map<String, Value>) -> Result<CallToolResult, HandlerError> {
+        let server = self.dispatcher().server();
+        let tool = find(server, name).map_err(HandlerError::Rpc)?;
+        let arguments = checked(&tool, arguments).map_err(|refused| HandlerError::Rpc(refused.into()))?;
+        let outcome = tool.handler.call(arguments, self.clone()).await;
+        shape(server, self, &tool, outcome).map_err(HandlerError::Rpc)
+    }
 }
 
 /// Whether the call runs as a task, and what task: 2026-07-28 makes one whenever the client

@@ -157,15 +157,23 @@ def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: boo
             return value.to_result()
         if convert is not None:
             value = convert(value)
-        if value is None or isinstance(value, str | bytes) or is_content_value(value):
+        if value is None or isinstance(value, bytes) or is_content_value(value):
+            return value
+        if isinstance(value, str) and not (structured and wrapped):
             return value
         if isinstance(value, list | tuple) and any(is_content_value(item) for item in value):
             return value
         if not structured:
             return CallToolResult(content=content_of(value), is_error=False)
         jsonable = pydantic_core.to_jsonable_python(value, fallback=str)
+        if not wrapped:
+            return CallToolResult(content=content_of(value), structured_content=jsonable, is_error=False)
+        # Marked wrapped, as FastMCP marks it: its client unwraps a tool it has not listed by it.
         return CallToolResult(
-            content=content_of(value), structured_content={"result": jsonable} if wrapped else jsonable, is_error=False
+            content=content_of(value),
+            structured_content={"result": jsonable},
+            is_error=False,
+            _meta={"fastmcp": {"wrap_result": True}},
         )
 
     return word

@@ -233,11 +233,12 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
         rules = [*server.visibility, *await fastmcp_context.session_visibility()]
         listed = LISTS.get(method)
         shown = None
-        if rules and listed is not None:
+        if listed is not None and (rules or (listed[2] == "tool" and server.transforms)):
             kind = listed[2]
 
             def shown(item: dict[str, Any]) -> bool:
-                return is_visible(rules, Component.listed(kind, item))
+                hidden = kind == "tool" and not server._lists_tool(item["name"])
+                return not hidden and is_visible(rules, Component.listed(kind, item))
 
         run = _Run(method, shown)
         key = native_ctx.request_key

@@ -29,7 +29,7 @@ from .middleware.authorization import AuthMiddleware
 from .transforms.visibility import Visibility
 
 if TYPE_CHECKING:
-    from .transforms import PromptsAsTools, ResourcesAsTools
+    from .transforms import Transform
 
 
 class _Generated:
@@ -57,6 +57,8 @@ class FastMCP(Server):
         self.middleware: list[Middleware] = []
         #: The server's visibility rules (:meth:`enable`, :meth:`disable`), in order.
         self.visibility: list[Visibility] = []
+        #: The transforms applied (:meth:`add_transform`), in order.
+        self.transforms: list[Transform] = []
         self._intercepting = False
         for each in middleware or ():
             self.add_middleware(each)
@@ -123,16 +125,23 @@ class FastMCP(Server):
             self._native.set_interceptor(interceptor(self))
             self._intercepting = True
 
-    def add_transform(self, transform: PromptsAsTools | ResourcesAsTools) -> None:
-        """Adds the tools ``transform`` makes of this server's prompts or resources
-        (:mod:`oxmcp.fastmcp.server.transforms`); FastMCP's other transforms are refused."""
-        from .transforms import _ToolsOf
+    def add_transform(self, transform: Transform) -> None:
+        """Applies ``transform`` (:mod:`oxmcp.fastmcp.server.transforms`): adds the tools it
+        makes, and lists only the tools it lists. FastMCP's other transforms are refused."""
+        from .transforms import Transform
 
-        if not isinstance(transform, _ToolsOf):
+        if not isinstance(transform, Transform):
             raise TypeError(
-                f"oxmcp applies FastMCP's PromptsAsTools and ResourcesAsTools; {type(transform).__name__} is not served"
+                "oxmcp applies FastMCP's PromptsAsTools, ResourcesAsTools and search transforms; "
+                f"{type(transform).__name__} is not served"
             )
         transform._apply(self)
+        self.transforms.append(transform)
+
+    def _lists_tool(self, name: str) -> bool:
+        """Whether the tool ``name`` is listed: its transforms may hide it (it can still be
+        called)."""
+        return all(transform._lists(name) for transform in self.transforms)
 
     # FastMCP's `task=` is a flag or a TaskConfig where oxmcp's names the mode.
     def tool(  # type: ignore[override]

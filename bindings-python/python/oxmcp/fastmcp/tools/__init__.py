@@ -49,8 +49,8 @@ class ToolResult:
 def content_of(value: Any) -> list[Any]:
     """FastMCP's content of a value: text as text, content as it is, a list of content
     item by item (other items each as one block), any other data (a list of data too) as
-    one compact JSON text."""
-    if value is None:
+    one compact JSON text; nothing for None or an empty list."""
+    if value is None or (isinstance(value, list | tuple) and not value):
         return []
     if not isinstance(value, list | tuple):
         return [_block(value)]

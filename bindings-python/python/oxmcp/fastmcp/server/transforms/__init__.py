@@ -5,8 +5,11 @@ for clients that only call tools. ``mcp.add_transform(PromptsAsTools(mcp))`` add
 handler, with the calling tool's context) and answers as FastMCP's do: JSON text, a single
 resource's text as it is, bytes in base64.
 
-FastMCP's other transforms (``Namespace``, ``ToolTransform``, ``Visibility``, the search
-transforms) and transforms of one's own are not served: ``add_transform`` refuses them."""
+The search transforms (:mod:`.search`) list a search tool and a tool that calls what it
+finds in place of the server's tools. Visibility is the server's ``enable`` and
+``disable`` (:mod:`.visibility`). FastMCP's other transforms (``Namespace``,
+``ToolTransform``) and transforms of one's own are not served: ``add_transform`` refuses
+them."""
 
 from __future__ import annotations
 
@@ -49,8 +52,21 @@ _READ_ONLY = {"readOnlyHint": True}
 _Made = tuple[str, Callable[..., Any], dict[str, bool] | None]
 
 
-class _ToolsOf(ABC):
-    """A transform that adds tools to the server it is given to."""
+class Transform(ABC):
+    """What ``mcp.add_transform`` applies to a server: the tools it adds, and which of the
+    server's tools stay listed."""
+
+    @abstractmethod
+    def _apply(self, server: FastMCP) -> None:
+        """Adds this transform's tools to ``server``."""
+
+    def _lists(self, name: str) -> bool:
+        """Whether the tool ``name`` stays listed (hidden, it can still be called)."""
+        return True
+
+
+class _ToolsOf(Transform):
+    """A transform that adds tools made of what the server it is given offers."""
 
     def __init__(self, provider: FastMCP) -> None:
         from ..server import FastMCP
@@ -164,4 +180,4 @@ def _text(content: str | bytes) -> str:
     return base64.b64encode(content).decode() if isinstance(content, bytes) else content
 
 
-__all__ = ["PromptsAsTools", "ResourcesAsTools"]
+__all__ = ["PromptsAsTools", "ResourcesAsTools", "Transform"]
