@@ -736,3 +736,57 @@ async fn a_tool_renders_the_servers_own_prompt_with_its_context() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_tool_calls_another_of_the_servers_tools_and_pings_its_client() {
+    let add = ToolDef::new("add").handler(|arguments: Map<String, Value>, _| async move {
+        let sum = arguments["a"].as_i64().unwrap_or(0) + arguments["b"].as_i64().unwrap_or(0);
+        sum.to_string()
+    });
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "required": ["a", "b"]
+    });
+    let add = add.input_schema(schema.as_object().cloned().expect("an object"));
+    let via = ToolDef::new("via").handler(|arguments: Map<String, Value>, ctx: Context| async move {
+        let given = arguments["arguments"].as_object().cloned().unwrap_or_default();
+        let pinged = ctx.ping().await.is_ok();
+        match ctx.call_tool(arguments["name"].as_str().unwrap_or(""), given).await {
+            Ok(result) => Json(json!({"called": result, "pinged": pinged})),
+            Err(HandlerError::Rpc(error)) => Json(json!({"error": error.message})),
+            Err(other) => panic!("{other:?}"),
+        }
+    });
+    let server = Server::builder("calls", "1.0.0").tool(add).tool(via).build().unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let call = |name: &str, given: Value| {
+            let arguments = json!({"name": name, "arguments": given});
+            let client = client.clone();
+            async move {
+                client
+                    .call_tool("via", Some(arguments))
+                    .await
+                    .unwrap()
+                    .structured_content
+                    .unwrap()
+            }
+        };
+        let called = call("add", json!({"a": 2, "b": 3})).await;
+        assert_eq!(called["called"]["content"][0]["text"], "5", "{era:?}");
+        assert_eq!(called["pinged"], true, "the client answers the ping ({era:?})");
+        let refused = call("add", json!({"a": "two"})).await;
+        assert!(
+            refused["error"]
+                .as_str()
+                .unwrap()
+                .contains("invalid arguments for tool add"),
+            "{refused}"
+        );
+        assert_eq!(
+            call("nope", json!({})).await["error"],
+            "Invalid params: unknown tool: nope"
+        );
+    }
+}
