@@ -226,6 +226,51 @@ impl NativeContext {
         Ok(to_value(&result).unwrap_or_default())
     }
 
+    /// Reads a resource of this server as a client would get it, its handler run with this
+    /// context; resolves to the `ReadResourceResult`.
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn read_resource(&self, uri: String) -> napi::Result<Value> {
+        let result = self.ctx.read_resource(&uri).await.map_err(handler_error)?;
+        Ok(to_value(&result).unwrap_or_default())
+    }
+
+    /// Renders a prompt of this server as a client would get it, its handler run with this
+    /// context; resolves to the `GetPromptResult`.
+    #[napi(
+        ts_args_type = "name: string, arguments?: Record<string, string>",
+        ts_return_type = "Promise<Record<string, unknown>>"
+    )]
+    pub async fn get_prompt(&self, name: String, arguments: Option<Value>) -> napi::Result<Value> {
+        let arguments = match arguments {
+            Some(given) => decode_js(given, "prompt arguments")?,
+            None => Default::default(),
+        };
+        let result = self.ctx.get_prompt(&name, arguments).await.map_err(handler_error)?;
+        Ok(to_value(&result).unwrap_or_default())
+    }
+
+    /// Calls a tool of this server in place, its handler run with this context; resolves to
+    /// the `CallToolResult` (a failure of the tool is its error result).
+    #[napi(
+        ts_args_type = "name: string, arguments?: Record<string, unknown>",
+        ts_return_type = "Promise<Record<string, unknown>>"
+    )]
+    pub async fn call_tool(&self, name: String, arguments: Option<Value>) -> napi::Result<Value> {
+        let arguments = match arguments {
+            Some(given) => decode_js(given, "tool arguments")?,
+            None => Default::default(),
+        };
+        let result = self.ctx.call_tool(&name, arguments).await.map_err(handler_error)?;
+        Ok(to_value(&result).unwrap_or_default())
+    }
+
+    /// Pings the client on the request's session, which may outlive the run; resolves once
+    /// it answers. Nothing is sent in 2026-07-28, which has no sessions.
+    #[napi]
+    pub async fn ping(&self) -> napi::Result<()> {
+        self.ctx.ping().await.map_err(handler_error)
+    }
+
     /// Tells the client the user completed URL-mode elicitation `elicitationId`
     /// (2025-11-25), on the session: also after the run has ended. Nothing in 2026-07-28.
     #[napi]

@@ -8,17 +8,20 @@ import { native } from './errors';
 import type { NativeContext } from './native';
 import { toJsonSchema, type SchemaInput } from './schema';
 import type {
+  CallToolResult,
   ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
   ElicitResult,
   Era,
+  GetPromptResult,
   Implementation,
   InputResponses,
   ListRootsResult,
   LoggingLevel,
   Meta,
+  ReadResourceResult,
 } from './types';
 
 /** Form elicitation params whose `requestedSchema` may also be a zod object or shape. */
@@ -200,6 +203,43 @@ export class Context {
   /** Asks the client for its roots (`roots/list`). */
   async listRoots(): Promise<ListRootsResult> {
     return (await native(this.#native.listRoots())) as ListRootsResult;
+  }
+
+  /**
+   * Reads a resource of this server as a client would get it, its handler run with this
+   * request's context (a tool built on the server's own resources). An unknown URI rejects
+   * with the resource-not-found error.
+   */
+  async readResource(uri: string): Promise<ReadResourceResult> {
+    return (await native(this.#native.readResource(uri))) as ReadResourceResult;
+  }
+
+  /**
+   * Renders a prompt of this server as a client would get it, its handler run with this
+   * request's context. An unknown prompt, or one missing a required argument, rejects
+   * with an invalid-params error.
+   */
+  async getPrompt(name: string, args?: Record<string, string>): Promise<GetPromptResult> {
+    return (await native(this.#native.getPrompt(name, args))) as GetPromptResult;
+  }
+
+  /**
+   * Calls a tool of this server in place, its handler run with this request's context:
+   * its arguments checked against its input schema, its result against its output schema.
+   * A failure of the tool is its error result (`isError`); an unknown tool, or arguments
+   * its schema refuses, rejects with an invalid-params error.
+   */
+  async callTool(name: string, args?: Record<string, unknown>): Promise<CallToolResult> {
+    return (await native(this.#native.callTool(name, args))) as CallToolResult;
+  }
+
+  /**
+   * Pings the client on the request's session, which may outlive the request (keep the
+   * context for it): to keep a quiet connection alive. Rejects once the session is gone or
+   * the client does not answer in time. Nothing is sent in 2026-07-28, which has no sessions.
+   */
+  async ping(): Promise<void> {
+    await native(this.#native.ping());
   }
 
   /**

@@ -20,7 +20,9 @@ import {
   requireBearerAuth,
   WebStandardStreamableHTTPServerTransport,
   type CallToolResult,
+  type GetPromptResult,
   type HttpAddress,
+  type ReadResourceResult,
   type RequestHandlerExtra,
 } from 'oxmcp';
 import {
@@ -64,6 +66,15 @@ server.registerTool(
 server.registerTool('no_args', { description: 'Takes only the context' }, (ctx): CallToolResult => ({
   content: [{ type: 'text', text: ctx.protocolVersion }],
 }));
+
+// A tool built on its server's own resources, prompts and tools.
+server.registerTool('own', {}, async (ctx): Promise<string> => {
+  await ctx.ping();
+  const read: ReadResourceResult = await ctx.readResource('greeting://Ada');
+  const rendered: GetPromptResult = await ctx.getPrompt('plain', { topic: 'x' });
+  const called: CallToolResult = await ctx.callTool('no_args');
+  return `${read.contents.length} ${rendered.messages.length} ${called.content.length}`;
+});
 
 server.registerResource('greeting', 'greeting://{name}{?lang}', { mimeType: 'text/plain' }, (uri, { name, lang }) => {
   const greeting: string = `Hello, ${name} (${lang ?? 'en'}) at ${uri.href}`;
