@@ -2,12 +2,13 @@
 //! request, and how it talks back (progress, log messages, cancellation, requests to the
 //! client).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::auth::AccessToken;
 use crate::convert::{
-    json_text, parse_json, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Era, Implementation,
-    LoggingLevel, Root,
+    json_text, parse_json, CallToolResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Era,
+    GetPromptResult, Implementation, LoggingLevel, ReadResourceResult, Root,
 };
 use crate::error::McpError;
 
@@ -140,5 +141,46 @@ impl Context {
     pub async fn list_roots(&self) -> Result<Vec<Root>, McpError> {
         let result = self.inner.list_roots().await?;
         Ok(result.roots.into_iter().map(Into::into).collect())
+    }
+
+    /// Reads a resource of this server as a client would get it, its handler run with this
+    /// request's context: for a tool built on the server's own resources. An unknown URI
+    /// throws the resource-not-found error.
+    pub async fn read_resource(&self, uri: String) -> Result<ReadResourceResult, McpError> {
+        Ok(self.inner.read_resource(&uri).await?.into())
+    }
+
+    /// Renders a prompt of this server as a client would get it, its handler run with this
+    /// request's context. An unknown prompt, or one missing a required argument, throws an
+    /// invalid-params error.
+    pub async fn get_prompt(
+        &self,
+        name: String,
+        arguments: HashMap<String, String>,
+    ) -> Result<GetPromptResult, McpError> {
+        Ok(self
+            .inner
+            .get_prompt(&name, arguments.into_iter().collect())
+            .await?
+            .into())
+    }
+
+    /// Calls a tool of this server in place with its arguments (a JSON object, as text), its
+    /// handler run with this request's context: the arguments checked against its input
+    /// schema, its result against its output schema. The tool's failure is its error result;
+    /// an unknown tool, or arguments its schema refuses, throws an invalid-params error.
+    #[uniffi::method(default(arguments_json = "{}"))]
+    pub async fn call_tool(&self, name: String, arguments_json: String) -> Result<CallToolResult, McpError> {
+        let arguments = serde_json::from_value(parse_json(&arguments_json, "tool arguments")?)
+            .map_err(|e| McpError::invalid_input(format!("tool arguments must be a JSON object: {e}")))?;
+        Ok(self.inner.call_tool(&name, arguments).await?.into())
+    }
+
+    /// Pings the client on the request's session, which may outlive the request (keep the
+    /// context for it): to keep a quiet connection alive. Throws once the session is gone or
+    /// the client does not answer in time; nothing is sent in 2026-07-28, which has no
+    /// sessions.
+    pub async fn ping(&self) -> Result<(), McpError> {
+        Ok(self.inner.ping().await?)
     }
 }

@@ -54,6 +54,33 @@ fun serverTests(suite: Suite) {
         check(Regex("""http://127\.0\.0\.1:\d+/mcp""").matches(url)) { "url: $url" }
     }
 
+    suite.test("server: a tool reads, renders and calls what its own server offers, and pings its client") {
+        val server = kotlinServer()
+        server.addTool(
+            Tool(name = "own", description = "Uses its own server", inputSchemaJson = NO_ARGUMENTS),
+            tool { _, context ->
+                context.ping()
+                val memo = context.readResource("memo://today").contents.first() as ResourceContents.Text
+                val review = context.getPrompt("review", mapOf("code" to "x = 1")).messages.first().content as ContentBlock.Text
+                val sum = firstText(context.callTool("add", """{"a":2,"b":3}""").content)
+                val refused = assertThrows<McpException.Remote> { context.callTool("add", """{"a":"two"}""") }
+                Returned.Text("${memo.text} | ${review.text} | $sum | ${refused.code}")
+            },
+        )
+        try {
+            val url = server.serveHttp("127.0.0.1:0")
+            for (era in listOf(EraMode.LEGACY, EraMode.MODERN)) {
+                withClient(url, era) { c ->
+                    val said = firstText(c.client.callTool("own").content)
+                    assertEquals("buy milk | Please review this code:\nx = 1 | 5 | -32602", said, "$era")
+                }
+            }
+        } finally {
+            server.shutdown()
+            server.close()
+        }
+    }
+
     suite.test("server: a definition the core rejects throws InvalidInput") {
         val server = Server("bad", "1.0")
         try {
