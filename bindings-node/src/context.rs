@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use oxmcp::protocol::{Era, LoggingLevel};
 use oxmcp::server::{Context, HandlerError, Next};
 
-use crate::convert::{decode_js, from_js, to_value};
+use crate::convert::{decode_js, decoded_or_default, from_js, to_value};
 use crate::error::{handler_error, invalid, remote_error};
 
 /// One request being served: what it is, and how the handler talks back.
@@ -241,10 +241,7 @@ impl NativeContext {
         ts_return_type = "Promise<Record<string, unknown>>"
     )]
     pub async fn get_prompt(&self, name: String, arguments: Option<Value>) -> napi::Result<Value> {
-        let arguments = match arguments {
-            Some(given) => decode_js(given, "prompt arguments")?,
-            None => Default::default(),
-        };
+        let arguments = decoded_or_default(arguments, "prompt arguments")?;
         let result = self.ctx.get_prompt(&name, arguments).await.map_err(handler_error)?;
         Ok(to_value(&result).unwrap_or_default())
     }
@@ -256,10 +253,7 @@ impl NativeContext {
         ts_return_type = "Promise<Record<string, unknown>>"
     )]
     pub async fn call_tool(&self, name: String, arguments: Option<Value>) -> napi::Result<Value> {
-        let arguments = match arguments {
-            Some(given) => decode_js(given, "tool arguments")?,
-            None => Default::default(),
-        };
+        let arguments = decoded_or_default(arguments, "tool arguments")?;
         let result = self.ctx.call_tool(&name, arguments).await.map_err(handler_error)?;
         Ok(to_value(&result).unwrap_or_default())
     }

@@ -269,6 +269,11 @@ pub(crate) fn decode_js<T: DeserializeOwned>(value: Value, what: &str) -> napi::
     serde_json::from_value(from_js(value)).map_err(|e| crate::error::invalid(format!("{what}: {e}")))
 }
 
+/// `given` decoded as `what` (as [`decode_js`] does); the empty value when nothing was given.
+pub(crate) fn decoded_or_default<T: DeserializeOwned + Default>(given: Option<Value>, what: &str) -> napi::Result<T> {
+    given.map_or_else(|| Ok(T::default()), |given| decode_js(given, what))
+}
+
 fn whole_numbers(value: &mut Value) {
     match value {
         Value::Number(number) if number.is_f64() => {

@@ -45,6 +45,12 @@ async fn tool_names(client: &Client) -> Vec<String> {
         .collect()
 }
 
+/// The structured content of a call of `tool` with `arguments`.
+async fn structured(client: &Client, tool: &str, arguments: Value) -> Value {
+    let result = client.call_tool(tool, Some(arguments)).await.unwrap();
+    result.structured_content.expect("structured content")
+}
+
 /// The next notification within a short wait, skipping acknowledgements.
 async fn next_change(notifications: &mut broadcast::Receiver<ServerNotification>) -> Option<ServerNotification> {
     loop {
@@ -713,14 +719,7 @@ async fn a_tool_renders_the_servers_own_prompt_with_its_context() {
         .unwrap();
     for era in ERAS {
         let client = connect(&server, era).await;
-        let call = |name: &str, given: Value| {
-            let arguments = json!({"name": name, "arguments": given});
-            let client = client.clone();
-            async move {
-                let result = client.call_tool("render", Some(arguments)).await.unwrap();
-                result.structured_content.expect("an object")
-            }
-        };
+        let call = |name: &str, given: Value| structured(&client, "render", json!({"name": name, "arguments": given}));
         let rendered = call("greet", json!({"name": "Ada"})).await;
         assert_eq!(rendered["rendered"]["description"], "A greeting", "{era:?}");
         let text = format!("hello Ada ({})", rendered["era"].as_str().unwrap());
@@ -761,18 +760,7 @@ async fn a_tool_calls_another_of_the_servers_tools_and_pings_its_client() {
     let server = Server::builder("calls", "1.0.0").tool(add).tool(via).build().unwrap();
     for era in ERAS {
         let client = connect(&server, era).await;
-        let call = |name: &str, given: Value| {
-            let arguments = json!({"name": name, "arguments": given});
-            let client = client.clone();
-            async move {
-                client
-                    .call_tool("via", Some(arguments))
-                    .await
-                    .unwrap()
-                    .structured_content
-                    .unwrap()
-            }
-        };
+        let call = |name: &str, given: Value| structured(&client, "via", json!({"name": name, "arguments": given}));
         let called = call("add", json!({"a": 2, "b": 3})).await;
         assert_eq!(called["called"]["content"][0]["text"], "5", "{era:?}");
         assert_eq!(called["pinged"], true, "the client answers the ping ({era:?})");

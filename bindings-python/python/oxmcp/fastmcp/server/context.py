@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic_core
+from typing_extensions import Unpack
 
 from ...context import Context as OxmcpContext
 from ...context import LogLevel
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from ...server import Server
     from ...server._mounting import Kind
     from .server import FastMCP
-    from .transforms.visibility import Visibility
+    from .transforms.visibility import Criteria, Visibility
 
 #: How long a value set with ``set_state`` is kept, as FastMCP keeps it (a day).
 STATE_TTL_SECONDS = 86400
@@ -154,38 +155,16 @@ class Context(OxmcpContext[Any]):
             raise RuntimeError("this context's request is not served by a FastMCP server")
         return self._server
 
-    async def enable_components(
-        self,
-        *,
-        names: Iterable[str] | None = None,
-        keys: Iterable[str] | None = None,
-        version: Any = None,
-        tags: Iterable[str] | None = None,
-        components: Iterable[Kind] | None = None,
-        match_all: bool = False,
-    ) -> None:
+    async def enable_components(self, *, match_all: bool = False, **criteria: Unpack[Criteria]) -> None:
         """Shows what matches every criterion given to this session, over the server's
         rules (``mcp.disable``); rules add up, the last that matches deciding. The lists
         it is in are announced as changed."""
-        await self._add_visibility(
-            True, names=names, keys=keys, version=version, tags=tags, components=components, match_all=match_all
-        )
+        await self._add_visibility(True, match_all, criteria)
 
-    async def disable_components(
-        self,
-        *,
-        names: Iterable[str] | None = None,
-        keys: Iterable[str] | None = None,
-        version: Any = None,
-        tags: Iterable[str] | None = None,
-        components: Iterable[Kind] | None = None,
-        match_all: bool = False,
-    ) -> None:
+    async def disable_components(self, *, match_all: bool = False, **criteria: Unpack[Criteria]) -> None:
         """Hides what matches every criterion given from this session, as
         :meth:`enable_components` shows it."""
-        await self._add_visibility(
-            False, names=names, keys=keys, version=version, tags=tags, components=components, match_all=match_all
-        )
+        await self._add_visibility(False, match_all, criteria)
 
     async def reset_visibility(self) -> None:
         """Drops this session's visibility rules: the server's alone apply again."""
@@ -198,11 +177,11 @@ class Context(OxmcpContext[Any]):
         rules = await self.get_state(_VISIBILITY_KEY)
         return [Visibility.from_rule(rule) for rule in rules or ()]
 
-    async def _add_visibility(self, enabled: bool, **criteria: Any) -> None:
+    async def _add_visibility(self, enabled: bool, match_all: bool, criteria: Criteria) -> None:
         # Imported here: the transforms' tools import this module.
         from .transforms.visibility import Visibility
 
-        rule = Visibility(enabled, **criteria)
+        rule = Visibility(enabled, match_all=match_all, **criteria)
         rules = await self.get_state(_VISIBILITY_KEY) or []
         await self._save_visibility([*rules, rule.to_rule()], rule.components)
 

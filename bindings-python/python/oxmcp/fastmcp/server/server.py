@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from typing_extensions import Self
+from typing_extensions import Self, Unpack
 
 from ..._conventions import Conventions
 from ...server import Server, resource_kind
@@ -26,7 +26,7 @@ from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
-from .transforms.visibility import Visibility
+from .transforms.visibility import Criteria, Visibility
 
 if TYPE_CHECKING:
     from .transforms import Transform
@@ -76,39 +76,20 @@ class FastMCP(Server):
         if type(middleware) is not AuthMiddleware:
             self._intercept()
 
-    def enable(
-        self,
-        *,
-        names: Iterable[str] | None = None,
-        keys: Iterable[str] | None = None,
-        version: Any = None,
-        tags: Iterable[str] | None = None,
-        components: Iterable[Kind] | None = None,
-        only: bool = False,
-    ) -> Self:
+    def enable(self, *, only: bool = False, **criteria: Unpack[Criteria]) -> Self:
         """Shows what matches every criterion given (after a :meth:`disable` that hid it);
         with ``only``, hides everything else
         (:mod:`oxmcp.fastmcp.server.transforms.visibility`)."""
         if only:
             self.visibility.append(Visibility(False, match_all=True))
-        rule = Visibility(True, names=names, keys=keys, version=version, tags=tags, components=components)
-        self.visibility.append(rule)
+        self.visibility.append(Visibility(True, **criteria))
         self._intercept()
         return self
 
-    def disable(
-        self,
-        *,
-        names: Iterable[str] | None = None,
-        keys: Iterable[str] | None = None,
-        version: Any = None,
-        tags: Iterable[str] | None = None,
-        components: Iterable[Kind] | None = None,
-    ) -> Self:
+    def disable(self, **criteria: Unpack[Criteria]) -> Self:
         """Hides what matches every criterion given from every client: not listed, and
         answered as unknown (a session shows it again with ``ctx.enable_components``)."""
-        rule = Visibility(False, names=names, keys=keys, version=version, tags=tags, components=components)
-        self.visibility.append(rule)
+        self.visibility.append(Visibility(False, **criteria))
         self._intercept()
         return self
 

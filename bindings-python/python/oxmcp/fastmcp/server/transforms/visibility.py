@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from typing_extensions import TypedDict, Unpack
+
 from ....server._mounting import Kind
 
 
@@ -49,24 +51,31 @@ class Component:
         )
 
 
+class Criteria(TypedDict, total=False):
+    """What a rule matches: every criterion given must hold."""
+
+    #: Names, or a resource's URI or a template's URI template.
+    names: Iterable[str] | None
+    #: FastMCP's keys (``tool:name@``, ``resource:uri@1.0``).
+    keys: Iterable[str] | None
+    #: A version spec: refused, name versions by ``keys``.
+    version: Any
+    #: Tags, any one of which holds.
+    tags: Iterable[str] | None
+    #: Kinds: ``tool``, ``resource``, ``template``, ``prompt``.
+    components: Iterable[Kind] | None
+
+
 class Visibility:
     """A rule that shows (``enabled``) or hides what it matches: every criterion given must
     hold (``names`` holds for a name or a resource's URI, ``tags`` for any one tag);
     a rule with none matches nothing, unless ``match_all``."""
 
-    def __init__(
-        self,
-        enabled: bool,
-        *,
-        names: Iterable[str] | None = None,
-        keys: Iterable[str] | None = None,
-        version: Any = None,
-        tags: Iterable[str] | None = None,
-        components: Iterable[Kind] | None = None,
-        match_all: bool = False,
-    ) -> None:
-        if version is not None:
+    def __init__(self, enabled: bool, *, match_all: bool = False, **criteria: Unpack[Criteria]) -> None:
+        if criteria.get("version") is not None:
             raise TypeError("oxmcp's visibility rules do not match version specs: name the versions by keys")
+        names, keys = criteria.get("names"), criteria.get("keys")
+        tags, components = criteria.get("tags"), criteria.get("components")
         self.enabled = enabled
         self.names = None if names is None else frozenset(names)
         self.keys = None if keys is None else frozenset(keys)
@@ -155,4 +164,4 @@ def _pattern(template: str) -> re.Pattern[str] | None:
     return re.compile(pattern)
 
 
-__all__ = ["Component", "Visibility", "is_visible", "template_matches"]
+__all__ = ["Component", "Criteria", "Visibility", "is_visible", "template_matches"]
