@@ -230,7 +230,7 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
         message_type = _MESSAGES.get(method)
         message = message_type.model_validate(params or {}) if message_type is not None else params
         fastmcp_context = server._context(Context, native_ctx)
-        rules = [*server.visibility, *await fastmcp_context.session_visibility()]
+        rules = await fastmcp_context.visibility_rules()
         listed = LISTS.get(method)
         shown = None
         if listed is not None and (rules or (listed[2] == "tool" and server.transforms)):

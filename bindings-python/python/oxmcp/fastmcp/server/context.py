@@ -170,12 +170,16 @@ class Context(OxmcpContext[Any]):
         """Drops this session's visibility rules: the server's alone apply again."""
         await self._save_visibility([], None)
 
-    async def session_visibility(self) -> list[Visibility]:
-        """This session's visibility rules, in order."""
+    async def visibility_rules(self) -> list[Visibility]:
+        """The visibility rules of this request, in order: the server's, then its session's
+        (looked up only once some session of the server has rules of its own)."""
         from .transforms.visibility import Visibility
 
+        server = self.fastmcp
+        if not server._session_rules:
+            return server.visibility
         rules = await self.get_state(_VISIBILITY_KEY)
-        return [Visibility.from_rule(rule) for rule in rules or ()]
+        return [*server.visibility, *(Visibility.from_rule(rule) for rule in rules or ())]
 
     async def _add_visibility(self, enabled: bool, match_all: bool, criteria: Criteria) -> None:
         # Imported here: the transforms' tools import this module.
@@ -188,6 +192,7 @@ class Context(OxmcpContext[Any]):
     async def _save_visibility(self, rules: list[dict[str, Any]], components: Iterable[Kind] | None) -> None:
         server = self.fastmcp
         await self.set_state(_VISIBILITY_KEY, rules)
+        server._session_rules = True
         server._intercept()
         for listed in sorted({_LIST_OF[kind] for kind in components or _LIST_OF}):
             self.notify_list_changed(listed)

@@ -60,6 +60,8 @@ class FastMCP(Server):
         #: The transforms applied (:meth:`add_transform`), in order.
         self.transforms: list[Transform] = []
         self._intercepting = False
+        #: Whether some session has visibility rules of its own (until then none is looked up).
+        self._session_rules = False
         for each in middleware or ():
             self.add_middleware(each)
 
@@ -97,7 +99,7 @@ class FastMCP(Server):
         self, options: dict[str, Any], tags: Iterable[str] | None, version: str | int | float | None
     ) -> dict[str, Any]:
         checks = [middleware.auth for middleware in self.middleware if isinstance(middleware, AuthMiddleware)]
-        return _tagged(options, tags, version, checks)
+        return _with_tags(options, tags, version, checks)
 
     def _intercept(self) -> None:
         """Runs the middleware and the visibility rules from now on (the core's interceptor,
@@ -296,7 +298,7 @@ def _contents_with_ui(
     return read_here
 
 
-def _tagged(
+def _with_tags(
     options: dict[str, Any], tags: Iterable[str] | None, version: str | int | float | None, checks: list[Any]
 ) -> dict[str, Any]:
     """`options` with `tags` and `version` in the ``meta`` they give, where FastMCP lists them

@@ -123,7 +123,7 @@ class BaseSearchTransform(Transform):
     async def _catalog(self, server: FastMCP, ctx: Context) -> list[dict[str, Any]]:
         """The tools the request may find: those its session may see, but this transform's
         own and the ones always listed."""
-        rules = [*server.visibility, *await ctx.session_visibility()]
+        rules = await ctx.visibility_rules()
         own = {self._search_tool_name, self._call_tool_name, *self._always_visible}
         return [
             tool
