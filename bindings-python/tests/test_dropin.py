@@ -557,6 +557,13 @@ FASTMCP_EXAMPLES = {
     "persistent_state/server": Visit(
         calls={"set_value": {"key": "colour", "value": "teal"}, "get_value": {"key": "colour"}}, eras=("legacy",)
     ),
+    # Tools, resources, templates and prompts marked by the standalone decorators in the files
+    # of a directory (`FileSystemProvider`), found and served.
+    "filesystem-provider/server": Visit(
+        calls={"add-numbers": {"a": 1, "b": 2}, "greet": {"name": "Ada"}},
+        reads=["config://app", "config://env/dev", "config://features"],
+        prompts={"explain-concept": {"topic": "monads"}},
+    ),
     # `add_transform(PromptsAsTools(mcp))`: the prompts listed and rendered by tools.
     "prompts_as_tools/server": Visit(
         calls={"list_prompts": {}, "get_prompt": {"name": "analyze_code", "arguments": {"code": "x", "language": "go"}}}
@@ -621,6 +628,12 @@ async def test_a_fastmcp_server_runs_on_oxmcp_with_its_imports_changed(
     example: str, era: str, fastmcp_examples: Path, tmp_path: Path
 ) -> None:
     original = fastmcp_examples / f"{example}.py"
+    if original.parent != fastmcp_examples:
+        # An example of a directory of its own may read the files beside it (a provider's).
+        for source in original.parent.rglob("*.py"):
+            target = tmp_path / source.relative_to(original.parent).parent
+            target.mkdir(parents=True, exist_ok=True)
+            ported_from_fastmcp(source, target)
     await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_EXAMPLES[example], era)
 
 
@@ -732,6 +745,32 @@ FASTMCP_MIDDLEWARE = Visit(
 async def test_fastmcp_middleware_answers_as_fastmcps_does(era: str, tmp_path: Path) -> None:
     original = Path(__file__).parent / "servers" / "fastmcp_middleware.py"
     await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_MIDDLEWARE, era)
+
+
+#: What the client asks of the server in `servers/fastmcp_transforms.py`, whose tools are
+#: made from others, changed by `ToolTransform` and all served under a namespace.
+FASTMCP_TRANSFORMS = Visit(
+    calls={
+        "api_find_items": {"query": "cat"},
+        "api_get_my_data": {"query": "orders"},
+        "api_safe_divide": {"numerator": 6, "denominator": 3},
+        "api_halved": {"a": 6, "b": 1},
+        "api_shout": {"query": "dog", "limit": 1},
+        "api_count": {"text": "The cat and the hat", "word": "the"},
+        "api_count_strictly": {"text": "The cat and the hat", "ignore_case": "yes"},
+        "api_lookup": {"query": "q"},
+        "api_weather_forecast": {"place": "Oslo"},
+        "api_internal_only": {},
+    },
+    reads=["data://api/info", "data://api/users/7"],
+    prompts={"api_hello": {"name": "Ada"}},
+)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_fastmcp_transforms_serve_as_fastmcps_do(era: str, tmp_path: Path) -> None:
+    original = Path(__file__).parent / "servers" / "fastmcp_transforms.py"
+    await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_TRANSFORMS, era)
 
 
 @pytest.mark.parametrize(("visit", "era"), each_era(FASTMCP_STYLE))

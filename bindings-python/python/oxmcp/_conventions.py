@@ -21,6 +21,10 @@ class Conventions:
         empty (the official SDK lists an empty one rather than none)."""
         return given or spec.description or ""
 
+    def resource_description(self, given: str | None, spec: FunctionSpec) -> str | None:
+        """A resource's or template's description: as any other definition's."""
+        return self.description(given, spec)
+
     def argument_description(self, spec: FunctionSpec, parameter: Parameter) -> str | None:
         """A prompt argument's description: its annotation's (``Field(description=...)``)."""
         return parameter.description

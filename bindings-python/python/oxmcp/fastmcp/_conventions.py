@@ -32,6 +32,10 @@ class FastMCPConventions(Conventions):
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         return given or parsed(spec.description).description
 
+    def resource_description(self, given: str | None, spec: FunctionSpec) -> str | None:
+        # FastMCP reads a resource's docstring whole (its sections too), dedented.
+        return given or (inspect.cleandoc(spec.description) if spec.description else None)
+
     def argument_description(self, spec: FunctionSpec, parameter: Parameter) -> str | None:
         return (
             parameter.description

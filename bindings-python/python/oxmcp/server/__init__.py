@@ -31,7 +31,7 @@ from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
 from ._calling import Call, native_callable, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
-from ._mounting import Components
+from ._mounting import Components, _Registration
 from .stdio import StdioStream
 
 if TYPE_CHECKING:
@@ -323,24 +323,9 @@ class Server(Generic[LifespanT]):
 
         return register(fn_or_name) if callable(fn_or_name) else register
 
-    def add_tool(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | dict[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        scopes: list[str] | None = None,
-        task: TaskSupport = "forbidden",
-        asks_before_task: bool = False,
-    ) -> None:
-        """Adds a tool; connected clients are told the list changed.
+    def add_tool(self, fn: Callable[..., Any], **options: Unpack[ToolOptions]) -> None:
+        """Adds a tool, with :meth:`tool`'s options; connected clients are told the list
+        changed.
 
         A name is registered once: ``remove_tool`` first to replace it. What the function
         returns becomes the result by the core's rules, the same in every language: text,
@@ -348,61 +333,8 @@ class Server(Generic[LifespanT]):
         text, and as ``structuredContent`` when the return annotation gives an output
         schema, wrapped as ``{"result": …}`` unless it is an object).
         """
-        spec = inspect_function(fn)
-        conventions = self._conventions
-        made = (
-            conventions.output(spec.return_annotation, spec.name)
-            if structured_output is not False
-            else Output(None, False)
-        )
-        if output_schema is not None:
-            if output_schema.get("type") != "object":
-                raise TypeError(f'tool {spec.name}: an output schema describes an object ("type": "object")')
-            made = Output(output_schema, False, None if made.wrapped else made.convert)
-        schema = made.schema
-        if structured_output and schema is None:
-            raise TypeError(f"tool {spec.name}: structured output needs a return annotation of data, not content")
-        name = name or spec.name
-        if isinstance(annotations, ToolAnnotations):
-            annotations = annotations.to_wire()
-        definition = _drop_none(
-            {
-                "name": name,
-                "title": conventions.tool_title(name, title, annotations),
-                "description": conventions.description(description, spec),
-                "inputSchema": input_schema if input_schema is not None else conventions.input_schema(spec),
-                "outputSchema": schema,
-                "annotations": annotations,
-                "icons": icons,
-                "_meta": conventions.listed_meta(meta),
-            }
-        )
-        coercers = {p.name: c for p in spec.parameters if (c := json_coercer(p.annotation)) is not None}
-        accepted = {p.name for p in spec.parameters}
-        output: Literal["content", "structured", "wrapped"] = (
-            "content" if schema is None else "wrapped" if made.wrapped else "structured"
-        )
-
-        def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
-            kwargs = {
-                key: coercers[key](value) if key in coercers else value
-                for key, value in arguments.items()
-                if key in accepted
-            }
-            return kwargs, native_ctx
-
-        run = conventions.tool_function(fn, name)
-        handler = _handler(run, spec, arguments_of, self._context, made.convert)
-        self._components.add(
-            "tool",
-            definition,
-            handler,
-            output,
-            scopes,
-            task,
-            asks_before_task,
-            titled=lambda name: conventions.tool_title(name, title, annotations),
-        )
+        registration = tool_registration(self._conventions, self._context, fn, **options)
+        self._components.add(registration.kind, registration.definition, *registration.rest, titled=registration.titled)
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
@@ -516,7 +448,7 @@ class Server(Generic[LifespanT]):
             {
                 "name": name or spec.name,
                 "title": title,
-                "description": conventions.description(description, spec),
+                "description": conventions.resource_description(description, spec),
                 "mimeType": conventions.resource_mime_type(mime_type, spec),
                 "annotations": annotations,
                 "icons": icons,
@@ -999,6 +931,23 @@ class ResourceListing:
         return fn
 
 
+class ToolOptions(TypedDict, total=False):
+    """:meth:`Server.add_tool`'s options."""
+
+    name: str | None
+    title: str | None
+    description: str | None
+    annotations: ToolAnnotations | dict[str, Any] | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
+    structured_output: bool | None
+    input_schema: dict[str, Any] | None
+    output_schema: dict[str, Any] | None
+    scopes: list[str] | None
+    task: TaskSupport
+    asks_before_task: bool
+
+
 class HttpOptions(TypedDict, total=False):
     """Settings of the Streamable HTTP endpoint; each left out keeps its default."""
 
@@ -1167,6 +1116,65 @@ class HttpServer:
 def resource_kind(uri: str) -> Literal["resource", "template"]:
     """Whether ``uri`` names a resource or, with variables, a resource template."""
     return "template" if _native.uri_template_variables(uri) else "resource"
+
+
+def tool_registration(
+    conventions: Conventions, context: ContextMaker, fn: Callable[..., Any], **options: Unpack[ToolOptions]
+) -> _Registration:
+    """What :meth:`Server.add_tool` registers: the tool's definition, made by `conventions`,
+    and its handler, whose context `context` makes."""
+    name, title, annotations = options.get("name"), options.get("title"), options.get("annotations")
+    structured_output, output_schema = options.get("structured_output"), options.get("output_schema")
+    input_schema = options.get("input_schema")
+    spec = inspect_function(fn)
+    made = (
+        conventions.output(spec.return_annotation, spec.name) if structured_output is not False else Output(None, False)
+    )
+    if output_schema is not None:
+        if output_schema.get("type") != "object":
+            raise TypeError(f'tool {spec.name}: an output schema describes an object ("type": "object")')
+        made = Output(output_schema, False, None if made.wrapped else made.convert)
+    schema = made.schema
+    if structured_output and schema is None:
+        raise TypeError(f"tool {spec.name}: structured output needs a return annotation of data, not content")
+    name = name or spec.name
+    if isinstance(annotations, ToolAnnotations):
+        annotations = annotations.to_wire()
+    definition = _drop_none(
+        {
+            "name": name,
+            "title": conventions.tool_title(name, title, annotations),
+            "description": conventions.description(options.get("description"), spec),
+            "inputSchema": input_schema if input_schema is not None else conventions.input_schema(spec),
+            "outputSchema": schema,
+            "annotations": annotations,
+            "icons": options.get("icons"),
+            "_meta": conventions.listed_meta(options.get("meta")),
+        }
+    )
+    coercers = {p.name: c for p in spec.parameters if (c := json_coercer(p.annotation)) is not None}
+    accepted = {p.name for p in spec.parameters}
+    output: Literal["content", "structured", "wrapped"] = (
+        "content" if schema is None else "wrapped" if made.wrapped else "structured"
+    )
+
+    def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
+        kwargs = {
+            key: coercers[key](value) if key in coercers else value
+            for key, value in arguments.items()
+            if key in accepted
+        }
+        return kwargs, native_ctx
+
+    run = conventions.tool_function(fn, name)
+    handler = _handler(run, spec, arguments_of, context, made.convert)
+    task, asks_before_task = options.get("task", "forbidden"), options.get("asks_before_task", False)
+    return _Registration(
+        "tool",
+        definition,
+        (handler, output, options.get("scopes"), task, asks_before_task),
+        titled=lambda name: conventions.tool_title(name, title, annotations),
+    )
 
 
 def _handler(

@@ -12,8 +12,9 @@ same names: see ``Server._proxies``.)
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .. import _native
@@ -37,18 +38,41 @@ class _Registration:
     titled: Callable[[str], str | None] | None = None
     #: The mount that placed it here; None for the server's own.
     placed_by: Mount | None = None
+    #: What it was before the server's transforms made it what it serves; None when none did.
+    source: _Registration | None = None
+    #: Whether it is shown to clients before the server's visibility rules say (FastMCP's
+    #: ``ToolTransformConfig(enabled=False)`` hides one).
+    enabled: bool = True
+
+    @property
+    def key(self) -> Key:
+        """Its kind and the name (or URI) it is served under."""
+        return (self.kind, self.definition[_NAMING_FIELD[self.kind]])
+
+    @property
+    def given_key(self) -> Key:
+        """Its kind and the name (or URI) it was given, before the server's transforms."""
+        return (self.source or self).key
 
 
-@dataclass(eq=False)
-class Mount:
-    """One server mounted on another: how its components are renamed there."""
+class Transform(ABC):
+    """What a server makes of each of its components (its own and those mounts place)
+    before serving it: renamed, redescribed, its handler wrapped."""
 
-    parent: Components
+    @abstractmethod
+    def apply(self, registration: _Registration) -> _Registration:
+        """``registration`` as the server serves it (the same one when this leaves it be)."""
+
+
+@dataclass(frozen=True)
+class Renaming(Transform):
+    """Components renamed: tools first by ``tool_names``, then under a ``namespace`` as the
+    core names them (a tool whose title is made from its name titled after its new one)."""
+
     namespace: str | None
     tool_names: dict[str, str] = field(default_factory=dict)
 
-    def renamed(self, registration: _Registration) -> _Registration:
-        """The registration as the parent serves it."""
+    def apply(self, registration: _Registration) -> _Registration:
         kind, definition = registration.kind, registration.definition
         name = self.rename(kind, definition[_NAMING_FIELD[kind]])
         definition = {**definition, _NAMING_FIELD[kind]: name}
@@ -56,10 +80,10 @@ class Mount:
             definition.pop("title", None)
             if (title := registration.titled(name)) is not None:
                 definition["title"] = title
-        return _Registration(kind, definition, registration.rest, registration.titled, self)
+        return replace(registration, definition=definition)
 
     def rename(self, kind: Kind, name: str) -> str:
-        """A component's name (or URI) as the parent serves it."""
+        """A component's name (or URI), renamed."""
         if kind == "tool":
             name = self.tool_names.get(name, name)
         if self.namespace is None:
@@ -67,6 +91,22 @@ class Mount:
         if kind in ("tool", "prompt"):
             return _native.name_in(self.namespace, name)
         return _native.uri_in(self.namespace, name)
+
+
+@dataclass(eq=False)
+class Mount:
+    """One server mounted on another: how its components are renamed there."""
+
+    parent: Components
+    renaming: Renaming
+
+    def renamed(self, registration: _Registration) -> _Registration:
+        """The registration as the parent serves it (before the parent's transforms)."""
+        return replace(self.renaming.apply(registration), placed_by=self, source=None)
+
+    def rename(self, kind: Kind, name: str) -> str:
+        """A component's name (or URI) as the parent serves it."""
+        return self.renaming.rename(kind, name)
 
 
 class Components:
@@ -77,6 +117,8 @@ class Components:
         self._registered: dict[Key, _Registration] = {}
         #: Where this server is mounted.
         self._mounts: list[Mount] = []
+        #: What the server makes of each component it serves, in the order given.
+        self._transforms: list[Transform] = []
 
     def add(
         self, kind: Kind, definition: dict[str, Any], *rest: Any, titled: Callable[[str], str | None] | None = None
@@ -85,18 +127,32 @@ class Components:
         after the definition; ``titled``: what titles a tool after its name, when its title
         is made so). It takes the place of one a mount placed under the same name (a
         server's own come first, as in FastMCP); its own names are registered once."""
-        key: Key = (kind, definition[_NAMING_FIELD[kind]])
-        held = self._registered.get(key)
+        served = self._served(_Registration(kind, definition, rest, titled))
+        held = self._registered.get(served.key)
         if held is not None and held.placed_by is not None:
-            self._withdraw(key)
-        self._register(_Registration(kind, definition, rest, titled))
+            self._withdraw(served.key)
+        self._register(served)
 
     def remove(self, kind: Kind, name: str) -> bool:
-        """Removes a component by its name (or URI); returns whether it existed."""
-        if (kind, name) not in self._registered:
+        """Removes one of the server's own components by the name (or URI) it was given;
+        returns whether it existed."""
+        key = self._served_key((kind, name), None)
+        if key is None:
             return False
-        self._withdraw((kind, name))
+        self._withdraw(key)
         return True
+
+    def transform(self, transform: Transform) -> None:
+        """Serves every component, those there already and those to come, as ``transform``
+        makes it (after the transforms given before)."""
+        self._transforms.append(transform)
+        held = list(self._registered.values())
+        for registration in held:
+            self._withdraw(registration.key)
+        for registration in held:
+            served = self._served(registration.source or registration)
+            if served.key not in self._registered:
+                self._register(served)
 
     def mount(self, parent: Components, namespace: str | None, tool_names: dict[str, str] | None) -> None:
         """Serves these components on ``parent`` too, renamed, from now on."""
@@ -104,7 +160,7 @@ class Components:
             raise ValueError("a server cannot be mounted on itself, nor on a server mounted on it")
         if any(m.parent is parent for m in self._mounts):
             raise ValueError("a server is mounted on another once")
-        mount = Mount(parent, namespace, dict(tool_names or {}))
+        mount = Mount(parent, Renaming(namespace, dict(tool_names or {})))
         self._mounts.append(mount)
         for registration in list(self._registered.values()):
             parent._place(mount, registration)
@@ -112,6 +168,12 @@ class Components:
     def definitions(self, kind: Kind) -> list[dict[str, Any]]:
         """The definitions of one kind, in the order they were registered."""
         return [r.definition for (k, _), r in self._registered.items() if k == kind]
+
+    def enabled(self, kind: Kind, definition: dict[str, Any]) -> bool:
+        """Whether the component ``definition`` describes is shown before the server's
+        visibility rules say."""
+        held = self._registered.get((kind, definition[_NAMING_FIELD[kind]]))
+        return held is None or held.enabled
 
     def definition(self, kind: Kind, name: str) -> dict[str, Any] | None:
         """The definition of the ``kind`` named ``name`` (a resource by its URI, a template
@@ -127,16 +189,33 @@ class Components:
     def _place(self, mount: Mount, registration: _Registration) -> None:
         """A mounted server's component, renamed; a name taken already keeps what has it
         (the server's own, or the server mounted first)."""
-        renamed = mount.renamed(registration)
-        if (renamed.kind, renamed.definition[_NAMING_FIELD[renamed.kind]]) not in self._registered:
-            self._register(renamed)
+        served = self._served(mount.renamed(registration))
+        if served.key not in self._registered:
+            self._register(served)
 
     def _unplace(self, mount: Mount, kind: Kind, name: str) -> None:
         """A mounted server's component gone from it."""
-        key: Key = (kind, mount.rename(kind, name))
-        held = self._registered.get(key)
-        if held is not None and held.placed_by is mount:
+        key = self._served_key((kind, mount.rename(kind, name)), mount)
+        if key is not None:
             self._withdraw(key)
+
+    def _served(self, registration: _Registration) -> _Registration:
+        """``registration`` as the server's transforms make it."""
+        served = registration
+        for transform in self._transforms:
+            served = transform.apply(served)
+        return served if served is registration else replace(served, source=registration)
+
+    def _served_key(self, given: Key, placed_by: Mount | None) -> Key | None:
+        """The key a component given as ``given`` (by the mount ``placed_by``; None: one of
+        the server's own) is served under, if it is served."""
+        if not self._transforms:
+            held = self._registered.get(given)
+            return given if held is not None and held.placed_by is placed_by else None
+        return next(
+            (key for key, held in self._registered.items() if held.placed_by is placed_by and held.given_key == given),
+            None,
+        )
 
     def _register(self, registration: _Registration) -> None:
         kind, definition = registration.kind, registration.definition
@@ -148,7 +227,7 @@ class Components:
             self._native.add_resource_template(definition, *registration.rest)
         else:
             self._native.add_prompt(definition, *registration.rest)
-        self._registered[(kind, definition[_NAMING_FIELD[kind]])] = registration
+        self._registered[registration.key] = registration
         for mount in self._mounts:
             mount.parent._place(mount, registration)
 

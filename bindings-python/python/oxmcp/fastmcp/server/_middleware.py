@@ -218,7 +218,9 @@ def _refuse_hidden(server: FastMCP, method: str, message: Any, rules: list[Visib
         unknown = McpError(INVALID_PARAMS, f"Resource not found: {uri!r}", {"uri": uri})
     else:
         return
-    if found is not None and not is_visible(rules, Component.listed(kind, found)):
+    if found is not None and not is_visible(
+        rules, Component.listed(kind, found), server._components.enabled(kind, found)
+    ):
         raise unknown
 
 
@@ -233,18 +235,19 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
         rules = await fastmcp_context.visibility_rules()
         listed = LISTS.get(method)
         shown = None
-        if listed is not None and (rules or (listed[2] == "tool" and server.transforms)):
+        if listed is not None and (rules or (listed[2] == "tool" and (server.transforms or server._hiding_tools))):
             kind = listed[2]
 
             def shown(item: dict[str, Any]) -> bool:
                 hidden = kind == "tool" and not server._lists_tool(item["name"])
-                return not hidden and is_visible(rules, Component.listed(kind, item))
+                enabled = server._components.enabled(kind, item)
+                return not hidden and is_visible(rules, Component.listed(kind, item), enabled)
 
         run = _Run(method, shown)
         key = native_ctx.request_key
 
         async def the_method(context: MiddlewareContext[Any]) -> Any:
-            if rules:
+            if rules or server._hiding_tools:
                 _refuse_hidden(server, method, context.message, rules)
             changed = context.message is not message
             given = context.message.to_wire() if isinstance(context.message, WireModel) else context.message

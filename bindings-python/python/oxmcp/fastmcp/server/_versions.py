@@ -83,9 +83,7 @@ class VersionedComponents(Components):
         nothing changes when they cannot be served together."""
         served = _served(key, versions)
         self._versions[key] = versions
-        held = self._registered.get(key)
-        if held is not None and held.placed_by is None:
-            self._withdraw(key)
+        super().remove(*key)
         super().add(served.kind, served.definition, *served.rest, titled=served.titled)
 
 

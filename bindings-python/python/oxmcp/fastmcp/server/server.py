@@ -6,6 +6,7 @@ import asyncio
 import base64
 import functools
 import inspect
+import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -13,19 +14,24 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from typing_extensions import Self, Unpack
 
 from ..._conventions import Conventions
-from ...server import Server, resource_kind
-from ...server._mounting import Components, Kind
+from ...context import Context
+from ...server import Server, resource_kind, tool_registration
+from ...server._mounting import Components, Kind, _Registration
 from ...types import BlobResourceContents, TextResourceContents
 from .._conventions import FastMCPConventions
 from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
+from ..tools.base import Tool
 from ..utilities.tasks import TaskConfig, TaskMode
 from ._middleware import interceptor
 from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
+from .middleware.dereference import DereferenceRefsMiddleware
+from .middleware.tool_injection import ToolInjectionMiddleware
+from .providers import FileSystemProvider, add_provider
 from .transforms.visibility import Criteria, Visibility
 
 if TYPE_CHECKING:
@@ -50,10 +56,35 @@ class FastMCP(Server):
     _conventions: ClassVar[Conventions] = FastMCPConventions()
     _components_type: ClassVar[type[Components]] = VersionedComponents
 
-    def __init__(self, *args: Any, middleware: Iterable[Middleware] | None = None, **kwargs: Any) -> None:
-        """:class:`oxmcp.Server`'s arguments, and FastMCP's ``middleware``: run around every
-        request, the first given outermost (see :meth:`add_middleware`)."""
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        name: str | None = None,
+        instructions: str | None = None,
+        *,
+        version: str | int | float | None = None,
+        middleware: Iterable[Middleware] | None = None,
+        transforms: Iterable[Transform] | None = None,
+        tools: Iterable[Tool | Callable[..., Any]] | None = None,
+        providers: Iterable[FastMCP | FileSystemProvider] | None = None,
+        list_page_size: int | None = None,
+        dereference_schemas: bool = True,
+        strict_input_validation: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """FastMCP's arguments (``name`` and ``instructions`` may be given in order), and
+        :class:`oxmcp.Server`'s: ``middleware`` runs around every request, the first given
+        outermost (see :meth:`add_middleware`); ``transforms`` are applied, ``tools`` added
+        and ``providers`` served (:meth:`add_provider`), in order; ``list_page_size`` is
+        ``page_size``. Schemas are listed
+        dereferenced (``dereference_schemas=False`` is refused), and a call's arguments are
+        checked against the tool's input schema whatever ``strict_input_validation`` says."""
+        if not dereference_schemas:
+            raise ValueError("oxmcp's FastMCP lists schemas dereferenced: dereference_schemas=False is not served")
+        del strict_input_validation
+        if list_page_size is not None:
+            kwargs["page_size"] = list_page_size
+        name = name or f"{type(self).__name__}-{secrets.token_hex(2)}"
+        super().__init__(name, "0.1.0" if version is None else str(version), instructions=instructions, **kwargs)
         self.middleware: list[Middleware] = []
         #: The server's visibility rules (:meth:`enable`, :meth:`disable`), in order.
         self.visibility: list[Visibility] = []
@@ -62,20 +93,34 @@ class FastMCP(Server):
         self._intercepting = False
         #: Whether some session has visibility rules of its own (until then none is looked up).
         self._session_rules = False
+        #: Whether some tool is hidden by its transformation (``ToolTransformConfig(enabled=False)``).
+        self._hiding_tools = False
         for each in middleware or ():
             self.add_middleware(each)
+        for transform in transforms or ():
+            self.add_transform(transform)
+        for tool in tools or ():
+            self.add_tool(tool)
+        for provider in providers or ():
+            self.add_provider(provider)
 
     def add_middleware(self, middleware: Middleware) -> None:
         """Runs ``middleware`` around every request but the handshake, inside those added
         before (:mod:`oxmcp.fastmcp.server.middleware`). An ``AuthMiddleware``'s checks
-        become the scopes of each component registered after it."""
+        become the scopes of each component registered after it; a
+        ``ToolInjectionMiddleware``'s tools are served in place of those of their names."""
         if isinstance(middleware, AuthMiddleware) and any(
             self._components.definitions(kind) for kind in ("tool", "resource", "template", "prompt")
         ):
             raise RuntimeError("give AuthMiddleware to the server before registering its tools, resources and prompts")
         self.middleware.append(middleware)
-        # An AuthMiddleware's checks are the components' scopes: it has nothing to run.
-        if type(middleware) is not AuthMiddleware:
+        if isinstance(middleware, ToolInjectionMiddleware):
+            for tool in middleware.injected_tools:
+                self._components.remove("tool", tool.name)
+                self.add_tool(tool)
+        # An AuthMiddleware's checks are the components' scopes, a ToolInjectionMiddleware's
+        # tools the server's, and the schemas are dereferenced already: none has anything to run.
+        if type(middleware) not in (AuthMiddleware, ToolInjectionMiddleware, DereferenceRefsMiddleware):
             self._intercept()
 
     def enable(self, *, only: bool = False, **criteria: Unpack[Criteria]) -> Self:
@@ -98,8 +143,11 @@ class FastMCP(Server):
     def _tagged(
         self, options: dict[str, Any], tags: Iterable[str] | None, version: str | int | float | None
     ) -> dict[str, Any]:
-        checks = [middleware.auth for middleware in self.middleware if isinstance(middleware, AuthMiddleware)]
-        return _with_tags(options, tags, version, checks)
+        return _with_tags(options, tags, version, self._auth_checks())
+
+    def _auth_checks(self) -> list[Any]:
+        """The checks of the server's ``AuthMiddleware``."""
+        return [middleware.auth for middleware in self.middleware if isinstance(middleware, AuthMiddleware)]
 
     def _intercept(self) -> None:
         """Runs the middleware and the visibility rules from now on (the core's interceptor,
@@ -108,14 +156,27 @@ class FastMCP(Server):
             self._native.set_interceptor(interceptor(self))
             self._intercepting = True
 
+    def add_provider(self, provider: FastMCP | FileSystemProvider, *, namespace: str = "") -> None:
+        """Serves what ``provider`` offers (another server, a
+        :class:`~oxmcp.fastmcp.server.providers.FileSystemProvider`) after this server's own
+        components, under ``namespace`` if one is given, as :meth:`mount` does."""
+        add_provider(self, provider, namespace)
+
+    def _hides_tools(self) -> None:
+        """Hides the tools whose transformation disables them from now on."""
+        self._hiding_tools = True
+        self._intercept()
+
     def add_transform(self, transform: Transform) -> None:
         """Applies ``transform`` (:mod:`oxmcp.fastmcp.server.transforms`): adds the tools it
-        makes, and lists only the tools it lists. FastMCP's other transforms are refused."""
+        makes, lists only the tools it lists, serves what it renames or changes as it does.
+        FastMCP's other transforms are refused."""
         from .transforms import Transform
 
         if not isinstance(transform, Transform):
             raise TypeError(
-                "oxmcp applies FastMCP's PromptsAsTools, ResourcesAsTools and search transforms; "
+                "oxmcp applies FastMCP's Namespace, ToolTransform, PromptsAsTools, ResourcesAsTools and "
+                "search transforms; "
                 f"{type(transform).__name__} is not served"
             )
         transform._apply(self)
@@ -147,23 +208,27 @@ class FastMCP(Server):
         (None: none, and results unstructured; an object's schema: the value returned is the
         structured content) and ``app`` (the MCP App that renders its results: an
         :class:`~oxmcp.fastmcp.apps.AppConfig` or its wire form, listed in ``_meta.ui``)."""
-        options = _with_ui(self._tagged(options, tags, version), app)
-        if output_schema is None:
-            options["structured_output"] = False
-        elif not isinstance(output_schema, _Generated):
+        given = {"tags": tags, "version": version, "task": task, "timeout": timeout, "app": app}
+        options |= {key: value for key, value in given.items() if value is not None}
+        if not isinstance(output_schema, _Generated):
             options["output_schema"] = output_schema
-        if task is not None:
-            options["task"] = _task_support(task)
-        if timeout is None:
-            return super().tool(name_or_fn, **options)
-        register = super().tool(None if callable(name_or_fn) else name_or_fn, **options)
+        if isinstance(name_or_fn, str):
+            options["name"] = options.get("name") or name_or_fn
 
-        def timed(fn: Any) -> Any:
-            given = options.get("name") or (name_or_fn if isinstance(name_or_fn, str) else None)
-            register(_with_timeout(fn, timeout, str(given or fn.__name__)))
+        def register(fn: Any) -> Any:
+            self.add_tool(Tool.from_function(fn, **options))
             return fn
 
-        return timed(name_or_fn) if callable(name_or_fn) else timed
+        return register(name_or_fn) if callable(name_or_fn) else register
+
+    def add_tool(self, tool: Tool | Callable[..., Any], **options: Any) -> Tool:  # type: ignore[override]
+        """Adds a tool: a :class:`~oxmcp.fastmcp.tools.Tool` (``Tool.from_tool`` makes
+        one from another), or a function with :meth:`tool`'s options (those ``@tool`` gave
+        it, then these). Returns the tool."""
+        added = tool if isinstance(tool, Tool) else Tool.from_function(tool, **options)
+        registration = added._registration(self)
+        self._components.add(registration.kind, registration.definition, *registration.rest, titled=registration.titled)
+        return added
 
     def resource(
         self,
@@ -237,6 +302,29 @@ def create_proxy(
     proxy = FastMCP(name, **settings)
     proxy.proxy(upstream.native)
     return proxy
+
+
+def function_tool(fn: Callable[..., Any], options: dict[str, Any], server: FastMCP | None) -> _Registration:
+    """What ``server`` registers for the tool ``fn`` makes with :meth:`FastMCP.tool`'s
+    ``options`` (None: its definition alone, its handler never run)."""
+    options = dict(options)
+    tags, version, app = options.pop("tags", None), options.pop("version", None), options.pop("app", None)
+    checks = [] if server is None else server._auth_checks()
+    options = _with_ui(_with_tags(options, tags, version, checks), app)
+    if "output_schema" in options and options["output_schema"] is None:
+        del options["output_schema"]
+        options["structured_output"] = False
+    if (task := options.pop("task", None)) is not None:
+        options["task"] = _task_support(task)
+    if (timeout := options.pop("timeout", None)) is not None:
+        fn = _with_timeout(fn, timeout, str(options.get("name") or fn.__name__))
+    context = _no_context if server is None else server._context
+    return tool_registration(FastMCP._conventions, context, fn, **options)
+
+
+def _no_context(kind: type[Context[Any]], native: Any) -> Context[Any]:
+    """The context maker of a tool made for its definition alone, whose handler never runs."""
+    raise AssertionError("a tool made for its definition alone is not run")
 
 
 def _task_support(task: bool | TaskConfig) -> TaskMode:

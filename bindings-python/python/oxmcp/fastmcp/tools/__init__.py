@@ -1,4 +1,7 @@
-"""FastMCP's ``fastmcp.tools``: :class:`ToolResult`, a tool's whole result."""
+"""FastMCP's ``fastmcp.tools``: :class:`ToolResult`, a tool's whole result; :class:`Tool`,
+a tool before it is on a server (``Tool.from_function``, ``Tool.from_tool``), and the
+standalone ``@tool``; :func:`forward` and :func:`forward_raw`, which a transformed tool's
+function calls the tool it was made from with."""
 
 from __future__ import annotations
 
@@ -78,4 +81,7 @@ def is_content_value(value: Any) -> bool:
     return isinstance(value, Image | Audio | File | WireModel) or is_official(type(value))
 
 
-__all__ = ["ToolResult", "content_of", "is_content_value"]
+from .base import FunctionTool, Tool, tool  # noqa: E402 (they use ToolResult)
+from .tool_transform import forward, forward_raw  # noqa: E402
+
+__all__ = ["FunctionTool", "Tool", "ToolResult", "content_of", "forward", "forward_raw", "is_content_value", "tool"]

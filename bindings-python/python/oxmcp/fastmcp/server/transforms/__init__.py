@@ -5,11 +5,15 @@ for clients that only call tools. ``mcp.add_transform(PromptsAsTools(mcp))`` add
 handler, with the calling tool's context) and answers as FastMCP's do: JSON text, a single
 resource's text as it is, bytes in base64.
 
+``Namespace("api")`` serves every component under a namespace (``api_greet``,
+``data://api/info``), as mounting does; ``ToolTransform({...})`` changes tools by name as
+:class:`~oxmcp.fastmcp.tools.tool_transform.ToolTransformConfig` says. Both apply to what
+the server has and will have, those of mounted servers too, after the transforms before.
+
 The search transforms (:mod:`.search`) list a search tool and a tool that calls what it
 finds in place of the server's tools. Visibility is the server's ``enable`` and
-``disable`` (:mod:`.visibility`). FastMCP's other transforms (``Namespace``,
-``ToolTransform``) and transforms of one's own are not served: ``add_transform`` refuses
-them."""
+``disable`` (:mod:`.visibility`). FastMCP's other transforms and transforms of one's own
+are not served: ``add_transform`` refuses them."""
 
 from __future__ import annotations
 
@@ -20,8 +24,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ...._errors import McpError, ResourceNotFoundError
+from ....server._mounting import Renaming
 from ...exceptions import NotFoundError, ToolError
 from ...server.context import Context
+from ...tools.tool_transform import ConfiguredTools, ToolTransformConfig
 
 if TYPE_CHECKING:
     from ...server.server import FastMCP
@@ -63,6 +69,50 @@ class Transform(ABC):
     def _lists(self, name: str) -> bool:
         """Whether the tool ``name`` stays listed (hidden, it can still be called)."""
         return True
+
+
+class Namespace(Transform):
+    """Serves every component under ``prefix``: tools and prompts ``prefix_name``,
+    resources and templates ``scheme://prefix/path`` (a URI without ``://`` as it is)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def __repr__(self) -> str:
+        return f"Namespace({self.prefix!r})"
+
+    def _apply(self, server: FastMCP) -> None:
+        server._components.transform(Renaming(self.prefix))
+
+
+class ToolTransform(Transform):
+    """Changes the tools named as their :class:`ToolTransformConfig` says (renamed,
+    redescribed, their arguments changed); ``enabled=False`` hides one (not listed, and
+    answered as unknown, unless the server's visibility rules show it), ``enabled=True``
+    shows one an earlier ``ToolTransform`` hid."""
+
+    def __init__(self, transforms: dict[str, ToolTransformConfig]) -> None:
+        targets: dict[str, str] = {}
+        for original, config in transforms.items():
+            target = config.name or original
+            if target in targets:
+                raise ValueError(
+                    f"ToolTransform has duplicate target name {target!r}: "
+                    f"both {targets[target]!r} and {original!r} map to it"
+                )
+            targets[target] = original
+        self.transforms = transforms
+
+    def __repr__(self) -> str:
+        names = list(self.transforms)
+        if len(names) <= 3:
+            return f"ToolTransform({names!r})"
+        return f"ToolTransform({names[:3]!r}... +{len(names) - 3} more)"
+
+    def _apply(self, server: FastMCP) -> None:
+        server._components.transform(ConfiguredTools(self.transforms))
+        if any(not config.enabled for config in self.transforms.values()):
+            server._hides_tools()
 
 
 class _ToolsOf(Transform):
@@ -180,4 +230,4 @@ def _text(content: str | bytes) -> str:
     return base64.b64encode(content).decode() if isinstance(content, bytes) else content
 
 
-__all__ = ["PromptsAsTools", "ResourcesAsTools", "Transform"]
+__all__ = ["Namespace", "PromptsAsTools", "ResourcesAsTools", "ToolTransform", "Transform"]

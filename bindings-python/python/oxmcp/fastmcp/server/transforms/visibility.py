@@ -131,9 +131,9 @@ class Visibility:
         )
 
 
-def is_visible(rules: Iterable[Visibility], component: Component) -> bool:
-    """Whether ``component`` is shown: as the last rule that matches it says, else yes."""
-    shown = True
+def is_visible(rules: Iterable[Visibility], component: Component, shown: bool = True) -> bool:
+    """Whether ``component`` is shown: as the last rule that matches it says, else as
+    ``shown`` says."""
     for rule in rules:
         if rule.matches(component):
             shown = rule.enabled

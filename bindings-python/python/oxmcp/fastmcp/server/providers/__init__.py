@@ -1,0 +1,118 @@
+"""FastMCP's ``fastmcp.server.providers``: where a server's components come from besides
+its own decorators. ``FastMCP(providers=[...])`` or ``mcp.add_provider(provider,
+namespace=...)`` serves a provider's components after the server's own (a name the server
+has keeps what it has), as mounting does; a FastMCP server is a provider of its own.
+
+:class:`FileSystemProvider` finds the functions the standalone decorators marked
+(``@tool``, ``@resource(uri)``, ``@prompt``) in the Python files under a directory."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from ...decorators import marked
+
+if TYPE_CHECKING:
+    from ..server import FastMCP
+
+_log = logging.getLogger("oxmcp.fastmcp")
+
+
+class FileSystemProvider:
+    """The tools, resources, templates and prompts that FastMCP's standalone decorators
+    marked in the ``.py`` files under ``root`` (recursively, in path order; ``__init__.py``
+    aside), found once, when it is made. A file that fails to import is left out, logged,
+    and named in :attr:`failed_files`. ``reload`` (FastMCP's: look again on every request)
+    is not served: the files are read once (a warning says so). A file imports others by
+    absolute names, as a script does (not relatively: files are not imported as a package)."""
+
+    def __init__(self, root: str | Path = ".", reload: bool = False) -> None:
+        from ..server import FastMCP
+
+        if reload:
+            _log.warning("oxmcp reads a FileSystemProvider's files once: reload=True does not read them again")
+        self.root = Path(root).resolve()
+        #: The server its components are registered on, which a server mounts.
+        self.server = FastMCP(f"FileSystemProvider({self.root})")
+        self._failed: dict[Path, str] = {}
+        for path in _python_files(self.root):
+            try:
+                self._register(_imported(path, self.root))
+            except Exception as error:
+                self._failed[path] = str(error)
+                _log.warning("Failed to load %s: %s", path, error)
+
+    def __repr__(self) -> str:
+        return f"FileSystemProvider(root={str(self.root)!r})"
+
+    @property
+    def failed_files(self) -> Mapping[Path, str]:
+        """The files that failed to import or to register, with why."""
+        return dict(self._failed)
+
+    def _register(self, module: ModuleType) -> None:
+        from ...tools.base import Tool
+
+        for name in dir(module):
+            fn = getattr(module, name)
+            found = marked(fn)
+            if found is None or name.startswith("_"):
+                continue
+            options = dict(found.options)
+            if found.kind == "tool":
+                self.server.add_tool(Tool.from_function(fn))
+            elif found.kind == "resource":
+                self.server.resource(options.pop("uri"), **options)(fn)
+            else:
+                self.server.prompt(fn, **options)
+
+
+def add_provider(server: FastMCP, provider: FastMCP | FileSystemProvider, namespace: str | None) -> None:
+    """Serves ``provider``'s components on ``server``, after its own, under ``namespace``."""
+    from ..server import FastMCP
+
+    if isinstance(provider, FileSystemProvider):
+        provider = provider.server
+    if not isinstance(provider, FastMCP):
+        raise TypeError(f"oxmcp serves FastMCP servers and FileSystemProviders as providers, not {provider!r}")
+    server.mount(provider, namespace or None)
+
+
+def _python_files(root: Path) -> list[Path]:
+    """The ``.py`` files under ``root`` (``root`` itself, if it is one), ``__init__.py`` and
+    caches aside, in path order."""
+    if root.is_file():
+        return [root] if root.suffix == ".py" and root.name != "__init__.py" else []
+    if not root.is_dir():
+        _log.warning("FileSystemProvider root does not exist: %s", root)
+        return []
+    found = root.rglob("*.py")
+    return sorted(path for path in found if path.name != "__init__.py" and "__pycache__" not in path.parts)
+
+
+def _imported(path: Path, root: Path) -> ModuleType:
+    """The module ``path`` is, imported under a name of this root's own (files of two
+    providers never take each other's place)."""
+    prefix = "oxmcp_filesystem_" + hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    name = "__".join([prefix, *path.relative_to(root if root.is_dir() else root.parent).with_suffix("").parts])
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+__all__ = ["FileSystemProvider"]

@@ -1,0 +1,180 @@
+"""FastMCP's tool transformation and namespaces on oxmcp: tools made from others, servers
+whose tools and names change as they are served, what is added, removed and mounted after
+a transform, and the mistakes refused when the tool is made. (That each lists and answers
+as FastMCP's does is `test_dropin.py`'s `servers/fastmcp_transforms.py`.)"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from oxmcp.fastmcp import Client as FastMCPClient
+from oxmcp.fastmcp import Context, FastMCP
+from oxmcp.fastmcp.exceptions import ToolError
+from oxmcp.fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
+from oxmcp.fastmcp.server.transforms import Namespace, ToolTransform
+from oxmcp.fastmcp.tools import Tool, ToolResult, forward, tool
+from oxmcp.fastmcp.tools.tool_transform import ArgTransform, ToolTransformConfig
+
+MODES = ("legacy", "2026-07-28")
+
+
+@tool(description="Greets.")
+def greet(name: str, greeting: str = "Hello") -> str:
+    return f"{greeting}, {name}!"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_hidden_argument_is_made_for_each_call_and_a_transformed_default_wins(mode: str) -> None:
+    numbers = itertools.count(1)
+    mcp = FastMCP("made")
+    mcp.add_tool(
+        Tool.from_tool(
+            greet,
+            name="hi",
+            transform_args={"name": ArgTransform(hide=True, default_factory=lambda: f"guest {next(numbers)}")},
+        )
+    )
+    mcp.add_tool(Tool.from_tool(greet, name="hey", transform_args={"greeting": ArgTransform(default="Hey")}))
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert (await client.call_tool("hi", {})).data == "Hello, guest 1!"
+        assert (await client.call_tool("hi", {"greeting": "Bye"})).data == "Bye, guest 2!"
+        assert (await client.call_tool("hey", {"name": "Ada"})).data == "Hey, Ada!"
+        # The hidden argument is not the client's to give.
+        with pytest.raises(ToolError):
+            await client.call_tool("hi", {"name": "Eve"})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_transform_function_checks_and_changes_what_it_forwards(mode: str) -> None:
+    async def checked(who: str, ctx: Context) -> ToolResult:
+        if not who:
+            raise ValueError("who is empty")
+        await ctx.info(f"greeting {who}")
+        result = await forward(who=who.title())
+        return ToolResult(content=f"{result.content[0].text} (checked)")
+
+    mcp = FastMCP("made")
+    hidden = {"name": ArgTransform(name="who"), "greeting": ArgTransform(hide=True)}
+    made = Tool.from_tool(greet, transform_fn=checked, transform_args=hidden)
+    assert made.name == "greet" and list(made.parameters["properties"]) == ["who"]
+    mcp.add_tool(made)
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert (await client.call_tool("greet", {"who": "ada"})).content[0].text == "Hello, Ada! (checked)"
+        with pytest.raises(ToolError, match="who is empty"):
+            await client.call_tool("greet", {"who": ""})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_transform_function_with_kwargs_gets_every_argument(mode: str) -> None:
+    async def shouted(**kwargs: str) -> str:
+        result = await forward(**kwargs)
+        return f"{result.content[0].text.upper()} {sorted(kwargs)}"
+
+    mcp = FastMCP("made")
+    mcp.add_tool(
+        Tool.from_tool(greet, name="shout", transform_fn=shouted, transform_args={"name": ArgTransform(name="who")})
+    )
+    async with FastMCPClient(mcp, mode=mode) as client:
+        listed = (await client.list_tools())[0].inputSchema
+        assert listed["properties"] == {"who": {"type": "string"}, "greeting": {"default": "Hello", "type": "string"}}
+        assert listed["required"] == ["who"]
+        assert (await client.call_tool("shout", {"who": "ada"})).data == "HELLO, ADA! ['greeting', 'who']"
+
+
+def test_mistakes_are_refused_when_the_tool_is_made() -> None:
+    with pytest.raises(ValueError, match="Unknown arguments in transform_args: nme"):
+        Tool.from_tool(greet, transform_args={"nme": ArgTransform(name="x")})
+    with pytest.raises(ValueError, match="Hidden parameter 'name' has no default"):
+        Tool.from_tool(greet, transform_args={"name": ArgTransform(hide=True)})
+    with pytest.raises(ValueError, match="mapped to the same names: name"):
+        Tool.from_tool(greet, transform_args={"greeting": ArgTransform(name="name")})
+    with pytest.raises(ValueError, match="default_factory can only be used with hide=True"):
+        ArgTransform(default_factory=lambda: 1)
+    with pytest.raises(ValueError, match="Function missing parameters required after transformation: greeting"):
+
+        async def partial(name: str) -> str:
+            return name
+
+        Tool.from_tool(greet, transform_fn=partial)
+    with pytest.raises(ValueError, match="duplicate target name 'x'"):
+        ToolTransform({"a": ToolTransformConfig(name="x"), "b": ToolTransformConfig(name="x")})
+
+
+async def test_forward_outside_a_transformed_tool_fails() -> None:
+    with pytest.raises(RuntimeError, match="forward\\(\\) can only be called within a transformed tool"):
+        await forward(x=1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_namespace_serves_what_is_added_removed_and_mounted_after_it(mode: str) -> None:
+    mcp = FastMCP("outer")
+    mcp.add_tool(greet)
+    mcp.add_transform(Namespace("api"))
+
+    @mcp.tool
+    def later() -> str:
+        return "later"
+
+    inner = FastMCP("inner")
+
+    @inner.resource("data://inner/{id}")
+    def item(id: str) -> str:
+        return f"item {id}"
+
+    mcp.mount(inner, namespace="in")
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert sorted(t.name for t in await client.list_tools()) == ["api_greet", "api_later"]
+        assert (await client.call_tool("api_later", {})).data == "later"
+        templates = [t.uriTemplate for t in await client.list_resource_templates()]
+        assert templates == ["data://api/in/inner/{id}"]
+        assert (await client.read_resource("data://api/in/inner/7"))[0].text == "item 7"
+        # Removed by the name it was given.
+        assert mcp.remove_tool("greet")
+        assert [t.name for t in await client.list_tools()] == ["api_later"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_tool_transform_changes_a_mounted_tool_and_hides_one_until_shown(mode: str) -> None:
+    inner = FastMCP("inner")
+    inner.add_tool(greet)
+    mcp = FastMCP("outer")
+    mcp.mount(inner, namespace="in")
+
+    @mcp.tool
+    def secret() -> str:
+        return "secret"
+
+    mcp.add_transform(
+        ToolTransform(
+            {
+                "in_greet": ToolTransformConfig(name="welcome", arguments={"name": {"name": "who"}}),
+                "secret": ToolTransformConfig(enabled=False),
+            }
+        )
+    )
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert [t.name for t in await client.list_tools()] == ["welcome"]
+        assert (await client.call_tool("welcome", {"who": "Ada"})).data == "Hello, Ada!"
+        with pytest.raises(ToolError, match="Unknown tool: 'secret'"):
+            await client.call_tool("secret", {})
+    mcp.add_transform(ToolTransform({"secret": ToolTransformConfig(enabled=True)}))
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert sorted(t.name for t in await client.list_tools()) == ["secret", "welcome"]
+        assert (await client.call_tool("secret", {})).data == "secret"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_injected_tools_are_served_in_place_of_the_servers_own(mode: str) -> None:
+    mcp = FastMCP("injected")
+
+    @mcp.tool
+    def greet(name: str) -> str:
+        return f"own {name}"
+
+    injected = Tool.from_tool(globals()["greet"], transform_args={"greeting": ArgTransform(default="Hi")})
+    mcp.add_middleware(ToolInjectionMiddleware([injected]))
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert [t.name for t in await client.list_tools()] == ["greet"]
+        assert (await client.call_tool("greet", {"name": "Ada"})).data == "Hi, Ada!"
