@@ -177,18 +177,19 @@ impl Context {
     /// Tells every client that the list of `kind` ("tools", "resources" or "prompts")
     /// changed.
     fn notify_list_changed(&self, kind: &str) -> PyResult<()> {
-        let kind = match kind {
-            "tools" => DefinitionKind::Tool,
-            "resources" => DefinitionKind::Resource,
-            "prompts" => DefinitionKind::Prompt,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "no list of {other:?}: 'tools', 'resources' or 'prompts'"
-                )))
-            }
-        };
-        self.inner.notify_list_changed(kind);
+        self.inner.notify_list_changed(list_kind(kind)?);
         Ok(())
+    }
+
+    /// Tells this request's client, and no other, that the list of `kind` changed (in
+    /// 2026-07-28, which has no sessions, every client).
+    fn notify_session_list_changed<'py>(&self, py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyAny>> {
+        let kind = list_kind(kind)?;
+        let ctx = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            ctx.notify_session_list_changed(kind).await;
+            Ok(())
+        })
     }
 
     /// Sends a log message at `level` ("debug" ... "emergency"), if the client wants it.
@@ -322,5 +323,17 @@ pub fn era_name(era: Era) -> &'static str {
     match era {
         Era::Legacy => "legacy",
         Era::Modern => "modern",
+    }
+}
+
+/// The list a binding names: "tools", "resources" or "prompts".
+fn list_kind(kind: &str) -> PyResult<DefinitionKind> {
+    match kind {
+        "tools" => Ok(DefinitionKind::Tool),
+        "resources" => Ok(DefinitionKind::Resource),
+        "prompts" => Ok(DefinitionKind::Prompt),
+        other => Err(PyValueError::new_err(format!(
+            "no list of {other:?}: 'tools', 'resources' or 'prompts'"
+        ))),
     }
 }

@@ -816,7 +816,7 @@ async def test_the_servers_completion_handler_gets_models_and_may_return_values(
     assert asked[2][2] is None
 
 
-async def test_a_handler_tells_clients_a_computed_list_changed(notifications: Notifications) -> None:
+async def test_a_handler_tells_its_own_session_alone_a_list_changed(notifications: Notifications) -> None:
     server = Server("computed")
 
     @server.tool()
@@ -824,9 +824,16 @@ async def test_a_handler_tells_clients_a_computed_list_changed(notifications: No
         await ctx.session.send_resource_list_changed()
         return "refreshed"
 
-    async with Client(server, era="legacy", notification_handler=notifications) as client:
+    others = Notifications()
+    async with (
+        Client(server, era="legacy", notification_handler=notifications) as client,
+        Client(server, era="legacy", notification_handler=others) as other,
+    ):
+        await other.list_tools()
         await client.call_tool("refresh")
         await notifications.wait_for("notifications/resources/list_changed")
+        await other.list_tools()
+        assert others.of("notifications/resources/list_changed") == []
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])

@@ -559,6 +559,26 @@ async fn a_handler_tells_every_client_a_computed_list_changed() {
     );
 }
 
+#[tokio::test]
+async fn a_handler_tells_its_own_legacy_session_alone_a_list_changed() {
+    let server = Server::builder("per-session", "1")
+        .tool(ToolDef::new("unlock").handler(|_, ctx: Context| async move {
+            ctx.notify_session_list_changed(DefinitionKind::Tool).await;
+            "unlocked"
+        }))
+        .build()
+        .unwrap();
+    let caller = connect(&server, EraMode::Legacy).await;
+    let other = connect(&server, EraMode::Legacy).await;
+    let (mut caller_notes, mut other_notes) = (caller.notifications(), other.notifications());
+    caller.call_tool("unlock", json!({})).await.unwrap();
+    assert_eq!(
+        next_change(&mut caller_notes).await,
+        Some(ServerNotification::ToolListChanged)
+    );
+    assert_eq!(next_change(&mut other_notes).await, None, "another session is not told");
+}
+
 /// A modern client that writes its calls on a stream as text.
 struct RawModernClient {
     writer: tokio::io::DuplexStream,

@@ -202,6 +202,12 @@ class Context(Generic[LifespanT]):
         itself)."""
         self._native.notify_list_changed(kind)
 
+    async def notify_session_list_changed(self, kind: Literal["tools", "resources", "prompts"]) -> None:
+        """Tells this request's client, and no other, that the list of ``kind`` changed:
+        what this session is shown changed. In the 2026-07-28 era, which has no sessions,
+        every client is told."""
+        await self._native.notify_session_list_changed(kind)
+
     async def log(self, level: LogLevel, data: Any, logger: str | None = None) -> None:
         """Sends a log message, if the client wants messages of this level."""
         await self._native.log(level, data, logger)
@@ -381,16 +387,19 @@ class Session:
             return result
 
     async def send_tool_list_changed(self) -> None:
-        """Tells every client the list of tools changed."""
-        self._context.notify_list_changed("tools")
+        """Tells this session's client the list of tools changed (every client, in
+        2026-07-28)."""
+        await self._context.notify_session_list_changed("tools")
 
     async def send_resource_list_changed(self) -> None:
-        """Tells every client the list of resources changed."""
-        self._context.notify_list_changed("resources")
+        """Tells this session's client the list of resources changed (every client, in
+        2026-07-28)."""
+        await self._context.notify_session_list_changed("resources")
 
     async def send_prompt_list_changed(self) -> None:
-        """Tells every client the list of prompts changed."""
-        self._context.notify_list_changed("prompts")
+        """Tells this session's client the list of prompts changed (every client, in
+        2026-07-28)."""
+        await self._context.notify_session_list_changed("prompts")
 
     async def send_ping(self) -> None:
         """Pings the client on the session, which may outlive the request; returns once it

@@ -334,6 +334,22 @@ impl Context {
         self.inner.dispatcher.server().notify_list_changed(kind);
     }
 
+    /// Tells this request's client, and no other, that the list of `kind` changed: what one
+    /// session is shown changed (FastMCP's per-session visibility; the official SDK's
+    /// `ctx.session.send_tool_list_changed()`). In the legacy era it goes on the session;
+    /// 2026-07-28 has no sessions, and every client is told, as by
+    /// [`notify_list_changed`](Self::notify_list_changed).
+    pub async fn notify_session_list_changed(&self, kind: crate::server::DefinitionKind) {
+        if self.era() == Era::Modern {
+            self.notify_list_changed(kind);
+            return;
+        }
+        let method = crate::server::list_changed_event(kind).method();
+        let text = jsonrpc::notification_text::<()>(method, None);
+        // A closed stream only means nobody is listening any more.
+        self.session_or_reply().send(text).await;
+    }
+
     /// Sends a log message to the client, if the client wants messages of this level:
     /// in the legacy era as set by `logging/setLevel`, in the modern era only when the
     /// request carried a log level.
@@ -495,10 +511,13 @@ impl Context {
         };
         let text = jsonrpc::notification_text(methods::ELICITATION_COMPLETE, Some(&params));
         // A closed stream only means nobody is listening any more.
-        match self.inner.dispatcher.session_channel() {
-            Some(session) => session.send(text).await,
-            None => self.inner.reply.send(text).await,
-        };
+        self.session_or_reply().send(text).await;
+    }
+
+    /// Where a legacy session's client hears from the server outside this request: the
+    /// session's channel, else this request's reply.
+    fn session_or_reply(&self) -> &Reply {
+        self.inner.dispatcher.session_channel().unwrap_or(&self.inner.reply)
     }
 
     /// Pings the client on the request's session, which may outlive the request (keep a
@@ -510,8 +529,9 @@ impl Context {
         if self.era() == Era::Modern {
             return Ok(());
         }
-        let channel = self.inner.dispatcher.session_channel().unwrap_or(&self.inner.reply);
-        let _: serde::de::IgnoredAny = self.request_on(channel, methods::PING, &serde_json::Map::new()).await?;
+        let _: serde::de::IgnoredAny = self
+            .request_on(self.session_or_reply(), methods::PING, &serde_json::Map::new())
+            .await?;
         Ok(())
     }
 

@@ -917,7 +917,7 @@ impl Server {
 }
 
 /// The event that tells connections the list of `kind` changed.
-fn list_changed_event(kind: DefinitionKind) -> ServerEvent {
+pub(crate) fn list_changed_event(kind: DefinitionKind) -> ServerEvent {
     match kind {
         DefinitionKind::Tool => ServerEvent::ToolsListChanged,
         DefinitionKind::Resource | DefinitionKind::ResourceTemplate => ServerEvent::ResourcesListChanged,

@@ -195,7 +195,7 @@ class Context(OxmcpContext[Any]):
         server._session_rules = True
         server._intercept()
         for listed in sorted({_LIST_OF[kind] for kind in components or _LIST_OF}):
-            self.notify_list_changed(listed)
+            await self.notify_session_list_changed(listed)
 
     @property
     def transport(self) -> Literal["stdio", "sse", "streamable-http"] | None:  # type: ignore[override]
@@ -208,8 +208,9 @@ class Context(OxmcpContext[Any]):
 
     async def send_notification(self, notification: Any) -> None:
         """Sends ``notification``, the official SDK's model of a list change
-        (``ToolListChangedNotification()`` and its siblings), as FastMCP's: every client is
-        told. Log messages and progress go through :meth:`log` and :meth:`report_progress`."""
+        (``ToolListChangedNotification()`` and its siblings), as FastMCP's: to this session's
+        client (every client in 2026-07-28, where a session is a request). Log messages and
+        progress go through :meth:`log` and :meth:`report_progress`."""
         method = getattr(notification, "method", None)
         kind = _LIST_CHANGED.get(method) if isinstance(method, str) else None
         if kind is None:
@@ -217,7 +218,7 @@ class Context(OxmcpContext[Any]):
                 f"send_notification sends list changes; {method!r} is sent by the methods of its own "
                 "(log, report_progress)"
             )
-        self.notify_list_changed(kind)
+        await self.notify_session_list_changed(kind)
 
     # FastMCP's logging methods take the message first and name their arguments its way.
     async def log(  # type: ignore[override]
