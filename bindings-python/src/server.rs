@@ -151,8 +151,14 @@ impl Server {
     /// `"content"`, `"structured"` or `"wrapped"` (see `ToolOutput`); `scopes` are those a
     /// caller's token must grant to call it over protected HTTP; `task` is `"forbidden"`,
     /// `"optional"` or `"required"` (see `TaskSupport`); `asks_before_task`: the handler's
-    /// questions come before the call becomes a task (`ctx.begin_task()`).
-    #[pyo3(signature = (definition, handler, output="content", scopes=None, task="forbidden", asks_before_task=false))]
+    /// questions come before the call becomes a task (`ctx.begin_task()`);
+    /// `handler_checks_arguments`: the handler checks the arguments (converting what it
+    /// can), not the server against the input schema.
+    #[pyo3(signature = (
+        definition, handler, output="content", scopes=None, task="forbidden", asks_before_task=false,
+        handler_checks_arguments=false,
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn add_tool(
         &self,
         definition: &Bound<'_, PyAny>,
@@ -161,6 +167,7 @@ impl Server {
         scopes: Option<Vec<String>>,
         task: &str,
         asks_before_task: bool,
+        handler_checks_arguments: bool,
     ) -> PyResult<()> {
         let task: TaskSupport = task.parse().map_err(PyValueError::new_err)?;
         let tool: Tool = convert::extract(definition, "tool definition")?;
@@ -177,6 +184,9 @@ impl Server {
             .task_support(task);
         if asks_before_task {
             def = def.asks_before_task();
+        }
+        if handler_checks_arguments {
+            def = def.handler_checks_arguments();
         }
         self.inner.add_tool(def).map_err(definition_error)
     }

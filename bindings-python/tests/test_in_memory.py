@@ -670,7 +670,7 @@ async def test_a_search_transform_finds_and_calls_what_the_session_may_see() -> 
             hidden.isError and hidden.content[0].text == "Error calling tool 'call_tool': Unknown tool: 'wipe_numbers'"
         )
         refused = await client.call_tool_mcp("call_tool", {"name": "add", "arguments": {"a": "x"}})
-        assert refused.isError and "invalid arguments for tool add" in refused.content[0].text
+        assert refused.isError and refused.content[0].text.startswith("2 validation errors for call[add]")
         assert (await client.call_tool("add", {"a": 2, "b": 2})).data == 4, "a tool not listed is still called"
 
 

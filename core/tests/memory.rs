@@ -579,6 +579,38 @@ async fn a_handler_tells_its_own_legacy_session_alone_a_list_changed() {
     assert_eq!(next_change(&mut other_notes).await, None, "another session is not told");
 }
 
+#[tokio::test]
+async fn a_tool_that_checks_its_own_arguments_gets_them_as_sent() {
+    let Value::Object(schema) = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]})
+    else {
+        unreachable!()
+    };
+    let echo = |arguments: serde_json::Map<String, Value>, _: Context| async move { Json(Value::Object(arguments)) };
+    let server = Server::builder("lax", "1")
+        .tool(ToolDef::new("strict").input_schema(schema.clone()).handler(echo))
+        .tool(
+            ToolDef::new("lax")
+                .input_schema(schema)
+                .handler(echo)
+                .handler_checks_arguments(),
+        )
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let client = connect(&server, era).await;
+        let refused = client.call_tool("strict", Some(json!({"n": "5"}))).await;
+        assert!(
+            refused.is_err() || refused.unwrap().is_error == Some(true),
+            "{era:?}: the core refuses"
+        );
+        assert_eq!(
+            structured(&client, "lax", json!({"n": "5"})).await,
+            json!({"n": "5"}),
+            "{era:?}"
+        );
+    }
+}
+
 /// A modern client that writes its calls on a stream as text.
 struct RawModernClient {
     writer: tokio::io::DuplexStream,

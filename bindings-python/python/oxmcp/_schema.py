@@ -190,6 +190,26 @@ def json_coercer(annotation: Any) -> Coercer | None:
     return TypeAdapter(annotation).validate_python
 
 
+def lax_arguments(fn: Callable[..., Any], spec: FunctionSpec) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """What checks a call's arguments as pydantic's lax mode does, as FastMCP checks them by
+    default: each converted to the parameter's type where it can be (``"5"`` for an ``int``
+    is 5), the defaults of those left out; a refusal (an argument that does not convert, a
+    missing or unknown one) raises pydantic's ``ValidationError`` (``1 validation error for
+    call[name]``). The context parameter is not an argument."""
+    signature = inspect.signature(fn, eval_str=True)
+    parameters = [p for name, p in signature.parameters.items() if name != spec.context_parameter]
+
+    def arguments(**kwargs: Any) -> dict[str, Any]:
+        return kwargs
+
+    arguments.__name__ = arguments.__qualname__ = spec.name
+    arguments.__signature__ = signature.replace(parameters=parameters, return_annotation=EMPTY)  # type: ignore[attr-defined]
+    arguments.__annotations__ = {p.name: p.annotation for p in parameters if p.annotation is not EMPTY}
+    # A function's adapter validates a call of it: its value is what the function returns.
+    adapter: TypeAdapter[dict[str, Any]] = TypeAdapter(arguments)  # type: ignore[arg-type]
+    return adapter.validate_python
+
+
 def string_coercer(annotation: Any) -> Coercer | None:
     """Turns a string (prompt argument, URI template variable) into the annotated type."""
     if annotation in (EMPTY, str, Any, object):

@@ -145,6 +145,7 @@ pub struct ToolDef {
     pub(crate) scopes: Vec<String>,
     pub(crate) task_support: TaskSupport,
     pub(crate) asks_before_task: bool,
+    pub(crate) handler_checks_arguments: bool,
 }
 
 impl ToolDef {
@@ -168,6 +169,7 @@ impl ToolDef {
             scopes: Vec::new(),
             task_support: TaskSupport::Forbidden,
             asks_before_task: false,
+            handler_checks_arguments: false,
         }
     }
 
@@ -180,6 +182,7 @@ impl ToolDef {
             scopes: Vec::new(),
             task_support,
             asks_before_task: false,
+            handler_checks_arguments: false,
         }
     }
 
@@ -314,6 +317,15 @@ impl ToolDef {
         self
     }
 
+    /// The handler checks the call's arguments itself, converting what it can (FastMCP's
+    /// default, pydantic's lax validation: `"5"` for an integer is 5): the server does not
+    /// check them against the input schema, and the handler's refusal is the call's
+    /// error. Keep the input schema for clients to read.
+    pub fn handler_checks_arguments(mut self) -> Self {
+        self.handler_checks_arguments = true;
+        self
+    }
+
     /// The protocol definition as `tools/list` shows it.
     pub fn definition(&self) -> &Tool {
         &self.tool
@@ -335,6 +347,7 @@ pub(crate) struct RegisteredTool {
     pub(crate) scopes: Vec<String>,
     pub(crate) task_support: TaskSupport,
     pub(crate) asks_before_task: bool,
+    handler_checks_arguments: bool,
     /// The parameters its `x-mcp-header` annotations mirror into `Mcp-Param-*` headers,
     /// checked against the spec's rules when the tool was registered.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
@@ -364,6 +377,7 @@ impl RegisteredTool {
             scopes: def.scopes,
             task_support: def.task_support,
             asks_before_task: def.asks_before_task,
+            handler_checks_arguments: def.handler_checks_arguments,
             header_params,
             input: LazySchema::default(),
             output: LazySchema::default(),
@@ -380,16 +394,17 @@ impl RegisteredTool {
             scopes: def.scopes,
             task_support: def.task_support,
             asks_before_task: def.asks_before_task,
+            handler_checks_arguments: def.handler_checks_arguments,
             header_params: Vec::new(),
             input: LazySchema::default(),
             output: LazySchema::default(),
         }
     }
 
-    /// Checks call arguments against the input schema. Arguments are an object, so a schema
-    /// that asks only that is met without compiling it.
+    /// Checks call arguments against the input schema, unless the handler checks them.
+    /// Arguments are an object, so a schema that asks only that is met without compiling it.
     pub(crate) fn validate_input(&self, arguments: &Value) -> Result<(), Rejection> {
-        if self.tool.input_schema.len() == 1 && arguments.is_object() {
+        if self.handler_checks_arguments || (self.tool.input_schema.len() == 1 && arguments.is_object()) {
             return Ok(());
         }
         self.input.validate(&self.tool.input_schema, arguments)

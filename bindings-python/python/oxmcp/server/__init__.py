@@ -22,9 +22,9 @@ from typing_extensions import TypedDict, Unpack
 
 from .. import _native, types
 from .._conventions import Conventions
-from .._errors import McpError
+from .._errors import McpError, ToolError
 from .._native import INVALID_PARAMS
-from .._schema import FunctionSpec, Output, inspect_function, json_coercer, string_coercer
+from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
 from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
@@ -946,6 +946,9 @@ class ToolOptions(TypedDict, total=False):
     scopes: list[str] | None
     task: TaskSupport
     asks_before_task: bool
+    #: The arguments converted as pydantic's lax mode does (``"5"`` for an ``int`` is 5),
+    #: not checked by the core against the input schema (FastMCP's default).
+    lax_arguments: bool
 
 
 class HttpOptions(TypedDict, total=False):
@@ -1152,11 +1155,27 @@ def tool_registration(
             "_meta": conventions.listed_meta(options.get("meta")),
         }
     )
-    coercers = {p.name: c for p in spec.parameters if (c := json_coercer(p.annotation)) is not None}
-    accepted = {p.name for p in spec.parameters}
     output: Literal["content", "structured", "wrapped"] = (
         "content" if schema is None else "wrapped" if made.wrapped else "structured"
     )
+    lax = options.get("lax_arguments", False)
+    run = conventions.tool_function(fn, name)
+    arguments_of = _lax_arguments(spec, fn) if lax else _validated_arguments(spec)
+    handler = _handler(run, spec, arguments_of, context, made.convert)
+    task, asks_before_task = options.get("task", "forbidden"), options.get("asks_before_task", False)
+    return _Registration(
+        "tool",
+        definition,
+        (handler, output, options.get("scopes"), task, asks_before_task, lax),
+        titled=lambda name: conventions.tool_title(name, title, annotations),
+    )
+
+
+def _validated_arguments(spec: FunctionSpec) -> Callable[[Wire, _native.Context], Arguments]:
+    """A tool's keyword arguments from those the core checked against its input schema:
+    those of its parameters, in their annotated types."""
+    coercers = {p.name: c for p in spec.parameters if (c := json_coercer(p.annotation)) is not None}
+    accepted = {p.name for p in spec.parameters}
 
     def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
         kwargs = {
@@ -1166,15 +1185,30 @@ def tool_registration(
         }
         return kwargs, native_ctx
 
-    run = conventions.tool_function(fn, name)
-    handler = _handler(run, spec, arguments_of, context, made.convert)
-    task, asks_before_task = options.get("task", "forbidden"), options.get("asks_before_task", False)
-    return _Registration(
-        "tool",
-        definition,
-        (handler, output, options.get("scopes"), task, asks_before_task),
-        titled=lambda name: conventions.tool_title(name, title, annotations),
-    )
+    return arguments_of
+
+
+class ArgumentsRefused(ToolError):
+    """A tool's arguments that do not convert to its parameters' types: pydantic's words
+    (``refused``), as the tool's error."""
+
+    def __init__(self, refused: ValidationError) -> None:
+        super().__init__(str(refused))
+        self.refused = refused
+
+
+def _lax_arguments(spec: FunctionSpec, fn: Callable[..., Any]) -> Callable[[Wire, _native.Context], Arguments]:
+    """A tool's keyword arguments from those sent, unchecked by the core, converted as
+    pydantic's lax mode converts them; a refusal is the tool's error, in pydantic's words."""
+    checked = lax_arguments(fn, spec)
+
+    def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
+        try:
+            return checked(arguments), native_ctx
+        except ValidationError as refused:
+            raise ArgumentsRefused(refused) from None
+
+    return arguments_of
 
 
 def _handler(

@@ -75,16 +75,18 @@ class FastMCP(Server):
         :class:`oxmcp.Server`'s: ``middleware`` runs around every request, the first given
         outermost (see :meth:`add_middleware`); ``transforms`` are applied, ``tools`` added
         and ``providers`` served (:meth:`add_provider`), in order; ``list_page_size`` is
-        ``page_size``. Schemas are listed
-        dereferenced (``dereference_schemas=False`` is refused), and a call's arguments are
-        checked against the tool's input schema whatever ``strict_input_validation`` says."""
+        ``page_size``. A call's arguments are converted as pydantic's lax mode does (``"5"``
+        for an ``int`` is 5) unless ``strict_input_validation``, which checks them against
+        the input schema. Schemas are listed dereferenced (``dereference_schemas=False`` is
+        refused)."""
         if not dereference_schemas:
             raise ValueError("oxmcp's FastMCP lists schemas dereferenced: dereference_schemas=False is not served")
-        del strict_input_validation
         if list_page_size is not None:
             kwargs["page_size"] = list_page_size
         name = name or f"{type(self).__name__}-{secrets.token_hex(2)}"
         super().__init__(name, "0.1.0" if version is None else str(version), instructions=instructions, **kwargs)
+        #: Whether a call's arguments are checked against the input schema, not converted.
+        self.strict_input_validation = bool(strict_input_validation)
         self.middleware: list[Middleware] = []
         #: The server's visibility rules (:meth:`enable`, :meth:`disable`), in order.
         self.visibility: list[Visibility] = []
@@ -318,6 +320,7 @@ def function_tool(fn: Callable[..., Any], options: dict[str, Any], server: FastM
         options["task"] = _task_support(task)
     if (timeout := options.pop("timeout", None)) is not None:
         fn = _with_timeout(fn, timeout, str(options.get("name") or fn.__name__))
+    options["lax_arguments"] = server is None or not server.strict_input_validation
     context = _no_context if server is None else server._context
     return tool_registration(FastMCP._conventions, context, fn, **options)
 

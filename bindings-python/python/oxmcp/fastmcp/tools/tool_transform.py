@@ -19,9 +19,11 @@ from copy import deepcopy
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..._schema import FunctionSpec, inspect_function
+from ...server import ArgumentsRefused
 from ...server._calling import native_context
 from ...server._mounting import Transform, _Registration
 from ...types import CallToolResult, ToolAnnotations
@@ -179,6 +181,12 @@ class _Arguments:
         parent.update({name: transform.hidden_value() for name, transform in self.hidden.items()})
         return parent
 
+    def in_own_names(self, refused: ArgumentsRefused) -> ArgumentsRefused:
+        """What the other tool refused, said by this tool's argument names."""
+        if not self.parent_names:
+            return refused
+        return ArgumentsRefused(_renamed(refused.refused, {old: new for new, old in self.parent_names.items()}))
+
     def checked(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """``arguments`` as :func:`forward` takes them: those of the schema, the required
         ones given."""
@@ -294,7 +302,10 @@ async def forward(**kwargs: Any) -> ToolResult:
     if forwarding is None:
         raise RuntimeError("forward() can only be called within a transformed tool")
     arguments = forwarding.arguments
-    return await forwarding.call(arguments.parent_arguments(arguments.checked(kwargs)))
+    try:
+        return await forwarding.call(arguments.parent_arguments(arguments.checked(kwargs)))
+    except ArgumentsRefused as refused:
+        raise arguments.in_own_names(refused) from None
 
 
 async def forward_raw(**kwargs: Any) -> ToolResult:
@@ -351,16 +362,17 @@ class Transformation:
         """The registration of the tool made from ``parent``'s (on ``server``; None: for
         its definition alone)."""
         parent_definition = parent.definition
+        name = self.changes.get("name") or parent_definition["name"]
         arguments = _arguments(parent_definition["name"], parent_definition["inputSchema"], self.transform_args)
         if self.transform_fn is None:
             made = replace(
                 parent,
                 definition={**parent_definition, "inputSchema": arguments.schema},
-                rest=(_forwarding_handler(parent.rest[0], arguments), *parent.rest[1:]),
+                rest=(_forwarding_handler(parent.rest[0], arguments, name), *parent.rest[1:]),
             )
         else:
             made = self._run_by(self.transform_fn, parent, arguments, server)
-        return self._changed(made, self.changes.get("name") or parent_definition["name"])
+        return self._changed(made, name)
 
     def _run_by(
         self, fn: Callable[..., Any], parent: _Registration, arguments: _Arguments, server: FastMCP | None
@@ -506,20 +518,49 @@ def _merged(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return compressed({**merged, "$defs": definitions}) if definitions else merged
 
 
-def _forwarding_handler(handler: Callable[..., Any], arguments: _Arguments) -> Callable[..., Any]:
-    """The handler of a tool made from another without a function of its own: the other's,
-    called with the arguments renamed back, defaults filled, the hidden ones added."""
+def _forwarding_handler(handler: Callable[..., Any], arguments: _Arguments, name: str) -> Callable[..., Any]:
+    """The handler of the tool ``name`` made from another without a function of its own:
+    the other's, called with the arguments checked (unknown or missing ones fail, as
+    FastMCP's do), defaults filled, renamed back and the hidden ones added; what the other
+    refuses is said by this tool's argument names."""
+    # Imported here: FastMCP's conventions import the tools' module, which imports this one.
+    from .._conventions import tool_failure
+
+    def parent_arguments(given: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return arguments.parent_arguments(arguments.checked(arguments.filled(given)))
+        except TypeError as error:
+            raise tool_failure(name, error) from error
+
     if inspect.iscoroutinefunction(handler):
 
         async def forward_on_loop(given: dict[str, Any], *native: Any) -> Any:
-            return await handler(arguments.parent_arguments(arguments.filled(given)), *native)
+            try:
+                return await handler(parent_arguments(given), *native)
+            except ArgumentsRefused as refused:
+                raise arguments.in_own_names(refused) from None
 
         return forward_on_loop
 
     def forward_here(given: dict[str, Any], *native: Any) -> Any:
-        return handler(arguments.parent_arguments(arguments.filled(given)), *native)
+        try:
+            return handler(parent_arguments(given), *native)
+        except ArgumentsRefused as refused:
+            raise arguments.in_own_names(refused) from None
 
     return forward_here
+
+
+def _renamed(refused: ValidationError, names: dict[str, str]) -> ValidationError:
+    """``refused`` with the arguments it names renamed by ``names`` (FastMCP's words kept)."""
+    errors: list[InitErrorDetails] = []
+    for error in refused.errors(include_url=False):
+        location = error["loc"]
+        if location and location[0] in names:
+            location = (names[str(location[0])], *location[1:])
+        kind = PydanticCustomError(error["type"], error["msg"])
+        errors.append({"type": kind, "loc": location, "input": error["input"]})
+    return ValidationError.from_exception_data(refused.title, errors)
 
 
 def _declared(fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool]:
@@ -541,6 +582,10 @@ def _declared(fn: Callable[..., Any]) -> tuple[Callable[..., Any], bool]:
     return declared, True
 
 
+#: An argument of a transform function left out of a call.
+_LEFT_OUT: Any = object()
+
+
 def _forwarding_to(
     fn: Callable[..., Any], spec: FunctionSpec, forwarding: _Forwarding, schema: _Arguments
 ) -> Callable[..., Any]:
@@ -550,7 +595,8 @@ def _forwarding_to(
     properties = set(schema.schema.get("properties", {}))
 
     def prepared(kwargs: dict[str, Any]) -> dict[str, Any]:
-        return {**kwargs, **schema.filled({key: value for key, value in kwargs.items() if key in properties})}
+        given = {key: value for key, value in kwargs.items() if value is not _LEFT_OUT}
+        return {**given, **schema.filled({key: value for key, value in given.items() if key in properties})}
 
     if inspect.iscoroutinefunction(fn):
 
@@ -573,14 +619,15 @@ def _forwarding_to(
 
         run = run_here
     # Its parameters unannotated (the context's aside), so that they reach it as they came;
-    # a function with `**kwargs` takes every argument of the schema.
-    parameters = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default) for p in spec.parameters]
+    # a function with `**kwargs` takes every argument of the schema. One left out is left
+    # out (the schema's default, else the function's, is its value).
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        inspect.Parameter(p.name, keyword, default=p.default if p.required else _LEFT_OUT) for p in spec.parameters
+    ]
     if _declared(fn)[1]:
         declared = {p.name for p in spec.parameters}
-        parameters += [
-            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
-            for name in sorted(properties - declared)
-        ]
+        parameters += [inspect.Parameter(name, keyword, default=_LEFT_OUT) for name in sorted(properties - declared)]
     if spec.context_parameter is not None:
         context = inspect.Parameter(
             spec.context_parameter, inspect.Parameter.KEYWORD_ONLY, annotation=spec.context_type
