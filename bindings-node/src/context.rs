@@ -12,6 +12,7 @@ use oxmcp::server::{Context, HandlerError, Next};
 
 use crate::convert::{decode_js, decoded_or_default, from_js, to_value};
 use crate::error::{handler_error, invalid, remote_error};
+use crate::server::definition_kind;
 
 /// One request being served: what it is, and how the handler talks back.
 #[napi]
@@ -263,6 +264,14 @@ impl NativeContext {
     #[napi]
     pub async fn ping(&self) -> napi::Result<()> {
         self.ctx.ping().await.map_err(handler_error)
+    }
+
+    /// Tells this request's client, and no other, that the list of `kind` changed (on its
+    /// legacy session; every client in 2026-07-28, which has no sessions).
+    #[napi]
+    pub async fn notify_session_list_changed(&self, kind: String) -> napi::Result<()> {
+        self.ctx.notify_session_list_changed(definition_kind(&kind)?).await;
+        Ok(())
     }
 
     /// Tells the client the user completed URL-mode elicitation `elicitationId`

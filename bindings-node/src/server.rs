@@ -423,7 +423,7 @@ pub fn uri_template_variables(template: String) -> napi::Result<Vec<String>> {
 }
 
 /// A kind of definition by the name the TypeScript layer gives it.
-fn definition_kind(kind: &str) -> napi::Result<DefinitionKind> {
+pub(crate) fn definition_kind(kind: &str) -> napi::Result<DefinitionKind> {
     match kind {
         "tool" => Ok(DefinitionKind::Tool),
         "resource" => Ok(DefinitionKind::Resource),

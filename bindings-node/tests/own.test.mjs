@@ -1,13 +1,14 @@
 // A tool built on its server's own resources, prompts and tools (`ctx.readResource`,
 // `ctx.getPrompt`, `ctx.callTool`), which run with the calling tool's context, and a ping of
-// the client (`ctx.ping`), in both eras.
+// the client (`ctx.ping`), in both eras; a list change told to the caller's session alone
+// (`ctx.notifySessionListChanged`).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import { Client, McpError, Server } from 'oxmcp';
 import * as z from 'zod';
 
-import { textOf } from './helpers.mjs';
+import { nextEvent, textOf } from './helpers.mjs';
 
 function makeServer() {
   const server = new Server({ name: 'own', version: '0.0.1' });
@@ -48,3 +49,30 @@ for (const era of ['legacy', 'modern']) {
     });
   });
 }
+
+describe('a list change told to one session', () => {
+  it('reaches the caller and not another client', async () => {
+    const server = new Server({ name: 'per-session', version: '0.0.1' });
+    server.registerTool('unlock', {}, async (ctx) => {
+      await ctx.notifySessionListChanged('tool');
+      return 'unlocked';
+    });
+    const caller = await Client.connectInProcess(server, { era: 'legacy' });
+    const other = await Client.connectInProcess(server, { era: 'legacy' });
+    try {
+      let told = false;
+      other.on('notifications/tools/list_changed', () => {
+        told = true;
+      });
+      const changed = nextEvent(caller, 'notifications/tools/list_changed');
+      await caller.callTool({ name: 'unlock' });
+      await changed;
+      await other.listTools();
+      assert.equal(told, false, 'another session is not told');
+    } finally {
+      await caller.close();
+      await other.close();
+      await server.close();
+    }
+  });
+});

@@ -243,6 +243,15 @@ export class Context {
   }
 
   /**
+   * Tells this request's client, and no other, that the list of `kind` changed: what its
+   * session is shown changed (the server's `notifyListChanged` tells every client). In
+   * 2026-07-28, which has no sessions, every client is told.
+   */
+  async notifySessionListChanged(kind: 'tool' | 'resource' | 'prompt'): Promise<void> {
+    await native(this.#native.notifySessionListChanged(kind));
+  }
+
+  /**
    * Tells the client the user completed the URL-mode elicitation `elicitationId`
    * (`notifications/elicitation/complete`, 2025-11-25), so that it may retry what waited
    * for it. It goes on the session, so it may come after the request that asked has ended
