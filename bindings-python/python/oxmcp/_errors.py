@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class McpError(Exception):
@@ -47,6 +50,15 @@ class ToolError(Exception):
 
     Any other exception does the same with its own message; this one says it is meant.
     """
+
+
+class ArgumentsRefused(ToolError):
+    """A tool's arguments that do not convert to its parameters' types: pydantic's words
+    (``refused``), as the tool's error."""
+
+    def __init__(self, refused: ValidationError) -> None:
+        super().__init__(str(refused))
+        self.refused = refused
 
 
 class ProtocolError(Exception):

@@ -13,10 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, PydanticSchemaGenerationError, TypeAdapter, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PydanticSchemaGenerationError,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
 from pydantic.fields import FieldInfo
 from typing_extensions import NotRequired, TypedDict, is_typeddict
 
+from ._errors import ArgumentsRefused
 from ._official import from_official, is_official
 from .content import Audio, Image
 from .context import Context
@@ -194,8 +203,9 @@ def lax_arguments(fn: Callable[..., Any], spec: FunctionSpec) -> Callable[[dict[
     """What checks a call's arguments as pydantic's lax mode does, as FastMCP checks them by
     default: each converted to the parameter's type where it can be (``"5"`` for an ``int``
     is 5), the defaults of those left out; a refusal (an argument that does not convert, a
-    missing or unknown one) raises pydantic's ``ValidationError`` (``1 validation error for
-    call[name]``). The context parameter is not an argument."""
+    missing or unknown one) raises :class:`ArgumentsRefused`, the tool's error in pydantic's
+    words (``1 validation error for call[name]``). The context parameter is not an
+    argument."""
     signature = inspect.signature(fn, eval_str=True)
     parameters = [p for name, p in signature.parameters.items() if name != spec.context_parameter]
 
@@ -207,7 +217,14 @@ def lax_arguments(fn: Callable[..., Any], spec: FunctionSpec) -> Callable[[dict[
     arguments.__annotations__ = {p.name: p.annotation for p in parameters if p.annotation is not EMPTY}
     # A function's adapter validates a call of it: its value is what the function returns.
     adapter: TypeAdapter[dict[str, Any]] = TypeAdapter(arguments)  # type: ignore[arg-type]
-    return adapter.validate_python
+
+    def checked(given: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return adapter.validate_python(given)
+        except ValidationError as refused:
+            raise ArgumentsRefused(refused) from None
+
+    return checked
 
 
 def string_coercer(annotation: Any) -> Coercer | None:

@@ -22,7 +22,7 @@ from typing_extensions import TypedDict, Unpack
 
 from .. import _native, types
 from .._conventions import Conventions
-from .._errors import McpError, ToolError
+from .._errors import McpError
 from .._native import INVALID_PARAMS
 from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
 from ..auth import TokenVerifier, native_verifier, resource_server
@@ -1188,25 +1188,13 @@ def _validated_arguments(spec: FunctionSpec) -> Callable[[Wire, _native.Context]
     return arguments_of
 
 
-class ArgumentsRefused(ToolError):
-    """A tool's arguments that do not convert to its parameters' types: pydantic's words
-    (``refused``), as the tool's error."""
-
-    def __init__(self, refused: ValidationError) -> None:
-        super().__init__(str(refused))
-        self.refused = refused
-
-
 def _lax_arguments(spec: FunctionSpec, fn: Callable[..., Any]) -> Callable[[Wire, _native.Context], Arguments]:
     """A tool's keyword arguments from those sent, unchecked by the core, converted as
-    pydantic's lax mode converts them; a refusal is the tool's error, in pydantic's words."""
+    pydantic's lax mode converts them (:func:`~oxmcp._schema.lax_arguments`)."""
     checked = lax_arguments(fn, spec)
 
     def arguments_of(arguments: Wire, native_ctx: _native.Context) -> Arguments:
-        try:
-            return checked(arguments), native_ctx
-        except ValidationError as refused:
-            raise ArgumentsRefused(refused) from None
+        return checked(arguments), native_ctx
 
     return arguments_of
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from ..._errors import ArgumentsRefused
 from ..._schema import FunctionSpec, inspect_function
-from ...server import ArgumentsRefused
 from ...server._calling import native_context
 from ...server._mounting import Transform, _Registration
 from ...types import CallToolResult, ToolAnnotations
