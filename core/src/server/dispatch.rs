@@ -42,6 +42,7 @@ use crate::protocol::{
 use crate::state::SessionRecord;
 use crate::transport::TransportKind;
 use crate::{lock, read, write};
+use last_meta::LastMeta;
 use recent_clients::RecentClients;
 
 /// The protocol facts one request is served under.
@@ -121,6 +122,8 @@ pub(crate) struct Dispatcher {
     record_changes: AtomicU64,
     /// What the modern clients it served lately said of themselves.
     recent_clients: RecentClients,
+    /// The `_meta` of its stream client's last calls.
+    last_meta: LastMeta,
     /// What carries its requests.
     transport: TransportKind,
     /// Set while the server's handler of `notifications/initialized` runs: the client's
@@ -187,6 +190,7 @@ impl Dispatcher {
             replicated: AtomicBool::new(false),
             record_changes: AtomicU64::new(0),
             recent_clients: RecentClients::default(),
+            last_meta: LastMeta::default(),
             transport,
             greeting: AtomicBool::new(false),
             greeted: Notify::new(),
@@ -320,13 +324,29 @@ impl Dispatcher {
     }
 
     /// `frame` read in one pass as a `tools/call` ([`CallFrame`]), with the protocol facts
-    /// of its `_meta`: the request to serve, and what was read of it. `None` for another
+    /// of its `_meta` (learned from the client's earlier calls when it sends the same
+    /// again, [`LastMeta`]): the request to serve, and what was read of it. `None` for another
     /// frame, or one whose facts do not hold (before the handshake, say): the usual read
     /// takes it, and answers it as it would have.
     pub(crate) fn read_call_frame(&self, frame: &Bytes) -> Option<(Request, ReadAhead)> {
-        let CallFrame { id, params } = CallFrame::read(frame)?;
-        let (request_meta, call) = params.split();
-        let exchange = self.exchange_for(methods::TOOLS_CALL, &request_meta, None).ok()??;
+        if !CallFrame::named(frame) {
+            return None;
+        }
+        let (id, call, exchange) = match self.last_meta.read(frame) {
+            Some((id, call, learned)) => {
+                let handshake = read(&self.handshake).clone();
+                (id, call, handshake.unwrap_or(learned))
+            }
+            None => {
+                let CallFrame { id, params } = CallFrame::read(frame)?;
+                let (request_meta, call) = params.split();
+                let exchange = self.exchange_for(methods::TOOLS_CALL, &request_meta, None).ok()??;
+                if request_meta.protocol_version.is_some() {
+                    self.last_meta.learn(frame, &exchange);
+                }
+                (id, call, exchange)
+            }
+        };
         let request = Request {
             id,
             method: methods::TOOLS_CALL.to_owned(),
@@ -940,6 +960,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 mod call_frame;
+mod last_meta;
 mod recent_clients;
 
 pub(crate) use call_frame::CallFrame;

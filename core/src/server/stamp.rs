@@ -19,6 +19,8 @@ pub(crate) struct Stamp {
     info: Value,
     /// `"_meta":{"io.modelcontextprotocol/serverInfo":…}`, for results without one.
     meta_member: String,
+    /// `"resultType":"complete",` and the `_meta` member, for results without either.
+    complete_members: String,
 }
 
 impl Stamp {
@@ -28,27 +30,40 @@ impl Stamp {
         let mut only_info = Map::new();
         only_info.insert(meta::SERVER_INFO.to_owned(), info.clone());
         let meta_member = format!("\"_meta\":{}", serde_json::to_string(&only_info)?);
-        Ok(Stamp { info, meta_member })
+        let complete_members = format!(
+            "\"resultType\":{},{meta_member}",
+            serde_json::to_string(&ResultType::Complete)?
+        );
+        Ok(Stamp {
+            info,
+            meta_member,
+            complete_members,
+        })
     }
 
     /// `result` as JSON text, its `resultType` `complete` unless it set one, and the
     /// server's info added to its `_meta`.
     pub(crate) fn write<R: ProtocolResult + Serialize>(&self, mut result: R) -> serde_json::Result<String> {
-        result.result_type_mut().get_or_insert(ResultType::Complete);
         if result.meta_mut().is_none() {
+            let members = match result.result_type_mut() {
+                None => &self.complete_members,
+                Some(_) => &self.meta_member,
+            };
             // Room for a small result and the stamp, so that stamping it copies nothing.
-            let mut text = Vec::with_capacity(SMALL_RESULT + self.meta_member.len());
+            let mut text = Vec::with_capacity(SMALL_RESULT + members.len() + 1);
             serde_json::to_writer(&mut text, &result)?;
-            // A result is written as an object, and not an empty one (it has its
-            // `resultType`): `_meta` goes in as its last member.
-            if text.len() > 2 && text.ends_with(b"}") {
+            // A result is written as an object: the stamp goes in as its last members.
+            if text.starts_with(b"{") && text.ends_with(b"}") {
                 text.pop();
-                text.push(b',');
-                text.extend_from_slice(self.meta_member.as_bytes());
+                if text.len() > 1 {
+                    text.push(b',');
+                }
+                text.extend_from_slice(members.as_bytes());
                 text.push(b'}');
                 return String::from_utf8(text).map_err(serde::ser::Error::custom);
             }
         }
+        result.result_type_mut().get_or_insert(ResultType::Complete);
         self.add_info(result.meta_mut().get_or_insert_with(Map::new));
         serde_json::to_string(&result)
     }
@@ -98,6 +113,22 @@ mod tests {
     fn an_empty_result_is_stamped_too() {
         let result = written(EmptyResult::default());
         assert_eq!(result["resultType"], "complete");
+        assert_eq!(result["_meta"][meta::SERVER_INFO]["name"], "stamped");
+    }
+
+    #[test]
+    fn a_result_of_another_type_keeps_it_once() {
+        let text = stamp()
+            .write(InputRequiredResult {
+                input_requests: None,
+                request_state: Some("sealed".into()),
+                result_type: Some(ResultType::InputRequired),
+                meta: None,
+            })
+            .unwrap();
+        assert_eq!(text.matches("resultType").count(), 1, "{text}");
+        let result: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(result["resultType"], "input_required");
         assert_eq!(result["_meta"][meta::SERVER_INFO]["name"], "stamped");
     }
 

@@ -96,6 +96,43 @@ async fn the_era_comes_from_the_handshake_or_from_each_request() {
 }
 
 #[tokio::test]
+async fn each_call_of_a_stream_is_served_under_the_meta_it_sends() {
+    let dispatcher = Dispatcher::new(server(), TransportKind::Memory);
+    let roots = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/logLevel":"error"}"#;
+    let plain = MODERN_META.replace(char::is_whitespace, "");
+    let read = |id: u32, meta: &str| {
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"hi"}},"_meta":{meta}}}}}"#
+        );
+        let (request, read) = dispatcher
+            .read_call_frame(&Bytes::from(frame))
+            .expect("read in one pass");
+        assert_eq!(request.id, RequestId::Number(id.into()));
+        assert_eq!(read.call.expect("the call's params").name(), "echo");
+        read.exchange
+    };
+    // Read, then learned; another `_meta` read for itself; the first one again.
+    for (id, meta, has_roots) in [
+        (1, &*plain, false),
+        (2, &plain, false),
+        (3, roots, true),
+        (4, &plain, false),
+    ] {
+        let exchange = read(id, meta);
+        assert_eq!(exchange.version, ProtocolVersion::LATEST);
+        assert_eq!(exchange.client_capabilities.roots.is_some(), has_roots, "call {id}");
+        assert_eq!(exchange.log_level.is_some(), has_roots, "call {id}");
+    }
+    // A handshake decides the era of what follows, whatever the `_meta`.
+    let init =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    ask(&dispatcher, 5, "initialize", init).await;
+    for id in [6, 7] {
+        assert_eq!(read(id, &plain).version, ProtocolVersion::parse("2025-06-18").unwrap());
+    }
+}
+
+#[tokio::test]
 async fn a_shared_dispatcher_answers_initialize_without_remembering_it() {
     let dispatcher = Dispatcher::shared(server(), 8);
     let init =
