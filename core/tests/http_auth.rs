@@ -317,6 +317,11 @@ impl Protected {
 
     /// A modern `tools/call` of `tool` with `token` and extra params.
     async fn modern_call(&self, token: &str, tool: &str, extra: Value) -> reqwest::Response {
+        self.modern_call_named(token, tool, tool, extra).await
+    }
+
+    /// [`modern_call`](Self::modern_call) with `named` in its `Mcp-Name` header.
+    async fn modern_call_named(&self, token: &str, tool: &str, named: &str, extra: Value) -> reqwest::Response {
         let mut params = json!({"name": tool, "arguments": {}, "_meta": {
             "io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
@@ -330,7 +335,7 @@ impl Protected {
             ("authorization", bearer.as_str()),
             ("mcp-protocol-version", MODERN),
             ("mcp-method", "tools/call"),
-            ("mcp-name", tool),
+            ("mcp-name", named),
         ];
         self.post(&body, &headers).await
     }
@@ -555,6 +560,12 @@ async fn scopes_the_server_or_a_tool_needs_are_challenged_with_insufficient_scop
         header.contains("error=\"insufficient_scope\"") && header.contains("scope=\"mcp notes:write\""),
         "{header}"
     );
+    // A header naming a tool that needs no scope does not take the call past the check of
+    // the tool its body names, which comes before the headers' (a mismatch, 400).
+    let disguised = server
+        .modern_call_named(&reader, "write_note", "whoami", json!({}))
+        .await;
+    assert_eq!(challenge(&disguised).0, 403);
     let writer = server.token("alice", "mcp notes:write", "ec");
     let written: Value = json_of(server.modern_call(&writer, "write_note", json!({})).await).await;
     assert_eq!(written["result"]["content"][0]["text"], "written");

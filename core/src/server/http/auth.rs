@@ -138,7 +138,7 @@ impl Endpoint {
     /// The refusal of a `method` request naming `target`, when that tool, prompt or
     /// resource requires scopes the caller lacks. The challenge names every scope the
     /// call needs, the server's ones too, so that one new authorization is enough.
-    fn scope_refusal_of(
+    pub(super) fn scope_refusal_of(
         &self,
         caller: Option<&Caller>,
         method: &str,

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::auth::{handle_metadata, Admitted, HostCaller, Target};
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::{post_batch, post_legacy};
-use super::modern::{is_modern, post_modern, post_modern_notification};
+use super::modern::{is_modern, post_modern, post_modern_call, post_modern_notification, read_modern_call};
 use super::response::{is_json, respond, rpc_error, Rejection, STREAM_CAPACITY};
 use super::sessions::{follow_relay, reap_idle_sessions, HttpSession};
 use super::sse_compat::{handle_sse_message, handle_sse_open};
@@ -264,6 +264,10 @@ async fn answer_post(
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
     };
+    // The hot path: a modern `tools/call` read in one pass; anything else the usual way.
+    if let Some((request, read)) = read_modern_call(endpoint, headers, &body) {
+        return post_modern_call(endpoint, headers, request, read, caller).await;
+    }
     let message = match jsonrpc::parse(&body) {
         Ok(Incoming::Single(message)) => message,
         Ok(Incoming::Batch(entries)) => {

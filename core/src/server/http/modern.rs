@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
+use axum::body::Bytes;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, StatusCode};
 use memchr::memmem::Finder;
@@ -58,6 +59,44 @@ pub(super) async fn post_modern(
         Ok(read) => read,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
     };
+    endpoint
+        .answer_alone(request, None, Some(read), caller, status_for_modern)
+        .await
+}
+
+/// A modern `tools/call` whose body reads in one pass
+/// ([`Dispatcher::read_call_frame`](crate::server::dispatch::Dispatcher::read_call_frame)),
+/// with its version header that of its `_meta`: the request, and what was read of it.
+/// `None` for any other body, left to the usual read, which answers it as before.
+pub(super) fn read_modern_call(endpoint: &Endpoint, headers: &HeaderMap, body: &Bytes) -> Option<(Request, ReadAhead)> {
+    let header_version = header_str(headers, header_names::PROTOCOL_VERSION).and_then(ProtocolVersion::parse)?;
+    if header_version.era() != Era::Modern {
+        return None;
+    }
+    let (request, read) = endpoint.stateless.read_call_frame(body)?;
+    (read.exchange.version == header_version).then_some((request, read))
+}
+
+/// Answers a call [`read_modern_call`] read: the scopes its tool requires, then the
+/// headers that mirror its name and arguments, are checked as [`post_modern`] checks them.
+pub(super) async fn post_modern_call(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    request: Request,
+    read: ReadAhead,
+    caller: Admitted,
+) -> Response {
+    let name = read.call.as_ref().map(CallParams::name);
+    let refusal = endpoint.scope_refusal_of(caller.as_deref(), &request.method, || name.map(str::to_owned));
+    if let Some(refused) = refusal {
+        return refused;
+    }
+    let call = read.call.as_ref();
+    if let Err(error) = check_target(endpoint, headers, &request.method, name, || {
+        call.and_then(CallParams::arguments).cloned()
+    }) {
+        return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error);
+    }
     endpoint
         .answer_alone(request, None, Some(read), caller, status_for_modern)
         .await
