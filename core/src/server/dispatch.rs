@@ -338,7 +338,7 @@ impl Dispatcher {
                 (id, call, handshake.unwrap_or(learned))
             }
             None => {
-                let CallFrame { id, params } = CallFrame::read(frame)?;
+                let CallFrame { id, params, .. } = CallFrame::read(frame)?;
                 let (request_meta, call) = params.split();
                 let exchange = self.exchange_for(methods::TOOLS_CALL, &request_meta, None).ok()??;
                 if request_meta.protocol_version.is_some() {

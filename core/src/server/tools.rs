@@ -480,6 +480,11 @@ impl<'a> CallParams<'a> {
         serde_json::from_str(raw.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)
     }
 
+    /// Whether the params have a `_meta`.
+    pub(crate) fn has_meta(&self) -> bool {
+        self.meta.is_some()
+    }
+
     /// The protocol fields of the `_meta`, and the params without them (which the method
     /// takes once the params have moved into the request's context).
     pub(crate) fn split(self) -> (SentRequestMeta<'a>, CallParams<'static>) {

@@ -25,6 +25,8 @@ use crate::server::tools::CallParams;
 pub(crate) struct CallFrame<'a> {
     pub(crate) id: RequestId,
     pub(crate) params: CallParams<'a>,
+    /// Whether the params were the envelope's last member.
+    pub(crate) params_last: bool,
 }
 
 impl<'a> CallFrame<'a> {
@@ -65,8 +67,10 @@ impl<'de: 'a, 'a> Visitor<'de> for Members<'a> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let not_taken = || de::Error::custom("left to the usual read");
         let (mut version, mut id, mut method, mut params) = (false, None, false, None);
+        let mut params_last = false;
         // A name the input escapes cannot be borrowed, and fails the read.
         while let Some(name) = map.next_key::<&'de str>()? {
+            params_last = name == "params";
             match name {
                 "jsonrpc" if !version => {
                     version = map.next_value::<&'de str>()? == "2.0";
@@ -90,7 +94,11 @@ impl<'de: 'a, 'a> Visitor<'de> for Members<'a> {
             }
         }
         match (version, id, params) {
-            (true, Some(id), Some(params)) => Ok(CallFrame { id, params }),
+            (true, Some(id), Some(params)) => Ok(CallFrame {
+                id,
+                params,
+                params_last,
+            }),
             _ => Err(not_taken()),
         }
     }

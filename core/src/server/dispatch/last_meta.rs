@@ -5,14 +5,17 @@
 //! most of what the modern era cost a call over the legacy one. A frame in which the text
 //! of the last `_meta` learned stands as is, where it stood (a client writes its calls
 //! alike: the `_meta` ends as far from the frame's end, or begins as far from its start,
-//! as in the call it was learned from), is read with a short stand-in in its place, and
-//! its facts are the ones learned.
+//! as in the call it was learned from), is read without it, and its facts are the ones
+//! learned. Anything else is left to the usual read.
 //!
-//! The stand-in is known to have been read as the call's own `_meta` (not as an argument's
-//! member, say) by where its one member's value was borrowed from: a JSON reader is in the
-//! same state at the same place of two texts that agree up to there, and a `_meta`, an
-//! object, ends where it ends whatever follows, so the frame reads as the stand-in's text
-//! does with the learned `_meta` as its call's. Anything else is left to the usual read.
+//! A JSON reader is in the same state at the same place of two texts that agree up to
+//! there, and a `_meta`, an object, ends where it ends whatever follows. So where the
+//! learned `_meta` is the last member of the frame's last member (`,"_meta":{…}}}` ends
+//! the frame, as most clients write a call), it is known to be the call's own when the
+//! frame without it reads as a call whose params, without a `_meta`, are the envelope's
+//! last member. Anywhere else a short stand-in takes its place, known to have been read as
+//! the call's own `_meta` (not as an argument's member, say) by where its one member's
+//! value was borrowed from.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -72,7 +75,11 @@ impl LastMeta {
         let learned = lock(&self.learned).clone();
         let read = learned.and_then(|learned| {
             let at = learned.find(frame)?;
-            let (id, call) = read_standing_in(frame, at, learned.member.len())?;
+            let len = learned.member.len();
+            let (id, call) = match ends_the_call(frame, at, len) {
+                true => read_without(frame, at),
+                false => read_standing_in(frame, at, len),
+            }?;
             Some((id, call, learned.exchange.clone()))
         });
         match read {
@@ -112,6 +119,34 @@ impl LastMeta {
     }
 }
 
+/// What ends a frame whose last member is the params, after their last member.
+const CLOSING: &[u8] = b"}}";
+
+/// Whether the member of `len` bytes at `at` follows another and ends the frame's last
+/// member, which ends the frame.
+fn ends_the_call(frame: &[u8], at: usize, len: usize) -> bool {
+    at > 0 && frame[at - 1] == b',' && &frame[at + len..] == CLOSING
+}
+
+/// `frame` read without the `_meta` member at `at` that [`ends_the_call`], when what is
+/// left is a call whose params, without a `_meta`, are the envelope's last member.
+fn read_without(frame: &[u8], at: usize) -> Option<(RequestId, CallParams<'static>)> {
+    let mut text = Vec::with_capacity(at + 1);
+    text.extend_from_slice(&frame[..at - 1]);
+    text.extend_from_slice(CLOSING);
+    // What is left out is a comma and the learned `_meta`, UTF-8.
+    let text = String::from_utf8(text).ok()?;
+    let CallFrame {
+        id,
+        params,
+        params_last,
+    } = serde_json::from_str(&text).ok()?;
+    if !params_last || params.has_meta() {
+        return None;
+    }
+    Some((id, params.split().1))
+}
+
 /// `frame` read with [`STAND_IN`] for the `_meta` member of `len` bytes at `at`, when the
 /// stand-in is what the read took for the call's `_meta`.
 fn read_standing_in(frame: &[u8], at: usize, len: usize) -> Option<(RequestId, CallParams<'static>)> {
@@ -124,7 +159,7 @@ fn read_standing_in(frame: &[u8], at: usize, len: usize) -> Option<(RequestId, C
     // The learned `_meta` is UTF-8 and both ends of it ASCII: the frame is UTF-8 when this
     // text is.
     let text = String::from_utf8(text).ok()?;
-    let CallFrame { id, params } = serde_json::from_str(&text).ok()?;
+    let CallFrame { id, params, .. } = serde_json::from_str(&text).ok()?;
     let (meta, call) = params.split();
     let stand_in = value_at..value_at + STAND_IN.len();
     let borrowed_from_stand_in = meta
@@ -181,37 +216,58 @@ mod tests {
         )
     }
 
-    /// A `LastMeta` that learned [`META`].
-    fn learned() -> LastMeta {
+    /// A call with its `_meta` first in its params, as the official Python SDK writes one.
+    fn meta_first(id: u32, arguments: &str, meta: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{meta},"name":"echo","arguments":{arguments}}}}}"#
+        )
+    }
+
+    /// A `LastMeta` that learned [`META`] from a call `written` so.
+    fn learned_from(written: fn(u32, &str, &str) -> String) -> LastMeta {
         let last = LastMeta::default();
-        assert!(last.read(call(1, "{}", META).as_bytes()).is_none());
-        last.learn(call(1, "{}", META).as_bytes(), &exchange());
+        assert!(last.read(written(1, "{}", META).as_bytes()).is_none());
+        last.learn(written(1, "{}", META).as_bytes(), &exchange());
         last
+    }
+
+    fn learned() -> LastMeta {
+        learned_from(call)
     }
 
     #[test]
     fn a_call_with_the_learned_meta_is_read_with_its_facts() {
-        let last = learned();
-        let (id, call, _) = last.read(call(2, r#"{"text":"hé"}"#, META).as_bytes()).unwrap();
-        assert_eq!(id, RequestId::Number(2));
-        assert_eq!(call.name(), "echo");
-        assert_eq!(call.arguments().unwrap()["text"], "hé");
+        // Its `_meta` last (read without it) or first (read with the stand-in).
+        for written in [call, meta_first] {
+            let last = learned_from(written);
+            let frame = written(2, r#"{"text":"hé"}"#, META);
+            let (id, params, _) = last.read(frame.as_bytes()).expect(&frame);
+            assert_eq!(id, RequestId::Number(2));
+            assert_eq!(params.name(), "echo");
+            assert_eq!(params.arguments().unwrap()["text"], "hé");
+        }
     }
 
     #[test]
     fn the_learned_text_elsewhere_than_the_calls_meta_is_not_taken_for_it() {
         let last = learned();
-        let envelope = |params: &str| {
-            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{params},"x":{{"_meta":{META}}}}}"#)
+        let envelope = |params: &str, x: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{params},"x":{{{x}"_meta":{META}}}}}"#)
         };
         for frame in [
             // In an argument, where the learned `_meta` began (the id two digits longer);
             // the call's own `_meta` what stands in for it.
             call(100, &format!(r#"{{"_meta":{META}}}"#), STAND_IN),
             // In the envelope, where the learned `_meta` ended; the call's own `_meta` what
-            // stands in for it, or none.
-            envelope(&format!(r#"{{"name":"echo","_meta":{STAND_IN}}}"#)),
-            envelope(r#"{"name":"echo"}"#),
+            // stands in for it, or none; after another member, as a call's last `_meta`
+            // would be.
+            envelope(&format!(r#"{{"name":"echo","_meta":{STAND_IN}}}"#), ""),
+            envelope(r#"{"name":"echo"}"#, ""),
+            envelope(r#"{"name":"echo"}"#, r#""a":1,"#),
+            // After a `_meta` of the call's own.
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"echo","_meta":{{}},"_meta":{META}}}}}"#
+            ),
         ] {
             let held = lock(&last.learned).as_ref().unwrap().find(frame.as_bytes());
             assert!(held.is_some(), "where it was learned: {frame}");
