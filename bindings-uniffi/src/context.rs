@@ -11,6 +11,7 @@ use crate::convert::{
     GetPromptResult, Implementation, LoggingLevel, ReadResourceResult, Root,
 };
 use crate::error::McpError;
+use crate::server::DefinitionKind;
 
 /// What a handler knows about the request it serves, and how it talks back: progress, log
 /// messages, cancellation, and requests to the client (elicitation, sampling, roots), which
@@ -112,6 +113,17 @@ impl Context {
     /// Whether this call runs as a task.
     pub fn is_task(&self) -> bool {
         self.inner.is_task()
+    }
+
+    /// Tells every client that the list of `kind` changed.
+    pub fn notify_list_changed(&self, kind: DefinitionKind) {
+        self.inner.notify_list_changed(kind.into());
+    }
+
+    /// Tells this request's client, and no other, that the list of `kind` changed (on its
+    /// legacy session; every client in 2026-07-28, which has no sessions).
+    pub async fn notify_session_list_changed(&self, kind: DefinitionKind) {
+        self.inner.notify_session_list_changed(kind.into()).await;
     }
 
     /// Sends a log message (any JSON value, as text) if the client wants this level.

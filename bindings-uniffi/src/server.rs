@@ -33,6 +33,30 @@ use crate::handler::{self, CompletionHandler, PromptHandler, ResourceHandler, To
 use crate::http::HttpOptions;
 use oxmcp::server::auth::TokenVerifier;
 
+/// Which list a registration shows in.
+#[derive(uniffi::Enum, Clone, Copy)]
+pub enum DefinitionKind {
+    /// A tool, by name.
+    Tool,
+    /// A static resource, by URI.
+    Resource,
+    /// A resource template, by URI template.
+    ResourceTemplate,
+    /// A prompt, by name.
+    Prompt,
+}
+
+impl From<DefinitionKind> for oxmcp::server::DefinitionKind {
+    fn from(kind: DefinitionKind) -> Self {
+        match kind {
+            DefinitionKind::Tool => Self::Tool,
+            DefinitionKind::Resource => Self::Resource,
+            DefinitionKind::ResourceTemplate => Self::ResourceTemplate,
+            DefinitionKind::Prompt => Self::Prompt,
+        }
+    }
+}
+
 /// An MCP server whose definitions may be added and removed at any time (connected clients
 /// are told the lists changed). One value serves any number of connections.
 #[derive(uniffi::Object)]
@@ -310,6 +334,20 @@ impl Server {
     /// Tells the clients subscribed to `uri` that it changed.
     pub fn notify_resource_updated(&self, uri: String) {
         self.inner.notify_resource_updated(&uri);
+    }
+
+    /// Disables a registration (`enabled = false`): it leaves its list and is served no
+    /// more, its key staying registered until it is removed; enabling it brings it back.
+    /// Clients are told the list changed. Returns whether anything changed (false for an
+    /// unknown key, or one already as asked).
+    pub fn set_enabled(&self, kind: DefinitionKind, key: String, enabled: bool) -> bool {
+        self.inner.set_enabled(kind.into(), &key, enabled)
+    }
+
+    /// Tells every client that the list of `kind` changed, for what the registrations do
+    /// not show (their own changes are told without it).
+    pub fn notify_list_changed(&self, kind: DefinitionKind) {
+        self.inner.notify_list_changed(kind.into());
     }
 
     /// Serves Streamable HTTP (both eras) on `addr` in the background, e.g. `127.0.0.1:0`

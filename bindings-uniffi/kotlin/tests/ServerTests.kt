@@ -7,6 +7,7 @@ import io.github.oxmcp.CallOptions
 import io.github.oxmcp.CancellationHandle
 import io.github.oxmcp.CompletionReference
 import io.github.oxmcp.ContentBlock
+import io.github.oxmcp.DefinitionKind
 import io.github.oxmcp.EraMode
 import io.github.oxmcp.Icon
 import io.github.oxmcp.McpException
@@ -73,6 +74,39 @@ fun serverTests(suite: Suite) {
                 withClient(url, era) { c ->
                     val said = firstText(c.client.callTool("own").content)
                     assertEquals("buy milk | Please review this code:\nx = 1 | 5 | -32602", said, "$era")
+                }
+            }
+        } finally {
+            server.shutdown()
+            server.close()
+        }
+    }
+
+    suite.test("server: lists told changed by the server, by a handler to its own client, and by enabling") {
+        val server = kotlinServer()
+        server.addTool(
+            Tool(name = "tell", inputSchemaJson = NO_ARGUMENTS),
+            tool { _, context ->
+                context.notifySessionListChanged(DefinitionKind.PROMPT)
+                Returned.Text("told")
+            },
+        )
+        try {
+            val url = server.serveHttp("127.0.0.1:0")
+            for (era in listOf(EraMode.LEGACY, EraMode.MODERN)) {
+                withClient(url, era) { c ->
+                    c.client.listen(SubscriptionFilter(toolsListChanged = true, promptsListChanged = true, resourcesListChanged = true))
+                    // A change told before the client's stream is up reaches nobody: tell until it arrives.
+                    suspend fun heard(tell: suspend () -> Unit, matches: (ServerNotification) -> Boolean) =
+                        (1..5).any { tell(); c.inbox.poll(1_000, matches) != null }
+                    check(heard({ server.notifyListChanged(DefinitionKind.RESOURCE) }) { it is ServerNotification.ResourceListChanged }) { "$era: resources" }
+                    check(heard({ c.client.callTool("tell") }) { it is ServerNotification.PromptListChanged }) { "$era: prompts" }
+                    check(server.setEnabled(DefinitionKind.TOOL, "shout", false)) { "$era: disabled" }
+                    check(c.inbox.poll(5_000) { it is ServerNotification.ToolListChanged } != null) { "$era: tools" }
+                    check(c.client.listAllTools().none { it.name == "shout" }) { "$era: shout is hidden" }
+                    check(!server.setEnabled(DefinitionKind.TOOL, "shout", false)) { "$era: disabled already" }
+                    check(server.setEnabled(DefinitionKind.TOOL, "shout", true)) { "$era: enabled" }
+                    check(c.client.listAllTools().any { it.name == "shout" }) { "$era: shout is back" }
                 }
             }
         } finally {
