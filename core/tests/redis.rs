@@ -647,6 +647,36 @@ async fn a_restarted_redis_gets_the_sealing_key_back_from_the_replicas() {
     assert_eq!(two.open(&sealed, b"b").unwrap(), b"state");
 }
 
+#[tokio::test]
+async fn a_task_made_after_redis_restarted_empty_runs_on_while_its_replica_lives() {
+    let mut redis = RedisServer::start().await;
+    // Heartbeats a long time apart: none comes between the restart and the look.
+    let shared = || async {
+        let store = RedisStore::connect(&redis.url)
+            .await
+            .unwrap()
+            .replica_liveness(Duration::from_secs(60));
+        SharedState::redis(&store).await.unwrap()
+    };
+    let (_runs, runner) = replica_of(shared().await, Arc::new(AtomicBool::new(false))).await;
+    let (_looks, looker) = replica_of(shared().await, Arc::new(AtomicBool::new(false))).await;
+    redis = redis.restart().await;
+    let mut task = None;
+    for _ in 0..50 {
+        match runner.call_tool_as_task("wait", json!({"ms": 60_000})).await {
+            Ok(made) => {
+                task = Some(made);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let id = task.expect("tasks work once Redis is back").id().unwrap().to_owned();
+    let status = looker.tool_task(&id).status().await.unwrap().unwrap();
+    assert_eq!(status.status, TaskStatus::Working, "its replica is alive: {status:?}");
+    drop(redis);
+}
+
 #[test]
 fn a_task_whose_replica_died_fails_rather_than_stay_working() {
     let main = tokio::runtime::Runtime::new().unwrap();

@@ -25,9 +25,9 @@ use crate::BoxFuture;
 
 /// Keeps a new task unless the store is full of running ones (then it answers 0): expired
 /// index entries go first, then the ended tasks closest to their expiry.
-/// KEYS: all, ended, the task, the owner's index, the task's runner. ARGV: now, capacity,
-/// the task's JSON, its TTL, its creation, its id, its expiry, the prefix of task keys,
-/// whether it ended, the replica that runs it.
+/// KEYS: all, ended, the task, the owner's index, the task's runner, the runner's heartbeat.
+/// ARGV: now, capacity, the task's JSON, its TTL, its creation, its id, its expiry, the
+/// prefix of task keys, whether it ended, the replica that runs it, its liveness.
 const CREATE: &str = r"
 local function keep(key, ms)
   if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
@@ -46,6 +46,9 @@ end
 local ttl = tonumber(ARGV[4])
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ttl)
 redis.call('SET', KEYS[5], ARGV[10], 'PX', ttl)
+-- The replica that makes a task is alive: a Redis that lost its heartbeat (restarted
+-- empty) must not fail the task before the replica's next beat.
+redis.call('SET', KEYS[6], 1, 'PX', ARGV[11])
 redis.call('ZADD', KEYS[1], ARGV[7], ARGV[6])
 keep(KEYS[1], ttl)
 if ARGV[9] == '1' then
@@ -160,6 +163,7 @@ impl TaskStore for RedisTaskStore {
                 .key(self.task_key(&task.id))
                 .key(self.owner_key(&task.owner))
                 .key(self.runner_key(&task.id))
+                .key(heartbeat_key(&self.redis, &self.redis.replica))
                 .arg(millis_since_epoch(SystemTime::now()))
                 .arg(capacity)
                 .arg(encode(task)?)
@@ -170,6 +174,7 @@ impl TaskStore for RedisTaskStore {
                 .arg(self.redis.key("task:"))
                 .arg(ended_flag(task))
                 .arg(&*self.redis.replica)
+                .arg(millis(self.redis.liveness).max(1))
                 .invoke_async(&mut connection)
                 .await
                 .map_err(failed)?;
