@@ -131,11 +131,7 @@ fn ends_the_call(frame: &[u8], at: usize, len: usize) -> bool {
 /// `frame` read without the `_meta` member at `at` that [`ends_the_call`], when what is
 /// left is a call whose params, without a `_meta`, are the envelope's last member.
 fn read_without(frame: &[u8], at: usize) -> Option<(RequestId, CallParams<'static>)> {
-    let mut text = Vec::with_capacity(at + 1);
-    text.extend_from_slice(&frame[..at - 1]);
-    text.extend_from_slice(CLOSING);
-    // What is left out is a comma and the learned `_meta`, UTF-8.
-    let text = String::from_utf8(text).ok()?;
+    let text = spliced(frame, at - 1..frame.len() - CLOSING.len(), b"")?;
     let CallFrame {
         id,
         params,
@@ -151,14 +147,7 @@ fn read_without(frame: &[u8], at: usize) -> Option<(RequestId, CallParams<'stati
 /// stand-in is what the read took for the call's `_meta`.
 fn read_standing_in(frame: &[u8], at: usize, len: usize) -> Option<(RequestId, CallParams<'static>)> {
     let value_at = at + MEMBER_NAME.len();
-    let rest = &frame[at + len..];
-    let mut text = Vec::with_capacity(value_at + STAND_IN.len() + rest.len());
-    text.extend_from_slice(&frame[..value_at]);
-    text.extend_from_slice(STAND_IN.as_bytes());
-    text.extend_from_slice(rest);
-    // The learned `_meta` is UTF-8 and both ends of it ASCII: the frame is UTF-8 when this
-    // text is.
-    let text = String::from_utf8(text).ok()?;
+    let text = spliced(frame, value_at..at + len, STAND_IN.as_bytes())?;
     let CallFrame { id, params, .. } = serde_json::from_str(&text).ok()?;
     let (meta, call) = params.split();
     let stand_in = value_at..value_at + STAND_IN.len();
@@ -167,6 +156,16 @@ fn read_standing_in(frame: &[u8], at: usize, len: usize) -> Option<(RequestId, C
         .is_some_and(|info| within(&text, info.get(), &stand_in));
     let only_the_stand_in = meta.protocol_version.is_none() && meta.client_capabilities.is_none();
     (borrowed_from_stand_in && only_the_stand_in).then_some((id, call))
+}
+
+/// `frame` with `with` in place of `range`, which holds (part of) the learned `_meta`: UTF-8,
+/// both ends of it ASCII, so the frame is UTF-8 when the text given is.
+fn spliced(frame: &[u8], range: Range<usize>, with: &[u8]) -> Option<String> {
+    let mut text = Vec::with_capacity(frame.len() - range.len() + with.len());
+    text.extend_from_slice(&frame[..range.start]);
+    text.extend_from_slice(with);
+    text.extend_from_slice(&frame[range.end..]);
+    String::from_utf8(text).ok()
 }
 
 /// Whether `part`, borrowed from `text`, lies within `range` of it.
