@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,6 +170,7 @@ def ported(source: Path, directory: Path) -> Path:
     """The snippet with its imports from the official SDK's server turned to oxmcp's."""
     text = source.read_text()
     text = text.replace("from mcp.server.mcpserver.prompts import base", "from oxmcp.prompts import base")
+    text = text.replace("from mcp.server.mcpserver.exceptions import", "from oxmcp import")
     text = text.replace("from mcp.server.mcpserver import", "from oxmcp import")
     text = OFFICIAL_SERVER.sub("oxmcp.server", text)
     assert not OFFICIAL_SERVER.search(text), "every import of the official server is replaced"
@@ -818,17 +819,38 @@ def test_a_fastmcp_servers_own_tests_pass_with_its_imports_changed(fastmcp_examp
     assert passed and int(passed.group(1)) >= tests, summary
 
 
-def printed_both_ways(program: str, tmp_path: Path) -> tuple[str, str]:
-    """What the FastMCP program ``servers/<program>`` prints run with FastMCP, and with its
-    imports changed to oxmcp's."""
+def printed_both_ways(
+    program: str, tmp_path: Path, port: Callable[[Path, Path], Path] = ported_from_fastmcp
+) -> tuple[str, str]:
+    """What the program ``servers/<program>`` prints run with the SDK it is written for
+    (FastMCP unless ``port`` is another's), and with its imports changed to oxmcp's."""
     original = Path(__file__).parent / "servers" / program
     printed = []
-    for path in (original, ported_from_fastmcp(original, tmp_path)):
+    for path in (original, port(original, tmp_path)):
         run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
         printed.append(run.stdout)
     published, ported = printed
     return published, ported
+
+
+def test_a_fastmcp_server_asked_directly_lists_and_answers_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_direct.py``: ``await mcp.list_tools()`` gives FastMCP's tools
+    (``parameters``, ``output_schema``, ``tags``) after the server's visibility rules and
+    middleware, ``get_tool`` one or None, ``call_tool`` a ``ToolResult`` or a raised
+    ``ToolError``, ``list_resources`` what is visible, ``render_prompt`` the messages."""
+    published, ported = printed_both_ways("fastmcp_direct.py", tmp_path)
+    assert ported == published
+    assert "get_tool: Adds two numbers. None" in ported and "ToolResult {'result': 3} ['3']" in ported
+
+
+def test_an_official_server_asked_directly_lists_and_answers_the_same_with_its_import_changed(tmp_path: Path) -> None:
+    """``servers/official_direct.py``: the official SDK's ``await mcp.list_tools()``,
+    ``call_tool`` (its result, or a raised ``ToolError`` for the tool's failure and for an
+    unknown tool), ``list_resource_templates``, ``list_prompts`` and ``get_prompt``."""
+    published, on_oxmcp = printed_both_ways("official_direct.py", tmp_path, ported)
+    assert on_oxmcp == published
+    assert "add {'result': 3} ['3'] False" in on_oxmcp and "missing raised ToolError" in on_oxmcp
 
 
 def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(tmp_path: Path) -> None:

@@ -782,6 +782,64 @@ async def test_a_lifespan_runs_once_around_everything_that_serves_the_server() -
     assert events == ["start lived", "stop"]
 
 
+async def test_a_server_calls_its_own_tools_resources_and_prompts_as_its_clients_would() -> None:
+    """``server.call_tool`` (and ``read_resource``, ``get_prompt``) in code and tests: through
+    the server's interceptor, in its lifespan, a tool's failure raised as ``ToolError``."""
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: Server) -> AsyncIterator[dict[str, str]]:
+        events.append("start")
+        yield {"unit": "kg"}
+        events.append("stop")
+
+    server = Server("direct", lifespan=lifespan)
+
+    async def watch(request: InterceptedRequest, call_next: NextMethod) -> dict[str, Any]:
+        events.append(request.method)
+        return await call_next()
+
+    server.intercept(watch)
+
+    @server.tool()
+    def weigh(grams: int, ctx: Context[dict[str, str]]) -> str:
+        if grams < 0:
+            raise ValueError("no negative weight")
+        return f"{grams / 1000} {ctx.request_context.lifespan_context['unit']}"
+
+    @server.tool()
+    async def weigh_twice(grams: int) -> str:
+        # A tool of the server composing another while a client is served: the lifespan
+        # it is in is the one the direct call uses.
+        once = await server.call_tool("weigh", {"grams": grams})
+        return f"{once.content[0].text} twice"
+
+    @server.resource("scale://{name}")
+    def scale(name: str) -> str:
+        return f"scale {name}"
+
+    @server.prompt()
+    def report(grams: str) -> str:
+        return f"Report {grams} g"
+
+    result = await server.call_tool("weigh", {"grams": 1500})
+    assert (result.content[0].text, result.is_error) == ("1.5 kg", False)
+    assert (events[0], events[-2:]) == ("start", ["tools/call", "stop"]), "in the lifespan, through the interceptor"
+    with pytest.raises(ToolError, match=r"^Error executing tool weigh: no negative weight$"):
+        await server.call_tool("weigh", {"grams": -1})
+    with pytest.raises(ToolError, match="missing"):
+        await server.call_tool("missing")
+    assert (await server.read_resource("scale://kitchen"))[0].text == "scale kitchen"
+    with pytest.raises(ResourceNotFoundError):
+        await server.read_resource("other://kitchen")
+    assert (await server.get_prompt("report", {"grams": "5"})).messages[0].content.text == "Report 5 g"
+
+    events.clear()
+    async with Client(server) as client:
+        assert (await client.call_tool("weigh_twice", {"grams": 10})).content[0].text == "0.01 kg twice"
+    assert events.count("start") == 1 and events.count("tools/call") == 2
+
+
 async def test_the_servers_completion_handler_gets_models_and_may_return_values() -> None:
     server = Server("completing")
     asked: list[tuple[Any, Any, Any]] = []

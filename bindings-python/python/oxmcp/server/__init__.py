@@ -22,7 +22,7 @@ from typing_extensions import TypedDict, Unpack
 
 from .. import _native, types
 from .._conventions import Conventions
-from .._errors import McpError
+from .._errors import McpError, ToolError
 from .._native import INVALID_PARAMS
 from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
 from ..auth import TokenVerifier, native_verifier, resource_server
@@ -354,6 +354,52 @@ class Server(Generic[LifespanT]):
     async def list_prompts(self) -> list[types.Prompt]:
         """The prompts registered, as :meth:`list_tools` gives the tools."""
         return [types.Prompt.model_validate(d) for d in self._components.definitions("prompt")]
+
+    async def _listed_resources(self) -> list[types.Resource]:
+        """What ``await server.list_resources()`` gives: the resources registered."""
+        return [types.Resource.model_validate(d) for d in self._components.definitions("resource")]
+
+    # Calling the server from its own code
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        """Calls one of the server's tools as a client in this process would (the official
+        SDK's ``await mcp.call_tool(name, arguments)``, in tests and in code that composes
+        tools): through everything a request goes through here, interceptors and
+        conventions included, within the server's lifespan. As the official SDK's, every
+        failure of the tool raises :class:`~oxmcp.ToolError` (an unknown tool, arguments
+        refused, the tool's own failure: ``Error executing tool <name>: <what the client
+        reads>``)."""
+        async with self._own_client() as client:
+            try:
+                result = await client.call_tool(name, arguments)
+            except McpError as error:
+                if error.code != INVALID_PARAMS:
+                    raise
+                raise ToolError(error.message) from error
+        if result.is_error:
+            texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
+            raise ToolError(f"Error executing tool {name}: {' '.join(texts)}")
+        return result.model_copy(update={"is_error": False})
+
+    async def read_resource(self, uri: str) -> list[types.ResourceContents]:
+        """Reads one of the server's resources as :meth:`call_tool` calls a tool: its
+        contents. One that does not exist raises :class:`~oxmcp.ResourceNotFoundError`."""
+        async with self._own_client() as client:
+            return (await client.read_resource(str(uri))).contents
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> types.GetPromptResult:
+        """Renders one of the server's prompts as :meth:`call_tool` calls a tool."""
+        async with self._own_client() as client:
+            return await client.get_prompt(name, arguments)
+
+    @contextlib.asynccontextmanager
+    async def _own_client(self) -> AsyncIterator[Client]:
+        """A client of this server in this process, connected for one request in the
+        2026-07-28 era (no handshake to make)."""
+        from ..client import Client
+
+        async with Client(self, era="modern") as client:
+            yield client
 
     def mount(
         self, server: Server[Any], namespace: str | None = None, tool_names: dict[str, str] | None = None
@@ -921,8 +967,7 @@ class ResourceListing:
         return self._registered().__await__()
 
     async def _registered(self) -> list[types.Resource]:
-        definitions = self._server._components.definitions("resource")
-        return [types.Resource.model_validate(d) for d in definitions]
+        return await self._server._listed_resources()
 
     def __call__(self, fn: Handler) -> Handler:
         server = self._server

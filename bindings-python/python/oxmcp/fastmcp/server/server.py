@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from typing_extensions import Self, Unpack
 
+from ... import types
 from ..._conventions import Conventions
 from ...context import Context
 from ...server import Server, resource_kind, tool_registration
@@ -22,7 +23,8 @@ from .._conventions import FastMCPConventions
 from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
-from ..tools.base import Tool
+from ..tools import ToolResult
+from ..tools.base import ListedTool, Tool
 from ..utilities.tasks import TaskConfig, TaskMode
 from ._middleware import interceptor
 from ._versions import VersionedComponents
@@ -270,6 +272,69 @@ class FastMCP(Server):
     ) -> Any:
         """:meth:`oxmcp.Server.prompt`, with ``tags`` and ``version``."""
         return super().prompt(name_or_fn, **self._tagged(options, tags, version))
+
+    # What a client gets, asked of the server by its own code (FastMCP's `list_tools()`,
+    # `call_tool()`...): a client of it in this process, so that the server's transforms,
+    # visibility rules and middleware apply as they do to every request.
+
+    def _asked(self) -> Client:
+        """FastMCP's client of this server in this process, in the 2026-07-28 era (no
+        handshake to make)."""
+        return Client(self, mode="2026-07-28")
+
+    async def list_tools(self) -> list[Tool]:  # type: ignore[override]
+        """The tools a client is listed, as FastMCP's :class:`~oxmcp.fastmcp.tools.Tool`
+        objects: after the server's transforms, visibility rules and middleware, mounted
+        servers' and providers' included; several versions of one name as one, the
+        highest."""
+        async with self._own_client() as client:
+            return [ListedTool(tool.to_wire()) for tool in await client.list_tools()]
+
+    async def get_tool(self, name: str) -> Tool | None:
+        """The tool ``name`` as :meth:`list_tools` gives it, or None if no client is listed
+        one of that name."""
+        return next((tool for tool in await self.list_tools() if tool.name == name), None)
+
+    async def call_tool(  # type: ignore[override]
+        self, name: str, arguments: dict[str, Any] | None = None, *, version: str | None = None
+    ) -> ToolResult:
+        """Calls a tool (its ``version``, when given) as a client in this process would,
+        middleware and visibility included: its result as a
+        :class:`~oxmcp.fastmcp.tools.ToolResult`; its failure raises ``ToolError``, a
+        tool no client can call ``McpError``."""
+        async with self._asked() as client:
+            result = await client.call_tool(name, arguments, version=version)
+        return ToolResult(result.content, result.structured_content, result.meta)
+
+    async def list_resource_templates(self) -> list[types.ResourceTemplate]:
+        """The resource templates a client is listed, as :meth:`list_tools` gives the tools."""
+        async with self._asked() as client:
+            return await client.list_resource_templates()
+
+    async def list_prompts(self) -> list[types.Prompt]:
+        """The prompts a client is listed, as :meth:`list_tools` gives the tools."""
+        async with self._asked() as client:
+            return await client.list_prompts()
+
+    async def _listed_resources(self) -> list[types.Resource]:
+        """The resources a client is listed (``await mcp.list_resources()``), as
+        :meth:`list_tools` gives the tools."""
+        async with self._asked() as client:
+            return await client.list_resources()
+
+    async def read_resource(self, uri: str, *, version: str | None = None) -> list[types.ResourceContents]:
+        """The contents of the resource at ``uri`` (its ``version``, when given), read as
+        :meth:`call_tool` calls a tool."""
+        async with self._asked() as client:
+            return await client.read_resource(uri, version=version)
+
+    async def render_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, *, version: str | None = None
+    ) -> types.GetPromptResult:
+        """A prompt rendered (its ``version``, when given) as :meth:`call_tool` calls a
+        tool; arguments that are not strings are sent as JSON text."""
+        async with self._asked() as client:
+            return await client.get_prompt(name, arguments, version=version)
 
     def remove_tool(self, name: str, version: str | None = None) -> bool:
         """Removes a tool, or one ``version`` of it; returns whether it existed."""

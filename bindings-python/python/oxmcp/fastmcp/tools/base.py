@@ -12,6 +12,8 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from ... import types
+from ..._official import to_official
 from ..decorators import Marked, mark, marked, named
 
 if TYPE_CHECKING:
@@ -74,9 +76,29 @@ class Tool(ABC):
         return self.definition.get("_meta")
 
     @property
+    def icons(self) -> list[dict[str, Any]] | None:
+        """The tool's icons."""
+        return self.definition.get("icons")
+
+    @property
     def tags(self) -> set[str]:
         """The tool's tags."""
-        return set(((self.meta or {}).get("fastmcp") or {}).get("tags") or ())
+        return set(self._fastmcp_meta.get("tags") or ())
+
+    @property
+    def version(self) -> str | None:
+        """The tool's version, if it was given one."""
+        return self._fastmcp_meta.get("version")
+
+    @property
+    def _fastmcp_meta(self) -> dict[str, Any]:
+        """What FastMCP lists of the tool in ``_meta.fastmcp``."""
+        return (self.meta or {}).get("fastmcp") or {}
+
+    def to_mcp_tool(self, **overrides: Any) -> Any:
+        """The tool as a client gets it listed, the official SDK's ``Tool`` when it is
+        installed (oxmcp's otherwise), with ``overrides`` of its fields."""
+        return to_official(types.Tool.model_validate({**self.definition, **overrides}))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
@@ -112,6 +134,21 @@ class FunctionTool(Tool):
         return function_tool(self.fn, self.options, server)
 
 
+class ListedTool(Tool):
+    """A tool as a server lists it to its clients (``await mcp.list_tools()``,
+    ``await mcp.get_tool(name)``): after the server's transforms, visibility rules and
+    middleware. It describes a tool and is not registered again: add the function or the
+    :class:`Tool` it was made from."""
+
+    def __init__(self, definition: dict[str, Any]) -> None:
+        self.__dict__["definition"] = definition
+
+    def _registration(self, server: FastMCP | None) -> _Registration:
+        raise TypeError(
+            f"tool {self.name!r} is as a server lists it: add the function or the Tool it was made from instead"
+        )
+
+
 def as_tool(tool: Tool | Callable[..., Any]) -> Tool:
     """``tool``, or the tool a function makes."""
     return tool if isinstance(tool, Tool) else Tool.from_function(tool)
@@ -136,4 +173,4 @@ def tool(name_or_fn: Any = None, /, **options: Any) -> Any:
     return marked(name_or_fn) if callable(name_or_fn) else marked
 
 
-__all__ = ["FunctionTool", "Tool", "as_tool", "tool"]
+__all__ = ["FunctionTool", "ListedTool", "Tool", "as_tool", "tool"]
