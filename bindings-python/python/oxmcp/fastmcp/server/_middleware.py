@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._errors import McpError, ToolError
 from ..._native import INVALID_PARAMS
+from ..._official import to_official
 from ...server._mounting import Kind
 from ...types import (
     CallToolRequestParams,
@@ -55,21 +56,37 @@ if TYPE_CHECKING:
 
 
 class _Tagged(WireModel):
-    """FastMCP's ``tags`` of a listed definition, from its ``_meta.fastmcp``."""
+    """FastMCP's ``tags`` and ``version`` of a listed definition, from its ``_meta.fastmcp``."""
 
     @property
     def tags(self) -> set[str]:
+        return set(self._fastmcp.get("tags") or ())
+
+    @property
+    def version(self) -> str | None:
+        version = self._fastmcp.get("version")
+        return None if version is None else str(version)
+
+    @property
+    def _fastmcp(self) -> dict[str, Any]:
         fastmcp = (self.meta or {}).get("fastmcp")
-        return set(fastmcp.get("tags") or ()) if isinstance(fastmcp, dict) else set()
+        return fastmcp if isinstance(fastmcp, dict) else {}
 
 
 class ListedTool(_Tagged, Tool):
-    """A listed tool as FastMCP's middleware sees it."""
+    """A listed tool as FastMCP's middleware sees it, and as ``await mcp.list_tools()``
+    gives it: FastMCP's names for its fields (``parameters``, ``output_schema``, ``tags``,
+    ``version``) on the protocol's model."""
 
     @property
     def parameters(self) -> dict[str, Any]:
         """The input schema, under FastMCP's name."""
         return self.input_schema
+
+    def to_mcp_tool(self, **overrides: Any) -> Any:
+        """The tool as the protocol lists it, the official SDK's ``Tool`` when it is
+        installed, with ``overrides`` of its fields."""
+        return to_official(Tool.model_validate(self.model_copy(update=overrides).to_wire()))
 
 
 class ListedResource(_Tagged, Resource):

@@ -24,9 +24,9 @@ from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
 from ..tools import ToolResult
-from ..tools.base import ListedTool, Tool
+from ..tools.base import Tool
 from ..utilities.tasks import TaskConfig, TaskMode
-from ._middleware import interceptor
+from ._middleware import ListedTool, interceptor
 from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 from .middleware import Middleware
@@ -282,15 +282,16 @@ class FastMCP(Server):
         handshake to make)."""
         return Client(self, mode="2026-07-28")
 
-    async def list_tools(self) -> list[Tool]:  # type: ignore[override]
-        """The tools a client is listed, as FastMCP's :class:`~oxmcp.fastmcp.tools.Tool`
-        objects: after the server's transforms, visibility rules and middleware, mounted
+    async def list_tools(self) -> list[ListedTool]:  # type: ignore[override]
+        """The tools a client is listed, with FastMCP's names for their fields
+        (``parameters``, ``output_schema``, ``tags``, ``version``) as its middleware sees
+        them: after the server's transforms, visibility rules and middleware, mounted
         servers' and providers' included; several versions of one name as one, the
         highest."""
         async with self._own_client() as client:
-            return [ListedTool(tool.to_wire()) for tool in await client.list_tools()]
+            return [ListedTool.model_validate(tool.to_wire()) for tool in await client.list_tools()]
 
-    async def get_tool(self, name: str) -> Tool | None:
+    async def get_tool(self, name: str) -> ListedTool | None:
         """The tool ``name`` as :meth:`list_tools` gives it, or None if no client is listed
         one of that name."""
         return next((tool for tool in await self.list_tools() if tool.name == name), None)

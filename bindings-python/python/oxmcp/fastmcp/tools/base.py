@@ -98,7 +98,7 @@ class Tool(ABC):
     def to_mcp_tool(self, **overrides: Any) -> Any:
         """The tool as a client gets it listed, the official SDK's ``Tool`` when it is
         installed (oxmcp's otherwise), with ``overrides`` of its fields."""
-        return to_official(types.Tool.model_validate({**self.definition, **overrides}))
+        return to_official(types.Tool.model_validate(self.definition).model_copy(update=overrides))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
@@ -134,21 +134,6 @@ class FunctionTool(Tool):
         return function_tool(self.fn, self.options, server)
 
 
-class ListedTool(Tool):
-    """A tool as a server lists it to its clients (``await mcp.list_tools()``,
-    ``await mcp.get_tool(name)``): after the server's transforms, visibility rules and
-    middleware. It describes a tool and is not registered again: add the function or the
-    :class:`Tool` it was made from."""
-
-    def __init__(self, definition: dict[str, Any]) -> None:
-        self.__dict__["definition"] = definition
-
-    def _registration(self, server: FastMCP | None) -> _Registration:
-        raise TypeError(
-            f"tool {self.name!r} is as a server lists it: add the function or the Tool it was made from instead"
-        )
-
-
 def as_tool(tool: Tool | Callable[..., Any]) -> Tool:
     """``tool``, or the tool a function makes."""
     return tool if isinstance(tool, Tool) else Tool.from_function(tool)
@@ -173,4 +158,4 @@ def tool(name_or_fn: Any = None, /, **options: Any) -> Any:
     return marked(name_or_fn) if callable(name_or_fn) else marked
 
 
-__all__ = ["FunctionTool", "ListedTool", "Tool", "as_tool", "tool"]
+__all__ = ["FunctionTool", "Tool", "as_tool", "tool"]
