@@ -82,6 +82,19 @@ impl NativeContext {
         self.ctx.access_token().map(crate::auth::token_object)
     }
 
+    /// The headers of the HTTP POST that carried the request, by lowercase name (a
+    /// repeated header's values joined with ", "); undefined over other transports.
+    #[napi(getter, ts_return_type = "Record<string, string> | undefined")]
+    pub fn http_headers(&self) -> Option<Value> {
+        let texts = self.ctx.http_header_texts()?;
+        Some(Value::Object(
+            texts
+                .into_iter()
+                .map(|(name, text)| (name, Value::String(text)))
+                .collect(),
+        ))
+    }
+
     /// The request's `_meta`, if it had one.
     #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
     pub fn meta(&self) -> Option<Value> {

@@ -730,7 +730,9 @@ describe("an Express app protected with the official SDK's bearer middleware, it
   const original = join(FIXTURES, 'bearer-notes.mjs');
   const ported = () => port(original, /from '@modelcontextprotocol\/sdk\/(server\/[\w/]+|types)\.js'/g, "from 'oxmcp/sdk'");
   const as = (token) => (at) =>
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${at}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${at}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}`, 'X-Tenant': `${token.split('-')[0]}-team` } },
+    });
 
   /** A request's status, the headers a client reads, and its body. */
   async function answer(url, init = {}) {
@@ -783,7 +785,7 @@ describe("an Express app protected with the official SDK's bearer middleware, it
     }
   }
 
-  it('the same refusals, challenges and metadata, and the handlers see the caller as extra.authInfo', async () => {
+  it('the same refusals, challenges and metadata, and the handlers see the caller as extra.authInfo and its headers as extra.requestInfo', async () => {
     const at = await freePort();
     const use = async (client) => ({
       alice: {
@@ -804,6 +806,7 @@ describe("an Express app protected with the official SDK's bearer middleware, it
       resource: `http://127.0.0.1:${at}/mcp`,
       team: 'docs',
       expires: 'number',
+      tenant: 'alice-team',
     });
     assert.equal(port.alice.add.content[0].text, 'added: ship it');
     assert.equal(JSON.parse(port.bob.whoami.content[0].text).clientId, 'bob');

@@ -100,6 +100,15 @@ export class Context {
     return (this.#native.accessToken ?? undefined) as AccessToken | undefined;
   }
 
+  /**
+   * The headers of the HTTP request that carried the request, by lowercase name (an API
+   * key, a tenant, a trace id to read or forward; never proof of who the caller is);
+   * undefined over stdio and in process.
+   */
+  get httpHeaders(): Record<string, string> | undefined {
+    return this.#native.httpHeaders ?? undefined;
+  }
+
   /** The request's `_meta` (progress token, client metadata…), if it had one. */
   get meta(): Meta | undefined {
     return this.#native.meta;

@@ -65,6 +65,12 @@ export interface OutgoingMessage {
   params?: Record<string, unknown>;
 }
 
+/** What the official SDK tells a handler of the HTTP request that carried its request. */
+export interface RequestInfo {
+  /** Its headers, by lowercase name. */
+  headers: Record<string, string>;
+}
+
 /** The official SDK's second handler argument, made from oxmcp's `Context`. */
 export interface RequestHandlerExtra {
   /** Fires when the client cancels the request or goes away. */
@@ -76,6 +82,8 @@ export interface RequestHandlerExtra {
   _meta?: Meta;
   /** The caller's verified token, on a server that requires one. */
   authInfo?: AuthInfo;
+  /** The HTTP request that carried the request (its headers); absent over stdio. */
+  requestInfo?: RequestInfo;
   /** `notifications/progress` and `notifications/message` about this request. */
   sendNotification(notification: OutgoingMessage): Promise<void>;
   /** `sampling/createMessage`, `elicitation/create` or `roots/list` to the client. */
@@ -441,6 +449,7 @@ export function extraOf(ctx: Context): RequestHandlerExtra {
     sessionId: ctx.sessionId,
     _meta: ctx.meta,
     authInfo: ctx.accessToken === undefined ? undefined : authInfoOf(ctx.accessToken),
+    requestInfo: ctx.httpHeaders === undefined ? undefined : { headers: ctx.httpHeaders },
     ctx,
     closeSSEStream: () => void ctx.closeStream(),
     async sendNotification({ method, params = {} }) {

@@ -84,6 +84,14 @@ impl Context {
         convert::to_python(py, &self.inner.access_token())
     }
 
+    /// The headers of the HTTP POST that carried the request, by lowercase name (a
+    /// repeated header's values joined with ", "; values that are not visible ASCII left
+    /// out); None over other transports.
+    #[getter]
+    fn http_headers(&self) -> Option<BTreeMap<String, String>> {
+        self.inner.http_header_texts()
+    }
+
     /// The request's raw `_meta`, if any.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

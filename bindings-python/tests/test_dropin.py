@@ -429,7 +429,8 @@ async def test_an_official_sdk_protected_resource_runs_on_oxmcp_with_its_import_
     """``servers/official_bearer.py`` (``token_verifier`` and ``AuthSettings``), served by
     uvicorn as published and ported: the same refusals and metadata, and a caller with the
     required scope gets its answer (the verifier's tokens name no resource, which the
-    settings do not ask for)."""
+    settings do not ask for), from a tool that reads the request's headers too
+    (``ctx.headers``, ``ctx.request_context.request.headers``)."""
     original = Path(__file__).parent / "servers" / "official_bearer.py"
     seen = []
     for app in (original, ported(original, tmp_path)):
@@ -437,8 +438,9 @@ async def test_an_official_sdk_protected_resource_runs_on_oxmcp_with_its_import_
         with http_server(uvicorn, noise_free=False) as served:
             url = served + "/mcp"
             metadata = document(served + "/.well-known/oauth-protected-resource/mcp")
-            async with Client.http(url, bearer_token="alice-token") as client:
+            async with Client.http(url, bearer_token="alice-token", headers={"X-Tenant": "acme"}) as client:
                 added = await client.call_tool("add", {"a": 1, "b": 2})
+                tenant = await client.call_tool("tenant")
             seen.append(
                 {
                     # The official SDK names an error for a request without a token too, where
@@ -448,6 +450,7 @@ async def test_an_official_sdk_protected_resource_runs_on_oxmcp_with_its_import_
                     "scope": refusal(url, "bob-token")[:2],
                     "metadata": {key: metadata.get(key) for key in ("resource", "authorization_servers")},
                     "added": added.structured_content,
+                    "tenant": tenant.structured_content,
                 }
             )
     theirs, ours = seen
@@ -456,6 +459,29 @@ async def test_an_official_sdk_protected_resource_runs_on_oxmcp_with_its_import_
     assert ours["unknown"][:2] == (401, "invalid_token")
     assert ours["scope"] == (403, "insufficient_scope")
     assert ours["added"] == {"result": 3}
+    assert ours["tenant"] == {"result": "acme / acme"}, "the handler reads the request's headers"
+
+
+async def test_a_fastmcp_server_reads_a_calls_http_headers_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_headers.py``, served by uvicorn as published and ported: what
+    ``get_http_headers()`` gives (credentials left out unless included),
+    ``get_http_request().headers`` and the ``CurrentHeaders()`` dependency, in both eras."""
+    original = Path(__file__).parent / "servers" / "fastmcp_headers.py"
+    headers = {"X-Tenant": "acme", "X-Trace": "t-1", "Authorization": "Bearer sesame"}
+    seen = []
+    for app in (original, ported_from_fastmcp(original, tmp_path)):
+        uvicorn = [sys.executable, "-m", "uvicorn", "--app-dir", str(app.parent), f"{app.stem}:app", "--port", "0"]
+        with http_server(uvicorn, noise_free=False) as served:
+            results = {}
+            for era in ERAS:
+                async with Client.http(served + "/mcp", era=era, headers=headers) as client:
+                    for tool in ("forwarded", "with_credentials", "injected"):
+                        results[(era, tool)] = (await client.call_tool(tool)).structured_content
+            seen.append(results)
+    theirs, ours = seen
+    assert ours == theirs
+    assert ours[("modern", "forwarded")] == {"x-tenant": "acme", "x-trace": "t-1"}
+    assert ours[("legacy", "injected")] == {"result": "acme with Bearer sesame"}
 
 
 async def test_the_official_settings_ask_a_token_for_its_resource_only_when_they_say_so() -> None:
@@ -842,6 +868,26 @@ def test_a_fastmcp_server_asked_directly_lists_and_answers_the_same_with_its_imp
     published, ported = printed_both_ways("fastmcp_direct.py", tmp_path)
     assert ported == published
     assert "get_tool: Adds two numbers. None" in ported and "ToolResult {'result': 3} ['3']" in ported
+
+
+def test_fastmcp_dependencies_are_injected_the_same_with_their_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_dependencies.py``: ``CurrentContext()``, ``CurrentFastMCP()`` and
+    ``Depends(...)`` (sync, async, an async context manager closed after the call, one
+    depending on others) as defaults of tools', a template's and a prompt's parameters:
+    left out of their schemas and arguments, resolved at each call; ``get_context()``."""
+    published, ported = printed_both_ways("fastmcp_dependencies.py", tmp_path)
+    assert ported == published
+    assert "repository on connection-1 in celsius on Dependencies" in ported and "closed: ['connection-1']" in ported
+
+
+def test_fastmcp_prompt_and_resource_results_read_the_same_with_their_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_results.py``: prompts returning ``Message`` lists (roles, data as
+    JSON text), text beside them and ``PromptResult`` (its description and ``meta``);
+    resources returning ``ResourceResult`` (text, bytes and data items, their MIME types and
+    ``meta``, the result's) and lists of ``ResourceContent``, a template's too; both eras."""
+    published, ported = printed_both_ways("fastmcp_results.py", tmp_path)
+    assert ported == published
+    assert '"_meta": {"part": 2}, "blob": "AAFiaW5hcnk="' in ported and "card of ada" in ported
 
 
 def test_an_official_server_asked_directly_lists_and_answers_the_same_with_its_import_changed(tmp_path: Path) -> None:

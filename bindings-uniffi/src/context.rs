@@ -75,6 +75,12 @@ impl Context {
         self.inner.access_token().map(AccessToken::from)
     }
 
+    /// The headers of the HTTP request that carried the request, by lowercase name (a
+    /// repeated header's values joined with ", "); `null` over other transports.
+    pub fn http_headers(&self) -> Option<HashMap<String, String>> {
+        self.inner.http_header_texts().map(|texts| texts.into_iter().collect())
+    }
+
     /// The request's `_meta` as the client sent it, as JSON object text (`progressToken`
     /// and, in the 2026-07-28 era, the protocol's own keys among the client's).
     pub fn meta_json(&self) -> Option<String> {

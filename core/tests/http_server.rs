@@ -78,6 +78,11 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
             ToolDef::new("session")
                 .handler(|_, ctx: Context| async move { ctx.session_id().unwrap_or("none").to_owned() }),
         )
+        .tool(ToolDef::new("tenant").handler(|_, ctx: Context| async move {
+            let headers = ctx.http_headers();
+            let tenant = headers.and_then(|headers| headers.get("x-tenant")?.to_str().ok());
+            tenant.unwrap_or("none").to_owned()
+        }))
         .tool(ToolDef::new("ask").handler(|_, ctx: Context| async move {
             let roots = ctx.list_roots().await?;
             Ok::<_, oxmcp::server::HandlerError>(roots.roots.len().to_string())
@@ -781,6 +786,40 @@ async fn stateless_and_json_response_modes() {
         "params": {"name": "regional", "arguments": {"region": 5}}});
     let body = json_of(f.post(bad, &[]).await).await;
     assert_eq!(body["error"]["code"], -32602, "{body}");
+}
+
+#[tokio::test]
+async fn handlers_read_the_headers_of_the_post_that_carried_their_request() {
+    let text = |body: Value| {
+        body["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let call = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "tenant"}});
+    let f = Fixture::start(HttpConfig::default().json_response(true)).await;
+    let modern = f
+        .modern(1, "tools/call", json!({"name": "tenant"}), &[("x-tenant", "acme")])
+        .await;
+    assert_eq!(text(json_of(modern).await), "acme");
+    let session = f.initialize("2025-11-25").await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("x-tenant", "globex"),
+    ];
+    assert_eq!(text(json_of(f.post(call(2), &headers).await).await), "globex");
+    let without = f.legacy(&session, call(3)).await;
+    assert_eq!(text(json_of(without).await), "none", "each request its own headers");
+
+    let stateless = Fixture::start(HttpConfig::default().stateless(true).json_response(true)).await;
+    let headers = [("mcp-protocol-version", "2025-03-26"), ("x-tenant", "initech")];
+    let one = stateless.post(call(4), &headers).await;
+    assert_eq!(text(json_of(one).await), "initech");
+    let batch = stateless.post(json!([call(5), call(6)]), &headers).await;
+    let answers = json_of(batch).await;
+    assert_eq!(text(answers[0].clone()), "initech");
+    assert_eq!(text(answers[1].clone()), "initech");
 }
 
 #[tokio::test]

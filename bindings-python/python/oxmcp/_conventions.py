@@ -57,6 +57,11 @@ class Conventions:
         leave it as it is (the core's rules: data as indented JSON text)."""
         return None
 
+    def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """The function a tool, resource or prompt is registered as: `fn` itself (no
+        parameter is injected but the context)."""
+        return fn
+
     def tool_function(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         """The function a tool call runs: `fn` itself (what it raises is the message of the
         error result)."""

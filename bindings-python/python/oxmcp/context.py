@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import enum
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, get_origin, overload
 
@@ -32,6 +32,36 @@ def _content_block() -> TypeAdapter[Any]:
     return TypeAdapter(ContentBlock)
 
 
+class Headers(Mapping[str, str]):
+    """An HTTP request's headers, looked up by name whatever its case (``x-api-key`` is
+    ``X-API-Key``); a repeated header's values are joined with ", "."""
+
+    __slots__ = ("_headers",)
+
+    def __init__(self, headers: Mapping[str, str]) -> None:
+        self._headers = {name.lower(): value for name, value in headers.items()}
+
+    def __getitem__(self, name: str) -> str:
+        return self._headers[name.lower()]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._headers)
+
+    def __len__(self) -> int:
+        return len(self._headers)
+
+    def __repr__(self) -> str:
+        return f"Headers({self._headers!r})"
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """The HTTP request that carried an MCP request, as handlers read it (the official
+    SDK's ``ctx.request_context.request``): its :class:`Headers`."""
+
+    headers: Headers
+
+
 @dataclass(frozen=True)
 class RequestContext(Generic[LifespanT]):
     """The request as the official SDK's ``ctx.request_context`` shows it."""
@@ -39,6 +69,8 @@ class RequestContext(Generic[LifespanT]):
     request_id: int | str | None
     lifespan_context: LifespanT
     """What the server's ``lifespan`` yielded (``None`` without one)."""
+    request: HttpRequest | None = None
+    """The HTTP request that carried it (None over stdio and in process)."""
 
 
 @dataclass(frozen=True)
@@ -80,14 +112,25 @@ class Context(Generic[LifespanT]):
 
     @property
     def request_context(self) -> RequestContext[LifespanT]:
-        """The request id and what the server's ``lifespan`` yielded, as the official SDK
-        shows them (``ctx.request_context.lifespan_context``)."""
-        return RequestContext(self._native.request_id, self._lifespan)
+        """The request id, what the server's ``lifespan`` yielded and the HTTP request, as
+        the official SDK shows them (``ctx.request_context.lifespan_context``,
+        ``ctx.request_context.request.headers``)."""
+        headers = self.headers
+        request = None if headers is None else HttpRequest(headers)
+        return RequestContext(self._native.request_id, self._lifespan, request)
 
     @property
     def request_id(self) -> int | str | None:
         """The JSON-RPC id of the request; None in a notification's handler."""
         return self._native.request_id
+
+    @property
+    def headers(self) -> Headers | None:
+        """The headers of the HTTP request that carried the request (an API key, a tenant,
+        a trace id to read or forward; never proof of who the caller is), as the official
+        SDK's ``ctx.headers``; None over stdio and in process."""
+        headers = self._native.http_headers
+        return None if headers is None else Headers(headers)
 
     @property
     def session_id(self) -> str | None:

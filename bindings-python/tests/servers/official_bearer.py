@@ -7,7 +7,7 @@ import time
 
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from pydantic import AnyHttpUrl
 
 #: The tokens the verifier knows, and their scopes.
@@ -39,6 +39,13 @@ mcp = MCPServer(
 def add(a: int, b: int) -> int:
     """Adds two numbers."""
     return a + b
+
+
+@mcp.tool()
+def tenant(ctx: Context) -> str:
+    """The tenant the caller's request names in its headers."""
+    request = ctx.request_context.request
+    return f"{ctx.headers.get('x-tenant')} / {request.headers.get('X-Tenant')}"
 
 
 app = mcp.streamable_http_app()

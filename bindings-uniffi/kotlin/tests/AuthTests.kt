@@ -138,13 +138,17 @@ fun bearer(token: String) = HttpSettings(token = object : TokenProvider {
 fun authTests(suite: Suite) {
     val options = ClientOptions(name = "kotlin-tests", version = "1.0", era = EraMode.MODERN)
 
-    suite.test("auth: a verifier written in Kotlin, scopes per tool, the caller in the context") {
+    suite.test("auth: a verifier written in Kotlin, scopes per tool, the caller and its headers in the context") {
         var resource = ""
         val verifier = object : TokenVerifier {
             override suspend fun verify(token: String): AccessToken? =
                 if (token == "let-me-in") AccessToken(token = token, subject = "carol", scopes = listOf("notes:read"), audience = listOf(resource)) else null
         }
         val server = notesServer(Verifier.Custom(verifier))
+        server.addTool(
+            Tool(name = "tenant", inputSchemaJson = NO_ARGUMENTS),
+            tool { _, context -> Returned.Text(context.httpHeaders()?.get("x-tenant") ?: "none") },
+        )
         try {
             val http = HttpOptions(requiredScopes = listOf("notes:read"), authorizationServers = listOf("https://as.example"))
             resource = server.serveHttp("127.0.0.1:0", http)
@@ -153,8 +157,9 @@ fun authTests(suite: Suite) {
             val metadata = resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
             assertEquals("Bearer scope=\"notes:read\", resource_metadata=\"$metadata\"", missing.headers["www-authenticate"], "the challenge")
             assertEquals(401, rawPost(resource, headers = mapOf("Authorization" to "Bearer guess")).status, "a refused token")
-            withHttpClient(resource, options, bearer("let-me-in")) { client ->
+            withHttpClient(resource, options, bearer("let-me-in").copy(headers = mapOf("X-Tenant" to "acme"))) { client ->
                 assertEquals("carol notes:read", firstText(client.callTool("whoami", "{}").content), "the caller")
+                assertEquals("acme", firstText(client.callTool("tenant", "{}").content), "the request's headers")
                 val refused = assertThrows<McpException> { client.callTool("write_note", "{}") }
                 check(refused.toString().contains("403") || refused.toString().contains("scope")) { "refusal: $refused" }
             }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::auth::{AccessToken, Caller};
-use super::dispatch::{Dispatcher, Exchange, Scope};
+use super::dispatch::{Dispatcher, Exchange, Scope, Sender};
 use super::handler::HandlerError;
 use super::mrtr::InputRound;
 use super::reply::Reply;
@@ -52,7 +52,7 @@ struct RequestState {
     finished: AtomicBool,
     /// The multi round-trip state of a modern tool call, prompt or resource read.
     input: OnceLock<Arc<InputRound>>,
-    caller: Option<Arc<Caller>>,
+    sender: Sender,
     /// The task this context runs, if any: a legacy task's messages are tagged with it.
     task_id: Option<String>,
 }
@@ -125,7 +125,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 input: OnceLock::new(),
-                caller: scope.caller,
+                sender: scope.sender,
                 task_id: None,
             }),
         }
@@ -155,7 +155,7 @@ impl Context {
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 input: OnceLock::new(),
-                caller: inner.caller.clone(),
+                sender: inner.sender.clone(),
                 task_id: Some(task_id.to_owned()),
             }),
         };
@@ -232,7 +232,34 @@ impl Context {
 
     /// The verified caller, on a protected HTTP endpoint.
     pub(crate) fn caller(&self) -> Option<&Caller> {
-        self.inner.caller.as_deref()
+        self.inner.sender.caller.as_deref()
+    }
+
+    /// The headers of the HTTP POST that carried the request (an API key, a tenant, a
+    /// trace id that the server reads or forwards); `None` over other transports, for a
+    /// notification's handler, and for a task's later runs on other replicas.
+    #[cfg(feature = "http-server")]
+    pub fn http_headers(&self) -> Option<&http::HeaderMap> {
+        self.inner.sender.headers.as_deref()
+    }
+
+    /// [`http_headers`](Self::http_headers) as text by lowercase name, as the bindings
+    /// give them to handlers: a repeated header's values joined with ", ", values that are
+    /// not visible ASCII left out.
+    #[cfg(feature = "http-server")]
+    pub fn http_header_texts(&self) -> Option<std::collections::BTreeMap<String, String>> {
+        let mut texts = std::collections::BTreeMap::<String, String>::new();
+        for (name, value) in self.http_headers()? {
+            let Ok(value) = value.to_str() else { continue };
+            texts
+                .entry(name.as_str().to_owned())
+                .and_modify(|joined| {
+                    joined.push_str(", ");
+                    joined.push_str(value);
+                })
+                .or_insert_with(|| value.to_owned());
+        }
+        Some(texts)
     }
 
     /// The request's params as sent.

@@ -64,8 +64,8 @@ pub(crate) struct Scope {
     /// What the transport read of the request already (the modern HTTP header checks do),
     /// so that it is not read twice.
     pub(crate) read: Option<ReadAhead>,
-    /// The verified caller, on an endpoint that requires a token.
-    pub(crate) caller: Option<Arc<Caller>>,
+    /// Who sent the request over HTTP.
+    pub(crate) sender: Sender,
 }
 
 impl Scope {
@@ -75,7 +75,28 @@ impl Scope {
             cancellation,
             assumed_version: None,
             read: None,
-            caller: None,
+            sender: Sender::default(),
+        }
+    }
+}
+
+/// Who sent a request in an HTTP POST: the verified caller, on an endpoint that requires a
+/// token, and the headers of the POST, for handlers that read them. Empty over other
+/// transports.
+#[derive(Clone, Default)]
+pub(crate) struct Sender {
+    pub(crate) caller: Option<Arc<Caller>>,
+    #[cfg(feature = "http-server")]
+    pub(crate) headers: Option<Arc<http::HeaderMap>>,
+}
+
+impl Sender {
+    /// The sender of an HTTP POST with `headers`, verified as `caller`.
+    #[cfg(feature = "http-server")]
+    pub(crate) fn http(caller: Option<Arc<Caller>>, headers: &http::HeaderMap) -> Self {
+        Sender {
+            caller,
+            headers: Some(Arc::new(headers.clone())),
         }
     }
 }
@@ -237,16 +258,11 @@ impl Dispatcher {
         self.tasks.spawn(task);
     }
 
-    /// Serves a request of `caller` on its own task, its messages sent on `reply`; the
+    /// Serves a request of `sender` on its own task, its messages sent on `reply`; the
     /// response goes there too, unless the request is cancelled first. Gives the token that
     /// cancels it (as `notifications/cancelled` does).
-    pub(crate) fn serve(
-        self: &Arc<Self>,
-        request: Request,
-        reply: Reply,
-        caller: Option<Arc<Caller>>,
-    ) -> CancellationToken {
-        self.serve_read(request, None, reply, caller)
+    pub(crate) fn serve(self: &Arc<Self>, request: Request, reply: Reply, sender: Sender) -> CancellationToken {
+        self.serve_read(request, None, reply, sender)
     }
 
     /// [`serve`](Self::serve) for a request of which the transport read `read` already.
@@ -255,11 +271,11 @@ impl Dispatcher {
         request: Request,
         read: Option<ReadAhead>,
         reply: Reply,
-        caller: Option<Arc<Caller>>,
+        sender: Sender,
     ) -> CancellationToken {
         let cancellation = self.track(&request.id);
         let scope = Scope {
-            caller,
+            sender,
             read,
             ..Scope::new(reply.clone(), cancellation.clone())
         };
@@ -280,7 +296,7 @@ impl Dispatcher {
         self: &Arc<Self>,
         entries: Vec<Result<Message, InvalidMessage>>,
         reply: Reply,
-        caller: Option<Arc<Caller>>,
+        sender: Sender,
         assumed_version: Option<ProtocolVersion>,
     ) -> Option<String> {
         let mut answers = Vec::new();
@@ -289,7 +305,7 @@ impl Dispatcher {
                 Ok(message) => {
                     if let Some(request) = self.receive(message) {
                         let scope = Scope {
-                            caller: caller.clone(),
+                            sender: sender.clone(),
                             assumed_version,
                             ..Scope::new(reply.clone(), self.track(&request.id))
                         };

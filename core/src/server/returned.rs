@@ -16,7 +16,7 @@
 //! | a prompt message | its JSON | an error | itself |
 //! | a list | each item's content, in order | one item each | one message each |
 //! | other data | its JSON text (indented) | JSON text (`application/json`) | its JSON text |
-//! | a complete result | as is | as is | as is |
+//! | a complete result | as is | as is (contents without a `uri` get the read's) | as is |
 //!
 //! A tool with an output schema also sends the value as `structuredContent`, wrapped as
 //! `{"result": …}` when its declared type is not an object ([`ToolOutput`]).
@@ -139,7 +139,7 @@ impl Returned {
     /// The `resources/read` result for `uri`, whose definition declares `mime_type`.
     pub fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, HandlerError> {
         let items = match self {
-            Returned::Result(result) => return decode(result, "read result"),
+            Returned::Result(result) => return decode(with_uri(result, uri), "read result"),
             Returned::Nothing => return Err(HandlerError::message("the resource handler returned nothing")),
             Returned::List(items) if !items.is_empty() && items.iter().all(Returned::is_contents_like) => items,
             single => vec![single],
@@ -288,6 +288,17 @@ pub fn contents_from_json(
     decode(Value::Object(object), "resource contents")
 }
 
+/// A complete read result whose contents may leave their `uri` out (FastMCP's
+/// `ResourceResult` does): each gets `uri`, the one read.
+fn with_uri(mut result: Value, uri: &str) -> Value {
+    if let Some(contents) = result.get_mut("contents").and_then(Value::as_array_mut) {
+        for item in contents.iter_mut().filter_map(Value::as_object_mut) {
+            item.entry("uri").or_insert_with(|| Value::String(uri.to_owned()));
+        }
+    }
+    result
+}
+
 /// Whether a JSON object is shaped as a content block: its `type` names one.
 fn is_content_block(object: &Map<String, Value>) -> bool {
     matches!(
@@ -400,6 +411,13 @@ mod tests {
             .into_read_result("memo://1", Some("text/markdown"))
             .unwrap();
         assert_eq!(json(&typed)["contents"][0]["mimeType"], "text/markdown");
+        // A complete result keeps its contents' URIs and gives the read's to those without.
+        let complete = read(Returned::Result(json!({"contents": [
+            {"text": "a", "mimeType": "text/plain"},
+            {"uri": "memo://2", "blob": "AQ=="},
+        ]})));
+        assert_eq!(complete["contents"][0]["uri"], "memo://1");
+        assert_eq!(complete["contents"][1]["uri"], "memo://2");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::auth::{Caller, Principal};
-use super::dispatch::Dispatcher;
+use super::dispatch::{Dispatcher, Sender};
 use super::reply::Reply;
 use super::subscriptions;
 use super::Server;
@@ -106,11 +106,11 @@ impl Session {
         self.connection.close();
     }
 
-    /// Takes one message that arrived outside the connection (an HTTP POST by `caller`); a
+    /// Takes one message that arrived outside the connection (an HTTP POST by `sender`); a
     /// request is answered on the connection.
-    pub(crate) fn accept(&self, message: Message, caller: Option<Arc<Caller>>) {
+    pub(crate) fn accept(&self, message: Message, sender: Sender) {
         if let Some(request) = self.dispatcher.receive(message) {
-            self.dispatcher.serve(request, self.connection_reply(), caller);
+            self.dispatcher.serve(request, self.connection_reply(), sender);
         }
     }
 
@@ -126,11 +126,11 @@ impl Session {
         // The hot path: a `tools/call` read in one pass; anything else the usual way.
         if let Some((request, read)) = self.dispatcher.read_call_frame(&bytes) {
             self.dispatcher
-                .serve_read(request, Some(read), self.connection_reply(), None);
+                .serve_read(request, Some(read), self.connection_reply(), Sender::default());
             return;
         }
         match jsonrpc::parse(&bytes) {
-            Ok(Incoming::Single(message)) => self.accept(message, None),
+            Ok(Incoming::Single(message)) => self.accept(message, Sender::default()),
             Ok(Incoming::Batch(entries)) => self.on_batch(entries),
             Err(invalid) => self.reject(&invalid),
         }
@@ -161,7 +161,7 @@ impl Session {
         let connection = Arc::clone(&self.connection);
         self.dispatcher.spawn(async move {
             let reply = Reply::Connection(Arc::clone(&connection));
-            if let Some(answers) = dispatcher.answer_batch(entries, reply, None, None).await {
+            if let Some(answers) = dispatcher.answer_batch(entries, reply, Sender::default(), None).await {
                 let _ = connection.send(answers).await;
             }
         });

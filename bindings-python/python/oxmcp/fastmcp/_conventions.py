@@ -23,6 +23,8 @@ from ..server._calling import native_context
 from ..types import CallToolResult, ToolAnnotations
 from ._docstrings import parsed
 from ._schema import compressed
+from .resources import ResourceContent, ResourceResult
+from .server.dependencies import without_injected_parameters
 from .tools import ToolResult, content_of, is_content_value
 
 
@@ -99,6 +101,11 @@ class FastMCPConventions(Conventions):
     def resource_value(self) -> Callable[[Any], Any] | None:
         return _json_text
 
+    def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn` with FastMCP's dependencies (``ctx = CurrentContext()``, ``Depends(...)``)
+        resolved at each call and out of its schema."""
+        return without_injected_parameters(fn)
+
     def tool_function(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):  # noqa: B004
 
@@ -130,7 +137,7 @@ watched_failures: dict[int, Exception | None] = {}
 
 def _watched(failure: Exception) -> Exception:
     """``failure``, left in the slot of the request it failed, if one is open."""
-    running = native_context.get()
+    running = native_context()
     if running is not None and running.request_key in watched_failures:
         watched_failures[running.request_key] = failure
     return failure
@@ -185,7 +192,10 @@ def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: boo
 
 def _json_text(value: Any) -> Any:
     """A resource's JSON value (a dict, list, number, boolean or None) as FastMCP writes
-    it: ``json.dumps`` text; anything else as it is."""
+    it: ``json.dumps`` text; a list of :class:`~.resources.ResourceContent` as the
+    contents it is; anything else as it is."""
+    if isinstance(value, list) and value and isinstance(value[0], ResourceContent):
+        return ResourceResult(value)
     if value is None or isinstance(value, dict | list | tuple | int | float | bool):
         return json.dumps(value)
     return value

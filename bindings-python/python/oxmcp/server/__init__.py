@@ -486,6 +486,7 @@ class Server(Generic[LifespanT]):
         scopes: list[str] | None = None,
     ) -> None:
         """Adds a resource or resource template; its URI (template) is registered once."""
+        fn = self._conventions.injected(fn)
         spec = inspect_function(fn)
         if isinstance(annotations, Annotations):
             annotations = annotations.to_wire()
@@ -608,6 +609,7 @@ class Server(Generic[LifespanT]):
         scopes: list[str] | None = None,
     ) -> None:
         """Adds a prompt; its name is registered once."""
+        fn = self._conventions.injected(fn)
         spec = inspect_function(fn)
         described = self._conventions.argument_description
         arguments = [
@@ -1174,6 +1176,7 @@ def tool_registration(
     name, title, annotations = options.get("name"), options.get("title"), options.get("annotations")
     structured_output, output_schema = options.get("structured_output"), options.get("output_schema")
     input_schema = options.get("input_schema")
+    fn = conventions.injected(fn)
     spec = inspect_function(fn)
     made = (
         conventions.output(spec.return_annotation, spec.name) if structured_output is not False else Output(None, False)
@@ -1264,7 +1267,7 @@ def _handler(
             kwargs[spec.context_parameter] = context(spec.context_type, native_ctx)
         return (), kwargs
 
-    return native_callable(fn, spec.is_async, prepare, convert)
+    return native_callable(fn, spec.is_async, prepare, convert, context)
 
 
 def _method_handler(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -15,9 +15,25 @@ from .._official import raise_as_ours
 #: The positional and keyword arguments of a handler.
 Call = tuple[tuple[Any, ...], dict[str, Any]]
 
-#: The native context of the request whose handler runs, for what reads it without a
-#: ``ctx`` parameter (FastMCP's ``get_access_token()``).
-native_context: ContextVar[Any] = ContextVar("oxmcp_native_context", default=None)
+
+class Running(NamedTuple):
+    """The request whose handler runs, for what reads it without a ``ctx`` parameter
+    (FastMCP's ``get_context()``, ``get_access_token()``)."""
+
+    #: The request's native context.
+    native: Any
+    #: What makes the handler's context of a given type from it (None for handlers that
+    #: get none, such as a low-level server's).
+    make_context: Callable[[type[Any], Any], Any] | None
+
+
+running: ContextVar[Running | None] = ContextVar("oxmcp_running", default=None)
+
+
+def native_context() -> Any:
+    """The native context of the request whose handler runs, or None."""
+    request = running.get()
+    return None if request is None else request.native
 
 
 def native_callable(
@@ -25,34 +41,35 @@ def native_callable(
     is_async: bool,
     prepare: Callable[..., Call],
     convert: Callable[[Any], Any] | None = None,
+    make_context: Callable[[type[Any], Any], Any] | None = None,
 ) -> Callable[..., Any]:
     """The function the native layer calls: ``prepare(*native)`` gives `fn`'s arguments;
     what `fn` returns goes to the core as it is, or as ``convert`` makes it. While `fn`
-    runs, :data:`native_context` is the request's (the last of ``native``)."""
+    runs, :data:`running` is the request's (its native context the last of ``native``)."""
     if is_async:
 
         async def run_on_loop(*native: Any) -> Any:
             args, kwargs = prepare(*native)
-            running = native_context.set(native[-1])
+            token = running.set(Running(native[-1], make_context))
             try:
                 value = await fn(*args, **kwargs)
             except Exception as error:
                 raise_as_ours(error)
             finally:
-                native_context.reset(running)
+                running.reset(token)
             return value if convert is None else convert(value)
 
         return run_on_loop
 
     def run_here(*native: Any) -> Any:
         args, kwargs = prepare(*native)
-        running = native_context.set(native[-1])
+        token = running.set(Running(native[-1], make_context))
         try:
             value = fn(*args, **kwargs)
         except Exception as error:
             raise_as_ours(error)
         finally:
-            native_context.reset(running)
+            running.reset(token)
         return value if convert is None else convert(value)
 
     return run_here

@@ -26,7 +26,7 @@ use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
 use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::server::auth::Protection;
-use crate::server::dispatch::{Dispatcher, ReadAhead, Scope};
+use crate::server::dispatch::{Dispatcher, ReadAhead, Scope, Sender};
 use crate::server::limits::Quota;
 use crate::server::reply::Reply;
 use crate::server::session::Session;
@@ -160,7 +160,7 @@ impl Endpoint {
         request: Request,
         assumed_version: Option<ProtocolVersion>,
         read: Option<ReadAhead>,
-        caller: Admitted,
+        sender: Sender,
         status_of: fn(&str) -> StatusCode,
     ) -> Response {
         let cancellation = CancellationToken::new();
@@ -170,7 +170,7 @@ impl Endpoint {
         let scope = Scope {
             assumed_version,
             read,
-            caller,
+            sender,
             ..Scope::new(reply.clone(), cancellation)
         };
         let answer = self.stateless.answer(request, scope);

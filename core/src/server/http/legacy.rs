@@ -18,6 +18,7 @@ use super::response::{header_str, json_body, respond, rpc_error, sse_response, S
 use super::streams::{Attached, Event, StreamHub};
 use crate::protocol::jsonrpc::{InvalidMessage, Message};
 use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
+use crate::server::dispatch::Sender;
 use crate::server::reply::{Outgoing, Reply};
 
 /// The legacy version a POST speaks: its `MCP-Protocol-Version`, 2025-03-26 without one
@@ -43,7 +44,7 @@ pub(super) async fn post_legacy(
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
     if endpoint.config.stateless {
-        return post_stateless(endpoint, message, version, caller).await;
+        return post_stateless(endpoint, message, version, Sender::http(caller, headers)).await;
     }
     let (session, new_id) = if initialize {
         match endpoint.new_session(caller.as_deref()) {
@@ -68,7 +69,8 @@ pub(super) async fn post_legacy(
     let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
     // Until the answer starts, a client that goes away has nothing to resume: its request
     // is cancelled. A resumable stream goes on without it.
-    let cancel_on_drop = dispatcher.serve(request, Reply::Stream(tx), caller).drop_guard();
+    let sender = Sender::http(caller, headers);
+    let cancel_on_drop = dispatcher.serve(request, Reply::Stream(tx), sender).drop_guard();
     let first = rx.recv().await;
     // The session joins the table only once its `initialize` succeeded: a refused one
     // leaves nothing behind.
@@ -150,7 +152,8 @@ pub(super) async fn post_batch(
         .map_or(&endpoint.stateless, |session| session.session.dispatcher());
     let reply = dispatcher.session_channel().cloned().unwrap_or_else(Reply::nowhere);
     let assumed = session.is_none().then_some(version);
-    let Some(answers) = dispatcher.answer_batch(entries, reply, caller, assumed).await else {
+    let sender = Sender::http(caller, headers);
+    let Some(answers) = dispatcher.answer_batch(entries, reply, sender, assumed).await else {
         return StatusCode::ACCEPTED.into_response();
     };
     if let Some(session) = &session {
@@ -167,13 +170,13 @@ async fn post_stateless(
     endpoint: &Arc<Endpoint>,
     message: Message,
     version: ProtocolVersion,
-    caller: Admitted,
+    sender: Sender,
 ) -> Response {
     let Some(request) = endpoint.stateless.receive(message) else {
         return StatusCode::ACCEPTED.into_response();
     };
     endpoint
-        .answer_alone(request, Some(version), None, caller, |_| StatusCode::OK)
+        .answer_alone(request, Some(version), None, sender, |_| StatusCode::OK)
         .await
 }
 

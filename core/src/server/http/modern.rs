@@ -20,7 +20,7 @@ use crate::protocol::jsonrpc::{Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
 use crate::protocol::meta::SentRequestMeta;
 use crate::protocol::{code, methods, Era, ErrorObject, ProtocolVersion};
-use crate::server::dispatch::{Exchange, ReadAhead};
+use crate::server::dispatch::{Exchange, ReadAhead, Sender};
 use crate::server::tools::{CallParams, RegisteredTool};
 
 /// Whether a message is of the modern era: the `_meta` of its params or its version
@@ -59,8 +59,21 @@ pub(super) async fn post_modern(
         Ok(read) => read,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
     };
+    answer_checked(endpoint, headers, request, read, caller).await
+}
+
+/// Answers a modern request that passed the header checks, on the endpoint's shared
+/// dispatcher, as one JSON answer or an SSE stream.
+async fn answer_checked(
+    endpoint: &Arc<Endpoint>,
+    headers: &HeaderMap,
+    request: Request,
+    read: ReadAhead,
+    caller: Admitted,
+) -> Response {
+    let sender = Sender::http(caller, headers);
     endpoint
-        .answer_alone(request, None, Some(read), caller, status_for_modern)
+        .answer_alone(request, None, Some(read), sender, status_for_modern)
         .await
 }
 
@@ -97,9 +110,7 @@ pub(super) async fn post_modern_call(
     }) {
         return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error);
     }
-    endpoint
-        .answer_alone(request, None, Some(read), caller, status_for_modern)
-        .await
+    answer_checked(endpoint, headers, request, read, caller).await
 }
 
 /// The header rules of 2026-07-28: version, method, name and parameter headers must match

@@ -23,6 +23,7 @@ use crate::connection::Connection;
 use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming};
 use crate::protocol::ErrorObject;
+use crate::server::dispatch::Sender;
 use crate::server::limits::Admission;
 use crate::server::random_id;
 use crate::server::session::Session;
@@ -221,7 +222,7 @@ pub(super) async fn handle_sse_message(
             if let Some(refused) = endpoint.scope_refusal(caller.as_deref(), &message) {
                 return refused;
             }
-            session.accept(message, caller);
+            session.accept(message, Sender::http(caller, &headers));
             StatusCode::ACCEPTED.into_response()
         }
         Ok(Incoming::Batch(_)) => rpc_error(

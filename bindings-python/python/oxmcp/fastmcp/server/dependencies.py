@@ -1,21 +1,218 @@
 """FastMCP's ``fastmcp.server.dependencies``: what a handler reads of its request without
-a ``ctx`` parameter."""
+a ``ctx`` parameter, called (``get_context()``, ``get_access_token()``) or injected as a
+parameter's default (``ctx: Context = CurrentContext()``, resolved at each call by
+``uncalled_for``, the dependency injection FastMCP uses, and left out of the schema)."""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from uncalled_for import Provider, without_dependencies
+
 from ... import auth
-from ...server._calling import native_context
+from ...context import HttpRequest
+from ...server._calling import native_context, running
 from ...server.auth.provider import AccessToken
 from .auth.auth import fastmcp_token
+from .context import Context
+
+if TYPE_CHECKING:
+    from .server import FastMCP
+
+
+def get_context() -> Context:
+    """The context of the request whose handler runs, as a ``ctx: Context`` parameter
+    gets it; ``RuntimeError`` outside a handler."""
+    request = running.get()
+    if request is None or request.make_context is None:
+        raise RuntimeError("No active context found.")
+    context: Context = request.make_context(Context, request.native)
+    return context
+
+
+def get_server() -> FastMCP:
+    """The server whose handler runs; ``RuntimeError`` outside a handler."""
+    return get_context().fastmcp
+
+
+#: What ``get_http_headers()`` leaves out unless told to: what describes the connection or
+#: the body rather than the caller, and credentials, which must not be forwarded as they
+#: are (FastMCP's list).
+_LEFT_OUT = frozenset(
+    {
+        "host",
+        "content-length",
+        "content-type",
+        "connection",
+        "transfer-encoding",
+        "upgrade",
+        "te",
+        "keep-alive",
+        "expect",
+        "accept",
+        "authorization",
+        "cookie",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "mcp-session-id",
+    }
+)
+
+
+def get_http_request() -> HttpRequest:
+    """The HTTP request that carried the request whose handler runs (its ``headers``);
+    ``RuntimeError`` outside a handler or over stdio."""
+    request = get_context().request_context.request
+    if request is None:
+        raise RuntimeError("No active HTTP request found.")
+    return request
+
+
+def get_http_headers(include_all: bool = False, include: set[str] | None = None) -> dict[str, str]:
+    """The headers of the HTTP request whose handler runs, by lowercase name; empty outside
+    one. Unless ``include_all``, what describes the connection and credentials
+    (``authorization``, ``cookie``...) are left out, but for the names in ``include``."""
+    context = native_context()
+    headers = None if context is None else context.http_headers
+    left_out = set() if include_all else _LEFT_OUT - {name.lower() for name in include or ()}
+    return {name: value for name, value in (headers or {}).items() if name not in left_out}
 
 
 def get_access_token() -> AccessToken | None:
     """The verified token of the request whose handler runs (FastMCP's ``AccessToken``:
     ``token``, ``client_id``, ``scopes``, ``expires_at``, ``resource``, ``claims``), or
     None: outside a handler, over stdio, or on a server without ``auth``."""
-    context = native_context.get()
+    context = native_context()
     fields = None if context is None else context.access_token
     return None if fields is None else fastmcp_token(auth.AccessToken(**fields))
 
 
-__all__ = ["get_access_token"]
+class _CurrentContext(Provider[Context]):
+    async def __aenter__(self) -> Context:
+        return get_context()
+
+
+class _OptionalCurrentContext(Provider["Context | None"]):
+    async def __aenter__(self) -> Context | None:
+        try:
+            return get_context()
+        except RuntimeError:
+            return None
+
+
+class _CurrentFastMCP(Provider["FastMCP"]):
+    async def __aenter__(self) -> FastMCP:
+        return get_server()
+
+
+class _CurrentAccessToken(Provider[AccessToken]):
+    async def __aenter__(self) -> AccessToken:
+        token = get_access_token()
+        if token is None:
+            raise RuntimeError(
+                "No access token found. Ensure authentication is configured and the request is authenticated."
+            )
+        return token
+
+
+class _CurrentHeaders(Provider[dict[str, str]]):
+    async def __aenter__(self) -> dict[str, str]:
+        # Credentials too: this gives the headers to the handler, not to what it forwards.
+        return get_http_headers(include={"authorization", "cookie"})
+
+
+class _CurrentRequest(Provider[HttpRequest]):
+    async def __aenter__(self) -> HttpRequest:
+        return get_http_request()
+
+
+class _TokenClaim(Provider[str]):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def __aenter__(self) -> str:
+        token = await _CurrentAccessToken().__aenter__()
+        value = token.claims.get(self.name)
+        if value is None:
+            raise RuntimeError(f"Claim {self.name!r} not found in the access token.")
+        return str(value)
+
+
+# Typed as what they give, as FastMCP types them, so that `ctx: Context = CurrentContext()`
+# type-checks; each is a dependency the call resolves.
+
+
+def CurrentContext() -> Context:
+    """The request's :class:`Context`, as a parameter's default."""
+    return cast(Context, _CurrentContext())
+
+
+def OptionalCurrentContext() -> Context | None:
+    """The request's :class:`Context`, or None outside a request, as a parameter's default."""
+    return cast("Context | None", _OptionalCurrentContext())
+
+
+def CurrentFastMCP() -> FastMCP:
+    """The server, as a parameter's default."""
+    return cast("FastMCP", _CurrentFastMCP())
+
+
+def CurrentAccessToken() -> AccessToken:
+    """The request's verified token, as a parameter's default (the call fails without one)."""
+    return cast(AccessToken, _CurrentAccessToken())
+
+
+def CurrentHeaders() -> dict[str, str]:
+    """The headers of the request's HTTP request as ``get_http_headers`` gives them, with
+    ``authorization`` and ``cookie`` (empty over stdio), as a parameter's default."""
+    return cast(dict[str, str], _CurrentHeaders())
+
+
+def CurrentRequest() -> HttpRequest:
+    """The request's HTTP request, as a parameter's default (the call fails without one)."""
+    return cast(HttpRequest, _CurrentRequest())
+
+
+def TokenClaim(name: str) -> str:
+    """The claim ``name`` of the request's verified token, as text, as a parameter's default."""
+    return cast(str, _TokenClaim(name))
+
+
+def without_injected_parameters(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with its dependencies (parameters whose default is a dependency, or whose
+    ``Annotated`` metadata provides one) resolved at each call and gone from its signature,
+    the others' annotations evaluated as the function's module reads them; ``fn`` itself
+    when it has none."""
+    wrapper = without_dependencies(fn)
+    if wrapper is fn:
+        return fn
+    try:
+        evaluated = inspect.signature(fn, eval_str=True)
+    except NameError:
+        evaluated = inspect.signature(fn)
+    shown: inspect.Signature = wrapper.__signature__  # type: ignore[attr-defined]
+    wrapper.__signature__ = shown.replace(  # type: ignore[attr-defined]
+        parameters=[evaluated.parameters.get(p.name, p) for p in shown.parameters.values()],
+        return_annotation=evaluated.return_annotation,
+    )
+    return wrapper
+
+
+__all__ = [
+    "CurrentAccessToken",
+    "CurrentContext",
+    "CurrentFastMCP",
+    "CurrentHeaders",
+    "CurrentRequest",
+    "OptionalCurrentContext",
+    "TokenClaim",
+    "get_access_token",
+    "get_context",
+    "get_http_headers",
+    "get_http_request",
+    "get_server",
+    "without_injected_parameters",
+]

@@ -56,13 +56,15 @@ def content_of(value: Any) -> list[Any]:
     if value is None or (isinstance(value, list | tuple) and not value):
         return []
     if not isinstance(value, list | tuple):
-        return [_block(value)]
+        return [content_block(value)]
     if any(is_content_value(item) for item in value):
-        return [_block(item) for item in value]
-    return [_block(list(value))]
+        return [content_block(item) for item in value]
+    return [content_block(list(value))]
 
 
-def _block(value: Any) -> Any:
+def content_block(value: Any) -> Any:
+    """One content block of a value: media as its block, content as it is (the official
+    SDK's as oxmcp's), text as text, anything else as compact JSON text."""
     if isinstance(value, Image | Audio | File):
         return value.to_content()
     if isinstance(value, WireModel):
@@ -84,4 +86,14 @@ def is_content_value(value: Any) -> bool:
 from .base import FunctionTool, Tool, tool  # noqa: E402 (they use ToolResult)
 from .tool_transform import forward, forward_raw  # noqa: E402
 
-__all__ = ["FunctionTool", "Tool", "ToolResult", "content_of", "forward", "forward_raw", "is_content_value", "tool"]
+__all__ = [
+    "FunctionTool",
+    "Tool",
+    "ToolResult",
+    "content_block",
+    "content_of",
+    "forward",
+    "forward_raw",
+    "is_content_value",
+    "tool",
+]

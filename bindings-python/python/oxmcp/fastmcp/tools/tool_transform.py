@@ -284,7 +284,7 @@ class _Forwarding:
 
     async def call(self, arguments: dict[str, Any]) -> ToolResult:
         """The other tool's result for ``arguments`` (by its own names)."""
-        native = (arguments, native_context.get())
+        native = (arguments, native_context())
         if inspect.iscoroutinefunction(self.handler):
             value = await self.handler(*native)
         else:
