@@ -64,6 +64,12 @@ fn test_server(stopped: Arc<AtomicBool>) -> Server {
             }
             "done"
         }))
+        .tool(ToolDef::new("trace").handler(|_, ctx: Context| async move {
+            let trace = ctx
+                .http_headers()
+                .and_then(|headers| headers.get("x-trace")?.to_str().ok());
+            trace.unwrap_or("none").to_owned()
+        }))
         .tool(ToolDef::new("roots").handler(|_, ctx: Context| async move {
             let roots = ctx.list_roots().await?;
             Ok::<_, oxmcp::server::HandlerError>(
@@ -91,6 +97,10 @@ async fn start(config: HttpConfig) -> (Server, HttpServerHandle, Arc<AtomicBool>
 }
 
 async fn client(url: String, era: EraMode) -> Client {
+    client_with(HttpClientOptions::new(url), era).await
+}
+
+async fn client_with(transport: HttpClientOptions, era: EraMode) -> Client {
     let options = ClientOptions::new("roundtrip-client", "1.0.0")
         .era(era)
         .timeout(Some(Duration::from_secs(20)))
@@ -104,7 +114,7 @@ async fn client(url: String, era: EraMode) -> Client {
                 meta: None,
             })
         });
-    Client::connect(connect(HttpClientOptions::new(url)).expect("a transport"), options)
+    Client::connect(connect(transport).expect("a transport"), options)
         .await
         .expect("connects")
 }
@@ -287,5 +297,22 @@ async fn falls_back_to_our_http_with_sse_endpoints() {
     assert_eq!(client.protocol_version().era(), Era::Legacy);
     exercise(&client, true).await;
     client.close().await.unwrap();
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_handler_reads_the_headers_its_client_sent_on_each_transport() {
+    let (_server, handle, _) = start(HttpConfig::default().legacy_sse(true)).await;
+    let traced = |url: String| HttpClientOptions::new(url).header("x-trace".parse().unwrap(), "t-42".parse().unwrap());
+    for (path, era) in [
+        ("/mcp", EraMode::Legacy),
+        ("/mcp", EraMode::Modern),
+        ("/sse", EraMode::Legacy),
+    ] {
+        let client = client_with(traced(handle.url(path)), era).await;
+        let answer = client.call_tool("trace", json!({})).await.unwrap();
+        assert_eq!(text(&answer), "t-42", "{path} {era:?}");
+        client.close().await.unwrap();
+    }
     handle.shutdown().await.unwrap();
 }

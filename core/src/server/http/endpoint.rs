@@ -222,8 +222,14 @@ async fn handle_post(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
+    // Shared with the request's handlers (`Context::http_headers`), then taken back.
+    let headers = Arc::new(headers);
     let answer = answer_post(&endpoint, vouched.as_deref(), &headers, body).await;
-    in_request_map(answer, headers)
+    match Arc::try_unwrap(headers) {
+        Ok(map) => in_request_map(answer, map),
+        // A handler still runs (its answer streams): the answer keeps a map of its own.
+        Err(_) => answer,
+    }
 }
 
 /// `answer` with its headers moved into the request's header map, emptied. hyper reads a
@@ -241,7 +247,7 @@ fn in_request_map(mut answer: Response, mut map: HeaderMap) -> Response {
 async fn answer_post(
     endpoint: &Arc<Endpoint>,
     vouched: Option<&HostCaller>,
-    headers: &HeaderMap,
+    headers: &Arc<HeaderMap>,
     body: Body,
 ) -> Response {
     let target = Target {

@@ -34,7 +34,7 @@ fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, ErrorObject> {
 
 pub(super) async fn post_legacy(
     endpoint: &Arc<Endpoint>,
-    headers: &HeaderMap,
+    headers: &Arc<HeaderMap>,
     message: Message,
     caller: Admitted,
 ) -> Response {
@@ -120,7 +120,7 @@ pub(super) async fn post_legacy(
 /// on the session's GET stream (nowhere without a session).
 pub(super) async fn post_batch(
     endpoint: &Arc<Endpoint>,
-    headers: &HeaderMap,
+    headers: &Arc<HeaderMap>,
     entries: Vec<Result<Message, InvalidMessage>>,
     caller: Admitted,
 ) -> Response {

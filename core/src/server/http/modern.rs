@@ -51,7 +51,7 @@ fn request_meta(request: &Request) -> Option<SentRequestMeta<'_>> {
 
 pub(super) async fn post_modern(
     endpoint: &Arc<Endpoint>,
-    headers: &HeaderMap,
+    headers: &Arc<HeaderMap>,
     request: Request,
     caller: Admitted,
 ) -> Response {
@@ -66,7 +66,7 @@ pub(super) async fn post_modern(
 /// dispatcher, as one JSON answer or an SSE stream.
 async fn answer_checked(
     endpoint: &Arc<Endpoint>,
-    headers: &HeaderMap,
+    headers: &Arc<HeaderMap>,
     request: Request,
     read: ReadAhead,
     caller: Admitted,
@@ -94,7 +94,7 @@ pub(super) fn read_modern_call(endpoint: &Endpoint, headers: &HeaderMap, body: &
 /// headers that mirror its name and arguments, are checked as [`post_modern`] checks them.
 pub(super) async fn post_modern_call(
     endpoint: &Arc<Endpoint>,
-    headers: &HeaderMap,
+    headers: &Arc<HeaderMap>,
     request: Request,
     read: ReadAhead,
     caller: Admitted,
