@@ -9,7 +9,7 @@
 //! [`PyRoots`] answer the server's requests.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -23,8 +23,8 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::{
     Completer, CompletionHandler, Context as CoreContext, HandlerError, Intercepted, Interceptor, Lister, Next,
-    NotificationHandler, PromptGetter, PromptHandler, RequestHandler, ResourceHandler, Returned, ToolCaller,
-    ToolHandler, ToolOutput,
+    NotificationHandler, NotificationNext, PromptGetter, PromptHandler, RequestHandler, ResourceHandler, Returned,
+    ToolCaller, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -295,19 +295,59 @@ impl RequestHandler for PyRequest {
 }
 
 /// What runs around every request: called with the method, the params, the context and
-/// the call that runs the method ([`NextCall`]), it returns the result, a dict.
-pub struct PyInterceptor(pub PyHandler);
+/// the call that runs the method ([`NextCall`]), it returns the result, a dict. The
+/// notifications go through `notifications` when it is given, called the same way with
+/// the call that runs their handler ([`NotifiedCall`]).
+pub struct PyInterceptor {
+    pub requests: PyHandler,
+    pub notifications: Option<PyHandler>,
+}
 
 impl Interceptor for PyInterceptor {
     fn intercept(&self, request: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>> {
         let Intercepted { method, params, ctx } = request;
-        let answer = self.0.answer(move |py| {
+        let answer = self.requests.answer(move |py| {
             let mut args = vec![method.into_pyobject(py)?.into_any()];
             args.extend(params_and_context(py, &params, ctx)?);
             args.push(Bound::new(py, NextCall(Arc::new(next)))?.into_any());
             Ok(args)
         });
         Box::pin(async move { Ok(answer.await?.into_json()) })
+    }
+
+    fn notified(&self, notification: Intercepted, next: NotificationNext) -> BoxFuture<'static, ()> {
+        let Some(notifications) = &self.notifications else {
+            return Box::pin(next.run());
+        };
+        let Intercepted { method, params, ctx } = notification;
+        let acted = notifications.answer(move |py| {
+            let mut args = vec![method.into_pyobject(py)?.into_any()];
+            args.extend(params_and_context(py, &params, ctx)?);
+            args.push(Bound::new(py, NotifiedCall(Mutex::new(Some(next))))?.into_any());
+            Ok(args)
+        });
+        // A notification has no answer to carry a failure; the facade reports it.
+        Box::pin(async move { drop(acted.await) })
+    }
+}
+
+/// What the server does with an intercepted notification, as the interceptor calls it:
+/// `await handler.run()`.
+#[pyclass(frozen, module = "oxmcp._native")]
+pub struct NotifiedCall(Mutex<Option<NotificationNext>>);
+
+#[pymethods]
+impl NotifiedCall {
+    /// Runs the notification's handler, if the server has one (once; later calls do
+    /// nothing).
+    fn run<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let next = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        crate::runtime::future_into_py(py, async move {
+            if let Some(next) = next {
+                next.run().await;
+            }
+            crate::runtime::attach(|py| Ok(py.None())).unwrap_or_else(|| Err(error::exiting()))
+        })
     }
 }
 

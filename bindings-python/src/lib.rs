@@ -57,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<event_loop::Reporting>()?;
     m.add_class::<error::PendingInput>()?;
     m.add_class::<handler::NextCall>()?;
+    m.add_class::<handler::NotifiedCall>()?;
     m.add("InputRequired", m.py().get_type::<error::InputRequired>())?;
     m.add_function(wrap_pyfunction!(server::uri_template_variables, m)?)?;
     m.add_function(wrap_pyfunction!(server::name_in, m)?)?;

@@ -341,9 +341,14 @@ impl Server {
     /// `initialize` from now on (replacing the one before): it returns (an awaitable of)
     /// the result, a dict; `await call_next(params=None)` runs the method, with the params
     /// as sent or `params`, and gives its result or raises the `McpError` it answered with.
-    fn set_interceptor(&self, interceptor: &Bound<'_, PyAny>) {
-        self.inner
-            .set_interceptor(PyInterceptor(self.bind_handler(interceptor)));
+    /// `notified(method, params, ctx, handler)`, when given, runs around every
+    /// notification but a cancellation: `await handler.run()` runs its handler.
+    #[pyo3(signature = (interceptor, notified=None))]
+    fn set_interceptor(&self, interceptor: &Bound<'_, PyAny>, notified: Option<&Bound<'_, PyAny>>) {
+        self.inner.set_interceptor(PyInterceptor {
+            requests: self.bind_handler(interceptor),
+            notifications: notified.map(|notified| self.bind_handler(notified)),
+        });
     }
 
     /// Acts on notifications of `method`, one the core does not handle, with

@@ -870,6 +870,14 @@ def test_a_fastmcp_server_asked_directly_lists_and_answers_the_same_with_its_imp
     assert "get_tool: Adds two numbers. None" in ported and "ToolResult {'result': 3} ['3']" in ported
 
 
+def test_fastmcp_middleware_sees_the_clients_notifications_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_notified.py``: middleware's ``on_message`` and ``on_notification``
+    see the client's ``notifications/initialized`` and ``notifications/roots/list_changed``."""
+    published, ported = printed_both_ways("fastmcp_notified.py", tmp_path)
+    assert ported == published
+    assert "notification notifications/roots/list_changed from client" in ported
+
+
 def test_fastmcp_dependencies_are_injected_the_same_with_their_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_dependencies.py``: ``CurrentContext()``, ``CurrentFastMCP()`` and
     ``Depends(...)`` (sync, async, an async context manager closed after the call, one

@@ -13,9 +13,11 @@ use oxmcp::protocol::{
     ErrorObject, SubscriptionFilter,
 };
 use oxmcp::server::{
-    Capability, Context, DefinitionKind, HandlerError, Intercepted, Json, Next, PromptDef, Server, ToolDef,
+    Capability, Context, DefinitionKind, HandlerError, Intercepted, Interceptor, Json, Next, NotificationNext,
+    PromptDef, Server, ToolDef,
 };
 use oxmcp::transport::{stdio::from_streams, DEFAULT_MAX_MESSAGE_SIZE};
+use oxmcp::BoxFuture;
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 
@@ -745,6 +747,78 @@ async fn an_interceptor_runs_around_every_request() {
         answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "intercepted",
         "{answer}"
     );
+}
+
+/// Sees every notification, and drops `notifications/app/skip` without its handler running.
+struct Watching(Arc<Mutex<Vec<String>>>);
+
+impl Interceptor for Watching {
+    fn intercept(&self, _: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        Box::pin(async move { next.run(None).await.map_err(HandlerError::rpc) })
+    }
+
+    fn notified(&self, notification: Intercepted, next: NotificationNext) -> BoxFuture<'static, ()> {
+        let seen = Arc::clone(&self.0);
+        Box::pin(async move {
+            let skipped = notification.method == "notifications/app/skip";
+            if !skipped {
+                next.run().await;
+            }
+            let era = format!("{:?}", notification.ctx.era());
+            seen.lock().unwrap().push(format!("{} {era}", notification.method));
+        })
+    }
+}
+
+/// An interceptor sees the client's notifications with their context, around their
+/// handlers: it runs a handler or drops the notification.
+#[tokio::test]
+async fn an_interceptor_runs_around_every_notification() {
+    let handled = Arc::new(AtomicUsize::new(0));
+    let (pings, skips) = (Arc::clone(&handled), Arc::clone(&handled));
+    let server = Server::builder("watched", "1")
+        .notification_handler("notifications/app/skip", move |_: Value, _: Context| {
+            let skips = Arc::clone(&skips);
+            async move {
+                skips.fetch_add(100, Ordering::SeqCst);
+            }
+        })
+        .notification_handler("notifications/app/ping", move |_: Value, _: Context| {
+            let pings = Arc::clone(&pings);
+            async move {
+                pings.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+        .build()
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    server.set_interceptor(Watching(Arc::clone(&seen)));
+    for era in ERAS {
+        seen.lock().unwrap().clear();
+        let client = connect(&server, era).await;
+        client.notify("notifications/app/skip", None).await.unwrap();
+        client.notify("notifications/app/ping", None).await.unwrap();
+        let expected = 2 + usize::from(era == EraMode::Legacy);
+        for _ in 0..200 {
+            if seen.lock().unwrap().len() >= expected {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let era_name = if era == EraMode::Legacy { "Legacy" } else { "Modern" };
+        let mut notified: Vec<String> = seen.lock().unwrap().clone();
+        notified.sort();
+        let mut wanted = vec![
+            format!("notifications/app/ping {era_name}"),
+            format!("notifications/app/skip {era_name}"),
+        ];
+        if era == EraMode::Legacy {
+            wanted.push("notifications/initialized Legacy".to_owned());
+        }
+        assert_eq!(notified, wanted, "{era:?}");
+    }
+    // The ping's handler ran once in each era; the skipped one's (100 a run) never.
+    assert_eq!(handled.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test]

@@ -29,6 +29,7 @@ __all__ = [
     "IntrospectionVerifier",
     "JwtVerifier",
     "NextCall",
+    "NotifiedCall",
     "OAuth",
     "PendingCall",
     "PendingInput",
@@ -90,6 +91,12 @@ class NextCall:
     """The method of an intercepted request: runs it, with the params as sent or others."""
 
     def __call__(self, params: _Json | None = None) -> Awaitable[_Json]: ...
+
+@final
+class NotifiedCall:
+    """What the server does with an intercepted notification: its handler."""
+
+    def run(self) -> Awaitable[None]: ...
 
 @final
 class PendingCall:
@@ -225,7 +232,11 @@ class Server:
     def serve_from_catalog(self, method: str, handler: Callable[[Any, Context], Any]) -> None: ...
     def serve_proxies(self, proxies: list[tuple[Client, list[str]]]) -> None: ...
     def add_request_handler(self, method: str, handler: Callable[[_Json, Context], Any]) -> None: ...
-    def set_interceptor(self, interceptor: Callable[[str, _Json, Context, NextCall], Any]) -> None: ...
+    def set_interceptor(
+        self,
+        interceptor: Callable[[str, _Json, Context, NextCall], Any],
+        notified: Callable[[str, _Json, Context, NotifiedCall], Any] | None = None,
+    ) -> None: ...
     def add_notification_handler(self, method: str, handler: Callable[[_Json, Context], Any]) -> None: ...
     def declare_extension(self, id: str, settings: _Json) -> None: ...
 

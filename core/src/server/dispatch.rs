@@ -25,7 +25,7 @@ use tokio_util::task::TaskTracker;
 
 use super::auth::Caller;
 use super::context::{Context, SentParams};
-use super::interceptor::{self, Intercepted, Interceptor, Next};
+use super::interceptor::{self, Intercepted, Interceptor, Next, NotificationNext};
 use super::limits::Quota;
 use super::reply::Reply;
 use super::stamp::Stamp;
@@ -454,11 +454,20 @@ impl Dispatcher {
     fn on_notification(self: &Arc<Self>, notification: Notification) {
         let Notification { method, params } = notification;
         let params = params.as_deref();
-        match self
-            .server
-            .custom()
-            .notify(&method, params, || self.notification_context(&method, params))
-        {
+        let custom = self.server.custom();
+        let acted_on = match self.server.interceptor() {
+            None => custom.notify(&method, params, || self.notification_context(&method, params)),
+            Some(interceptor) => self.notification_context(&method, params).map(|ctx| {
+                let handled = custom.notify(&method, params, || Some(ctx.clone()));
+                let seen = Intercepted {
+                    method: method.clone(),
+                    params: interceptor::params_value(params),
+                    ctx,
+                };
+                interceptor.notified(seen, NotificationNext(handled))
+            }),
+        };
+        match acted_on {
             // A handler run counts against the cap on requests served at once: a client
             // that floods notifications gets no more work done than one that floods requests.
             Some(handled) => match self.admissions.admit() {

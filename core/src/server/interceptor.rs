@@ -46,6 +46,16 @@ pub trait Interceptor: Send + Sync + 'static {
     /// JSON-RPC error it stands for; the error `next` gave, passed on as
     /// [`HandlerError::rpc`], as it was.
     fn intercept(&self, request: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>>;
+
+    /// Sees a notification from the client (its method, its params, the session's
+    /// [`Context`], with no request id) around what the server does with it, `next`: the
+    /// run of its handler, if the server has one. A cancellation is not seen: the core acts
+    /// on it as it arrives. The default runs `next`; an interceptor that does not drops the
+    /// notification.
+    fn notified(&self, notification: Intercepted, next: NotificationNext) -> BoxFuture<'static, ()> {
+        drop(notification);
+        Box::pin(next.run())
+    }
 }
 
 impl<F, Fut> Interceptor for F
@@ -66,6 +76,18 @@ pub struct Intercepted {
     pub params: Value,
     /// The request's context: its era, client, caller, progress and logs.
     pub ctx: Context,
+}
+
+/// What the server does with a notification an [`Interceptor`] sees: its handler's run.
+pub struct NotificationNext(pub(super) Option<BoxFuture<'static, ()>>);
+
+impl NotificationNext {
+    /// Runs the notification's handler, if the server has one.
+    pub async fn run(self) {
+        if let Some(handled) = self.0 {
+            handled.await;
+        }
+    }
 }
 
 /// The rest of a request's way: the method that serves it. It may run more than once (a

@@ -57,7 +57,7 @@ pub use completion::{Completer, CompletionHandler};
 pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
 pub use handler::HandlerError;
-pub use interceptor::{Intercepted, Interceptor, Next};
+pub use interceptor::{Intercepted, Interceptor, Next, NotificationNext};
 pub use prompts::{IntoPromptResult, PromptDef, PromptHandler};
 pub use proxy::Proxy;
 pub use registry::DefinitionKind;

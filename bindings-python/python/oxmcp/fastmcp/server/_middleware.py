@@ -1,6 +1,7 @@
 """How a FastMCP server runs its middleware: one interceptor of the core's around every
 request but the handshake, which runs the chain with each request's message and result
-as FastMCP's middleware sees them, and gives the core what the chain gave.
+as FastMCP's middleware sees them, and gives the core what the chain gave; and around
+every notification from the client but a cancellation (:func:`notification_interceptor`).
 
 What a hook sees, by method:
 
@@ -294,3 +295,28 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
             return _failed_call(params.get("name", "") if isinstance(params, dict) else "", error)
 
     return intercept
+
+
+def notification_interceptor(server: FastMCP) -> Callable[..., Any]:
+    """The core's interceptor of the client's notifications (a cancellation aside) that
+    runs ``server.middleware`` around each, as FastMCP runs it: ``on_message``, then
+    ``on_notification``, given the notification's params as its ``message``; the end of
+    the chain runs the server's handler of the notification, if it has one (a hook that
+    does not call ``call_next`` drops the notification)."""
+
+    async def notified(method: str, params: Any, native_ctx: Any, handler: Any) -> None:
+        async def the_handler(context: MiddlewareContext[Any]) -> None:
+            await handler.run()
+
+        chain: CallNext[Any, Any] = the_handler
+        for middleware in reversed(server.middleware):
+            chain = around(middleware, chain)
+        context = MiddlewareContext(
+            message=params,
+            fastmcp_context=server._context(Context, native_ctx),
+            type="notification",
+            method=method,
+        )
+        await chain(context)
+
+    return notified

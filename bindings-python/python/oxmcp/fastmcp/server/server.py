@@ -26,7 +26,7 @@ from ..client.transports import ClientTransport
 from ..tools import ToolResult
 from ..tools.base import Tool
 from ..utilities.tasks import TaskConfig, TaskMode
-from ._middleware import ListedTool, interceptor
+from ._middleware import ListedTool, interceptor, notification_interceptor
 from ._versions import VersionedComponents
 from .auth.auth import component_scopes
 from .middleware import Middleware
@@ -157,7 +157,7 @@ class FastMCP(Server):
         """Runs the middleware and the visibility rules from now on (the core's interceptor,
         which a server without either does without)."""
         if not self._intercepting:
-            self._native.set_interceptor(interceptor(self))
+            self._native.set_interceptor(interceptor(self), notification_interceptor(self))
             self._intercepting = True
 
     def add_provider(self, provider: FastMCP | FileSystemProvider, *, namespace: str = "") -> None:
