@@ -297,10 +297,12 @@ impl RequestHandler for PyRequest {
 /// What runs around every request: called with the method, the params, the context and
 /// the call that runs the method ([`NextCall`]), it returns the result, a dict. The
 /// notifications go through `notifications` when it is given, called the same way with
-/// the call that runs their handler ([`NotifiedCall`]).
+/// the call that runs their handler ([`NotifiedCall`]). With `initialize`, the legacy
+/// handshake goes through `requests` too.
 pub struct PyInterceptor {
     pub requests: PyHandler,
     pub notifications: Option<PyHandler>,
+    pub initialize: bool,
 }
 
 impl Interceptor for PyInterceptor {
@@ -328,6 +330,10 @@ impl Interceptor for PyInterceptor {
         });
         // A notification has no answer to carry a failure; the facade reports it.
         Box::pin(async move { drop(acted.await) })
+    }
+
+    fn intercepts_initialize(&self) -> bool {
+        self.initialize
     }
 }
 

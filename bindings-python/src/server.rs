@@ -342,12 +342,14 @@ impl Server {
     /// the result, a dict; `await call_next(params=None)` runs the method, with the params
     /// as sent or `params`, and gives its result or raises the `McpError` it answered with.
     /// `notified(method, params, ctx, handler)`, when given, runs around every
-    /// notification but a cancellation: `await handler.run()` runs its handler.
-    #[pyo3(signature = (interceptor, notified=None))]
-    fn set_interceptor(&self, interceptor: &Bound<'_, PyAny>, notified: Option<&Bound<'_, PyAny>>) {
+    /// notification but a cancellation: `await handler.run()` runs its handler. With
+    /// `initialize`, the legacy handshake goes through `interceptor` too.
+    #[pyo3(signature = (interceptor, notified=None, initialize=false))]
+    fn set_interceptor(&self, interceptor: &Bound<'_, PyAny>, notified: Option<&Bound<'_, PyAny>>, initialize: bool) {
         self.inner.set_interceptor(PyInterceptor {
             requests: self.bind_handler(interceptor),
             notifications: notified.map(|notified| self.bind_handler(notified)),
+            initialize,
         });
     }
 

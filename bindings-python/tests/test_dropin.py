@@ -878,6 +878,14 @@ def test_fastmcp_middleware_sees_the_clients_notifications_the_same_with_its_imp
     assert "notification notifications/roots/list_changed from client" in ported
 
 
+def test_fastmcp_middleware_gates_the_handshake_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_greeted.py``: ``on_initialize`` reads the client's info from the
+    ``InitializeRequest``, the server's from the result it passes on, and refuses a client."""
+    published, ported = printed_both_ways("fastmcp_greeted.py", tmp_path)
+    assert ported == published
+    assert "refused: True" in ported and "welcome got Greeted (Be brief.)" in ported
+
+
 def test_fastmcp_dependencies_are_injected_the_same_with_their_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_dependencies.py``: ``CurrentContext()``, ``CurrentFastMCP()`` and
     ``Depends(...)`` (sync, async, an async context manager closed after the call, one

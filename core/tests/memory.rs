@@ -821,6 +821,60 @@ async fn an_interceptor_runs_around_every_notification() {
     assert_eq!(handled.load(Ordering::SeqCst), 2);
 }
 
+/// Sees the legacy `initialize` too: refuses a client named `blocked`, and adds to the
+/// instructions of the others the client it saw in the context.
+struct Gatekeeper(Arc<Mutex<Vec<String>>>);
+
+impl Interceptor for Gatekeeper {
+    fn intercept(&self, request: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        self.0.lock().unwrap().push(request.method.clone());
+        Box::pin(async move {
+            if request.method != "initialize" {
+                return next.run(None).await.map_err(HandlerError::rpc);
+            }
+            let client = request.params["clientInfo"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if client == "blocked" {
+                return Err(HandlerError::rpc(ErrorObject::new(-32001, "not this client")));
+            }
+            let mut result = next.run(None).await.map_err(HandlerError::rpc)?;
+            let seen = request
+                .ctx
+                .client_info()
+                .map(|info| info.name.clone())
+                .unwrap_or_default();
+            result["instructions"] = json!(format!("welcome, {seen}"));
+            Ok(result)
+        })
+    }
+
+    fn intercepts_initialize(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn an_interceptor_may_see_the_legacy_handshake() {
+    let server = Server::builder("gated", "1").tool(tool("ok")).build().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    server.set_interceptor(Gatekeeper(Arc::clone(&seen)));
+    let client = connect(&server, EraMode::Legacy).await;
+    assert_eq!(
+        client.server_details().instructions.as_deref(),
+        Some("welcome, memory-tests")
+    );
+    client.call_tool("ok", json!({})).await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), ["initialize", "tools/call"]);
+
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    tokio::spawn(async move { server.serve(server_end).await });
+    let options = ClientOptions::new("blocked", "1.0.0").era(EraMode::Legacy);
+    let refused = Client::connect(client_end, options).await.err().expect("refused");
+    assert!(refused.to_string().contains("not this client"), "{refused}");
+}
+
 #[tokio::test]
 async fn a_tool_renders_the_servers_own_prompt_with_its_context() {
     let prompt = PromptDef::new("greet")

@@ -230,6 +230,34 @@ class PaginatedRequestParams(WireModel):
     cursor: str | None = None
 
 
+class InitializeRequestParams(WireModel):
+    """The params of the legacy handshake's ``initialize``: the version the client asks for,
+    its capabilities and who it is."""
+
+    protocol_version: str
+    capabilities: dict[str, Any] = Field(default_factory=dict)
+    client_info: Implementation
+
+
+class InitializeRequest(WireModel):
+    """The legacy handshake's ``initialize`` request, as FastMCP's ``on_initialize`` gets it."""
+
+    method: Literal["initialize"] = "initialize"
+    params: InitializeRequestParams
+
+
+class InitializeResult(WireModel):
+    """The server's answer to ``initialize``: the version agreed on, its capabilities, who it
+    is and its instructions."""
+
+    __mcp_kind__: ClassVar[str] = "result"
+
+    protocol_version: str
+    capabilities: dict[str, Any] = Field(default_factory=dict)
+    server_info: Implementation
+    instructions: str | None = None
+
+
 class CallToolRequestParams(WireModel):
     """The params of ``tools/call``, as a low-level server's ``on_call_tool`` gets them."""
 

@@ -696,7 +696,11 @@ impl Dispatcher {
             if is_modern_request(params.as_deref()) {
                 return Err(ErrorObject::method_not_found(&method));
             }
-            return self.initialize(params.as_deref());
+            return match self.server.interceptor().filter(|i| i.intercepts_initialize()) {
+                // Boxed: what an interceptor holds stays out of every other request's future.
+                Some(interceptor) => Box::pin(self.initialize_intercepted(interceptor, id, params, scope)).await,
+                None => self.initialize(params.as_deref()),
+            };
         }
         if self.greeting.load(Ordering::Acquire) {
             // Boxed: the wait's timer stays out of every request's future.
@@ -774,6 +778,7 @@ impl Dispatcher {
         let server = &self.server;
         match (method, era) {
             (methods::PING, Era::Legacy) => finish(EmptyResult::default(), None),
+            (methods::INITIALIZE, Era::Legacy) => self.initialize(params),
             (methods::DISCOVER, Era::Modern) => self.discover(stamp),
             (methods::TOOLS_LIST, _) => tools::list(server, params, ctx, stamp).await,
             (methods::RESOURCES_LIST, _) => resources::list(server, params, ctx, stamp).await,
@@ -850,16 +855,8 @@ impl Dispatcher {
     }
 
     fn initialize(&self, params: Option<&RawValue>) -> Outcome {
-        let params: InitializeRequestParams = parse_params(params)?;
-        let version = ProtocolVersion::parse(&params.protocol_version)
-            .filter(|v| v.era() == Era::Legacy)
-            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        let exchange = Exchange {
-            version,
-            client_capabilities: Arc::new(params.capabilities),
-            client_info: Some(Arc::new(params.client_info)),
-            log_level: None,
-        };
+        let exchange = handshake(params)?;
+        let version = exchange.version;
         if self.remembers_handshake {
             *write(&self.handshake) = Some(exchange);
         }
@@ -872,6 +869,36 @@ impl Dispatcher {
             meta: None,
         };
         finish(result, None)
+    }
+
+    /// `initialize` through `interceptor`, in the context of the session it opens (the
+    /// client's version, capabilities and info as its params give them).
+    async fn initialize_intercepted(
+        self: Arc<Self>,
+        interceptor: Arc<dyn Interceptor>,
+        id: RequestId,
+        params: Option<Box<RawValue>>,
+        scope: Scope,
+    ) -> Outcome {
+        let exchange = handshake(params.as_deref())?;
+        let ctx = Context::new(
+            Arc::clone(&self),
+            Some(id.clone()),
+            exchange,
+            SentParams::Apart(params),
+            scope,
+        );
+        let next = Next {
+            dispatcher: Arc::clone(&self),
+            method: methods::INITIALIZE.to_owned(),
+            id,
+            era: Era::Legacy,
+            ctx: ctx.clone(),
+            call: Mutex::new(None),
+        };
+        let outcome = intercepted(interceptor, next, None).await;
+        ctx.finish();
+        outcome
     }
 
     fn discover(&self, stamp: Option<&Stamp>) -> Outcome {
@@ -904,6 +931,21 @@ impl Dispatcher {
         self.record_changed();
         finish(EmptyResult::default(), None)
     }
+}
+
+/// The protocol facts of a legacy session, from its `initialize` params: the client's
+/// version (the latest legacy one for another it names), capabilities and info.
+fn handshake(params: Option<&RawValue>) -> Result<Exchange, ErrorObject> {
+    let params: InitializeRequestParams = parse_params(params)?;
+    let version = ProtocolVersion::parse(&params.protocol_version)
+        .filter(|v| v.era() == Era::Legacy)
+        .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+    Ok(Exchange {
+        version,
+        client_capabilities: Arc::new(params.capabilities),
+        client_info: Some(Arc::new(params.client_info)),
+        log_level: None,
+    })
 }
 
 /// Writes a result as JSON, with the modern era's [`Stamp`] when given one.

@@ -56,6 +56,14 @@ pub trait Interceptor: Send + Sync + 'static {
         drop(notification);
         Box::pin(next.run())
     }
+
+    /// Whether the legacy handshake's `initialize` goes through
+    /// [`intercept`](Self::intercept) too, in the context of the session it opens (false
+    /// by default: the handshake is the core's). What the interceptor gives is the
+    /// `initialize` result; an error refuses the client.
+    fn intercepts_initialize(&self) -> bool {
+        false
+    }
 }
 
 impl<F, Fut> Interceptor for F

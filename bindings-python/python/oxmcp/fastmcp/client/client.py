@@ -77,7 +77,7 @@ class Client:
         message_handler: MessageHandlerT | None = None,
         progress_handler: ProgressHandler | None = None,
         timeout: datetime.timedelta | float | None = None,
-        client_info: types.Implementation | None = None,
+        client_info: types.Implementation | dict[str, Any] | None = None,
         name: str | None = None,
         auth: object = None,
         mode: str = "auto",
@@ -100,7 +100,11 @@ class Client:
         if timeout is not None:
             options["timeout"] = _seconds(timeout)
         if client_info is not None:
-            options.update(name=client_info.name, version=client_info.version)
+            # A model of either SDK's, or its wire form.
+            info = types.Implementation.model_validate(
+                client_info if isinstance(client_info, dict) else client_info.model_dump(by_alias=True)
+            )
+            options.update(name=info.name, version=info.version)
         elif name is not None:
             options["name"] = name
         self._native = self.transport.client(**options)

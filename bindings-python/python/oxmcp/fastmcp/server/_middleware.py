@@ -1,10 +1,15 @@
 """How a FastMCP server runs its middleware: one interceptor of the core's around every
-request but the handshake, which runs the chain with each request's message and result
-as FastMCP's middleware sees them, and gives the core what the chain gave; and around
-every notification from the client but a cancellation (:func:`notification_interceptor`).
+request, the legacy handshake's ``initialize`` included, which runs the chain with each
+request's message and result as FastMCP's middleware sees them, and gives the core what
+the chain gave; and around every notification from the client but a cancellation
+(:func:`notification_interceptor`).
 
 What a hook sees, by method:
 
+- ``initialize``: the message is the whole :class:`~oxmcp.types.InitializeRequest` (its
+  ``params``: ``client_info``, ``capabilities``, ``protocol_version``), as FastMCP gives
+  it, the result an :class:`~oxmcp.types.InitializeResult`; an ``McpError`` refuses the
+  client;
 - ``tools/call``: the message is a :class:`~oxmcp.types.CallToolRequestParams` (``name``,
   ``arguments``), the result a :class:`~oxmcp.fastmcp.tools.ToolResult` (a call run as a
   task, or asking the client for input, gives its result as the dict the core made);
@@ -36,6 +41,8 @@ from ...types import (
     CallToolResult,
     GetPromptRequestParams,
     GetPromptResult,
+    InitializeRequest,
+    InitializeResult,
     PaginatedRequestParams,
     Prompt,
     ReadResourceRequestParams,
@@ -128,6 +135,7 @@ _TOOL_RESULT_MEMBERS = frozenset({"content", "structuredContent", "isError", "_m
 RESULTS: dict[str, type[WireModel]] = {
     "resources/read": ReadResourceResult,
     "prompts/get": GetPromptResult,
+    "initialize": InitializeResult,
 }
 
 
@@ -247,8 +255,7 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
     it applies ``server``'s and the session's visibility rules."""
 
     async def intercept(method: str, params: Any, native_ctx: Any, call_next: Any) -> Any:
-        message_type = _MESSAGES.get(method)
-        message = message_type.model_validate(params or {}) if message_type is not None else params
+        message = _message(method, params)
         fastmcp_context = server._context(Context, native_ctx)
         rules = await fastmcp_context.visibility_rules()
         listed = LISTS.get(method)
@@ -268,7 +275,7 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
             if rules or server._hiding_tools:
                 _refuse_hidden(server, method, context.message, rules)
             changed = context.message is not message
-            given = context.message.to_wire() if isinstance(context.message, WireModel) else context.message
+            given = _params(context.message)
             if method != "tools/call":
                 return run.typed(await call_next(given if changed else None))
             watched_failures[key] = None
@@ -295,6 +302,22 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
             return _failed_call(params.get("name", "") if isinstance(params, dict) else "", error)
 
     return intercept
+
+
+def _message(method: str, params: Any) -> Any:
+    """A request's message as FastMCP's middleware gets it: its params as their model (the
+    whole ``initialize`` request, as FastMCP gives it), else as sent."""
+    if method == "initialize":
+        return InitializeRequest.model_validate({"params": params or {}})
+    message_type = _MESSAGES.get(method)
+    return message_type.model_validate(params or {}) if message_type is not None else params
+
+
+def _params(message: Any) -> Any:
+    """The params a message a hook passes on stands for."""
+    if isinstance(message, InitializeRequest):
+        message = message.params
+    return message.to_wire() if isinstance(message, WireModel) else message
 
 
 def notification_interceptor(server: FastMCP) -> Callable[..., Any]:

@@ -157,7 +157,7 @@ class FastMCP(Server):
         """Runs the middleware and the visibility rules from now on (the core's interceptor,
         which a server without either does without)."""
         if not self._intercepting:
-            self._native.set_interceptor(interceptor(self), notification_interceptor(self))
+            self._native.set_interceptor(interceptor(self), notification_interceptor(self), initialize=True)
             self._intercepting = True
 
     def add_provider(self, provider: FastMCP | FileSystemProvider, *, namespace: str = "") -> None:

@@ -3,11 +3,12 @@ overrides the hooks it needs, each given a :class:`MiddlewareContext` and the re
 chain (``call_next``).
 
 ``on_message`` runs around every request, ``on_request`` inside it, then the hook of the
-request's method (``on_call_tool``, ``on_read_resource``, ``on_get_prompt``,
-``on_list_tools``, ``on_list_resources``, ``on_list_resource_templates``,
-``on_list_prompts``). The first middleware given is the outermost. A hook may change the
-message it passes on (``context.copy(message=...)``), change or replace what
-``call_next`` gives, or answer by itself (raising ``ToolError`` or ``McpError``, say).
+request's method (``on_initialize``, ``on_call_tool``, ``on_read_resource``,
+``on_get_prompt``, ``on_list_tools``, ``on_list_resources``, ``on_list_resource_templates``,
+``on_list_prompts``); around a notification, ``on_message`` then ``on_notification``.
+The first middleware given is the outermost. A hook may change the message it passes on
+(``context.copy(message=...)``), change or replace what ``call_next`` gives, or answer by
+itself (raising ``ToolError`` or ``McpError``, say).
 What each method's message and result are: :mod:`oxmcp.fastmcp.server._middleware`."""
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class MiddlewareContext(Generic[T]):
 
 #: The hook of each method that has one.
 _METHOD_HOOKS = {
+    "initialize": "on_initialize",
     "tools/call": "on_call_tool",
     "resources/read": "on_read_resource",
     "prompts/get": "on_get_prompt",
@@ -91,6 +93,9 @@ class Middleware:
         return await call_next(context)
 
     async def on_notification(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        return await call_next(context)
+
+    async def on_initialize(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         return await call_next(context)
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
