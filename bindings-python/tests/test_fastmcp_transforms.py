@@ -83,6 +83,16 @@ async def test_a_transform_function_with_kwargs_gets_every_argument(mode: str) -
         assert (await client.call_tool("shout", {"who": "ada"})).data == "HELLO, ADA! ['greeting', 'who']"
 
 
+async def test_a_tool_before_a_server_reads_as_the_server_lists_it() -> None:
+    made = Tool.from_function(greet, name="hello", tags={"greeting"}, version="2")
+    mcp = FastMCP("made")
+    mcp.add_tool(made)
+    (listed,) = await mcp.list_tools()
+    assert (made.tags, made.version) == (listed.tags, listed.version) == ({"greeting"}, "2")
+    assert made.to_mcp_tool(name="hi").name == "hi"
+    assert made.to_mcp_tool().input_schema == listed.parameters
+
+
 def test_mistakes_are_refused_when_the_tool_is_made() -> None:
     with pytest.raises(ValueError, match="Unknown arguments in transform_args: nme"):
         Tool.from_tool(greet, transform_args={"nme": ArgTransform(name="x")})

@@ -93,10 +93,10 @@ pub(crate) struct Sender {
 impl Sender {
     /// The sender of an HTTP POST with `headers`, verified as `caller`.
     #[cfg(feature = "http-server")]
-    pub(crate) fn http(caller: Option<Arc<Caller>>, headers: &Arc<http::HeaderMap>) -> Self {
+    pub(crate) fn http(caller: Option<Arc<Caller>>, headers: Arc<http::HeaderMap>) -> Self {
         Sender {
             caller,
-            headers: Some(Arc::clone(headers)),
+            headers: Some(headers),
         }
     }
 }

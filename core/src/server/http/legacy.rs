@@ -44,7 +44,7 @@ pub(super) async fn post_legacy(
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
     if endpoint.config.stateless {
-        return post_stateless(endpoint, message, version, Sender::http(caller, headers)).await;
+        return post_stateless(endpoint, message, version, Sender::http(caller, Arc::clone(headers))).await;
     }
     let (session, new_id) = if initialize {
         match endpoint.new_session(caller.as_deref()) {
@@ -69,7 +69,7 @@ pub(super) async fn post_legacy(
     let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
     // Until the answer starts, a client that goes away has nothing to resume: its request
     // is cancelled. A resumable stream goes on without it.
-    let sender = Sender::http(caller, headers);
+    let sender = Sender::http(caller, Arc::clone(headers));
     let cancel_on_drop = dispatcher.serve(request, Reply::Stream(tx), sender).drop_guard();
     let first = rx.recv().await;
     // The session joins the table only once its `initialize` succeeded: a refused one
@@ -152,7 +152,7 @@ pub(super) async fn post_batch(
         .map_or(&endpoint.stateless, |session| session.session.dispatcher());
     let reply = dispatcher.session_channel().cloned().unwrap_or_else(Reply::nowhere);
     let assumed = session.is_none().then_some(version);
-    let sender = Sender::http(caller, headers);
+    let sender = Sender::http(caller, Arc::clone(headers));
     let Some(answers) = dispatcher.answer_batch(entries, reply, sender, assumed).await else {
         return StatusCode::ACCEPTED.into_response();
     };

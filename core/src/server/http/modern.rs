@@ -71,7 +71,7 @@ async fn answer_checked(
     read: ReadAhead,
     caller: Admitted,
 ) -> Response {
-    let sender = Sender::http(caller, headers);
+    let sender = Sender::http(caller, Arc::clone(headers));
     endpoint
         .answer_alone(request, None, Some(read), sender, status_for_modern)
         .await

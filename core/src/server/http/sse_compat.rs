@@ -222,7 +222,7 @@ pub(super) async fn handle_sse_message(
             if let Some(refused) = endpoint.scope_refusal(caller.as_deref(), &message) {
                 return refused;
             }
-            session.accept(message, Sender::http(caller, &Arc::new(headers)));
+            session.accept(message, Sender::http(caller, Arc::new(headers)));
             StatusCode::ACCEPTED.into_response()
         }
         Ok(Incoming::Batch(_)) => rpc_error(

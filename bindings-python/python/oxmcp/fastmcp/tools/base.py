@@ -12,12 +12,11 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from ... import types
-from ..._official import to_official
 from ..decorators import Marked, mark, marked, named
 
 if TYPE_CHECKING:
     from ...server._mounting import _Registration
+    from ..server._middleware import ListedTool
     from ..server.server import FastMCP
     from .tool_transform import TransformedTool
 
@@ -83,22 +82,24 @@ class Tool(ABC):
     @property
     def tags(self) -> set[str]:
         """The tool's tags."""
-        return set(self._fastmcp_meta.get("tags") or ())
+        return self.listed.tags
 
     @property
     def version(self) -> str | None:
         """The tool's version, if it was given one."""
-        return self._fastmcp_meta.get("version")
+        return self.listed.version
 
-    @property
-    def _fastmcp_meta(self) -> dict[str, Any]:
-        """What FastMCP lists of the tool in ``_meta.fastmcp``."""
-        return (self.meta or {}).get("fastmcp") or {}
+    @cached_property
+    def listed(self) -> ListedTool:
+        """The tool as a server lists it (what ``mcp.list_tools()`` gives)."""
+        from ..server._middleware import ListedTool
+
+        return ListedTool.model_validate(self.definition)
 
     def to_mcp_tool(self, **overrides: Any) -> Any:
         """The tool as a client gets it listed, the official SDK's ``Tool`` when it is
         installed (oxmcp's otherwise), with ``overrides`` of its fields."""
-        return to_official(types.Tool.model_validate(self.definition).model_copy(update=overrides))
+        return self.listed.to_mcp_tool(**overrides)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
