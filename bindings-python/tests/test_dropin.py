@@ -169,7 +169,7 @@ def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def ported(source: Path, directory: Path) -> Path:
     """The snippet with its imports from the official SDK's server turned to oxmcp's."""
     text = source.read_text()
-    text = text.replace("from mcp.server.mcpserver.prompts import base", "from oxmcp.prompts import base")
+    text = re.sub(r"^from mcp\.server\.mcpserver\.(prompts|resources)\b", r"from oxmcp.\1", text, flags=re.MULTILINE)
     text = text.replace("from mcp.server.mcpserver.exceptions import", "from oxmcp import")
     text = text.replace("from mcp.server.mcpserver import", "from oxmcp import")
     text = OFFICIAL_SERVER.sub("oxmcp.server", text)
@@ -904,6 +904,39 @@ def test_fastmcp_prompt_and_resource_results_read_the_same_with_their_imports_ch
     published, ported = printed_both_ways("fastmcp_results.py", tmp_path)
     assert ported == published
     assert '"_meta": {"part": 2}, "blob": "AAFiaW5hcnk="' in ported and "card of ada" in ported
+
+
+def test_fastmcp_components_added_as_objects_list_and_read_the_same_with_their_imports_changed(
+    tmp_path: Path,
+) -> None:
+    """``servers/fastmcp_components.py``: ``TextResource``, ``BinaryResource``,
+    ``FileResource`` (text, and bytes by MIME type), ``DirectoryResource`` (a pattern), a
+    ``Resource`` subclass returning a ``ResourceResult``, ``Resource.from_function`` with
+    tags, ``ResourceTemplate.from_function`` with ``add_template``, a function the standalone
+    ``@resource`` marked, ``Prompt.from_function`` with ``add_prompt`` and the ``Progress``
+    dependency; both eras. FastMCP's ``Progress`` only counts outside a Docket worker;
+    oxmcp's tells the client each step."""
+    published, ported = printed_both_ways("fastmcp_components.py", tmp_path)
+    counted = [line for line in ported.splitlines() if line.startswith("updates ")]
+    without_updates = lambda printed: [line for line in printed.splitlines() if not line.startswith("updates ")]  # noqa: E731
+    assert without_updates(ported) == without_updates(published)
+    steps = [[1.0, 3.0, "processing a"], [2.0, 3.0, "processing b"], [3.0, 3.0, "processing c"]]
+    assert counted == [f"updates {json.dumps(steps)}"] * 2
+    assert '"_meta": {"owner": "team"}, "text": "# Notes' in ported and '"text": ["a.csv", "b.csv"]' in ported
+
+
+async def test_official_resources_and_prompts_added_as_objects_read_the_same_with_their_imports_changed(
+    tmp_path: Path,
+) -> None:
+    """``servers/official_components.py``: resources given to ``add_resource`` as objects
+    (text, bytes, a text file and a binary one, a directory's listing, a function's data as
+    JSON), their ``meta`` on what is read, and a prompt given to ``add_prompt``, seen by the
+    official client in both eras."""
+    original = Path(__file__).parent / "servers" / "official_components.py"
+    reads = ["resource://notice", "resource://magic", "file:///readme.md", "file:///logo.png"]
+    visit = Visit(reads=[*reads, "resource://docs", "config://settings"], prompts={"code_review": {"code": "x = 1"}})
+    for era in ERAS:
+        await compare(original, ported(original, tmp_path), visit, era)
 
 
 def test_an_official_server_asked_directly_lists_and_answers_the_same_with_its_import_changed(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from .server.dependencies import (
     CurrentHeaders,
     CurrentRequest,
     OptionalCurrentContext,
+    Progress,
     TokenClaim,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "Dependency",
     "Depends",
     "OptionalCurrentContext",
+    "Progress",
     "Shared",
     "TokenClaim",
 ]

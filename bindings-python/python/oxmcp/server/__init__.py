@@ -28,6 +28,8 @@ from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_
 from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
+from ..prompts import Prompt
+from ..resources import Resource
 from ..types import Annotations, ToolAnnotations
 from ._calling import Call, native_callable, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
@@ -453,7 +455,9 @@ class Server(Generic[LifespanT]):
         """
 
         def register(fn: Handler) -> Handler:
-            self.add_resource(
+            # The base's: a subclass's `add_resource` may take other things first.
+            Server.add_resource(
+                self,
                 fn,
                 uri,
                 name=name,
@@ -470,6 +474,10 @@ class Server(Generic[LifespanT]):
 
         return register
 
+    @overload
+    def add_resource(self, resource: Resource, /) -> None: ...
+
+    @overload
     def add_resource(
         self,
         fn: Callable[..., Any],
@@ -484,8 +492,33 @@ class Server(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
         scopes: list[str] | None = None,
+    ) -> None: ...
+
+    def add_resource(
+        self,
+        fn: Callable[..., Any] | Resource,
+        uri: str | None = None,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        annotations: Annotations | dict[str, Any] | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        completions: dict[str, Completer] | None = None,
+        scopes: list[str] | None = None,
     ) -> None:
-        """Adds a resource or resource template; its URI (template) is registered once."""
+        """Adds a resource or resource template, its URI (template) registered once: a
+        function at ``uri`` (as :meth:`resource` registers it), or a
+        :class:`~oxmcp.resources.Resource` (``TextResource``, ``FileResource``...), read at
+        each request, its ``_meta`` sent with its contents (as the official SDK's
+        ``add_resource``)."""
+        if isinstance(fn, Resource):
+            self.resource(fn.uri, **fn.listed())(fn.reader())
+            return
+        if uri is None:
+            raise TypeError("add_resource: a function needs the URI it is read at")
         fn = self._conventions.injected(fn)
         spec = inspect_function(fn)
         if isinstance(annotations, Annotations):
@@ -495,7 +528,9 @@ class Server(Generic[LifespanT]):
             {
                 "name": name or spec.name,
                 "title": title,
-                "description": conventions.resource_description(description, spec),
+                "description": description
+                if isinstance(getattr(fn, "__self__", None), Resource)
+                else conventions.resource_description(description, spec),
                 "mimeType": conventions.resource_mime_type(mime_type, spec),
                 "annotations": annotations,
                 "icons": icons,
@@ -582,7 +617,9 @@ class Server(Generic[LifespanT]):
         """
 
         def register(fn: Handler) -> Handler:
-            self.add_prompt(
+            # The base's: a subclass's `add_prompt` may take other things first.
+            Server.add_prompt(
+                self,
                 fn,
                 name=name or (None if callable(fn_or_name) else fn_or_name),
                 title=title,
@@ -598,7 +635,7 @@ class Server(Generic[LifespanT]):
 
     def add_prompt(
         self,
-        fn: Callable[..., Any],
+        fn: Callable[..., Any] | Prompt,
         *,
         name: str | None = None,
         title: str | None = None,
@@ -608,7 +645,12 @@ class Server(Generic[LifespanT]):
         completions: dict[str, Completer] | None = None,
         scopes: list[str] | None = None,
     ) -> None:
-        """Adds a prompt; its name is registered once."""
+        """Adds a prompt, its name registered once: a function (as :meth:`prompt` registers
+        it) or a :class:`~oxmcp.prompts.Prompt` (``Prompt.from_function(fn, ...)``, as the
+        official SDK's ``add_prompt``)."""
+        if isinstance(fn, Prompt):
+            self.prompt(**fn.listed() | _drop_none({"completions": completions, "scopes": scopes}))(fn.fn)
+            return
         fn = self._conventions.injected(fn)
         spec = inspect_function(fn)
         described = self._conventions.argument_description

@@ -1,5 +1,6 @@
 """FastMCP's ``fastmcp.prompts``: :class:`Message` and :class:`PromptResult`, what a prompt
-returns (as well as text, or a list of messages and text), and the standalone ``@prompt``."""
+returns (as well as text, or a list of messages and text), prompts as objects
+(``Prompt.from_function``, served by ``mcp.add_prompt``) and the standalone ``@prompt``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, Literal, TypeVar, overload
 from ...types import GetPromptResult, PromptMessage
 from ..decorators import Marked, mark, named
 from ..tools import content_block
+from .function_prompt import FunctionPrompt, Prompt
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,4 +63,4 @@ def prompt(name_or_fn: Any = None, /, **options: Any) -> Any:
     return marked(name_or_fn) if callable(name_or_fn) else marked
 
 
-__all__ = ["Message", "PromptResult", "prompt"]
+__all__ = ["FunctionPrompt", "Message", "Prompt", "PromptResult", "prompt"]

@@ -141,6 +141,66 @@ class _TokenClaim(Provider[str]):
         return str(value)
 
 
+class Progress(Provider["Progress"]):
+    """The progress of the call, as a parameter's default (``progress: Progress =
+    Progress()``), as FastMCP's: a count towards a total, with a message. Each increment
+    is sent to the client as a progress notification (when it asked for them), and the
+    message of a call that runs as a task is the task's status, which ``tasks/get``
+    shows. Each call gets its own."""
+
+    def __init__(self) -> None:
+        self._context: Context | None = None
+        self._current: int | None = None
+        self._total = 1
+        self._message: str | None = None
+
+    async def __aenter__(self) -> Progress:
+        progress = Progress()
+        progress._context = get_context()
+        return progress
+
+    @property
+    def current(self) -> int | None:
+        """The count so far (None before the first increment)."""
+        return self._current
+
+    @property
+    def total(self) -> int:
+        """The count that completes the work (1 unless set)."""
+        return self._total
+
+    @property
+    def message(self) -> str | None:
+        """What the work is doing now."""
+        return self._message
+
+    async def set_total(self, total: int) -> None:
+        """Sets the count that completes the work (at least 1)."""
+        if total < 1:
+            raise ValueError("Total must be at least 1")
+        self._total = total
+
+    async def increment(self, amount: int = 1) -> None:
+        """Counts ``amount`` (at least 1) more done, and tells the client."""
+        if amount < 1:
+            raise ValueError("Amount must be at least 1")
+        self._current = (self._current or 0) + amount
+        await self._in_call().report_progress(self._current, self._total, self._message)
+
+    async def set_message(self, message: str | None) -> None:
+        """Says what the work is doing now: sent with the next increment, and the task's
+        status at once when the call runs as a task."""
+        self._message = message
+        context = self._in_call()
+        if message is not None and context.is_task:
+            await context.task_status(message)
+
+    def _in_call(self) -> Context:
+        if self._context is None:
+            raise RuntimeError("Progress must be used as a dependency: progress: Progress = Progress()")
+        return self._context
+
+
 # Typed as what they give, as FastMCP types them, so that `ctx: Context = CurrentContext()`
 # type-checks; each is a dependency the call resolves.
 
@@ -208,6 +268,7 @@ __all__ = [
     "CurrentHeaders",
     "CurrentRequest",
     "OptionalCurrentContext",
+    "Progress",
     "TokenClaim",
     "get_access_token",
     "get_context",

@@ -23,6 +23,9 @@ from .._conventions import FastMCPConventions
 from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
+from ..decorators import marked
+from ..prompts import Prompt
+from ..resources import FunctionResource, Resource, ResourceTemplate
 from ..tools import ToolResult
 from ..tools.base import Tool
 from ..utilities.tasks import TaskConfig, TaskMode
@@ -260,6 +263,43 @@ class FastMCP(Server):
             return fn
 
         return with_ui_contents
+
+    def add_resource(  # type: ignore[override]
+        self, resource: Resource | ResourceTemplate | Callable[..., Any], uri: str | None = None, **options: Any
+    ) -> Resource | ResourceTemplate:
+        """Adds a resource: a :class:`~oxmcp.fastmcp.resources.Resource` (``TextResource``,
+        ``FileResource``, ``Resource.from_function(fn, uri)``...), a
+        :class:`~oxmcp.fastmcp.resources.ResourceTemplate`, a function the standalone
+        ``@resource(uri)`` marked, or a function at ``uri`` with :meth:`resource`'s
+        options. Returns the resource (or template) added."""
+        if not isinstance(resource, Resource | ResourceTemplate):
+            given = marked(resource)
+            if uri is None and (given is None or given.kind != "resource"):
+                raise TypeError("add_resource takes a Resource, a ResourceTemplate or a function marked @resource(uri)")
+            options = {**(given.options if given else {}), **({"uri": uri} if uri else {}), **options}
+            uri = options.pop("uri")
+            made = ResourceTemplate if resource_kind(uri) == "template" else FunctionResource
+            resource = made.from_function(resource, uri, **options)
+        if isinstance(resource, ResourceTemplate):
+            return self.add_template(resource)
+        super().add_resource(resource)
+        return resource
+
+    def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
+        """Adds a resource template (``ResourceTemplate.from_function(fn, uri_template)``)."""
+        self.resource(template.uri_template, **template.options)(template.fn)
+        return template
+
+    def add_prompt(self, prompt: Prompt | Callable[..., Any], **options: Any) -> Prompt:  # type: ignore[override]
+        """Adds a prompt: a :class:`~oxmcp.fastmcp.prompts.Prompt`
+        (``Prompt.from_function(fn, ...)``) or a function, with the options the standalone
+        ``@prompt`` gave it, then these. Returns the prompt added."""
+        if not isinstance(prompt, Prompt):
+            given = marked(prompt)
+            options = {**(given.options if given and given.kind == "prompt" else {}), **options}
+            prompt = Prompt.from_function(prompt, **options)
+        super().add_prompt(prompt)
+        return prompt
 
     def prompt(
         self,
