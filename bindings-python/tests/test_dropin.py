@@ -925,6 +925,17 @@ def test_fastmcp_components_added_as_objects_list_and_read_the_same_with_their_i
     assert '"_meta": {"owner": "team"}, "text": "# Notes' in ported and '"text": ["a.csv", "b.csv"]' in ported
 
 
+def test_a_fastmcp_server_of_a_fastapi_app_lists_and_answers_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_openapi.py``: ``FastMCP.from_fastapi`` with route maps: tools named
+    from the operation ids, their parameters, header and pydantic body in one input schema
+    (definitions inlined), output schemas (a list's wrapped as ``result``, a component's
+    marked), a resource and a template with their tags; calls with path, query, header and
+    body arguments, the API's error status as the tool's error; reads; both eras."""
+    published, ported = printed_both_ways("fastmcp_openapi.py", tmp_path)
+    assert ported == published
+    assert '"structuredContent": {"id": 2, "request": "r1"}' in ported and "HTTP error 422" in ported
+
+
 async def test_official_resources_and_prompts_added_as_objects_read_the_same_with_their_imports_changed(
     tmp_path: Path,
 ) -> None:
@@ -1003,6 +1014,8 @@ FASTMCP_CLIENT_EXAMPLES = {
     # Several versions of one tool, listed as the highest with every version, called by version.
     "versioning/versioned_components.py": "calculate(5, 3) v1.0     -> 8",
     "versioning/client_version_selection.py": "ToolError: Unknown tool: 'charge'",
+    # A FastAPI app's routes made tools, resources or nothing by `RouteMap`s of tags.
+    "tags_example.py": "Tools (2): create_user_users_post, get_admin_stats_admin_stats_get",
 }
 
 

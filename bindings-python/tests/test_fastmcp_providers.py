@@ -1,18 +1,27 @@
 """FastMCP's providers on oxmcp: components found in a directory's files by their standalone
 decorators, another server given as a provider, each under a namespace or not, after the
-server's own. (FastMCP's `filesystem-provider` example, compared with FastMCP, is
-`test_dropin.py`'s.)"""
+server's own; an HTTP API's operations read from its OpenAPI description, called over a
+real socket. (FastMCP's `filesystem-provider` example and a FastAPI app's server, compared
+with FastMCP, are `test_dropin.py`'s.)"""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
+import re
+import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
 
+from conftest import http_server
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
+from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.providers import FileSystemProvider
+from oxmcp.fastmcp.server.providers.openapi import MCPType, OpenAPIProvider, RouteMap
 
 MODES = ("legacy", "2026-07-28")
 
@@ -98,3 +107,40 @@ async def test_a_provider_is_served_under_its_namespace(mode: str, components: P
 def test_what_is_not_a_provider_is_refused() -> None:
     with pytest.raises(TypeError, match="as providers"):
         FastMCP("x", providers=[object()])  # type: ignore[list-item]
+
+
+async def test_an_openapi_description_is_served_calling_its_api_over_http() -> None:
+    """The shop API of ``servers/fastmcp_openapi.py`` served by uvicorn; its description,
+    with its URL as its server, made a server (the client made from that URL): a call with
+    a body and a header, one with path and query arguments, the API's 404 as the tool's
+    error, a GET mapped to a resource read; an operation excluded is not served."""
+    servers = Path(__file__).parent / "servers"
+    uvicorn = [sys.executable, "-m", "uvicorn", "--app-dir", str(servers), "fastmcp_openapi:app", "--port", "0"]
+    with http_server(uvicorn) as url:
+        described = await asyncio.to_thread(urllib.request.urlopen, f"{url}/openapi.json")
+        with described:
+            spec = {**json.load(described), "servers": [{"url": url}]}
+        maps = [
+            RouteMap(methods=["GET"], pattern=r"^/health$", mcp_type=MCPType.RESOURCE),
+            RouteMap(methods=["PUT"], mcp_type=MCPType.EXCLUDE),
+        ]
+        mcp = FastMCP.from_openapi(spec, route_maps=maps, mcp_names={"create_item": "add_item"})
+        async with FastMCPClient(mcp) as client:
+            names = {tool.name for tool in await client.list_tools()}
+            added = await client.call_tool("add_item", {"name": "ink", "price": 2, "x-request-id": "r7"})
+            item = await client.call_tool("get_item_items", {"item_id": 1})
+            with pytest.raises(ToolError, match=re.escape('HTTP error 404: Not Found - {"detail": "no such item"}')):
+                await client.call_tool("get_item_items", {"item_id": 99})
+            health = await client.read_resource("resource://health_health_get")
+    assert "rename_items" not in names and "add_item" in names
+    assert added.structured_content == {"id": 2, "request": "r7"}
+    assert item.structured_content == {"name": "pen", "price": 1.5, "tags": []}
+    assert health[0].text == '"ok"'
+
+
+def test_an_openapi_description_without_a_server_needs_a_client() -> None:
+    spec = {"openapi": "3.1.0", "info": {"title": "x", "version": "1"}, "paths": {}}
+    with pytest.raises(ValueError, match="No server URL found"):
+        OpenAPIProvider(spec)
+    with pytest.raises(ValueError, match="not OpenAPI 3"):
+        OpenAPIProvider({"swagger": "2.0", "paths": {}}, client=object())

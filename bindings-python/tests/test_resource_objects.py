@@ -5,6 +5,7 @@ client of the server. What they read is compared with the official SDK and FastM
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import threading
 from collections.abc import Iterator
@@ -94,6 +95,30 @@ async def test_a_prompt_object_is_listed_and_rendered_as_its_function_would_be()
     assert rendered.messages[0].content.text == "Review: x = 1"
     with pytest.raises(ValueError, match="lambda"):
         Prompt.from_function(lambda: "x")
+
+
+async def test_progress_of_a_task_is_its_status() -> None:
+    """A tool run as a task: what its ``Progress`` says it is doing is the task's status
+    message, which polling shows."""
+    mcp = FastMCP("progress")
+
+    @mcp.tool(task=True)
+    async def crunch(progress: Progress = Progress()) -> str:  # noqa: B008 (FastMCP's way)
+        await progress.set_total(2)
+        await progress.increment()
+        await progress.set_message("crunching the second half")
+        await asyncio.sleep(30)
+        return "crunched"
+
+    async with Client(mcp) as client:
+        task = await client.call_tool_as_task("crunch", {})
+        for _ in range(200):
+            status = await task.status()
+            if status is not None and status.status_message is not None:
+                break
+            await asyncio.sleep(0.02)
+        await task.cancel()
+    assert status is not None and status.status_message == "crunching the second half"
 
 
 async def test_progress_is_a_dependency_only_and_counts_forward() -> None:

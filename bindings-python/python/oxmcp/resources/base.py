@@ -19,7 +19,8 @@ class Resource(BaseModel, abc.ABC):
     """A resource: subclasses say what :meth:`read` gives. ``name`` is the URI unless
     given."""
 
-    model_config = ConfigDict(validate_default=True, extra="forbid", arbitrary_types_allowed=True)
+    # Built when first made, not at import: every server imports this, few make one.
+    model_config = ConfigDict(validate_default=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True)
 
     uri: str = Field(description="The resource's URI")
     name: str | None = Field(default=None, description="Its name (the URI unless given)")

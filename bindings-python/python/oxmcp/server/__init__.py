@@ -28,8 +28,6 @@ from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_
 from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
-from ..prompts import Prompt
-from ..resources import Resource
 from ..types import Annotations, ToolAnnotations
 from ._calling import Call, native_callable, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
@@ -39,6 +37,8 @@ from .stdio import StdioStream
 if TYPE_CHECKING:
     from ..asgi import HttpApp
     from ..client import Client
+    from ..prompts import Prompt
+    from ..resources import Resource
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 ContextT = TypeVar("ContextT", bound=Context[Any])
@@ -514,6 +514,8 @@ class Server(Generic[LifespanT]):
         :class:`~oxmcp.resources.Resource` (``TextResource``, ``FileResource``...), read at
         each request, its ``_meta`` sent with its contents (as the official SDK's
         ``add_resource``)."""
+        from ..resources import Resource  # here: its models cost a server's start-up 8 ms
+
         if isinstance(fn, Resource):
             self.resource(fn.uri, **fn.listed())(fn.reader())
             return
@@ -648,6 +650,8 @@ class Server(Generic[LifespanT]):
         """Adds a prompt, its name registered once: a function (as :meth:`prompt` registers
         it) or a :class:`~oxmcp.prompts.Prompt` (``Prompt.from_function(fn, ...)``, as the
         official SDK's ``add_prompt``)."""
+        from ..prompts import Prompt
+
         if isinstance(fn, Prompt):
             self.prompt(**fn.listed() | _drop_none({"completions": completions, "scopes": scopes}))(fn.fn)
             return
@@ -1038,6 +1042,10 @@ class ToolOptions(TypedDict, total=False):
     #: The arguments converted as pydantic's lax mode does (``"5"`` for an ``int`` is 5),
     #: not checked by the core against the input schema (FastMCP's default).
     lax_arguments: bool
+    #: The arguments given to the function whole, as its one parameter ``arguments`` (a
+    #: dict, checked against ``input_schema`` unless ``lax_arguments``): a tool whose
+    #: arguments a schema says rather than the function's parameters.
+    raw_arguments: bool
 
 
 class HttpOptions(TypedDict, total=False):
@@ -1250,7 +1258,13 @@ def tool_registration(
     )
     lax = options.get("lax_arguments", False)
     run = conventions.tool_function(fn, name)
-    arguments_of = _lax_arguments(spec, fn) if lax else _validated_arguments(spec)
+    arguments_of: Callable[[Wire, _native.Context], Arguments]
+    if options.get("raw_arguments", False):
+        if input_schema is None:
+            raise TypeError(f"tool {name}: raw_arguments needs the input_schema that says them")
+        arguments_of = _whole_arguments
+    else:
+        arguments_of = _lax_arguments(spec, fn) if lax else _validated_arguments(spec)
     handler = _handler(run, spec, arguments_of, context, made.convert)
     task, asks_before_task = options.get("task", "forbidden"), options.get("asks_before_task", False)
     return _Registration(
@@ -1276,6 +1290,11 @@ def _validated_arguments(spec: FunctionSpec) -> Callable[[Wire, _native.Context]
         return kwargs, native_ctx
 
     return arguments_of
+
+
+def _whole_arguments(arguments: Wire, native_ctx: _native.Context) -> Arguments:
+    """A tool's arguments as sent, as its one parameter ``arguments``."""
+    return {"arguments": arguments}, native_ctx
 
 
 def _lax_arguments(spec: FunctionSpec, fn: Callable[..., Any]) -> Callable[[Wire, _native.Context], Arguments]:

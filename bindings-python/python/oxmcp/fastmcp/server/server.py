@@ -36,10 +36,12 @@ from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
 from .middleware.dereference import DereferenceRefsMiddleware
 from .middleware.tool_injection import ToolInjectionMiddleware
-from .providers import FileSystemProvider, add_provider
+from .providers import add_provider
 from .transforms.visibility import Criteria, Visibility
 
 if TYPE_CHECKING:
+    from .providers import Provider
+    from .providers.openapi import ComponentFn, RouteMap, RouteMapFn
     from .transforms import Transform
 
 
@@ -70,7 +72,7 @@ class FastMCP(Server):
         middleware: Iterable[Middleware] | None = None,
         transforms: Iterable[Transform] | None = None,
         tools: Iterable[Tool | Callable[..., Any]] | None = None,
-        providers: Iterable[FastMCP | FileSystemProvider] | None = None,
+        providers: Iterable[FastMCP | Provider] | None = None,
         list_page_size: int | None = None,
         dereference_schemas: bool = True,
         strict_input_validation: bool | None = None,
@@ -163,7 +165,70 @@ class FastMCP(Server):
             self._native.set_interceptor(interceptor(self), notification_interceptor(self), initialize=True)
             self._intercepting = True
 
-    def add_provider(self, provider: FastMCP | FileSystemProvider, *, namespace: str = "") -> None:
+    @classmethod
+    def from_openapi(
+        cls,
+        openapi_spec: dict[str, Any],
+        client: Any = None,
+        name: str = "OpenAPI Server",
+        route_maps: list[RouteMap] | None = None,
+        route_map_fn: RouteMapFn | None = None,
+        mcp_component_fn: ComponentFn | None = None,
+        mcp_names: dict[str, str] | None = None,
+        tags: set[str] | None = None,
+        validate_output: bool = True,
+        **settings: Any,
+    ) -> Self:
+        """A server of the operations of an HTTP API's OpenAPI 3 description, each a tool
+        unless ``route_maps`` say otherwise, called with ``client`` (an ``httpx2`` or
+        ``httpx`` ``AsyncClient``; without one, a client of the description's server URL)
+        (:class:`~oxmcp.fastmcp.server.providers.openapi.OpenAPIProvider`)."""
+        from .providers.openapi import OpenAPIProvider
+
+        server = cls(name, **settings)
+        provider = OpenAPIProvider(
+            openapi_spec,
+            client,
+            route_maps=route_maps,
+            route_map_fn=route_map_fn,
+            mcp_component_fn=mcp_component_fn,
+            mcp_names=mcp_names,
+            tags=tags,
+            validate_output=validate_output,
+        )
+        server.add_provider(provider)
+        return server
+
+    @classmethod
+    def from_fastapi(
+        cls,
+        app: Any,
+        name: str | None = None,
+        route_maps: list[RouteMap] | None = None,
+        route_map_fn: RouteMapFn | None = None,
+        mcp_component_fn: ComponentFn | None = None,
+        mcp_names: dict[str, str] | None = None,
+        httpx_client_kwargs: dict[str, Any] | None = None,
+        tags: set[str] | None = None,
+        **settings: Any,
+    ) -> Self:
+        """:meth:`from_openapi` of a FastAPI application (``app.openapi()``), called in
+        this process, through ASGI (``httpx_client_kwargs`` for its client)."""
+        from .providers.openapi.provider import asgi_client
+
+        return cls.from_openapi(
+            app.openapi(),
+            asgi_client(app, **(httpx_client_kwargs or {})),
+            name=name or app.title,
+            route_maps=route_maps,
+            route_map_fn=route_map_fn,
+            mcp_component_fn=mcp_component_fn,
+            mcp_names=mcp_names,
+            tags=tags,
+            **settings,
+        )
+
+    def add_provider(self, provider: FastMCP | Provider, *, namespace: str = "") -> None:
         """Serves what ``provider`` offers (another server, a
         :class:`~oxmcp.fastmcp.server.providers.FileSystemProvider`) after this server's own
         components, under ``namespace`` if one is given, as :meth:`mount` does."""

@@ -5,6 +5,7 @@ attributes; an object without is a dict."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import keyword
 from typing import Any, Literal, Union
@@ -65,10 +66,17 @@ class _Reader:
                 fields.append((field, kind))
             else:
                 default = property_schema.get("default") if isinstance(property_schema, dict) else None
-                fields.append((field, _union([kind, type(None)]), dataclasses.field(default=default)))
+                fields.append((field, _union([kind, type(None)]), _defaulting_to(default)))
         # Required fields first: a dataclass's fields without defaults must come first.
         fields.sort(key=lambda made: len(made) == 3)
         return dataclasses.make_dataclass(_class_name(name), fields)
+
+
+def _defaulting_to(default: Any) -> Any:
+    """A dataclass field whose default is ``default`` (a list or object: a copy each)."""
+    if isinstance(default, list | dict):
+        return dataclasses.field(default_factory=lambda: copy.deepcopy(default))
+    return dataclasses.field(default=default)
 
 
 def _union(members: list[Any]) -> Any:

@@ -15,12 +15,13 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from ...decorators import marked
 
 if TYPE_CHECKING:
     from ..server import FastMCP
+    from .openapi import OpenAPIProvider
 
 _log = logging.getLogger("oxmcp.fastmcp")
 
@@ -74,14 +75,22 @@ class FileSystemProvider:
                 self.server.prompt(fn, **options)
 
 
-def add_provider(server: FastMCP, provider: FastMCP | FileSystemProvider, namespace: str | None) -> None:
+if TYPE_CHECKING:
+    #: What a server serves the components of, besides another server.
+    Provider: TypeAlias = FileSystemProvider | OpenAPIProvider
+
+
+def add_provider(server: FastMCP, provider: FastMCP | Provider, namespace: str | None) -> None:
     """Serves ``provider``'s components on ``server``, after its own, under ``namespace``."""
     from ..server import FastMCP
 
-    if isinstance(provider, FileSystemProvider):
-        provider = provider.server
     if not isinstance(provider, FastMCP):
-        raise TypeError(f"oxmcp serves FastMCP servers and FileSystemProviders as providers, not {provider!r}")
+        # A FileSystemProvider's or an OpenAPIProvider's components are on a server of its own.
+        provider = getattr(provider, "server", provider)
+    if not isinstance(provider, FastMCP):
+        raise TypeError(
+            f"oxmcp serves FastMCP servers, FileSystemProviders and OpenAPIProviders as providers, not {provider!r}"
+        )
     server.mount(provider, namespace or None)
 
 

@@ -1,0 +1,209 @@
+"""FastMCP's ``fastmcp.server.providers.openapi.components``: the tool, resource and
+resource template that call one operation of an HTTP API with the client given, each
+registered on a server as ``mcp.tool``, ``mcp.resource`` and a template register theirs."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from ....utilities.openapi import Argument, HTTPRoute
+from ...dependencies import get_http_headers
+
+if TYPE_CHECKING:
+    from ...server import FastMCP
+
+#: How much of an error answer's body a tool error quotes.
+_ERROR_BODY_LIMIT = 2000
+
+
+class OperationError(Exception):
+    """The API answered an operation with an error status (its text is FastMCP's)."""
+
+
+@dataclass
+class _Operation:
+    """One operation of the API and the client that calls it."""
+
+    client: Any
+    route: HTTPRoute
+
+    async def call(self, arguments: dict[str, Any], where: dict[str, Argument]) -> Any:
+        """The API's answer to the operation with ``arguments``, put where ``where`` says;
+        :class:`OperationError` for an error status."""
+        path, params, headers, body = self.route.path, {}, {}, None
+        missing = [
+            name
+            for name, argument in where.items()
+            if argument.location == "path"
+            and arguments.get(name) is None
+            and any(p.name == argument.openapi_name and p.required for p in self.route.parameters)
+        ]
+        if missing:
+            raise ValueError(f"Missing required arguments: {', '.join(missing)}")
+        for name, value in arguments.items():
+            argument = where.get(name)
+            if argument is None or value is None:
+                continue
+            if argument.location == "path":
+                path = path.replace(f"{{{argument.openapi_name}}}", quote(str(value), safe=""))
+            elif argument.location == "query":
+                params[argument.openapi_name] = value
+            elif argument.location == "header":
+                headers[argument.openapi_name] = str(value)
+            elif argument.location == "cookie":
+                headers["cookie"] = "; ".join(filter(None, [headers.get("cookie"), f"{argument.openapi_name}={value}"]))
+            elif argument.whole:
+                body = value
+            else:
+                body = {**(body or {}), argument.openapi_name: value}
+        # The headers of the MCP request that carried the call (credentials aside), as FastMCP
+        # passes them on; the operation's own win.
+        headers = {**get_http_headers(), **headers}
+        response = await self.client.request(
+            self.route.method, path, params=params, headers=headers, **({} if body is None else {"json": body})
+        )
+        _raise_for_status(response)
+        return response
+
+
+def _raise_for_status(response: Any) -> None:
+    """:class:`OperationError` for an answer that is not a success, quoting its body (not
+    an HTML page)."""
+    if 200 <= response.status_code < 300:
+        return
+    message = f"HTTP error {response.status_code}: {response.reason_phrase}"
+    if 300 <= response.status_code < 400 and (location := response.headers.get("location")):
+        message += f" - Location: {location}"
+    kind = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    body = response.text
+    if body and kind not in ("text/html", "application/xhtml+xml"):
+        try:
+            quoted = json.dumps(response.json(), ensure_ascii=False)
+        except ValueError:
+            quoted = "" if body.lstrip().lower().startswith(("<!doctype html", "<html")) else body
+        if quoted:
+            message += f" - {quoted[:_ERROR_BODY_LIMIT]}"
+    raise OperationError(message)
+
+
+@dataclass
+class OpenAPITool:
+    """The tool that calls one operation: its arguments are the operation's parameters
+    and body properties (:func:`~oxmcp.fastmcp.utilities.openapi.flat_parameter_schema`),
+    its result the API's JSON answer (structured), or its text."""
+
+    client: Any
+    route: HTTPRoute
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    arguments: dict[str, Argument]
+    tags: set[str] = field(default_factory=set)
+    meta: dict[str, Any] | None = None
+
+    async def run(self, arguments: dict[str, Any]) -> Any:
+        """Calls the operation with ``arguments``."""
+        from ....tools import ToolResult
+
+        response = await _Operation(self.client, self.route).call(arguments, self.arguments)
+        try:
+            result = response.json()
+        except ValueError:
+            return ToolResult(content=response.text)
+        wrapped = (
+            self.output_schema.get("x-fastmcp-wrap-result") if self.output_schema else not isinstance(result, dict)
+        )
+        return ToolResult(structured_content={"result": result} if wrapped else result)
+
+    def register(self, server: FastMCP) -> None:
+        """Serves it on ``server``."""
+
+        async def call(arguments: dict[str, Any]) -> Any:
+            return await self.run(arguments)
+
+        server.tool(
+            name=self.name,
+            description=self.description,
+            input_schema=self.parameters,
+            output_schema=self.output_schema,
+            tags=self.tags,
+            meta=self.meta,
+            raw_arguments=True,
+        )(call)
+
+
+@dataclass
+class OpenAPIResource:
+    """The resource whose contents are a GET of one operation without arguments: JSON as
+    JSON text, text as text, anything else as bytes."""
+
+    client: Any
+    route: HTTPRoute
+    uri: str
+    name: str
+    description: str
+    mime_type: str = "application/json"
+    tags: set[str] = field(default_factory=set)
+    meta: dict[str, Any] | None = None
+
+    async def read(self) -> Any:
+        """The answer to the operation, as FastMCP's resources give it."""
+        return await self._read({}, {})
+
+    async def _read(self, arguments: dict[str, Any], where: dict[str, Argument]) -> Any:
+        from ....resources import ResourceContent, ResourceResult
+
+        response = await _Operation(self.client, self.route).call(arguments, where)
+        kind = response.headers.get("content-type", "").lower()
+        essence = kind.split(";")[0].strip()
+        if essence == "application/json" or essence.endswith("+json"):
+            return ResourceResult([ResourceContent(json.dumps(response.json()), mime_type=essence)])
+        if "text/" in kind or "application/xml" in kind:
+            return ResourceResult([ResourceContent(response.text, mime_type=self.mime_type)])
+        return ResourceResult([ResourceContent(response.content, mime_type=self.mime_type)])
+
+    def register(self, server: FastMCP) -> None:
+        """Serves it on ``server``."""
+
+        async def read() -> Any:
+            return await self.read()
+
+        self._register(server, read)
+
+    def _register(self, server: FastMCP, read: Any) -> None:
+        """Registers ``read`` as its function at its URI (template)."""
+        server.resource(
+            self.uri,
+            name=self.name,
+            description=self.description,
+            mime_type=self.mime_type,
+            tags=self.tags,
+            meta=self.meta,
+        )(read)
+
+
+@dataclass
+class OpenAPIResourceTemplate(OpenAPIResource):
+    """The resources whose contents are a GET of one operation with its path parameters,
+    the variables of ``uri`` (named as Python names)."""
+
+    def register(self, server: FastMCP) -> None:
+        names = sorted(p.name for p in self.route.parameters if p.location == "path")
+        where = {name: Argument("path", name) for name in names}
+
+        async def read(**variables: str) -> Any:
+            return await self._read(variables, where)
+
+        # The template's variables are its function's parameters.
+        read.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=str) for name in names]
+        )
+        self._register(server, read)
+
+
+__all__ = ["OpenAPIResource", "OpenAPIResourceTemplate", "OpenAPITool", "OperationError"]

@@ -1,0 +1,322 @@
+"""FastMCP's ``fastmcp.utilities.openapi``: an OpenAPI 3 description read into its
+operations (:class:`HTTPRoute`), and the schemas FastMCP gives the tools made of them: one
+input schema of an operation's parameters and JSON body together
+(:func:`flat_parameter_schema`), and an output schema from its first successful JSON
+response (:func:`output_schema`). Local ``$ref``\\ s are followed; the component schemas a
+schema names are kept as its ``$defs``."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .._schema import dereferenced
+
+HttpMethod = Literal["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE"]
+ParameterLocation = Literal["path", "query", "header", "cookie"]
+
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+_COMPONENT_SCHEMA = "#/components/schemas/"
+#: The success statuses whose response describes an operation's result, in this order.
+_SUCCESS = ("200", "201", "202", "204")
+_JSON_TYPES = (
+    "application/json",
+    "application/vnd.api+json",
+    "application/hal+json",
+    "application/ld+json",
+    "text/json",
+)
+
+
+@dataclass
+class ParameterInfo:
+    """One parameter of an operation: where it goes, and its schema."""
+
+    name: str
+    location: ParameterLocation
+    required: bool = False
+    schema_: dict[str, Any] = field(default_factory=dict)
+    description: str | None = None
+
+
+@dataclass
+class RequestBodyInfo:
+    """An operation's request body: its schema by content type."""
+
+    required: bool = False
+    content_schema: dict[str, dict[str, Any]] = field(default_factory=dict)
+    description: str | None = None
+
+
+@dataclass
+class HTTPRoute:
+    """One operation of an OpenAPI description."""
+
+    path: str
+    method: HttpMethod
+    operation_id: str | None = None
+    summary: str | None = None
+    description: str | None = None
+    tags: list[str] = field(default_factory=list)
+    parameters: list[ParameterInfo] = field(default_factory=list)
+    request_body: RequestBodyInfo | None = None
+    #: Each response's schema by content type, by status.
+    responses: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    #: The description's component schemas, by name.
+    schemas: dict[str, Any] = field(default_factory=dict)
+    openapi_version: str = "3.1.0"
+
+
+def parse_openapi_to_http_routes(spec: dict[str, Any]) -> list[HTTPRoute]:
+    """The operations of the OpenAPI 3 description ``spec``, in its order."""
+    version = str(spec.get("openapi", ""))
+    if not version.startswith("3"):
+        raise ValueError(f"Invalid OpenAPI specification: not OpenAPI 3 (openapi: {version or 'missing'})")
+    schemas = spec.get("components", {}).get("schemas", {})
+    routes = []
+    for path, item in spec.get("paths", {}).items():
+        item = _resolved(spec, item)
+        shared = item.get("parameters", [])
+        for method in _METHODS:
+            operation = item.get(method)
+            if not isinstance(operation, dict):
+                continue
+            routes.append(
+                HTTPRoute(
+                    path=path,
+                    method=method.upper(),  # type: ignore[arg-type]
+                    operation_id=operation.get("operationId"),
+                    summary=operation.get("summary"),
+                    description=operation.get("description"),
+                    tags=list(operation.get("tags", [])),
+                    parameters=_parameters(spec, [*shared, *operation.get("parameters", [])]),
+                    request_body=_request_body(spec, operation.get("requestBody")),
+                    responses=_responses(spec, operation.get("responses", {})),
+                    schemas=schemas,
+                    openapi_version=version,
+                )
+            )
+    return routes
+
+
+def _resolved(spec: dict[str, Any], value: Any) -> Any:
+    """``value``, or what its local ``$ref`` (and theirs) points at."""
+    seen = set()
+    while isinstance(value, dict) and isinstance(ref := value.get("$ref"), str):
+        if not ref.startswith("#/") or ref in seen:
+            raise ValueError(f"Invalid OpenAPI specification: cannot resolve $ref {ref}")
+        seen.add(ref)
+        value = spec
+        for part in ref[2:].split("/"):
+            value = value[part.replace("~1", "/").replace("~0", "~")]
+    return value
+
+
+def _parameters(spec: dict[str, Any], given: list[Any]) -> list[ParameterInfo]:
+    """The parameters, an operation's replacing its path's of the same name and place."""
+    found: dict[tuple[str, str], ParameterInfo] = {}
+    for parameter in given:
+        parameter = _resolved(spec, parameter)
+        location = parameter.get("in")
+        if location not in ("path", "query", "header", "cookie"):
+            continue
+        schema = dict(parameter.get("schema") or {})
+        if not schema and parameter.get("content"):
+            schema = dict(next(iter(parameter["content"].values())).get("schema") or {})
+        found[(parameter["name"], location)] = ParameterInfo(
+            name=parameter["name"],
+            location=location,
+            required=bool(parameter.get("required", location == "path")),
+            schema_=schema,
+            description=parameter.get("description"),
+        )
+    return list(found.values())
+
+
+def _request_body(spec: dict[str, Any], body: Any) -> RequestBodyInfo | None:
+    if body is None:
+        return None
+    body = _resolved(spec, body)
+    content = {kind: dict(media.get("schema") or {}) for kind, media in body.get("content", {}).items()}
+    return RequestBodyInfo(bool(body.get("required", False)), content, body.get("description"))
+
+
+def _responses(spec: dict[str, Any], responses: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    return {
+        str(status): {kind: dict(media.get("schema") or {}) for kind, media in response.get("content", {}).items()}
+        for status, response in ((status, _resolved(spec, response)) for status, response in responses.items())
+    }
+
+
+def with_defs(schema: Any) -> Any:
+    """``schema`` with its references to component schemas made references to ``$defs``,
+    and OpenAPI 3.0's ``nullable`` said as JSON Schema says it."""
+    if isinstance(schema, list):
+        return [with_defs(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    made = {key: with_defs(value) for key, value in schema.items()}
+    if isinstance(ref := made.get("$ref"), str) and ref.startswith(_COMPONENT_SCHEMA):
+        made["$ref"] = "#/$defs/" + ref.removeprefix(_COMPONENT_SCHEMA)
+    if made.pop("nullable", False):
+        if isinstance(kind := made.get("type"), str):
+            made["type"] = [kind, "null"]
+        elif "type" not in made:
+            made = {"anyOf": [made, {"type": "null"}]}
+    return made
+
+
+def _named_defs(value: Any, schemas: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
+    """``found`` with the component schemas ``value`` names, and those they name."""
+    if isinstance(value, list):
+        for item in value:
+            _named_defs(item, schemas, found)
+    elif isinstance(value, dict):
+        ref = value.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name not in found and name in schemas:
+                found[name] = with_defs(schemas[name])
+                _named_defs(found[name], schemas, found)
+        for item in value.values():
+            _named_defs(item, schemas, found)
+    return found
+
+
+def _with_named_defs(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the definitions it names inlined, as FastMCP lists it (a recursive
+    one kept as ``$defs``)."""
+    defs = _named_defs(schema, schemas, {})
+    return dereferenced({**schema, "$defs": defs}) if defs else schema
+
+
+@dataclass
+class Argument:
+    """Where an argument of a tool goes in the request: its place, and its name there."""
+
+    location: Literal["path", "query", "header", "cookie", "body"]
+    openapi_name: str
+    #: Whether it is the body whole (a body that is not an object of properties).
+    whole: bool = False
+
+
+def flat_parameter_schema(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Argument]]:
+    """The input schema of a tool that calls ``route``, and where each of its arguments
+    goes: the parameters, then the properties of an object body (or the body whole, as
+    ``body``); a parameter whose name another argument has is named
+    ``<name>__<location>``."""
+    body_schema, body_properties, body_name = _body(route)
+    names = Counter(parameter.name for parameter in route.parameters)
+    taken = set(body_properties) | ({body_name} if body_name else set())
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    arguments: dict[str, Argument] = {}
+    for parameter in route.parameters:
+        schema = with_defs(copy.deepcopy(parameter.schema_))
+        if parameter.description and not schema.get("description"):
+            schema["description"] = parameter.description
+        name = parameter.name
+        if names[name] > 1 or name in taken:
+            name = f"{name}__{parameter.location}"
+            where = f"({parameter.location.capitalize()} parameter)"
+            schema["description"] = f"{schema['description']} {where}" if schema.get("description") else where
+        properties[name] = schema
+        arguments[name] = Argument(parameter.location, parameter.name)
+        if parameter.required:
+            required.append(name)
+    body_required = route.request_body is not None and route.request_body.required
+    for name, schema in body_properties.items():
+        properties[name] = schema
+        arguments[name] = Argument("body", name)
+    if body_properties and body_required:
+        required.extend(body_schema.get("required", []))
+    if body_name:
+        properties[body_name] = body_schema
+        arguments[body_name] = Argument("body", body_name, whole=True)
+        if body_required:
+            required.append(body_name)
+    schema = {"type": "object", "properties": properties, "required": required}
+    return _with_named_defs(schema, route.schemas), arguments
+
+
+def _body(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """A route's JSON body: its schema, its properties when it is an object whose
+    properties become arguments, else the name of the one argument it is (none without a
+    body)."""
+    if route.request_body is None or not route.request_body.content_schema:
+        return {}, {}, None
+    content = route.request_body.content_schema
+    schema = with_defs(copy.deepcopy(content.get("application/json") or next(iter(content.values()))))
+    if route.request_body.description and not schema.get("description"):
+        schema["description"] = route.request_body.description
+    target = schema
+    if isinstance(ref := schema.get("$ref"), str) and ref.startswith("#/$defs/"):
+        target = with_defs(route.schemas.get(ref.removeprefix("#/$defs/"), {}))
+    if isinstance(target.get("properties"), dict) and target.get("type", "object") == "object":
+        return target, dict(target["properties"]), None
+    if "$ref" in schema:
+        return schema, {}, "body"
+    name = re.sub(r"[^a-zA-Z0-9_]", "_", str(schema.get("title", "body")).lower())
+    return schema, {}, name if name and not name[0].isdigit() else "body_data"
+
+
+def success_response(route: HTTPRoute) -> dict[str, dict[str, Any]] | None:
+    """The schemas by content type of the response that describes ``route``'s result:
+    200, 201, 202 or 204 first, else any 2xx."""
+    for status in _SUCCESS:
+        if status in route.responses:
+            return route.responses[status]
+    return next((content for status, content in route.responses.items() if status.startswith("2")), None)
+
+
+def output_schema(route: HTTPRoute) -> dict[str, Any] | None:
+    """The output schema of a tool that calls ``route``: its JSON result's, an object's as
+    it is and any other wrapped as ``result`` (``x-fastmcp-wrap-result``); none when a
+    successful answer may have no body."""
+    if any(status.startswith("2") and not content for status, content in route.responses.items()):
+        return None
+    content = success_response(route)
+    if not content:
+        return None
+    schema = next((content[kind] for kind in _JSON_TYPES if kind in content), None) or next(iter(content.values()))
+    if not schema:
+        return None
+    schema = with_defs(copy.deepcopy(schema))
+    named = schema.get("$ref", "").removeprefix("#/$defs/")
+    if named in route.schemas:
+        # A component whole: FastMCP marks which.
+        schema = {**with_defs(copy.deepcopy(route.schemas[named])), "x-fastmcp-top-level-schema": named}
+    if schema.get("type") != "object":
+        schema = {
+            "type": "object",
+            "properties": {"result": schema},
+            "required": ["result"],
+            "x-fastmcp-wrap-result": True,
+        }
+    return _with_named_defs(schema, route.schemas)
+
+
+def response_mime_type(route: HTTPRoute) -> str:
+    """The MIME type of ``route``'s successful answer: JSON unless it says otherwise."""
+    content = success_response(route)
+    if not content:
+        return "application/json"
+    return next((kind for kind in _JSON_TYPES if kind in content), next(iter(content)))
+
+
+__all__ = [
+    "Argument",
+    "HTTPRoute",
+    "HttpMethod",
+    "ParameterInfo",
+    "RequestBodyInfo",
+    "flat_parameter_schema",
+    "output_schema",
+    "parse_openapi_to_http_routes",
+    "response_mime_type",
+    "success_response",
+    "with_defs",
+]
