@@ -913,8 +913,8 @@ def test_fastmcp_components_added_as_objects_list_and_read_the_same_with_their_i
     ``FileResource`` (text, and bytes by MIME type), ``DirectoryResource`` (a pattern), a
     ``Resource`` subclass returning a ``ResourceResult``, ``Resource.from_function`` with
     tags, ``ResourceTemplate.from_function`` with ``add_template``, a function the standalone
-    ``@resource`` marked, ``Prompt.from_function`` with ``add_prompt`` and the ``Progress``
-    dependency; both eras. FastMCP's ``Progress`` only counts outside a Docket worker;
+    ``@resource`` marked, ``Prompt.from_function`` with ``add_prompt``, a template's failures
+    and the ``Progress`` dependency; both eras. FastMCP's ``Progress`` only counts outside a Docket worker;
     oxmcp's tells the client each step."""
     published, ported = printed_both_ways("fastmcp_components.py", tmp_path)
     counted = [line for line in ported.splitlines() if line.startswith("updates ")]
@@ -923,6 +923,9 @@ def test_fastmcp_components_added_as_objects_list_and_read_the_same_with_their_i
     steps = [[1.0, 3.0, "processing a"], [2.0, 3.0, "processing b"], [3.0, 3.0, "processing c"]]
     assert counted == [f"updates {json.dumps(steps)}"] * 2
     assert '"_meta": {"owner": "team"}, "text": "# Notes' in ported and '"text": ["a.csv", "b.csv"]' in ported
+    # A resource's failure in FastMCP's words: a ResourceError's text, anything else's after the URI.
+    assert "read failed memo://secret -32603 memo secret is sealed" in ported
+    assert "read failed memo://lost -32603 Error reading resource 'memo://lost': 'lost'" in ported
 
 
 def test_a_fastmcp_server_of_a_fastapi_app_lists_and_answers_the_same_with_its_imports_changed(tmp_path: Path) -> None:
@@ -934,6 +937,7 @@ def test_a_fastmcp_server_of_a_fastapi_app_lists_and_answers_the_same_with_its_i
     published, ported = printed_both_ways("fastmcp_openapi.py", tmp_path)
     assert ported == published
     assert '"structuredContent": {"id": 2, "request": "r1"}' in ported and "HTTP error 422" in ported
+    assert "read failed -32603 Error reading resource 'resource://get_item_items/9': HTTP error 404" in ported
 
 
 async def test_official_resources_and_prompts_added_as_objects_read_the_same_with_their_imports_changed(

@@ -57,6 +57,11 @@ class Conventions:
         leave it as it is (the core's rules: data as indented JSON text)."""
         return None
 
+    def resource_failure(self, uri: str, error: Exception) -> Exception:
+        """What reading ``uri`` answers when its function raised ``error``: the error (its
+        text the message of an internal error, an ``McpError`` its own)."""
+        return error
+
     def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """The function a tool, resource or prompt is registered as: `fn` itself (no
         parameter is injected but the context)."""

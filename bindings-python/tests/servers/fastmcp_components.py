@@ -12,6 +12,7 @@ from pathlib import Path
 
 from fastmcp import Client, FastMCP
 from fastmcp.dependencies import Progress
+from fastmcp.exceptions import ResourceError
 from fastmcp.prompts import Prompt
 from fastmcp.resources import (
     BinaryResource,
@@ -96,6 +97,13 @@ def review(code: str, language: str = "python") -> str:
 mcp.add_prompt(Prompt.from_function(review, name="code-review", tags={"coding"}))
 
 
+@mcp.resource("memo://{name}")
+def memo(name: str) -> str:
+    if name == "secret":
+        raise ResourceError("memo secret is sealed")
+    raise KeyError(name)
+
+
 @mcp.tool
 async def process(items: list[str], progress: Progress = Progress()) -> str:
     """Processes items, telling how far it got."""
@@ -156,6 +164,11 @@ async def main() -> None:
                 print(uri, json.dumps(contents(await client.read_resource_mcp(uri))))
             rendered = await client.get_prompt("code-review", {"code": "print(1)"})
             print("prompt", json.dumps([m.model_dump(mode="json", exclude_none=True) for m in rendered.messages]))
+            for uri in ["memo://secret", "memo://lost"]:
+                try:
+                    await client.read_resource_mcp(uri)
+                except Exception as error:
+                    print("read failed", uri, error.code, error.message)
             result, updates = await processed(client)
             print("process", result.data)
             # FastMCP's `Progress` outside a Docket worker only counts; oxmcp's tells the client.

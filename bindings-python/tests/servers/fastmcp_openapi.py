@@ -107,6 +107,10 @@ async def main() -> None:
                 print("call", name, shown(await client.call_tool_mcp(name, arguments)))
             for uri in ["resource://health_health_get", "resource://get_item_items/1"]:
                 print("read", uri, shown(await client.read_resource_mcp(uri)))
+            try:
+                await client.read_resource_mcp("resource://get_item_items/9")
+            except Exception as error:
+                print("read failed", error.code, error.message)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,13 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from .._conventions import Conventions
 from .._errors import McpError, ToolError
+from .._native import INTERNAL_ERROR
 from .._schema import EMPTY, FunctionSpec, Output, Parameter, input_schema, is_content, output_of
 from ..server._calling import native_context
 from ..types import CallToolResult, ToolAnnotations
 from ._docstrings import parsed
 from ._schema import compressed
+from .exceptions import ResourceError
 from .resources import ResourceContent, ResourceResult
 from .server.dependencies import without_injected_parameters
 from .tools import ToolResult, content_of, is_content_value
@@ -100,6 +102,13 @@ class FastMCPConventions(Conventions):
 
     def resource_value(self) -> Callable[[Any], Any] | None:
         return _json_text
+
+    def resource_failure(self, uri: str, error: Exception) -> Exception:
+        # FastMCP's words: a ResourceError's text as it is, anything else's after the URI.
+        if isinstance(error, McpError):
+            return error
+        text = str(error) if isinstance(error, ResourceError) else f"Error reading resource {uri!r}: {error}"
+        return McpError(INTERNAL_ERROR, text)
 
     def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """`fn` with FastMCP's dependencies (``ctx = CurrentContext()``, ``Depends(...)``)

@@ -15,7 +15,7 @@ import threading
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
 from os import PathLike
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, NoReturn, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, Unpack
@@ -550,7 +550,7 @@ class Server(Generic[LifespanT]):
             self._components.add(
                 "resource",
                 {**definition, "uri": uri},
-                _handler(fn, spec, no_arguments, self._context, conventions.resource_value()),
+                _reading(_handler(fn, spec, no_arguments, self._context, conventions.resource_value()), conventions),
                 scopes,
             )
             return
@@ -563,7 +563,7 @@ class Server(Generic[LifespanT]):
         self._components.add(
             "template",
             {**definition, "uriTemplate": uri},
-            _handler(fn, spec, variables_of, self._context, conventions.resource_value()),
+            _reading(_handler(fn, spec, variables_of, self._context, conventions.resource_value()), conventions),
             _completers(completions),
             scopes,
         )
@@ -1329,6 +1329,35 @@ def _handler(
         return (), kwargs
 
     return native_callable(fn, spec.is_async, prepare, convert, context)
+
+
+def _reading(handler: Callable[..., Any], conventions: Conventions) -> Callable[..., Any]:
+    """A resource's ``handler`` (called with the URI read first), whose failures are
+    answered as ``conventions`` word them."""
+    if inspect.iscoroutinefunction(handler):
+
+        async def read_on_loop(uri: str, *native: Any) -> Any:
+            try:
+                return await handler(uri, *native)
+            except Exception as error:
+                _raise_worded(conventions.resource_failure(uri, error), error)
+
+        return read_on_loop
+
+    def read_here(uri: str, *native: Any) -> Any:
+        try:
+            return handler(uri, *native)
+        except Exception as error:
+            _raise_worded(conventions.resource_failure(uri, error), error)
+
+    return read_here
+
+
+def _raise_worded(failure: Exception, error: Exception) -> NoReturn:
+    """Raises ``failure``, what ``error`` is answered as (``error`` itself, or its cause)."""
+    if failure is error:
+        raise error
+    raise failure from error
 
 
 def _method_handler(
