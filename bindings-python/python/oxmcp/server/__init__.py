@@ -18,7 +18,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, NoReturn, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from typing_extensions import TypedDict, Unpack
+from typing_extensions import TypedDict, TypeIs, Unpack
 
 from .. import _native, types
 from .._conventions import Conventions
@@ -514,9 +514,7 @@ class Server(Generic[LifespanT]):
         :class:`~oxmcp.resources.Resource` (``TextResource``, ``FileResource``...), read at
         each request, its ``_meta`` sent with its contents (as the official SDK's
         ``add_resource``)."""
-        from ..resources import Resource  # here: its models cost a server's start-up 8 ms
-
-        if isinstance(fn, Resource):
+        if _is_resource(fn):
             self.resource(fn.uri, **fn.listed())(fn.reader())
             return
         if uri is None:
@@ -531,7 +529,7 @@ class Server(Generic[LifespanT]):
                 "name": name or spec.name,
                 "title": title,
                 "description": description
-                if isinstance(getattr(fn, "__self__", None), Resource)
+                if _is_resource(getattr(fn, "__self__", None))
                 else conventions.resource_description(description, spec),
                 "mimeType": conventions.resource_mime_type(mime_type, spec),
                 "annotations": annotations,
@@ -1329,6 +1327,14 @@ def _handler(
         return (), kwargs
 
     return native_callable(fn, spec.is_async, prepare, convert, context)
+
+
+def _is_resource(value: Any) -> TypeIs[Resource]:
+    """Whether ``value`` is a :class:`~oxmcp.resources.Resource`. Its module is not imported
+    here: its models would cost every server's start-up 8 ms, and no value is one before
+    it is imported."""
+    resources = sys.modules.get("oxmcp.resources.base")
+    return resources is not None and isinstance(value, resources.Resource)
 
 
 def _reading(handler: Callable[..., Any], conventions: Conventions) -> Callable[..., Any]:
