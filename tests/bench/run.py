@@ -604,7 +604,9 @@ def markdown(results: list[dict], skipped: list[tuple[Setup, str]], failures: li
         "Every server exposes the same `echo(text)` tool, written as its SDK's users would "
         "(`tests/bench/servers/`). `oxmcp bench` checks every answer; a run with errors is marked failed. "
         "Server CPU per call is the server process's CPU time divided by the calls, which still compares "
-        "fairly when the two cores are saturated by server plus driver.",
+        "fairly when the two cores are saturated by server plus driver. Each oxmcp server's eras are "
+        f"compared over {ERA_PAIRS} alternating legacy/modern pairs of runs, by the median ratio: one "
+        "pair, seconds apart on this shared machine, swings by 15 %.",
         "",
         "![throughput](throughput.png)",
         "",
