@@ -54,11 +54,13 @@ class Prompt:
         title: str | None = None,
         description: str | None = None,
         icons: list[Any] | None = None,
-        meta: dict[str, Any] | None = None,
         context_kwarg: str | None = None,
+        *,
+        meta: dict[str, Any] | None = None,
     ) -> Prompt:
         """The prompt `fn` renders, named after it unless `name` is given (a ``Context``
-        parameter is found by its annotation, so ``context_kwarg`` changes nothing)."""
+        parameter is found by its annotation, so ``context_kwarg`` changes nothing), listed
+        with ``meta``."""
         named = name or fn.__name__
         if named == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")

@@ -35,7 +35,7 @@ class Prompt(prompts.Prompt):
     ) -> FunctionPrompt:
         """The prompt ``fn`` renders, with ``mcp.prompt``'s options (named after it unless
         ``name`` is given)."""
-        made = prompts.Prompt.from_function(fn, name, title, description, icons, meta)
+        made = prompts.Prompt.from_function(fn, name, title, description, icons, meta=meta)
         version = None if version is None else str(version)
         return FunctionPrompt(**vars(made), tags=set(tags or ()), version=version, options=options)
 
