@@ -7,7 +7,6 @@ schema names are kept as its ``$defs``."""
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -152,8 +151,9 @@ def _responses(spec: dict[str, Any], responses: dict[str, Any]) -> dict[str, dic
 
 
 def with_defs(schema: Any) -> Any:
-    """``schema`` with its references to component schemas made references to ``$defs``,
-    and OpenAPI 3.0's ``nullable`` said as JSON Schema says it."""
+    """``schema``, rebuilt (its objects and arrays new, so the result may be changed), with
+    its references to component schemas made references to ``$defs``, and OpenAPI 3.0's
+    ``nullable`` said as JSON Schema says it."""
     if isinstance(schema, list):
         return [with_defs(item) for item in schema]
     if not isinstance(schema, dict):
@@ -215,7 +215,7 @@ def flat_parameter_schema(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, A
     required: list[str] = []
     arguments: dict[str, Argument] = {}
     for parameter in route.parameters:
-        schema = with_defs(copy.deepcopy(parameter.schema_))
+        schema = with_defs(parameter.schema_)
         if parameter.description and not schema.get("description"):
             schema["description"] = parameter.description
         name = parameter.name
@@ -249,7 +249,7 @@ def _body(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Any], str | None]
     if route.request_body is None or not route.request_body.content_schema:
         return {}, {}, None
     content = route.request_body.content_schema
-    schema = with_defs(copy.deepcopy(content.get("application/json") or next(iter(content.values()))))
+    schema = with_defs(content.get("application/json") or next(iter(content.values())))
     if route.request_body.description and not schema.get("description"):
         schema["description"] = route.request_body.description
     target = schema
@@ -284,11 +284,11 @@ def output_schema(route: HTTPRoute) -> dict[str, Any] | None:
     schema = next((content[kind] for kind in _JSON_TYPES if kind in content), None) or next(iter(content.values()))
     if not schema:
         return None
-    schema = with_defs(copy.deepcopy(schema))
+    schema = with_defs(schema)
     named = schema.get("$ref", "").removeprefix("#/$defs/")
     if named in route.schemas:
         # A component whole: FastMCP marks which.
-        schema = {**with_defs(copy.deepcopy(route.schemas[named])), "x-fastmcp-top-level-schema": named}
+        schema = {**with_defs(route.schemas[named]), "x-fastmcp-top-level-schema": named}
     if schema.get("type") != "object":
         schema = {
             "type": "object",

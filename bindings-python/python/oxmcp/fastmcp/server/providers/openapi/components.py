@@ -35,12 +35,9 @@ class _Operation:
         """The API's answer to the operation with ``arguments``, put where ``where`` says;
         :class:`OperationError` for an error status."""
         path, params, headers, body = self.route.path, {}, {}, None
+        # A path parameter is always required (OpenAPI's rule).
         missing = [
-            name
-            for name, argument in where.items()
-            if argument.location == "path"
-            and arguments.get(name) is None
-            and any(p.name == argument.openapi_name and p.required for p in self.route.parameters)
+            name for name, argument in where.items() if argument.location == "path" and arguments.get(name) is None
         ]
         if missing:
             raise ValueError(f"Missing required arguments: {', '.join(missing)}")
