@@ -157,12 +157,28 @@ async def test_close_ends_streams_and_requests_in_flight_by_the_shutdown_timeout
         await asyncio.open_connection(http.host, http.port)
 
 
+async def listening(port: int) -> None:
+    """Returns once something accepts connections on 127.0.0.1:`port` (a task that starts
+    a listener has not always bound it when it is created)."""
+    for _ in range(200):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.01)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
+    raise AssertionError(f"nothing listens on port {port}")
+
+
 async def test_serve_http_serves_until_cancelled() -> None:
     server = counting_server()
     probe = await server.start_http(port=0)
     port = probe.port
     await probe.close()
     serving = asyncio.create_task(server.serve_http(port=port))
+    await listening(port)
     async with Client.http(f"http://127.0.0.1:{port}/mcp", era="legacy") as client:
         assert (await client.call_tool("add", {"a": 2, "b": 2})).structured_content == {"result": 4}
     serving.cancel()
