@@ -199,6 +199,12 @@ impl NativeContext {
         self.ctx.is_task()
     }
 
+    /// The id of the task this call runs as, as the client knows it.
+    #[napi(getter)]
+    pub fn task_id(&self) -> Option<String> {
+        self.ctx.task_id().map(str::to_owned)
+    }
+
     /// Sends a log message, if the client wants messages of this level.
     #[napi(
         ts_args_type = "level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency', data: unknown, logger?: string"

@@ -26,7 +26,7 @@ use oxmcp::protocol::{
 use oxmcp::server::auth::{AccessToken, TokenVerifier, VerifyError};
 use oxmcp::server::{
     Completer, CompletionHandler, Context, HandlerError, Intercepted, Interceptor, Lister, Next, NotificationHandler,
-    PromptGetter, PromptHandler, RequestHandler, ResourceHandler, ToolCaller, ToolHandler, ToolOutput,
+    PromptGetter, PromptHandler, RequestHandler, ResourceHandler, TaskStarter, ToolCaller, ToolHandler, ToolOutput,
 };
 use oxmcp::BoxFuture;
 
@@ -330,6 +330,22 @@ impl ToolCaller for JsCatalog {
             json!({"name": name, "arguments": arguments}),
             ctx,
             "a tools/call result",
+        )
+    }
+}
+
+impl TaskStarter for JsCatalog {
+    fn start(
+        &self,
+        name: String,
+        arguments: Map<String, Value>,
+        task: Value,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        self.run(
+            json!({"name": name, "arguments": arguments, "task": task}),
+            ctx,
+            "a CreateTaskResult",
         )
     }
 }

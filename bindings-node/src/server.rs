@@ -320,6 +320,15 @@ impl NativeServer {
         Ok(())
     }
 
+    /// Starts, with handler `handlerId`, the catalog's tools as tasks it keeps itself (a
+    /// 2025-11-25 call that asks for a task): it gets `{ name, arguments, task }` and
+    /// settles with the `CreateTaskResult`; request handlers answer the task requests.
+    #[napi]
+    pub fn start_tool_tasks_from_catalog(&self, handler_id: u32) {
+        let starter = self.bridge.catalog(handler_id);
+        self.server.set_catalog(self.server.catalog().start_tool_tasks(starter));
+    }
+
     /// Serves what `upstream`'s server offers too, after what is registered here and the
     /// servers proxied before: its lists, tools, prompts, resources and completions,
     /// forwarded through that client, its names under `namespaces` (the outermost first).

@@ -13,12 +13,15 @@ import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  CallToolResultSchema,
   CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -172,6 +175,134 @@ function streamableAt(path) {
 /** The official HTTP+SSE (2024-11-05) client transport, its stream at `path` of the server on a port. */
 function sseAt(path) {
   return (port) => new SSEClientTransport(new URL(`http://127.0.0.1:${port}${path}`));
+}
+
+/**
+ * The result the official client's `callToolStream` ends with for a call of tool `name` run
+ * as a task, which it follows with `tasks/get` and `tasks/result` (the task's id, which
+ * tags the result, made `<task>`).
+ */
+async function resultOfTask(client, name, args) {
+  const stream = client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, {
+    task: { ttl: 60_000 },
+  });
+  let created;
+  for await (const message of stream) {
+    if (message.type === 'error') throw message.error;
+    created ??= message.task?.taskId;
+    if (message.type === 'result') {
+      assert.ok(created, `${name} ran as a task`);
+      const related = message.result._meta?.[RELATED_TASK];
+      assert.equal(related?.taskId, created);
+      return { ...message.result, _meta: { ...message.result._meta, [RELATED_TASK]: { taskId: '<task>' } } };
+    }
+  }
+  assert.fail(`${name}'s stream ended without a result`);
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/**
+ * What the official client sees of `elicitationUrlExample` at `path`, behind the SDK's demo
+ * OAuth server it starts: the client authorizes through the code flow, gets the URL
+ * elicitations two tools require, and hears each one completed, the payment once confirmed
+ * through the example's form, the third-party sign-in by the example's own timer. (The
+ * example asks for an API key once the app's `handleRequest` of the client's GET stream
+ * has returned, which the official transport does when the stream ends: no client hears it.)
+ */
+async function urlElicitations(path) {
+  const [port, authPort] = [await freePort(), await freePort()];
+  const env = { ...process.env, MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) };
+  const child = spawn(process.execPath, [path], { env, stdio: 'ignore' });
+  // The example names itself `localhost` in its URLs and its protected resource metadata.
+  const endpoint = new URL(`http://localhost:${port}/mcp`);
+  const redirect = 'http://localhost/callback';
+  const store = {};
+  const provider = {
+    redirectUrl: redirect,
+    clientMetadata: { client_name: 'dropin', redirect_uris: [redirect], token_endpoint_auth_method: 'none' },
+    clientInformation: () => store.client,
+    saveClientInformation: (client) => void (store.client = client),
+    tokens: () => store.tokens,
+    saveTokens: (tokens) => void (store.tokens = tokens),
+    saveCodeVerifier: (verifier) => void (store.verifier = verifier),
+    codeVerifier: () => store.verifier,
+    // The demo server authorizes at once: the user only follows its redirect back.
+    async redirectToAuthorization(url) {
+      const answer = await fetch(url, { redirect: 'manual' });
+      await answer.body?.cancel();
+      store.code = new URL(answer.headers.get('location')).searchParams.get('code');
+    },
+  };
+  const asked = [];
+  const completed = new Set();
+  const connected = async () => {
+    const client = new OfficialClient({ name: 'dropin-test', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
+      asked.push(params);
+      return { action: 'accept' };
+    });
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => void completed.add(params.elicitationId));
+    const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
+    try {
+      await client.connect(transport);
+      return client;
+    } catch (error) {
+      await client.close();
+      if (!(error instanceof UnauthorizedError)) throw error;
+      await transport.finishAuth(store.code);
+      return connected();
+    }
+  };
+  const completion = async (id) => {
+    for (let tries = 0; !completed.has(id); tries++) {
+      assert.ok(tries < 500, `elicitation ${id} completed`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const required = async (client, name, args) => {
+    const error = await client.callTool({ name, arguments: args }).then(
+      (result) => assert.fail(`${name} answered ${JSON.stringify(result)}`),
+      (error) => error,
+    );
+    return { code: error.code, elicitations: error.elicitations };
+  };
+  try {
+    let client;
+    for (let tries = 0; client === undefined; tries++) {
+      client = await connected().catch(async (error) => {
+        if (tries > 100 || !/fetch failed|ECONNREFUSED/.test(`${error} ${error.cause}`)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      });
+    }
+    try {
+      const sessionId = client.transport.sessionId;
+      const payment = await required(client, 'payment-confirm', { cartId: 'cart 7' });
+      // What the user's browser posts, with the cookie of the example's demo sign-in.
+      const [{ elicitationId }] = payment.elicitations;
+      const confirmed = await fetch(new URL('/confirm-payment', endpoint), {
+        method: 'POST',
+        headers: { cookie: `demo_session=${encodeURIComponent(JSON.stringify({ name: 'Ada' }))}` },
+        body: new URLSearchParams({ session: sessionId, elicitation: elicitationId, cartId: 'cart 7', action: 'confirm' }),
+      });
+      assert.equal(confirmed.status, 200, await confirmed.text());
+      await completion(elicitationId);
+      const signIn = await required(client, 'third-party-auth', { param1: 'x' });
+      await completion(signIn.elicitations[0].elicitationId);
+      const tools = (await client.listTools()).tools;
+      // The port, the session and the elicitations' ids differ from run to run: ids are named by first use.
+      const ids = new Map([[sessionId, '<session>']]);
+      const name = (id) => ids.get(id) ?? (ids.set(id, `<id ${ids.size}>`), ids.get(id));
+      const named = (value) =>
+        JSON.parse(JSON.stringify(value).replaceAll(endpoint.host, 'localhost:<port>').replace(/[\w-]{32,36}/g, name));
+      return named({ tools, asked, payment, signIn, completed: [...completed] });
+    } finally {
+      await client.close();
+    }
+  } finally {
+    child.kill();
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
 }
 
 /** What `use` gets from the published HTTP example and from its port, one after the other. */
@@ -336,7 +467,7 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     assert.ok(ported.results.every((result) => !result.isError), JSON.stringify(ported.results));
   });
 
-  it('simpleStreamableHttp (imports from oxmcp/sdk): sessions, log messages, resources and prompts, beside its task tools and auth middleware', async () => {
+  it('simpleStreamableHttp (imports from oxmcp/sdk): sessions, log messages, resources, prompts, its task tools and auth middleware', async () => {
     const use = async (client) => {
       const logs = [];
       client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void logs.push(params));
@@ -349,22 +480,54 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
         files: await client.callTool({ name: 'list-files', arguments: { includeDescriptions: true } }),
         prompt: await client.getPrompt({ name: 'greeting-template', arguments: { name: 'Ada' } }),
         read: await client.readResource({ uri: 'https://example.com/greetings/default' }),
+        // A task whose work, after `createTask` returned, asks the user (`elicitInputStream`)
+        // and stores its result in the server's own `InMemoryTaskStore`.
+        infoTask: await resultOfTask(client, 'collect-user-info-task', { infoType: 'contact' }),
+        delayTask: await resultOfTask(client, 'delay', { duration: 10 }),
         logs,
       };
     };
     const at = await freePort();
-    const published = await withHttpServer(join(EXAMPLES, 'simpleStreamableHttp.js'), at, use);
-    const ported = await withHttpServer(portExample('simpleStreamableHttp', "from 'oxmcp/sdk'"), at, use);
+    const asks = { elicitation: { form: {} } };
+    const published = await withHttpServer(join(EXAMPLES, 'simpleStreamableHttp.js'), at, use, asks);
+    const ported = await withHttpServer(portExample('simpleStreamableHttp', "from 'oxmcp/sdk'"), at, use, asks);
     assert.deepEqual(ported.tools, withoutDefaults(published.tools));
     // A rendered prompt keeps its description on oxmcp (see the README).
     delete ported.prompt.description;
     assert.deepEqual({ ...ported, tools: [] }, { ...published, tools: [] });
-    // What the comparison rests on: the task tools are listed, the log messages came.
+    // What the comparison rests on: the task tools are listed and answer, the log messages came.
     assert.ok(ported.tools.some((tool) => tool.name === 'delay' && tool.execution?.taskSupport === 'required'));
+    assert.deepEqual(ported.infoTask.content, [
+      { type: 'text', text: 'Collected contact info: {\n  "name": "aaaaaaaa",\n  "email": "aaaaaaaa"\n}' },
+    ]);
     assert.deepEqual(
       ported.logs.map((log) => log.level),
       ['debug', 'info', 'info'],
     );
+  });
+
+  it('simpleTaskInteractive (imports from oxmcp/sdk): a low-level server keeping its own tasks, which ask the user and the model from tasks/result', async () => {
+    const use = async (client) => ({
+      tools: (await client.listTools()).tools,
+      confirm: await resultOfTask(client, 'confirm_delete', { filename: 'important.txt' }),
+      haiku: await resultOfTask(client, 'write_haiku', { topic: 'autumn leaves' }),
+    });
+    const at = await freePort();
+    const asks = { elicitation: { form: {} }, sampling: {} };
+    const published = await withHttpServer(join(EXAMPLES, 'simpleTaskInteractive.js'), at, use, asks);
+    const ported = await withHttpServer(portExample('simpleTaskInteractive', "from 'oxmcp/sdk'"), at, use, asks);
+    assert.deepEqual(ported, published);
+    assert.deepEqual(ported.confirm.content, [{ type: 'text', text: "Deleted 'important.txt'" }]);
+    assert.match(ported.haiku.content[0].text, /^Haiku:\nsummary of \d+ chars$/);
+  });
+
+  it('elicitationUrlExample: behind its OAuth server, URL elicitations required by tools and completed later', async () => {
+    const published = await urlElicitations(join(EXAMPLES, 'elicitationUrlExample.js'));
+    const ported = await urlElicitations(portExample('elicitationUrlExample'));
+    assert.deepEqual(ported, { ...published, tools: withoutDefaults(published.tools) });
+    assert.equal(ported.payment.code, -32042);
+    assert.match(ported.payment.elicitations[0].url, /\/confirm-payment\?session=<session>&elicitation=<id 1>&cartId=cart%207$/);
+    assert.deepEqual(ported.completed, ['<id 1>', '<id 2>']);
   });
 
   it('standaloneSseWithGetStreamableHttp: resources added while a client listens on its GET stream', async () => {
@@ -692,7 +855,7 @@ describe('a low-level server of the official TypeScript SDK with its imports cha
     assert.equal(port.missing, -32602);
     assert.deepEqual(port.promptCompletion.values, ['groceries']);
     assert.deepEqual(port.templateCompletion.values, ['todo']);
-    assert.deepEqual(port.status, { count: 2, subscribed: ['note:///todo'], level: 'warning', greeted: 'dropin-test' });
+    assert.deepEqual(port.status, { count: 2, subscribed: ['note:///todo'], level: 'warning', greeted: 'dropin-test', met: 'dropin-test' });
     assert.deepEqual(port.unsubscribed.subscribed, []);
     assert.deepEqual(port.updates, ['note:///todo']);
     assert.equal(port.read.contents[0].text, 'ship it');

@@ -187,6 +187,11 @@ export class Context {
     return this.#native.isTask;
   }
 
+  /** The id of the task this call runs as, as the client knows it (none for a call that is not a task). */
+  get taskId(): string | undefined {
+    return this.#native.taskId ?? undefined;
+  }
+
   /** Sends a log message to the client, if it wants messages of this level. */
   async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     await native(this.#native.log(level, data, logger));

@@ -25,6 +25,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AccessToken } from './auth';
 import type { Context, ElicitInput } from './context';
 import { McpError } from './errors';
+import { ExperimentalServerTasks, type CreateTaskResult, type StoredTask } from './experimental';
 import { CATALOG_METHODS, Server, type Catalog, type DeclarableCapability, type ServerOptions } from './server';
 import { HttpTransport, StdioServerTransport } from './transports';
 import type {
@@ -112,7 +113,11 @@ export interface PaginatedRequestParams {
 /** The params and result of each request a low-level server may handle. */
 interface RequestTypes {
   'tools/list': [PaginatedRequestParams, ListToolsResult];
-  'tools/call': [{ name: string; arguments?: Record<string, unknown>; _meta?: Meta }, CallToolResult];
+  /** A task-augmented call (`task`) of a server that keeps its own tasks answers with the task made. */
+  'tools/call': [
+    { name: string; arguments?: Record<string, unknown>; task?: { ttl?: number }; _meta?: Meta },
+    CallToolResult | CreateTaskResult,
+  ];
   'prompts/list': [PaginatedRequestParams, ListPromptsResult];
   'prompts/get': [{ name: string; arguments?: Record<string, string>; _meta?: Meta }, GetPromptResult];
   'resources/list': [PaginatedRequestParams, ListResourcesResult];
@@ -122,6 +127,10 @@ interface RequestTypes {
   'resources/unsubscribe': [{ uri: string }, Record<string, unknown>];
   'logging/setLevel': [{ level: LoggingLevel }, Record<string, unknown>];
   'completion/complete': [CompleteRequestParams, CompleteResult];
+  'tasks/get': [{ taskId: string }, StoredTask];
+  'tasks/result': [{ taskId: string }, CallToolResult];
+  'tasks/list': [PaginatedRequestParams, { tasks: StoredTask[]; nextCursor?: string }];
+  'tasks/cancel': [{ taskId: string }, StoredTask];
 }
 
 /** The request a handler of `M` gets. */
@@ -150,11 +159,17 @@ export interface LowLevelServerOptions extends Omit<ServerOptions, 'taskStore'> 
   capabilities?: Partial<Record<DeclarableCapability | 'logging' | 'experimental' | 'tasks', unknown>>;
   /**
    * oxmcp's task store (a file, see `ServerOptions.taskStore`), or the official SDK's
-   * (`InMemoryTaskStore`), which is not needed: oxmcp's core keeps tasks itself.
+   * (`InMemoryTaskStore`): oxmcp's core keeps the tasks of its task tools itself, and an
+   * `McpServer`'s store holds them too while they run, under the core's ids.
    */
   taskStore?: string | object;
   /** The official SDK's queue of task messages; oxmcp's core sends them itself. */
   taskMessageQueue?: unknown;
+}
+
+/** Of the `tasks` capability declared, what says the server runs tool calls as tasks. */
+interface TasksCapability {
+  requests?: { tools?: { call?: unknown } };
 }
 
 /** The capabilities `declare` takes, of those an official server names. */
@@ -183,21 +198,28 @@ export class LowLevelServer {
   onclose?: () => void;
   /** Told what failed while serving, where nothing else hears of it. */
   onerror?: (error: Error) => void;
+  /** The official SDK's experimental APIs: `tasks.elicitInputStream` and `createMessageStream`. */
+  readonly experimental: { readonly tasks: ExperimentalServerTasks } = { tasks: new ExperimentalServerTasks(this) };
   readonly #current = new AsyncLocalStorage<Context>();
+  /** Whether it declared task-augmented calls: its `tools/call` handler then starts tasks it keeps. */
+  readonly #keepsTasks: boolean;
   #transport: StdioServerTransport | HttpTransport | undefined;
   #oninitialized: (() => void | Promise<void>) | undefined;
   /** A handler set for `notifications/initialized`, which replaces `oninitialized`. */
   #initializedHandler: ((params: Record<string, unknown> | undefined) => void | Promise<void>) | undefined;
-  #hearsInitialized = false;
+  /** The context of the session a legacy client's handshake opened, for asking it outside a request. */
+  #session: Context | undefined;
 
   constructor(serverInfo: Implementation, options: LowLevelServerOptions = {}) {
     const { capabilities = {}, taskStore, taskMessageQueue: _queue, ...settings } = options;
     const declare = DECLARABLE.filter((name) => capabilities[name] !== undefined);
+    this.#keepsTasks = (capabilities.tasks as TasksCapability | undefined)?.requests?.tools?.call !== undefined;
     this.oxmcp = new Server(serverInfo, {
       ...settings,
       taskStore: typeof taskStore === 'string' ? taskStore : undefined,
       declare: [...(settings.declare ?? []), ...declare],
     });
+    this.#hearInitialized();
   }
 
   /**
@@ -221,7 +243,9 @@ export class LowLevelServer {
     } else if (LISTS.has(method)) {
       this.oxmcp.setCatalog({ [key]: (cursor: string | undefined, ctx: Context) => serve(cursor === undefined ? {} : { cursor }, ctx) });
     } else {
-      this.oxmcp.setCatalog({ [key]: (params: Record<string, unknown>, ctx: Context) => serve(withMeta(params, ctx), ctx) });
+      const served = (params: Record<string, unknown>, ctx: Context): Promise<never> => serve(withMeta(params, ctx), ctx) as Promise<never>;
+      const startsTasks = key === 'callTool' && this.#keepsTasks;
+      this.oxmcp.setCatalog(startsTasks ? { callTool: served, startToolTask: served } : { [key]: served });
     }
   }
 
@@ -238,7 +262,6 @@ export class LowLevelServer {
     }
     if (method === INITIALIZED) {
       this.#initializedHandler = (params) => handler({ method, params } as never);
-      this.#hearInitialized();
       return;
     }
     this.oxmcp.setNotificationHandler(method, (params, ctx) =>
@@ -257,7 +280,6 @@ export class LowLevelServer {
 
   set oninitialized(callback: (() => void | Promise<void>) | undefined) {
     this.#oninitialized = callback;
-    this.#hearInitialized();
   }
 
   /**
@@ -376,14 +398,14 @@ export class LowLevelServer {
     }
   }
 
-  /** What the client of the request in progress can do. */
+  /** What the client of the request in progress (else of the transport `connect` serves) can do. */
   getClientCapabilities(): ClientCapabilities | undefined {
-    return this.#current.getStore()?.clientCapabilities;
+    return this.#client()?.clientCapabilities;
   }
 
-  /** Who the client of the request in progress is. */
+  /** Who the client of the request in progress (else of the transport `connect` serves) is. */
   getClientVersion(): Implementation | undefined {
-    return this.#current.getStore()?.clientInfo;
+    return this.#client()?.clientInfo;
   }
 
   /** @internal Runs `fn` as the handler of the request `ctx` is of (`McpServer`'s handlers). */
@@ -391,17 +413,26 @@ export class LowLevelServer {
     return this.#current.run(ctx, fn);
   }
 
-  /** Hears `notifications/initialized` (once), for `oninitialized` or the handler set for it. */
+  /**
+   * Hears `notifications/initialized`: keeps the session's context, and calls
+   * `oninitialized` or the handler set for it.
+   */
   #hearInitialized(): void {
-    if (this.#hearsInitialized) {
-      return;
-    }
-    this.#hearsInitialized = true;
-    this.oxmcp.setNotificationHandler(INITIALIZED, (params, ctx) =>
-      this.#current.run(ctx, async () => {
+    this.oxmcp.setNotificationHandler(INITIALIZED, (params, ctx) => {
+      this.#session = ctx;
+      return this.#current.run(ctx, async () => {
         await (this.#initializedHandler === undefined ? this.#oninitialized?.() : this.#initializedHandler(params));
-      }),
-    );
+      });
+    });
+  }
+
+  /**
+   * The context of the request in progress; outside one, that of the session of the client
+   * `connect`'s transport serves (the official server's one client), once it has finished
+   * its handshake.
+   */
+  #client(): Context | undefined {
+    return this.#current.getStore() ?? (this.#transport === undefined ? undefined : this.#session);
   }
 
   #ended(): void {
@@ -412,9 +443,14 @@ export class LowLevelServer {
   }
 
   #ctx(what: string): Context {
-    const ctx = this.#current.getStore();
+    const ctx = this.#client();
     if (ctx === undefined) {
-      throw new McpError(-32603, `server.${what}() needs a request in progress: call it from a handler`, undefined, 'unsupported');
+      throw new McpError(
+        -32603,
+        `server.${what}() needs a client: call it from a handler, or once a legacy client of the transport connect() serves has finished its handshake`,
+        undefined,
+        'unsupported',
+      );
     }
     return ctx;
   }

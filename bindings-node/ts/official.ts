@@ -20,7 +20,7 @@
 
 import type { Context } from './context';
 import { ErrorCode, McpError } from './errors';
-import { ExperimentalTasks } from './experimental';
+import { ExperimentalTasks, InMemoryTaskStore } from './experimental';
 import { extraOf, LowLevelServer, type LowLevelServerOptions, type RequestHandlerExtra } from './lowlevel';
 import { promptArguments, toJsonSchema, validate, validatorOf, type Infer, type SchemaInput, type StandardSchemaLike } from './schema';
 import {
@@ -67,7 +67,10 @@ export class McpServer {
   constructor(serverInfo: Implementation, options: McpServerOptions = {}) {
     this.server = new LowLevelServer(serverInfo, options);
     this.oxmcp = this.server.oxmcp;
-    this.experimental = { tasks: new ExperimentalTasks((name, config, cb) => this.registerTool(name, config, cb as never)) };
+    const store = options.taskStore instanceof InMemoryTaskStore ? options.taskStore : undefined;
+    const register = (name: string, config: ToolConfig<SchemaInput | undefined, undefined>, cb: (...args: unknown[]) => unknown) =>
+      this.registerTool(name, config, cb as never);
+    this.experimental = { tasks: new ExperimentalTasks(register, store) };
   }
 
   registerTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(

@@ -34,6 +34,14 @@ export const UnsubscribeRequestSchema = schemaOf('resources/unsubscribe');
 export const SetLevelRequestSchema = schemaOf('logging/setLevel');
 /** Requests of `completion/complete`. */
 export const CompleteRequestSchema = schemaOf('completion/complete');
+/** Requests of `tasks/get` (a server that keeps its own tasks answers them). */
+export const GetTaskRequestSchema = schemaOf('tasks/get');
+/** Requests of `tasks/result`. */
+export const GetTaskPayloadRequestSchema = schemaOf('tasks/result');
+/** Requests of `tasks/list`. */
+export const ListTasksRequestSchema = schemaOf('tasks/list');
+/** Requests of `tasks/cancel`. */
+export const CancelTaskRequestSchema = schemaOf('tasks/cancel');
 /** Notifications of `notifications/roots/list_changed`. */
 export const RootsListChangedNotificationSchema = schemaOf('notifications/roots/list_changed');
 /** Notifications of `notifications/initialized`. */

@@ -9,8 +9,17 @@
 export * from './bearer';
 export { completable } from './completable';
 export { ErrorCode, McpError, UrlElicitationRequiredError } from './errors';
-export { InMemoryTaskMessageQueue, InMemoryTaskStore } from './experimental';
-export type { RequestTaskStore, StoredTask, TaskHandlerExtra, TaskToolConfig, ToolTaskHandler } from './experimental';
+export { InMemoryTaskMessageQueue, InMemoryTaskStore, isTerminal, RELATED_TASK_META_KEY } from './experimental';
+export type {
+  CreateTaskResult,
+  RequestTaskStore,
+  ResponseMessage,
+  StoredTask,
+  TaskHandlerExtra,
+  TaskParams,
+  TaskToolConfig,
+  ToolTaskHandler,
+} from './experimental';
 export { LowLevelServer as Server } from './lowlevel';
 export type {
   AuthInfo,

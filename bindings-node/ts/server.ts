@@ -18,6 +18,7 @@ import { compact } from './compact';
 import { completersOf, type CompleteCallback } from './completable';
 import { Context } from './context';
 import { ErrorCode, McpError, native, nativeSync } from './errors';
+import type { CreateTaskResult } from './experimental';
 import { answerFetch, answerNode, type FetchHandler, type HeadWatcher, type NodeHandler } from './mounted';
 import {
   nativeModule,
@@ -502,8 +503,8 @@ export class Server {
   /** The endpoints mounted in web apps, each made on its first request. */
   readonly #endpoints = new Set<Promise<NativeHttpEndpoint>>();
   #defaultFetch: FetchHandler | undefined;
-  /** The handler id of each method the catalog serves. */
-  readonly #catalog = new Map<string, number>();
+  /** The handler id of each function of the catalog. */
+  readonly #catalog = new Map<keyof Catalog, number>();
   /** The templates that list their resources, by URI template, with their metadata. */
   readonly #listingTemplates = new Map<string, { list: TemplateLister; metadata: object }>();
   /** The app's own resource lister, which the templates' resources follow. */
@@ -750,11 +751,14 @@ export class Server {
       if (fn === undefined) {
         continue;
       }
-      const method = CATALOG_METHODS[key];
       const id = this.#handlers.add((input, ctx) => fn((input ?? undefined) as never, ctx as Context));
-      this.#native.serveFromCatalog(method, id);
-      const previous = this.#catalog.get(method);
-      this.#catalog.set(method, id);
+      if (key === 'startToolTask') {
+        this.#native.startToolTasksFromCatalog(id);
+      } else {
+        this.#native.serveFromCatalog(CATALOG_METHODS[key], id);
+      }
+      const previous = this.#catalog.get(key);
+      this.#catalog.set(key, id);
       if (previous !== undefined) {
         this.#handlers.delete(previous);
       }
@@ -1064,13 +1068,21 @@ export interface Catalog {
   listResources?: CatalogLister<ListResourcesResult>;
   listResourceTemplates?: CatalogLister<ListResourceTemplatesResult>;
   readResource?: CatalogServer<{ uri: string }, ReadResourceResult>;
+  /**
+   * Starts a tool `callTool` serves as a task the server keeps itself, for a 2025-11-25
+   * call that asks for one (`task`): returns the task made, which request handlers of
+   * `tasks/get` and `tasks/result` (`setRequestHandler`) then answer for. The server
+   * declares `tasks.requests.tools.call` (and `list`, `cancel` where handlers answer them),
+   * as long as no tool registered here runs as a task.
+   */
+  startToolTask?: CatalogServer<{ name: string; arguments: Record<string, unknown>; task: { ttl?: number } }, CreateTaskResult>;
 }
 
 /** Any function of a {@link Catalog}. */
 type CatalogFunction = (input: never, ctx: Context) => unknown;
 
 /** The method each function of a {@link Catalog} serves. */
-export const CATALOG_METHODS: Record<keyof Catalog, string> = {
+export const CATALOG_METHODS: Record<Exclude<keyof Catalog, 'startToolTask'>, string> = {
   listTools: 'tools/list',
   callTool: 'tools/call',
   listPrompts: 'prompts/list',

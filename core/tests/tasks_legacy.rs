@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
-use oxmcp::protocol::{CallToolResult, ContentBlock, ProgressNotificationParams, TaskStatus};
-use oxmcp::server::{Context, HandlerError, Server, TaskLimits, TaskSupport, ToolDef};
+use oxmcp::protocol::{CallToolResult, ContentBlock, ErrorObject, ProgressNotificationParams, TaskStatus};
+use oxmcp::server::{Catalog, Context, HandlerError, Server, TaskLimits, TaskSupport, ToolDef};
 use oxmcp::transport::{Frame, Transport};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::PollSender;
@@ -442,4 +442,83 @@ async fn the_oxmcp_client_runs_tools_as_tasks_in_both_eras() {
         assert_eq!(text(&plain.result().await.unwrap()), "plain");
         client.close().await.unwrap();
     }
+}
+
+/// A low-level server that keeps its own tasks, as the official SDKs' low-level servers do
+/// with a task store of theirs: its catalog starts a call that asks for a task and answers
+/// with the task it made, and its request handlers answer `tasks/get` and `tasks/result`.
+fn server_keeping_its_tasks() -> Server {
+    let kept: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+    let starting = Arc::clone(&kept);
+    let getting = Arc::clone(&kept);
+    let catalog = Catalog::new()
+        .call_tool(|name: String, _arguments, _ctx: Context| async move {
+            Ok::<_, HandlerError>(CallToolResult::success(vec![ContentBlock::text(format!("{name} in place"))]))
+        })
+        .start_tool_tasks(move |name: String, arguments: Map<String, Value>, task: Value, _ctx: Context| {
+            let kept = Arc::clone(&starting);
+            async move {
+                let mut kept = kept.lock().unwrap();
+                let id = format!("own-{}", kept.len() + 1);
+                let result = json!({"content": [{"type": "text", "text": format!("{name} of {}", Value::Object(arguments))}]});
+                kept.push((id.clone(), result));
+                Ok(json!({"task": {"taskId": id, "status": "completed", "ttl": task["ttl"],
+                                   "createdAt": "2026-11-29T00:00:00Z", "lastUpdatedAt": "2026-11-29T00:00:00Z"}}))
+            }
+        });
+    let found = move |params: Value| -> Result<Value, HandlerError> {
+        let kept = getting.lock().unwrap();
+        let (_, result) = (kept.iter().find(|(id, _)| params["taskId"] == id.as_str()))
+            .ok_or_else(|| HandlerError::rpc(ErrorObject::invalid_params("no such task")))?;
+        Ok(result.clone())
+    };
+    let found = Arc::new(found);
+    let server = Server::builder("own-tasks", "1.0.0").catalog(catalog).build().unwrap();
+    let result = Arc::clone(&found);
+    server
+        .add_request_handler("tasks/result", move |params, _ctx: Context| {
+            let answer = result(params);
+            async move { answer }
+        })
+        .unwrap();
+    server
+        .add_request_handler("tasks/get", move |params: Value, _ctx: Context| {
+            let answer = found(params.clone()).map(|_| json!({"taskId": params["taskId"], "status": "completed"}));
+            async move { answer }
+        })
+        .unwrap();
+    server
+}
+
+#[tokio::test]
+async fn a_catalog_that_keeps_its_own_tasks_starts_them_and_its_handlers_answer_for_them() {
+    let server = server_keeping_its_tasks();
+    let (mut peer, initialized) = Peer::connect(&server, "2025-11-25").await;
+    // Calls, and neither `tasks/list` nor `tasks/cancel`, which no handler answers.
+    assert_eq!(
+        initialized["result"]["capabilities"]["tasks"],
+        json!({"requests": {"tools": {"call": {}}}})
+    );
+
+    let created = peer
+        .call_as_task("report", json!({"year": 2026}), json!({"ttl": 5000}))
+        .await;
+    assert_eq!(created["result"]["task"]["ttl"], 5000, "{created}");
+    let id = created_id(&created);
+    assert_eq!(id, "own-1");
+    assert_eq!(peer.task("tasks/get", &id).await["result"]["status"], "completed");
+    let result = peer.task("tasks/result", &id).await;
+    assert_eq!(result["result"]["content"][0]["text"], r#"report of {"year":2026}"#);
+    let unknown = peer.task("tasks/get", "own-9").await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+
+    // A call that does not ask for a task runs in place, as in a revision without tasks.
+    let plain = peer
+        .request("tools/call", json!({"name": "report", "arguments": {}}))
+        .await;
+    assert_eq!(plain["result"]["content"][0]["text"], "report in place");
+    let (mut older, initialized) = Peer::connect(&server, "2025-06-18").await;
+    assert!(initialized["result"]["capabilities"].get("tasks").is_none());
+    let in_place = older.call_as_task("report", json!({}), json!({"ttl": 5000})).await;
+    assert_eq!(in_place["result"]["content"][0]["text"], "report in place");
 }

@@ -27,6 +27,10 @@ import {
 } from 'oxmcp';
 import {
   CompleteRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  InMemoryTaskStore,
+  isTerminal,
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
@@ -218,6 +222,25 @@ lowLevel.setRequestHandler({ shape: { method: { value: 'weather/forecast' } } },
 lowLevel.setRequestHandler(ListPromptsRequestSchema, async () => ({ tools: [] }));
 // @ts-expect-error: a read has a URI, not a name
 lowLevel.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => ({ contents: [{ uri: params.name, text: '' }] }));
+// A server that keeps its own tasks: a task-augmented call answers with the task made,
+// and the task requests are answered from its store.
+const store = new InMemoryTaskStore();
+const keeping = new LowLevelServer({ name: 'tasks', version: '1' }, { capabilities: { tasks: { requests: { tools: { call: {} } } } } });
+keeping.setRequestHandler(OfficialCallToolRequestSchema, async ({ params }, extra) =>
+  params.task === undefined
+    ? { content: [] }
+    : { task: await store.createTask({ ttl: params.task.ttl }, extra.requestId, { method: 'tools/call', params }, extra.sessionId) },
+);
+keeping.setRequestHandler(GetTaskRequestSchema, async ({ params }) => {
+  const task = await store.getTask(params.taskId);
+  if (task === null || isTerminal(task.status)) throw new Error('no task running');
+  return task;
+});
+keeping.setRequestHandler(GetTaskPayloadRequestSchema, async ({ params }) => store.getTaskResult(params.taskId));
+for await (const message of keeping.experimental.tasks.elicitInputStream({ message: 'Sure?', requestedSchema: { type: 'object', properties: {} } })) {
+  const action: 'accept' | 'decline' | 'cancel' | undefined = message.type === 'result' ? message.result.action : undefined;
+  void action;
+}
 await lowLevel.connect(new StdioServerTransport());
 await lowLevel.sendResourceUpdated({ uri: 'file:///x' });
 lowLevel.oninitialized = async () => {

@@ -94,6 +94,38 @@ where
     }
 }
 
+/// Starts the catalog's tools as tasks it keeps itself: a 2025-11-25 call that asks for a
+/// task (`params.task`) of a tool no registered definition has, on a server without task
+/// tools of its own. It answers with the task it made (a `CreateTaskResult`), and the
+/// server's request handlers answer `tasks/get`, `tasks/result`, `tasks/list` and
+/// `tasks/cancel` (what the official SDKs' low-level servers do with their own task store).
+pub trait TaskStarter: Send + Sync + 'static {
+    /// Starts tool `name` with `arguments` as a task; `task` is the call's `params.task`.
+    fn start(
+        &self,
+        name: String,
+        arguments: Map<String, Value>,
+        task: Value,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>>;
+}
+
+impl<F, Fut> TaskStarter for F
+where
+    F: Fn(String, Map<String, Value>, Value, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+{
+    fn start(
+        &self,
+        name: String,
+        arguments: Map<String, Value>,
+        task: Value,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        Box::pin(self(name, arguments, task, ctx))
+    }
+}
+
 /// Gets the prompts no registered definition has.
 pub trait PromptGetter: Send + Sync + 'static {
     /// Gets prompt `name` with `arguments` as the client sent them.
@@ -128,6 +160,7 @@ where
 pub struct Catalog {
     pub(crate) tools: Option<Arc<dyn Lister<ListToolsResult>>>,
     pub(crate) tool_caller: Option<Arc<dyn ToolCaller>>,
+    pub(crate) task_starter: Option<Arc<dyn TaskStarter>>,
     pub(crate) prompts: Option<Arc<dyn Lister<ListPromptsResult>>>,
     pub(crate) prompt_getter: Option<Arc<dyn PromptGetter>>,
     pub(crate) resources: Option<Arc<dyn Lister<ListResourcesResult>>>,
@@ -150,6 +183,13 @@ impl Catalog {
     /// Runs the tools that are not registered.
     pub fn call_tool(mut self, caller: impl ToolCaller) -> Self {
         self.tool_caller = Some(Arc::new(caller));
+        self
+    }
+
+    /// Starts the tools that are not registered as tasks, when a 2025-11-25 call asks for
+    /// one (see [`TaskStarter`]); the server then declares `tasks.requests.tools.call`.
+    pub fn start_tool_tasks(mut self, starter: impl TaskStarter) -> Self {
+        self.task_starter = Some(Arc::new(starter));
         self
     }
 

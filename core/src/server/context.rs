@@ -355,6 +355,11 @@ impl Context {
         self.inner.task_id.is_some()
     }
 
+    /// The id of the task this call runs as, as the client knows it.
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task_id.as_deref()
+    }
+
     /// Tells every client that the list of `kind` changed (see
     /// [`Server::notify_list_changed`](crate::server::Server::notify_list_changed)).
     pub fn notify_list_changed(&self, kind: crate::server::DefinitionKind) {

@@ -43,6 +43,16 @@ pub(crate) const TOLD_REQUESTS: [&str; 3] = [
     methods::LOGGING_SET_LEVEL,
 ];
 
+/// The 2025-11-25 task requests, which a server keeping its own tasks answers (see
+/// [`TaskStarter`](super::catalog::TaskStarter)): its handlers serve them while no tool
+/// registered with the core runs as a task.
+pub(crate) const KEPT_TASK_REQUESTS: [&str; 4] = [
+    methods::TASKS_GET,
+    methods::TASKS_RESULT,
+    methods::TASKS_LIST,
+    methods::TASKS_CANCEL,
+];
+
 /// Answers requests of a method the core does not serve, or is told of the requests a
 /// server may keep its own record of (see
 /// [`ServerBuilder::request_handler`](super::ServerBuilder::request_handler)).
@@ -96,11 +106,12 @@ impl CustomMethods {
     /// The requests of [`TOLD_REQUESTS`] may be handled too: their handler is told of each
     /// before the core acts on it.
     pub(crate) fn add_request(&self, method: String, handler: Arc<dyn RequestHandler>) -> Result<(), DefinitionError> {
-        let reserved: &[&str] = if TOLD_REQUESTS.contains(&method.as_str()) {
-            &[]
-        } else {
-            &methods::SERVER_REQUESTS
-        };
+        let reserved: &[&str] =
+            if TOLD_REQUESTS.contains(&method.as_str()) || KEPT_TASK_REQUESTS.contains(&method.as_str()) {
+                &[]
+            } else {
+                &methods::SERVER_REQUESTS
+            };
         insert(&self.requests, method, handler, reserved, "request")
     }
 
@@ -142,7 +153,7 @@ impl CustomMethods {
         Some(handler.notify(params_value(params).ok()?, context()?))
     }
 
-    fn request_handler(&self, method: &str) -> Option<Arc<dyn RequestHandler>> {
+    pub(crate) fn request_handler(&self, method: &str) -> Option<Arc<dyn RequestHandler>> {
         read(&self.requests).get(method).cloned()
     }
 }

@@ -52,7 +52,7 @@ mod tools;
 pub mod uri_template;
 
 pub use capabilities::Capability;
-pub use catalog::{Catalog, Lister, PromptGetter, ToolCaller};
+pub use catalog::{Catalog, Lister, PromptGetter, TaskStarter, ToolCaller};
 pub use completion::{Completer, CompletionHandler};
 pub use context::Context;
 pub use custom::{NotificationHandler, RequestHandler};
@@ -363,7 +363,10 @@ impl ServerBuilder {
     /// Answers requests of `method`, one the core does not serve (an extension's). A
     /// handler of `resources/subscribe`, `resources/unsubscribe` or `logging/setLevel` is
     /// told of each such request before the core answers it (an error it returns refuses
-    /// the request; its result is not used), for a server that keeps its own record.
+    /// the request; its result is not used), for a server that keeps its own record. A
+    /// server whose catalog keeps its own tasks ([`Catalog::start_tool_tasks`]) answers the
+    /// 2025-11-25 task requests (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`)
+    /// with handlers, while no registered tool runs as a task.
     pub fn request_handler(mut self, method: impl Into<String>, handler: impl RequestHandler) -> Self {
         self.requests.push((method.into(), Arc::new(handler)));
         self
@@ -899,12 +902,12 @@ impl Server {
                 serde_json::Value::Object(Default::default()),
             );
         }
-        let tasks = (task_tools && version.has_tasks()).then(|| {
-            serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default()
-        });
+        let tasks = match (task_tools, version.has_tasks()) {
+            (_, false) => None,
+            (true, true) => Some(serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})),
+            (false, true) => self.kept_tasks(),
+        }
+        .and_then(|tasks| tasks.as_object().cloned());
         let mut capabilities = ServerCapabilities {
             logging: Some(Default::default()),
             extensions: (era == Era::Modern && !extensions.is_empty()).then_some(extensions),
@@ -913,6 +916,19 @@ impl Server {
         };
         self.offered().declare(&mut capabilities);
         capabilities
+    }
+
+    /// The `tasks` capability of a server whose catalog keeps its own tasks: calls of its
+    /// tools, and `tasks/list` and `tasks/cancel` where a handler answers them.
+    fn kept_tasks(&self) -> Option<serde_json::Value> {
+        self.catalog_part(|catalog| &catalog.task_starter)?;
+        let mut tasks = serde_json::json!({"requests": {"tools": {"call": {}}}});
+        for (method, name) in [(methods::TASKS_LIST, "list"), (methods::TASKS_CANCEL, "cancel")] {
+            if self.inner.custom.request_handler(method).is_some() {
+                tasks[name] = serde_json::json!({});
+            }
+        }
+        Some(tasks)
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use serde_json::value::RawValue;
 
-use super::catalog::{self, ToolCaller};
+use super::catalog::{self, TaskStarter, ToolCaller};
 use super::context::Context;
 use super::dispatch::{finish, Outcome};
 use super::handler::HandlerError;
@@ -523,10 +523,10 @@ impl CallParams<'_> {
 }
 
 /// `params.task` of a 2025-11-25 call (`TaskMetadata`).
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 struct TaskParams {
     /// Milliseconds.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     ttl: Option<u64>,
 }
 
@@ -544,6 +544,13 @@ pub(super) async fn call(
         None => CallParams::read(ctx.params())?,
     };
     let tool = find(server, &params.name)?;
+    if let Some(starter) = catalog_task_starter(server, ctx, &params) {
+        let task = serde_json::to_value(&params.task).unwrap_or_default();
+        let arguments = params.arguments.unwrap_or_default();
+        let started = starter.start(params.name, arguments, task, ctx.clone()).await;
+        let started = started.map_err(|error| server.disclose(error).into_error_object(ctx.era()))?;
+        return serde_json::to_string(&started).map_err(ErrorObject::internal);
+    }
     let arguments = match checked(&tool, params.arguments.unwrap_or_default()) {
         Ok(arguments) => arguments,
         Err(Checked::Invalid(message)) if ctx.protocol_version().reports_input_errors_as_results() => {
@@ -586,6 +593,16 @@ pub(super) async fn call(
         }
     };
     finish(shape(server, ctx, &tool, outcome)?, stamp)
+}
+
+/// The catalog's starter of tasks, for a 2025-11-25 call that asks for a task of a tool the
+/// catalog serves, on a server without task tools of its own (see [`TaskStarter`]).
+fn catalog_task_starter(server: &Server, ctx: &Context, params: &CallParams<'_>) -> Option<Arc<dyn TaskStarter>> {
+    let asks = params.task.is_some() && ctx.era() == Era::Legacy && ctx.protocol_version().has_tasks();
+    if !asks || server.has_task_tools() || server.registry().tools.get(&params.name).is_some() {
+        return None;
+    }
+    server.catalog_part(|catalog| &catalog.task_starter)
 }
 
 /// The tool `name`: a registered one, else the catalog's caller's; an unknown tool is an
