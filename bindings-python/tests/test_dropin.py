@@ -1018,6 +1018,8 @@ FASTMCP_CLIENT_EXAMPLES = {
     # Several versions of one tool, listed as the highest with every version, called by version.
     "versioning/versioned_components.py": "calculate(5, 3) v1.0     -> 8",
     "versioning/client_version_selection.py": "ToolError: Unknown tool: 'charge'",
+    # One `LocalProvider` of versions served by three servers, each with a `VersionFilter`.
+    "versioning/version_filters.py": "│ process │ 3.0           │",
     # A FastAPI app's routes made tools, resources or nothing by `RouteMap`s of tags.
     "tags_example.py": "Tools (2): create_user_users_post, get_admin_stats_admin_stats_get",
 }

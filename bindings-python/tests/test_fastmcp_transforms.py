@@ -13,7 +13,8 @@ from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import Context, FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
-from oxmcp.fastmcp.server.transforms import Namespace, ToolTransform
+from oxmcp.fastmcp.server.providers import LocalProvider
+from oxmcp.fastmcp.server.transforms import Namespace, ToolTransform, VersionFilter
 from oxmcp.fastmcp.tools import Tool, ToolResult, forward, tool
 from oxmcp.fastmcp.tools.tool_transform import ArgTransform, ToolTransformConfig
 
@@ -188,3 +189,57 @@ async def test_injected_tools_are_served_in_place_of_the_servers_own(mode: str) 
     async with FastMCPClient(mcp, mode=mode) as client:
         assert [t.name for t in await client.list_tools()] == ["greet"]
         assert (await client.call_tool("greet", {"name": "Ada"})).data == "Hi, Ada!"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_version_filter_serves_one_range_of_a_shared_pool_of_versions(mode: str) -> None:
+    pool = LocalProvider()
+    for version in ("1.0", "2.0", "3.0"):
+
+        def process(data: str, version: str = version) -> str:
+            return f"v{version} {data}"
+
+        pool.tool(process, version=version)
+
+    @pool.tool
+    def health() -> str:
+        return "ok"
+
+    @pool.resource("config://{env}", version="2.0")
+    def config(env: str) -> str:
+        return f"config of {env}"
+
+    older = FastMCP("older", providers=[pool], transforms=[VersionFilter(version_lt="3.0")])
+    newer = FastMCP("newer", providers=[pool])
+    # Added after the provider: what is there and what comes later are narrowed alike.
+    newer.add_transform(VersionFilter(version_gte="2.0", include_unversioned=False))
+    newer.add_tool(lambda: "late", name="late")
+
+    @pool.tool(version="4.0")
+    def process(data: str) -> str:
+        return f"v4.0 {data}"
+
+    async with FastMCPClient(older, mode=mode) as client:
+        tools = {t.name: t.meta["fastmcp"] for t in await client.list_tools()}
+        assert tools == {
+            "process": {"versions": ["2.0", "1.0"], "tags": [], "version": "2.0"},
+            "health": {"tags": []},
+        }
+        assert (await client.call_tool("process", {"data": "x"})).data == "v2.0 x"
+        assert (await client.call_tool("process", {"data": "x"}, version="1")).data == "v1.0 x"
+        with pytest.raises(ToolError, match="Unknown tool: 'process'"):
+            await client.call_tool("process", {"data": "x"}, version="3.0")
+        assert (await client.call_tool("health", {})).data == "ok"
+        (template,) = await client.list_resource_templates()
+        assert template.meta["fastmcp"]["versions"] == ["2.0"]
+    async with FastMCPClient(newer, mode=mode) as client:
+        tools = {t.name: t.meta["fastmcp"].get("versions") for t in await client.list_tools()}
+        assert tools == {"process": ["4.0", "3.0", "2.0"]}
+        assert (await client.call_tool("process", {"data": "x"})).data == "v4.0 x"
+        with pytest.raises(ToolError, match="Unknown tool: 'process'"):
+            await client.call_tool("process", {"data": "x"}, version="1.0")
+    assert repr(VersionFilter(version_gte="2.0", include_unversioned=False)) == (
+        "VersionFilter(version_gte='2.0', include_unversioned=False)"
+    )
+    with pytest.raises(ValueError, match="At least one of version_gte or version_lt"):
+        VersionFilter()

@@ -43,6 +43,9 @@ class _Registration:
     #: Whether it is shown to clients before the server's visibility rules say (FastMCP's
     #: ``ToolTransformConfig(enabled=False)`` hides one).
     enabled: bool = True
+    #: For several versions of one name served as one (FastMCP's), each version as it was
+    #: registered, by version: what a transform that keeps some versions chooses among.
+    versions: dict[str, _Registration] | None = None
 
     @property
     def key(self) -> Key:
@@ -55,13 +58,25 @@ class _Registration:
         return (self.source or self).key
 
 
+def named(registration: _Registration, definition: dict[str, Any], name: str) -> dict[str, Any]:
+    """``definition`` (one of ``registration``'s) under ``name``, titled after it when its
+    title is made from its name."""
+    definition = {**definition, _NAMING_FIELD[registration.kind]: name}
+    if registration.titled is not None:
+        definition.pop("title", None)
+        if (title := registration.titled(name)) is not None:
+            definition["title"] = title
+    return definition
+
+
 class Transform(ABC):
     """What a server makes of each of its components (its own and those mounts place)
-    before serving it: renamed, redescribed, its handler wrapped."""
+    before serving it: renamed, redescribed, its handler wrapped, or not served."""
 
     @abstractmethod
-    def apply(self, registration: _Registration) -> _Registration:
-        """``registration`` as the server serves it (the same one when this leaves it be)."""
+    def apply(self, registration: _Registration) -> _Registration | None:
+        """``registration`` as the server serves it (the same one when this leaves it be);
+        None when the server does not serve it."""
 
 
 @dataclass(frozen=True)
@@ -75,12 +90,7 @@ class Renaming(Transform):
     def apply(self, registration: _Registration) -> _Registration:
         kind, definition = registration.kind, registration.definition
         name = self.rename(kind, definition[_NAMING_FIELD[kind]])
-        definition = {**definition, _NAMING_FIELD[kind]: name}
-        if registration.titled is not None:
-            definition.pop("title", None)
-            if (title := registration.titled(name)) is not None:
-                definition["title"] = title
-        return replace(registration, definition=definition)
+        return replace(registration, definition=named(registration, definition, name))
 
     def rename(self, kind: Kind, name: str) -> str:
         """A component's name (or URI), renamed."""
@@ -127,7 +137,13 @@ class Components:
         after the definition; ``titled``: what titles a tool after its name, when its title
         is made so). It takes the place of one a mount placed under the same name (a
         server's own come first, as in FastMCP); its own names are registered once."""
-        served = self._served(_Registration(kind, definition, rest, titled))
+        self._add(_Registration(kind, definition, rest, titled))
+
+    def _add(self, registration: _Registration) -> None:
+        """Registers one of the server's own components, as :meth:`add` says."""
+        served = self._served(registration)
+        if served is None:
+            return
         held = self._registered.get(served.key)
         if held is not None and held.placed_by is not None:
             self._withdraw(served.key)
@@ -151,7 +167,7 @@ class Components:
             self._withdraw(registration.key)
         for registration in held:
             served = self._served(registration.source or registration)
-            if served.key not in self._registered:
+            if served is not None and served.key not in self._registered:
                 self._register(served)
 
     def mount(self, parent: Components, namespace: str | None, tool_names: dict[str, str] | None) -> None:
@@ -190,7 +206,7 @@ class Components:
         """A mounted server's component, renamed; a name taken already keeps what has it
         (the server's own, or the server mounted first)."""
         served = self._served(mount.renamed(registration))
-        if served.key not in self._registered:
+        if served is not None and served.key not in self._registered:
             self._register(served)
 
     def _unplace(self, mount: Mount, kind: Kind, name: str) -> None:
@@ -199,12 +215,14 @@ class Components:
         if key is not None:
             self._withdraw(key)
 
-    def _served(self, registration: _Registration) -> _Registration:
-        """``registration`` as the server's transforms make it."""
-        served = registration
+    def _served(self, registration: _Registration) -> _Registration | None:
+        """``registration`` as the server's transforms make it; None when they leave it out."""
+        served: _Registration | None = registration
         for transform in self._transforms:
+            if served is None:
+                return None
             served = transform.apply(served)
-        return served if served is registration else replace(served, source=registration)
+        return served if served is registration or served is None else replace(served, source=registration)
 
     def _served_key(self, given: Key, placed_by: Mount | None) -> Key | None:
         """The key a component given as ``given`` (by the mount ``placed_by``; None: one of

@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from ... import _native
 from ..._errors import McpError, ResourceNotFoundError, ToolError
-from ...server._mounting import _NAMING_FIELD, Components, Key, Kind, _Registration
+from ...server._mounting import _NAMING_FIELD, Components, Key, Kind, _Registration, named
 
 #: A version's place in the order: PEP 440 versions first, by their order, then text.
 VersionKey = tuple[int, Version | str]
@@ -84,7 +85,7 @@ class VersionedComponents(Components):
         served = _served(key, versions)
         self._versions[key] = versions
         super().remove(*key)
-        super().add(served.kind, served.definition, *served.rest, titled=served.titled)
+        self._add(served)
 
 
 def _served(key: Key, versions: dict[str, _Registration]) -> _Registration:
@@ -101,7 +102,25 @@ def _served(key: Key, versions: dict[str, _Registration]) -> _Registration:
     meta = dict(highest.definition["_meta"])
     meta["fastmcp"] = {"versions": ordered, **meta["fastmcp"]}
     handler = _dispatching(key, versions, ordered[0])
-    return _Registration(kind, {**highest.definition, "_meta": meta}, (handler, *highest.rest[1:]), highest.titled)
+    definition = {**highest.definition, "_meta": meta}
+    return _Registration(kind, definition, (handler, *highest.rest[1:]), highest.titled, versions=versions)
+
+
+def narrowed(registration: _Registration, keeps: Callable[[str | None], bool]) -> _Registration | None:
+    """``registration`` served with only the versions ``keeps`` takes (None stands for an
+    unversioned component), under the name it is served by: the highest of them listed,
+    with them alone as its versions; None when it keeps none. One whose versions are not
+    served apart (a transformed tool) is kept or not by the version it lists."""
+    if registration.versions is None:
+        return registration if keeps(version_of(registration.definition)) else None
+    kept = {version: held for version, held in registration.versions.items() if keeps(version)}
+    if not kept:
+        return None
+    if kept.keys() == registration.versions.keys():
+        return registration
+    name = registration.key[1]
+    served = replace(_served(registration.key, kept), titled=registration.titled, placed_by=registration.placed_by)
+    return replace(served, definition=named(served, served.definition, name))
 
 
 def _output(version: _Registration) -> tuple[Any, Any]:

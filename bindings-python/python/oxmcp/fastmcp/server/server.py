@@ -36,7 +36,6 @@ from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
 from .middleware.dereference import DereferenceRefsMiddleware
 from .middleware.tool_injection import ToolInjectionMiddleware
-from .providers import add_provider
 from .transforms.visibility import Criteria, Visibility
 
 if TYPE_CHECKING:
@@ -232,7 +231,15 @@ class FastMCP(Server):
         """Serves what ``provider`` offers (another server, a
         :class:`~oxmcp.fastmcp.server.providers.FileSystemProvider`) after this server's own
         components, under ``namespace`` if one is given, as :meth:`mount` does."""
-        add_provider(self, provider, namespace)
+        if not isinstance(provider, FastMCP):
+            # A provider's components (a FileSystemProvider's, an OpenAPIProvider's) are on
+            # a server of its own.
+            provider = getattr(provider, "server", provider)
+        if not isinstance(provider, FastMCP):
+            raise TypeError(
+                f"oxmcp serves FastMCP servers, FileSystemProviders and OpenAPIProviders as providers, not {provider!r}"
+            )
+        self.mount(provider, namespace or None)
 
     def _hides_tools(self) -> None:
         """Hides the tools whose transformation disables them from now on."""
@@ -247,8 +254,8 @@ class FastMCP(Server):
 
         if not isinstance(transform, Transform):
             raise TypeError(
-                "oxmcp applies FastMCP's Namespace, ToolTransform, PromptsAsTools, ResourcesAsTools and "
-                "search transforms; "
+                "oxmcp applies FastMCP's Namespace, ToolTransform, VersionFilter, PromptsAsTools, "
+                "ResourcesAsTools and search transforms; "
                 f"{type(transform).__name__} is not served"
             )
         transform._apply(self)

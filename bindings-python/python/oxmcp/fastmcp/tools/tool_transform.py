@@ -653,7 +653,8 @@ class ConfiguredTools(Transform):
         if registration.kind != "tool" or name not in self._transformations:
             return registration
         made = self._transformations[name].made_from(registration, None)
-        return replace(made, enabled=self._enabled.get(name, made.enabled))
+        # The tool made is one version, the one it lists: its versions are not served apart.
+        return replace(made, enabled=self._enabled.get(name, made.enabled), versions=None)
 
 
 __all__ = [

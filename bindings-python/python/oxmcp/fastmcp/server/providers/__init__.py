@@ -3,6 +3,8 @@ its own decorators. ``FastMCP(providers=[...])`` or ``mcp.add_provider(provider,
 namespace=...)`` serves a provider's components after the server's own (a name the server
 has keeps what it has), as mounting does; a FastMCP server is a provider of its own.
 
+:class:`LocalProvider` holds components registered with its own decorators, for several
+servers to serve (each with transforms of its own, such as a ``VersionFilter``).
 :class:`FileSystemProvider` finds the functions the standalone decorators marked
 (``@tool``, ``@resource(uri)``, ``@prompt``) in the Python files under a directory."""
 
@@ -18,12 +20,23 @@ from types import ModuleType
 from typing import TYPE_CHECKING, TypeAlias
 
 from ...decorators import marked
+from ..server import FastMCP
 
 if TYPE_CHECKING:
-    from ..server import FastMCP
     from .openapi import OpenAPIProvider
 
 _log = logging.getLogger("oxmcp.fastmcp")
+
+
+class LocalProvider(FastMCP):
+    """Components registered with its decorators (``@provider.tool(version="2.0")``,
+    ``@provider.resource(uri)``, ``@provider.prompt``) and ``add_*`` methods, served by
+    every server given it (``FastMCP(providers=[provider])``), after their own and as their
+    transforms make them. It is a FastMCP server of its own, which they mount."""
+
+    def __init__(self, on_duplicate: str = "error") -> None:
+        super().__init__(type(self).__name__)
+        self.on_duplicate = on_duplicate
 
 
 class FileSystemProvider:
@@ -35,8 +48,6 @@ class FileSystemProvider:
     absolute names, as a script does (not relatively: files are not imported as a package)."""
 
     def __init__(self, root: str | Path = ".", reload: bool = False) -> None:
-        from ..server import FastMCP
-
         if reload:
             _log.warning("oxmcp reads a FileSystemProvider's files once: reload=True does not read them again")
         self.root = Path(root).resolve()
@@ -80,20 +91,6 @@ if TYPE_CHECKING:
     Provider: TypeAlias = FileSystemProvider | OpenAPIProvider
 
 
-def add_provider(server: FastMCP, provider: FastMCP | Provider, namespace: str | None) -> None:
-    """Serves ``provider``'s components on ``server``, after its own, under ``namespace``."""
-    from ..server import FastMCP
-
-    if not isinstance(provider, FastMCP):
-        # A FileSystemProvider's or an OpenAPIProvider's components are on a server of its own.
-        provider = getattr(provider, "server", provider)
-    if not isinstance(provider, FastMCP):
-        raise TypeError(
-            f"oxmcp serves FastMCP servers, FileSystemProviders and OpenAPIProviders as providers, not {provider!r}"
-        )
-    server.mount(provider, namespace or None)
-
-
 def _python_files(root: Path) -> list[Path]:
     """The ``.py`` files under ``root`` (``root`` itself, if it is one), ``__init__.py`` and
     caches aside, in path order."""
@@ -124,4 +121,4 @@ def _imported(path: Path, root: Path) -> ModuleType:
     return module
 
 
-__all__ = ["FileSystemProvider"]
+__all__ = ["FileSystemProvider", "LocalProvider"]

@@ -7,8 +7,9 @@ resource's text as it is, bytes in base64.
 
 ``Namespace("api")`` serves every component under a namespace (``api_greet``,
 ``data://api/info``), as mounting does; ``ToolTransform({...})`` changes tools by name as
-:class:`~oxmcp.fastmcp.tools.tool_transform.ToolTransformConfig` says. Both apply to what
-the server has and will have, those of mounted servers too, after the transforms before.
+:class:`~oxmcp.fastmcp.tools.tool_transform.ToolTransformConfig` says; ``VersionFilter``
+serves the versions in a range. Each applies to what the server has and will have, those
+of mounted servers and providers too, after the transforms before.
 
 The search transforms (:mod:`.search`) list a search tool and a tool that calls what it
 finds in place of the server's tools. Visibility is the server's ``enable`` and
@@ -21,13 +22,16 @@ import base64
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ...._errors import McpError, ResourceNotFoundError
-from ....server._mounting import Renaming
+from ....server._mounting import Renaming, _Registration
+from ....server._mounting import Transform as ComponentTransform
 from ...exceptions import NotFoundError, ToolError
 from ...server.context import Context
 from ...tools.tool_transform import ConfiguredTools, ToolTransformConfig
+from .._versions import narrowed, version_key
 
 if TYPE_CHECKING:
     from ...server.server import FastMCP
@@ -113,6 +117,51 @@ class ToolTransform(Transform):
         server._components.transform(ConfiguredTools(self.transforms))
         if any(not config.enabled for config in self.transforms.values()):
             server._hides_tools()
+
+
+class VersionFilter(Transform):
+    """Serves the versions from ``version_gte`` (included) to ``version_lt`` (excluded),
+    compared as FastMCP compares them (PEP 440, a leading ``v`` aside, else as text), so
+    that one pool of versioned components makes several API surfaces: of each name the
+    highest of them is listed, with them alone as its versions, and a request for another
+    version is answered as for an unknown one. Unversioned components are served unless
+    ``include_unversioned=False``."""
+
+    def __init__(
+        self, *, version_gte: str | None = None, version_lt: str | None = None, include_unversioned: bool = True
+    ) -> None:
+        if version_gte is None and version_lt is None:
+            raise ValueError("At least one of version_gte or version_lt must be specified")
+        self.version_gte = version_gte
+        self.version_lt = version_lt
+        self.include_unversioned = include_unversioned
+
+    def __repr__(self) -> str:
+        parts = [f"version_gte={self.version_gte!r}"] if self.version_gte else []
+        parts += [f"version_lt={self.version_lt!r}"] if self.version_lt else []
+        parts += [] if self.include_unversioned else ["include_unversioned=False"]
+        return f"VersionFilter({', '.join(parts)})"
+
+    def _apply(self, server: FastMCP) -> None:
+        server._components.transform(_VersionRange(self))
+
+    def matches(self, version: str | None) -> bool:
+        """Whether a component of ``version`` (None: unversioned) is served."""
+        if version is None:
+            return self.include_unversioned
+        key = version_key(version)
+        above = self.version_gte is None or key >= version_key(self.version_gte)
+        return above and (self.version_lt is None or key < version_key(self.version_lt))
+
+
+@dataclass(frozen=True, eq=False)
+class _VersionRange(ComponentTransform):
+    """A server's components narrowed to the versions a :class:`VersionFilter` serves."""
+
+    filter: VersionFilter
+
+    def apply(self, registration: _Registration) -> _Registration | None:
+        return narrowed(registration, self.filter.matches)
 
 
 class _ToolsOf(Transform):
@@ -230,4 +279,4 @@ def _text(content: str | bytes) -> str:
     return base64.b64encode(content).decode() if isinstance(content, bytes) else content
 
 
-__all__ = ["Namespace", "PromptsAsTools", "ResourcesAsTools", "ToolTransform", "Transform"]
+__all__ = ["Namespace", "PromptsAsTools", "ResourcesAsTools", "ToolTransform", "Transform", "VersionFilter"]
