@@ -1,5 +1,6 @@
 """A server written the way FastMCP's users serve an HTTP API: a FastAPI app (path, query
-and header parameters, pydantic bodies, a list and a plain answer, an error) made a server
+and header parameters, pydantic bodies, form and multipart bodies, a body described with
+`allOf`, a list and a plain answer, an error) made a server
 with `FastMCP.from_fastapi`, some of its GETs mapped to a resource and a resource template.
 `tests/test_dropin.py` runs it with FastMCP and, with its imports changed, with oxmcp, and
 compares what a client gets; `tests/test_fastmcp_providers.py` serves `app` with uvicorn."""
@@ -8,7 +9,7 @@ import asyncio
 import json
 from typing import Annotated
 
-from fastapi import FastAPI, Header, HTTPException, Query
+from fastapi import FastAPI, File, Form, Header, HTTPException, Query, Request
 from fastmcp import Client, FastMCP
 from fastmcp.server.providers.openapi import MCPType, RouteMap
 from pydantic import BaseModel, Field
@@ -64,6 +65,37 @@ def rename(item_id: int, name: str) -> str:
     return name
 
 
+@app.post("/feedback")
+def feedback(
+    name: Annotated[str, Form()], rating: Annotated[int, Form()], tags: Annotated[list[str] | None, Form()] = None
+) -> dict:
+    """Takes feedback from a web form."""
+    return {"name": name, "rating": rating, "tags": tags or []}
+
+
+@app.post("/upload")
+def upload(
+    file: Annotated[bytes, File()], note: Annotated[str, Form()], urgent: Annotated[bool, Form()] = False
+) -> dict:
+    """Takes a file and a note."""
+    return {"size": len(file), "text": file.decode(), "note": note, "urgent": urgent}
+
+
+# A body its description composes of a component and properties of its own.
+PET = {
+    "allOf": [
+        {"$ref": "#/components/schemas/Item"},
+        {"type": "object", "properties": {"breed": {"type": "string"}}, "required": ["breed"]},
+    ]
+}
+
+
+@app.post("/pets", openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": PET}}}})
+async def create_pet(request: Request) -> dict:
+    """Registers a pet."""
+    return await request.json()
+
+
 @app.get("/health")
 def health() -> str:
     return "ok"
@@ -103,6 +135,9 @@ async def main() -> None:
                 ("order_orders", {"item_id": 1, "item": {"name": "a", "price": 1}, "quantity": 2}),
                 ("rename_items", {"item_id": 1, "name": "quill"}),
                 ("create_item", {"name": "ink"}),
+                ("feedback_feedback_post", {"name": "Ada", "rating": 5, "tags": ["fast", "kind"]}),
+                ("upload_upload_post", {"file": "hello", "note": "a note", "urgent": True}),
+                ("create_pet_pets_post", {"name": "rex", "price": 3, "breed": "lab"}),
             ]:
                 print("call", name, shown(await client.call_tool_mcp(name, arguments)))
             for uri in ["resource://health_health_get", "resource://get_item_items/1"]:

@@ -242,25 +242,53 @@ def flat_parameter_schema(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, A
     return _with_named_defs(schema, route.schemas), arguments
 
 
+def body_media_type(route: HTTPRoute) -> str | None:
+    """The media type a route's body is sent as: the first its description declares (as
+    FastMCP sends it), without parameters; None without a body."""
+    if route.request_body is None or not route.request_body.content_schema:
+        return None
+    return next(iter(route.request_body.content_schema)).split(";", 1)[0].strip().lower()
+
+
 def _body(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Any], str | None]:
-    """A route's JSON body: its schema, its properties when it is an object whose
-    properties become arguments, else the name of the one argument it is (none without a
-    body)."""
+    """A route's body, of the media type it is sent as: its schema, its properties when it
+    is an object whose properties become arguments, else the name of the one argument it
+    is (none without a body)."""
     if route.request_body is None or not route.request_body.content_schema:
         return {}, {}, None
-    content = route.request_body.content_schema
-    schema = with_defs(content.get("application/json") or next(iter(content.values())))
+    schema = with_defs(next(iter(route.request_body.content_schema.values())))
     if route.request_body.description and not schema.get("description"):
         schema["description"] = route.request_body.description
-    target = schema
-    if isinstance(ref := schema.get("$ref"), str) and ref.startswith("#/$defs/"):
-        target = with_defs(route.schemas.get(ref.removeprefix("#/$defs/"), {}))
+    target = _merged(_referenced(schema, route.schemas), route.schemas)
     if isinstance(target.get("properties"), dict) and target.get("type", "object") == "object":
         return target, dict(target["properties"]), None
     if "$ref" in schema:
         return schema, {}, "body"
     name = re.sub(r"[^a-zA-Z0-9_]", "_", str(schema.get("title", "body")).lower())
     return schema, {}, name if name and not name[0].isdigit() else "body_data"
+
+
+def _referenced(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """The component schema ``schema`` refers to, else ``schema``."""
+    if isinstance(ref := schema.get("$ref"), str) and ref.startswith("#/$defs/"):
+        return dict(with_defs(schemas.get(ref.removeprefix("#/$defs/"), {})))
+    return schema
+
+
+def _merged(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """An ``allOf`` schema as the one object it describes, as FastMCP makes a body's: the
+    properties and required names of its parts (by reference too, and theirs) together."""
+    parts = schema.get("allOf")
+    if not isinstance(parts, list):
+        return schema
+    merged = {key: value for key, value in schema.items() if key != "allOf"}
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for part in [*parts, merged]:
+        part = _merged(_referenced(part, schemas), schemas) if isinstance(part, dict) else {}
+        properties.update(part.get("properties") or {})
+        required += [name for name in part.get("required") or [] if name not in required]
+    return {**merged, "type": "object", "properties": properties, "required": required}
 
 
 def success_response(route: HTTPRoute) -> dict[str, dict[str, Any]] | None:

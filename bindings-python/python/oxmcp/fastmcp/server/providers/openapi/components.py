@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ....utilities.openapi import Argument, HTTPRoute
+from ....utilities.openapi import Argument, HTTPRoute, body_media_type
 from ...dependencies import get_http_headers
 
 if TYPE_CHECKING:
@@ -60,11 +60,45 @@ class _Operation:
         # The headers of the MCP request that carried the call (credentials aside), as FastMCP
         # passes them on; the operation's own win.
         headers = {**get_http_headers(), **headers}
-        response = await self.client.request(
-            self.route.method, path, params=params, headers=headers, **({} if body is None else {"json": body})
-        )
+        sent = {} if body is None else _encoded(body, body_media_type(self.route))
+        response = await self.client.request(self.route.method, path, params=params, headers=headers, **sent)
         _raise_for_status(response)
         return response
+
+
+def _encoded(body: Any, media_type: str | None) -> dict[str, Any]:
+    """The client's argument that sends ``body`` as ``media_type`` (as FastMCP does): a
+    form's fields as text (an object's properties fields of their own, a list a field per
+    item), a multipart body's as parts (bytes as they are), anything else as JSON."""
+    if not isinstance(body, dict) or media_type not in _FORMS:
+        return {"json": body}
+    fields = [(name, item) for name, value in body.items() for name, item in _fields(name, value)]
+    if media_type == "multipart/form-data":
+        return {"files": [(name, (None, item if isinstance(item, bytes) else _text(item))) for name, item in fields]}
+    data: dict[str, list[str]] = {}
+    for name, item in fields:
+        data.setdefault(name, []).append(_text(item))
+    return {"data": data}
+
+
+#: The media types whose bodies are sent as fields.
+_FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _fields(name: str, value: Any) -> list[tuple[str, Any]]:
+    """The form fields a body property makes (OpenAPI's default ``form`` style, exploded)."""
+    if isinstance(value, dict):
+        return [(key, item) for key, item in value.items()]
+    if isinstance(value, list):
+        return [(name, item) for item in value]
+    return [(name, value)]
+
+
+def _text(value: Any) -> str:
+    """A field's text: booleans as JSON has them, other values as ``str`` makes them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value if isinstance(value, str) else str(value)
 
 
 def _raise_for_status(response: Any) -> None:
