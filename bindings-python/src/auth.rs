@@ -44,17 +44,25 @@ impl JwtVerifier {
     /// awaitable of its fields (the core's `AccessToken`), or of None when it is refused;
     /// `OSError` when it cannot be checked now (the JWKS did not answer).
     fn verify<'py>(&self, py: Python<'py>, token: String) -> PyResult<Bound<'py, PyAny>> {
-        let verifying = self.core.verify(token);
-        runtime::future_into_py(py, async move {
-            let verified = match verifying.await {
-                Ok(token) => Some(token),
-                Err(VerifyError::Invalid(_)) => None,
-                Err(unavailable) => return Err(PyOSError::new_err(unavailable.to_string())),
-            };
-            runtime::attach(|py| convert::to_python(py, &verified).map(Bound::unbind))
-                .unwrap_or_else(|| Err(error::exiting()))
-        })
+        verified(py, self.core.verify(token))
     }
+}
+
+/// What a core verifier made of a token, for Python: an awaitable of the token's fields,
+/// or of None when it is refused; `OSError` when it could not be checked now.
+fn verified<'py>(
+    py: Python<'py>,
+    verifying: BoxFuture<'static, Result<AccessToken, VerifyError>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    runtime::future_into_py(py, async move {
+        let verified = match verifying.await {
+            Ok(token) => Some(token),
+            Err(VerifyError::Invalid(_)) => None,
+            Err(unavailable) => return Err(PyOSError::new_err(unavailable.to_string())),
+        };
+        runtime::attach(|py| convert::to_python(py, &verified).map(Bound::unbind))
+            .unwrap_or_else(|| Err(error::exiting()))
+    })
 }
 
 /// Tokens checked at the authorization server's introspection endpoint (RFC 7662).
@@ -89,6 +97,13 @@ impl IntrospectionVerifier {
             core = core.cache_for(convert::seconds(seconds, "cache_for")?);
         }
         Ok(IntrospectionVerifier { core })
+    }
+
+    /// Checks `token` at the introspection endpoint as a protected endpoint would, but for
+    /// the resource URL: an awaitable of its fields, or of None when it is refused;
+    /// `OSError` when it cannot be checked now (the endpoint did not answer).
+    fn verify<'py>(&self, py: Python<'py>, token: String) -> PyResult<Bound<'py, PyAny>> {
+        verified(py, self.core.verify(token))
     }
 }
 

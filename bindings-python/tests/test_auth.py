@@ -488,6 +488,48 @@ async def test_a_fastmcp_server_verifies_tokens_with_its_provider() -> None:
         fastmcp_notes(None).tool(auth=lambda context: True)(lambda: "x")
 
 
+async def test_a_fastmcp_server_introspects_opaque_tokens() -> None:
+    """FastMCP's ``IntrospectionTokenVerifier`` behind a ``RemoteAuthProvider`` that names
+    the authorization server: active tokens granting the required scopes pass (checked in
+    the core), others are refused; with an ``audience``, a token must name it (checked by
+    the provider)."""
+    from oxmcp.fastmcp.server.auth import RemoteAuthProvider
+    from oxmcp.fastmcp.server.auth.providers.introspection import IntrospectionTokenVerifier
+
+    def served(verifier: IntrospectionTokenVerifier, issuer: str) -> Any:
+        remote = RemoteAuthProvider(token_verifier=verifier, authorization_servers=[issuer], base_url="http://x")
+        # The endpoint's own URL is its resource (the port is picked when it starts).
+        remote.base_url = None
+        return fastmcp_notes(remote)
+
+    with authorization_server(ACCESS_TOKEN_FORMAT="opaque") as metadata:
+        settings: dict[str, Any] = {
+            "introspection_url": metadata["introspection_endpoint"],
+            "client_id": "svc",
+            "client_secret": "svc-secret",
+            "required_scopes": ["notes:read"],
+        }
+        introspected = IntrospectionTokenVerifier(**settings)
+        async with await served(introspected, metadata["issuer"]).start_http(port=0) as http:
+            reader = await service_token(metadata, http.url, "notes:read")
+            caller = await introspected.verify_token(reader)
+            assert caller is not None and caller.client_id == "svc" and caller.resource == http.url
+            assert await introspected.verify_token("not-a-token") is None
+            async with Client.http(http.url, bearer_token=reader) as client:
+                assert text(await client.call_tool("whoami_later")) == "svc notes:read"
+            assert (await asyncio.to_thread(refusal, http.url, "not-a-token"))[0] == 401
+
+            elsewhere = IntrospectionTokenVerifier(**settings, audience="https://elsewhere.example/mcp")
+            assert await elsewhere.verify_token(reader) is None
+            meant = IntrospectionTokenVerifier(**settings, audience=http.url, client_auth_method="client_secret_post")
+            assert await meant.verify_token(reader) is not None
+        async with await served(elsewhere, metadata["issuer"]).start_http(port=0) as http:
+            token = await service_token(metadata, http.url, "notes:read")
+            assert (await asyncio.to_thread(refusal, http.url, token))[0] == 401
+    with pytest.raises(ValueError, match="client_auth_method"):
+        IntrospectionTokenVerifier(**settings, client_auth_method="private_key_jwt")  # type: ignore[arg-type]
+
+
 async def test_a_fastmcp_servers_auth_middleware_asks_its_scopes_of_every_component() -> None:
     """FastMCP's ``AuthMiddleware``: ``require_scopes`` asked of every tool, ``restrict_tag``
     of the tools so tagged; each caller is refused what its token does not grant."""

@@ -297,6 +297,7 @@ class IntrospectionVerifier:
         client_secret_post: bool = False,
         cache_for: float | None = None,
     ) -> IntrospectionVerifier: ...
+    def verify(self, token: str) -> Awaitable[dict[str, Any] | None]: ...
 
 @final
 class OAuth:

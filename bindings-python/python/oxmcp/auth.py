@@ -107,6 +107,13 @@ class IntrospectionVerifier:
             endpoint, client_id, client_secret, issuer, client_secret_post, cache_for
         )
 
+    async def verify(self, token: str) -> AccessToken | None:
+        """Checks ``token`` as the server does (but for the endpoint's audience check): its
+        :class:`AccessToken`, or None when refused; ``OSError`` when it cannot be checked
+        now (the introspection endpoint did not answer)."""
+        fields = await self._native.verify(token)
+        return None if fields is None else AccessToken(**fields)
+
 
 @dataclass(frozen=True)
 class AssertionTarget:
