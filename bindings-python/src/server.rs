@@ -60,7 +60,7 @@ impl Server {
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
         client_request_timeout=None, mask_error_details=None, auth=None, task_store=None, task_ttl=None,
-        task_poll_interval=None, max_tasks=None, store=None, skills=None, declare=None,
+        task_poll_interval=None, max_tasks=None, store=None, skills=None, declare=None, unknown_tool_error=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -81,6 +81,7 @@ impl Server {
         store: Option<String>,
         skills: Option<PathBuf>,
         declare: Option<Vec<String>>,
+        unknown_tool_error: Option<String>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -104,6 +105,9 @@ impl Server {
         }
         if let Some(mask) = mask_error_details {
             builder = builder.mask_error_details(mask);
+        }
+        if let Some(template) = unknown_tool_error {
+            builder = builder.unknown_tool_error(template);
         }
         let defaults = TaskLimits::default();
         builder = builder.task_limits(TaskLimits {

@@ -958,3 +958,31 @@ async fn a_tool_calls_another_of_the_servers_tools_and_pings_its_client() {
         );
     }
 }
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_protocol_error_unless_the_server_words_it_as_a_tool_error() {
+    let known = || ToolDef::new("known").handler(|_, _| async { "yes" });
+    let spec = Server::builder("spec", "1").tool(known()).build().unwrap();
+    let worded = Server::builder("sdk", "1")
+        .tool(known())
+        .unknown_tool_error("Unknown tool: '{name}'")
+        .build()
+        .unwrap();
+    for era in ERAS {
+        let refused = connect(&spec, era)
+            .await
+            .call_tool("nope", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.as_remote().map(|e| e.code), Some(-32602), "{era:?}");
+        let client = connect(&worded, era).await;
+        let answered = client.call_tool("nope", json!({})).await.unwrap();
+        assert_eq!(answered.is_error, Some(true), "{era:?}");
+        assert_eq!(
+            serde_json::to_value(&answered.content).unwrap(),
+            json!([{"type": "text", "text": "Unknown tool: 'nope'"}])
+        );
+        let called = client.call_tool("known", json!({})).await.unwrap();
+        assert_eq!(called.is_error, None, "{era:?}");
+    }
+}

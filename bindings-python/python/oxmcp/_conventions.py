@@ -16,6 +16,11 @@ from .types import ToolAnnotations
 class Conventions:
     """The official Python SDK's conventions."""
 
+    #: How a call of an unknown tool is answered as a tool error (``{name}`` the tool's
+    #: name); None: with the ``-32602`` error the spec names, as here (the official SDK
+    #: answers a tool error).
+    unknown_tool_error: str | None = None
+
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         """A definition's description: the one given, else the docstring as written, else
         empty (the official SDK lists an empty one rather than none)."""

@@ -194,6 +194,7 @@ class Server:
         store: str | None = None,
         skills: str | PathLike[str] | None = None,
         declare: list[str] | None = None,
+        unknown_tool_error: str | None = None,
     ) -> Server: ...
     def add_tool(
         self,

@@ -112,6 +112,9 @@ struct ServerInner {
     input_policy: InputPolicy,
     limits: SessionLimits,
     mask_error_details: bool,
+    /// How a call of an unknown tool is answered as a tool error, if it is (`{name}` the
+    /// tool's name); `None`: the protocol error the spec names.
+    unknown_tool_error: Option<String>,
     tasks: tasks::Tasks,
     session_store: Option<Arc<dyn SessionStore>>,
     event_store: Option<Arc<dyn EventStore>>,
@@ -154,6 +157,7 @@ pub struct ServerBuilder {
     extensions: serde_json::Map<String, serde_json::Value>,
     limits: SessionLimits,
     mask_error_details: bool,
+    unknown_tool_error: Option<String>,
     task_limits: TaskLimits,
     task_store: Option<Arc<dyn TaskStore>>,
     session_store: Option<Arc<dyn SessionStore>>,
@@ -325,6 +329,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Answers a call of a tool the server does not have with a tool error worded as
+    /// `template` says (`{name}` the tool's name), as the Python SDKs do, rather than the
+    /// `-32602` protocol error the spec names (the default).
+    pub fn unknown_tool_error(mut self, template: impl Into<String>) -> Self {
+        self.unknown_tool_error = Some(template.into());
+        self
+    }
+
     /// How long a request to a legacy client (elicitation, sampling, roots) waits for its
     /// answer (default 5 minutes: a person may be answering); then the handler gets an
     /// error and the client a `notifications/cancelled`.
@@ -465,6 +477,7 @@ impl ServerBuilder {
                 },
                 limits: self.limits,
                 mask_error_details: self.mask_error_details,
+                unknown_tool_error: self.unknown_tool_error,
                 tasks: tasks::Tasks::new(
                     self.task_limits,
                     self.task_store.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
@@ -528,6 +541,7 @@ impl Server {
             extensions: serde_json::Map::new(),
             limits: SessionLimits::default(),
             mask_error_details: false,
+            unknown_tool_error: None,
             task_limits: TaskLimits::default(),
             task_store: None,
             session_store: None,
@@ -807,6 +821,12 @@ impl Server {
 
     pub(crate) fn tasks(&self) -> &tasks::Tasks {
         &self.inner.tasks
+    }
+
+    /// How a call of an unknown tool is worded as a tool error, if it is (see
+    /// [`ServerBuilder::unknown_tool_error`]).
+    pub(crate) fn unknown_tool_error(&self) -> Option<&str> {
+        self.inner.unknown_tool_error.as_deref()
     }
 
     /// Where legacy HTTP sessions are kept, when replicas share them.

@@ -543,7 +543,13 @@ pub(super) async fn call(
         Some(params) => params,
         None => CallParams::read(ctx.params())?,
     };
-    let tool = find(server, &params.name)?;
+    let tool = match (find(server, &params.name), server.unknown_tool_error()) {
+        (Ok(tool), _) => tool,
+        (Err(_), Some(template)) => {
+            return finish(CallToolResult::error(template.replace("{name}", &params.name)), stamp)
+        }
+        (Err(unknown), None) => return Err(unknown),
+    };
     if let Some(starter) = catalog_task_starter(server, ctx, &params) {
         let task = serde_json::to_value(&params.task).unwrap_or_default();
         let arguments = params.arguments.unwrap_or_default();

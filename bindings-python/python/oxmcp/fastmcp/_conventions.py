@@ -33,6 +33,9 @@ from .tools import ToolResult, content_of, is_content_value
 class FastMCPConventions(Conventions):
     """FastMCP's conventions (``oxmcp.fastmcp.FastMCP``)."""
 
+    # FastMCP answers a call of an unknown tool with a tool error.
+    unknown_tool_error = "Unknown tool: '{name}'"
+
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         return given or parsed(spec.description).description
 

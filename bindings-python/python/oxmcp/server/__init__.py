@@ -220,6 +220,7 @@ class Server(Generic[LifespanT]):
             store,
             skills,
             list(declare),
+            self._conventions.unknown_tool_error,
         )
         self._components = self._components_type(self._native)
         #: The servers mounted on this one, with their namespaces: it enters their
