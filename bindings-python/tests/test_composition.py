@@ -18,6 +18,7 @@ from oxmcp import Client, Context, Server
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.server import create_proxy
+from oxmcp.fastmcp.server.transforms import Namespace
 from oxmcp.types import ElicitRequest, ElicitResult
 
 #: A FastMCP server run over stdio, behind the proxies.
@@ -250,6 +251,23 @@ async def test_a_mounted_proxy_is_served_under_its_namespace(upstream: Path) -> 
         read = await client.read_resource("notes://all/up/oslo")
         assert (read[0].text, str(read[0].uri)) == ("a note on oslo", "notes://all/up/oslo")
         assert [p.name for p in await client.list_prompts()] == ["all_up_summarize", "summarize"]
+
+
+async def test_a_namespace_transform_names_what_the_server_proxies_too(upstream: Path) -> None:
+    main = FastMCP("Main")
+    main.mount(create_proxy(str(upstream)), namespace="up")
+
+    @main.tool
+    def own() -> str:
+        return "own"
+
+    main.add_transform(Namespace("api"))
+    async with FastMCPClient(main) as client:
+        assert [t.name for t in await client.list_tools()] == ["api_own", "api_up_count", "api_up_fail"]
+        assert (await client.call_tool("api_up_count", {"to": 1})).data == "counted to 1"
+        assert [t.uriTemplate for t in await client.list_resource_templates()] == ["notes://api/up/{name}"]
+        assert (await client.read_resource("notes://api/up/oslo"))[0].text == "a note on oslo"
+        assert [p.name for p in await client.list_prompts()] == ["api_up_summarize"]
 
 
 async def test_a_proxy_mounted_by_the_lifespan_is_served(upstream: Path) -> None:

@@ -922,15 +922,18 @@ class Server(Generic[LifespanT]):
 
     def _proxies(self) -> list[tuple[_native.Client, list[str]]]:
         """What this server proxies, and what the servers mounted on it proxy, with the
-        namespaces their names go under (the outermost first); their clients connected."""
+        namespaces their names go under (the outermost first: the server's own namespace
+        transforms, then the mounts'); their clients connected."""
         own: list[tuple[_native.Client, list[str]]] = []
         if self._upstream is not None:
             own.append((self._upstream._connection, []))
-        return own + [
+        proxied = own + [
             (client, [namespace, *namespaces] if namespace is not None else namespaces)
             for server, namespace in self._mounted
             for client, namespaces in server._proxies()
         ]
+        outer = self._components.namespaces()
+        return [(client, [*outer, *namespaces]) for client, namespaces in proxied]
 
     def _lifespan_context(self) -> Any:
         return self._lifespan_state

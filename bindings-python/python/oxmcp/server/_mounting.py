@@ -181,6 +181,12 @@ class Components:
         for registration in list(self._registered.values()):
             parent._place(mount, registration)
 
+    def namespaces(self) -> list[str]:
+        """The namespaces the server's transforms put its components under, the outermost
+        (the last given) first."""
+        renamings = [t for t in reversed(self._transforms) if isinstance(t, Renaming)]
+        return [renaming.namespace for renaming in renamings if renaming.namespace is not None]
+
     def definitions(self, kind: Kind) -> list[dict[str, Any]]:
         """The definitions of one kind, in the order they were registered."""
         return [r.definition for (k, _), r in self._registered.items() if k == kind]
