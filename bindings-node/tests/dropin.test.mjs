@@ -718,7 +718,8 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
   });
 
   it("experimental.tasks.registerToolTask: createTask runs as the task, and its stored result is the call's", async () => {
-    const server = new McpServer({ name: 'tasked', version: '1.0.0' }, { taskStore: new InMemoryTaskStore() });
+    const store = new InMemoryTaskStore();
+    const server = new McpServer({ name: 'tasked', version: '1.0.0' }, { taskStore: store });
     const statuses = [];
     server.experimental.tasks.registerToolTask(
       'research',
@@ -763,6 +764,13 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
       assert.match(failed.content[0].text, /no sources/);
     });
     assert.deepEqual(statuses, ['working']);
+    // The server's store held them while they ran; of those ended, it keeps the one made
+    // with a time to live (the core answers for the other).
+    assert.deepEqual(
+      store.getAllTasks().map(({ status, ttl }) => [status, ttl]),
+      [['completed', 60_000]],
+    );
+    store.cleanup();
   });
 
   it('the older tool(), resource() and prompt() forms and an empty parameters object', async () => {

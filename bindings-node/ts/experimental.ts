@@ -72,7 +72,9 @@ interface Kept {
  * Tasks kept in memory, as the official SDK's store keeps them: made with a random id,
  * dropped `ttl` ms after they are made (or after their result is stored), never moved on
  * from an ended status. Given to `McpServer`, it also holds the tasks the core runs its
- * task tools as, under the core's ids: storing one's result ends that task.
+ * task tools as, under the core's ids, while they run (and their `ttl` after, if they have
+ * one: the core keeps them for `tasks/get` and `tasks/result`): storing one's result ends
+ * that task.
  */
 export class InMemoryTaskStore {
   readonly #tasks = new Map<string, Kept>();
@@ -139,9 +141,12 @@ export class InMemoryTaskStore {
     this.#tasks.clear();
   }
 
-  /** @internal Keeps the task the core runs a call as, under its id: `ending` hears how it ends. */
-  keepRunning(taskId: string, ending: Ending): StoredTask {
-    return this.#keep(taskId, {}, { ending }).task;
+  /**
+   * @internal Keeps the task the core runs a call as, under its id, made with `params`
+   * (again, when its `createTask` names them): `ending` hears how it ends.
+   */
+  keepRunning(taskId: string, ending: Ending, params: TaskParams = {}): StoredTask {
+    return this.#keep(taskId, params, { ending }).task;
   }
 
   #keep(taskId: string, { ttl = null, pollInterval = 1000 }: TaskParams, kept: Omit<Kept, 'task'>): Kept {
@@ -166,12 +171,15 @@ export class InMemoryTaskStore {
     return kept;
   }
 
-  #moveOn({ task }: Kept, status: TaskStatus, statusMessage?: string): void {
+  #moveOn({ task, ending }: Kept, status: TaskStatus, statusMessage?: string): void {
     if (isTerminal(task.status)) {
       throw new Error(`Task ${task.taskId} has ended (${task.status}): it cannot become ${status}`);
     }
     Object.assign(task, { status, lastUpdatedAt: new Date().toISOString() }, statusMessage ? { statusMessage } : {});
-    if (isTerminal(status)) {
+    if (isTerminal(status) && ending !== undefined && !task.ttl) {
+      // A task the core ran, kept for no time of its own: the core answers for it now.
+      this.#tasks.delete(task.taskId);
+    } else if (isTerminal(status)) {
       this.#expire(task);
     }
   }
@@ -267,10 +275,13 @@ async function runAsTask(
   const { ctx } = extra;
   const result = new Promise<CallToolResult>((resolve, reject) => {
     const taskId = ctx.taskId ?? randomBytes(16).toString('hex');
-    const task = store.keepRunning(taskId, (outcome) => ('result' in outcome ? resolve(outcome.result) : reject(outcome.error)));
+    const ending: Ending = (outcome) => ('result' in outcome ? resolve(outcome.result) : reject(outcome.error));
+    store.keepRunning(taskId, ending);
+    // A task cancelled (or whose session ended) ends in the store too.
+    extra.signal.addEventListener('abort', () => store.updateTaskStatus(taskId, 'cancelled').catch(() => {}), { once: true });
     const taskStore: RequestTaskStore = {
-      async createTask({ ttl = null, pollInterval } = {}) {
-        return { ...Object.assign(task, { ttl }, pollInterval === undefined ? {} : { pollInterval }) };
+      async createTask(params = {}) {
+        return { ...store.keepRunning(taskId, ending, params) };
       },
       getTask: (id) => store.getTask(id),
       storeTaskResult: (id, status, stored) => store.storeTaskResult(id, status, stored),
