@@ -626,6 +626,10 @@ async def test_a_fastmcp_server_serves_the_version_a_request_asks_for() -> None:
             with pytest.raises(McpError, match="Unknown prompt: 'summarize'"):
                 await client.get_prompt("summarize", {"text": "x"}, version="2")
 
+    # The server's own listing gives every version, the oldest first; a client is listed the highest.
+    listed = [(t.name, t.version, sorted(t.parameters["properties"])) for t in await mcp.list_tools()]
+    assert listed == [("charge", "1.0", ["amount"]), ("charge", "v2", ["amount", "fee"])]
+    assert (charge := await mcp.get_tool("charge")) is not None and charge.version == "v2"
     assert not mcp.remove_tool("charge", version="7")
     assert mcp.remove_tool("charge", version="2.0")
     async with FastMCPClient(mcp) as client:

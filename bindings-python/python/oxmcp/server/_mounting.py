@@ -197,6 +197,13 @@ class Components:
         held = self._registered.get((kind, definition[_NAMING_FIELD[kind]]))
         return held is None or held.enabled
 
+    def versions(self, kind: Kind, name: str) -> dict[str, dict[str, Any]] | None:
+        """The definition of each version of the ``kind`` served as ``name``, by version,
+        when it has versions served as one."""
+        registered = self._registered.get((kind, name))
+        versions = None if registered is None else registered.versions
+        return None if versions is None else {version: held.definition for version, held in versions.items()}
+
     def definition(self, kind: Kind, name: str) -> dict[str, Any] | None:
         """The definition of the ``kind`` named ``name`` (a resource by its URI, a template
         by its URI template), if there is one."""

@@ -30,7 +30,7 @@ from ..tools import ToolResult
 from ..tools.base import Tool
 from ..utilities.tasks import TaskConfig, TaskMode
 from ._middleware import ListedTool, interceptor, notification_interceptor
-from ._versions import VersionedComponents
+from ._versions import VersionedComponents, version_key
 from .auth.auth import component_scopes
 from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
@@ -398,15 +398,30 @@ class FastMCP(Server):
         """The tools a client is listed, with FastMCP's names for their fields
         (``parameters``, ``output_schema``, ``tags``, ``version``) as its middleware sees
         them: after the server's transforms, visibility rules and middleware, mounted
-        servers' and providers' included; several versions of one name as one, the
-        highest."""
+        servers' and providers' included; each version of a name, the oldest first, as
+        FastMCP gives them (a client is listed the highest)."""
+        return [version for tool in await self._listed_tools() for version in self._versions_of(tool)]
+
+    async def get_tool(self, name: str) -> ListedTool | None:
+        """The tool ``name`` as a client is listed it (of several versions, the highest),
+        or None if no client is listed one of that name."""
+        return next((tool for tool in await self._listed_tools() if tool.name == name), None)
+
+    async def _listed_tools(self) -> list[ListedTool]:
+        """The tools a client is listed, as FastMCP's middleware sees them."""
         async with self._own_client() as client:
             return [ListedTool.model_validate(tool.to_wire()) for tool in await client.list_tools()]
 
-    async def get_tool(self, name: str) -> ListedTool | None:
-        """The tool ``name`` as :meth:`list_tools` gives it, or None if no client is listed
-        one of that name."""
-        return next((tool for tool in await self.list_tools() if tool.name == name), None)
+    def _versions_of(self, tool: ListedTool) -> list[ListedTool]:
+        """A listed tool's versions, the oldest first, each its own definition under the
+        name it is listed by (the highest as listed)."""
+        versions = self._components.versions("tool", tool.name)
+        if not versions:
+            return [tool]
+        return [
+            tool if version == tool.version else ListedTool.model_validate({**definition, "name": tool.name})
+            for version, definition in sorted(versions.items(), key=lambda item: version_key(item[0]))
+        ]
 
     async def call_tool(  # type: ignore[override]
         self, name: str, arguments: dict[str, Any] | None = None, *, version: str | None = None
