@@ -66,7 +66,20 @@ class TokenVerifier(Protocol):
     def verify(self, token: str) -> Awaitable[AccessToken | None]: ...
 
 
-class JWTVerifier:
+class _CoreVerifier:
+    """A verifier of the Rust core's, which a server hands the core as it is."""
+
+    _native: _native.JwtVerifier | _native.IntrospectionVerifier
+
+    async def verify(self, token: str) -> AccessToken | None:
+        """Checks ``token`` as the server does (but for the endpoint's audience check): its
+        :class:`AccessToken`, or None when refused; ``OSError`` when it cannot be checked
+        now (the keys or the introspection endpoint did not answer)."""
+        fields = await self._native.verify(token)
+        return None if fields is None else AccessToken(**fields)
+
+
+class JWTVerifier(_CoreVerifier):
     """JWT access tokens (RFC 9068) signed with a key of ``jwks_uri`` (RS256, PS256,
     ES256 or EdDSA), issued by ``issuer``, current within ``leeway`` seconds (default 30).
     Keys are cached and fetched again for a key id the cache lacks (at most every 30 s).
@@ -79,15 +92,8 @@ class JWTVerifier:
         audiences = [audience] if isinstance(audience, str) else audience
         self._native = _native.JwtVerifier(jwks_uri, issuer, audiences, leeway)
 
-    async def verify(self, token: str) -> AccessToken | None:
-        """Checks ``token`` as the server does (but for the endpoint's audience check): its
-        :class:`AccessToken`, or None when refused; ``OSError`` when it cannot be checked
-        now (the JWKS did not answer)."""
-        fields = await self._native.verify(token)
-        return None if fields is None else AccessToken(**fields)
 
-
-class IntrospectionVerifier:
+class IntrospectionVerifier(_CoreVerifier):
     """Tokens checked at the authorization server's introspection endpoint (RFC 7662), as
     the client ``client_id`` with ``client_secret`` (HTTP Basic, or in the form with
     ``client_secret_post=True``). The server reuses an answer, keyed by the token, until
@@ -106,13 +112,6 @@ class IntrospectionVerifier:
         self._native = _native.IntrospectionVerifier(
             endpoint, client_id, client_secret, issuer, client_secret_post, cache_for
         )
-
-    async def verify(self, token: str) -> AccessToken | None:
-        """Checks ``token`` as the server does (but for the endpoint's audience check): its
-        :class:`AccessToken`, or None when refused; ``OSError`` when it cannot be checked
-        now (the introspection endpoint did not answer)."""
-        fields = await self._native.verify(token)
-        return None if fields is None else AccessToken(**fields)
 
 
 @dataclass(frozen=True)
@@ -350,7 +349,7 @@ def resource_server(auth: Any, token_verifier: Any) -> tuple[Verifier | None, di
 def native_verifier(verifier: Verifier) -> Any:
     """What the native server takes: a native verifier, or a callable answering the token's
     fields (or None) for a verifier written in Python."""
-    if isinstance(verifier, (JWTVerifier, IntrospectionVerifier)):
+    if isinstance(verifier, _CoreVerifier):
         return verifier._native
     if not isinstance(verifier, TokenVerifier):
         raise TypeError(

@@ -230,12 +230,13 @@ class Components:
 
     def _served(self, registration: _Registration) -> _Registration | None:
         """``registration`` as the server's transforms make it; None when they leave it out."""
-        served: _Registration | None = registration
+        served = registration
         for transform in self._transforms:
-            if served is None:
+            made = transform.apply(served)
+            if made is None:
                 return None
-            served = transform.apply(served)
-        return served if served is registration or served is None else replace(served, source=registration)
+            served = made
+        return served if served is registration else replace(served, source=registration)
 
     def _served_key(self, given: Key, placed_by: Mount | None) -> Key | None:
         """The key a component given as ``given`` (by the mount ``placed_by``; None: one of

@@ -271,7 +271,8 @@ def _body(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Any], str | None]
 def _referenced(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
     """The component schema ``schema`` refers to, else ``schema``."""
     if isinstance(ref := schema.get("$ref"), str) and ref.startswith("#/$defs/"):
-        return dict(with_defs(schemas.get(ref.removeprefix("#/$defs/"), {})))
+        referenced: dict[str, Any] = with_defs(schemas.get(ref.removeprefix("#/$defs/"), {}))
+        return referenced
     return schema
 
 

@@ -98,7 +98,7 @@ def _text(value: Any) -> str:
     """A field's text: booleans as JSON has them, other values as ``str`` makes them."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value if isinstance(value, str) else str(value)
+    return str(value)
 
 
 def _raise_for_status(response: Any) -> None:
