@@ -6,8 +6,9 @@
 //! outcome (see [`crate::convert::outcome`]), either at once or as a Promise.
 
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 
-use napi::bindgen_prelude::{FromNapiValue, JsValuesTupleIntoVec, Promise};
+use napi::bindgen_prelude::{FromNapiValue, Function, FunctionRef, JsValuesTupleIntoVec, Promise};
 use napi::threadsafe_function::ThreadsafeFunction;
 use napi::{check_status, sys, Status};
 
@@ -54,8 +55,17 @@ fn init() {
     }
     // Without a runtime of its own napi-rs builds its default one.
     if let Ok(runtime) = builder.build() {
+        let _ = HANDLE.set(runtime.handle().clone());
         napi::bindgen_prelude::create_custom_tokio_runtime(runtime);
     }
+}
+
+/// The runtime [`init`] built.
+static HANDLE: OnceLock<tokio::runtime::Handle> = OnceLock::new();
+
+/// The binding's tokio runtime, for work begun on Node's thread.
+pub(crate) fn handle() -> &'static tokio::runtime::Handle {
+    HANDLE.get_or_init(|| napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::current))
 }
 
 /// A weak threadsafe function called with `Args` (a value or `FnArgs` tuple) that answers
@@ -85,6 +95,49 @@ impl FromNapiValue for JsReturn {
     }
 }
 
+/// The weak threadsafe function of `function`.
+pub(crate) fn callback<Args: JsValuesTupleIntoVec + 'static>(
+    function: &Function<'_, Args, JsReturn>,
+) -> napi::Result<Callback<Args>> {
+    function
+        .build_threadsafe_function::<Args>()
+        .callee_handled::<false>()
+        .weak::<true>()
+        .build()
+}
+
+/// [`call`], or, within a turn on Node's thread ([`crate::js_thread`]), `here` (the same
+/// function) called at once.
+pub(crate) async fn call_in_place<Args: JsValuesTupleIntoVec + 'static>(
+    here: &FunctionRef<Args, JsReturn>,
+    callback: &Callback<Args>,
+    args: Args,
+) -> Result<Settled, String> {
+    match call_here(here, args) {
+        Ok(returned) => settle(returned?).await,
+        Err(args) => call(callback, args).await,
+    }
+}
+
+/// Calls `function` with `args` when within a turn on Node's thread; gives the arguments
+/// back anywhere else.
+fn call_here<Args: JsValuesTupleIntoVec>(
+    function: &FunctionRef<Args, JsReturn>,
+    args: Args,
+) -> Result<Result<JsReturn, String>, Args> {
+    let Some(env) = crate::js_thread::current_env() else {
+        return Err(args);
+    };
+    Ok(function
+        .borrow_back(&env)
+        .and_then(|function| function.call(args))
+        .map_err(failed))
+}
+
+fn failed(error: napi::Error) -> String {
+    format!("the JavaScript callback failed: {}", error.reason)
+}
+
 /// Calls `callback` with `args` on the JavaScript thread and waits for its outcome,
 /// awaiting it when it is a Promise; [`crate::convert::outcome`] opens it (here, off the
 /// JavaScript thread). A synchronous throw or a rejection becomes an `Err` with the
@@ -93,10 +146,12 @@ pub(crate) async fn call<Args: JsValuesTupleIntoVec + 'static>(
     callback: &Callback<Args>,
     args: Args,
 ) -> Result<Settled, String> {
-    let returned = callback
-        .call_async_catch(args)
-        .await
-        .map_err(|e| format!("the JavaScript callback failed: {}", e.reason))?;
+    let returned = callback.call_async_catch(args).await.map_err(failed)?;
+    settle(returned).await
+}
+
+/// The outcome of a callback that returned `returned`.
+async fn settle(returned: JsReturn) -> Result<Settled, String> {
     match returned {
         JsReturn::Ready(settled) => Ok(settled),
         JsReturn::Pending(promise) => promise

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use napi::bindgen_prelude::Function;
+use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -23,9 +25,11 @@ use oxmcp::state::{SharedState, SqliteTaskStore};
 use crate::auth::AuthOptions;
 use crate::convert::{count, decode_js, duration_ms};
 use crate::error::{client_error, definition_error, invalid};
-use crate::handler::{Bridge, CancelCallback, HandlerCallback};
+use crate::handler::{Bridge, CancelCallback, HandlerFunction};
 use crate::http::{HttpOptions, NativeHttpListener};
 use crate::mounted::NativeHttpEndpoint;
+use crate::runtime::JsReturn;
+use crate::stdio::NativeStdio;
 
 /// Server settings beyond its name and version.
 #[napi(object)]
@@ -101,7 +105,7 @@ impl NativeServer {
     pub fn new(
         info: Value,
         options: ServerOptions,
-        handler: HandlerCallback,
+        handler: HandlerFunction<'_>,
         cancel: CancelCallback,
     ) -> napi::Result<Self> {
         let info: Implementation = decode_js(info, "server info")?;
@@ -161,7 +165,7 @@ impl NativeServer {
             builder = builder.task_store(Arc::new(store));
         }
         let server = builder.build().map_err(definition_error)?;
-        let bridge = Bridge::new(handler, cancel);
+        let bridge = Bridge::new(handler, cancel)?;
         let auth = options.auth.map(|auth| auth.into_verifier(&bridge)).transpose()?;
         Ok(NativeServer {
             server,
@@ -174,9 +178,10 @@ impl NativeServer {
     /// Adds a tool from its `Tool` definition; announces the change. `scopes` are those a
     /// caller's token must grant to call it over protected HTTP; `task` is `forbidden`
     /// (the default), `optional` or `required` (see `TaskSupport`); `asksBeforeTask`: the
-    /// handler's questions come before the call becomes a task (`ctx.beginTask()`).
+    /// handler's questions come before the call becomes a task (`ctx.beginTask()`);
+    /// `takesContext` (default true): whether the handler reads its context.
     #[napi(
-        ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[], task?: 'forbidden' | 'optional' | 'required', asksBeforeTask?: boolean"
+        ts_args_type = "definition: Record<string, unknown>, handlerId: number, scopes?: string[], task?: 'forbidden' | 'optional' | 'required', asksBeforeTask?: boolean, takesContext?: boolean"
     )]
     pub fn add_tool(
         &self,
@@ -185,6 +190,7 @@ impl NativeServer {
         scopes: Option<Vec<String>>,
         task: Option<String>,
         asks_before_task: Option<bool>,
+        takes_context: Option<bool>,
     ) -> napi::Result<()> {
         let task: TaskSupport = task.as_deref().unwrap_or("forbidden").parse().map_err(invalid)?;
         let tool: Tool = decode_js(definition, "tool definition")?;
@@ -192,7 +198,7 @@ impl NativeServer {
             Some(_) => ToolOutput::Inferred,
             None => ToolOutput::Content,
         };
-        let handler = self.bridge.tool(handler_id, output);
+        let handler = self.bridge.tool(handler_id, output, takes_context.unwrap_or(true));
         let mut def = ToolDef::from_tool(tool)
             .handler_object(Arc::new(handler))
             .scopes(scopes.unwrap_or_default())
@@ -387,13 +393,12 @@ impl NativeServer {
         self.server.notify_resource_updated(&uri);
     }
 
-    /// Serves this process's stdin and stdout until stdin closes or the server is closed.
-    #[napi]
-    pub async fn serve_stdio(&self) -> napi::Result<()> {
-        tokio::select! {
-            served = self.server.serve_stdio() => served.map_err(client_error),
-            _ = self.stop.cancelled() => Ok(()),
-        }
+    /// Serves stdout, and stdin as the facade reads it and pushes it to the connection
+    /// this returns, on Node's thread, until stdin ends or the server is closed; `bell`
+    /// is called when the connection's tasks are to be polled: it calls its `turn()`.
+    #[napi(ts_args_type = "bell: () => void")]
+    pub fn serve_stdio(&self, env: Env, bell: Function<'_, (), JsReturn>) -> napi::Result<NativeStdio> {
+        NativeStdio::serve(env, &self.server, self.stop.clone(), bell)
     }
 
     /// Binds an HTTP listener (`options.host`, default `127.0.0.1`; `options.port`,

@@ -182,6 +182,32 @@ describe('in-process connections', () => {
   });
 });
 
+describe('a tool handler', () => {
+  it('gets its context however it declares it, and runs without one when it declares none', async () => {
+    const server = new Server({ name: 'contexts', version: '1' });
+    const input = { text: z.string() };
+    const seen = (ctx) => (ctx === undefined ? 'none' : typeof ctx.requestId);
+    server.registerTool('declared', { inputSchema: input }, (_args, ctx) => seen(ctx));
+    server.registerTool('rest', { inputSchema: input }, (...all) => seen(all[1]));
+    server.registerTool('arguments', { inputSchema: input }, function () {
+      return seen(arguments[1]);
+    });
+    server.registerTool('alone', {}, (ctx) => seen(ctx));
+    server.registerTool('none', { inputSchema: input }, ({ text }) => text);
+    const client = await Client.connectInProcess(server);
+    try {
+      const call = async (name) => textOf(await client.callTool({ name, arguments: { text: '!' } }));
+      assert.deepEqual(
+        await Promise.all(['declared', 'rest', 'arguments', 'alone', 'none'].map(call)),
+        ['number', 'number', 'number', 'number', '!'],
+      );
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
 describe('what a handler returns', () => {
   /** A value `levels` containers deep, each made by `make(inner)`. */
   function nested(levels, make) {

@@ -45,6 +45,35 @@ describe('a stdio server process', () => {
     child.stdin.end();
     assert.equal(await exitOf(child), 0);
   });
+
+  it('answers the calls in flight after stdin closes, then exits', async () => {
+    const child = spawn(process.execPath, [FIXTURE_SERVER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: child.stdout });
+    const received = [];
+    lines.on('line', (line) => received.push(JSON.parse(line)));
+    const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    send({ method: 'notifications/initialized' });
+    // The handler waits on timers and Promises between its progress notifications: each
+    // step wakes the connection from outside a read of stdin.
+    send({ id: 2, method: 'tools/call', params: { name: 'slow', arguments: { steps: 3 }, _meta: { progressToken: 'p' } } });
+    // Two lines in one write, the second without its newline: stdin ends right after.
+    child.stdin.end(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 'a' } } })}\n` +
+        JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: 'b' } } }),
+    );
+    assert.equal(await exitOf(child), 0);
+    const answers = new Map(received.filter((m) => m.id !== undefined).map((m) => [m.id, m]));
+    assert.equal(answers.get(2)?.result.content[0].text, 'done after 3 steps');
+    assert.equal(answers.get(3)?.result.content[0].text, 'a');
+    assert.equal(answers.get(4)?.result.content[0].text, 'b');
+    const progress = received.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress);
+    assert.deepEqual(progress, [1, 2, 3]);
+  });
 });
 
 describe('a script', () => {

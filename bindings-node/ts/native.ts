@@ -17,6 +17,7 @@ export type {
   NativeHttpExchange,
   NativeHttpListener,
   NativeServer,
+  NativeStdio,
   NativeContext,
   NativeOAuth,
   NativeToolTask,

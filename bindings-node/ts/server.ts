@@ -30,6 +30,7 @@ import {
 } from './native';
 import { failure, settle, type Outcome } from './outcome';
 import { EMPTY_OBJECT, promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
+import { serveStdio } from './stdio';
 import type {
   Annotations,
   CallToolResult,
@@ -548,7 +549,9 @@ export class Server {
   /**
    * Registers a tool. Arguments are validated by the core against `inputSchema` before
    * the handler runs; a thrown error becomes a tool execution error (`isError: true`),
-   * or the JSON-RPC error of a thrown `McpError`.
+   * or the JSON-RPC error of a thrown `McpError`. The context is the handler's last
+   * parameter; one that declares none for it (`({ a, b }) => a + b`) runs without one
+   * being made, which makes each call cheaper.
    */
   registerTool<I extends SchemaInput | undefined = undefined, O extends SchemaInput | undefined = undefined>(
     name: string,
@@ -566,13 +569,14 @@ export class Server {
       _meta: config._meta,
     });
     const call = handler as (...args: unknown[]) => unknown;
-    const run: Runner =
-      config.inputSchema === undefined ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
+    const contextAt = config.inputSchema === undefined ? 0 : 1;
+    const run: Runner = contextAt === 0 ? (_input, ctx) => call(ctx) : (input, ctx) => call(input, ctx);
     const id = this.#handlers.add(run, hostValue);
+    const takesContext = readsArgument(call, contextAt);
     return this.#register(
       'tool',
       name,
-      () => this.#native.addTool(definition, id, config.scopes, config.task, config.asksBeforeTask),
+      () => this.#native.addTool(definition, id, config.scopes, config.task, config.asksBeforeTask, takesContext),
       () => this.#native.removeTool(name),
       [id],
     );
@@ -919,7 +923,7 @@ export class Server {
     }
     this.#listening = true;
     try {
-      await native(this.#native.serveStdio());
+      await serveStdio(this.#native);
     } finally {
       this.#listening = false;
     }
@@ -1130,6 +1134,15 @@ export type CustomNotificationHandler = (
 ) => void | Promise<void>;
 
 /** A custom method's params as the core hands them (null when the message had none). */
+/**
+ * Whether `fn` may read its argument at `index`: `fn.length` counts the parameters it
+ * declares before the first with a default or the rest one, so one that declares none may
+ * read any (`...args`). A tool handler that cannot read its context is run without one.
+ */
+function readsArgument(fn: (...args: never[]) => unknown, index: number): boolean {
+  return fn.length === 0 || fn.length > index;
+}
+
 function paramsOf(input: unknown): Record<string, unknown> | undefined {
   return (input ?? undefined) as Record<string, unknown> | undefined;
 }

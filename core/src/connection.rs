@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::Response;
 use crate::protocol::{ErrorObject, RequestId};
-use crate::transport::{Envelope, FrameSink, FrameStream, OutgoingMessage, Transport, TransportKind};
+use crate::transport::{Envelope, FrameSink, FrameStream, OutgoingMessage, Running, Spawn, Transport, TransportKind};
 
 /// How long closing waits for the writer to flush and close the transport.
 const WRITER_CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -112,12 +112,14 @@ pub(crate) struct Connection {
     pending: PendingRequests,
     /// Cancelled to make the writer drain its queue, close the transport and stop.
     stop_writing: CancellationToken,
-    writer: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    writer: Mutex<Option<Running>>,
     /// Whether the transport reads envelopes (Streamable HTTP); over stdio and in memory
     /// none is built.
     reads_envelopes: bool,
     /// What carries it.
     kind: TransportKind,
+    /// Where it runs its work.
+    spawn: Spawn,
 }
 
 impl Connection {
@@ -125,7 +127,9 @@ impl Connection {
     pub(crate) fn start(transport: Transport) -> (Arc<Connection>, FrameStream) {
         let (outbound, queue) = mpsc::channel(OUTBOUND_CAPACITY);
         let stop_writing = CancellationToken::new();
-        let writer = tokio::spawn(write_loop(queue, transport.outgoing, stop_writing.clone()));
+        let writer = transport
+            .spawn
+            .run(write_loop(queue, transport.outgoing, stop_writing.clone()));
         let connection = Arc::new(Connection {
             outbound,
             pending: PendingRequests::default(),
@@ -133,6 +137,7 @@ impl Connection {
             writer: Mutex::new(Some(writer)),
             reads_envelopes: transport.reads_envelopes,
             kind: transport.kind,
+            spawn: transport.spawn,
         });
         (connection, transport.incoming)
     }
@@ -140,6 +145,11 @@ impl Connection {
     /// What carries the connection.
     pub(crate) fn kind(&self) -> TransportKind {
         self.kind
+    }
+
+    /// Where the connection runs its work.
+    pub(crate) fn spawn(&self) -> &Spawn {
+        &self.spawn
     }
 
     /// Queues one message its sender does not describe (see [`OutgoingMessage`]).

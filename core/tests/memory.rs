@@ -16,7 +16,7 @@ use oxmcp::server::{
     Capability, Context, DefinitionKind, HandlerError, Intercepted, Interceptor, Json, Next, NotificationNext,
     PromptDef, Server, ToolDef,
 };
-use oxmcp::transport::{stdio::from_streams, DEFAULT_MAX_MESSAGE_SIZE};
+use oxmcp::transport::{stdio::from_streams, Spawner, DEFAULT_MAX_MESSAGE_SIZE};
 use oxmcp::BoxFuture;
 use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
@@ -409,6 +409,73 @@ async fn dropping_the_future_of_serve_ends_the_connection() {
             matches!(after, Ok(Err(_))),
             "{era:?}: nobody serves the connection any more: {after:?}"
         );
+    }
+}
+
+/// A [`Spawner`] that runs its tasks on one thread of its own, `spawner`, as the Node
+/// binding runs them on Node's; the thread stops when the value is dropped.
+struct OneThread {
+    runtime: tokio::runtime::Handle,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl OneThread {
+    fn start() -> Arc<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let handle = runtime.handle().clone();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("spawner".into())
+            .spawn(move || {
+                let _ = runtime.block_on(stopped);
+            })
+            .unwrap();
+        Arc::new(OneThread {
+            runtime: handle,
+            _stop: stop,
+        })
+    }
+}
+
+impl Spawner for OneThread {
+    fn spawn(&self, task: BoxFuture<'static, ()>) {
+        self.runtime.spawn(task);
+    }
+}
+
+#[tokio::test]
+async fn a_transport_with_a_spawner_of_its_own_runs_its_requests_there() {
+    let server = Server::builder("spawned", "1")
+        .tool(ToolDef::new("thread").handler(|_, _| async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            std::thread::current().name().unwrap_or_default().to_owned()
+        }))
+        .build()
+        .unwrap();
+    let spawner = OneThread::start();
+    for era in ERAS {
+        let (client_end, server_end) = oxmcp::transport::memory::pair();
+        let serving = tokio::spawn({
+            let server = server.clone();
+            let transport = server_end.spawning_on(Arc::clone(&spawner) as _);
+            async move { server.serve(transport).await }
+        });
+        let client = Client::connect(client_end, ClientOptions::new("memory-tests", "1.0.0").era(era))
+            .await
+            .unwrap();
+        let calls = (0..4).map(|_| client.call_tool("thread", json!({})));
+        for result in futures::future::join_all(calls).await {
+            let text = result.unwrap().content[0].as_text().unwrap().to_owned();
+            assert_eq!(text, "spawner", "{era:?}: the handler ran on the spawner's thread");
+        }
+        // Dropping the future of serve stops the connection's tasks on the spawner too.
+        serving.abort();
+        let _ = serving.await;
+        let after = tokio::time::timeout(Duration::from_secs(5), client.call_tool("thread", json!({}))).await;
+        assert!(matches!(after, Ok(Err(_))), "{era:?}: no longer served: {after:?}");
     }
 }
 

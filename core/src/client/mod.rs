@@ -160,7 +160,7 @@ impl Client {
             }),
         };
         let reader = client.clone();
-        tokio::spawn(async move {
+        client.inner.connection.spawn().detached(async move {
             let connection = Arc::clone(&reader.inner.connection);
             read_loop(&connection, incoming, |frame| reader.on_frame(frame)).await;
         });

@@ -23,7 +23,7 @@ impl Client {
         match Arc::clone(&self.inner.server_requests).try_acquire_owned() {
             Ok(permit) => {
                 let client = self.clone();
-                tokio::spawn(async move {
+                self.inner.connection.spawn().detached(async move {
                     client.answer_server(request).await;
                     drop(permit);
                 });

@@ -83,7 +83,7 @@ impl Client {
             meta: options.meta.clone(),
             ..Default::default()
         };
-        tokio::spawn(async move {
+        self.inner.connection.spawn().detached(async move {
             let ended: Result<Value> = client
                 .request(methods::SUBSCRIPTIONS_LISTEN, params, &stream_options)
                 .await;

@@ -31,7 +31,7 @@ use super::reply::Reply;
 use super::stamp::Stamp;
 use super::tools::CallParams;
 use super::{completion, custom, prompts, resources, skills, subscriptions, tasks, tools, Server};
-use crate::connection::PendingRequests;
+use crate::connection::{Connection, PendingRequests};
 use crate::protocol::jsonrpc::{self, InvalidMessage, Message, Notification, Request};
 use crate::protocol::meta::{is_modern_request, SentRequestMeta};
 use crate::protocol::{
@@ -40,7 +40,7 @@ use crate::protocol::{
     ProtocolVersion, RequestId, SetLevelRequestParams,
 };
 use crate::state::SessionRecord;
-use crate::transport::TransportKind;
+use crate::transport::{Spawn, TransportKind};
 use crate::{lock, read, write};
 use last_meta::LastMeta;
 use recent_clients::RecentClients;
@@ -132,6 +132,8 @@ pub(crate) struct Dispatcher {
     /// Cancelled when the client is gone: stops subscription streams.
     ended: CancellationToken,
     tasks: TaskTracker,
+    /// Where its tasks run.
+    spawn: Spawn,
     /// Where the session's messages go outside any request (none when shared).
     session_channel: OnceLock<Reply>,
     /// What tells this session's legacy tasks from others', made when first needed.
@@ -181,9 +183,20 @@ const GREETING_WAIT: Duration = Duration::from_secs(1);
 
 impl Dispatcher {
     /// A dispatcher for one client, within the server's per-client limits.
+    #[cfg(test)]
     pub(crate) fn new(server: Server, transport: TransportKind) -> Arc<Self> {
+        Self::spawning(server, transport, Spawn::default())
+    }
+
+    /// [`new`](Self::new), for the client of `connection`, whose work runs where the
+    /// connection's does.
+    pub(crate) fn for_connection(server: Server, connection: &Connection) -> Arc<Self> {
+        Self::spawning(server, connection.kind(), connection.spawn().clone())
+    }
+
+    fn spawning(server: Server, transport: TransportKind, spawn: Spawn) -> Arc<Self> {
         let max_in_flight = server.limits().max_in_flight;
-        Self::build(server, true, max_in_flight, transport)
+        Self::build(server, true, max_in_flight, transport, spawn)
     }
 
     /// A dispatcher shared by unrelated requests (stateless HTTP), at most `max_in_flight`
@@ -191,10 +204,22 @@ impl Dispatcher {
     /// applies to another's requests, and no client may subscribe.
     #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
     pub(crate) fn shared(server: Server, max_in_flight: usize) -> Arc<Self> {
-        Self::build(server, false, max_in_flight, TransportKind::StreamableHttp)
+        Self::build(
+            server,
+            false,
+            max_in_flight,
+            TransportKind::StreamableHttp,
+            Spawn::default(),
+        )
     }
 
-    fn build(server: Server, remembers_handshake: bool, max_in_flight: usize, transport: TransportKind) -> Arc<Self> {
+    fn build(
+        server: Server,
+        remembers_handshake: bool,
+        max_in_flight: usize,
+        transport: TransportKind,
+        spawn: Spawn,
+    ) -> Arc<Self> {
         Arc::new(Dispatcher {
             server,
             remembers_handshake,
@@ -206,6 +231,7 @@ impl Dispatcher {
             client_requests: PendingRequests::default(),
             ended: CancellationToken::new(),
             tasks: TaskTracker::new(),
+            spawn,
             session_channel: OnceLock::new(),
             session_key: OnceLock::new(),
             replicated: AtomicBool::new(false),
@@ -255,7 +281,7 @@ impl Dispatcher {
 
     /// Runs `task` as part of this client's work, which [`wait`](Self::wait) waits for.
     pub(crate) fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
-        self.tasks.spawn(task);
+        self.spawn.detached(self.tasks.track_future(task));
     }
 
     /// Serves a request of `sender` on its own task, its messages sent on `reply`; the
@@ -280,7 +306,7 @@ impl Dispatcher {
             ..Scope::new(reply.clone(), cancellation.clone())
         };
         let answer = self.answer_tracked(request, scope);
-        self.tasks.spawn(async move {
+        self.spawn(async move {
             if let Some(text) = answer.await {
                 reply.finish(text).await;
             }
@@ -474,7 +500,7 @@ impl Dispatcher {
                 Some(admission) => {
                     let greeting =
                         (method == methods::INITIALIZED && self.serves_one_client()).then(|| Greeting::start(self));
-                    self.tasks.spawn(async move {
+                    self.spawn(async move {
                         let _admission = admission;
                         handled.await;
                         drop(greeting);

@@ -19,7 +19,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use tokio::sync::broadcast;
-use tokio_util::task::AbortOnDropHandle;
 
 pub mod auth;
 mod capabilities;
@@ -74,7 +73,7 @@ use crate::state::{
     EventStore, InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState,
     SubscriptionBus, TaskStore, REQUEST_STATE_KEYS_ENV, STORE_ENV,
 };
-use crate::transport::{self, Transport};
+use crate::transport::{self, AbortOnDrop, Transport};
 use capabilities::Offered;
 use custom::CustomMethods;
 use limits::SessionLimits;
@@ -557,20 +556,37 @@ impl Server {
     /// Dropping the future stops serving it.
     pub async fn serve(&self, transport: Transport) -> crate::Result<()> {
         let (connection, incoming) = Connection::start(transport);
+        let spawn = connection.spawn().clone();
         let session = Session::new(self.clone(), connection);
         // The connection is read on a task of its own, which the caller's may not be (a
         // `#[tokio::main]` body runs outside the runtime's workers): the requests it spawns
         // then start on the worker that read them, with no thread woken to take each.
-        let reading = AbortOnDropHandle::new(tokio::spawn(session.run(incoming)));
-        reading.await.map_err(|e| match e.try_into_panic() {
-            Ok(panic) => std::panic::resume_unwind(panic),
-            Err(_) => crate::Error::ConnectionClosed,
+        let reading = AbortOnDrop(spawn.run(session.run(incoming)));
+        reading.await.map_err(|stopped| match stopped {
+            Some(panic) => std::panic::resume_unwind(panic),
+            None => crate::Error::ConnectionClosed,
         })
     }
 
     /// Serves this process's stdin and stdout until stdin closes.
     pub async fn serve_stdio(&self) -> crate::Result<()> {
         self.serve(transport::stdio::stdio(self.inner.max_message_size)).await
+    }
+
+    /// Serves stdout, and stdin as its caller reads it and hands it over through the
+    /// [`StdinFeed`](transport::stdio::StdinFeed), with the connection's work on `spawner`
+    /// (see [`transport::stdio::stdio_fed`]): the future serves until the input ends. Call
+    /// it within the tokio runtime's context.
+    pub fn serve_stdio_fed(
+        &self,
+        spawner: Arc<dyn transport::Spawner>,
+    ) -> (
+        impl std::future::Future<Output = crate::Result<()>> + Send + 'static,
+        transport::stdio::StdinFeed,
+    ) {
+        let (transport, feed) = transport::stdio::stdio_fed(self.inner.max_message_size);
+        let server = self.clone();
+        (async move { server.serve(transport.spawning_on(spawner)).await }, feed)
     }
 
     /// Adds a tool; every connection is told the list changed. A name is registered

@@ -30,7 +30,7 @@ impl Session {
 
     /// A session that serves only `owner` (anyone when `None`).
     pub(crate) fn owned(server: Server, connection: Arc<Connection>, owner: Option<Principal>) -> Arc<Self> {
-        let dispatcher = Dispatcher::new(server, connection.kind());
+        let dispatcher = Dispatcher::for_connection(server, &connection);
         dispatcher.attach_channel(Reply::Connection(Arc::clone(&connection)));
         Arc::new(Session {
             dispatcher,

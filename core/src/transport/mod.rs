@@ -17,10 +17,13 @@ mod envelope;
 #[cfg(feature = "http-client")]
 pub mod http;
 pub mod memory;
+mod spawner;
 pub mod stdio;
 
 pub use codec::JsonLinesCodec;
 pub use envelope::{Envelope, MessageKind};
+pub use spawner::Spawner;
+pub(crate) use spawner::{AbortOnDrop, Running, Spawn};
 
 /// The default largest message a transport accepts: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
@@ -111,6 +114,8 @@ pub struct Transport {
     pub(crate) reads_envelopes: bool,
     /// What carries it.
     pub(crate) kind: TransportKind,
+    /// Where its connection runs its work.
+    pub(crate) spawn: Spawn,
 }
 
 impl Transport {
@@ -137,12 +142,22 @@ impl Transport {
             outgoing: Box::pin(outgoing),
             reads_envelopes: true,
             kind: TransportKind::Other,
+            spawn: Spawn::default(),
         }
     }
 
     /// This transport, said to be of `kind` (what a server's handlers are told).
     pub fn with_kind(self, kind: TransportKind) -> Transport {
         Transport { kind, ..self }
+    }
+
+    /// This transport, whose connection runs its work (reading, writing, each request
+    /// served) on `spawner` rather than on tokio's workers.
+    pub fn spawning_on(self, spawner: std::sync::Arc<dyn Spawner>) -> Transport {
+        Transport {
+            spawn: Spawn::on(spawner),
+            ..self
+        }
     }
 }
 
@@ -177,6 +192,7 @@ impl Transport {
             outgoing: Box::pin(outgoing),
             reads_envelopes: self.reads_envelopes,
             kind: self.kind,
+            spawn: self.spawn,
         }
     }
 }

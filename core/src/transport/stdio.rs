@@ -1,8 +1,14 @@
 //! The server side of the stdio transport: messages on stdin, answers on stdout.
 
-use tokio_util::codec::{FramedRead, FramedWrite};
+use std::io;
+use std::pin::Pin;
 
-use super::{JsonLinesCodec, Transport, TransportKind};
+use bytes::BytesMut;
+use futures::channel::mpsc;
+use tokio::io::AsyncWrite;
+use tokio_util::codec::{Decoder, FramedRead, FramedWrite};
+
+use super::{Frame, JsonLinesCodec, Transport, TransportKind};
 
 /// A transport over this process's stdin and stdout, accepting messages of at most
 /// `max_message_size` bytes. Nothing else may write to stdout while it is in use.
@@ -20,6 +26,56 @@ fn stdin_stdout(max_message_size: usize) -> Transport {
         return from_streams(reader, writer, max_message_size);
     }
     from_streams(tokio::io::stdin(), tokio::io::stdout(), max_message_size)
+}
+
+/// A stdio transport whose input its caller reads and hands over, chunk by chunk, through
+/// the [`StdinFeed`]; answers go to stdout as with [`stdio`]. For a runtime that reads
+/// stdin on its own event loop (Node's), where the requests are then served
+/// ([`Transport::spawning_on`]). Call it within the tokio runtime's context.
+pub fn stdio_fed(max_message_size: usize) -> (Transport, StdinFeed) {
+    let (frames, incoming) = mpsc::unbounded();
+    let codec = JsonLinesCodec::new(max_message_size);
+    let transport = Transport::new(incoming, FramedWrite::new(stdout(), codec.clone())).with_kind(TransportKind::Stdio);
+    let feed = StdinFeed {
+        codec,
+        buffer: BytesMut::new(),
+        frames,
+    };
+    (transport, feed)
+}
+
+/// The input of a [`stdio_fed`] transport.
+pub struct StdinFeed {
+    codec: JsonLinesCodec,
+    buffer: BytesMut,
+    frames: mpsc::UnboundedSender<io::Result<Frame>>,
+}
+
+impl StdinFeed {
+    /// Takes the next bytes read from stdin; the lines they complete reach the connection.
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.buffer.extend_from_slice(chunk);
+        while let Ok(Some(frame)) = self.codec.decode(&mut self.buffer) {
+            let _ = self.frames.unbounded_send(Ok(frame));
+        }
+    }
+
+    /// Stdin ended: a last line without its newline still counts, then the input ends.
+    pub fn end(&mut self) {
+        if let Ok(Some(frame)) = self.codec.decode_eof(&mut self.buffer) {
+            let _ = self.frames.unbounded_send(Ok(frame));
+        }
+        self.frames.close_channel();
+    }
+}
+
+/// Stdout as a non-blocking pipe end when it is one (Linux), else tokio's blocking handle.
+fn stdout() -> Pin<Box<dyn AsyncWrite + Send>> {
+    #[cfg(target_os = "linux")]
+    if let Some(writer) = pipes::stdout() {
+        return Box::pin(writer);
+    }
+    Box::pin(tokio::io::stdout())
 }
 
 /// A transport over any pair of byte streams, with newline-delimited framing.
@@ -51,6 +107,11 @@ mod pipes {
             pipe::Receiver::from_owned_fd(reader).ok()?,
             pipe::Sender::from_owned_fd(writer).ok()?,
         ))
+    }
+
+    /// Stdout alone, as [`stdin_stdout`] opens it.
+    pub(super) fn stdout() -> Option<pipe::Sender> {
+        pipe::Sender::from_owned_fd(reopen_fifo(1, true)?).ok()
     }
 
     fn reopen_fifo(fd: i32, write: bool) -> Option<OwnedFd> {
