@@ -68,9 +68,10 @@ describe('a stdio server process', () => {
     );
     assert.equal(await exitOf(child), 0);
     const answers = new Map(received.filter((m) => m.id !== undefined).map((m) => [m.id, m]));
-    assert.equal(answers.get(2)?.result.content[0].text, 'done after 3 steps');
-    assert.equal(answers.get(3)?.result.content[0].text, 'a');
-    assert.equal(answers.get(4)?.result.content[0].text, 'b');
+    const seen = JSON.stringify(received);
+    assert.equal(answers.get(2)?.result?.content[0].text, 'done after 3 steps', seen);
+    assert.equal(answers.get(3)?.result?.content[0].text, 'a', seen);
+    assert.equal(answers.get(4)?.result?.content[0].text, 'b', seen);
     const progress = received.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress);
     assert.deepEqual(progress, [1, 2, 3]);
   });

@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use tokio_util::task::AbortOnDropHandle;
+
 use super::auth::{Caller, Principal};
 use super::dispatch::{Dispatcher, Sender};
 use super::reply::Reply;
@@ -62,9 +64,14 @@ impl Session {
     }
 
     /// Serves frames until the input ends, then lets the requests in flight finish within
-    /// the server's grace period, and cancels those that do not.
+    /// the server's grace period, and cancels those that do not; ends once what they
+    /// answered is written. Dropped before then
+    /// (serving stopped), it ends the session at once: the requests in flight are
+    /// cancelled and the connection closes, so that the client hears of it (a request it
+    /// sent as the reading stopped would otherwise wait for good).
     pub(crate) async fn run(self: Arc<Self>, incoming: FrameStream) {
-        let forwarder = self.forward_events();
+        let _ending = Ending(&self);
+        let _forwarder = AbortOnDropHandle::new(self.forward_events());
         crate::connection::read_loop(&self.connection, incoming, |frame| self.on_frame(frame)).await;
         self.dispatcher.end();
         let grace = self.dispatcher.server().limits().end_grace;
@@ -73,8 +80,9 @@ impl Session {
             self.dispatcher.cancel_in_flight();
             self.dispatcher.wait().await;
         }
-        forwarder.abort();
-        self.connection.close();
+        // What the requests answered is written before serving ends: a process may exit
+        // right after.
+        self.connection.shutdown().await;
     }
 
     /// Starts sending list-changed and resource-updated notifications to a legacy client
@@ -97,9 +105,8 @@ impl Session {
         ))
     }
 
-    /// Ends a session whose requests arrive one by one (HTTP): subscription streams stop,
-    /// requests in flight are cancelled, and the connection closes.
-    #[cfg_attr(not(feature = "http-server"), allow(dead_code))]
+    /// Ends the session: subscription streams stop, requests in flight are cancelled, and
+    /// the connection closes (what is queued is still written).
     pub(crate) fn end(&self) {
         self.dispatcher.end();
         self.dispatcher.cancel_in_flight();
@@ -172,5 +179,14 @@ impl Session {
         self.dispatcher.spawn(async move {
             let _ = connection.send(text).await;
         });
+    }
+}
+
+/// Ends its session when dropped: when its run ends, or is dropped.
+struct Ending<'a>(&'a Session);
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        self.0.end();
     }
 }
