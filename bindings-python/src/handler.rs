@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use oxmcp::client::{ElicitationHandler, RootsHandler, SamplingHandler};
 use oxmcp::protocol::{
     CallToolResult, CompleteRequestParams, Completion, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, ReadResourceResult,
+    ElicitRequestParams, ElicitResult, ErrorObject, GetPromptResult, ListRootsResult, Meta, ReadResourceResult,
 };
 use oxmcp::server::{
     Completer, CompletionHandler, Context as CoreContext, HandlerError, Intercepted, Interceptor, Lister, Next,
@@ -137,8 +137,10 @@ impl ToolHandler for PyTool {
     }
 }
 
-/// A resource's handler and the MIME type its definition declares.
-pub struct PyResource(pub PyHandler, pub Option<String>);
+/// A resource's handler, the MIME type its definition declares, and the `_meta` each
+/// content it reads is given when it has none of its own (the Python SDKs give contents
+/// the `meta` a resource was decorated with).
+pub struct PyResource(pub PyHandler, pub Option<String>, pub Option<Meta>);
 
 impl ResourceHandler for PyResource {
     fn read(
@@ -148,6 +150,7 @@ impl ResourceHandler for PyResource {
         ctx: CoreContext,
     ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
         let mime_type = self.1.clone();
+        let meta = self.2.clone();
         let requested = uri.clone();
         let answer = self.0.answer(move |py| {
             let vars = PyDict::new(py);
@@ -160,7 +163,15 @@ impl ResourceHandler for PyResource {
                 Bound::new(py, Context::new(ctx))?.into_any(),
             ])
         });
-        Box::pin(async move { answer.await?.into_read_result(&requested, mime_type.as_deref()) })
+        Box::pin(async move {
+            let mut result = answer.await?.into_read_result(&requested, mime_type.as_deref())?;
+            if let Some(meta) = meta {
+                for contents in &mut result.contents {
+                    contents.meta_mut().get_or_insert_with(|| meta.clone());
+                }
+            }
+            Ok(result)
+        })
     }
 }
 

@@ -61,6 +61,7 @@ impl Server {
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
         client_request_timeout=None, mask_error_details=None, auth=None, task_store=None, task_ttl=None,
         task_poll_interval=None, max_tasks=None, store=None, skills=None, declare=None, unknown_tool_error=None,
+        unknown_resource_error=None, unknown_prompt_error=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -82,6 +83,8 @@ impl Server {
         skills: Option<PathBuf>,
         declare: Option<Vec<String>>,
         unknown_tool_error: Option<String>,
+        unknown_resource_error: Option<String>,
+        unknown_prompt_error: Option<String>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -108,6 +111,12 @@ impl Server {
         }
         if let Some(template) = unknown_tool_error {
             builder = builder.unknown_tool_error(template);
+        }
+        if let Some(template) = unknown_resource_error {
+            builder = builder.unknown_resource_error(template);
+        }
+        if let Some(template) = unknown_prompt_error {
+            builder = builder.unknown_prompt_error(template);
         }
         let defaults = TaskLimits::default();
         builder = builder.task_limits(TaskLimits {
@@ -201,16 +210,21 @@ impl Server {
     }
 
     /// Adds a static resource; `handler(uri, variables, ctx)` returns (an awaitable of)
-    /// its value; `scopes` as for tools.
-    #[pyo3(signature = (definition, handler, scopes=None))]
+    /// its value; `scopes` as for tools; `contents_meta`: the `_meta` of each content read
+    /// that has none of its own.
+    #[pyo3(signature = (definition, handler, scopes=None, contents_meta=None))]
     fn add_resource(
         &self,
         definition: &Bound<'_, PyAny>,
         handler: &Bound<'_, PyAny>,
         scopes: Option<Vec<String>>,
+        contents_meta: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let resource: Resource = convert::extract(definition, "resource definition")?;
-        let handler = PyResource(self.bind_handler(handler), resource.mime_type.clone());
+        let contents_meta = contents_meta
+            .map(|m| convert::extract(m, "contents meta"))
+            .transpose()?;
+        let handler = PyResource(self.bind_handler(handler), resource.mime_type.clone(), contents_meta);
         let def = ResourceDef::from_resource(resource).handler_object(Arc::new(handler));
         self.inner
             .add_resource(def.scopes(scopes.unwrap_or_default()))
@@ -224,17 +238,21 @@ impl Server {
 
     /// Adds a resource template; `completions` maps variable names to
     /// `complete(value, context)` callables returning awaitables of lists of str; `scopes`
-    /// as for tools.
-    #[pyo3(signature = (definition, handler, completions=None, scopes=None))]
+    /// and `contents_meta` as for static resources.
+    #[pyo3(signature = (definition, handler, completions=None, scopes=None, contents_meta=None))]
     fn add_resource_template(
         &self,
         definition: &Bound<'_, PyAny>,
         handler: &Bound<'_, PyAny>,
         completions: Option<HashMap<String, Bound<'_, PyAny>>>,
         scopes: Option<Vec<String>>,
+        contents_meta: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let template: ResourceTemplate = convert::extract(definition, "resource template definition")?;
-        let handler = PyResource(self.bind_handler(handler), template.mime_type.clone());
+        let contents_meta = contents_meta
+            .map(|m| convert::extract(m, "contents meta"))
+            .transpose()?;
+        let handler = PyResource(self.bind_handler(handler), template.mime_type.clone(), contents_meta);
         let mut def = ResourceTemplateDef::from_template(template)
             .handler_object(Arc::new(handler))
             .scopes(scopes.unwrap_or_default());

@@ -188,7 +188,8 @@ async def test_resources_and_templates(client: Client) -> None:
     pixel = (await client.read_resource("file:///pixel.png")).contents[0]
     assert (pixel.mime_type, pixel.blob) == ("image/png", PIXEL)
     config = (await client.read_resource("data://config")).contents[0]
-    assert (config.mime_type, config.text) == ("application/json", '{\n  "debug": false,\n  "retries": 3\n}')
+    # Declared text/plain, as the official SDK declares a function's resource.
+    assert (config.mime_type, config.text) == ("text/plain", '{\n  "debug": false,\n  "retries": 3\n}')
     greeting = (await client.read_resource("greeting://ada")).contents[0]
     assert (greeting.uri, greeting.text) == ("greeting://ada", "Hello, ada!")
     assert (await client.read_resource("square://7")).contents[0].text == "49"

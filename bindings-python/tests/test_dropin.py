@@ -540,8 +540,11 @@ async def test_a_mounted_app_serves_without_entering_a_lifespan(snippets: Path, 
 #: the client asks of each. (`desktop`'s `dir://desktop` lists a home directory, so it is
 #: only listed; FastMCP does not elicit in the 2026-07-28 era.)
 FASTMCP_EXAMPLES = {
+    # And what FastMCP answers for a tool, resource or prompt it does not have.
     "echo": Visit(
-        calls={"echo_tool": {"text": "hi"}}, reads=["echo://static", "echo://hello"], prompts={"echo": {"text": "hi"}}
+        calls={"echo_tool": {"text": "hi"}, "nope": {}},
+        reads=["echo://static", "echo://hello", "nope://x"],
+        prompts={"echo": {"text": "hi"}, "nope": {}},
     ),
     "simple_echo": Visit(calls={"echo": {"text": "hi"}}),
     # Nested models and `Annotated[..., Field(max_length=...)]` parameters.
@@ -665,6 +668,48 @@ async def test_a_fastmcp_server_runs_on_oxmcp_with_its_imports_changed(
             target.mkdir(parents=True, exist_ok=True)
             ported_from_fastmcp(source, target)
     await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_EXAMPLES[example], era)
+
+
+#: A server of resources as a user writes one with either Python SDK (``SDK`` the import,
+#: ``Server`` the class): decorated with ``meta``, read as text, bytes and data, none of them
+#: declaring a MIME type.
+RESOURCES_AS_USERS_WRITE_THEM = """
+SDK
+
+mcp = Server("resources")
+
+
+@mcp.resource("notes://today", meta={"source": "desk"})
+def today() -> str:
+    return "a note"
+
+
+@mcp.resource("logo://{size}", meta={"kind": "image"})
+def logo(size: str) -> bytes:
+    return size.encode()
+
+
+@mcp.resource("data://config")
+def config() -> dict[str, bool]:
+    return {"debug": False}
+"""
+
+
+@pytest.mark.parametrize("sdk", ["official", "fastmcp"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_resources_are_declared_and_read_as_each_sdk_does(sdk: str, era: str, tmp_path: Path) -> None:
+    # Each content read carries the resource's meta, and every function's resource is
+    # declared text/plain, whatever it returns.
+    imports = {
+        "official": "from mcp.server.mcpserver import MCPServer as Server",
+        "fastmcp": "from fastmcp import FastMCP as Server",
+    }
+    original = tmp_path / "theirs" / "resources.py"
+    original.parent.mkdir()
+    original.write_text(RESOURCES_AS_USERS_WRITE_THEM.replace("SDK", imports[sdk]))
+    port = ported if sdk == "official" else ported_from_fastmcp
+    visit = Visit(reads=["notes://today", "logo://small", "data://config"])
+    await compare(original, port(original, tmp_path), visit, era)
 
 
 #: Calls of the tools FastMCP's transforms add that fail or find nothing (an unknown prompt,

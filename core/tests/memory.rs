@@ -412,6 +412,64 @@ async fn dropping_the_future_of_serve_ends_the_connection() {
     }
 }
 
+#[tokio::test]
+async fn unknown_resources_and_prompts_are_the_spec_errors_unless_the_server_words_them() {
+    let build = |worded: bool| {
+        let builder = Server::builder("names", "1")
+            .prompt(PromptDef::new("known").handler(|_, _| async { "hi" }))
+            .resource_template(
+                oxmcp::server::ResourceTemplateDef::new("notes://{id}", "notes")
+                    .handler(|uri, _, _| async move { Err::<String, _>(HandlerError::resource_not_found(uri)) }),
+            );
+        let builder = if worded {
+            builder
+                .unknown_resource_error("Resource not found: '{uri}'")
+                .unknown_prompt_error("Unknown prompt: '{name}'")
+        } else {
+            builder
+        };
+        builder.build().unwrap()
+    };
+    let (spec, worded) = (build(false), build(true));
+    for era in ERAS {
+        let spec_code = if era == EraMode::Legacy { -32002 } else { -32602 };
+        for (server, code, missing) in [
+            (&spec, spec_code, "Resource not found: other://x"),
+            (&worded, -32602, "Resource not found: 'other://x'"),
+        ] {
+            let client = connect(server, era).await;
+            let error = client.read_resource("other://x").await.unwrap_err();
+            let error = error.as_remote().expect("a JSON-RPC error");
+            assert_eq!((error.code, error.message.as_str()), (code, missing), "{era:?}");
+            assert_eq!(error.data, Some(json!({"uri": "other://x"})), "{era:?}");
+            // A handler that did not find its resource is answered the same way.
+            let error = client.read_resource("notes://1").await.unwrap_err();
+            let error = error.as_remote().expect("a JSON-RPC error");
+            assert_eq!(error.code, code, "{era:?}");
+            assert_eq!(error.message, missing.replace("other://x", "notes://1"), "{era:?}");
+        }
+        let refused = |server| async move {
+            let error = connect(server, era)
+                .await
+                .get_prompt("nope", BTreeMap::new())
+                .await
+                .unwrap_err();
+            let error = error.as_remote().expect("a JSON-RPC error").clone();
+            (error.code, error.message)
+        };
+        assert_eq!(
+            refused(&spec).await,
+            (-32602, "Invalid params: unknown prompt: nope".to_owned()),
+            "{era:?}"
+        );
+        assert_eq!(
+            refused(&worded).await,
+            (-32602, "Unknown prompt: 'nope'".to_owned()),
+            "{era:?}"
+        );
+    }
+}
+
 /// A [`Spawner`] that runs its tasks on one thread of its own, `spawner`, as the Node
 /// binding runs them on Node's; the thread stops when the value is dropped.
 struct OneThread {

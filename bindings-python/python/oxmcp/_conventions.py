@@ -20,6 +20,11 @@ class Conventions:
     #: name); None: with the ``-32602`` error the spec names, as here (the official SDK
     #: answers a tool error).
     unknown_tool_error: str | None = None
+    #: How a read of an unknown resource is worded (``{uri}`` the URI), a ``-32602`` error
+    #: in every era; None: the error each era's spec names, as here.
+    unknown_resource_error: str | None = None
+    #: How a request for an unknown prompt is worded (``{name}`` its name); None: as here.
+    unknown_prompt_error: str | None = None
 
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         """A definition's description: the one given, else the docstring as written, else
@@ -52,10 +57,15 @@ class Conventions:
         """The ``_meta`` a definition is listed with."""
         return meta
 
+    def contents_meta(self, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The ``_meta`` each content a resource function reads is given (when it has none
+        of its own): the ``meta`` the resource was registered with."""
+        return meta
+
     def resource_mime_type(self, given: str | None, spec: FunctionSpec) -> str | None:
-        """A resource's declared MIME type: the one given; text is declared text/plain, the
-        type of other contents follows from what is read."""
-        return given or ("text/plain" if spec.return_annotation is str else None)
+        """A resource's declared MIME type: the one given, else text/plain, whatever the
+        function returns (bytes read are labelled so too, as the official SDK does)."""
+        return given or "text/plain"
 
     def resource_value(self) -> Callable[[Any], Any] | None:
         """What turns what a resource function returns into what the core words; None to

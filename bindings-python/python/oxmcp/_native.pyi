@@ -195,6 +195,8 @@ class Server:
         skills: str | PathLike[str] | None = None,
         declare: list[str] | None = None,
         unknown_tool_error: str | None = None,
+        unknown_resource_error: str | None = None,
+        unknown_prompt_error: str | None = None,
     ) -> Server: ...
     def add_tool(
         self,
@@ -207,7 +209,13 @@ class Server:
         handler_checks_arguments: bool = False,
     ) -> None: ...
     def remove_tool(self, name: str) -> bool: ...
-    def add_resource(self, definition: dict[str, Any], handler: _Handler, scopes: list[str] | None = None) -> None: ...
+    def add_resource(
+        self,
+        definition: dict[str, Any],
+        handler: _Handler,
+        scopes: list[str] | None = None,
+        contents_meta: dict[str, Any] | None = None,
+    ) -> None: ...
     def remove_resource(self, uri: str) -> bool: ...
     def add_resource_template(
         self,
@@ -215,6 +223,7 @@ class Server:
         handler: _Handler,
         completions: dict[str, _Handler] | None = None,
         scopes: list[str] | None = None,
+        contents_meta: dict[str, Any] | None = None,
     ) -> None: ...
     def remove_resource_template(self, uri_template: str) -> bool: ...
     def add_prompt(

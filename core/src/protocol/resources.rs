@@ -151,6 +151,14 @@ impl ResourceContents {
             ResourceContents::Blob(b) => &b.uri,
         }
     }
+
+    /// Their `_meta`, to read or change.
+    pub fn meta_mut(&mut self) -> &mut Option<Meta> {
+        match self {
+            ResourceContents::Text(t) => &mut t.meta,
+            ResourceContents::Blob(b) => &mut b.meta,
+        }
+    }
 }
 
 /// Params of `resources/read`, `resources/subscribe` and `resources/unsubscribe`.

@@ -48,6 +48,7 @@ mod stamp;
 mod subscriptions;
 pub mod tasks;
 mod tools;
+mod unknown;
 pub mod uri_template;
 
 pub use capabilities::Capability;
@@ -85,6 +86,7 @@ use session::Session;
 use skills::{SkillFiles, Skills};
 use stamp::Stamp;
 use tools::RegisteredTool;
+use unknown::UnknownNames;
 
 /// An MCP server. Cheap to clone: clones share registries, so one value serves any number
 /// of connections, and tools added at runtime appear on all of them.
@@ -111,9 +113,8 @@ struct ServerInner {
     input_policy: InputPolicy,
     limits: SessionLimits,
     mask_error_details: bool,
-    /// How a call of an unknown tool is answered as a tool error, if it is (`{name}` the
-    /// tool's name); `None`: the protocol error the spec names.
-    unknown_tool_error: Option<String>,
+    /// How requests that name an unknown tool, resource or prompt are answered.
+    unknown: UnknownNames,
     tasks: tasks::Tasks,
     session_store: Option<Arc<dyn SessionStore>>,
     event_store: Option<Arc<dyn EventStore>>,
@@ -156,7 +157,7 @@ pub struct ServerBuilder {
     extensions: serde_json::Map<String, serde_json::Value>,
     limits: SessionLimits,
     mask_error_details: bool,
-    unknown_tool_error: Option<String>,
+    unknown: UnknownNames,
     task_limits: TaskLimits,
     task_store: Option<Arc<dyn TaskStore>>,
     session_store: Option<Arc<dyn SessionStore>>,
@@ -332,7 +333,22 @@ impl ServerBuilder {
     /// `template` says (`{name}` the tool's name), as the Python SDKs do, rather than the
     /// `-32602` protocol error the spec names (the default).
     pub fn unknown_tool_error(mut self, template: impl Into<String>) -> Self {
-        self.unknown_tool_error = Some(template.into());
+        self.unknown.tool = Some(template.into());
+        self
+    }
+
+    /// Answers a read of a resource the server does not have with a `-32602` error worded
+    /// as `template` says (`{uri}` the URI), in every era, as the Python SDKs do, rather
+    /// than the error each era's spec names (`-32002` before 2026-07-28, the default).
+    pub fn unknown_resource_error(mut self, template: impl Into<String>) -> Self {
+        self.unknown.resource = Some(template.into());
+        self
+    }
+
+    /// Words the `-32602` error that answers a request for a prompt the server does not
+    /// have as `template` says (`{name}` the prompt's name).
+    pub fn unknown_prompt_error(mut self, template: impl Into<String>) -> Self {
+        self.unknown.prompt = Some(template.into());
         self
     }
 
@@ -476,7 +492,7 @@ impl ServerBuilder {
                 },
                 limits: self.limits,
                 mask_error_details: self.mask_error_details,
-                unknown_tool_error: self.unknown_tool_error,
+                unknown: self.unknown,
                 tasks: tasks::Tasks::new(
                     self.task_limits,
                     self.task_store.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
@@ -540,7 +556,7 @@ impl Server {
             extensions: serde_json::Map::new(),
             limits: SessionLimits::default(),
             mask_error_details: false,
-            unknown_tool_error: None,
+            unknown: UnknownNames::default(),
             task_limits: TaskLimits::default(),
             task_store: None,
             session_store: None,
@@ -831,7 +847,7 @@ impl Server {
                 tracing::warn!(detail, "a handler failed (masked from the client)");
                 HandlerError::Message("the request failed".to_owned())
             }
-            error => error,
+            error => self.inner.unknown.reworded(error),
         }
     }
 
@@ -839,10 +855,10 @@ impl Server {
         &self.inner.tasks
     }
 
-    /// How a call of an unknown tool is worded as a tool error, if it is (see
-    /// [`ServerBuilder::unknown_tool_error`]).
-    pub(crate) fn unknown_tool_error(&self) -> Option<&str> {
-        self.inner.unknown_tool_error.as_deref()
+    /// How requests that name an unknown tool, resource or prompt are answered (see
+    /// [`ServerBuilder::unknown_tool_error`] and its siblings).
+    pub(crate) fn unknown(&self) -> &UnknownNames {
+        &self.inner.unknown
     }
 
     /// Where legacy HTTP sessions are kept, when replicas share them.

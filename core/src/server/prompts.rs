@@ -283,7 +283,7 @@ fn renderer(
             }))
         }
         (None, Some(getter)) => Ok(getter.get(name, arguments, ctx.clone())),
-        (None, None) => Err(ErrorObject::invalid_params(format!("unknown prompt: {name}"))),
+        (None, None) => Err(server.unknown().prompt(&name)),
     }
 }
 

@@ -448,7 +448,7 @@ fn reader(server: &Server, uri: &str, era: Era) -> Result<Reader, ErrorObject> {
         None if server.skills().has_file(uri) => Ok((server.skill_files(), BTreeMap::new())),
         None => match server.catalog_part(|c| &c.reader) {
             Some(reader) => Ok((reader, BTreeMap::new())),
-            None => Err(ErrorObject::resource_not_found(uri, era)),
+            None => Err(server.unknown().resource(uri, era)),
         },
     }
 }

@@ -543,11 +543,9 @@ pub(super) async fn call(
         Some(params) => params,
         None => CallParams::read(ctx.params())?,
     };
-    let tool = match (find(server, &params.name), server.unknown_tool_error()) {
+    let tool = match (find(server, &params.name), server.unknown().tool(&params.name)) {
         (Ok(tool), _) => tool,
-        (Err(_), Some(template)) => {
-            return finish(CallToolResult::error(template.replace("{name}", &params.name)), stamp)
-        }
+        (Err(_), Some(worded)) => return finish(worded, stamp),
         (Err(unknown), None) => return Err(unknown),
     };
     if let Some(starter) = catalog_task_starter(server, ctx, &params) {

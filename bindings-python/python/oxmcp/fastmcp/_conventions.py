@@ -2,8 +2,8 @@
 their names, schemas without pydantic's titles and with their definitions inlined, an
 input schema that refuses unknown arguments, ``_meta.fastmcp`` on every definition,
 docstrings read for descriptions of the function and of its parameters, no empty
-descriptions, resources declared text, data returned as one compact JSON text (a
-resource's as ``json.dumps`` writes it), and a failing tool's message naming the tool."""
+descriptions, data returned as one compact JSON text (a resource's as ``json.dumps``
+writes it), and a failing tool's message naming the tool."""
 
 from __future__ import annotations
 
@@ -33,8 +33,11 @@ from .tools import ToolResult, content_of, is_content_value
 class FastMCPConventions(Conventions):
     """FastMCP's conventions (``oxmcp.fastmcp.FastMCP``)."""
 
-    # FastMCP answers a call of an unknown tool with a tool error.
+    # FastMCP answers a call of an unknown tool with a tool error, and words the -32602
+    # errors of unknown resources (in both eras) and prompts.
     unknown_tool_error = "Unknown tool: '{name}'"
+    unknown_resource_error = "Resource not found: '{uri}'"
+    unknown_prompt_error = "Unknown prompt: '{name}'"
 
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         return given or parsed(spec.description).description
@@ -100,8 +103,15 @@ class FastMCPConventions(Conventions):
         listed["fastmcp"] = {"tags": [], **(upstream if isinstance(upstream, dict) else {})}
         return listed
 
-    def resource_mime_type(self, given: str | None, spec: FunctionSpec) -> str | None:
-        return given or "text/plain"
+    def contents_meta(self, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+        # The meta given, without the tags and version this package lists in it (FastMCP
+        # keeps those apart from a component's meta).
+        given = dict(meta or {})
+        listed = given.pop("fastmcp", None)
+        if isinstance(listed, dict):
+            own = {key: value for key, value in listed.items() if key not in ("tags", "version")}
+            given |= {"fastmcp": own} if own else {}
+        return given or None
 
     def resource_value(self) -> Callable[[Any], Any] | None:
         return _json_text

@@ -221,6 +221,8 @@ class Server(Generic[LifespanT]):
             skills,
             list(declare),
             self._conventions.unknown_tool_error,
+            self._conventions.unknown_resource_error,
+            self._conventions.unknown_prompt_error,
         )
         self._components = self._components_type(self._native)
         #: The servers mounted on this one, with their namespaces: it enters their
@@ -514,7 +516,8 @@ class Server(Generic[LifespanT]):
         function at ``uri`` (as :meth:`resource` registers it), or a
         :class:`~oxmcp.resources.Resource` (``TextResource``, ``FileResource``...), read at
         each request, its ``_meta`` sent with its contents (as the official SDK's
-        ``add_resource``)."""
+        ``add_resource``). A function's ``meta`` is listed, and given to each content it
+        reads that has none of its own, as both Python SDKs do."""
         if _is_resource(fn):
             self.resource(fn.uri, **fn.listed())(fn.reader())
             return
@@ -551,6 +554,7 @@ class Server(Generic[LifespanT]):
                 {**definition, "uri": uri},
                 _reading(_handler(fn, spec, no_arguments, self._context, conventions.resource_value()), conventions),
                 scopes,
+                conventions.contents_meta(meta),
             )
             return
         _check_template_parameters(uri, variables, spec)
@@ -565,6 +569,7 @@ class Server(Generic[LifespanT]):
             _reading(_handler(fn, spec, variables_of, self._context, conventions.resource_value()), conventions),
             _completers(completions),
             scopes,
+            conventions.contents_meta(meta),
         )
 
     def remove_resource(self, uri: str) -> bool:
