@@ -543,10 +543,13 @@ pub(super) async fn call(
         Some(params) => params,
         None => CallParams::read(ctx.params())?,
     };
-    let tool = match (find(server, &params.name), server.unknown().tool(&params.name)) {
-        (Ok(tool), _) => tool,
-        (Err(_), Some(worded)) => return finish(worded, stamp),
-        (Err(unknown), None) => return Err(unknown),
+    // The server's wording of an unknown tool is made only for one.
+    let tool = match find(server, &params.name) {
+        Ok(tool) => tool,
+        Err(unknown) => match server.unknown().tool(&params.name) {
+            Some(worded) => return finish(worded, stamp),
+            None => return Err(unknown),
+        },
     };
     if let Some(starter) = catalog_task_starter(server, ctx, &params) {
         let task = serde_json::to_value(&params.task).unwrap_or_default();

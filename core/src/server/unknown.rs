@@ -30,21 +30,25 @@ impl UnknownNames {
 
     /// The error that says the resource `uri` is not found, to a client of `era`.
     pub(crate) fn resource(&self, uri: &str, era: Era) -> ErrorObject {
-        match &self.resource {
-            Some(template) => {
-                ErrorObject::new(code::INVALID_PARAMS, template.replace("{uri}", uri)).with_data(json!({ "uri": uri }))
-            }
-            None => ErrorObject::resource_not_found(uri, era),
-        }
+        self.worded_resource(uri)
+            .unwrap_or_else(|| ErrorObject::resource_not_found(uri, era))
     }
 
     /// A handler's error, with a resource it did not find worded as the server words
-    /// unknown resources (as the era says, when the server does not word them).
+    /// unknown resources (left as it is when the server does not word them).
     pub(crate) fn reworded(&self, error: HandlerError) -> HandlerError {
-        match (error, &self.resource) {
-            (HandlerError::ResourceNotFound(uri), Some(_)) => HandlerError::Rpc(self.resource(&uri, Era::Modern)),
-            (error, _) => error,
+        match error {
+            HandlerError::ResourceNotFound(uri) => match self.worded_resource(&uri) {
+                Some(worded) => HandlerError::Rpc(worded),
+                None => HandlerError::ResourceNotFound(uri),
+            },
+            error => error,
         }
+    }
+
+    fn worded_resource(&self, uri: &str) -> Option<ErrorObject> {
+        let template = self.resource.as_deref()?;
+        Some(ErrorObject::new(code::INVALID_PARAMS, template.replace("{uri}", uri)).with_data(json!({ "uri": uri })))
     }
 
     /// The error that says there is no prompt `name`.
