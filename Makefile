@@ -219,3 +219,14 @@ test-kotlin: kotlin-toolchain uniffi-bindings node-peers
 		-Doxmcp.authServer=$(CURDIR)/tests/auth/provider.mjs \
 		-cp $(UNIFFI_OUT)/oxmcp-kotlin-tests.jar:$(UNIFFI_OUT)/oxmcp-kotlin.jar:$(KOTLIN_LIBS):$(KOTLIN_HOME)/lib/kotlin-stdlib.jar \
 		io.github.oxmcp.tests.MainKt $(KOTLIN_TESTS)
+
+## android: the Kotlin binding as an Android library (bindings-uniffi/android/build/outputs/aar/): cargo-ndk builds the
+## native library for each Android ABI (API 24 and later), Gradle packs it with the generated sources and the facade.
+## Needs the Android SDK and NDK (ANDROID_HOME, ANDROID_NDK_HOME), cargo-ndk, the Android Rust targets and Gradle 9;
+## the release workflow runs it. Not part of `make test`: this machine cannot reach Google's Maven, where the Android
+## Gradle plugin is published.
+.PHONY: android
+ANDROID_ABIS := -t arm64-v8a -t armeabi-v7a -t x86_64 -t x86
+android: uniffi-bindings
+	cargo ndk $(ANDROID_ABIS) -P 24 -o bindings-uniffi/android/build/jniLibs build --release -p oxmcp-ffi
+	gradle -p bindings-uniffi/android --no-daemon assembleRelease

@@ -25,7 +25,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The client the OAuth flows use: no redirects followed (an authorization server's
 /// answer must come from the URL the client chose), bounded time.
 pub(crate) fn client() -> Result<reqwest::Client, AuthError> {
-    reqwest::Client::builder()
+    crate::transport::http::tls::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(REQUEST_TIMEOUT)
         .build()

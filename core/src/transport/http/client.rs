@@ -117,7 +117,7 @@ pub fn connect(options: HttpClientOptions) -> io::Result<Transport> {
             format!("the MCP endpoint must be an http or https URL, not {url}"),
         ));
     }
-    let http = reqwest::Client::builder()
+    let http = super::tls::client_builder()
         .tcp_nodelay(true)
         .connect_timeout(options.connect_timeout)
         .pool_idle_timeout(Duration::from_secs(90))

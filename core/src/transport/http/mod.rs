@@ -3,3 +3,4 @@
 
 pub mod client;
 pub(crate) mod sse;
+pub(crate) mod tls;
