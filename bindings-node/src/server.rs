@@ -29,7 +29,7 @@ use crate::handler::{Bridge, CancelCallback, HandlerFunction};
 use crate::http::{HttpOptions, NativeHttpListener};
 use crate::mounted::NativeHttpEndpoint;
 use crate::runtime::JsReturn;
-use crate::stdio::NativeStdio;
+use crate::stdio::{NativeStdio, WriteFunction};
 
 /// Server settings beyond its name and version.
 #[napi(object)]
@@ -393,12 +393,19 @@ impl NativeServer {
         self.server.notify_resource_updated(&uri);
     }
 
-    /// Serves stdout, and stdin as the facade reads it and pushes it to the connection
-    /// this returns, on Node's thread, until stdin ends or the server is closed; `bell`
-    /// is called when the connection's tasks are to be polled: it calls its `turn()`.
-    #[napi(ts_args_type = "bell: () => void")]
-    pub fn serve_stdio(&self, env: Env, bell: Function<'_, (), JsReturn>) -> napi::Result<NativeStdio> {
-        NativeStdio::serve(env, &self.server, self.stop.clone(), bell)
+    /// Serves stdin (or another stream) as the facade reads it and pushes it to the
+    /// connection this returns, on Node's thread, until it ends or the server is closed;
+    /// `bell` is called when the connection's tasks are to be polled: it calls its
+    /// `turn()`. Answers go to stdout, or to `write` (another stream's: `false` asks to
+    /// wait for `drained()`).
+    #[napi(ts_args_type = "bell: () => void, write?: (chunk: Buffer) => boolean")]
+    pub fn serve_stdio(
+        &self,
+        env: Env,
+        bell: Function<'_, (), JsReturn>,
+        write: Option<WriteFunction<'_>>,
+    ) -> napi::Result<NativeStdio> {
+        NativeStdio::serve(env, &self.server, self.stop.clone(), bell, write)
     }
 
     /// Binds an HTTP listener (`options.host`, default `127.0.0.1`; `options.port`,

@@ -11,11 +11,15 @@ import { describe, it } from 'node:test';
 
 import { spawn } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
+import { connect as connectSocket, createServer } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
 
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { McpServer as OfficialMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport as OfficialStdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -36,6 +40,7 @@ import {
   ResourceTemplate,
   Server,
   SSEServerTransport,
+  StdioServerTransport,
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from 'oxmcp';
@@ -808,6 +813,124 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     // The reported case, on oxmcp's own Server too: `{}` is an empty parameters object.
     new Server({ name: 'plain', version: '1' }).registerTool('boom', { description: 'Fails', inputSchema: {} }, () => 'ok');
     await assert.rejects(server.connect({}), /StdioServerTransport/);
+  });
+});
+
+describe("a StdioServerTransport given streams of the caller's, as the official one takes them", () => {
+  /** The official client's end of a socket: a Transport as the official SDK defines one. */
+  class SocketClientTransport {
+    #buffer = new ReadBuffer();
+    constructor(socket) {
+      this.socket = socket;
+    }
+    async start() {
+      this.socket.on('data', (chunk) => {
+        this.#buffer.append(chunk);
+        for (let message = this.#buffer.readMessage(); message !== null; message = this.#buffer.readMessage()) {
+          this.onmessage?.(message);
+        }
+      });
+      this.socket.on('close', () => this.onclose?.());
+    }
+    async send(message) {
+      this.socket.write(serializeMessage(message));
+    }
+    async close() {
+      this.socket.end();
+    }
+  }
+
+  /** Serves each connection of a TCP listener with a server of its own, as a user serving MCP on a socket writes it. */
+  async function socketsServed(McpServerClass, StdioTransport) {
+    const listener = createServer((socket) => {
+      const server = new McpServerClass({ name: 'socket', version: '1.0.0' });
+      server.registerTool('echo', { description: 'Echoes', inputSchema: { text: z.string() } }, async ({ text }) => ({
+        content: [{ type: 'text', text }],
+      }));
+      socket.on('close', () => server.close());
+      server.connect(new StdioTransport(socket, socket));
+    });
+    await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    return listener;
+  }
+
+  async function visit(listener) {
+    const clients = await Promise.all(
+      ['a', 'b'].map(async (name) => {
+        const socket = connectSocket(listener.address().port, '127.0.0.1');
+        await nextEvent(socket, 'connect');
+        const client = new OfficialClient({ name, version: '1' });
+        await client.connect(new SocketClientTransport(socket));
+        return client;
+      }),
+    );
+    try {
+      return await Promise.all(
+        clients.map(async (client, index) => ({
+          tools: (await client.listTools()).tools,
+          echo: await client.callTool({ name: 'echo', arguments: { text: `to ${index}` } }),
+        })),
+      );
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await new Promise((resolve) => listener.close(resolve));
+    }
+  }
+
+  it('serves a connection on each socket and answers as the official SDK does', async () => {
+    const published = await visit(await socketsServed(OfficialMcpServer, OfficialStdioServerTransport));
+    const ported = await visit(await socketsServed(McpServer, StdioServerTransport));
+    assert.deepEqual(ported.map(({ echo }) => echo.content[0].text), ['to 0', 'to 1']);
+    assert.deepEqual(ported.map(({ echo }) => echo.content), published.map(({ echo }) => echo.content));
+    assert.deepEqual(ported[0].tools, withoutDefaults(published[0].tools));
+  });
+
+  it("waits for a stream's 'drain' before writing more to it, and loses nothing", async () => {
+    const input = new PassThrough();
+    const writes = [];
+    let waitedWrongly = 0;
+    // A slow reader: a tiny buffer, each chunk taken on a later turn of the event loop.
+    const output = new Writable({
+      highWaterMark: 64,
+      write(chunk, _encoding, done) {
+        writes.push(chunk);
+        setImmediate(done);
+      },
+    });
+    const write = output.write.bind(output);
+    output.write = (chunk, ...rest) => {
+      if (output.writableNeedDrain) {
+        waitedWrongly += 1;
+      }
+      return write(chunk, ...rest);
+    };
+    const server = new McpServer({ name: 'slow-reader', version: '1.0.0' });
+    server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
+    await server.connect(new StdioServerTransport(input, output));
+    const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+    input.write(
+      line({
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }) + line({ method: 'notifications/initialized' }),
+    );
+    const text = 'x'.repeat(1000);
+    for (let id = 1; id <= 20; id += 1) {
+      input.write(line({ id, method: 'tools/call', params: { name: 'echo', arguments: { text: `${id} ${text}` } } }));
+    }
+    const answers = () => Buffer.concat(writes).toString().split('\n').filter((answer) => answer !== '').map((answer) => JSON.parse(answer));
+    while (answers().length < 21) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    input.end();
+    await server.close();
+    const calls = answers().slice(1);
+    assert.deepEqual(calls.map(({ id }) => id).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
+    for (const { id, result } of calls) {
+      assert.equal(result.content[0].text, `${id} ${text}`);
+    }
+    assert.equal(waitedWrongly, 0, "written to while it asked to wait for 'drain'");
   });
 });
 

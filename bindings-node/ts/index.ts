@@ -97,4 +97,5 @@ export type {
   ToolHandler,
   ToolReturn,
 } from './server';
+export type { StdioStreams } from './stdio';
 export type * from './types';

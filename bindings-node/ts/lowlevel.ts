@@ -284,7 +284,7 @@ export class LowLevelServer {
 
   /**
    * Serves over `transport`: a `StdioServerTransport` serves this process's stdin and
-   * stdout until stdin closes; an HTTP transport serves the requests handed to its
+   * stdout (or the streams it was given) until the input ends; an HTTP transport serves the requests handed to its
    * `handleRequest`. Resolves once serving (as the official `connect` does).
    */
   async connect(transport: StdioServerTransport | HttpTransport): Promise<void> {
@@ -303,7 +303,7 @@ export class LowLevelServer {
       );
     }
     this.#transport = transport;
-    this.oxmcp.listen({ transport: 'stdio' }).then(
+    this.oxmcp.listen({ transport: 'stdio', stdin: transport.stdin, stdout: transport.stdout }).then(
       () => this.#ended(),
       (error: unknown) => {
         this.#ended();

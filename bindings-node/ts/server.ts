@@ -30,7 +30,7 @@ import {
 } from './native';
 import { failure, settle, type Outcome } from './outcome';
 import { EMPTY_OBJECT, promptArguments, toJsonSchema, type Infer, type SchemaInput } from './schema';
-import { serveStdio } from './stdio';
+import { serveStdio, type StdioStreams } from './stdio';
 import type {
   Annotations,
   CallToolResult,
@@ -116,8 +116,8 @@ export interface ServerOptions {
 /** A capability a server may declare before it has anything registered for it. */
 export type DeclarableCapability = 'tools' | 'resources' | 'prompts' | 'completions';
 
-/** Serve this process's stdin and stdout. */
-export interface StdioListenOptions {
+/** Serve this process's stdin and stdout, or the streams given. */
+export interface StdioListenOptions extends StdioStreams {
   transport: 'stdio';
 }
 
@@ -910,6 +910,7 @@ export class Server {
   /**
    * Serves stdio until stdin closes (then nothing of the server keeps the process
    * alive). While serving on stdio, stdout belongs to the protocol: log to stderr.
+   * `options.stdin` and `options.stdout` serve other streams (a socket, a child's pipes).
    */
   listen(options?: StdioListenOptions): Promise<void>;
   /** Serves over the transport `options` name. */
@@ -923,7 +924,7 @@ export class Server {
     }
     this.#listening = true;
     try {
-      await serveStdio(this.#native);
+      await serveStdio(this.#native, options);
     } finally {
       this.#listening = false;
     }

@@ -8,6 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable, Writable } from 'node:stream';
 
 import { compact } from './compact';
 import { McpError } from './errors';
@@ -24,8 +25,13 @@ import {
 import type { NativeHttpEndpoint, NativeHttpExchange } from './native';
 import type { HttpMountOptions, Server } from './server';
 
-/** `connect()`'s transport for this process's stdin and stdout. */
-export class StdioServerTransport {}
+/** `connect()`'s transport for this process's stdin and stdout, or the streams given. */
+export class StdioServerTransport {
+  constructor(
+    readonly stdin: Readable = process.stdin,
+    readonly stdout: Writable = process.stdout,
+  ) {}
+}
 
 /** The official HTTP transports' options that oxmcp reads (an `eventStore` is not needed: the core keeps events). */
 export interface StreamableHTTPServerTransportOptions {

@@ -537,6 +537,46 @@ async fn a_transport_with_a_spawner_of_its_own_runs_its_requests_there() {
     }
 }
 
+/// A fed stdio connection (the Node binding's) reads the lines its caller hands over, in
+/// whatever chunks they come, answers on the caller's stream, and ends when the input does.
+#[tokio::test]
+async fn a_fed_stdio_connection_answers_on_the_callers_stream() {
+    use tokio::io::AsyncBufReadExt;
+
+    let server = Server::builder("fed", "1")
+        .tool(ToolDef::new("echo").handler(|args, _| async move { args["text"].as_str().unwrap_or("").to_owned() }))
+        .build()
+        .unwrap();
+    let (output, answers) = tokio::io::duplex(64 * 1024);
+    let (serving, mut feed) = server.serve_stdio_fed(OneThread::start(), output);
+    let serving = tokio::spawn(serving);
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+    );
+    // Split inside a line, and the last line without its newline until the input ends.
+    let (first, rest) = input.split_at(50);
+    feed.push(first.as_bytes());
+    feed.push(rest.as_bytes());
+    feed.end();
+    let mut lines = tokio::io::BufReader::new(answers).lines();
+    let mut next = async || -> Value { serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap() };
+    assert_eq!(next().await["result"]["serverInfo"]["name"], "fed");
+    let call = next().await;
+    assert_eq!(
+        (&call["id"], &call["result"]["content"][0]["text"]),
+        (&json!(2), &json!("hi"))
+    );
+    let served = tokio::time::timeout(Duration::from_secs(5), serving).await;
+    assert!(
+        matches!(served, Ok(Ok(Ok(())))),
+        "serving ended with the input: {served:?}"
+    );
+}
+
 /// Counts the handlers dropped before they finished.
 struct StopCounter(Arc<AtomicUsize>);
 

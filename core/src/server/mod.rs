@@ -589,18 +589,20 @@ impl Server {
         self.serve(transport::stdio::stdio(self.inner.max_message_size)).await
     }
 
-    /// Serves stdout, and stdin as its caller reads it and hands it over through the
-    /// [`StdinFeed`](transport::stdio::StdinFeed), with the connection's work on `spawner`
-    /// (see [`transport::stdio::stdio_fed`]): the future serves until the input ends. Call
-    /// it within the tokio runtime's context.
+    /// Serves the input its caller reads and hands over through the
+    /// [`StdinFeed`](transport::stdio::StdinFeed), answering on `output`
+    /// ([`transport::stdio::stdout`], or a stream of the caller's), with the connection's
+    /// work on `spawner` (see [`transport::stdio::stdio_fed`]): the future serves until the
+    /// input ends. Call it within the tokio runtime's context.
     pub fn serve_stdio_fed(
         &self,
         spawner: Arc<dyn transport::Spawner>,
+        output: impl tokio::io::AsyncWrite + Send + 'static,
     ) -> (
         impl std::future::Future<Output = crate::Result<()>> + Send + 'static,
         transport::stdio::StdinFeed,
     ) {
-        let (transport, feed) = transport::stdio::stdio_fed(self.inner.max_message_size);
+        let (transport, feed) = transport::stdio::stdio_fed(output, self.inner.max_message_size);
         let server = self.clone();
         (async move { server.serve(transport.spawning_on(spawner)).await }, feed)
     }

@@ -29,13 +29,13 @@ fn stdin_stdout(max_message_size: usize) -> Transport {
 }
 
 /// A stdio transport whose input its caller reads and hands over, chunk by chunk, through
-/// the [`StdinFeed`]; answers go to stdout as with [`stdio`]. For a runtime that reads
-/// stdin on its own event loop (Node's), where the requests are then served
-/// ([`Transport::spawning_on`]). Call it within the tokio runtime's context.
-pub fn stdio_fed(max_message_size: usize) -> (Transport, StdinFeed) {
+/// the [`StdinFeed`], and whose answers go to `output`: [`stdout`], or a stream of the
+/// caller's. For a runtime that reads its input on its own event loop (Node's), where the
+/// requests are then served ([`Transport::spawning_on`]).
+pub fn stdio_fed(output: impl AsyncWrite + Send + 'static, max_message_size: usize) -> (Transport, StdinFeed) {
     let (frames, incoming) = mpsc::unbounded();
     let codec = JsonLinesCodec::new(max_message_size);
-    let transport = Transport::new(incoming, FramedWrite::new(stdout(), codec.clone())).with_kind(TransportKind::Stdio);
+    let transport = Transport::new(incoming, FramedWrite::new(output, codec.clone())).with_kind(TransportKind::Stdio);
     let feed = StdinFeed {
         codec,
         buffer: BytesMut::new(),
@@ -69,8 +69,9 @@ impl StdinFeed {
     }
 }
 
-/// Stdout as a non-blocking pipe end when it is one (Linux), else tokio's blocking handle.
-fn stdout() -> Pin<Box<dyn AsyncWrite + Send>> {
+/// This process's stdout: a non-blocking pipe end when it is one (Linux), else tokio's
+/// blocking handle. Call it within the tokio runtime's context.
+pub fn stdout() -> Pin<Box<dyn AsyncWrite + Send>> {
     #[cfg(target_os = "linux")]
     if let Some(writer) = pipes::stdout() {
         return Box::pin(writer);
