@@ -985,6 +985,20 @@ def test_a_fastmcp_server_of_a_fastapi_app_lists_and_answers_the_same_with_its_i
     assert "read failed -32603 Error reading resource 'resource://get_item_items/9': HTTP error 404" in ported
 
 
+def test_an_api_gets_the_requests_fastmcp_sends_it_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_openapi_requests.py``: query lists not exploded (comma, pipe,
+    space), a ``deepObject`` filter, objects in the ``form`` style, booleans as ``true``;
+    path, header and cookie values in the ``simple`` style; a path value that makes a dot
+    segment (``..``, encoded or not) refused before any request, where it reached the API's
+    root; bodies of variants a ``discriminator`` maps listed as one object of their
+    properties, a variant's fields sent (they were dropped)."""
+    published, ported = printed_both_ways("fastmcp_openapi_requests.py", tmp_path)
+    assert ported == published
+    assert "ids=1%7C2&words=x+y&filter%5Bcolor%5D=red" in ported and '"x-tags": "p,q"' in ported
+    assert ported.count("cannot contain dot segments") == 3
+    assert '"body": {"breed": "lab", "kind": "dog", "name": "rex", "size": "big"}' in ported
+
+
 async def test_official_resources_and_prompts_added_as_objects_read_the_same_with_their_imports_changed(
     tmp_path: Path,
 ) -> None:

@@ -39,6 +39,10 @@ class ParameterInfo:
     required: bool = False
     schema_: dict[str, Any] = field(default_factory=dict)
     description: str | None = None
+    #: How its value is written (``form``, ``simple``, ``deepObject``...): None, the default.
+    style: str | None = None
+    #: Whether a list or object is written item by item: None, the style's default.
+    explode: bool | None = None
 
 
 @dataclass
@@ -131,6 +135,8 @@ def _parameters(spec: dict[str, Any], given: list[Any]) -> list[ParameterInfo]:
             required=bool(parameter.get("required", location == "path")),
             schema_=schema,
             description=parameter.get("description"),
+            style=parameter.get("style"),
+            explode=parameter.get("explode"),
         )
     return list(found.values())
 
@@ -201,6 +207,9 @@ class Argument:
     openapi_name: str
     #: Whether it is the body whole (a body that is not an object of properties).
     whole: bool = False
+    #: A parameter's style and explode, as its description gives them.
+    style: str | None = None
+    explode: bool | None = None
 
 
 def flat_parameter_schema(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Argument]]:
@@ -224,7 +233,7 @@ def flat_parameter_schema(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, A
             where = f"({parameter.location.capitalize()} parameter)"
             schema["description"] = f"{schema['description']} {where}" if schema.get("description") else where
         properties[name] = schema
-        arguments[name] = Argument(parameter.location, parameter.name)
+        arguments[name] = Argument(parameter.location, parameter.name, style=parameter.style, explode=parameter.explode)
         if parameter.required:
             required.append(name)
     body_required = route.request_body is not None and route.request_body.required
@@ -260,6 +269,8 @@ def _body(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Any], str | None]
     if route.request_body.description and not schema.get("description"):
         schema["description"] = route.request_body.description
     target = _merged(_referenced(schema, route.schemas), route.schemas)
+    if (variants := _discriminated(target, route.schemas)) is not None:
+        target = {**target, "properties": variants}
     if isinstance(target.get("properties"), dict) and target.get("type", "object") == "object":
         return target, dict(target["properties"]), None
     if "$ref" in schema:
@@ -290,6 +301,59 @@ def _merged(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
         properties.update(part.get("properties") or {})
         required += [name for name in part.get("required") or [] if name not in required]
     return {**merged, "type": "object", "properties": properties, "required": required}
+
+
+def _discriminated(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any] | None:
+    """The properties of an object whose ``discriminator`` maps its variants, as FastMCP
+    flattens them: its own, then each variant's own, optional (those that differ between
+    variants as ``anyOf`` their schemas), the discriminating property describing the
+    variants; None without a mapping to a variant this description has. (Models fill one
+    object of optional properties better than ``oneOf`` branches; the API checks the
+    variant.)"""
+    discriminator = schema.get("discriminator")
+    if not isinstance(discriminator, dict):
+        return None
+    tag, mapping = discriminator.get("propertyName"), discriminator.get("mapping")
+    if not isinstance(tag, str) or not isinstance(mapping, dict):
+        return None
+    own = schema.get("properties") or {}
+    alternatives: dict[str, list[Any]] = {}
+    values, uses = [], []
+    for value, target in mapping.items():
+        name = _variant_name(target) if isinstance(target, str) else None
+        variant = schemas.get(name) if name else None
+        if not isinstance(variant, dict):
+            continue
+        variant_properties = _merged(with_defs(variant), schemas).get("properties") or {}
+        fields = [name for name in variant_properties if name not in own]
+        for name in fields:
+            seen = alternatives.setdefault(name, [])
+            if variant_properties[name] not in seen:
+                seen.append(variant_properties[name])
+        values.append(repr(value))
+        if fields:
+            uses.append(f"{value!r} uses {', '.join(fields)}")
+    if not values:
+        return None
+    flattened = {name: found[0] if len(found) == 1 else {"anyOf": found} for name, found in alternatives.items()}
+    properties = {**own, **flattened}
+    note = f"Selects the variant. Accepted values: {', '.join(values)}."
+    if uses:
+        note += f" {'; '.join(uses)}. Send only the fields belonging to the selected variant."
+    tag_schema = properties.get(tag)
+    if not isinstance(tag_schema, dict):
+        tag_schema = {"type": "string"}
+    described = tag_schema.get("description")
+    properties[tag] = {**tag_schema, "description": f"{described} {note}" if described else note}
+    return properties
+
+
+def _variant_name(target: str) -> str | None:
+    """The component a discriminator's mapping names: by reference, or by its bare name."""
+    for prefix in ("#/$defs/", _COMPONENT_SCHEMA):
+        if target.startswith(prefix):
+            return target.removeprefix(prefix) or None
+    return None if target.startswith("#") or "/" in target else target or None
 
 
 def success_response(route: HTTPRoute) -> dict[str, dict[str, Any]] | None:

@@ -8,10 +8,10 @@ import inspect
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from ....utilities.openapi import Argument, HTTPRoute, body_media_type
 from ...dependencies import get_http_headers
+from . import parameters
 
 if TYPE_CHECKING:
     from ...server import FastMCP
@@ -34,7 +34,7 @@ class _Operation:
     async def call(self, arguments: dict[str, Any], where: dict[str, Argument]) -> Any:
         """The API's answer to the operation with ``arguments``, put where ``where`` says;
         :class:`OperationError` for an error status."""
-        path, params, headers, body = self.route.path, {}, {}, None
+        path, queried, headers, body = self.route.path, [], {}, None
         # A path parameter is always required (OpenAPI's rule).
         missing = [
             name for name, argument in where.items() if argument.location == "path" and arguments.get(name) is None
@@ -46,13 +46,14 @@ class _Operation:
             if argument is None or value is None:
                 continue
             if argument.location == "path":
-                path = path.replace(f"{{{argument.openapi_name}}}", quote(str(value), safe=""))
+                path = path.replace(f"{{{argument.openapi_name}}}", self._path_value(argument, value))
             elif argument.location == "query":
-                params[argument.openapi_name] = value
+                queried.append((argument, value))
             elif argument.location == "header":
-                headers[argument.openapi_name] = str(value)
+                headers[argument.openapi_name] = parameters.simple(value, argument.explode)
             elif argument.location == "cookie":
-                headers["cookie"] = "; ".join(filter(None, [headers.get("cookie"), f"{argument.openapi_name}={value}"]))
+                cookie = f"{argument.openapi_name}={parameters.scalar(value)}"
+                headers["cookie"] = "; ".join(filter(None, [headers.get("cookie"), cookie]))
             elif argument.whole:
                 body = value
             else:
@@ -61,9 +62,18 @@ class _Operation:
         # passes them on; the operation's own win.
         headers = {**get_http_headers(), **headers}
         sent = {} if body is None else _encoded(body, body_media_type(self.route))
+        params = parameters.query(queried)
         response = await self.client.request(self.route.method, path, params=params, headers=headers, **sent)
         _raise_for_status(response)
         return response
+
+    def _path_value(self, argument: Argument, value: Any) -> str:
+        """A path parameter's value as written in the path, refused in FastMCP's words."""
+        try:
+            return parameters.path_segment(argument.openapi_name, value, argument.explode)
+        except ValueError as error:
+            route = f"{self.route.method} {self.route.path}"
+            raise ValueError(f"Error building request for {route}: ValueError: {error}") from error
 
 
 def _encoded(body: Any, media_type: str | None) -> dict[str, Any]:
@@ -74,10 +84,11 @@ def _encoded(body: Any, media_type: str | None) -> dict[str, Any]:
         return {"json": body}
     fields = [(name, item) for name, value in body.items() for name, item in _fields(name, value)]
     if media_type == "multipart/form-data":
-        return {"files": [(name, (None, item if isinstance(item, bytes) else _text(item))) for name, item in fields]}
+        parts = [(name, (None, item if isinstance(item, bytes) else parameters.scalar(item))) for name, item in fields]
+        return {"files": parts}
     data: dict[str, list[str]] = {}
     for name, item in fields:
-        data.setdefault(name, []).append(_text(item))
+        data.setdefault(name, []).append(parameters.scalar(item))
     return {"data": data}
 
 
@@ -92,13 +103,6 @@ def _fields(name: str, value: Any) -> list[tuple[str, Any]]:
     if isinstance(value, list):
         return [(name, item) for item in value]
     return [(name, value)]
-
-
-def _text(value: Any) -> str:
-    """A field's text: booleans as JSON has them, other values as ``str`` makes them."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _raise_for_status(response: Any) -> None:
