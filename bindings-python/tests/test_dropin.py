@@ -999,6 +999,15 @@ def test_an_api_gets_the_requests_fastmcp_sends_it_with_its_imports_changed(tmp_
     assert '"body": {"breed": "lab", "kind": "dog", "name": "rex", "size": "big"}' in ported
 
 
+def test_a_search_answers_in_fastmcps_markdown_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_search_markdown.py``: ``serialize_tools_for_output_markdown`` as a
+    search transform's serializer: each tool's parameters and result fields with their
+    types, choices, defaults and required marks, an object's fields by name."""
+    published, ported = printed_both_ways("fastmcp_search_markdown.py", tmp_path)
+    assert ported == published
+    assert '- `colour` (string?, one of "red"/"blue")' in ported and "*(no parameters)*" in ported
+
+
 async def test_official_resources_and_prompts_added_as_objects_read_the_same_with_their_imports_changed(
     tmp_path: Path,
 ) -> None:

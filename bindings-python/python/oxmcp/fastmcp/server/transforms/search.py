@@ -2,13 +2,15 @@
 rather than listed. With ``mcp.add_transform(RegexSearchTransform())`` (or
 :class:`BM25SearchTransform`) a client lists only ``search_tools``, ``call_tool`` and the
 tools kept ``always_visible``; ``search_tools`` gives the definitions of the tools that
-match (as listed: JSON, or what ``search_result_serializer`` makes of them, ``max_results``
-at most), and ``call_tool`` calls one of them by name, in place, with the calling tool's
-context. The other tools stay callable directly. What is searched of a tool is its name,
-its description, and the names and descriptions of its parameters; what the session may
-not see (:mod:`.visibility`) is not found.
+match (as listed: JSON, markdown with ``serialize_tools_for_output_markdown``, or what another
+``search_result_serializer`` makes of them, ``max_results`` at most), and ``call_tool``
+calls one of them by name, in place, with the calling tool's context. The other tools stay
+callable directly. What is searched of a tool is its name, its description, and the names
+and descriptions of its parameters; what the session may not see (:mod:`.visibility`) is
+not found.
 
-Where it answers otherwise: FastMCP's markdown serializer is not there."""
+Where it answers otherwise: a serializer is given the tools' definitions as listed (dicts),
+not FastMCP's ``Tool`` objects."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from ...tools import ToolResult
 from .._middleware import tool_result
 from ..context import Context
 from . import Transform
+from ._markdown import serialize_tools_for_output_markdown
 from .visibility import Component, is_visible
 
 if TYPE_CHECKING:
@@ -253,4 +256,5 @@ __all__ = [
     "RegexSearchTransform",
     "SearchResultSerializer",
     "serialize_tools_for_output_json",
+    "serialize_tools_for_output_markdown",
 ]
