@@ -1008,6 +1008,16 @@ def test_a_search_answers_in_fastmcps_markdown_with_its_imports_changed(tmp_path
     assert '- `colour` (string?, one of "red"/"blue")' in ported and "*(no parameters)*" in ported
 
 
+def test_fastmcp_replicas_share_cached_answers_the_same_with_their_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_caching.py``: ``ResponseCachingMiddleware(cache_storage=...)`` with a
+    py-key-value store two replicas share (one answers from what the other kept), a tool
+    left out, a failure and an answer too large not kept, a resource and a prompt kept; and
+    ``statistics()``: each method's lookups, hits, misses and puts."""
+    published, ported = printed_both_ways("fastmcp_caching.py", tmp_path)
+    assert ported == published
+    assert "1 count 1" in ported and "1 statistics call_tool (2, 2, 1)" in ported
+
+
 async def test_official_resources_and_prompts_added_as_objects_read_the_same_with_their_imports_changed(
     tmp_path: Path,
 ) -> None:

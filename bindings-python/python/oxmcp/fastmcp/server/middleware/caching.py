@@ -7,6 +7,7 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
@@ -59,18 +60,72 @@ class CallToolSettings(SharedMethodSettings):
     excluded_tools: NotRequired[list[str]]
 
 
+@dataclass
+class CountStatistics:
+    """How many times an operation of the store was done."""
+
+    count: int = 0
+
+
+@dataclass
+class HitMissStatistics(CountStatistics):
+    """How many times a lookup of the store was done, found something (``hit``) or not."""
+
+    hit: int = 0
+    miss: int = 0
+
+
+@dataclass
+class CollectionStatistics:
+    """What was done with one method's answers (the shape of py-key-value's
+    ``KVStoreCollectionStatistics``: the middleware looks answers up and puts them)."""
+
+    get: HitMissStatistics = field(default_factory=HitMissStatistics)
+    ttl: HitMissStatistics = field(default_factory=HitMissStatistics)
+    put: CountStatistics = field(default_factory=CountStatistics)
+    delete: HitMissStatistics = field(default_factory=HitMissStatistics)
+    exists: HitMissStatistics = field(default_factory=HitMissStatistics)
+
+
+@dataclass
+class ResponseCachingStatistics:
+    """Each method's :class:`CollectionStatistics`, None until its answers were looked up."""
+
+    list_tools: CollectionStatistics | None = None
+    list_resources: CollectionStatistics | None = None
+    list_prompts: CollectionStatistics | None = None
+    read_resource: CollectionStatistics | None = None
+    get_prompt: CollectionStatistics | None = None
+    call_tool: CollectionStatistics | None = None
+
+
+#: Each method's field of :class:`ResponseCachingStatistics`.
+_STATISTICS_FIELDS = {
+    "tools/list": "list_tools",
+    "resources/list": "list_resources",
+    "prompts/list": "list_prompts",
+    "resources/read": "read_resource",
+    "prompts/get": "get_prompt",
+    "tools/call": "call_tool",
+}
+
+
 class ResponseCachingMiddleware(Middleware):
     """Answers a request from the answers kept for the same one: the same method, target
     and arguments, era, component version, and caller (answers are kept apart by access
     token, so that what one caller may see never reaches another; callers without one
     share theirs). Tool calls that failed, asked for input or became tasks, and the retries
     that bring input, are not kept. An answer larger than ``max_item_size`` bytes is not
-    kept either. Answers are kept in memory (``cache_storage`` must be None), the least
-    recently used going first past :data:`MAX_ENTRIES`."""
+    kept either.
+
+    Answers are kept in memory, the least recently used going first past
+    :data:`MAX_ENTRIES`, or in ``cache_storage``: a py-key-value store (``AsyncKeyValue``:
+    Redis, disk, ...; its ``get`` and ``put`` with a ``collection``, the method, and a
+    ``ttl``), which replicas may share. :meth:`statistics` counts the lookups and puts."""
 
     def __init__(
         self,
-        cache_storage: None = None,
+        cache_storage: Any = None,
         list_tools_settings: ListToolsSettings | None = None,
         list_resources_settings: ListResourcesSettings | None = None,
         list_prompts_settings: ListPromptsSettings | None = None,
@@ -79,8 +134,8 @@ class ResponseCachingMiddleware(Middleware):
         call_tool_settings: CallToolSettings | None = None,
         max_item_size: int = ONE_MB_IN_BYTES,
     ) -> None:
-        if cache_storage is not None:
-            raise TypeError("oxmcp keeps the cache in memory: cache_storage is not supported")
+        if cache_storage is not None and not all(callable(getattr(cache_storage, op, None)) for op in ("get", "put")):
+            raise TypeError(f"cache_storage must be a py-key-value store (AsyncKeyValue), not {cache_storage!r}")
         self.max_item_size = max_item_size
         self._settings: dict[str, SharedMethodSettings] = {
             "tools/list": list_tools_settings or {},
@@ -91,23 +146,43 @@ class ResponseCachingMiddleware(Middleware):
             "tools/call": call_tool_settings or {},
         }
         self._call_tool_settings: CallToolSettings = call_tool_settings or {}
-        #: Each kept answer by its key: until when, and its JSON.
-        self._kept: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self._store: Any = _MemoryStore() if cache_storage is None else cache_storage
+        self._statistics = ResponseCachingStatistics()
 
     async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         method = context.method or ""
         key = self._key(method, context)
         if key is None:
             return await call_next(context)
-        kept = self._get(key)
+        counted = self._counted(method)
+        kept = await self._store.get(key, collection=method)
         if kept is not None:
-            return _thawed(method, kept)
+            counted.get.hit += 1
+            counted.get.count += 1
+            return _thawed(method, kept["answer"].encode())
+        counted.get.miss += 1
+        counted.get.count += 1
         answer = await call_next(context)
         frozen = _frozen(method, answer)
-        if frozen is not None and len(frozen) <= self.max_item_size:
-            default = FIVE_MINUTES_IN_SECONDS if method.endswith("/list") else ONE_HOUR_IN_SECONDS
-            self._put(key, frozen, self._settings[method].get("ttl", default))
+        if frozen is not None:
+            counted.put.count += 1
+            if len(frozen) <= self.max_item_size:
+                default = FIVE_MINUTES_IN_SECONDS if method.endswith("/list") else ONE_HOUR_IN_SECONDS
+                ttl = self._settings[method].get("ttl", default)
+                await self._store.put(key, {"answer": frozen.decode()}, collection=method, ttl=ttl)
         return answer
+
+    def statistics(self) -> ResponseCachingStatistics:
+        """What was done with each method's answers since the middleware was made."""
+        return self._statistics
+
+    def _counted(self, method: str) -> CollectionStatistics:
+        name = _STATISTICS_FIELDS[method]
+        counted: CollectionStatistics | None = getattr(self._statistics, name)
+        if counted is None:
+            counted = CollectionStatistics()
+            setattr(self._statistics, name, counted)
+        return counted
 
     def _key(self, method: str, context: MiddlewareContext[Any]) -> str | None:
         """What tells this request's answer from others', or None when it is not kept."""
@@ -135,20 +210,29 @@ class ResponseCachingMiddleware(Middleware):
         excluded = self._call_tool_settings.get("excluded_tools") or []
         return (included is None or name in included) and name not in excluded
 
-    def _get(self, key: str) -> bytes | None:
-        kept = self._kept.get(key)
+
+class _MemoryStore:
+    """The answers kept in this process (py-key-value's ``get`` and ``put``), the least
+    recently used going first past :data:`MAX_ENTRIES`."""
+
+    def __init__(self) -> None:
+        #: Each kept value by its collection and key: until when, and the value.
+        self._kept: OrderedDict[tuple[str, str], tuple[float, dict[str, Any]]] = OrderedDict()
+
+    async def get(self, key: str, *, collection: str) -> dict[str, Any] | None:
+        kept = self._kept.get((collection, key))
         if kept is None:
             return None
-        until, frozen = kept
+        until, value = kept
         if until <= time.monotonic():
-            del self._kept[key]
+            del self._kept[(collection, key)]
             return None
-        self._kept.move_to_end(key)
-        return frozen
+        self._kept.move_to_end((collection, key))
+        return value
 
-    def _put(self, key: str, frozen: bytes, ttl: float) -> None:
-        self._kept[key] = (time.monotonic() + ttl, frozen)
-        self._kept.move_to_end(key)
+    async def put(self, key: str, value: dict[str, Any], *, collection: str, ttl: float) -> None:
+        self._kept[(collection, key)] = (time.monotonic() + ttl, value)
+        self._kept.move_to_end((collection, key))
         while len(self._kept) > MAX_ENTRIES:
             self._kept.popitem(last=False)
 
@@ -177,10 +261,12 @@ def _thawed(method: str, frozen: bytes) -> Any:
 
 __all__ = [
     "CallToolSettings",
+    "CollectionStatistics",
     "GetPromptSettings",
     "ListPromptsSettings",
     "ListResourcesSettings",
     "ListToolsSettings",
     "ReadResourceSettings",
     "ResponseCachingMiddleware",
+    "ResponseCachingStatistics",
 ]
