@@ -1,7 +1,8 @@
 """A server whose tools are found by a search that answers in markdown
 (`serialize_tools_for_output_markdown`), as FastMCP's users shorten what a model reads:
 tools with choices (a `Literal`, an `Enum`, an optional one), defaults, a list of models, a
-model and a union of models as parameters, no parameter at all, and typed results.
+model and a union of models as parameters, no parameter at all, and typed results; and a
+search that answers with a serializer of its own (given FastMCP's tools).
 `tests/test_dropin.py` runs it with FastMCP and, with its imports changed, with oxmcp, and
 compares what the searches answered."""
 
@@ -68,11 +69,24 @@ def ping() -> None:
 mcp.add_transform(RegexSearchTransform(max_results=10, search_result_serializer=serialize_tools_for_output_markdown))
 
 
+async def names_only(tools: list) -> str:
+    """A serializer of one's own, given FastMCP's tools."""
+    return "; ".join(
+        f"{tool.name}({', '.join(tool.parameters['properties'])}) {tool.output_schema is not None}" for tool in tools
+    )
+
+
+brief = FastMCP("Brief", tools=[find_items, ship])
+brief.add_transform(RegexSearchTransform(search_result_serializer=names_only))
+
+
 async def main() -> None:
     async with Client(mcp) as client:
         for pattern in ("items", "ship|ping", "nothing-matches"):
             result = await client.call_tool("search_tools", {"pattern": pattern})
             print(f"--- {pattern}\n{result.content[0].text}")
+    async with Client(brief) as client:
+        print((await client.call_tool("search_tools", {"pattern": "."})).content[0].text)
 
 
 if __name__ == "__main__":

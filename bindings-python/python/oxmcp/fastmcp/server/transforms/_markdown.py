@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._middleware import ListedTool
 
 #: The most fields of an object a parameter line names.
 _FIELDS_SHOWN = 16
@@ -16,18 +19,18 @@ _FIELDS_SHOWN = 16
 _VALUES_SHOWN = 8
 
 
-def serialize_tools_for_output_markdown(tools: Sequence[dict[str, Any]]) -> str:
-    """The tools' definitions (as listed) in markdown."""
+def serialize_tools_for_output_markdown(tools: Sequence[ListedTool]) -> str:
+    """The tools' definitions in markdown."""
     if not tools:
         return "No tools matched the query."
     blocks = []
     for tool in tools:
-        lines = [f"### {tool['name']}"]
-        if tool.get("description"):
-            lines += ["", tool["description"].strip()]
-        lines += ["", *_section(tool.get("inputSchema"), "Parameters")]
-        if tool.get("outputSchema") is not None:
-            lines += ["", *_section(tool["outputSchema"], "Returns")]
+        lines = [f"### {tool.name}"]
+        if tool.description:
+            lines += ["", tool.description.strip()]
+        lines += ["", *_section(tool.parameters, "Parameters")]
+        if tool.output_schema is not None:
+            lines += ["", *_section(tool.output_schema, "Returns")]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

@@ -9,8 +9,8 @@ callable directly. What is searched of a tool is its name, its description, and 
 and descriptions of its parameters; what the session may not see (:mod:`.visibility`) is
 not found.
 
-Where it answers otherwise: a serializer is given the tools' definitions as listed (dicts),
-not FastMCP's ``Tool`` objects."""
+A serializer is given the tools found as FastMCP's middleware sees them (``name``,
+``description``, ``parameters``, ``output_schema``, ``to_mcp_tool()``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from pydantic_core import SchemaError, SchemaValidator, ValidationError, core_sc
 from ...._errors import McpError
 from ...exceptions import NotFoundError, ToolError
 from ...tools import ToolResult
-from .._middleware import tool_result
+from .._middleware import ListedTool, tool_result
 from ..context import Context
 from . import Transform
 from ._markdown import serialize_tools_for_output_markdown
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ..server import FastMCP
 
 #: What turns the tools found into what ``search_tools`` answers.
-SearchResultSerializer = Callable[[Sequence[dict[str, Any]]], Any | Awaitable[Any]]
+SearchResultSerializer = Callable[[Sequence[ListedTool]], Any | Awaitable[Any]]
 
 #: The descriptions FastMCP gives the tools it makes, which clients list.
 _CALL_TOOL = "Call a tool by name with the given arguments.\n\nUse this to execute tools discovered via search_tools."
@@ -52,10 +52,19 @@ _BM25_SEARCH = (
 )
 
 
-def serialize_tools_for_output_json(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tools' definitions, as ``tools/list`` gives them, their schemas' keys in order,
-    as FastMCP writes them."""
-    return [{key: _sorted(value) if key.endswith("Schema") else value for key, value in tool.items()} for tool in tools]
+def serialize_tools_for_output_json(tools: Sequence[ListedTool]) -> list[dict[str, Any]]:
+    """The tools' definitions, as ``tools/list`` gives them, in the order of the protocol's
+    model (the official SDK's when it is installed, as FastMCP's), their schemas' keys in
+    order, as FastMCP writes them."""
+    return [
+        {key: _sorted(value) if key.endswith("Schema") else value for key, value in _dumped(tool.to_mcp_tool()).items()}
+        for tool in tools
+    ]
+
+
+def _dumped(tool: Any) -> dict[str, Any]:
+    dumped: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped
 
 
 def _sorted(value: Any) -> Any:
@@ -119,7 +128,8 @@ class BaseSearchTransform(Transform):
 
     async def _found(self, server: FastMCP, ctx: Context, query: str) -> str | list[dict[str, Any]]:
         """What ``search_tools`` answers for ``query``."""
-        answer = self._serializer(self._search(await self._catalog(server, ctx), query))
+        found_tools = self._search(await self._catalog(server, ctx), query)
+        answer = self._serializer([ListedTool.model_validate(tool) for tool in found_tools])
         found: str | list[dict[str, Any]] = await answer if isinstance(answer, Awaitable) else answer
         return found
 
