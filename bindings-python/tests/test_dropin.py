@@ -1018,6 +1018,16 @@ def test_fastmcp_replicas_share_cached_answers_the_same_with_their_imports_chang
     assert "1 count 1" in ported and "1 statistics call_tool (2, 2, 1)" in ported
 
 
+def test_a_reloading_filesystem_provider_serves_its_changed_files_as_fastmcps_does(tmp_path: Path) -> None:
+    """``servers/fastmcp_reload.py``: ``FileSystemProvider(root, reload=True)`` while its
+    files change between requests: a tool rewritten, a file added, one that fails to import
+    (in ``failed_files``), one removed; each change served at the next request (the files
+    were read once)."""
+    published, ported = printed_both_ways("fastmcp_reload.py", tmp_path)
+    assert ported == published
+    assert "rewritten ['greet'] [] Good morning, Ada" in ported and "removed [] ['review'] None" in ported
+
+
 async def test_official_resources_and_prompts_added_as_objects_read_the_same_with_their_imports_changed(
     tmp_path: Path,
 ) -> None:

@@ -158,6 +158,12 @@ class Components:
         self._withdraw(key)
         return True
 
+    def clear(self) -> None:
+        """Removes every one of the server's own components (those mounts placed stay)."""
+        for key, registration in list(self._registered.items()):
+            if registration.placed_by is None:
+                self._withdraw(key)
+
     def transform(self, transform: Transform) -> None:
         """Serves every component, those there already and those to come, as ``transform``
         makes it (after the transforms given before)."""

@@ -232,6 +232,10 @@ class FastMCP(Server):
         :class:`~oxmcp.fastmcp.server.providers.FileSystemProvider`) after this server's own
         components, under ``namespace`` if one is given, as :meth:`mount` does."""
         if not isinstance(provider, FastMCP):
+            # A provider that reads its components again (a FileSystemProvider's `reload`)
+            # looks before each request.
+            if (reloading := getattr(provider, "reloading", None)) is not None:
+                self.add_middleware(reloading)
             # A provider's components (a FileSystemProvider's, an OpenAPIProvider's) are on
             # a server of its own.
             provider = getattr(provider, "server", provider)

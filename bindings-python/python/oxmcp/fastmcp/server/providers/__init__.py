@@ -17,9 +17,10 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ...decorators import marked
+from ..middleware.middleware import CallNext, Middleware, MiddlewareContext
 from ..server import FastMCP
 
 if TYPE_CHECKING:
@@ -42,24 +43,45 @@ class LocalProvider(FastMCP):
 class FileSystemProvider:
     """The tools, resources, templates and prompts that FastMCP's standalone decorators
     marked in the ``.py`` files under ``root`` (recursively, in path order; ``__init__.py``
-    aside), found once, when it is made. A file that fails to import is left out, logged,
-    and named in :attr:`failed_files`. ``reload`` (FastMCP's: look again on every request)
-    is not served: the files are read once (a warning says so). A file imports others by
-    absolute names, as a script does (not relatively: files are not imported as a package)."""
+    aside), found when it is made. A file that fails to import is left out, logged, and
+    named in :attr:`failed_files`. With ``reload`` (while writing them), each request a
+    server serving it answers looks at the files first, and reads them all again when one
+    was added, removed or changed since: its components are replaced (and clients told the
+    lists changed). A file imports others by absolute names, as a script does (not
+    relatively: files are not imported as a package)."""
 
     def __init__(self, root: str | Path = ".", reload: bool = False) -> None:
-        if reload:
-            _log.warning("oxmcp reads a FileSystemProvider's files once: reload=True does not read them again")
         self.root = Path(root).resolve()
+        self.reload = reload
         #: The server its components are registered on, which a server mounts.
         self.server = FastMCP(f"FileSystemProvider({self.root})")
         self._failed: dict[Path, str] = {}
-        for path in _python_files(self.root):
+        #: Each file read, with its modification time and size, as they were read.
+        self._read: dict[Path, tuple[int, int]] = {}
+        self._load()
+
+    def _load(self) -> None:
+        """Reads the files and registers what they mark, in place of what was."""
+        self.server._components.clear()
+        self._failed = {}
+        paths = _python_files(self.root)
+        self._read = _stamps(paths)
+        for path in paths:
             try:
                 self._register(_imported(path, self.root))
             except Exception as error:
                 self._failed[path] = str(error)
                 _log.warning("Failed to load %s: %s", path, error)
+
+    def _refresh(self) -> None:
+        """Reads the files again if one was added, removed or changed since they were read."""
+        if _stamps(_python_files(self.root)) != self._read:
+            self._load()
+
+    @property
+    def reloading(self) -> Middleware | None:
+        """What a server serving this provider runs before each request (with ``reload``)."""
+        return _Reloading(self) if self.reload else None
 
     def __repr__(self) -> str:
         return f"FileSystemProvider(root={str(self.root)!r})"
@@ -86,6 +108,17 @@ class FileSystemProvider:
                 self.server.prompt(fn, **options)
 
 
+class _Reloading(Middleware):
+    """Looks at a reloading provider's files before each request."""
+
+    def __init__(self, provider: FileSystemProvider) -> None:
+        self.provider = provider
+
+    async def on_request(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        self.provider._refresh()
+        return await call_next(context)
+
+
 if TYPE_CHECKING:
     #: What a server serves the components of, besides another server.
     Provider: TypeAlias = FileSystemProvider | OpenAPIProvider
@@ -101,6 +134,18 @@ def _python_files(root: Path) -> list[Path]:
         return []
     found = root.rglob("*.py")
     return sorted(path for path in found if path.name != "__init__.py" and "__pycache__" not in path.parts)
+
+
+def _stamps(paths: list[Path]) -> dict[Path, tuple[int, int]]:
+    """Each file's modification time and size (a file gone in between left out)."""
+    stamps = {}
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        stamps[path] = (stat.st_mtime_ns, stat.st_size)
+    return stamps
 
 
 def _imported(path: Path, root: Path) -> ModuleType:
