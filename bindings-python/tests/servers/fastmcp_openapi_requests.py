@@ -1,11 +1,11 @@
 """A server FastMCP's users make of an HTTP API whose description styles its parameters
 (query lists not exploded: comma, pipe and space delimited; a `deepObject` filter; an
 object in the `form` style; booleans; path, header and cookie values in the `simple`
-style: a list, a boolean, an exploded object; path values that would make a dot segment)
-and whose bodies are objects of variants a `discriminator` maps (one by `allOf` of the
-parent, one by `oneOf`). The API echoes what reached it. `tests/test_dropin.py` runs it
-with FastMCP and, with its imports changed, with oxmcp, and compares the tools listed and
-what each sent."""
+style: a list, a boolean, an exploded object; path values that would make a dot segment),
+whose bodies are objects of variants a `discriminator` maps (one by `allOf` of the parent,
+one by `oneOf`), and a form whose object fields go as JSON. The API echoes what reached
+it. `tests/test_dropin.py` runs it with FastMCP and, with its imports changed, with oxmcp,
+and compares the tools listed and what each sent."""
 
 import asyncio
 import json
@@ -20,7 +20,8 @@ from starlette.routing import Route
 
 async def echo(request: Request) -> JSONResponse:
     headers = {name: request.headers.get(name) for name in ("x-tags", "x-debug", "x-point", "cookie")}
-    body = await request.json() if request.method == "POST" else None
+    form = request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
+    body = (await request.body()).decode() if form else await request.json() if request.method == "POST" else None
     return JSONResponse(
         {"path": request.scope["raw_path"].decode(), "query": request.scope["query_string"].decode(), **headers}
         | ({"body": body} if body is not None else {})
@@ -75,6 +76,22 @@ VARIANTS = {
 }
 
 
+# A form whose object and list-of-objects fields go as JSON (OpenAPI's default encoding),
+# one list as JSON because its encoding says so.
+PROFILE = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"type": "object", "properties": {"city": {"type": "string"}}},
+        "tags": STRINGS,
+        "contacts": {"type": "array", "items": {"type": "object", "properties": {"email": {"type": "string"}}}},
+        "labels": STRINGS,
+        "active": {"type": "boolean"},
+    },
+}
+FORM = {"schema": PROFILE, "encoding": {"labels": {"contentType": "application/json"}}}
+
+
 def posted(operation: str, component: str) -> dict:
     body = {"required": True, "content": {"application/json": {"schema": {"$ref": COMPONENT + component}}}}
     return {"post": {"operationId": operation, "requestBody": body, "responses": ECHOED}}
@@ -121,6 +138,13 @@ spec = {
         },
         "/pets": posted("add_pet", "Pet"),
         "/shapes": posted("add_shape", "Shape"),
+        "/profile": {
+            "post": {
+                "operationId": "save_profile",
+                "requestBody": {"content": {"application/x-www-form-urlencoded": FORM}},
+                "responses": ECHOED,
+            }
+        },
         "/docs/{name}": {
             "get": {
                 "operationId": "doc",
@@ -165,6 +189,17 @@ CALLS = [
     ),
     ("add_pet", {"kind": "dog", "name": "rex", "breed": "lab", "size": "big"}),
     ("add_shape", {"form": "circle", "r": 2}),
+    (
+        "save_profile",
+        {
+            "name": "Ada",
+            "address": {"city": "Oslo"},
+            "tags": ["a", "b"],
+            "contacts": [{"email": "ada@example.com"}],
+            "labels": ["x", "y"],
+            "active": True,
+        },
+    ),
     ("doc", {"name": "v1.2"}),
     ("doc", {"name": ".."}),
     ("doc", {"name": "%2e%2e"}),

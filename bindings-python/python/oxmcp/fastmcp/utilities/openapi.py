@@ -47,11 +47,13 @@ class ParameterInfo:
 
 @dataclass
 class RequestBodyInfo:
-    """An operation's request body: its schema by content type."""
+    """An operation's request body: its schema by content type, and how a form's
+    properties are encoded (each property's Encoding Object, by content type)."""
 
     required: bool = False
     content_schema: dict[str, dict[str, Any]] = field(default_factory=dict)
     description: str | None = None
+    encoding: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -145,8 +147,10 @@ def _request_body(spec: dict[str, Any], body: Any) -> RequestBodyInfo | None:
     if body is None:
         return None
     body = _resolved(spec, body)
-    content = {kind: dict(media.get("schema") or {}) for kind, media in body.get("content", {}).items()}
-    return RequestBodyInfo(bool(body.get("required", False)), content, body.get("description"))
+    media_types = body.get("content", {}).items()
+    content = {kind: dict(media.get("schema") or {}) for kind, media in media_types}
+    encoding = {kind: dict(media["encoding"]) for kind, media in media_types if isinstance(media.get("encoding"), dict)}
+    return RequestBodyInfo(bool(body.get("required", False)), content, body.get("description"), encoding)
 
 
 def _responses(spec: dict[str, Any], responses: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
@@ -257,6 +261,13 @@ def body_media_type(route: HTTPRoute) -> str | None:
     if route.request_body is None or not route.request_body.content_schema:
         return None
     return next(iter(route.request_body.content_schema)).split(";", 1)[0].strip().lower()
+
+
+def body_encoding(route: HTTPRoute) -> dict[str, dict[str, Any]]:
+    """The Encoding Object of each property of the body as it is sent, by name."""
+    if route.request_body is None or not route.request_body.content_schema:
+        return {}
+    return route.request_body.encoding.get(next(iter(route.request_body.content_schema)), {})
 
 
 def _body(route: HTTPRoute) -> tuple[dict[str, Any], dict[str, Any], str | None]:

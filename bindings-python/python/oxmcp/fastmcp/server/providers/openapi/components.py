@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ....utilities.openapi import Argument, HTTPRoute, body_media_type
+from ....utilities.openapi import Argument, HTTPRoute, body_encoding, body_media_type
 from ...dependencies import get_http_headers
 from . import parameters
 
@@ -61,7 +61,7 @@ class _Operation:
         # The headers of the MCP request that carried the call (credentials aside), as FastMCP
         # passes them on; the operation's own win.
         headers = {**get_http_headers(), **headers}
-        sent = {} if body is None else _encoded(body, body_media_type(self.route))
+        sent = {} if body is None else _encoded(body, self.route)
         params = parameters.query(queried)
         response = await self.client.request(self.route.method, path, params=params, headers=headers, **sent)
         _raise_for_status(response)
@@ -76,19 +76,21 @@ class _Operation:
             raise ValueError(f"Error building request for {route}: ValueError: {error}") from error
 
 
-def _encoded(body: Any, media_type: str | None) -> dict[str, Any]:
-    """The client's argument that sends ``body`` as ``media_type`` (as FastMCP does): a
-    form's fields as text (an object's properties fields of their own, a list a field per
-    item), a multipart body's as parts (bytes as they are), anything else as JSON."""
+def _encoded(body: Any, route: HTTPRoute) -> dict[str, Any]:
+    """The client's argument that sends ``body`` as the route's media type says (as FastMCP
+    does): a form's fields as text, a multipart body's as parts (bytes as they are), a
+    list a field per item, an object (or a list of objects) as JSON, as OpenAPI's Encoding
+    Object has it by default or its ``contentType`` says; anything else as JSON."""
+    media_type = body_media_type(route)
     if not isinstance(body, dict) or media_type not in _FORMS:
         return {"json": body}
-    fields = [(name, item) for name, value in body.items() for name, item in _fields(name, value)]
+    encoding = body_encoding(route)
+    fields = [(name, item) for name, value in body.items() for item in _field_values(value, encoding.get(name))]
     if media_type == "multipart/form-data":
-        parts = [(name, (None, item if isinstance(item, bytes) else parameters.scalar(item))) for name, item in fields]
-        return {"files": parts}
+        return {"files": [(name, (None, item)) for name, item in fields]}
     data: dict[str, list[str]] = {}
     for name, item in fields:
-        data.setdefault(name, []).append(parameters.scalar(item))
+        data.setdefault(name, []).append(item.decode() if isinstance(item, bytes) else item)
     return {"data": data}
 
 
@@ -96,13 +98,27 @@ def _encoded(body: Any, media_type: str | None) -> dict[str, Any]:
 _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
-def _fields(name: str, value: Any) -> list[tuple[str, Any]]:
-    """The form fields a body property makes (OpenAPI's default ``form`` style, exploded)."""
-    if isinstance(value, dict):
-        return [(key, item) for key, item in value.items()]
-    if isinstance(value, list):
-        return [(name, item) for item in value]
-    return [(name, value)]
+def _field_values(value: Any, encoding: dict[str, Any] | None) -> list[str | bytes]:
+    """The values of the form fields a body property makes: JSON text for an object or a
+    list of objects (or any value its ``contentType`` says is JSON), else a field per item
+    of a list, each as text (bytes as they are)."""
+    content_type = (encoding or {}).get("contentType")
+    if content_type is not None:
+        as_json = _is_json(content_type)
+    else:
+        as_json = isinstance(value, dict) or (isinstance(value, list) and any(isinstance(item, dict) for item in value))
+    if as_json:
+        return [json.dumps(value, allow_nan=False)]
+    return [item if isinstance(item, bytes) else parameters.scalar(item) for item in _listed(value)]
+
+
+def _is_json(content_type: str) -> bool:
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    return media_type == "application/json" or media_type.endswith("+json")
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
 
 
 def _raise_for_status(response: Any) -> None:
