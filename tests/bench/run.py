@@ -47,6 +47,26 @@ WIDE = 32
 # first pair that of the main runs), and the median ratio taken: one pair a few seconds apart
 # on a shared two-core machine swings by 15 %.
 ERA_PAIRS = 5
+# The targets that set one server against another at the same window (not the best of each):
+# ours and theirs (server, configuration), the window, and the factor ours must reach. Each is
+# measured over ERA_PAIRS alternating pairs of runs (the first pair that of the main runs) and
+# the median ratio taken, as the eras are.
+DUELS = (
+    (
+        "oxmcp-node stdio: one call at a time ≥ 1.5x official-ts",
+        ("oxmcp-node", "default"),
+        ("official-ts", "default"),
+        1,
+        1.5,
+    ),
+    (
+        "oxmcp-python stdio: `async def` handlers ≥ `def` handlers",
+        ("oxmcp-python", "async def"),
+        ("oxmcp-python", "default"),
+        WIDE,
+        1.0,
+    ),
+)
 
 
 @dataclass
@@ -234,21 +254,25 @@ class Runner:
         # Runs that gave no figures at all (the driver failed), by label.
         self.failures: list[str] = []
 
-    def measure(self, setup: Setup, label: str, args: list[str], pair: int = 0) -> None:
+    def measure(self, setup: Setup, label: str, args: list[str], pair: dict[str, int] | None = None) -> None:
+        """One run, its figures kept with the pair of runs it is part of (`{"era_pair": n}`)."""
         label = f"{setup.server} [{setup.config}] {setup.transport} {label}"
         print(label, file=sys.stderr)
         result = load(["--name", setup.server, *args])
         if result:
-            self.results.append({**result, "config": setup.config, **({"era_pair": pair} if pair else {})})
+            self.results.append({**result, "config": setup.config, **(pair or {})})
         else:
             self.failures.append(label)
 
-    def calls(self, setup: Setup, era: str, payload: int, window: str, args: list[str], pair: int = 0) -> None:
+    def calls(
+        self, setup: Setup, era: str, payload: int, window: str, args: list[str], pair: int = 0, duel: bool = False
+    ) -> None:
         # Large payloads are ~100x slower per call: a tenth of the warm-up calls keeps it short.
         warmup = self.warmup if payload == SMALL else self.warmup // 10
         timing = ["--era", era, "--payload", str(payload), "--warmup", str(warmup), *self.timing]
-        label = f"{era} {payload} B {window}" + (f" (era pair {pair + 1})" if pair else "")
-        self.measure(setup, label, [*timing, *setup.load_args, *args], pair)
+        kind = "duel_pair" if duel else "era_pair"
+        label = f"{era} {payload} B {window}" + (f" ({kind.replace('_', ' ')} {pair + 1})" if pair else "")
+        self.measure(setup, label, [*timing, *setup.load_args, *args], {kind: pair} if pair else {})
 
     def era_pairs(self, setup: Setup, window: str, args: list[str]) -> None:
         """The pairs after the first of an oxmcp server's legacy and modern runs at 64 B,
@@ -257,6 +281,18 @@ class Runner:
             for pair in range(1, ERA_PAIRS):
                 for era in setup.eras:
                     self.calls(setup, era, SMALL, window, args, pair)
+
+    def duels(self, setups: list[Setup]) -> None:
+        """The pairs after the first of each duel's runs (stdio, legacy, 64 B), ours then
+        theirs, which `duel_target` compares with the main runs (kept out of every other
+        figure)."""
+        by_name = {(s.server, s.config): s for s in setups if s.transport == "stdio" and not s.missing()}
+        for pair in range(1, ERA_PAIRS):
+            for _, ours, theirs, window, _ in DUELS:
+                if ours in by_name and theirs in by_name:
+                    for setup in (by_name[ours], by_name[theirs]):
+                        args = ["--in-flight", str(window), "--", *setup.command]
+                        self.calls(setup, "legacy", SMALL, f"{window} in flight", args, pair, duel=True)
 
     def run(self, setup: Setup) -> None:
         if missing := setup.missing():
@@ -319,10 +355,17 @@ class Runner:
 # Reading the results
 
 
-def throughput_rows(results: list[dict], era_pair: int = 0) -> list[dict]:
-    """The runs that measured calls, without failures, of the main runs (`era_pair` 0) or of
-    the pair of eras `era_pair`."""
-    return [r for r in results if "calls_per_s" in r and not r.get("failed") and r.get("era_pair", 0) == era_pair]
+def throughput_rows(results: list[dict], era_pair: int = 0, duel_pair: int = 0) -> list[dict]:
+    """The runs that measured calls, without failures, of the main runs (both pairs 0), of the
+    pair of eras `era_pair` or of the duels' pair `duel_pair`."""
+    return [
+        r
+        for r in results
+        if "calls_per_s" in r
+        and not r.get("failed")
+        and r.get("era_pair", 0) == era_pair
+        and r.get("duel_pair", 0) == duel_pair
+    ]
 
 
 def best(
@@ -413,6 +456,8 @@ def targets(results: list[dict]) -> list[Target]:
             ours, peer = best(rows, transport, server=ours_name), best(rows, transport, server=peer_name)
             found.append(ratio_target(f"{ours_name} {transport}: ≥ {factor}x {peer_name}", ours, peer, factor))
     found.extend(binding_targets(rows))
+    duel_rows = [throughput_rows(results, duel_pair=pair) for pair in range(ERA_PAIRS)]
+    found.extend(duel_target(duel, duel_rows) for duel in DUELS)
     found.extend(era_targets([throughput_rows(results, pair) for pair in range(ERA_PAIRS)]))
     idle = {r["server"]: r for r in results if "idle_session_kib" in r}
     for name in ("oxmcp-rust", "oxmcp-python", "oxmcp-node"):
@@ -476,8 +521,8 @@ def row(
 
 
 def binding_targets(rows: list[dict]) -> list[Target]:
-    """The Python and Node servers' own targets: what a call costs the Python server and
-    how its `async def` handlers compare, and the Node server one call at a time."""
+    """The Python server's own targets: what a call costs it, and its speed against the
+    official TypeScript SDK's (the duels are `DUELS`)."""
     python = row(rows, "oxmcp-python")
     cpu = python and python.get("server_cpu_us_per_call")
     return [
@@ -494,19 +539,20 @@ def binding_targets(rows: list[dict]) -> list[Target]:
             best(rows, "stdio", server="official-ts"),
             1.0,
         ),
-        ratio_target(
-            "oxmcp-python stdio: `async def` handlers ≥ `def` handlers",
-            row(rows, "oxmcp-python", "async def"),
-            python,
-            1.0,
-        ),
-        ratio_target(
-            "oxmcp-node stdio: one call at a time ≥ 1.5x official-ts",
-            row(rows, "oxmcp-node", window=1),
-            row(rows, "official-ts", window=1),
-            1.5,
-        ),
     ]
+
+
+def duel_target(duel: tuple, pairs: list[list[dict]]) -> Target:
+    """A duel's target (see `DUELS`): the median over `pairs` (the main runs first) of ours'
+    throughput over theirs'."""
+    goal, (ours, ours_config), (theirs, theirs_config), window, factor = duel
+    measured = [
+        (mine, other)
+        for rows in pairs
+        if (mine := row(rows, ours, ours_config, window=window))
+        and (other := row(rows, theirs, theirs_config, window=window))
+    ]
+    return paired_target(goal, measured, "calls_per_s", lambda ratio: ratio >= factor)
 
 
 def era_targets(pairs: list[list[dict]]) -> list[Target]:
@@ -533,17 +579,22 @@ def era_target(
         for rows in pairs
         if (legacy := row(rows, server, transport=transport))
         and (modern := row(rows, server, transport=transport, era="modern"))
-        and legacy.get(key)
-        and modern.get(key)
     ]
+    return paired_target(goal, measured, key, met)
+
+
+def paired_target(goal: str, measured: list[tuple[dict, dict]], key: str, met: Callable[[float], bool]) -> Target:
+    """`goal` met by the median over the pairs of runs `measured` of the first run's `key`
+    over the second's."""
+    measured = [(first, second) for first, second in measured if first.get(key) and second.get(key)]
     if not measured:
         return Target(goal, None, None, "not measured", None)
-    ratios = sorted(new[key] / old[key] for new, old in measured)
+    ratios = sorted(first[key] / second[key] for first, second in measured)
     median = statistics.median(ratios)
     each = ", ".join(f"{ratio:.2f}" for ratio in ratios)
-    modern, legacy = measured[0]
+    first, second = measured[0]
     return Target(
-        goal, modern, legacy, f"{median:.2f}x (median of {len(ratios)} alternating pairs: {each})", met(median)
+        goal, first, second, f"{median:.2f}x (median of {len(ratios)} alternating pairs: {each})", met(median)
     )
 
 
@@ -605,8 +656,10 @@ def markdown(results: list[dict], skipped: list[tuple[Setup, str]], failures: li
         "(`tests/bench/servers/`). `oxmcp bench` checks every answer; a run with errors is marked failed. "
         "Server CPU per call is the server process's CPU time divided by the calls, which still compares "
         "fairly when the two cores are saturated by server plus driver. Each oxmcp server's eras are "
-        f"compared over {ERA_PAIRS} alternating legacy/modern pairs of runs, by the median ratio: one "
-        "pair, seconds apart on this shared machine, swings by 15 %.",
+        f"compared over {ERA_PAIRS} alternating legacy/modern pairs of runs, by the median ratio, and so "
+        "are the servers a target sets one against the other at the same window (the Node server one "
+        "call at a time against the official SDK, the Python server's `async def` handlers against its "
+        "`def` ones): one pair, seconds apart on this shared machine, swings by 15 %.",
         "",
         "![throughput](throughput.png)",
         "",
@@ -712,9 +765,10 @@ def main() -> None:
     parser.add_argument("--only", help="run only the servers whose name contains this")
     args = parser.parse_args()
     runner = Runner(args.quick)
-    for setup in setups():
-        if args.only is None or args.only in setup.server:
-            runner.run(setup)
+    chosen = [setup for setup in setups() if args.only is None or args.only in setup.server]
+    for setup in chosen:
+        runner.run(setup)
+    runner.duels(chosen)
     (HERE / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runner.results))
     (HERE / "RESULTS.md").write_text(markdown(runner.results, runner.skipped, runner.failures))
     plot(runner.results)
