@@ -877,6 +877,20 @@ describe("a StdioServerTransport given streams of the caller's, as the official 
     }
   }
 
+  it("stops serving the streams when the transport is closed, as the official one's close() does", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const server = new McpServer({ name: 'closed', version: '1.0.0' });
+    const transport = new StdioServerTransport(input, output);
+    const told = [];
+    transport.onclose = () => told.push('transport');
+    server.server.onclose = () => told.push('server');
+    await server.connect(transport);
+    await transport.close();
+    assert.deepEqual(told, ['transport', 'server']);
+    assert.equal(server.isConnected(), false);
+  });
+
   it('serves a connection on each socket and answers as the official SDK does', async () => {
     const published = await visit(await socketsServed(OfficialMcpServer, OfficialStdioServerTransport));
     const ported = await visit(await socketsServed(McpServer, StdioServerTransport));
@@ -906,7 +920,11 @@ describe("a StdioServerTransport given streams of the caller's, as the official 
     };
     const server = new McpServer({ name: 'slow-reader', version: '1.0.0' });
     server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-    await server.connect(new StdioServerTransport(input, output));
+    const transport = new StdioServerTransport(input, output);
+    const closed = new Promise((resolve) => {
+      transport.onclose = resolve;
+    });
+    await server.connect(transport);
     const line = (message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
     input.write(
       line({
@@ -923,8 +941,10 @@ describe("a StdioServerTransport given streams of the caller's, as the official 
     while (answers().length < 21) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    // The input ending ends the serving, which the transport's `onclose` is told.
     input.end();
-    await server.close();
+    await closed;
+    assert.equal(server.isConnected(), false);
     const calls = answers().slice(1);
     assert.deepEqual(calls.map(({ id }) => id).sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1));
     for (const { id, result } of calls) {

@@ -284,8 +284,9 @@ export class LowLevelServer {
 
   /**
    * Serves over `transport`: a `StdioServerTransport` serves this process's stdin and
-   * stdout (or the streams it was given) until the input ends; an HTTP transport serves the requests handed to its
-   * `handleRequest`. Resolves once serving (as the official `connect` does).
+   * stdout (or the streams it was given) until the input ends, telling its `onclose`; an
+   * HTTP transport serves the requests handed to its `handleRequest`. Resolves once
+   * serving (as the official `connect` does).
    */
   async connect(transport: StdioServerTransport | HttpTransport): Promise<void> {
     if (transport instanceof HttpTransport) {
@@ -303,14 +304,17 @@ export class LowLevelServer {
       );
     }
     this.#transport = transport;
+    transport.attach(() => this.close());
     this.oxmcp.listen({ transport: 'stdio', stdin: transport.stdin, stdout: transport.stdout }).then(
       () => this.#ended(),
-      (error: unknown) => {
+      (failure: unknown) => {
         this.#ended();
+        const error = failure instanceof Error ? failure : new Error(String(failure));
+        transport.onerror?.(error);
         if (this.onerror === undefined) {
           console.error('oxmcp: serving stdio failed:', error);
         } else {
-          this.onerror(error instanceof Error ? error : new Error(String(error)));
+          this.onerror(error);
         }
       },
     );
@@ -436,8 +440,12 @@ export class LowLevelServer {
   }
 
   #ended(): void {
-    if (this.#transport !== undefined) {
+    const transport = this.#transport;
+    if (transport !== undefined) {
       this.#transport = undefined;
+      if (transport instanceof StdioServerTransport) {
+        transport.onclose?.();
+      }
       this.onclose?.();
     }
   }

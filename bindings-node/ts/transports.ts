@@ -27,10 +27,26 @@ import type { HttpMountOptions, Server } from './server';
 
 /** `connect()`'s transport for this process's stdin and stdout, or the streams given. */
 export class StdioServerTransport {
+  /** Told once serving these streams ended: the input ended, or the server or this transport closed. */
+  onclose?: () => void;
+  /** Told when serving these streams failed. */
+  onerror?: (error: Error) => void;
+  #close: (() => Promise<void>) | undefined;
+
   constructor(
     readonly stdin: Readable = process.stdin,
     readonly stdout: Writable = process.stdout,
   ) {}
+
+  /** @internal What `close()` stops: the serving of the server `connect` attached. */
+  attach(close: () => Promise<void>): void {
+    this.#close = close;
+  }
+
+  /** Stops serving these streams (the server connected to them is closed), as the official transport's `close` does. */
+  async close(): Promise<void> {
+    await this.#close?.();
+  }
 }
 
 /** The official HTTP transports' options that oxmcp reads (an `eventStore` is not needed: the core keeps events). */
