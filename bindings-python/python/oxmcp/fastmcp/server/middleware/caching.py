@@ -74,6 +74,14 @@ class HitMissStatistics(CountStatistics):
     hit: int = 0
     miss: int = 0
 
+    def record(self, found: bool) -> None:
+        """Counts one lookup, and whether it found something."""
+        self.count += 1
+        if found:
+            self.hit += 1
+        else:
+            self.miss += 1
+
 
 @dataclass
 class CollectionStatistics:
@@ -156,12 +164,9 @@ class ResponseCachingMiddleware(Middleware):
             return await call_next(context)
         counted = self._counted(method)
         kept = await self._store.get(key, collection=method)
+        counted.get.record(found=kept is not None)
         if kept is not None:
-            counted.get.hit += 1
-            counted.get.count += 1
             return _thawed(method, kept["answer"].encode())
-        counted.get.miss += 1
-        counted.get.count += 1
         answer = await call_next(context)
         frozen = _frozen(method, answer)
         if frozen is not None:

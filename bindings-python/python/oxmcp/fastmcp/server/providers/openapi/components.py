@@ -109,16 +109,12 @@ def _field_values(value: Any, encoding: dict[str, Any] | None) -> list[str | byt
         as_json = isinstance(value, dict) or (isinstance(value, list) and any(isinstance(item, dict) for item in value))
     if as_json:
         return [json.dumps(value, allow_nan=False)]
-    return [item if isinstance(item, bytes) else parameters.scalar(item) for item in _listed(value)]
+    return [item if isinstance(item, bytes) else parameters.scalar(item) for item in parameters.listed(value)]
 
 
 def _is_json(content_type: str) -> bool:
     media_type = content_type.split(";", 1)[0].strip().lower()
     return media_type == "application/json" or media_type.endswith("+json")
-
-
-def _listed(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else [value]
 
 
 def _raise_for_status(response: Any) -> None:

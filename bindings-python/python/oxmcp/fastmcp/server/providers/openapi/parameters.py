@@ -39,7 +39,7 @@ def query(arguments: list[tuple[Argument, Any]]) -> dict[str, Any]:
         if name not in written:
             written[name] = value
             return
-        written[name] = [*_listed(written[name]), *_listed(value)]
+        written[name] = [*listed(written[name]), *listed(value)]
 
     for argument, value in arguments:
         name, style = argument.openapi_name, argument.style or "form"
@@ -82,11 +82,12 @@ def _simple(value: Any, explode: bool, item: Callable[[Any], str]) -> str:
         )
     if isinstance(value, list | tuple):
         # Items of a nested list are items too (the style defines primitive items only).
-        return ",".join(item(part) for entry in value for part in _listed(entry))
+        return ",".join(item(part) for entry in value for part in listed(entry))
     return item(value)
 
 
-def _listed(value: Any) -> list[Any]:
+def listed(value: Any) -> list[Any]:
+    """A list or tuple's items, or the value alone."""
     return list(value) if isinstance(value, list | tuple) else [value]
 
 
