@@ -11,6 +11,13 @@
 //! coroutine and starts it as a task. Under load many calls share one wake, and their
 //! coroutines are made by the thread that holds the lock anyway. The task runs the
 //! coroutine through [`Reporting`], which answers the call in the step that ends it.
+//!
+//! A coroutine function that never waits ([`runs_in_one_step`]: no `await`, `async for` or
+//! `async with` in its code) ends in the step that starts it, so its calls run there and
+//! then, in the batch's turn of the loop, each in its own copy of the contextvars, under a
+//! task of the loop's made for them ([`Served::host`]): what Python 3.12's eager tasks do,
+//! without a task each. A task per call cost a handle scheduled on the loop, a turn of the
+//! loop and an entry in its set of tasks, more than the handler's whole run.
 
 #[cfg(unix)]
 use std::io::{Read, Write};
@@ -21,10 +28,10 @@ use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
-use pyo3::exceptions::{PyException, PyStopIteration};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError, PyStopIteration, PySystemExit};
 use pyo3::prelude::*;
 use pyo3::types::iterator::PySendResult;
-use pyo3::types::{PyDict, PyIterator, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyIterator, PyTuple};
 use pyo3_async_runtimes::TaskLocals;
 use tokio::sync::oneshot;
 
@@ -42,7 +49,7 @@ pub struct LoopSlot(Arc<Slot>);
 
 #[derive(Default)]
 struct Slot {
-    locals: RwLock<Option<TaskLocals>>,
+    served: RwLock<Option<Served>>,
     /// The batch on its way to the loop and not yet started there. The loop owns it (its
     /// callback, or its bell's): when the loop is closed before starting it, the batch
     /// goes, and its calls end with an error instead of waiting forever.
@@ -51,23 +58,51 @@ struct Slot {
     bell: Mutex<Weak<Bell>>,
 }
 
+/// The loop handlers run on, as captured.
+#[derive(Clone)]
+struct Served {
+    /// The loop and the contextvars the calls run in.
+    locals: TaskLocals,
+    /// The task current while calls that never wait run: a task of the loop's (ended at
+    /// once), for what asks which task runs (`asyncio.current_task()`, anyio's cancel
+    /// scopes), when a task per call would cost more than the call.
+    host: Arc<Py<PyAny>>,
+}
+
+impl Served {
+    /// The loop of `locals`, from its thread.
+    fn new(py: Python<'_>, locals: TaskLocals) -> PyResult<Self> {
+        let asyncio = py.import("asyncio")?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("name", "oxmcp handlers that never await")?;
+        let ends_at_once = asyncio.call_method1("sleep", (0,))?;
+        let host = locals
+            .event_loop(py)
+            .call_method("create_task", (ends_at_once,), Some(&kwargs))?;
+        Ok(Served {
+            locals,
+            host: Arc::new(host.unbind()),
+        })
+    }
+}
+
 impl LoopSlot {
     /// Handlers run on the loop of `locals` from now on. Called on that loop's thread.
     pub fn set(&self, py: Python<'_>, locals: TaskLocals) -> PyResult<()> {
         let same_loop = self
             .get()
-            .is_some_and(|old| old.event_loop(py).is(locals.event_loop(py)));
+            .is_some_and(|old| old.locals.event_loop(py).is(locals.event_loop(py)));
         let mut bell = lock(&self.0.bell);
         if !same_loop || bell.upgrade().is_none() {
             *bell = Bell::hang(&locals.event_loop(py))?;
         }
-        *self.0.locals.write().unwrap_or_else(|e| e.into_inner()) = Some(locals);
+        *self.0.served.write().unwrap_or_else(|e| e.into_inner()) = Some(Served::new(py, locals)?);
         *lock(&self.0.open) = Weak::new();
         Ok(())
     }
 
-    fn get(&self) -> Option<TaskLocals> {
-        self.0.locals.read().unwrap_or_else(|e| e.into_inner()).clone()
+    fn get(&self) -> Option<Served> {
+        self.0.served.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Calls `callback(*args)` on the loop's thread, soon; does nothing when there is no
@@ -77,7 +112,9 @@ impl LoopSlot {
         callback: &Py<PyAny>,
         args: impl for<'py> FnOnce(Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>>,
     ) {
-        let Some(locals) = self.get() else { return };
+        let Some(Served { locals, .. }) = self.get() else {
+            return;
+        };
         runtime::attach(|py| {
             let scheduled = args(py).and_then(|args| {
                 let mut call = vec![callback.bind(py).clone()];
@@ -91,10 +128,12 @@ impl LoopSlot {
         });
     }
 
-    /// Runs the coroutine `make` makes as a task on the loop and returns its result.
-    /// Dropping the returned future cancels the task.
-    pub async fn run(&self, make: MakeCoroutine) -> Result<Returned, HandlerError> {
-        let Some(locals) = self.get() else {
+    /// Runs the coroutine `make` makes as a task on the loop and returns its result; one
+    /// that ends in its first step (`in_one_step`, the coroutine of a function for which
+    /// [`runs_in_one_step`] holds) runs to its end as its batch starts, without a task.
+    /// Dropping the returned future cancels the task (or keeps the call from starting).
+    pub async fn run(&self, make: MakeCoroutine, in_one_step: bool) -> Result<Returned, HandlerError> {
+        let Some(served) = self.get() else {
             return Err(HandlerError::message("no asyncio loop serves this handler"));
         };
         let (sender, receiver) = oneshot::channel();
@@ -103,10 +142,17 @@ impl LoopSlot {
             task: Mutex::new(None),
             cancelled: AtomicBool::new(false),
         });
-        self.enqueue(&locals, make, Arc::clone(&call))?;
+        self.enqueue(
+            &served,
+            Queued {
+                make,
+                call: Arc::clone(&call),
+                in_one_step,
+            },
+        )?;
         let guard = CancelOnDrop {
             call: Some(call),
-            locals,
+            locals: served.locals,
         };
         let outcome = receiver
             .await
@@ -116,18 +162,18 @@ impl LoopSlot {
     }
 
     /// Adds a call to the open batch, or opens one and schedules it on the loop.
-    fn enqueue(&self, locals: &TaskLocals, make: MakeCoroutine, call: Arc<Call>) -> Result<(), HandlerError> {
+    fn enqueue(&self, served: &Served, queued: Queued) -> Result<(), HandlerError> {
         let mut open = lock(&self.0.open);
         if let Some(batch) = open.upgrade() {
             let mut calls = lock(&batch.calls);
             if let Some(calls) = calls.as_mut() {
-                calls.push(Queued { make, call });
+                calls.push(queued);
                 return Ok(());
             }
         }
         let batch = Arc::new(Batch {
-            calls: Mutex::new(Some(vec![Queued { make, call }])),
-            locals: locals.clone(),
+            calls: Mutex::new(Some(vec![queued])),
+            served: served.clone(),
         });
         *open = Arc::downgrade(&batch);
         drop(open);
@@ -138,8 +184,8 @@ impl LoopSlot {
         }
         runtime::attach(|py| -> PyResult<()> {
             let kwargs = PyDict::new(py);
-            kwargs.set_item("context", batch.locals.context(py))?;
-            let event_loop = batch.locals.event_loop(py);
+            kwargs.set_item("context", batch.served.locals.context(py))?;
+            let event_loop = batch.served.locals.event_loop(py);
             let start = Bound::new(py, StartBatch(batch))?;
             event_loop.call_method("call_soon_threadsafe", (start,), Some(&kwargs))?;
             Ok(())
@@ -152,8 +198,8 @@ impl LoopSlot {
 /// Calls on their way to the loop; `None` once it started them.
 struct Batch {
     calls: Mutex<Option<Vec<Queued>>>,
-    /// The loop and the contextvars the calls run in.
-    locals: TaskLocals,
+    /// The loop the calls run on.
+    served: Served,
 }
 
 impl Drop for Batch {
@@ -225,7 +271,7 @@ impl Doorway {
         while matches!((&self.heard).read(&mut rung), Ok(n) if n > 0) {}
         let batches = std::mem::take(&mut *lock(&self.bell.waiting));
         for batch in batches {
-            let context = batch.locals.context(py).clone();
+            let context = batch.served.locals.context(py).clone();
             context.call_method1("run", (Bound::new(py, StartBatch(batch))?,))?;
         }
         Ok(())
@@ -247,10 +293,12 @@ impl Bell {
     }
 }
 
-/// A call in a batch: what makes its coroutine, and where its answer goes.
+/// A call in a batch: what makes its coroutine, where its answer goes, and whether the
+/// coroutine ends in its first step.
 struct Queued {
     make: MakeCoroutine,
     call: Arc<Call>,
+    in_one_step: bool,
 }
 
 /// A batch as the loop's callback, which starts its calls.
@@ -261,30 +309,89 @@ pub struct StartBatch(Arc<Batch>);
 impl StartBatch {
     fn __call__(&self, py: Python<'_>) -> PyResult<()> {
         let calls = lock(&self.0.calls).take().unwrap_or_default();
-        let start = TaskStarter::for_running_loop(py)?;
-        for Queued { make, call } in calls {
-            // A call cancelled before its turn is not made.
-            if call.cancelled.load(Ordering::SeqCst) {
-                continue;
+        let (in_one_step, own_tasks): (Vec<_>, Vec<_>) = calls.into_iter().partition(|queued| queued.in_one_step);
+        let started = start_tasks(py, own_tasks);
+        let ran = run_without_tasks(py, &self.0.served, in_one_step);
+        started.and(ran)
+    }
+}
+
+/// Starts each call's coroutine as a task of its own.
+fn start_tasks(py: Python<'_>, calls: Vec<Queued>) -> PyResult<()> {
+    if calls.is_empty() {
+        return Ok(());
+    }
+    let start = TaskStarter::for_running_loop(py).inspect_err(|e| refuse(py, &calls, e))?;
+    for Queued { make, call, .. } in calls {
+        // A call cancelled before its turn is not made.
+        if call.cancelled.load(Ordering::SeqCst) {
+            continue;
+        }
+        let started = make(py).and_then(|coroutine| {
+            let reporting = Reporting {
+                coroutine: coroutine.unbind(),
+                call: Arc::clone(&call),
+            };
+            let task = start.task(reporting)?;
+            // A task that ended in its eager first step answered already: holding it
+            // would tie the call and the task in a cycle that is never collected.
+            if !call.answered() {
+                *lock(&call.task) = Some(task.unbind());
             }
-            let started = make(py).and_then(|coroutine| {
-                let reporting = Reporting {
-                    coroutine: coroutine.unbind(),
-                    call: Arc::clone(&call),
-                };
-                let task = start.task(reporting)?;
-                // A task that ended in its eager first step answered already: holding it
-                // would tie the call and the task in a cycle that is never collected.
-                if !call.answered() {
-                    *lock(&call.task) = Some(task.unbind());
+            Ok(())
+        });
+        if let Err(e) = started {
+            call.answer(Err(error::handler_error_from_py(py, &e)));
+        }
+    }
+    Ok(())
+}
+
+/// Runs calls whose coroutines end in their first step, here and now, each in its own copy
+/// of the contextvars, the loop's host task the current one while they run (where asyncio
+/// lets it be told, as its eager tasks are). `KeyboardInterrupt` and `SystemExit` go on
+/// once every call has its answer.
+fn run_without_tasks(py: Python<'_>, served: &Served, calls: Vec<Queued>) -> PyResult<()> {
+    if calls.is_empty() {
+        return Ok(());
+    }
+    let needed = (|| {
+        Ok((
+            py.import("asyncio.tasks")?,
+            py.import("contextvars")?.getattr("copy_context")?,
+            wrap_pyfunction!(run_to_end, py)?,
+        ))
+    })();
+    let (tasks, copy_context, run_to_end) = needed.inspect_err(|e| refuse(py, &calls, e))?;
+    let host = (served.locals.event_loop(py), served.host.bind(py));
+    let entered = tasks.call_method1("_enter_task", host.clone()).is_ok();
+    let mut uncaught = None;
+    for Queued { make, call, .. } in calls {
+        if call.cancelled.load(Ordering::SeqCst) {
+            continue;
+        }
+        let returned =
+            make(py).and_then(|coroutine| copy_context.call0()?.call_method1("run", (&run_to_end, coroutine)));
+        match returned {
+            Ok(value) => call.answer(convert::answer(&value)),
+            Err(ended) => {
+                call.answer(outcome_of_end(py, &ended));
+                if ended.is_instance_of::<PyKeyboardInterrupt>(py) || ended.is_instance_of::<PySystemExit>(py) {
+                    uncaught.get_or_insert(ended);
                 }
-                Ok(())
-            });
-            if let Err(e) = started {
-                call.answer(Err(error::handler_error_from_py(py, &e)));
             }
         }
-        Ok(())
+    }
+    if entered {
+        tasks.call_method1("_leave_task", host)?;
+    }
+    uncaught.map_or(Ok(()), Err)
+}
+
+/// Ends calls that could not be started with the error that kept them from it.
+fn refuse(py: Python<'_>, calls: &[Queued], error: &PyErr) {
+    for Queued { call, .. } in calls {
+        call.answer(Err(error::handler_error_from_py(py, error)));
     }
 }
 
@@ -396,17 +503,7 @@ impl Reporting {
             Ok(awaited) => return Ok(awaited.unbind()),
             Err(ended) => ended,
         };
-        let outcome = if ended.is_instance_of::<PyStopIteration>(py) {
-            ended.value(py).getattr("value").map_or_else(
-                |e| Err(error::handler_error_from_py(py, &e)),
-                |value| convert::answer(&value),
-            )
-        } else if ended.is_instance(py, &py.import("asyncio")?.getattr("CancelledError")?) {
-            Err(HandlerError::message("the handler was cancelled"))
-        } else {
-            Err(error::handler_error_from_py(py, &ended))
-        };
-        self.finish(outcome);
+        self.finish(outcome_of_end(py, &ended));
         // A handler's exception is its answer now, not the task's: the task ends with
         // None rather than an exception nobody retrieves. Cancellation, `SystemExit` and
         // `KeyboardInterrupt` go on as asyncio means them to.
@@ -421,6 +518,66 @@ impl Reporting {
         // The task holds this coroutine, which holds the call: the call lets the task go.
         lock(&self.call.task).take();
         self.call.answer(outcome);
+    }
+}
+
+/// The answer of a coroutine that ended with `ended`: its return (a `StopIteration`), its
+/// cancellation or its exception.
+fn outcome_of_end(py: Python<'_>, ended: &PyErr) -> Result<Returned, HandlerError> {
+    if ended.is_instance_of::<PyStopIteration>(py) {
+        return ended.value(py).getattr("value").map_or_else(
+            |e| Err(error::handler_error_from_py(py, &e)),
+            |value| convert::answer(&value),
+        );
+    }
+    let cancelled = py
+        .import("asyncio")
+        .and_then(|asyncio| asyncio.getattr("CancelledError"));
+    if cancelled.is_ok_and(|cancelled| ended.is_instance(py, &cancelled)) {
+        return Err(HandlerError::message("the handler was cancelled"));
+    }
+    Err(error::handler_error_from_py(py, ended))
+}
+
+/// Whether `callable` is a coroutine function that never waits: no `await`, `async for` or
+/// `async with` in its code, whose only way to suspend is the `YIELD_VALUE` they compile
+/// to. Its coroutine ends in the step that starts it.
+#[pyfunction]
+pub fn runs_in_one_step(callable: &Bound<'_, PyAny>) -> bool {
+    /// `inspect.CO_COROUTINE`: code of an `async def`.
+    const CO_COROUTINE: u32 = 0x80;
+    let never_waits = || -> PyResult<bool> {
+        let code = callable.getattr("__code__")?;
+        if code.getattr("co_flags")?.extract::<u32>()? & CO_COROUTINE == 0 {
+            return Ok(false);
+        }
+        let yield_value: u8 = callable
+            .py()
+            .import("opcode")?
+            .getattr("opmap")?
+            .get_item("YIELD_VALUE")?
+            .extract()?;
+        let instructions = code.getattr("co_code")?;
+        // Code units are two bytes, the opcode first (inline caches read as opcode 0).
+        let units = instructions.cast::<PyBytes>()?.as_bytes().chunks_exact(2);
+        Ok(units.into_iter().all(|unit| unit[0] != yield_value))
+    };
+    never_waits().unwrap_or(false)
+}
+
+/// What `coroutine`, whose code never awaits, returns in its first and only step: with
+/// `PyIter_Send`, no `StopIteration` made to carry it.
+#[pyfunction]
+pub fn run_to_end(coroutine: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let py = coroutine.py();
+    // SAFETY: as in `Reporting::__next__`: `send` is `PyIter_Send`, which takes any object.
+    let stepped = unsafe { coroutine.cast_unchecked::<PyIterator>() }.send(&py.None().into_bound(py))?;
+    match stepped {
+        PySendResult::Return(value) => Ok(value.unbind()),
+        PySendResult::Next(_) => {
+            coroutine.call_method0("close")?;
+            Err(PyRuntimeError::new_err("a coroutine whose code never awaits waited"))
+        }
     }
 }
 

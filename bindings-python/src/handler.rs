@@ -29,7 +29,7 @@ use oxmcp::server::{
 use oxmcp::BoxFuture;
 
 use crate::context::Context;
-use crate::event_loop::LoopSlot;
+use crate::event_loop::{self, LoopSlot, MakeCoroutine};
 use crate::{convert, error, workers};
 
 /// A Python handler: a callable returning an awaitable (run on the loop), or a plain
@@ -38,23 +38,40 @@ use crate::{convert, error, workers};
 pub struct PyHandler {
     callable: Arc<Py<PyAny>>,
     slot: LoopSlot,
-    blocking: bool,
+    runs: Runs,
+}
+
+/// Where a handler runs.
+#[derive(Clone, Copy)]
+enum Runs {
+    /// A plain function: on one of the binding's threads.
+    Threaded,
+    /// A coroutine function: as a task on the loop.
+    AsATask,
+    /// A coroutine function that never waits: on the loop, its coroutine ending in the
+    /// step that starts it.
+    InOneStep,
 }
 
 impl PyHandler {
     /// `callable` run on the loop in `slot` when it is a coroutine function, else on a
     /// thread of the binding's.
     pub fn new(callable: &Bound<'_, PyAny>, slot: LoopSlot) -> Self {
-        let blocking = !callable
+        let is_async = callable
             .py()
             .import("inspect")
             .and_then(|inspect| inspect.call_method1("iscoroutinefunction", (callable,)))
             .and_then(|answer| answer.is_truthy())
             .unwrap_or(false);
+        let runs = match is_async {
+            false => Runs::Threaded,
+            true if event_loop::runs_in_one_step(callable) => Runs::InOneStep,
+            true => Runs::AsATask,
+        };
         PyHandler {
             callable: Arc::new(callable.clone().unbind()),
             slot,
-            blocking,
+            runs,
         }
     }
 
@@ -79,21 +96,18 @@ impl PyHandler {
     ) -> BoxFuture<'static, Result<Returned, HandlerError>> {
         let handler = self.clone();
         Box::pin(async move {
-            if handler.blocking {
-                let callable = Arc::clone(&handler.callable);
-                workers::run(move |py| call_here(py, &callable, args))
+            let callable = Arc::clone(&handler.callable);
+            if let Runs::Threaded = handler.runs {
+                return workers::run(move |py| call_here(py, &callable, args))
                     .await
-                    .unwrap_or_else(|| Err(error::exiting_handler()))
-            } else {
-                let callable = Arc::clone(&handler.callable);
-                handler
-                    .slot
-                    .run(Box::new(move |py| {
-                        let args = PyTuple::new(py, args(py)?)?;
-                        callable.bind(py).call1(args)
-                    }))
-                    .await
+                    .unwrap_or_else(|| Err(error::exiting_handler()));
             }
+            let make: MakeCoroutine = Box::new(move |py| {
+                let args = PyTuple::new(py, args(py)?)?;
+                callable.bind(py).call1(args)
+            });
+            let in_one_step = matches!(handler.runs, Runs::InOneStep);
+            handler.slot.run(make, in_one_step).await
         })
     }
 }

@@ -9,9 +9,11 @@ import dataclasses
 import threading
 import time
 from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import anyio
 import mcp_types
 import pytest
 from pydantic import BaseModel, Field
@@ -32,6 +34,7 @@ from oxmcp import (
     TextContent,
     ToolError,
 )
+from oxmcp._native import runs_in_one_step
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import Context as FastMCPContext
 from oxmcp.fastmcp import FastMCP
@@ -246,6 +249,52 @@ async def test_sync_handlers_run_on_worker_threads_and_async_ones_concurrently()
     assert elapsed < 0.55, f"the four calls overlapped ({elapsed:.2f} s)"
 
 
+async def test_async_handlers_that_never_wait_have_a_task_and_contextvars_of_their_own() -> None:
+    """An ``async def`` without ``await`` ends in the step that starts it, and runs without
+    a task of its own; each call still runs on the loop's thread, with a current task (what
+    anyio's cancel scopes need) and its own copy of the contextvars."""
+    server = Server("one step")
+    loop_thread = threading.get_ident()
+    marked: ContextVar[int | None] = ContextVar("marked", default=None)
+
+    @server.tool()
+    async def mark(n: int) -> list[Any]:
+        before = marked.get()
+        marked.set(n)
+        # Entered for what it asks of asyncio (a current task), not to cancel anything.
+        with anyio.CancelScope():  # noqa: ASYNC100
+            on_loop = threading.get_ident() == loop_thread
+        return [before, on_loop, asyncio.current_task() is not None]
+
+    @server.tool()
+    async def fail() -> None:
+        raise ValueError("no")
+
+    async with Client(server) as client:
+        marks = [client.call_tool("mark", {"n": n}) for n in range(10)]
+        failed, *results = await asyncio.gather(client.call_tool("fail"), *marks)
+        assert runs_in_one_step(mark)
+        assert [result.structured_content for result in results] == [{"result": [None, True, True]}] * 10
+        assert failed.is_error and text_of(failed) == "no"
+        assert (await client.call_tool("mark", {"n": 1})).structured_content == {"result": [None, True, True]}
+
+
+async def test_async_handlers_that_wait_run_in_a_task_of_their_own() -> None:
+    """An ``async def`` that waits runs as a task of its own, from its start to its end."""
+    server = Server("tasks")
+
+    @server.tool()
+    async def waits() -> bool:
+        task = asyncio.current_task()
+        await asyncio.sleep(0)
+        return task is asyncio.current_task() and task is not None
+
+    assert not runs_in_one_step(waits)
+    async with Client(server) as client:
+        results = await asyncio.gather(*(client.call_tool("waits") for _ in range(5)))
+    assert [result.structured_content for result in results] == [{"result": True}] * 5
+
+
 def test_async_handlers_run_on_the_loop_that_serves_now_while_another_still_runs() -> None:
     """A server served on one loop (in a thread that goes on running) and then on another
     runs its ``async def`` handlers on the second: each loop is told of calls through a
@@ -288,14 +337,18 @@ def test_async_handlers_run_on_a_loop_that_watches_no_sockets() -> None:
         await asyncio.sleep(0)
         return 2 * n
 
+    @server.tool()
+    async def thrice(n: int) -> int:
+        return 3 * n
+
     async def ask() -> list[Any]:
         async with Client(server) as client:
-            calls = [client.call_tool("twice", {"n": n}) for n in range(3)]
-            return [result.structured_content for result in await asyncio.gather(*calls)]
+            calls = [client.call_tool(name, {"n": n}) for n in range(3) for name in ("twice", "thrice")]
+            return [result.structured_content["result"] for result in await asyncio.gather(*calls)]
 
     loop = WatchesNoSockets()
     try:
-        assert loop.run_until_complete(ask()) == [{"result": 0}, {"result": 2}, {"result": 4}]
+        assert loop.run_until_complete(ask()) == [0, 0, 2, 3, 4, 6]
     finally:
         loop.close()
 

@@ -42,6 +42,8 @@ __all__ = [
     "name_in",
     "request_id_jag",
     "run_cli",
+    "run_to_end",
+    "runs_in_one_step",
     "shutdown",
     "uri_in",
     "uri_template_variables",
@@ -65,6 +67,12 @@ UNSUPPORTED_PROTOCOL_VERSION: int
 PROTOCOL_VERSIONS: dict[str, Literal["legacy", "modern"]]
 CONNECTION_CLOSED: int
 REQUEST_TIMEOUT: int
+
+def run_to_end(coroutine: Any) -> Any:
+    """What a coroutine whose code never awaits returns in its one step."""
+
+def runs_in_one_step(callable: Any) -> bool:
+    """Whether `callable` is a coroutine function that never waits (no ``await``)."""
 
 def uri_template_variables(template: str) -> list[str]:
     """The variable names of an RFC 6570 URI template (none for a plain URI)."""

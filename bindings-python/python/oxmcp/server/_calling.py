@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from .._native import run_to_end, runs_in_one_step
 from .._official import raise_as_ours
 
 #: The positional and keyword arguments of a handler.
@@ -45,8 +46,11 @@ def native_callable(
 ) -> Callable[..., Any]:
     """The function the native layer calls: ``prepare(*native)`` gives `fn`'s arguments;
     what `fn` returns goes to the core as it is, or as ``convert`` makes it. While `fn`
-    runs, :data:`running` is the request's (its native context the last of ``native``)."""
-    if is_async:
+    runs, :data:`running` is the request's (its native context the last of ``native``).
+
+    An ``async def`` that never waits is called by a coroutine function that does not
+    either, which the native layer runs in one step, without a task of its own."""
+    if is_async and not runs_in_one_step(fn):
 
         async def run_on_loop(*native: Any) -> Any:
             args, kwargs = prepare(*native)
@@ -66,13 +70,21 @@ def native_callable(
         token = running.set(Running(native[-1], make_context))
         try:
             value = fn(*args, **kwargs)
+            if is_async:
+                value = run_to_end(value)
         except Exception as error:
             raise_as_ours(error)
         finally:
             running.reset(token)
         return value if convert is None else convert(value)
 
-    return run_here
+    if not is_async:
+        return run_here
+
+    async def run_in_one_step(*native: Any) -> Any:
+        return run_here(*native)
+
+    return run_in_one_step
 
 
 def result_object(value: Any) -> Any:
