@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError, PyStopIteration, PySystemExit};
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::iterator::PySendResult;
 use pyo3::types::{PyBytes, PyDict, PyIterator, PyTuple};
 use pyo3_async_runtimes::TaskLocals;
@@ -96,7 +98,11 @@ impl LoopSlot {
         if !same_loop || bell.upgrade().is_none() {
             *bell = Bell::hang(&locals.event_loop(py))?;
         }
-        *self.0.served.write().unwrap_or_else(|e| e.into_inner()) = Some(Served::new(py, locals)?);
+        let served = match self.get() {
+            Some(old) if same_loop => Served { locals, host: old.host },
+            _ => Served::new(py, locals)?,
+        };
+        *self.0.served.write().unwrap_or_else(|e| e.into_inner()) = Some(served);
         *lock(&self.0.open) = Weak::new();
         Ok(())
     }
@@ -352,26 +358,34 @@ fn start_tasks(py: Python<'_>, calls: Vec<Queued>) -> PyResult<()> {
 /// lets it be told, as its eager tasks are). `KeyboardInterrupt` and `SystemExit` go on
 /// once every call has its answer.
 fn run_without_tasks(py: Python<'_>, served: &Served, calls: Vec<Queued>) -> PyResult<()> {
+    static COPY_CONTEXT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    static RUN_TO_END: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    static ENTER_TASK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    static LEAVE_TASK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     if calls.is_empty() {
         return Ok(());
     }
-    let needed = (|| {
-        Ok((
-            py.import("asyncio.tasks")?,
-            py.import("contextvars")?.getattr("copy_context")?,
-            wrap_pyfunction!(run_to_end, py)?,
-        ))
-    })();
-    let (tasks, copy_context, run_to_end) = needed.inspect_err(|e| refuse(py, &calls, e))?;
-    let host = (served.locals.event_loop(py), served.host.bind(py));
-    let entered = tasks.call_method1("_enter_task", host.clone()).is_ok();
+    let needed = COPY_CONTEXT
+        .import(py, "contextvars", "copy_context")
+        .and_then(|copy_context| {
+            let run_to_end = RUN_TO_END.get_or_try_init(py, || {
+                Ok::<_, PyErr>(wrap_pyfunction!(run_to_end, py)?.into_any().unbind())
+            })?;
+            Ok((copy_context, run_to_end.bind(py)))
+        });
+    let (copy_context, run_to_end) = needed.inspect_err(|e| refuse(py, &calls, e))?;
+    let (event_loop, host) = (served.locals.event_loop(py), served.host.bind(py));
+    let entered = tell_asyncio(py, &ENTER_TASK, "_enter_task", &event_loop, host);
     let mut uncaught = None;
     for Queued { make, call, .. } in calls {
         if call.cancelled.load(Ordering::SeqCst) {
             continue;
         }
-        let returned =
-            make(py).and_then(|coroutine| copy_context.call0()?.call_method1("run", (&run_to_end, coroutine)));
+        let returned = make(py).and_then(|coroutine| {
+            copy_context
+                .call0()?
+                .call_method1(intern!(py, "run"), (run_to_end, coroutine))
+        });
         match returned {
             Ok(value) => call.answer(convert::answer(&value)),
             Err(ended) => {
@@ -382,10 +396,25 @@ fn run_without_tasks(py: Python<'_>, served: &Served, calls: Vec<Queued>) -> PyR
             }
         }
     }
-    if entered {
-        tasks.call_method1("_leave_task", host)?;
+    if entered && !tell_asyncio(py, &LEAVE_TASK, "_leave_task", &event_loop, host) {
+        return Err(PyRuntimeError::new_err("asyncio refused to leave the handlers' task"));
     }
     uncaught.map_or(Ok(()), Err)
+}
+
+/// Calls `asyncio.tasks.<name>(event_loop, task)` (`_enter_task`, `_leave_task`, which
+/// set the loop's current task); whether asyncio has it and took it.
+fn tell_asyncio(
+    py: Python<'_>,
+    function: &PyOnceLock<Py<PyAny>>,
+    name: &str,
+    event_loop: &Bound<'_, PyAny>,
+    task: &Bound<'_, PyAny>,
+) -> bool {
+    function
+        .import(py, "asyncio.tasks", name)
+        .and_then(|function| function.call1((event_loop, task)))
+        .is_ok()
 }
 
 /// Ends calls that could not be started with the error that kept them from it.
@@ -455,10 +484,7 @@ impl Reporting {
     /// coroutine's return reaches here as its value, not as a `StopIteration` to make and
     /// read, and the task's end as none (no exception either).
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        // SAFETY: `send` is `PyIter_Send`, which takes any object (a coroutine resumes
-        // through its `am_send`), not only the iterators `PyIterator` stands for.
-        let coroutine = unsafe { self.coroutine.bind(py).cast_unchecked::<PyIterator>() };
-        match coroutine.send(&py.None().into_bound(py)) {
+        match send_none(self.coroutine.bind(py)) {
             Ok(PySendResult::Next(awaited)) => Ok(Some(awaited.unbind())),
             Ok(PySendResult::Return(value)) => {
                 self.finish(convert::answer(&value));
@@ -569,16 +595,22 @@ pub fn runs_in_one_step(callable: &Bound<'_, PyAny>) -> bool {
 /// `PyIter_Send`, no `StopIteration` made to carry it.
 #[pyfunction]
 pub fn run_to_end(coroutine: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let py = coroutine.py();
-    // SAFETY: as in `Reporting::__next__`: `send` is `PyIter_Send`, which takes any object.
-    let stepped = unsafe { coroutine.cast_unchecked::<PyIterator>() }.send(&py.None().into_bound(py))?;
-    match stepped {
+    match send_none(coroutine)? {
         PySendResult::Return(value) => Ok(value.unbind()),
         PySendResult::Next(_) => {
             coroutine.call_method0("close")?;
             Err(PyRuntimeError::new_err("a coroutine whose code never awaits waited"))
         }
     }
+}
+
+/// One step of `coroutine`, sent None, through `PyIter_Send`: a return comes back as its
+/// value, not as a `StopIteration` to make and read.
+fn send_none<'py>(coroutine: &Bound<'py, PyAny>) -> PyResult<PySendResult<'py>> {
+    // SAFETY: `send` is `PyIter_Send`, which takes any object (a coroutine resumes through
+    // its `am_send`), not only the iterators `PyIterator` stands for.
+    let coroutine = unsafe { coroutine.cast_unchecked::<PyIterator>() };
+    coroutine.send(&coroutine.py().None().into_bound(coroutine.py()))
 }
 
 /// One call of a Python handler: where its answer goes, its task once started.
