@@ -64,6 +64,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(server::uri_template_variables, m)?)?;
     m.add_function(wrap_pyfunction!(server::name_in, m)?)?;
     m.add_function(wrap_pyfunction!(server::uri_in, m)?)?;
+    m.add_function(wrap_pyfunction!(server::uri_template_match, m)?)?;
+    m.add_function(wrap_pyfunction!(server::name_from, m)?)?;
+    m.add_function(wrap_pyfunction!(server::uri_from, m)?)?;
     m.add_function(wrap_pyfunction!(oauth::request_id_jag, m)?)?;
     for (name, code) in oxmcp::protocol::code::NAMED {
         m.add(name, code)?;

@@ -6,7 +6,7 @@
 //! ([`oxmcp::server::Returned`]); the adapters of [`crate::handler`] implement the core's
 //! handler traits by running them on the loop in the server's [`LoopSlot`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -443,6 +443,14 @@ pub fn uri_template_variables(template: &str) -> PyResult<Vec<String>> {
     Ok(template.variables().map(str::to_owned).collect())
 }
 
+/// The values of the variables of the RFC 6570 URI template `template` that `uri` gives
+/// them, or `None` when it does not match; `ValueError` for an invalid template.
+#[pyfunction]
+pub fn uri_template_match(template: &str, uri: &str) -> PyResult<Option<BTreeMap<String, String>>> {
+    let template = UriTemplate::parse(template).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(template.matches(uri))
+}
+
 /// `name`, a tool's or a prompt's, under `namespace`, as a mounted server's names are.
 #[pyfunction]
 pub fn name_in(namespace: &str, name: &str) -> String {
@@ -453,6 +461,20 @@ pub fn name_in(namespace: &str, name: &str) -> String {
 #[pyfunction]
 pub fn uri_in(namespace: &str, uri: &str) -> String {
     namespace::uri_in(namespace, uri)
+}
+
+/// The name a tool or prompt served as `name` had before `namespace` was put on it, or
+/// `None` when `name` is not under it.
+#[pyfunction]
+pub fn name_from(namespace: &str, name: &str) -> Option<String> {
+    namespace::name_from(namespace, name)
+}
+
+/// The URI a resource or template served at `uri` had before `namespace` was put on it,
+/// or `None` when `uri` is not under it.
+#[pyfunction]
+pub fn uri_from(namespace: &str, uri: &str) -> Option<String> {
+    namespace::uri_from(namespace, uri)
 }
 
 fn definition_error(error: DefinitionError) -> PyErr {

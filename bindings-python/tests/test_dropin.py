@@ -1018,6 +1018,30 @@ def test_fastmcp_replicas_share_cached_answers_the_same_with_their_imports_chang
     assert "1 count 1" in ported and "1 statistics call_tool (2, 2, 1)" in ported
 
 
+def test_a_providers_components_are_asked_for_as_fastmcp_asks_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_provider.py``: a ``Provider`` subclass reading a SQLite table on
+    each request, its tools ``Tool`` subclasses that run themselves: rows changed, added and
+    disabled served at the next request (a disabled tool unknown), a tool's ``ToolError``,
+    resources, a template and a prompt, two versions of a name called by version, the
+    provider's lifespan entered and left with the server's, its visibility rules (a version
+    spec among them) and a namespace."""
+    published, ported = printed_both_ways("fastmcp_provider.py", tmp_path)
+    assert ported == published
+    assert "changed call multiply_numbers {'result': 2.0, 'operation': 'divide'}" in ported
+    assert "disabled True [\"Unknown tool: 'add_numbers'\"]" in ported and "lifespan ['opened', 'closed']" in ported
+
+
+def test_fastmcp_tools_results_follow_their_return_annotations_as_fastmcps_do(tmp_path: Path) -> None:
+    """``servers/fastmcp_returns.py``: for each return annotation (bare and parameterized
+    sequences, objects, scalars, ``Any``, ``None``, optional, bytes, models, dataclasses,
+    TypedDicts, unions), the output schema listed and the content, structured content and
+    ``_meta`` of a call, as FastMCP makes them."""
+    published, ported = printed_both_ways("fastmcp_returns.py", tmp_path)
+    assert ported == published
+    assert "bare_list null |" in ported and 'binary null | [{"text": "/wA=", "type": "text"}]' in ported
+    assert 'any_object null | [{"text": "{\\"a\\":1}", "type": "text"}] {"a": 1}' in ported
+
+
 def test_a_reloading_filesystem_provider_serves_its_changed_files_as_fastmcps_does(tmp_path: Path) -> None:
     """``servers/fastmcp_reload.py``: ``FileSystemProvider(root, reload=True)`` while its
     files change between requests: a tool rewritten, a file added, one that fails to import
@@ -1110,6 +1134,9 @@ FASTMCP_CLIENT_EXAMPLES = {
     "versioning/version_filters.py": "│ process │ 3.0           │",
     # A FastAPI app's routes made tools, resources or nothing by `RouteMap`s of tags.
     "tags_example.py": "Tools (2): create_user_users_post, get_admin_stats_admin_stats_get",
+    # A `Provider` of tools read from a SQLite table (seeded by its `setup_db.py` first),
+    # each a `Tool` subclass that runs itself.
+    "providers/sqlite/server.py": "Result: {'result': 42, 'operation': 'multiply'}",
 }
 
 
@@ -1127,6 +1154,9 @@ def test_a_fastmcp_example_client_prints_the_same_with_its_imports_changed(
                 ported_from_fastmcp(source, target)
             else:
                 (target / source.name).write_text(source.read_text())
+        seeding = (tree / "examples" / example).parent / "setup_db.py"
+        if seeding.exists():
+            subprocess.run([sys.executable, str(seeding)], check=True, capture_output=True, timeout=120)
         run = subprocess.run(
             [sys.executable, str(tree / "examples" / example)], capture_output=True, text=True, timeout=120
         )

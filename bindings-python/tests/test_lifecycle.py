@@ -80,6 +80,26 @@ def test_the_server_exits_when_stdin_closes() -> None:
     assert not any(noise in stderr for noise in NOISE), stderr
 
 
+def test_a_server_starts_without_importing_what_only_clients_use() -> None:
+    """``import oxmcp`` and a server's registrations leave the client, its sign-in's
+    browser launcher and their imports unloaded (a server's start-up does not pay for
+    them), and ``oxmcp.Client`` still imports them when named."""
+    script = textwrap.dedent(
+        """
+        import sys
+        from oxmcp import Server
+        server = Server("lean")
+        server.add_tool(lambda text: text, name="echo")
+        print(sorted(m for m in ("oxmcp.client", "webbrowser") if m in sys.modules))
+        from oxmcp import Client
+        print(Client.__module__, "oxmcp.client" in sys.modules)
+        """
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == ["[]", "oxmcp.client True"]
+
+
 def test_ctrl_c_stops_the_server_cleanly() -> None:
     process = start_demo()
     assert initialize(process)["id"] == 1

@@ -468,6 +468,37 @@ async fn unknown_resources_and_prompts_are_the_spec_errors_unless_the_server_wor
             "{era:?}"
         );
     }
+    // A resource an interceptor says it did not find is worded as the server words them.
+    worded.set_interceptor(NotFinding);
+    for era in ERAS {
+        let error = connect(&worded, era)
+            .await
+            .read_resource("other://x")
+            .await
+            .unwrap_err();
+        let error = error.as_remote().expect("a JSON-RPC error");
+        assert_eq!(
+            (error.code, error.message.as_str()),
+            (-32602, "Resource not found: 'other://x'"),
+            "{era:?}"
+        );
+    }
+}
+
+/// Passes every request on, and fails a read whose resource was not found as a binding's
+/// interceptor does: naming the resource, for the server to word.
+struct NotFinding;
+
+impl Interceptor for NotFinding {
+    fn intercept(&self, request: Intercepted, next: Next) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        Box::pin(async move {
+            let uri = request.params.get("uri").and_then(Value::as_str).map(str::to_owned);
+            next.run(None).await.map_err(|error| match uri {
+                Some(uri) => HandlerError::resource_not_found(uri),
+                None => HandlerError::rpc(error),
+            })
+        })
+    }
 }
 
 /// A [`Spawner`] that runs its tasks on one thread of its own, `spawner`, as the Node

@@ -27,11 +27,11 @@ Clients::
 
 import atexit
 import os
+from typing import TYPE_CHECKING
 
 from . import _native, types
 from ._errors import McpError, ProtocolError, ResourceNotFoundError, ToolError
 from ._version import __version__
-from .client import Client, Reconnect, ToolTask
 from .content import Audio, File, Image
 from .context import Context, ElicitationResult
 from .server import FastMCP, HttpOptions, HttpServer, MCPServer, Server
@@ -45,6 +45,9 @@ from .types import (
     Task,
     TextContent,
 )
+
+if TYPE_CHECKING:
+    from .client import Client, Reconnect, ToolTask
 
 atexit.register(_native.shutdown)
 if hasattr(os, "register_at_fork"):
@@ -79,3 +82,12 @@ __all__ = [
     "__version__",
     "types",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The client is imported when first named: a server does not pay for it at start-up.
+    if name in ("Client", "Reconnect", "ToolTask"):
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -53,6 +53,11 @@ class Conventions:
         """What a tool's return annotation makes of its results."""
         return output_of(annotation, name)
 
+    def unstructured_output(self) -> Output:
+        """What a tool without structured output (``structured_output=False``) makes of
+        its results: the core's rules alone."""
+        return Output(None, False)
+
     def listed_meta(self, meta: dict[str, Any] | None) -> dict[str, Any] | None:
         """The ``_meta`` a definition is listed with."""
         return meta

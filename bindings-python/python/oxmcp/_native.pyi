@@ -39,13 +39,16 @@ __all__ = [
     "Subscription",
     "ToolTask",
     "after_fork_in_child",
+    "name_from",
     "name_in",
     "request_id_jag",
     "run_cli",
     "run_to_end",
     "runs_in_one_step",
     "shutdown",
+    "uri_from",
     "uri_in",
+    "uri_template_match",
     "uri_template_variables",
 ]
 
@@ -82,6 +85,15 @@ def name_in(namespace: str, name: str) -> str:
 
 def uri_in(namespace: str, uri: str) -> str:
     """A resource's or template's URI under a namespace, as a mounted server's are."""
+
+def uri_template_match(template: str, uri: str) -> dict[str, str] | None:
+    """The values ``uri`` gives the variables of an RFC 6570 URI template, or None."""
+
+def name_from(namespace: str, name: str) -> str | None:
+    """A tool's or prompt's name before a namespace was put on it, or None when not under it."""
+
+def uri_from(namespace: str, uri: str) -> str | None:
+    """A resource's or template's URI before a namespace was put on it, or None when not under it."""
 
 # An async function (run on the loop) or a plain one (run on a worker thread).
 _Handler = Callable[..., Any]

@@ -114,6 +114,45 @@ def from_official_error(error: Exception) -> Exception:
     return McpError(code, message, getattr(error, "data", None))
 
 
+def to_official_error(error: McpError) -> McpError:
+    """``error`` as the official SDK's ``MCPError`` too, when the official SDK (2.0 on) is
+    installed, as FastMCP's client raises it: code written for either SDK catches it
+    (``except McpError`` of oxmcp's, ``except MCPError`` of the official SDK's, FastMCP's
+    alias of it), and it reads as the official one does (its message alone). As it is
+    otherwise."""
+    kind = _as_official(type(error))
+    if kind is None:
+        return error
+    made = kind(error.code, error.message, error.data)
+    # What the error has beside its code, message and data (a missing resource's URI).
+    for name, value in vars(error).items():
+        if name not in ("code", "message", "data"):
+            setattr(made, name, value)
+    return made
+
+
+#: Each of oxmcp's error classes made one with the official SDK's ``MCPError``.
+_AS_OFFICIAL: dict[type[McpError], type[McpError]] = {}
+
+
+def _as_official(ours: type[McpError]) -> type[McpError] | None:
+    """``ours`` and the official SDK's ``MCPError`` in one class, when it is installed."""
+    if ours in _AS_OFFICIAL:
+        return _AS_OFFICIAL[ours]
+    try:
+        from mcp.shared.exceptions import MCPError
+    except ImportError:
+        return None
+
+    def __init__(self: Any, code: int, message: str, data: Any = None) -> None:
+        # The official one keeps code, message and data in its `error`, read by properties.
+        MCPError.__init__(self, code, message, data)
+
+    both: type[McpError] = type("MCPError", (ours, MCPError), {"__init__": __init__, "__str__": MCPError.__str__})
+    _AS_OFFICIAL[ours] = both
+    return both
+
+
 def raise_as_ours(error: Exception) -> NoReturn:
     """Raises `error` again, or, for the official SDK's ``MCPError``, oxmcp's."""
     ours = from_official_error(error)

@@ -22,7 +22,6 @@ import dataclasses
 import inspect
 import os
 import typing
-import webbrowser
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -138,6 +137,13 @@ class TokenStorage(Protocol):
         ...
 
 
+def _open_in_browser(url: str) -> bool:
+    """:func:`webbrowser.open`, imported when a sign-in needs it: importing it costs a server's start-up."""
+    import webbrowser
+
+    return webbrowser.open(url)
+
+
 class OAuth:
     """An OAuth 2.1 client for one MCP server, for ``Client.http(url, auth=OAuth(...))``.
 
@@ -184,7 +190,7 @@ class OAuth:
             client_name,
             authorize=authorize,
             redirect_uri=redirect_uri,
-            open_browser=None if authorize else (open_browser or webbrowser.open),
+            open_browser=None if authorize else (open_browser or _open_in_browser),
             loopback_port=loopback_port,
             issuer=issuer,
             client_id=client_id,

@@ -975,17 +975,18 @@ fn handshake(params: Option<&RawValue>) -> Result<Exchange, ErrorObject> {
 }
 
 /// Writes a result as JSON, with the modern era's [`Stamp`] when given one.
-/// Serves a request through `interceptor`, its result finished as a method's.
+/// Serves a request through `interceptor`, its result finished as a method's, its error
+/// as a handler's (worded and masked as the server says).
 async fn intercepted(interceptor: Arc<dyn Interceptor>, next: Next, stamp: Option<&Stamp>) -> Outcome {
     let request = Intercepted {
         params: interceptor::params_value(next.ctx.params()),
         method: next.method.clone(),
         ctx: next.ctx.clone(),
     };
-    let era = next.era;
+    let (era, dispatcher) = (next.era, Arc::clone(&next.dispatcher));
     match interceptor.intercept(request, next).await {
         Ok(result) => finish_value(result, stamp),
-        Err(error) => Err(error.into_error_object(era)),
+        Err(error) => Err(dispatcher.server.disclose(error).into_error_object(era)),
     }
 }
 

@@ -7,11 +7,13 @@ writes it), and a failing tool's message naming the tool."""
 
 from __future__ import annotations
 
+import base64
 import functools
 import inspect
 import json
-from collections.abc import Callable
-from typing import Annotated, Any, get_args, get_origin
+from collections.abc import Callable, Sequence
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import pydantic_core
 from pydantic.json_schema import GenerateJsonSchema
@@ -83,7 +85,7 @@ class FastMCPConventions(Conventions):
         return schema
 
     def output(self, annotation: Any, name: str) -> Output:
-        if annotation in (None, type(None), ToolResult) or annotation is EMPTY:
+        if annotation in (None, type(None), ToolResult) or annotation is EMPTY or _says_nothing(annotation):
             return Output(None, False, _worded(None, False))
         made = output_of(annotation, name)
         if made.schema is None:
@@ -96,6 +98,9 @@ class FastMCPConventions(Conventions):
         elif wrapped:
             schema["x-fastmcp-wrap-result"] = True
         return Output(schema, wrapped, _worded(made.convert, True, wrapped))
+
+    def unstructured_output(self) -> Output:
+        return Output(None, False, _worded(None, False))
 
     def listed_meta(self, meta: dict[str, Any] | None) -> dict[str, Any] | None:
         listed = dict(meta or {})
@@ -180,30 +185,74 @@ def tool_failure(name: str, error: Exception) -> Exception:
     return ToolError(f"Error calling tool {name!r}: {error}")
 
 
+#: Sequences whose items an annotation may leave unsaid.
+_SEQUENCES = (list, tuple, Sequence)
+
+
+def _says_nothing(annotation: Any) -> bool:
+    """Whether FastMCP makes no output schema of a return annotation although it is data:
+    one that holds bytes (JSON has no structure for them), or a sequence that says nothing
+    of its items (bare ``list``, ``list[Any]``, ``tuple[Any, ...]``: a schema of any items
+    would only make content be sent twice)."""
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return _holds_bytes(annotation) or _unsaid_items(annotation)
+
+
+def _unsaid_items(annotation: Any) -> bool:
+    """Whether an annotation is a sequence that says nothing of its items."""
+    if annotation in _SEQUENCES:
+        return True
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin not in _SEQUENCES:
+        return False
+    if origin is tuple:
+        return args == (Any, ...)
+    return all(argument is Any for argument in args)
+
+
+def _holds_bytes(annotation: Any) -> bool:
+    """Whether an annotation is ``bytes``, or a union (or ``Annotated``) of it."""
+    if annotation is bytes:
+        return True
+    if get_origin(annotation) in (Union, UnionType, Annotated):
+        return any(_holds_bytes(argument) for argument in get_args(annotation))
+    return False
+
+
 def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: bool = False) -> Callable[[Any], Any]:
     """What turns a tool's returned value into the result FastMCP makes of it: text and
     content as they are, a :class:`ToolResult` as it says, any other value as one compact
-    JSON text (and as ``structuredContent`` when the tool has an output schema)."""
+    JSON text (and as ``structuredContent`` when the tool has an output schema or the
+    value is an object)."""
 
     def word(value: Any) -> Any:
         if isinstance(value, ToolResult):
             return value.to_result()
         if convert is not None:
             value = convert(value)
-        if value is None or isinstance(value, bytes) or is_content_value(value):
+        if isinstance(value, bytes):
+            # Text, as FastMCP sends bytes: decoded, or in base64 when they are not UTF-8.
+            try:
+                return value.decode()
+            except UnicodeDecodeError:
+                return base64.b64encode(value).decode("ascii")
+        if (value is None and not wrapped) or is_content_value(value):
             return value
         if isinstance(value, str) and not (structured and wrapped):
             return value
         if isinstance(value, list | tuple) and any(is_content_value(item) for item in value):
             return value
-        if not structured:
-            return CallToolResult(content=content_of(value), is_error=False)
         jsonable = pydantic_core.to_jsonable_python(value, fallback=str)
+        if not structured:
+            # Without an output schema, an object is structured content all the same.
+            structured_content = jsonable if isinstance(jsonable, dict) else None
+            return CallToolResult(content=content_of(value), structured_content=structured_content, is_error=False)
         if not wrapped:
             return CallToolResult(content=content_of(value), structured_content=jsonable, is_error=False)
         # Marked wrapped, as FastMCP marks it: its client unwraps a tool it has not listed by it.
         return CallToolResult(
-            content=content_of(value),
+            content=[] if value is None else content_of(value),
             structured_content={"result": jsonable},
             is_error=False,
             _meta={"fastmcp": {"wrap_result": True}},

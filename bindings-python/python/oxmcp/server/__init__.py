@@ -1236,7 +1236,9 @@ def tool_registration(
     fn = conventions.injected(fn)
     spec = inspect_function(fn)
     made = (
-        conventions.output(spec.return_annotation, spec.name) if structured_output is not False else Output(None, False)
+        conventions.output(spec.return_annotation, spec.name)
+        if structured_output is not False
+        else conventions.unstructured_output()
     )
     if output_schema is not None:
         if output_schema.get("type") != "object":

@@ -10,16 +10,19 @@ fields when it is not, and their fields read by their wire names too (``tool.inp
 from __future__ import annotations
 
 import datetime
+import functools
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import TypeAdapter
 
 from ... import _native, types
-from ..._official import read_camel_case_names, to_official
+from ..._errors import McpError
+from ..._official import read_camel_case_names, to_official, to_official_error
 from ...client import Client as NativeClient
 from ...client import Era, NotificationHandler, ProgressHandler, RootsHandler
 from ...server import Server
@@ -32,6 +35,26 @@ from .sampling import SamplingHandler, create_sampling_callback
 from .transports import ClientTransport, StreamableHttpTransport, infer_transport
 
 read_camel_case_names()
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _official_errors(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """``method``, raising the official SDK's ``MCPError`` where oxmcp's client raises its
+    :class:`McpError` (when the official SDK is installed), as FastMCP's client does."""
+
+    @functools.wraps(method)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except McpError as error:
+            official = to_official_error(error)
+            if official is error:
+                raise
+            raise official from error
+
+    return run
 
 
 @dataclass
@@ -143,11 +166,13 @@ class Client:
         """oxmcp's client underneath, for what FastMCP's does not have."""
         return self._native
 
+    @_official_errors
     async def ping(self) -> bool:
         """Checks that the server answers."""
         await self._native.ping()
         return True
 
+    @_official_errors
     async def list_tools(self) -> list[types.Tool]:
         """Every tool."""
         tools = await self._native.list_tools()
@@ -155,10 +180,12 @@ class Client:
         self._readers.clear()
         return to_official(tools)
 
+    @_official_errors
     async def list_tools_mcp(self, cursor: str | None = None) -> types.ListToolsResult:
         """One page of tools, as the protocol gives it."""
         return to_official(await self._native.list_tools_page(cursor))
 
+    @_official_errors
     async def call_tool(
         self,
         name: str,
@@ -188,6 +215,7 @@ class Client:
             is_error=bool(result.is_error),
         )
 
+    @_official_errors
     async def call_tool_mcp(
         self,
         name: str,
@@ -201,34 +229,42 @@ class Client:
         result = await self._call(name, arguments, timeout, progress_handler, meta)
         return to_official(result)
 
+    @_official_errors
     async def list_resources(self) -> list[types.Resource]:
         """Every static resource."""
         return to_official(await self._native.list_resources())
 
+    @_official_errors
     async def list_resources_mcp(self, cursor: str | None = None) -> types.ListResourcesResult:
         """One page of resources, as the protocol gives it."""
         return to_official(await self._native.list_resources_page(cursor))
 
+    @_official_errors
     async def list_resource_templates(self) -> list[types.ResourceTemplate]:
         """Every resource template."""
         return to_official(await self._native.list_resource_templates())
 
+    @_official_errors
     async def list_resource_templates_mcp(self, cursor: str | None = None) -> types.ListResourceTemplatesResult:
         """One page of resource templates, as the protocol gives it."""
         return to_official(await self._native.list_resource_templates_page(cursor))
 
+    @_official_errors
     async def read_resource(self, uri: str | Any, *, version: str | None = None) -> list[types.ResourceContents]:
         """The contents of the resource at ``uri`` (its ``version``, when given)."""
         return to_official((await self._native.read_resource(str(uri), meta=_versioned(None, version))).contents)
 
+    @_official_errors
     async def read_resource_mcp(self, uri: str | Any) -> types.ReadResourceResult:
         """The resource at ``uri``, as the protocol gives it."""
         return to_official(await self._native.read_resource(str(uri)))
 
+    @_official_errors
     async def list_prompts(self) -> list[types.Prompt]:
         """Every prompt."""
         return to_official(await self._native.list_prompts())
 
+    @_official_errors
     async def list_prompts_mcp(self, cursor: str | None = None) -> types.ListPromptsResult:
         """One page of prompts, as the protocol gives it."""
         return to_official(await self._native.list_prompts_page(cursor))
@@ -240,6 +276,7 @@ class Client:
         are sent as JSON text, as FastMCP sends them."""
         return await self.get_prompt_mcp(name, arguments, version=version)
 
+    @_official_errors
     async def get_prompt_mcp(
         self, name: str, arguments: dict[str, Any] | None = None, *, version: str | None = None
     ) -> types.GetPromptResult:
@@ -247,6 +284,7 @@ class Client:
         texts = {key: text if isinstance(text, str) else json.dumps(text) for key, text in (arguments or {}).items()}
         return to_official(await self._native.get_prompt(name, texts or None, meta=_versioned(None, version)))
 
+    @_official_errors
     async def complete(
         self,
         ref: types.PromptReference | types.ResourceTemplateReference | dict[str, str],
@@ -264,6 +302,7 @@ class Client:
         )
         return to_official(completion)
 
+    @_official_errors
     async def set_logging_level(self, level: types.LoggingLevel) -> None:
         """The lowest level of log messages the server should send."""
         await self._native.set_log_level(level)

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import _native
+
 
 @dataclass
 class ResourceTemplate:
@@ -21,6 +23,11 @@ class ResourceTemplate:
     def name(self) -> str:
         """The template's name (the function's unless given)."""
         return str(self.options.get("name") or getattr(self.fn, "__name__", self.uri_template))
+
+    def matches(self, uri: str) -> dict[str, str] | None:
+        """The values ``uri`` gives the template's variables, or None when it is not one of
+        its URIs."""
+        return _native.uri_template_match(self.uri_template, uri)
 
     @classmethod
     def from_function(cls, fn: Callable[..., Any], uri_template: str, **options: Any) -> ResourceTemplate:

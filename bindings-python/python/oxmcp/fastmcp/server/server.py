@@ -27,7 +27,7 @@ from ..decorators import marked
 from ..prompts import Prompt
 from ..resources import FunctionResource, Resource, ResourceTemplate
 from ..tools import ToolResult
-from ..tools.base import Tool
+from ..tools.base import FunctionTool, Tool, function_options
 from ..utilities.tasks import TaskConfig, TaskMode
 from ._middleware import ListedTool, interceptor, notification_interceptor
 from ._versions import VersionedComponents, version_key
@@ -39,7 +39,7 @@ from .middleware.tool_injection import ToolInjectionMiddleware
 from .transforms.visibility import Criteria, Visibility
 
 if TYPE_CHECKING:
-    from .providers import Provider
+    from .providers import AnyProvider
     from .providers.openapi import ComponentFn, RouteMap, RouteMapFn
     from .transforms import Transform
 
@@ -71,7 +71,7 @@ class FastMCP(Server):
         middleware: Iterable[Middleware] | None = None,
         transforms: Iterable[Transform] | None = None,
         tools: Iterable[Tool | Callable[..., Any]] | None = None,
-        providers: Iterable[FastMCP | Provider] | None = None,
+        providers: Iterable[FastMCP | AnyProvider] | None = None,
         list_page_size: int | None = None,
         dereference_schemas: bool = True,
         strict_input_validation: bool | None = None,
@@ -227,11 +227,19 @@ class FastMCP(Server):
             **settings,
         )
 
-    def add_provider(self, provider: FastMCP | Provider, *, namespace: str = "") -> None:
+    def add_provider(self, provider: FastMCP | AnyProvider, *, namespace: str = "") -> None:
         """Serves what ``provider`` offers (another server, a
-        :class:`~oxmcp.fastmcp.server.providers.FileSystemProvider`) after this server's own
-        components, under ``namespace`` if one is given, as :meth:`mount` does."""
-        if not isinstance(provider, FastMCP):
+        :class:`~oxmcp.fastmcp.server.providers.FileSystemProvider`, a
+        :class:`~oxmcp.fastmcp.server.providers.Provider` of one's own, asked as each
+        request needs) after this server's own components, under ``namespace`` if one is
+        given, as :meth:`mount` does."""
+        from .providers.base import Provider, Served
+
+        if isinstance(provider, Provider):
+            served = Served(provider, namespace or None)
+            self.add_middleware(served.asking)
+            provider = served.server
+        elif not isinstance(provider, FastMCP):
             # A provider that reads its components again (a FileSystemProvider's `reload`)
             # looks before each request.
             if (reloading := getattr(provider, "reloading", None)) is not None:
@@ -240,9 +248,7 @@ class FastMCP(Server):
             # a server of its own.
             provider = getattr(provider, "server", provider)
         if not isinstance(provider, FastMCP):
-            raise TypeError(
-                f"oxmcp serves FastMCP servers, FileSystemProviders and OpenAPIProviders as providers, not {provider!r}"
-            )
+            raise TypeError(f"oxmcp serves FastMCP servers and Providers as providers, not {provider!r}")
         self.mount(provider, namespace or None)
 
     def _hides_tools(self) -> None:
@@ -299,7 +305,7 @@ class FastMCP(Server):
             options["name"] = options.get("name") or name_or_fn
 
         def register(fn: Any) -> Any:
-            self.add_tool(Tool.from_function(fn, **options))
+            self.add_tool(fn, **options)
             return fn
 
         return register(name_or_fn) if callable(name_or_fn) else register
@@ -308,8 +314,14 @@ class FastMCP(Server):
         """Adds a tool: a :class:`~oxmcp.fastmcp.tools.Tool` (``Tool.from_tool`` makes
         one from another), or a function with :meth:`tool`'s options (those ``@tool`` gave
         it, then these). Returns the tool."""
-        added = tool if isinstance(tool, Tool) else Tool.from_function(tool, **options)
-        registration = added._registration(self)
+        if isinstance(tool, Tool):
+            added, registration = tool, tool._registration(self)
+        else:
+            # Registered as made, and the tool made of what was registered: the function's
+            # definition made once.
+            options = function_options(tool, options)
+            registration = function_tool(tool, options, self)
+            added = FunctionTool.made(registration, fn=tool, options=options)
         self._components.add(registration.kind, registration.definition, *registration.rest, titled=registration.titled)
         return added
 

@@ -1,20 +1,28 @@
-"""FastMCP's ``Tool``: a tool before it is on a server, to register with ``mcp.add_tool``
-or to make another from (:meth:`Tool.from_tool`). ``@tool`` (``from fastmcp.tools import
+"""FastMCP's ``Tool``: a tool before it is on a server, to register with ``mcp.add_tool``,
+to make another from (:meth:`Tool.from_tool`), or for a provider to serve
+(:class:`~oxmcp.fastmcp.server.providers.Provider`). ``@tool`` (``from fastmcp.tools import
 tool``) gives a function the options ``mcp.tool`` would, without registering it.
 
-A tool's definition is what FastMCP lists for it; its handler is made when a server
+A tool is a pydantic model of what FastMCP lists for it (its ``name``, ``parameters``,
+``output_schema``...), as FastMCP's is. One of a function (:class:`FunctionTool`) or of
+another tool (:class:`~.tool_transform.TransformedTool`) gets those fields from the
+definition made of it; a subclass of one's own gives them, with fields of its own, and
+runs itself (``async def run(self, arguments)``). Its handler is made when a server
 registers it, with that server's context."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+import typing
 from collections.abc import Callable
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from ..decorators import Marked, mark, marked, named
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from ...server._mounting import _Registration
     from ..server._middleware import ListedTool
     from ..server.server import FastMCP
@@ -23,73 +31,84 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Tool(ABC):
+class Tool(BaseModel):
     """A tool as FastMCP lists it (:attr:`name`, :attr:`description`, :attr:`parameters`,
-    :attr:`output_schema`...), not yet on a server."""
+    :attr:`output_schema`...), not yet on a server.
 
-    @abstractmethod
+    Made directly, by a subclass that runs it::
+
+        class Multiply(Tool):
+            factor: float = 2
+
+            async def run(self, arguments: dict[str, Any]) -> ToolResult:
+                return ToolResult(structured_content={"result": arguments["x"] * self.factor})
+
+        mcp.add_tool(Multiply(name="double", parameters={"type": "object", "properties": {"x": {"type": "number"}}}))
+
+    ``run`` gets the arguments as the client sent them (the core has checked them against
+    ``parameters``) and returns a :class:`~oxmcp.fastmcp.tools.ToolResult`, or a value a
+    function tool would return (converted as its return annotation says)."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    #: The tool's name.
+    name: str
+    #: Its version, one of several of its name a server may serve.
+    version: str | None = None
+    #: Its title.
+    title: str | None = None
+    #: Its description.
+    description: str | None = None
+    #: Its icons.
+    icons: list[dict[str, Any]] | None = None
+    #: Its tags, listed in ``_meta.fastmcp.tags``.
+    tags: set[str] = Field(default_factory=set)
+    #: Its ``_meta``.
+    meta: dict[str, Any] | None = None
+    #: Its input schema.
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    #: Its output schema, if it has one.
+    output_schema: dict[str, Any] | None = None
+    #: Its annotations (a ``ToolAnnotations``, or their wire form).
+    annotations: Any = None
+    #: Seconds a call may run before it fails, if it has a limit.
+    timeout: float | None = None
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, version: Any) -> Any:
+        return version if version is None or isinstance(version, str) else str(version)
+
+    async def run(self, arguments: dict[str, Any]) -> Any:
+        """Runs the tool with ``arguments`` as sent: a subclass's to give."""
+        raise NotImplementedError("Subclasses must implement run()")
+
     def _registration(self, server: FastMCP | None) -> _Registration:
         """What ``server`` registers for this tool (None: its definition alone, with a
-        handler that is never run)."""
+        handler that is never run): its fields, and :meth:`run` called with the arguments."""
+        from ..server.server import function_tool
 
-    @cached_property
+        options = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "icons": self.icons,
+            "meta": self.meta,
+            "annotations": self.annotations,
+            "input_schema": self.parameters,
+            "output_schema": self.output_schema,
+            "raw_arguments": True,
+            **({"tags": self.tags} if self.tags else {}),
+            **{key: value for key in ("version", "timeout") if (value := getattr(self, key)) is not None},
+        }
+        return function_tool(_runner(self), options, server)
+
+    @property
     def definition(self) -> dict[str, Any]:
         """The tool's definition as clients get it listed."""
         return self._registration(None).definition
 
     @property
-    def name(self) -> str:
-        """The tool's name."""
-        name: str = self.definition["name"]
-        return name
-
-    @property
-    def title(self) -> str | None:
-        """The tool's title."""
-        return self.definition.get("title")
-
-    @property
-    def description(self) -> str | None:
-        """The tool's description."""
-        return self.definition.get("description")
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The tool's input schema."""
-        schema: dict[str, Any] = self.definition["inputSchema"]
-        return schema
-
-    @property
-    def output_schema(self) -> dict[str, Any] | None:
-        """The tool's output schema, if it has one."""
-        return self.definition.get("outputSchema")
-
-    @property
-    def annotations(self) -> dict[str, Any] | None:
-        """The tool's annotations."""
-        return self.definition.get("annotations")
-
-    @property
-    def meta(self) -> dict[str, Any] | None:
-        """The tool's ``_meta``, as listed."""
-        return self.definition.get("_meta")
-
-    @property
-    def icons(self) -> list[dict[str, Any]] | None:
-        """The tool's icons."""
-        return self.definition.get("icons")
-
-    @property
-    def tags(self) -> set[str]:
-        """The tool's tags."""
-        return self.listed.tags
-
-    @property
-    def version(self) -> str | None:
-        """The tool's version, if it was given one."""
-        return self.listed.version
-
-    @cached_property
     def listed(self) -> ListedTool:
         """The tool as a server lists it (what ``mcp.list_tools()`` gives)."""
         from ..server._middleware import ListedTool
@@ -108,8 +127,10 @@ class Tool(ABC):
     def from_function(cls, fn: Callable[..., Any], **options: Any) -> FunctionTool:
         """The tool ``fn`` makes with ``mcp.tool``'s options (those ``@tool`` gave it, then
         these)."""
-        given = marked(fn)
-        return FunctionTool(fn, {**(given.options if given and given.kind == "tool" else {}), **options})
+        from ..server.server import function_tool
+
+        options = function_options(fn, options)
+        return FunctionTool.made(function_tool(fn, options, None), fn=fn, options=options)
 
     @classmethod
     def from_tool(cls, tool: Tool | Callable[..., Any], **options: Any) -> TransformedTool:
@@ -122,17 +143,72 @@ class Tool(ABC):
         return TransformedTool.from_tool(tool, **options)
 
 
-class FunctionTool(Tool):
+class MadeTool(Tool):
+    """A tool whose definition is made of something else (a function, another tool): its
+    fields are what that definition lists, and its registration is made as it was."""
+
+    _definition: dict[str, Any] = PrivateAttr()
+
+    @classmethod
+    def made(cls, registration: _Registration, **own: Any) -> Self:
+        """The tool ``registration`` (made with no server) defines, with its own fields."""
+        definition = registration.definition
+        fastmcp = (definition.get("_meta") or {}).get("fastmcp") or {}
+        made = cls(
+            name=definition["name"],
+            version=fastmcp.get("version"),
+            title=definition.get("title"),
+            description=definition.get("description"),
+            icons=definition.get("icons"),
+            tags=set(fastmcp.get("tags") or ()),
+            meta=definition.get("_meta"),
+            parameters=definition["inputSchema"],
+            output_schema=definition.get("outputSchema"),
+            annotations=definition.get("annotations"),
+            **own,
+        )
+        made._definition = definition
+        return made
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        return self._definition
+
+
+class FunctionTool(MadeTool):
     """The tool a function makes, with ``mcp.tool``'s options."""
 
-    def __init__(self, fn: Callable[..., Any], options: dict[str, Any]) -> None:
-        self.fn = fn
-        self.options = options
+    #: The function.
+    fn: Callable[..., Any] = Field(exclude=True, repr=False)
+    #: ``mcp.tool``'s options it was made with.
+    options: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
 
     def _registration(self, server: FastMCP | None) -> _Registration:
         from ..server.server import function_tool
 
         return function_tool(self.fn, self.options, server)
+
+
+def _runner(tool: Tool) -> Callable[..., Any]:
+    """The function a server registers for a tool that runs itself: :meth:`Tool.run`
+    given the arguments as sent, its value converted as its return annotation says."""
+
+    async def run(arguments: dict[str, Any]) -> Any:
+        return await tool.run(arguments)
+
+    try:
+        returned = typing.get_type_hints(type(tool).run).get("return", Any)
+    except Exception:
+        # An annotation that does not resolve here says nothing a conversion could use.
+        returned = Any
+    run.__annotations__ = {"arguments": dict[str, Any], "return": returned}
+    return run
+
+
+def function_options(fn: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
+    """``mcp.tool``'s options for ``fn``: those ``@tool`` gave it, then ``options``."""
+    given = marked(fn)
+    return {**(given.options if given and given.kind == "tool" else {}), **options}
 
 
 def as_tool(tool: Tool | Callable[..., Any]) -> Tool:

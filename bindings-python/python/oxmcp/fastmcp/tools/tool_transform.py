@@ -19,7 +19,7 @@ from copy import deepcopy
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, TypeAdapter, ValidationError, field_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..._errors import ArgumentsRefused
@@ -29,7 +29,7 @@ from ...server._mounting import Transform, _Registration
 from ...types import CallToolResult, ToolAnnotations
 from .._schema import compressed
 from . import ToolResult
-from .base import Tool, as_tool
+from .base import MadeTool, Tool, as_tool
 
 if TYPE_CHECKING:
     from ..server.server import FastMCP
@@ -437,20 +437,23 @@ class Transformation:
         return replace(made, definition=definition, rest=tuple(rest), titled=titled)
 
 
-class TransformedTool(Tool):
+class TransformedTool(MadeTool):
     """A tool made from another (:meth:`from_tool`)."""
 
-    def __init__(self, parent: Tool, transformation: Transformation) -> None:
-        self.parent_tool = parent
-        self.transformation = transformation
+    #: The tool it is made from.
+    parent_tool: Tool = Field(exclude=True, repr=False)
+    #: How it is made from it.
+    transformation: InstanceOf[Transformation] = Field(exclude=True, repr=False)
 
     @classmethod
     def checked(cls, parent: Tool, transformation: Transformation) -> TransformedTool:
         """The tool, its definition made now, as FastMCP makes it: what cannot be made
         fails here."""
-        made = cls(parent, transformation)
-        _ = made.definition
-        return made
+        return cls.made(
+            transformation.made_from(parent._registration(None), None),
+            parent_tool=parent,
+            transformation=transformation,
+        )
 
     @classmethod
     def from_tool(

@@ -6,7 +6,9 @@ has keeps what it has), as mounting does; a FastMCP server is a provider of its 
 :class:`LocalProvider` holds components registered with its own decorators, for several
 servers to serve (each with transforms of its own, such as a ``VersionFilter``).
 :class:`FileSystemProvider` finds the functions the standalone decorators marked
-(``@tool``, ``@resource(uri)``, ``@prompt``) in the Python files under a directory."""
+(``@tool``, ``@resource(uri)``, ``@prompt``) in the Python files under a directory.
+A :class:`Provider` of one's own gives its components as the requests ask for them
+(:mod:`.base`)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from ...decorators import marked
 from ..middleware.middleware import CallNext, Middleware, MiddlewareContext
 from ..server import FastMCP
+from .base import Provider
 
 if TYPE_CHECKING:
     from .openapi import OpenAPIProvider
@@ -92,8 +95,6 @@ class FileSystemProvider:
         return dict(self._failed)
 
     def _register(self, module: ModuleType) -> None:
-        from ...tools.base import Tool
-
         for name in dir(module):
             fn = getattr(module, name)
             found = marked(fn)
@@ -101,7 +102,7 @@ class FileSystemProvider:
                 continue
             options = dict(found.options)
             if found.kind == "tool":
-                self.server.add_tool(Tool.from_function(fn))
+                self.server.add_tool(fn)
             elif found.kind == "resource":
                 self.server.resource(options.pop("uri"), **options)(fn)
             else:
@@ -121,7 +122,7 @@ class _Reloading(Middleware):
 
 if TYPE_CHECKING:
     #: What a server serves the components of, besides another server.
-    Provider: TypeAlias = FileSystemProvider | OpenAPIProvider
+    AnyProvider: TypeAlias = Provider | FileSystemProvider | OpenAPIProvider
 
 
 def _python_files(root: Path) -> list[Path]:
@@ -166,4 +167,4 @@ def _imported(path: Path, root: Path) -> ModuleType:
     return module
 
 
-__all__ = ["FileSystemProvider", "LocalProvider"]
+__all__ = ["FileSystemProvider", "LocalProvider", "Provider"]

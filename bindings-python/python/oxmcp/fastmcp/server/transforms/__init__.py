@@ -31,7 +31,8 @@ from ....server._mounting import Transform as ComponentTransform
 from ...exceptions import NotFoundError, ToolError
 from ...server.context import Context
 from ...tools.tool_transform import ConfiguredTools, ToolTransformConfig
-from .._versions import narrowed, version_key
+from ...utilities.versions import VersionSpec
+from .._versions import narrowed
 
 if TYPE_CHECKING:
     from ...server.server import FastMCP
@@ -147,11 +148,8 @@ class VersionFilter(Transform):
 
     def matches(self, version: str | None) -> bool:
         """Whether a component of ``version`` (None: unversioned) is served."""
-        if version is None:
-            return self.include_unversioned
-        key = version_key(version)
-        above = self.version_gte is None or key >= version_key(self.version_gte)
-        return above and (self.version_lt is None or key < version_key(self.version_lt))
+        spec = VersionSpec(gte=self.version_gte, lt=self.version_lt)
+        return spec.matches(version, match_none=self.include_unversioned)
 
 
 @dataclass(frozen=True, eq=False)

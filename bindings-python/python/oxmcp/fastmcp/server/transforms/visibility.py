@@ -8,6 +8,7 @@ middleware, as FastMCP applies them inside its own."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any
 from typing_extensions import TypedDict, Unpack
 
 from ....server._mounting import Kind
+from ...utilities.versions import VersionSpec
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,8 @@ class Criteria(TypedDict, total=False):
     names: Iterable[str] | None
     #: FastMCP's keys (``tool:name@``, ``resource:uri@1.0``).
     keys: Iterable[str] | None
-    #: A version spec: refused, name versions by ``keys``.
-    version: Any
+    #: The versions (a ``VersionSpec``; unversioned components never match it).
+    version: VersionSpec | None
     #: Tags, any one of which holds.
     tags: Iterable[str] | None
     #: Kinds: ``tool``, ``resource``, ``template``, ``prompt``.
@@ -72,8 +74,6 @@ class Visibility:
     a rule with none matches nothing, unless ``match_all``."""
 
     def __init__(self, enabled: bool, *, match_all: bool = False, **criteria: Unpack[Criteria]) -> None:
-        if criteria.get("version") is not None:
-            raise TypeError("oxmcp's visibility rules do not match version specs: name the versions by keys")
         names, keys = criteria.get("names"), criteria.get("keys")
         tags, components = criteria.get("tags"), criteria.get("components")
         self.enabled = enabled
@@ -81,6 +81,7 @@ class Visibility:
         self.keys = None if keys is None else frozenset(keys)
         self.tags = frozenset(tags) if tags else None
         self.components = frozenset(components) if components else None
+        self.version = criteria.get("version")
         self.match_all = match_all
 
     def __repr__(self) -> str:
@@ -89,6 +90,7 @@ class Visibility:
             "keys": self.keys,
             "tags": self.tags,
             "components": self.components,
+            "version": self.version,
             "match_all": self.match_all or None,
         }
         criteria = ", ".join(f"{name}={value!r}" for name, value in given.items() if value is not None)
@@ -98,10 +100,12 @@ class Visibility:
         """Whether this rule says something of ``component``."""
         if self.match_all:
             return True
-        if self.names is None and self.keys is None and self.tags is None and self.components is None:
+        criteria = (self.names, self.keys, self.tags, self.components, self.version)
+        if all(criterion is None for criterion in criteria):
             return False
         return (
             (self.components is None or component.kind in self.components)
+            and (self.version is None or self.version.matches(component.version, match_none=False))
             and (self.keys is None or component.key in self.keys)
             and (self.names is None or component.name in self.names or component.uri in self.names)
             and (self.tags is None or bool(component.tags & self.tags))
@@ -115,6 +119,7 @@ class Visibility:
             "keys": None if self.keys is None else sorted(self.keys),
             "tags": None if self.tags is None else sorted(self.tags),
             "components": None if self.components is None else sorted(self.components),
+            "version": None if self.version is None else dataclasses.asdict(self.version),
             "match_all": self.match_all,
         }
 
@@ -127,6 +132,7 @@ class Visibility:
             keys=rule.get("keys"),
             tags=rule.get("tags"),
             components=rule.get("components"),
+            version=None if rule.get("version") is None else VersionSpec(**rule["version"]),
             match_all=bool(rule.get("match_all")),
         )
 
