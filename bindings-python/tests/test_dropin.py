@@ -1042,6 +1042,15 @@ def test_fastmcp_tools_results_follow_their_return_annotations_as_fastmcps_do(tm
     assert 'any_object null | [{"text": "{\\"a\\":1}", "type": "text"}] {"a": 1}' in ported
 
 
+def test_a_tool_transform_versions_tools_as_fastmcps_does_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_transform_versions.py``: ``ToolTransformConfig(version=...)`` lists
+    a tool as that version alone (one made from several versions runs the highest), serves
+    a call asking for it or for none, and answers one asking for another as unknown."""
+    published, ported = printed_both_ways("fastmcp_transform_versions.py", tmp_path)
+    assert ported == published
+    assert "called calc5 5.0 3" in ported and "called plain 1.0 ToolError Unknown tool: 'plain'" in ported
+
+
 def test_a_reloading_filesystem_provider_serves_its_changed_files_as_fastmcps_does(tmp_path: Path) -> None:
     """``servers/fastmcp_reload.py``: ``FileSystemProvider(root, reload=True)`` while its
     files change between requests: a tool rewritten, a file added, one that fails to import

@@ -149,7 +149,7 @@ def _dispatching(key: Key, versions: dict[str, _Registration], highest: str) -> 
         asked = requested(native[-1])
         found = [highest] if asked is None else [v for v in handlers if version_key(v) == version_key(asked)]
         if not found:
-            raise _missing(kind, name, native)
+            raise unknown_version(kind, name, native)
         version = max(found)
         known = accepted.get(version)
         if known is not None and (unknown := sorted(set(native[0]) - known)):
@@ -172,7 +172,7 @@ def _dispatching(key: Key, versions: dict[str, _Registration], highest: str) -> 
     return run_on_loop
 
 
-def _missing(kind: Kind, name: str, native: tuple[Any, ...]) -> Exception:
+def unknown_version(kind: Kind, name: str, native: tuple[Any, ...]) -> Exception:
     """What FastMCP answers for a version it does not have (a resource's or template's
     handler gets the URI read first)."""
     if kind == "tool":

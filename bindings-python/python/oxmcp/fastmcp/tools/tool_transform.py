@@ -28,6 +28,7 @@ from ...server._calling import native_context
 from ...server._mounting import Transform, _Registration
 from ...types import CallToolResult, ToolAnnotations
 from .._schema import compressed
+from ..server._versions import requested, unknown_version, version_key
 from . import ToolResult
 from .base import MadeTool, Tool, as_tool
 
@@ -140,20 +141,13 @@ class ToolTransformConfig(BaseModel):
     def _no_tags(cls, value: Any) -> Any:
         return set() if value is None else value
 
-    @field_validator("version")
-    @classmethod
-    def _no_version(cls, value: str | None) -> str | None:
-        if value is not None:
-            raise ValueError("oxmcp does not serve a tool transformation's version")
-        return value
-
     def apply(self, tool: Tool | Callable[..., Any]) -> TransformedTool:
         """The tool ``tool`` becomes (``enabled`` is the server's to apply)."""
         return TransformedTool.checked(as_tool(tool), self.transformation())
 
     def transformation(self) -> Transformation:
         """What it changes."""
-        changes = self.model_dump(exclude_unset=True, exclude={"arguments", "enabled", "version"})
+        changes = self.model_dump(exclude_unset=True, exclude={"arguments", "enabled"})
         arguments = {name: config.to_arg_transform() for name, config in self.arguments.items()}
         return Transformation(None, arguments, _changes(**changes))
 
@@ -333,6 +327,7 @@ def _tool_result(value: Any) -> ToolResult:
 
 def _changes(
     name: str | None = None,
+    version: str | None = None,
     title: str | Any | None = NotSet,
     description: str | Any | None = NotSet,
     tags: set[str] | None = None,
@@ -342,7 +337,7 @@ def _changes(
 ) -> dict[str, Any]:
     """The changes given, those left out left out (None given: none, where that means
     something)."""
-    given = {"name": name, "title": title, "description": description, "tags": tags}
+    given = {"name": name, "version": version, "title": title, "description": description, "tags": tags}
     given |= {"annotations": annotations, "output_schema": output_schema, "meta": meta}
     changes = {key: value for key, value in given.items() if value is not NotSet and value is not None}
     nullable = ("description", "annotations", "output_schema", "meta")
@@ -360,7 +355,12 @@ class Transformation:
 
     def made_from(self, parent: _Registration, server: FastMCP | None) -> _Registration:
         """The registration of the tool made from ``parent``'s (on ``server``; None: for
-        its definition alone)."""
+        its definition alone). Given a ``version``, it is the highest of ``parent``'s
+        versions under that one alone, as FastMCP makes it."""
+        version, versions = self.changes.get("version"), len(parent.versions or {None: parent})
+        if version is not None and parent.versions:
+            highest = max(parent.versions, key=version_key)
+            parent = replace(parent, rest=(parent.versions[highest].rest[0], *parent.rest[1:]), versions=None)
         parent_definition = parent.definition
         name = self.changes.get("name") or parent_definition["name"]
         arguments = _arguments(parent_definition["name"], parent_definition["inputSchema"], self.transform_args)
@@ -372,7 +372,8 @@ class Transformation:
             )
         else:
             made = self._run_by(self.transform_fn, parent, arguments, server)
-        return self._changed(made, name)
+        made = self._changed(made, name)
+        return made if version is None else _versioned_as(made, str(version), versions)
 
     def _run_by(
         self, fn: Callable[..., Any], parent: _Registration, arguments: _Arguments, server: FastMCP | None
@@ -435,6 +436,36 @@ class Transformation:
         if meta is not None:
             definition["_meta"] = meta
         return replace(made, definition=definition, rest=tuple(rest), titled=titled)
+
+
+def _versioned_as(made: _Registration, version: str, versions: int) -> _Registration:
+    """``made`` listed as ``version`` (FastMCP's ``versions`` naming it once for each
+    version it was made from), and answering a call for another version as unknown."""
+    meta = dict(made.definition.get("_meta") or {})
+    listed = {key: value for key, value in (meta.get("fastmcp") or {}).items() if key != "versions"}
+    meta["fastmcp"] = {"versions": [version] * versions, **listed, "version": version}
+    name, handler = made.definition["name"], made.rest[0]
+
+    def refuse_others(native: tuple[Any, ...]) -> None:
+        asked = requested(native[-1])
+        if asked is not None and version_key(asked) != version_key(version):
+            raise unknown_version("tool", name, native)
+
+    if inspect.iscoroutinefunction(handler):
+
+        async def run_on_loop(*native: Any) -> Any:
+            refuse_others(native)
+            return await handler(*native)
+
+        run: Callable[..., Any] = run_on_loop
+    else:
+
+        def run_here(*native: Any) -> Any:
+            refuse_others(native)
+            return handler(*native)
+
+        run = run_here
+    return replace(made, definition={**made.definition, "_meta": meta}, rest=(run, *made.rest[1:]))
 
 
 class TransformedTool(MadeTool):
