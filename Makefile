@@ -34,7 +34,8 @@ test-rust:
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 ruff==0.17.6 mypy==2.4.1 auditwheel==6.8.2 ziglang==0.14.1
+PYTHON_TOOLS := maturin==1.16.0 pytest==9.2.0 pytest-asyncio==1.5.0 pytest-xdist==3.8.0 execnet==2.1.2 ruff==0.17.6 \
+	mypy==2.4.1 auditwheel==6.8.2 ziglang==0.14.1
 PYTHON_CODE := bindings-python/python bindings-python/tests examples/python tests/interop/python
 
 $(PY):
@@ -52,7 +53,9 @@ test-python: python-dev node-peers
 	$(VENV)/bin/ruff format --check $(PYTHON_CODE)
 	$(PY) -m mypy bindings-python/python/oxmcp
 	$(PY) -m mypy.stubtest oxmcp._native
-	$(PY) -m pytest
+	# A file's tests to one worker of a few (module fixtures made once): the wheel test's
+	# seven-minute release build runs beside the other files' tests, which mostly wait.
+	$(PY) -m pytest --numprocesses auto --maxprocesses 4 --dist loadfile
 
 ## peers: the official SDKs the interop tests run against, pinned (the Python SDK and FastMCP into .venv), the web stack
 ## the mounting tests use, Pillow, which the official SDK's `images` snippet imports, dirty-equals, which
@@ -118,6 +121,9 @@ conformance: python-dev node-build
 bench: peers
 	$(PY) -m pip install -q --disable-pip-version-check matplotlib==3.11.2 maturin==1.16.0
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop -q --release
+	# Byte-compiled, as pip compiles an installed wheel (and the official SDKs measured beside it): the
+	# start-up measured is the package's, not the compiler's (a PYTHONDONTWRITEBYTECODE machine keeps none).
+	$(PY) -m compileall -q bindings-python/python
 	npm install --ignore-scripts --no-audit --no-fund --no-save
 	npm run build:release
 	$(CARGO) build -q --release -p oxmcp-cli -p oxmcp-fixtures
