@@ -488,6 +488,33 @@ async def test_a_fastmcp_server_verifies_tokens_with_its_provider() -> None:
         fastmcp_notes(None).tool(auth=lambda context: True)(lambda: "x")
 
 
+async def test_a_fastmcp_server_accepts_the_tokens_its_debug_verifier_validates() -> None:
+    """FastMCP's ``DebugTokenVerifier``: a token its ``validate`` (here a coroutine
+    function) accepts calls as its ``client_id`` with its ``scopes``; one it refuses, raises
+    for, or a blank one is refused with a 401."""
+    from oxmcp.fastmcp.server.auth import RemoteAuthProvider
+    from oxmcp.fastmcp.server.auth.providers.debug import DebugTokenVerifier
+
+    async def validate(token: str) -> bool:
+        if token == "broken":
+            raise RuntimeError("the token store is down")
+        return token.startswith("valid-")
+
+    verifier = DebugTokenVerifier(validate=validate, client_id="dev", scopes=["notes:read"])
+    remote = RemoteAuthProvider(
+        token_verifier=verifier, authorization_servers=["https://as.example"], base_url="https://notes.example"
+    )
+    # The endpoint's own URL is its resource (the port is picked when it starts).
+    remote.base_url = None
+    async with await fastmcp_notes(remote).start_http(port=0) as http:
+        async with Client.http(http.url, bearer_token="valid-1") as client:
+            assert text(await client.call_tool("whoami_later")) == "dev notes:read"
+        for refused in ("nope", "broken"):
+            assert (await asyncio.to_thread(refusal, http.url, refused))[0] == 401
+    assert await DebugTokenVerifier().verify_token("anything") is not None
+    assert await DebugTokenVerifier().verify_token("  ") is None
+
+
 async def test_a_fastmcp_server_introspects_opaque_tokens() -> None:
     """FastMCP's ``IntrospectionTokenVerifier`` behind a ``RemoteAuthProvider`` that names
     the authorization server: active tokens granting the required scopes pass (checked in
