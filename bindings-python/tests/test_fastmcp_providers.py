@@ -144,3 +144,35 @@ def test_an_openapi_description_without_a_server_needs_a_client() -> None:
         OpenAPIProvider(spec)
     with pytest.raises(ValueError, match="not OpenAPI 3"):
         OpenAPIProvider({"swagger": "2.0", "paths": {}}, client=object())
+
+
+async def test_a_provider_is_not_asked_for_what_the_server_has_itself() -> None:
+    """A call of the server's own tool, a prompt or a read of its own resource runs it
+    without asking the provider (the server's own come first, as in FastMCP); a name the
+    server lacks is asked of the provider."""
+    from oxmcp.fastmcp.server.providers import Provider
+    from oxmcp.fastmcp.tools import Tool
+
+    asked: list[str] = []
+
+    class Counting(Provider):
+        async def _get_tool(self, name: str, version: object = None) -> Tool | None:
+            asked.append(name)
+            return None
+
+    mcp = FastMCP("own", providers=[Counting()])
+
+    @mcp.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @mcp.resource("notes://today")
+    def today() -> str:
+        return "nothing planned"
+
+    async with FastMCPClient(mcp) as client:
+        assert (await client.call_tool("add", {"a": 1, "b": 2})).data == 3
+        assert [c.text for c in await client.read_resource("notes://today")] == ["nothing planned"]
+        with pytest.raises(ToolError, match="Unknown tool"):
+            await client.call_tool("elsewhere", {})
+    assert asked == ["elsewhere"]

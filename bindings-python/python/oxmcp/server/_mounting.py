@@ -216,6 +216,12 @@ class Components:
         registered = self._registered.get((kind, name))
         return None if registered is None else registered.definition
 
+    def owns(self, kind: Kind, name: str) -> bool:
+        """Whether the ``kind`` served as ``name`` is one of the server's own (not one a
+        mount placed)."""
+        registered = self._registered.get((kind, name))
+        return registered is not None and registered.placed_by is None
+
     def _above(self) -> list[Components]:
         """The servers this one is mounted on, and theirs, and so on."""
         above = [m.parent for m in self._mounts]

@@ -236,7 +236,7 @@ class FastMCP(Server):
         from .providers.base import Provider, Served
 
         if isinstance(provider, Provider):
-            served = Served(provider, namespace or None)
+            served = Served(provider, namespace or None, self._components)
             self.add_middleware(served.asking)
             provider = served.server
         elif not isinstance(provider, FastMCP):

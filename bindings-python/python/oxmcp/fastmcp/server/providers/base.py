@@ -35,7 +35,7 @@ from ..server import FastMCP
 from ..transforms.visibility import Component, Criteria, Visibility, is_visible
 
 if TYPE_CHECKING:
-    from ....server._mounting import Kind
+    from ....server._mounting import Components, Kind
 
 #: A component a provider gives.
 Provided = Tool | Resource | ResourceTemplate | Prompt
@@ -212,9 +212,11 @@ class Served:
     of their own (:attr:`server`, which the serving server mounts, under a namespace if
     given), kept as the provider answers each request."""
 
-    def __init__(self, provider: Provider, namespace: str | None) -> None:
+    def __init__(self, provider: Provider, namespace: str | None, serving: Components) -> None:
         self.provider = provider
         self.namespace = namespace
+        #: The serving server's components: a name of its own is not asked of the provider.
+        self.serving = serving
         #: The server its components are registered on; its lifespan is the provider's.
         self.server = FastMCP(repr(provider), lifespan=lambda _server: provider.lifespan())
         #: The components registered, by kind, name (or URI) and version.
@@ -239,12 +241,12 @@ class Served:
             self._hold_all("prompt", await provider.list_prompts())
         elif method in ("tools/call", "prompts/get"):
             kind: Kind = "tool" if method == "tools/call" else "prompt"
-            name = self._given(kind, message.name)
+            name = None if self.serving.owns(kind, message.name) else self._given(kind, message.name)
             if name is not None:
                 getter = provider.get_tool if kind == "tool" else provider.get_prompt
                 self._hold_one(kind, name, await getter(name, _asked_version(message)))
         elif method == "resources/read":
-            uri = self._given("resource", str(message.uri))
+            uri = None if self.serving.owns("resource", str(message.uri)) else self._given("resource", str(message.uri))
             if uri is not None:
                 version = _asked_version(message)
                 resource = await provider.get_resource(uri, version)
