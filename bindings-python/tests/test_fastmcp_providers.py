@@ -176,3 +176,38 @@ async def test_a_provider_is_not_asked_for_what_the_server_has_itself() -> None:
         with pytest.raises(ToolError, match="Unknown tool"):
             await client.call_tool("elsewhere", {})
     assert asked == ["elsewhere"]
+
+
+async def test_a_provider_is_asked_by_its_own_names_through_its_transforms() -> None:
+    """A provider under a namespace of its own and a tool renamed, served under the
+    server's namespace: a call by the name served asks the provider for the name it gave;
+    a name its transforms do not serve is not asked of it. Transforms that make tools of a
+    server's components are refused."""
+    from oxmcp.fastmcp.server.providers import Provider
+    from oxmcp.fastmcp.server.transforms import Namespace, PromptsAsTools, ToolTransform
+    from oxmcp.fastmcp.tools import Tool
+    from oxmcp.fastmcp.tools.tool_transform import ToolTransformConfig
+
+    asked: list[str] = []
+
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    class Asked(Provider):
+        async def _get_tool(self, name: str, version: object = None) -> Tool | None:
+            asked.append(name)
+            return Tool.from_function(add, name=name) if name == "add" else None
+
+    provider = Asked()
+    provider.add_transform(Namespace("calc"))
+    provider.add_transform(ToolTransform({"calc_add": ToolTransformConfig(name="plus")}))
+    mcp = FastMCP("layered")
+    mcp.add_provider(provider, namespace="math")
+    async with FastMCPClient(mcp) as client:
+        assert (await client.call_tool("math_plus", {"a": 1, "b": 2})).data == 3
+        for unserved in ("math_calc_add", "plus", "math_other"):
+            with pytest.raises(ToolError, match="Unknown tool"):
+                await client.call_tool(unserved, {})
+    assert asked == ["add"]
+    with pytest.raises(TypeError, match="PromptsAsTools is not served"):
+        provider.add_transform(PromptsAsTools(mcp))

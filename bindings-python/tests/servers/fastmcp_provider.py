@@ -3,7 +3,7 @@ while it serves, the way FastMCP's users write one: a `Provider` subclass that r
 table on each request, and `Tool` subclasses that run themselves. `tests/test_dropin.py`
 runs it with FastMCP and, with its imports changed, with oxmcp, and compares what a client
 saw: after rows are added, changed and disabled, under a namespace, with versions asked
-for, with the provider's visibility rules, and the provider's lifespan."""
+for, with the provider's visibility rules, its own transforms, and its lifespan."""
 
 import asyncio
 import json
@@ -17,7 +17,9 @@ from fastmcp.exceptions import ToolError
 from fastmcp.prompts import Prompt
 from fastmcp.resources import Resource, ResourceTemplate
 from fastmcp.server.providers import Provider
+from fastmcp.server.transforms import Namespace, ToolTransform, VersionFilter
 from fastmcp.tools import Tool, ToolResult
+from fastmcp.tools.tool_transform import ToolTransformConfig
 from fastmcp.utilities.versions import VersionSpec
 
 SCHEMA = {
@@ -183,6 +185,28 @@ async def main() -> None:
         await seen(client, "spaced")
         print("spaced read", [c.text for c in await client.read_resource("note://db/today")])
         print("spaced prompt", (await client.get_prompt("db_ask", {"topic": "bats"})).messages[0].content.text)
+
+    # The provider's own transforms, under the server's namespace: its namespace, a tool
+    # renamed, and a version range added while it serves.
+    own = TableProvider(db, events)
+    own.add_transform(Namespace("tbl"))
+    own.add_transform(
+        ToolTransform({"tbl_subtract_numbers": ToolTransformConfig(name="minus", description="Subtracts")})
+    )
+    layered = FastMCP("Layered")
+    layered.add_provider(own, namespace="db")
+    async with Client(layered) as client:
+        await seen(client, "own")
+        print("own minus", (await client.call_tool("db_minus", {"a": 5, "b": 2})).structured_content)
+        renamed = await client.call_tool_mcp("db_tbl_subtract_numbers", {"a": 5, "b": 2})
+        print("own renamed away", renamed.isError, [block.text for block in renamed.content])
+        print("own resources", [str(r.uri) for r in await client.list_resources()])
+        print("own read", [c.text for c in await client.read_resource("note://db/tbl/today")])
+        print("own template", [c.text for c in await client.read_resource("shout://db/tbl/quiet")])
+        print("own prompt", (await client.get_prompt("db_tbl_ask", {"topic": "bats"})).messages[0].content.text)
+        own.add_transform(VersionFilter(version_lt="2.0"))
+        await seen(client, "own filtered")
+        print("own transforms", own.transforms)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from typing_extensions import Self, Unpack
 
-from .... import _native
 from ...prompts import Prompt
 from ...resources import Resource, ResourceTemplate
 from ...tools.base import Tool
@@ -32,6 +31,7 @@ from ...utilities.versions import VersionSpec
 from .._versions import VersionKey, version_key, version_of
 from ..middleware.middleware import CallNext, Middleware, MiddlewareContext
 from ..server import FastMCP
+from ..transforms import _PROVIDER_TRANSFORMS, Namespace, Transform
 from ..transforms.visibility import Component, Criteria, Visibility, is_visible
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ class Provider:
     def __init__(self) -> None:
         #: The provider's visibility rules (:meth:`enable`, :meth:`disable`), in order.
         self.visibility: list[Visibility] = []
+        self._transforms: list[Transform] = []
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -138,6 +139,28 @@ class Provider:
         """Entered when the server serving the provider starts, left when it stops: where
         a subclass opens what it needs (a database connection) and closes it."""
         yield
+
+    # Transforms
+
+    @property
+    def transforms(self) -> list[Transform]:
+        """The transforms applied to the provider's components, the first added innermost."""
+        return list(self._transforms)
+
+    def add_transform(self, transform: Transform) -> None:
+        """Applies ``transform`` to the provider's components on every server serving it,
+        after those added before: ``Namespace("api")`` serves ``greet`` as ``api_greet``
+        (and ``data://x`` as ``data://api/x``), ``ToolTransform`` changes tools by name,
+        ``VersionFilter`` serves a range of versions. The provider is still asked for a
+        component by the name it gave. Transforms that make tools of a server's
+        components (``PromptsAsTools``, the search transforms) belong to the server and
+        are refused here, as is a transform of one's own."""
+        if not isinstance(transform, _PROVIDER_TRANSFORMS):
+            raise TypeError(
+                "a provider applies FastMCP's Namespace, ToolTransform and VersionFilter; "
+                f"{type(transform).__name__} is not served"
+            )
+        self._transforms.append(transform)
 
     # Visibility
 
@@ -221,6 +244,9 @@ class Served:
         self.server = FastMCP(repr(provider), lifespan=lambda _server: provider.lifespan())
         #: The components registered, by kind, name (or URI) and version.
         self._held: dict[tuple[Kind, str, str | None], Provided] = {}
+        #: How many of the provider's transforms apply to :attr:`server` (one the provider
+        #: adds while served applies from the next request).
+        self._applied = 0
 
     @property
     def asking(self) -> Middleware:
@@ -231,6 +257,9 @@ class Served:
         """Asks the provider what request ``method`` (its params ``message``) needs, and
         registers what it answers."""
         provider = self.provider
+        for transform in provider.transforms[self._applied :]:
+            self.server.add_transform(transform)
+            self._applied += 1
         if method == "tools/list":
             self._hold_all("tool", await provider.list_tools())
         elif method == "resources/list":
@@ -257,13 +286,18 @@ class Served:
                         self._hold_one("template", template.uri_template, template)
 
     def _given(self, kind: Kind, served: str) -> str | None:
-        """The name (or URI) the provider gave what is served as ``served``; None when the
-        namespace leaves it out."""
-        if self.namespace is None:
-            return served
-        if kind in ("tool", "prompt"):
-            return _native.name_from(self.namespace, served)
-        return _native.uri_from(self.namespace, served)
+        """The name (or URI) the provider gave what is served as ``served``: through the
+        namespace it is served under, then its own transforms, the last added first; None
+        when one of them serves nothing so."""
+        transforms = self.provider.transforms[: self._applied]
+        if self.namespace is not None:
+            transforms.append(Namespace(self.namespace))
+        given: str | None = served
+        for transform in reversed(transforms):
+            if given is None:
+                break
+            given = transform._given(kind, given)
+        return given
 
     def _hold_all(self, kind: Kind, components: Sequence[Provided]) -> None:
         """Registers what a list answered, in its order, and withdraws what it no longer has."""

@@ -9,7 +9,8 @@ resource's text as it is, bytes in base64.
 ``data://api/info``), as mounting does; ``ToolTransform({...})`` changes tools by name as
 :class:`~oxmcp.fastmcp.tools.tool_transform.ToolTransformConfig` says; ``VersionFilter``
 serves the versions in a range. Each applies to what the server has and will have, those
-of mounted servers and providers too, after the transforms before.
+of mounted servers and providers too, after the transforms before; given to a provider
+(``provider.add_transform``), to that provider's components alone.
 
 The search transforms (:mod:`.search`) list a search tool and a tool that calls what it
 finds in place of the server's tools. Visibility is the server's ``enable`` and
@@ -25,8 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
+from .... import _native
 from ...._errors import McpError, ResourceNotFoundError
-from ....server._mounting import Renaming, _Registration
+from ....server._mounting import Kind, Renaming, _Registration
 from ....server._mounting import Transform as ComponentTransform
 from ...exceptions import NotFoundError, ToolError
 from ...server.context import Context
@@ -75,6 +77,13 @@ class Transform(ABC):
         """Whether the tool ``name`` stays listed (hidden, it can still be called)."""
         return True
 
+    def _given(self, kind: Kind, served: str) -> str | None:
+        """The name (or URI) of what this transform serves as ``served``, before it; None
+        when it serves nothing so. Used for a provider's own transforms
+        (:meth:`~oxmcp.fastmcp.server.providers.Provider.add_transform`), whose provider is
+        asked for a component by the name it gave."""
+        return served
+
 
 class Namespace(Transform):
     """Serves every component under ``prefix``: tools and prompts ``prefix_name``,
@@ -88,6 +97,11 @@ class Namespace(Transform):
 
     def _apply(self, server: FastMCP) -> None:
         server._components.transform(Renaming(self.prefix))
+
+    def _given(self, kind: Kind, served: str) -> str | None:
+        if kind in ("tool", "prompt"):
+            return _native.name_from(self.prefix, served)
+        return _native.uri_from(self.prefix, served)
 
 
 class ToolTransform(Transform):
@@ -118,6 +132,15 @@ class ToolTransform(Transform):
         server._components.transform(ConfiguredTools(self.transforms))
         if any(not config.enabled for config in self.transforms.values()):
             server._hides_tools()
+
+    def _given(self, kind: Kind, served: str) -> str | None:
+        if kind != "tool":
+            return served
+        for original, config in self.transforms.items():
+            if (config.name or original) == served:
+                return original
+        # A tool renamed is no longer served under its own name.
+        return None if served in self.transforms and self.transforms[served].name else served
 
 
 class VersionFilter(Transform):
@@ -160,6 +183,11 @@ class _VersionRange(ComponentTransform):
 
     def apply(self, registration: _Registration) -> _Registration | None:
         return narrowed(registration, self.filter.matches)
+
+
+#: The transforms a provider applies to its own components (the rest make tools of a
+#: server's).
+_PROVIDER_TRANSFORMS = (Namespace, ToolTransform, VersionFilter)
 
 
 class _ToolsOf(Transform):
