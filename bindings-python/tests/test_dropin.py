@@ -1024,12 +1024,13 @@ def test_a_providers_components_are_asked_for_as_fastmcp_asks_with_its_imports_c
     disabled served at the next request (a disabled tool unknown), a tool's ``ToolError``,
     resources, a template and a prompt, two versions of a name called by version, the
     provider's lifespan entered and left with the server's, its visibility rules (a version
-    spec among them), a namespace, and transforms of its own (a namespace, a tool renamed,
-    a version range added while it serves)."""
+    spec among them), a namespace, transforms of its own (a namespace, a tool renamed, a
+    version range added while it serves), and wrapped copies under two namespaces."""
     published, ported = printed_both_ways("fastmcp_provider.py", tmp_path)
     assert ported == published
     assert "changed call multiply_numbers {'result': 2.0, 'operation': 'divide'}" in ported
     assert "own minus {'result': 7, 'operation': 'add'}" in ported
+    assert "twice [] ['opened', 'opened', 'closed', 'closed']" in ported
     assert "disabled True [\"Unknown tool: 'add_numbers'\"]" in ported and "lifespan ['opened', 'closed']" in ported
 
 

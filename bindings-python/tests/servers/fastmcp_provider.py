@@ -3,7 +3,8 @@ while it serves, the way FastMCP's users write one: a `Provider` subclass that r
 table on each request, and `Tool` subclasses that run themselves. `tests/test_dropin.py`
 runs it with FastMCP and, with its imports changed, with oxmcp, and compares what a client
 saw: after rows are added, changed and disabled, under a namespace, with versions asked
-for, with the provider's visibility rules, its own transforms, and its lifespan."""
+for, with the provider's visibility rules, its own transforms (and wrapped in others),
+and its lifespan."""
 
 import asyncio
 import json
@@ -207,6 +208,17 @@ async def main() -> None:
         own.add_transform(VersionFilter(version_lt="2.0"))
         await seen(client, "own filtered")
         print("own transforms", own.transforms)
+
+    # One provider under two namespaces, each a wrapped copy (`wrap_transform` leaves the
+    # provider as it was), its lifespan entered by each.
+    events.clear()
+    base = TableProvider(db, events)
+    twice = FastMCP("Twice", providers=[base.wrap_transform(Namespace("a")), base.wrap_transform(Namespace("b"))])
+    async with Client(twice) as client:
+        print("twice tools", [tool.name for tool in await client.list_tools()])
+        print("twice call", (await client.call_tool("b_multiply_numbers", {"a": 6, "b": 3})).structured_content)
+        print("twice prompt", (await client.get_prompt("a_ask", {"topic": "moths"})).messages[0].content.text)
+    print("twice", base.transforms, events)
 
 
 if __name__ == "__main__":

@@ -162,6 +162,14 @@ class Provider:
             )
         self._transforms.append(transform)
 
+    def wrap_transform(self, transform: Transform) -> Provider:
+        """A provider of this one's components with ``transform`` applied after its own
+        transforms, this one unchanged: the same provider served under two namespaces, say.
+        Its lifespan is this one's."""
+        wrapped = _Wrapped(self)
+        wrapped.add_transform(transform)
+        return wrapped
+
     # Visibility
 
     def enable(self, *, only: bool = False, **criteria: Unpack[Criteria]) -> Self:
@@ -186,6 +194,51 @@ class Provider:
 
     def _shows(self, kind: Kind, component: Provided) -> bool:
         return not self.visibility or is_visible(self.visibility, _component(kind, component))
+
+
+class _Wrapped(Provider):
+    """What :meth:`Provider.wrap_transform` gives: the inner provider's components, its
+    visibility rules and transforms applied, then transforms of its own."""
+
+    def __init__(self, inner: Provider) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def __repr__(self) -> str:
+        return f"{self.inner!r}.wrap_transform({self._transforms!r})"
+
+    @property
+    def transforms(self) -> list[Transform]:
+        return self.inner.transforms + self._transforms
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        async with self.inner.lifespan():
+            yield
+
+    async def _list_tools(self) -> Sequence[Tool]:
+        return await self.inner.list_tools()
+
+    async def _get_tool(self, name: str, version: VersionSpec | None = None) -> Tool | None:
+        return await self.inner.get_tool(name, version)
+
+    async def _list_resources(self) -> Sequence[Resource]:
+        return await self.inner.list_resources()
+
+    async def _get_resource(self, uri: str, version: VersionSpec | None = None) -> Resource | None:
+        return await self.inner.get_resource(uri, version)
+
+    async def _list_resource_templates(self) -> Sequence[ResourceTemplate]:
+        return await self.inner.list_resource_templates()
+
+    async def _get_resource_template(self, uri: str, version: VersionSpec | None = None) -> ResourceTemplate | None:
+        return await self.inner.get_resource_template(uri, version)
+
+    async def _list_prompts(self) -> Sequence[Prompt]:
+        return await self.inner.list_prompts()
+
+    async def _get_prompt(self, name: str, version: VersionSpec | None = None) -> Prompt | None:
+        return await self.inner.get_prompt(name, version)
 
 
 def _version(component: Provided) -> str | None:
