@@ -163,9 +163,9 @@ class Provider:
         self._transforms.append(transform)
 
     def wrap_transform(self, transform: Transform) -> Provider:
-        """A provider of this one's components with ``transform`` applied after its own
-        transforms, this one unchanged: the same provider served under two namespaces, say.
-        Its lifespan is this one's."""
+        """A provider of this one's components with ``transform`` applied after the
+        transforms this one has now, this one unchanged: the same provider served under
+        two namespaces, say. Its lifespan is this one's."""
         wrapped = _Wrapped(self)
         wrapped.add_transform(transform)
         return wrapped
@@ -203,13 +203,16 @@ class _Wrapped(Provider):
     def __init__(self, inner: Provider) -> None:
         super().__init__()
         self.inner = inner
+        # Those it has when wrapped: a server applies a provider's transforms in order,
+        # so one the inner provider adds later cannot go before the copy's own.
+        self._inner_transforms = inner.transforms
 
     def __repr__(self) -> str:
         return f"{self.inner!r}.wrap_transform({self._transforms!r})"
 
     @property
     def transforms(self) -> list[Transform]:
-        return self.inner.transforms + self._transforms
+        return self._inner_transforms + self._transforms
 
     @contextlib.asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
