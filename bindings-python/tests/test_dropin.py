@@ -1054,6 +1054,18 @@ def test_a_tool_transform_versions_tools_as_fastmcps_does_with_its_imports_chang
     assert "called calc5 5.0 3" in ported and "called plain 1.0 ToolError Unknown tool: 'plain'" in ported
 
 
+def test_fastmcp_elicitation_forms_ask_and_read_as_fastmcps_do(tmp_path: Path) -> None:
+    """``servers/fastmcp_elicit_forms.py``: ``ctx.elicit(message, response_type)`` with
+    FastMCP's shorthand forms (titled choices as a dict, positional or by keyword; several
+    choices as a nested list or a list of one dict; ``list[Literal[...]]``; a value titled
+    and described; a list of choices): the schema the client is asked to fill in, and the
+    value the tool gets from the answer."""
+    published, ported = printed_both_ways("fastmcp_elicit_forms.py", tmp_path)
+    assert ported == published
+    assert """got multi_titled False ['accept ["l"]']""" in ported
+    assert '"oneOf": [{"const": "low", "title": "Low priority"}' in ported
+
+
 def test_a_reloading_filesystem_provider_serves_its_changed_files_as_fastmcps_does(tmp_path: Path) -> None:
     """``servers/fastmcp_reload.py``: ``FileSystemProvider(root, reload=True)`` while its
     files change between requests: a tool rewritten, a file added, one that fails to import

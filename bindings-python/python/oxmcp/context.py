@@ -8,7 +8,7 @@ import enum
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, get_origin, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, get_args, get_origin, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypeVar
@@ -278,23 +278,52 @@ class Context(Generic[LifespanT]):
     async def elicit(self, message: str, schema: dict[str, Any]) -> ElicitationResult[dict[str, Any]]: ...
 
     @overload
-    async def elicit(self, message: str, *, response_type: type[Data]) -> ElicitationResult[Data]: ...
+    async def elicit(
+        self,
+        message: str,
+        *,
+        response_type: type[Data],
+        response_title: str | None = None,
+        response_description: str | None = None,
+    ) -> ElicitationResult[Data]: ...
 
     @overload
-    async def elicit(self, message: str, *, response_type: list[str]) -> ElicitationResult[str]: ...
+    async def elicit(
+        self,
+        message: str,
+        *,
+        response_type: list[Any] | dict[str, Any],
+        response_title: str | None = None,
+        response_description: str | None = None,
+    ) -> ElicitationResult[Any]: ...
 
     async def elicit(
-        self, message: str, schema: type[Any] | dict[str, Any] | None = None, *, response_type: Any = None
+        self,
+        message: str,
+        schema: type[Any] | dict[str, Any] | None = None,
+        *,
+        response_type: Any = None,
+        response_title: str | None = None,
+        response_description: str | None = None,
     ) -> ElicitationResult[Any]:
         """Asks the client's user to fill in a form: ``schema`` is a pydantic model, a
         dataclass or a TypedDict (an accepted answer comes back as one), or a JSON Schema
         dict (the answer as a dict). As in FastMCP, ``response_type`` may also be one
-        value, asked for as a form with one field ``value`` and given back unwrapped: a
-        ``str``, ``int``, ``float`` or ``bool``, a ``Literal`` or an ``Enum``, or a list of
-        strings to choose one from."""
+        value, asked for as a form with one field ``value`` (titled ``response_title``,
+        described by ``response_description``) and given back unwrapped: a ``str``,
+        ``int``, ``float`` or ``bool``, a ``Literal`` or an ``Enum``, a list of strings to
+        choose one from, ``list[...]`` of choices to pick several of, a dict of choices to
+        their ``{"title": ...}``, or a list of one such dict (or of one list) to pick
+        several of."""
         if schema is not None and response_type is not None:
             raise TypeError("elicit takes a schema or a response_type, not both")
-        form = _ElicitedForm.of(schema if schema is not None else response_type)
+        if schema is not None:
+            return await self._elicit_form(message, _ElicitedForm.of_schema(schema))
+        form = _ElicitedForm.of_response_type(response_type, response_title, response_description)
+        return await self._elicit_form(message, form)
+
+    async def _elicit_form(self, message: str, form: _ElicitedForm) -> ElicitationResult[Any]:
+        """Asks the client's user to fill in ``form``; an accepted answer read as it says."""
         answer = await self._native.elicit({"mode": "form", "message": message, "requestedSchema": form.schema})
         content = answer.get("content")
         if answer["action"] != "accept" or content is None:
@@ -468,6 +497,15 @@ def _wire(value: BaseModel | dict[str, Any]) -> dict[str, Any]:
     return value
 
 
+#: Why an elicitation needs a response type (FastMCP's words).
+_NO_RESPONSE_TYPE = (
+    "ctx.elicit() requires a response_type. The empty-schema form-mode request produced by "
+    "response_type=None was ambiguous under the MCP spec and caused some clients to render an "
+    "empty, non-functional form. Pass a type describing the data you expect back — use `bool` "
+    "for a confirmation."
+)
+
+
 @dataclass(frozen=True)
 class _ElicitedForm:
     """The form an elicitation asks for, and how an accepted answer is read."""
@@ -479,21 +517,60 @@ class _ElicitedForm:
     """Whether the answer is one value, in the field ``value``."""
 
     @classmethod
-    def of(cls, asked: Any) -> _ElicitedForm:
-        if asked is None:
-            raise TypeError("elicit needs a schema: a model, a dataclass, a JSON Schema dict, or one value's type")
-        if isinstance(asked, dict):
-            return cls(asked, None, False)
-        if isinstance(asked, list):
-            if not asked or not all(isinstance(choice, str) for choice in asked):
-                raise TypeError("a list of choices to elicit is a list of strings")
-            asked = Literal[tuple(asked)]
-        if asked in (str, int, float, bool) or get_origin(asked) is Literal or _is_enum(asked):
-            adapter: TypeAdapter[Any] = TypeAdapter(asked)
-            value = _untitled(adapter.json_schema())
-            return cls({"type": "object", "properties": {"value": value}, "required": ["value"]}, adapter, True)
-        adapter = TypeAdapter(asked)
+    def of_schema(cls, schema: Any) -> _ElicitedForm:
+        """The form of a pydantic model, a dataclass or a TypedDict (an answer read as
+        one), or of a JSON Schema dict (an answer read as it is)."""
+        if isinstance(schema, dict):
+            return cls(schema, None, False)
+        adapter = TypeAdapter(schema)
         return cls(adapter.json_schema(), adapter, False)
+
+    @classmethod
+    def of_response_type(cls, asked: Any, title: str | None = None, description: str | None = None) -> _ElicitedForm:
+        """The form of FastMCP's ``response_type``, as FastMCP makes it: one value in the
+        field ``value`` (a scalar type, a ``Literal`` or an ``Enum``; a list of strings
+        to choose one from; ``list[...]`` of choices to pick several of; a dict of
+        choices to their ``{"title": ...}``, or a list of one such dict, or of one list,
+        to pick several of), whose ``title`` and ``description`` may be given; else as
+        :meth:`of_schema` makes it."""
+        if asked is None:
+            raise TypeError(_NO_RESPONSE_TYPE)
+        if isinstance(asked, dict):
+            if not asked:
+                raise ValueError("Dict response_type cannot be empty.")
+            form = cls._one_value({"type": "string", "oneOf": _titled(asked)}, Literal[tuple(asked)])
+        elif isinstance(asked, list) and len(asked) == 1 and isinstance(asked[0], (list, dict)) and asked[0]:
+            choices = asked[0]
+            if isinstance(choices, dict):
+                items: dict[str, Any] = {"anyOf": _titled(choices)}
+            elif all(isinstance(choice, str) for choice in choices):
+                items = {"type": "string", "enum": choices}
+            else:
+                raise ValueError(f"Invalid list response_type format. Received: {asked}")
+            form = cls._one_value({"type": "array", "items": items}, list[Literal[tuple(choices)]])  # type: ignore[misc]
+        elif isinstance(asked, list):
+            if not asked or not all(isinstance(choice, str) for choice in asked):
+                raise ValueError(f"Invalid list response_type format. Received: {asked}")
+            form = cls._one_value(_value_schema(Literal[tuple(asked)]), Literal[tuple(asked)])
+        elif asked in (str, int, float, bool) or get_origin(asked) in (Literal, list) or _is_enum(asked):
+            form = cls._one_value(_value_schema(asked), asked)
+        elif title is not None or description is not None:
+            raise TypeError(
+                "response_title and response_description are only supported when response_type is a "
+                "scalar, Literal, Enum, or the dict/list shorthand forms. For BaseModel or dataclass "
+                "response types, use Field(title=..., description=...) on the individual fields."
+            )
+        else:
+            return cls.of_schema(asked)
+        value = form.schema["properties"]["value"]
+        value.update({key: given for key, given in (("title", title), ("description", description)) if given})
+        return form
+
+    @classmethod
+    def _one_value(cls, value: dict[str, Any], read_as: Any) -> _ElicitedForm:
+        """A form of one field ``value`` with schema ``value``, its answer read as ``read_as``."""
+        schema = {"type": "object", "properties": {"value": value}, "required": ["value"]}
+        return cls(schema, TypeAdapter(read_as), True)
 
     def read(self, content: dict[str, Any]) -> Any:
         if self.adapter is None:
@@ -505,6 +582,24 @@ def _is_enum(asked: Any) -> bool:
     return isinstance(asked, type) and issubclass(asked, enum.Enum)
 
 
-def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
-    """A one-value schema without the title pydantic gives an enum."""
-    return {key: value for key, value in schema.items() if key != "title"}
+def _titled(choices: dict[str, Any]) -> list[dict[str, Any]]:
+    """Choices given as ``{value: {"title": ...}}`` as the schema lists titled ones."""
+    return [{"const": value, "title": shown.get("title", value)} for value, shown in choices.items()]
+
+
+def _value_schema(asked: Any) -> dict[str, Any]:
+    """The schema of the field ``value`` of type ``asked``, as pydantic writes a model's
+    field (titled ``Value``), an enum inline (titled by its class); a list only of
+    choices to pick."""
+    if _is_enum(asked):
+        return TypeAdapter(asked).json_schema()
+    if get_origin(asked) is list:
+        (item,) = get_args(asked)
+        items = TypeAdapter(item).json_schema()
+        if "enum" not in items:
+            raise TypeError(
+                "Elicitation schema field 'value' is an array, but arrays are only allowed when items are "
+                "enums (for multi-select). Only enum arrays are supported in elicitation schemas."
+            )
+        return {"type": "array", "items": items, "title": "Value"}
+    return {**TypeAdapter(asked).json_schema(), "title": "Value"}

@@ -13,7 +13,7 @@ import pydantic_core
 from typing_extensions import Unpack
 
 from ...context import Context as OxmcpContext
-from ...context import LogLevel
+from ...context import ElicitationResult, LogLevel, _ElicitedForm
 from ...types import GetPromptResult
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ _STATE = _SessionState()
 
 
 class Context(OxmcpContext[Any]):
-    """oxmcp's :class:`~oxmcp.Context` (``elicit(message, response_type=...)``,
+    """oxmcp's :class:`~oxmcp.Context` (``elicit(message, response_type)``,
     ``report_progress``, ``read_resource``, ``sample``...), whose log messages are FastMCP's:
     ``info(message, logger_name=None, extra=None)`` sends ``{"msg": message, "extra":
     extra}``; ``set_state``/``get_state``/``delete_state`` keep values for the session (for
@@ -135,6 +135,19 @@ class Context(OxmcpContext[Any]):
         state_key = self._state_key(key)
         self._request_state.pop(state_key, None)
         _STATE.delete(state_key)
+
+    async def elicit(
+        self,
+        message: str,
+        response_type: Any,
+        response_title: str | None = None,
+        response_description: str | None = None,
+    ) -> ElicitationResult[Any]:
+        """FastMCP's ``ctx.elicit(message, response_type)``: its second argument is the
+        response type (oxmcp's is a schema), in any of FastMCP's forms (see
+        :meth:`oxmcp.Context.elicit`)."""
+        form = _ElicitedForm.of_response_type(response_type, response_title, response_description)
+        return await self._elicit_form(message, form)
 
     async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> GetPromptResult:
         """Renders a prompt of this server as a client would get it (its handler runs with
