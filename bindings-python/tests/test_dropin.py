@@ -196,7 +196,11 @@ async def answered(request: Awaitable[Any], volatile: tuple[str, ...] = ()) -> A
 async def survey(server: StdioServerParameters | str, visit: Visit, era: str) -> dict[str, Any]:
     """What the official client sees of `server` (started over stdio, or at a URL): its
     lists, then the answers to `visit`."""
-    seen: dict[str, Any] = {"logs": [], "notified": set()}
+    seen: dict[str, Any] = {"logs": [], "notified": set(), "asked": []}
+
+    async def ask_user(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        seen["asked"].append(dumped(params))
+        return await agree(context, params)
 
     async def on_log(params: types.LoggingMessageNotificationParams) -> None:
         seen["logs"].append([params.level, params.data])
@@ -210,7 +214,7 @@ async def survey(server: StdioServerParameters | str, visit: Visit, era: str) ->
         server,
         mode=mode,
         sampling_callback=write_poem,
-        elicitation_callback=agree,
+        elicitation_callback=ask_user,
         logging_callback=on_log,
         log_level="debug",
         message_handler=on_message,
@@ -269,15 +273,23 @@ async def write_poem(context: Any, params: types.CreateMessageRequestParams) -> 
 ANSWERS: dict[str, Any] = {"string": "Ada", "integer": 7, "number": 7.5, "boolean": True}
 
 
+def answer_of(name: str, asked: dict[str, Any]) -> Any:
+    """What the user fills in field ``name`` of a form: the first of its choices (of those
+    to pick several of, the last alone), or an answer of its type."""
+    choices = asked.get("enum") or [one["const"] for one in asked.get("oneOf", [])]
+    if asked.get("type") == "array":
+        items = asked.get("items", {})
+        return (items.get("enum") or [one["const"] for one in items.get("anyOf", [])])[-1:]
+    return "2024-12-27" if name == "alternativeDate" else choices[0] if choices else ANSWERS[asked["type"]]
+
+
 async def agree(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    """The user: accepts a URL at once, and fills in a form: the first of its choices, or
-    an answer of each field's type (the alternative date of the official snippet)."""
+    """The user: accepts a URL at once, and fills in a form (:func:`answer_of`; the
+    alternative date of the official snippet)."""
     if isinstance(params, types.ElicitRequestURLParams):
         return types.ElicitResult(action="accept")
-    content = {}
-    for name, asked in params.requested_schema.get("properties", {}).items():
-        choices = asked.get("enum") or [one["const"] for one in asked.get("oneOf", [])]
-        content[name] = "2024-12-27" if name == "alternativeDate" else choices[0] if choices else ANSWERS[asked["type"]]
+    properties = params.requested_schema.get("properties", {})
+    content = {name: answer_of(name, asked) for name, asked in properties.items()}
     return types.ElicitResult(action="accept", content=content)
 
 
@@ -1088,6 +1100,16 @@ async def test_official_resources_and_prompts_added_as_objects_read_the_same_wit
     visit = Visit(reads=[*reads, "resource://docs", "config://settings"], prompts={"code_review": {"code": "x = 1"}})
     for era in ERAS:
         await compare(original, ported(original, tmp_path), visit, era)
+
+
+async def test_an_official_servers_form_of_optional_fields_is_asked_the_same_with_its_import_changed(
+    tmp_path: Path,
+) -> None:
+    """``servers/official_elicit.py``: ``ctx.elicit(message, schema=Model)`` with optional
+    fields (``T | None``, asked as ``T``, not required, no null default), a choice and
+    several choices: the form the official client is asked to fill in, and the answer."""
+    original = Path(__file__).parent / "servers" / "official_elicit.py"
+    await compare(original, ported(original, tmp_path), Visit(calls={"book": {}}), "legacy")
 
 
 def test_an_official_server_asked_directly_lists_and_answers_the_same_with_its_import_changed(tmp_path: Path) -> None:

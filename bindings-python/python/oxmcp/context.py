@@ -523,7 +523,7 @@ class _ElicitedForm:
         if isinstance(schema, dict):
             return cls(schema, None, False)
         adapter = TypeAdapter(schema)
-        return cls(adapter.json_schema(), adapter, False)
+        return cls(_form_schema(adapter.json_schema()), adapter, False)
 
     @classmethod
     def of_response_type(cls, asked: Any, title: str | None = None, description: str | None = None) -> _ElicitedForm:
@@ -603,3 +603,45 @@ def _value_schema(asked: Any) -> dict[str, Any]:
             )
         return {"type": "array", "items": items, "title": "Value"}
     return {**TypeAdapter(asked).json_schema(), "title": "Value"}
+
+
+def _form_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A model's JSON Schema as a form the spec allows (each property a primitive): an
+    optional field (``T | None``) as ``T``, not required, without a None default (as the
+    official SDK renders it); an enum inline, not a reference (as FastMCP renders it).
+    A field no form can hold (a nested model, a list of free text) is refused."""
+    definitions = schema.get("$defs", {})
+    properties = {name: _primitive(name, prop, definitions) for name, prop in schema.get("properties", {}).items()}
+    return {key: value for key, value in schema.items() if key != "$defs"} | {"properties": properties}
+
+
+def _primitive(name: str, prop: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """Property ``name`` of a form, its optionality and enum references resolved."""
+    choices = prop.get("anyOf")
+    if isinstance(choices, list) and {"type": "null"} in choices and len(choices) == 2:
+        (kept,) = [choice for choice in choices if choice != {"type": "null"}]
+        prop = {key: value for key, value in prop.items() if key != "anyOf"} | kept
+        if "default" in prop and prop["default"] is None:
+            del prop["default"]
+    prop = _inline(prop, definitions)
+    if prop.get("type") == "array" and isinstance(prop.get("items"), dict):
+        prop = prop | {"items": _inline(prop["items"], definitions)}
+    items = prop.get("items", {})
+    if prop.get("type") in ("string", "number", "integer", "boolean") or (
+        prop.get("type") == "array" and ("enum" in items or "anyOf" in items)
+    ):
+        return prop
+    raise TypeError(
+        f"Elicitation schema field {name!r} rendered as {prop!r}, which is not a valid PrimitiveSchemaDefinition"
+    )
+
+
+def _inline(prop: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """``prop`` with its reference to an enum's definition replaced by the definition."""
+    ref = prop.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return prop
+    definition: dict[str, Any] = definitions.get(ref.removeprefix("#/$defs/"), {})
+    if "enum" not in definition:
+        return prop
+    return definition | {key: value for key, value in prop.items() if key != "$ref"}
