@@ -48,7 +48,8 @@ WIDE = 32
 # on a shared two-core machine swings by 15 %.
 ERA_PAIRS = 5
 # The targets that set one server against another at the same window (not the best of each):
-# ours and theirs (server, configuration), the window, and the factor ours must reach. Each is
+# ours and theirs (server, configuration), the transport, the window (in flight over stdio,
+# workers over HTTP, one session) and the factor ours must reach, in the legacy era. Each is
 # measured over ERA_PAIRS alternating pairs of runs (the first pair that of the main runs) and
 # the median ratio taken, as the eras are.
 DUELS = (
@@ -56,13 +57,23 @@ DUELS = (
         "oxmcp-node stdio: one call at a time ≥ 1.5x official-ts",
         ("oxmcp-node", "default"),
         ("official-ts", "default"),
+        "stdio",
         1,
         1.5,
+    ),
+    (
+        "oxmcp-node http: ≥ 5x official-ts",
+        ("oxmcp-node", "default"),
+        ("official-ts", "stateful"),
+        "http",
+        WIDE,
+        5.0,
     ),
     (
         "oxmcp-python stdio: `async def` handlers ≥ `def` handlers",
         ("oxmcp-python", "async def"),
         ("oxmcp-python", "default"),
+        "stdio",
         WIDE,
         1.0,
     ),
@@ -283,16 +294,28 @@ class Runner:
                     self.calls(setup, era, SMALL, window, args, pair)
 
     def duels(self, setups: list[Setup]) -> None:
-        """The pairs after the first of each duel's runs (stdio, legacy, 64 B), ours then
-        theirs, which `duel_target` compares with the main runs (kept out of every other
-        figure)."""
-        by_name = {(s.server, s.config): s for s in setups if s.transport == "stdio" and not s.missing()}
+        """The pairs after the first of each duel's runs (legacy, 64 B), ours then theirs,
+        which `duel_target` compares with the main runs (kept out of every other figure)."""
+        by_name = {(s.server, s.config, s.transport): s for s in setups if not s.missing()}
         for pair in range(1, ERA_PAIRS):
-            for _, ours, theirs, window, _ in DUELS:
-                if ours in by_name and theirs in by_name:
-                    for setup in (by_name[ours], by_name[theirs]):
-                        args = ["--in-flight", str(window), "--", *setup.command]
-                        self.calls(setup, "legacy", SMALL, f"{window} in flight", args, pair, duel=True)
+            for _, ours, theirs, transport, window, _ in DUELS:
+                if (*ours, transport) in by_name and (*theirs, transport) in by_name:
+                    for setup in (by_name[(*ours, transport)], by_name[(*theirs, transport)]):
+                        self.duel_run(setup, window, pair)
+
+    def duel_run(self, setup: Setup, window: int, pair: int) -> None:
+        """One run of a duel's pair `pair`: `window` in flight over stdio, or `window`
+        workers of one session on a server started for it over HTTP."""
+        if setup.transport == "stdio":
+            args = ["--in-flight", str(window), "--", *setup.command]
+            self.calls(setup, "legacy", SMALL, f"{window} in flight", args, pair, duel=True)
+            return
+        process, url = start_http(setup.command)
+        try:
+            args = http_load(url, process, window, 1)
+            self.calls(setup, "legacy", SMALL, f"{window} workers, 1 sessions", args, pair, duel=True)
+        finally:
+            stop(process)
 
     def run(self, setup: Setup) -> None:
         if missing := setup.missing():
@@ -319,16 +342,7 @@ class Runner:
 
     def http(self, setup: Setup) -> None:
         process, url = start_http(setup.command)
-        http = lambda sessions: [  # noqa: E731
-            "--url",
-            url,
-            "--concurrency",
-            str(WIDE),
-            "--sessions",
-            str(sessions),
-            "--server-pid",
-            str(process.pid),
-        ]
+        http = lambda sessions: http_load(url, process, WIDE, sessions)  # noqa: E731
         try:
             for era in setup.eras:
                 for sessions in (1, WIDE) if setup.sessions and era == "legacy" else (1,):
@@ -350,6 +364,12 @@ class Runner:
             self.measure(setup, "idle sessions", args)
         finally:
             stop(process)
+
+
+def http_load(url: str, process: subprocess.Popen[str], workers: int, sessions: int) -> list[str]:
+    """The driver's arguments for `workers` calling the server `process` at `url` over
+    `sessions` sessions."""
+    return ["--url", url, "--concurrency", str(workers), "--sessions", str(sessions), "--server-pid", str(process.pid)]
 
 
 # Reading the results
@@ -450,7 +470,8 @@ def targets(results: list[dict]) -> list[Target]:
                 )
     for ours_name, peer_name, factors in (
         ("oxmcp-python", "official-python", {"stdio": 10, "http": 10}),
-        ("oxmcp-node", "official-ts", {"stdio": 1.5, "http": 5}),
+        # Over HTTP, a duel (`DUELS`): the official server's throughput swings run to run.
+        ("oxmcp-node", "official-ts", {"stdio": 1.5}),
     ):
         for transport, factor in factors.items():
             ours, peer = best(rows, transport, server=ours_name), best(rows, transport, server=peer_name)
@@ -545,12 +566,12 @@ def binding_targets(rows: list[dict]) -> list[Target]:
 def duel_target(duel: tuple, pairs: list[list[dict]]) -> Target:
     """A duel's target (see `DUELS`): the median over `pairs` (the main runs first) of ours'
     throughput over theirs'."""
-    goal, (ours, ours_config), (theirs, theirs_config), window, factor = duel
+    goal, (ours, ours_config), (theirs, theirs_config), transport, window, factor = duel
     measured = [
         (mine, other)
         for rows in pairs
-        if (mine := row(rows, ours, ours_config, window=window))
-        and (other := row(rows, theirs, theirs_config, window=window))
+        if (mine := row(rows, ours, ours_config, transport, window=window))
+        and (other := row(rows, theirs, theirs_config, transport, window=window))
     ]
     return paired_target(goal, measured, "calls_per_s", lambda ratio: ratio >= factor)
 
