@@ -679,8 +679,8 @@ def markdown(results: list[dict], skipped: list[tuple[Setup, str]], failures: li
         "fairly when the two cores are saturated by server plus driver. Each oxmcp server's eras are "
         f"compared over {ERA_PAIRS} alternating legacy/modern pairs of runs, by the median ratio, and so "
         "are the servers a target sets one against the other at the same window (the Node server one "
-        "call at a time against the official SDK, the Python server's `async def` handlers against its "
-        "`def` ones): one pair, seconds apart on this shared machine, swings by 15 %.",
+        "call at a time and over HTTP against the official SDK, the Python server's `async def` handlers "
+        "against its `def` ones): one pair, seconds apart on this shared machine, swings by 15 %.",
         "",
         "![throughput](throughput.png)",
         "",
