@@ -551,7 +551,8 @@ class _ElicitedForm:
         elif isinstance(asked, list):
             if not asked or not all(isinstance(choice, str) for choice in asked):
                 raise ValueError(f"Invalid list response_type format. Received: {asked}")
-            form = cls._one_value(_value_schema(Literal[tuple(asked)]), Literal[tuple(asked)])
+            choice: Any = Literal[tuple(asked)]
+            form = cls._one_value(_value_schema(choice), choice)
         elif asked in (str, int, float, bool) or get_origin(asked) in (Literal, list) or _is_enum(asked):
             form = cls._one_value(_value_schema(asked), asked)
         elif title is not None or description is not None:

@@ -293,7 +293,6 @@ class Served:
 
     def __init__(self, provider: Provider, namespace: str | None, serving: Components) -> None:
         self.provider = provider
-        self.namespace = namespace
         #: The serving server's components: a name of its own is not asked of the provider.
         self.serving = serving
         #: The server its components are registered on; its lifespan is the provider's.
@@ -303,6 +302,8 @@ class Served:
         #: How many of the provider's transforms apply to :attr:`server` (one the provider
         #: adds while served applies from the next request).
         self._applied = 0
+        #: The namespace it is served under, as the outermost transform.
+        self._outer: list[Transform] = [] if namespace is None else [Namespace(namespace)]
 
     @property
     def asking(self) -> Middleware:
@@ -326,12 +327,12 @@ class Served:
             self._hold_all("prompt", await provider.list_prompts())
         elif method in ("tools/call", "prompts/get"):
             kind: Kind = "tool" if method == "tools/call" else "prompt"
-            name = None if self.serving.owns(kind, message.name) else self._given(kind, message.name)
+            name = self._given(kind, message.name)
             if name is not None:
                 getter = provider.get_tool if kind == "tool" else provider.get_prompt
                 self._hold_one(kind, name, await getter(name, _asked_version(message)))
         elif method == "resources/read":
-            uri = None if self.serving.owns("resource", str(message.uri)) else self._given("resource", str(message.uri))
+            uri = self._given("resource", str(message.uri))
             if uri is not None:
                 version = _asked_version(message)
                 resource = await provider.get_resource(uri, version)
@@ -344,12 +345,12 @@ class Served:
     def _given(self, kind: Kind, served: str) -> str | None:
         """The name (or URI) the provider gave what is served as ``served``: through the
         namespace it is served under, then its own transforms, the last added first; None
-        when one of them serves nothing so."""
-        transforms = self.provider.transforms[: self._applied]
-        if self.namespace is not None:
-            transforms.append(Namespace(self.namespace))
+        when the serving server has ``served`` itself (it comes first), or one of the
+        transforms serves nothing so."""
+        if self.serving.owns(kind, served):
+            return None
         given: str | None = served
-        for transform in reversed(transforms):
+        for transform in reversed(self.provider.transforms[: self._applied] + self._outer):
             if given is None:
                 break
             given = transform._given(kind, given)

@@ -121,6 +121,8 @@ class ToolTransform(Transform):
                 )
             targets[target] = original
         self.transforms = transforms
+        #: The name each tool it changes had, by the name it is served as.
+        self._originals = targets
 
     def __repr__(self) -> str:
         names = list(self.transforms)
@@ -136,11 +138,10 @@ class ToolTransform(Transform):
     def _given(self, kind: Kind, served: str) -> str | None:
         if kind != "tool":
             return served
-        for original, config in self.transforms.items():
-            if (config.name or original) == served:
-                return original
+        if served in self._originals:
+            return self._originals[served]
         # A tool renamed is no longer served under its own name.
-        return None if served in self.transforms and self.transforms[served].name else served
+        return None if served in self.transforms else served
 
 
 class VersionFilter(Transform):
