@@ -917,6 +917,18 @@ def printed_both_ways(
     return published, ported
 
 
+def test_a_fastmcp_servers_failures_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_failures.py``: FastMCP's errors' texts as they are, anything else's
+    after what failed (``Error calling tool 'withdraw': ...``, ``Error reading resource
+    ...``, ``Error rendering prompt ...``), and without it under ``mask_error_details``."""
+    published, ported = printed_both_ways("fastmcp_failures.py", tmp_path)
+    assert ported == published
+    unmasked, masked = ported.split("\nTrue withdraw 500")
+    assert "'vault key 1234'" in unmasked and "10.0.0.7" in unmasked
+    assert "withdraw 5 True Error calling tool 'withdraw'\n" in masked
+    assert "1234" not in masked and "10.0.0.7" not in masked and "/srv" not in masked
+
+
 def test_a_fastmcp_server_asked_directly_lists_and_answers_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_direct.py``: ``await mcp.list_tools()`` gives FastMCP's tools
     (``parameters``, ``output_schema``, ``tags``) after the server's visibility rules and
@@ -1112,13 +1124,40 @@ async def test_an_official_servers_form_of_optional_fields_is_asked_the_same_wit
     await compare(original, ported(original, tmp_path), Visit(calls={"book": {}}), "legacy")
 
 
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_official_servers_failures_read_the_same_with_its_imports_changed(era: str, tmp_path: Path) -> None:
+    """``servers/official_failures.py``: a ``ToolError``'s text after the tool's name, an
+    ``MCPError`` as it is, a ``ResourceError``'s text, and crashes of a tool, a resource, a
+    template and a prompt answered without their text, as the official SDK answers them.
+    One difference: a prompt's crash is JSON-RPC's internal error (-32603) naming the prompt
+    in both eras, where the official SDK sends code 0 to a legacy client (pinned for its 1.x
+    servers, its source says) and a nameless "Internal server error" to a modern one."""
+    original = Path(__file__).parent / "servers" / "official_failures.py"
+    visit = Visit(
+        calls={"withdraw": {"amount": 500}, "withdraw#rpc": {"amount": -1}, "withdraw#crash": {"amount": 5}},
+        reads=["ledger://current", "ledger://archived", "ledger://day/3"],
+        prompts={"audit": {"account": "acme"}},
+    )
+    theirs = await survey(over_stdio(original), visit, era)
+    ours = await survey(over_stdio(ported(original, tmp_path)), visit, era)
+    official = {"legacy": (0, "Error rendering prompt audit"), "modern": (-32603, "Internal server error")}[era]
+    assert tuple(theirs.pop("prompt audit").values()) == (*official, None)
+    assert ours.pop("prompt audit") == {"code": -32603, "message": "Error rendering prompt audit", "data": None}
+    assert_same(ours, theirs)
+    assert "1234" not in json.dumps(ours) and "10.0.0.7" not in json.dumps(ours)
+
+
 def test_an_official_server_asked_directly_lists_and_answers_the_same_with_its_import_changed(tmp_path: Path) -> None:
     """``servers/official_direct.py``: the official SDK's ``await mcp.list_tools()``,
     ``call_tool`` (its result, or a raised ``ToolError`` for the tool's failure and for an
-    unknown tool), ``list_resource_templates``, ``list_prompts`` and ``get_prompt``."""
+    unknown tool, ``UnexpectedToolError`` for its crash), ``read_resource`` (a raised
+    ``ResourceError`` or ``UnexpectedResourceError``), ``list_resource_templates``,
+    ``list_prompts`` and ``get_prompt``."""
     published, on_oxmcp = printed_both_ways("official_direct.py", tmp_path, ported)
     assert on_oxmcp == published
     assert "add {'result': 3} ['3'] False" in on_oxmcp and "missing raised ToolError" in on_oxmcp
+    assert "crash raised UnexpectedToolError: Error executing tool crash\n" in on_oxmcp
+    assert "never raised UnexpectedResourceError" in on_oxmcp and "10.0.0.7" not in on_oxmcp
 
 
 def test_a_fastmcp_client_hears_the_same_notifications_with_its_imports_changed(tmp_path: Path) -> None:

@@ -28,6 +28,8 @@ from oxmcp import (
     File,
     Image,
     McpError,
+    MCPServer,
+    ResourceError,
     ResourceLink,
     ResourceNotFoundError,
     Server,
@@ -268,7 +270,7 @@ async def test_async_handlers_that_never_wait_have_a_task_and_contextvars_of_the
 
     @server.tool()
     async def fail() -> None:
-        raise ValueError("no")
+        raise ToolError("no")
 
     async with Client(server) as client:
         marks = [client.call_tool("mark", {"n": n}) for n in range(10)]
@@ -505,19 +507,33 @@ async def test_server_bounds_reach_the_core() -> None:
         await waiting
 
 
-async def test_masked_error_details_hide_what_a_tool_raised() -> None:
-    for mask, expected in [(False, "the vault key is 1234"), (True, "the request failed")]:
-        server = Server("masked", mask_error_details=mask)
+async def test_a_tools_unexpected_exception_is_logged_not_sent(caplog: pytest.LogCaptureFixture) -> None:
+    """A ToolError's text is the result (after the tool's name from an ``MCPServer``, as the
+    official SDK words it); an unexpected exception's text is logged with its traceback,
+    never sent; with ``mask_error_details`` not even a ToolError's text is."""
+    for kind, mask, meant in [
+        (Server, False, "no such account"),
+        (MCPServer, False, "Error executing tool refuse: no such account"),
+        (Server, True, "the request failed"),
+    ]:
+        server = kind("masked", mask_error_details=mask)
 
         @server.tool()
         def leak() -> str:
             raise RuntimeError("the vault key is 1234")
 
+        @server.tool()
+        async def refuse() -> str:
+            raise ToolError("no such account")
+
+        caplog.clear()
         async with Client(server) as client:
-            result = await client.call_tool("leak")
-            assert result.is_error is True
-            assert expected in text_of(result)
-            assert mask is False or "1234" not in text_of(result)
+            leaked, refused = await client.call_tool("leak"), await client.call_tool("refuse")
+        assert (leaked.is_error, refused.is_error, text_of(refused)) == (True, True, meant)
+        assert text_of(leaked) == ("the request failed" if mask else "Error executing tool leak")
+        crash = next(record for record in caplog.records if record.name == "oxmcp" and record.exc_info)
+        assert crash.getMessage() == "Tool 'leak' raised an unexpected exception"
+        assert "the vault key is 1234" in caplog.text, "the detail stays on the server, in its log"
 
 
 def test_bad_server_bounds_are_refused() -> None:
@@ -529,25 +545,48 @@ def test_bad_server_bounds_are_refused() -> None:
         Server("bad", max_in_flight=-1)
 
 
-async def test_resource_and_prompt_failures_are_json_rpc_errors() -> None:
+async def test_resource_and_prompt_failures_are_json_rpc_errors(caplog: pytest.LogCaptureFixture) -> None:
+    """Worded as the official SDK words them: a ResourceError's text, an unexpected
+    exception's not (it is logged), the URI in the error's data."""
     server = Server("errors")
 
     @server.resource("data://broken")
     def broken() -> str:
         raise RuntimeError("disk on fire")
 
+    @server.resource("data://gone")
+    def gone() -> str:
+        raise ResourceError("the data was archived")
+
+    @server.resource("data://{day}")
+    async def by_day(day: str) -> str:
+        raise KeyError(f"secret table {day}")
+
     @server.prompt()
     def strict(count: int) -> str:
+        if count > 3:
+            raise RuntimeError("the prompt store is at 10.0.0.7")
         return "x" * count
 
     async with Client(server, era="legacy") as client:
-        with pytest.raises(McpError) as read:
-            await client.read_resource("data://broken")
-        assert read.value.code == -32603 and "disk on fire" in read.value.message
+        failures = {}
+        for uri in ("data://broken", "data://gone", "data://monday"):
+            with pytest.raises(McpError) as read:
+                await client.read_resource(uri)
+            failures[uri] = (read.value.code, read.value.message, read.value.data)
         with pytest.raises(McpError) as prompt:
             await client.get_prompt("strict", {"count": "many"})
         assert prompt.value.code == -32602
+        with pytest.raises(McpError) as crashed:
+            await client.get_prompt("strict", {"count": "4"})
+        assert (crashed.value.code, crashed.value.message) == (-32603, "Error rendering prompt strict")
         assert (await client.get_prompt("strict", {"count": "3"})).messages[0].content.text == "xxx"
+    assert failures == {
+        "data://broken": (-32603, "Error reading resource data://broken", {"uri": "data://broken"}),
+        "data://gone": (-32603, "the data was archived", {"uri": "data://gone"}),
+        "data://monday": (-32603, "Error creating resource from template data://monday", {"uri": "data://monday"}),
+    }
+    assert all(secret in caplog.text for secret in ("disk on fire", "secret table monday", "10.0.0.7"))
 
 
 async def test_a_fastmcp_handler_sends_a_list_change_as_fastmcp_does(notifications: Any) -> None:
@@ -850,7 +889,7 @@ async def test_a_server_calls_its_own_tools_resources_and_prompts_as_its_clients
         yield {"unit": "kg"}
         events.append("stop")
 
-    server = Server("direct", lifespan=lifespan)
+    server = MCPServer("direct", lifespan=lifespan)
 
     async def watch(request: InterceptedRequest, call_next: NextMethod) -> dict[str, Any]:
         events.append(request.method)
@@ -861,7 +900,7 @@ async def test_a_server_calls_its_own_tools_resources_and_prompts_as_its_clients
     @server.tool()
     def weigh(grams: int, ctx: Context[dict[str, str]]) -> str:
         if grams < 0:
-            raise ValueError("no negative weight")
+            raise ToolError("no negative weight")
         return f"{grams / 1000} {ctx.request_context.lifespan_context['unit']}"
 
     @server.tool()

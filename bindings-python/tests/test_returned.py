@@ -12,7 +12,7 @@ from typing import Any, Literal
 import pytest
 from typing_extensions import TypedDict
 
-from oxmcp import CallToolResult, Client, Image, Server, TextContent
+from oxmcp import CallToolResult, Client, Image, Server, TextContent, ToolError
 
 TABLE = json.loads((Path(__file__).parents[2] / "tests" / "returned" / "cases.json").read_text())
 
@@ -76,7 +76,7 @@ def server() -> Server:
 
     @server.tool(name="error")
     def error() -> str:
-        raise ValueError("boom")
+        raise ToolError("boom")
 
     return server
 

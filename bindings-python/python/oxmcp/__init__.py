@@ -30,7 +30,16 @@ import os
 from typing import TYPE_CHECKING
 
 from . import _native, types
-from ._errors import McpError, ProtocolError, ResourceNotFoundError, ToolError
+from ._errors import (
+    McpError,
+    MCPServerError,
+    ProtocolError,
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedResourceError,
+    UnexpectedToolError,
+)
 from ._version import __version__
 from .content import Audio, File, Image
 from .context import Context, ElicitationResult
@@ -67,11 +76,13 @@ __all__ = [
     "HttpServer",
     "Image",
     "MCPServer",
+    "MCPServerError",
     "McpError",
     "PromptMessage",
     "ProtocolError",
     "ReadResourceResult",
     "Reconnect",
+    "ResourceError",
     "ResourceLink",
     "ResourceNotFoundError",
     "Server",
@@ -79,6 +90,8 @@ __all__ = [
     "TextContent",
     "ToolError",
     "ToolTask",
+    "UnexpectedResourceError",
+    "UnexpectedToolError",
     "__version__",
     "types",
 ]

@@ -1,20 +1,30 @@
-"""How a server lists what a Python function declares and words what it returns, where
-the Python SDKs differ: the official SDK's conventions (``oxmcp.Server``, ``MCPServer``,
-the 1.x SDK's ``FastMCP``), which :class:`Conventions` follows, and FastMCP's
-(``oxmcp.fastmcp``), a subclass. The protocol stays in the core either way: these only
-shape definitions before they are registered, and values before the core words them."""
+"""How a server lists what a Python function declares and words what it returns or
+raises, where the Python SDKs differ: the official SDK's conventions, which
+:class:`Conventions` (``oxmcp.Server``) follows but in how a tool's meant failure is worded
+(its text alone, as every binding's servers word it), and :class:`OfficialConventions`
+(``MCPServer``, the 1.x SDK's ``FastMCP``) in that too; and FastMCP's (``oxmcp.fastmcp``),
+another subclass. The protocol stays in the core either way: these only shape definitions
+before they are registered, and values before the core words them."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
+from ._errors import McpError, ProtocolError, ResourceError, ToolError
+from ._native import INTERNAL_ERROR
 from ._schema import FunctionSpec, Output, Parameter, input_schema, output_of
 from .types import ToolAnnotations
 
+_log = logging.getLogger("oxmcp")
+
+#: What a tool raises when it fails on purpose: its text is for the model.
+_MEANT = (ToolError, ResourceError, ProtocolError)
+
 
 class Conventions:
-    """The official Python SDK's conventions."""
+    """oxmcp's conventions: the official Python SDK's but for a tool's meant failure."""
 
     #: How a call of an unknown tool is answered as a tool error (``{name}`` the tool's
     #: name); None: with the ``-32602`` error the spec names, as here (the official SDK
@@ -77,17 +87,64 @@ class Conventions:
         leave it as it is (the core's rules: data as indented JSON text)."""
         return None
 
-    def resource_failure(self, uri: str, error: Exception) -> Exception:
-        """What reading ``uri`` answers when its function raised ``error``: the error (its
-        text the message of an internal error, an ``McpError`` its own)."""
-        return error
+    def resource_failure(self, uri: str, error: Exception, *, template: bool = False) -> Exception:
+        """What reading ``uri`` answers when its function (a template's, with ``template``)
+        raised ``error``, as the official SDK words it: an ``McpError`` as it is, a
+        :class:`~oxmcp.ResourceError`'s text as an internal error naming the URI, anything
+        else only ``Error reading resource <uri>`` (the traceback is logged, not sent)."""
+        if isinstance(error, McpError):
+            return error
+        if isinstance(error, ResourceError):
+            _log.info("Resource %r failed: %r", uri, str(error))
+            return McpError(INTERNAL_ERROR, str(error), {"uri": uri})
+        _log.error("Resource %r raised an unexpected exception", uri, exc_info=error)
+        return McpError(INTERNAL_ERROR, crashed_resource(uri)[template], {"uri": uri})
+
+    def tool_failure(self, name: str, error: Exception) -> Exception:
+        """What a call of tool ``name`` answers when it raised ``error``: an ``McpError`` as
+        it is (a JSON-RPC error), a failure the tool meant (:class:`~oxmcp.ToolError`,
+        :class:`~oxmcp.ResourceError`, oxmcp's :class:`~oxmcp.ProtocolError`) as its text,
+        anything else only ``Error executing tool <name>``, as the official SDK answers a
+        crash (the traceback is logged, not sent: an unexpected exception's text may hold
+        what the client must not see)."""
+        if isinstance(error, (McpError, *_MEANT)):
+            return error
+        _log.error("Tool %r raised an unexpected exception", name, exc_info=error)
+        return ToolError(crashed_tool(name))
+
+    def prompt_failure(self, name: str, error: Exception) -> Exception:
+        """What getting prompt ``name`` answers when its function raised ``error``, as the
+        official SDK words it: an ``McpError`` as it is, anything else only ``Error
+        rendering prompt <name>`` (the traceback is logged, not sent)."""
+        if isinstance(error, McpError):
+            return error
+        _log.error("Prompt %r raised an unexpected exception", name, exc_info=error)
+        return McpError(INTERNAL_ERROR, f"Error rendering prompt {name}")
 
     def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """The function a tool, resource or prompt is registered as: `fn` itself (no
         parameter is injected but the context)."""
         return fn
 
-    def tool_function(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-        """The function a tool call runs: `fn` itself (what it raises is the message of the
-        error result)."""
-        return fn
+
+class OfficialConventions(Conventions):
+    """The official Python SDK's conventions where a ported server's clients would see
+    oxmcp's differ (``MCPServer``, the 1.x SDK's ``FastMCP``): a tool's meant failure is
+    worded ``Error executing tool <name>: <its text>``."""
+
+    def tool_failure(self, name: str, error: Exception) -> Exception:
+        if not isinstance(error, _MEANT):
+            return super().tool_failure(name, error)
+        _log.info("Tool %r failed: %r", name, str(error))
+        return ToolError(f"Error executing tool {name}: {error}")
+
+
+def crashed_tool(name: str) -> str:
+    """What a client reads of tool ``name``'s crash, as the official SDK words it."""
+    return f"Error executing tool {name}"
+
+
+def crashed_resource(uri: str) -> tuple[str, str]:
+    """What a client reads of a crash reading ``uri``, as the official SDK words it: a
+    resource's, a template's."""
+    return f"Error reading resource {uri}", f"Error creating resource from template {uri}"

@@ -29,7 +29,25 @@ class McpError(Exception):
         return f"{self.message} ({self.code})"
 
 
-class ResourceNotFoundError(McpError):
+class MCPServerError(Exception):
+    """The failures a server's tools and resources raise (the official SDK's base of them)."""
+
+
+class ResourceError(MCPServerError):
+    """Raise in a resource to fail with this message (an internal error naming the URI).
+
+    Any other exception but :class:`McpError` is a crash: the client reads only ``Error
+    reading resource <uri>`` and the server logs the traceback.
+    """
+
+
+class UnexpectedResourceError(ResourceError):
+    """A resource that crashed, as ``await server.read_resource(uri)`` raises it: the message
+    is only ``Error reading resource <uri>`` (or ``Error creating resource from template
+    <uri>``)."""
+
+
+class ResourceNotFoundError(McpError, ResourceError):
     """The resource does not exist.
 
     Raise it in a resource handler (a template's, for an instance that is not there): the
@@ -45,11 +63,20 @@ class ResourceNotFoundError(McpError):
         return f"ResourceNotFoundError(uri={self.uri!r}, code={self.code})"
 
 
-class ToolError(Exception):
-    """Raise in a tool to fail with this message as an ``isError`` result the model reads.
+class ToolError(MCPServerError):
+    """Raise in a tool to fail with this message as an ``isError`` result the model reads
+    (after ``Error executing tool <name>: `` from an ``MCPServer``, as the official SDK
+    words it).
 
-    Any other exception does the same with its own message; this one says it is meant.
+    Any other exception but :class:`McpError` is a crash: the model reads only ``Error
+    executing tool <name>`` and the server logs the traceback (FastMCP's servers word
+    both as FastMCP does).
     """
+
+
+class UnexpectedToolError(ToolError):
+    """A tool that crashed, as ``await server.call_tool(name, ...)`` raises it: the message
+    is only ``Error executing tool <name>``."""
 
 
 class ArgumentsRefused(ToolError):

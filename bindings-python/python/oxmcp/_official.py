@@ -7,7 +7,7 @@ import functools
 import importlib
 import operator
 from types import ModuleType
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -151,11 +151,3 @@ def _as_official(ours: type[McpError]) -> type[McpError] | None:
     both: type[McpError] = type("MCPError", (ours, MCPError), {"__init__": __init__, "__str__": MCPError.__str__})
     _AS_OFFICIAL[ours] = both
     return both
-
-
-def raise_as_ours(error: Exception) -> NoReturn:
-    """Raises `error` again, or, for the official SDK's ``MCPError``, oxmcp's."""
-    ours = from_official_error(error)
-    if ours is error:
-        raise error
-    raise ours from error

@@ -6,7 +6,7 @@ import asyncio
 import contextvars
 import json
 
-from oxmcp import Client, Context, Server
+from oxmcp import Client, Context, Server, ToolError
 
 server = Server("async-handlers")
 request = contextvars.ContextVar("request", default="unset")
@@ -33,7 +33,7 @@ async def inside() -> dict[str, object]:
 
 @server.tool()
 async def fails() -> str:
-    raise ValueError("refused")
+    raise ToolError("refused")
 
 
 @server.tool()

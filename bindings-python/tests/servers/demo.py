@@ -89,11 +89,9 @@ async def pixel_tool() -> list[TextContent | Image]:
 
 @server.tool()
 async def fail(kind: str = "tool") -> str:
-    """Fails: 'tool' with ToolError, 'value' with ValueError, 'rpc' with McpError."""
+    """Fails: 'tool' with ToolError, 'rpc' with McpError."""
     if kind == "rpc":
         raise McpError(-32099, "a custom error", {"kind": kind})
-    if kind == "value":
-        raise ValueError("bad value")
     raise ToolError("the tool failed on purpose")
 
 

@@ -8,7 +8,7 @@ import asyncio
 import json
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedResourceError, UnexpectedToolError
 
 mcp = MCPServer("Direct")
 
@@ -31,9 +31,19 @@ def fail(reason: str) -> str:
     raise ToolError(f"failed: {reason}")
 
 
+@mcp.tool()
+def crash() -> str:
+    """Crashes, its text for the server's log alone."""
+    raise OSError("/var/secret/key.pem unreadable")
+
+
 @mcp.resource("notes://{day}")
 def notes(day: str) -> str:
     """The notes of a day."""
+    if day == "sunday":
+        raise ResourceError("no notes on sundays")
+    if day == "never":
+        raise LookupError("the notes table at 10.0.0.7 is gone")
     return f"notes of {day}"
 
 
@@ -54,9 +64,20 @@ async def main() -> None:
     except ToolError as error:
         print("fail raised:", error)
     try:
+        await mcp.call_tool("crash", {})
+    except UnexpectedToolError as error:
+        print("crash raised UnexpectedToolError:", error)
+    try:
         await mcp.call_tool("missing", {})
     except ToolError:
         print("missing raised ToolError")
+    for day in ("sunday", "never"):
+        try:
+            await mcp.read_resource(f"notes://{day}")
+        except UnexpectedResourceError as error:
+            print(day, "raised UnexpectedResourceError:", error)
+        except ResourceError as error:
+            print(day, "raised ResourceError:", error)
 
     print("templates:", [template.uri_template for template in await mcp.list_resource_templates()])
     print("prompts:", [prompt.name for prompt in await mcp.list_prompts()])

@@ -8,9 +8,9 @@ writes it), and a failing tool's message naming the tool."""
 from __future__ import annotations
 
 import base64
-import functools
 import inspect
 import json
+import logging
 from collections.abc import Callable, Sequence
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -26,10 +26,12 @@ from ..server._calling import native_context
 from ..types import CallToolResult, ToolAnnotations
 from ._docstrings import parsed
 from ._schema import compressed
-from .exceptions import ResourceError
+from .exceptions import PromptError, ResourceError
 from .resources import ResourceContent, ResourceResult
 from .server.dependencies import without_injected_parameters
 from .tools import ToolResult, content_of, is_content_value
+
+_log = logging.getLogger("oxmcp.fastmcp")
 
 
 class FastMCPConventions(Conventions):
@@ -40,6 +42,11 @@ class FastMCPConventions(Conventions):
     unknown_tool_error = "Unknown tool: '{name}'"
     unknown_resource_error = "Resource not found: '{uri}'"
     unknown_prompt_error = "Unknown prompt: '{name}'"
+
+    def __init__(self, masked: bool = False) -> None:
+        #: Whether an unexpected exception's text is kept from the client (FastMCP's
+        #: ``mask_error_details``): it reads only which tool, resource or prompt failed.
+        self.masked = masked
 
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         return given or parsed(spec.description).description
@@ -121,38 +128,29 @@ class FastMCPConventions(Conventions):
     def resource_value(self) -> Callable[[Any], Any] | None:
         return _json_text
 
-    def resource_failure(self, uri: str, error: Exception) -> Exception:
+    def resource_failure(self, uri: str, error: Exception, *, template: bool = False) -> Exception:
         # FastMCP's words: a ResourceError's text as it is, anything else's after the URI.
         if isinstance(error, McpError):
             return error
-        text = str(error) if isinstance(error, ResourceError) else f"Error reading resource {uri!r}: {error}"
-        return McpError(INTERNAL_ERROR, text)
+        if isinstance(error, ResourceError):
+            return McpError(INTERNAL_ERROR, str(error))
+        return McpError(INTERNAL_ERROR, _unexpected(f"Error reading resource {uri!r}", error, self.masked))
 
     def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """`fn` with FastMCP's dependencies (``ctx = CurrentContext()``, ``Depends(...)``)
         resolved at each call and out of its schema."""
         return without_injected_parameters(fn)
 
-    def tool_function(self, fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):  # noqa: B004
+    def tool_failure(self, name: str, error: Exception) -> Exception:
+        return _watched(tool_failure(name, error, self.masked))
 
-            @functools.wraps(fn)
-            async def run_async(*args: Any, **kwargs: Any) -> Any:
-                try:
-                    return await fn(*args, **kwargs)
-                except Exception as error:
-                    raise _watched(tool_failure(name, error)) from error
-
-            return run_async
-
-        @functools.wraps(fn)
-        def run(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except Exception as error:
-                raise _watched(tool_failure(name, error)) from error
-
-        return run
+    def prompt_failure(self, name: str, error: Exception) -> Exception:
+        # FastMCP's words: a PromptError's text as it is, anything else's after the name.
+        if isinstance(error, McpError):
+            return error
+        if isinstance(error, PromptError):
+            return McpError(INTERNAL_ERROR, str(error))
+        return McpError(INTERNAL_ERROR, _unexpected(f"Error rendering prompt {name!r}", error, self.masked))
 
 
 #: The failures of the tools whose calls FastMCP's middleware runs around, by request (the
@@ -177,12 +175,20 @@ def _annotated_text(annotation: Any) -> str | None:
     return next((extra for extra in get_args(annotation)[1:] if isinstance(extra, str)), None)
 
 
-def tool_failure(name: str, error: Exception) -> Exception:
+def tool_failure(name: str, error: Exception, masked: bool = False) -> Exception:
     """What tool ``name`` failing with ``error`` answers, as FastMCP words it: a ``ToolError``
-    or ``McpError`` as it is, any other ``Error calling tool 'name': ...``."""
+    or ``McpError`` as it is, any other ``Error calling tool 'name': ...`` (without its
+    text when ``masked``)."""
     if isinstance(error, ToolError | McpError):
         return error
-    return ToolError(f"Error calling tool {name!r}: {error}")
+    return ToolError(_unexpected(f"Error calling tool {name!r}", error, masked))
+
+
+def _unexpected(failed: str, error: Exception, masked: bool) -> str:
+    """What the client reads of an unexpected exception, as FastMCP words it: what
+    ``failed``, then the exception's text unless ``masked``. The traceback is logged."""
+    _log.error(failed, exc_info=error)
+    return failed if masked else f"{failed}: {error}"
 
 
 #: Sequences whose items an annotation may leave unsaid.

@@ -15,21 +15,21 @@ import threading
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
 from os import PathLike
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, TypeIs, Unpack
 
 from .. import _native, types
-from .._conventions import Conventions
-from .._errors import McpError, ToolError
-from .._native import INVALID_PARAMS
+from .._conventions import Conventions, OfficialConventions, crashed_resource, crashed_tool
+from .._errors import McpError, ResourceError, ToolError, UnexpectedResourceError, UnexpectedToolError
+from .._native import INTERNAL_ERROR, INVALID_PARAMS
 from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
 from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
-from ._calling import Call, native_callable, result_object
+from ._calling import Call, Failure, native_callable, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
 from ._mounting import Components, _Registration
 from .stdio import StdioStream
@@ -87,8 +87,9 @@ class Server(Generic[LifespanT]):
     Definitions may be added and removed while the server runs: clients are told.
     """
 
-    #: How functions are listed and their values worded: the official SDK's way.
-    _conventions: ClassVar[Conventions] = Conventions()
+    #: How functions are listed and their values and failures worded: the official SDK's
+    #: way, but for a tool's meant failure (its text alone, as in every binding).
+    _conventions: Conventions = Conventions()
     #: What keeps the server's components for the core (FastMCP's keep versions).
     _components_type: ClassVar[type[Components]] = Components
 
@@ -128,7 +129,9 @@ class Server(Generic[LifespanT]):
         e.g. stdin closed (default 5; then they are cancelled), and
         ``client_request_timeout`` seconds for a legacy client to answer an elicitation,
         sampling or roots request (default 300). ``mask_error_details`` sends a generic
-        message instead of what a handler's exception says (the detail is logged).
+        message instead of what any handler's failure says, a ``ToolError``'s too (the
+        detail is logged); without it a tool's unexpected exception is answered as the
+        official SDK answers it, ``Error executing tool <name>`` alone.
 
         ``auth`` makes the server an OAuth resource server over HTTP: every request needs a
         token the verifier accepts (:class:`~oxmcp.auth.JWTVerifier`,
@@ -371,9 +374,9 @@ class Server(Generic[LifespanT]):
         SDK's ``await mcp.call_tool(name, arguments)``, in tests and in code that composes
         tools): through everything a request goes through here, interceptors and
         conventions included, within the server's lifespan. As the official SDK's, every
-        failure of the tool raises :class:`~oxmcp.ToolError` (an unknown tool, arguments
-        refused, the tool's own failure: ``Error executing tool <name>: <what the client
-        reads>``)."""
+        failure of the tool raises :class:`~oxmcp.ToolError` with what the client reads (an
+        unknown tool, arguments refused, the tool's own failure), a crash
+        :class:`~oxmcp.UnexpectedToolError`."""
         async with self._own_client() as client:
             try:
                 result = await client.call_tool(name, arguments)
@@ -382,15 +385,23 @@ class Server(Generic[LifespanT]):
                     raise
                 raise ToolError(error.message) from error
         if result.is_error:
-            texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
-            raise ToolError(f"Error executing tool {name}: {' '.join(texts)}")
+            text = " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
+            raise (UnexpectedToolError if text == crashed_tool(name) else ToolError)(text)
         return result.model_copy(update={"is_error": False})
 
     async def read_resource(self, uri: str) -> list[types.ResourceContents]:
         """Reads one of the server's resources as :meth:`call_tool` calls a tool: its
-        contents. One that does not exist raises :class:`~oxmcp.ResourceNotFoundError`."""
+        contents. One that does not exist raises :class:`~oxmcp.ResourceNotFoundError`, a
+        ``ResourceError``'s failure :class:`~oxmcp.ResourceError`, a crash
+        :class:`~oxmcp.UnexpectedResourceError`."""
         async with self._own_client() as client:
-            return (await client.read_resource(str(uri))).contents
+            try:
+                return (await client.read_resource(str(uri))).contents
+            except McpError as error:
+                if error.code != INTERNAL_ERROR or error.data != {"uri": str(uri)}:
+                    raise
+                crashed = error.message in crashed_resource(str(uri))
+                raise (UnexpectedResourceError if crashed else ResourceError)(error.message) from error
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> types.GetPromptResult:
         """Renders one of the server's prompts as :meth:`call_tool` calls a tool."""
@@ -542,6 +553,7 @@ class Server(Generic[LifespanT]):
             }
         )
         variables = _native.uri_template_variables(uri)
+        value = conventions.resource_value()
         if not variables:
             if spec.parameters:
                 raise TypeError(f"resource {uri}: a static resource takes no parameters (besides a Context)")
@@ -552,7 +564,7 @@ class Server(Generic[LifespanT]):
             self._components.add(
                 "resource",
                 {**definition, "uri": uri},
-                _reading(_handler(fn, spec, no_arguments, self._context, conventions.resource_value()), conventions),
+                _handler(fn, spec, no_arguments, self._context, value, _read_failure(conventions)),
                 scopes,
                 conventions.contents_meta(meta),
             )
@@ -566,7 +578,7 @@ class Server(Generic[LifespanT]):
         self._components.add(
             "template",
             {**definition, "uriTemplate": uri},
-            _reading(_handler(fn, spec, variables_of, self._context, conventions.resource_value()), conventions),
+            _handler(fn, spec, variables_of, self._context, value, _read_failure(conventions, True)),
             _completers(completions),
             scopes,
             conventions.contents_meta(meta),
@@ -681,7 +693,8 @@ class Server(Generic[LifespanT]):
         def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
             return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
 
-        handler = _handler(fn, spec, arguments_of, self._context)
+        failure = _failure_of(self._conventions.prompt_failure, definition["name"])
+        handler = _handler(fn, spec, arguments_of, self._context, failure=failure)
         self._components.add("prompt", definition, handler, _completers(completions), scopes)
 
     def remove_prompt(self, name: str) -> bool:
@@ -998,13 +1011,18 @@ class Server(Generic[LifespanT]):
             asyncio.run(_until_interrupted(serving))
 
 
-MCPServer = Server
-"""The official SDK's name for a server (``from mcp.server.mcpserver import MCPServer``): its
-servers run on oxmcp with the import line changed to ``from oxmcp import MCPServer``."""
+class MCPServer(Server):
+    """The official SDK's server (``from mcp.server.mcpserver import MCPServer``): its servers
+    run on oxmcp with the import line changed to ``from oxmcp import MCPServer``, and their
+    clients read what the official SDK's would, a tool's meant failure worded ``Error
+    executing tool <name>: <its text>`` too."""
 
-FastMCP = Server
-"""FastMCP's name for a server (``from fastmcp import FastMCP``; ``mcp.server.fastmcp`` in
-the official SDK 1.x)."""
+    _conventions = OfficialConventions()
+
+
+FastMCP = MCPServer
+"""The official SDK 1.x's name for a server (``from mcp.server.fastmcp import FastMCP``);
+FastMCP's own is :class:`oxmcp.fastmcp.FastMCP`."""
 
 
 class ResourceListing:
@@ -1266,7 +1284,6 @@ def tool_registration(
         "content" if schema is None else "wrapped" if made.wrapped else "structured"
     )
     lax = options.get("lax_arguments", False)
-    run = conventions.tool_function(fn, name)
     arguments_of: Callable[[Wire, _native.Context], Arguments]
     if options.get("raw_arguments", False):
         if input_schema is None:
@@ -1274,7 +1291,7 @@ def tool_registration(
         arguments_of = _whole_arguments
     else:
         arguments_of = _lax_arguments(spec, fn) if lax else _validated_arguments(spec)
-    handler = _handler(run, spec, arguments_of, context, made.convert)
+    handler = _handler(fn, spec, arguments_of, context, made.convert, _failure_of(conventions.tool_failure, name))
     task, asks_before_task = options.get("task", "forbidden"), options.get("asks_before_task", False)
     return _Registration(
         "tool",
@@ -1323,13 +1340,14 @@ def _handler(
     arguments: Callable[..., Arguments],
     context: ContextMaker,
     convert: Callable[[Any], Any] | None = None,
+    failure: Failure | None = None,
 ) -> Callable[..., Any]:
     """The function the native layer calls with its arguments (the last one the native
     context): ``arguments(*native)`` gives the keyword arguments of ``fn`` and the native
-    context (of which ``context`` makes fn's); what ``fn`` returns goes to the core as it is, or as
-    ``convert`` makes it. An ``async def`` ``fn`` gets a coroutine function, run on the
-    loop; a plain ``def`` gets a plain function, which the native layer runs on a worker
-    thread."""
+    context (of which ``context`` makes fn's); what ``fn`` returns goes to the core as it is,
+    or as ``convert`` makes it; what fails, as ``failure`` words it. An ``async def`` ``fn``
+    gets a coroutine function, run on the loop; a plain ``def`` gets a plain function, which
+    the native layer runs on a worker thread."""
 
     def prepare(*native: Any) -> Call:
         kwargs, native_ctx = arguments(*native)
@@ -1337,7 +1355,7 @@ def _handler(
             kwargs[spec.context_parameter] = context(spec.context_type, native_ctx)
         return (), kwargs
 
-    return native_callable(fn, spec.is_async, prepare, convert, context)
+    return native_callable(fn, spec.is_async, prepare, convert, context, failure)
 
 
 def _is_resource(value: Any) -> TypeIs[Resource]:
@@ -1348,33 +1366,24 @@ def _is_resource(value: Any) -> TypeIs[Resource]:
     return resources is not None and isinstance(value, resources.Resource)
 
 
-def _reading(handler: Callable[..., Any], conventions: Conventions) -> Callable[..., Any]:
-    """A resource's ``handler`` (called with the URI read first), whose failures are
-    answered as ``conventions`` word them."""
-    if inspect.iscoroutinefunction(handler):
+def _failure_of(word: Callable[[str, Exception], Exception], name: str) -> Failure:
+    """How the handler of the tool or prompt ``name`` failing is answered, as ``word`` (the
+    conventions' ``tool_failure`` or ``prompt_failure``) words it."""
 
-        async def read_on_loop(uri: str, *native: Any) -> Any:
-            try:
-                return await handler(uri, *native)
-            except Exception as error:
-                _raise_worded(conventions.resource_failure(uri, error), error)
+    def failure(error: Exception, native: tuple[Any, ...]) -> Exception:
+        return word(name, error)
 
-        return read_on_loop
-
-    def read_here(uri: str, *native: Any) -> Any:
-        try:
-            return handler(uri, *native)
-        except Exception as error:
-            _raise_worded(conventions.resource_failure(uri, error), error)
-
-    return read_here
+    return failure
 
 
-def _raise_worded(failure: Exception, error: Exception) -> NoReturn:
-    """Raises ``failure``, what ``error`` is answered as (``error`` itself, or its cause)."""
-    if failure is error:
-        raise error
-    raise failure from error
+def _read_failure(conventions: Conventions, template: bool = False) -> Failure:
+    """How a resource's (or, with ``template``, a template's) handler failing is answered,
+    as ``conventions`` word it for the URI read (the first argument of the call)."""
+
+    def failure(error: Exception, native: tuple[Any, ...]) -> Exception:
+        return conventions.resource_failure(native[0], error, template=template)
+
+    return failure
 
 
 def _method_handler(

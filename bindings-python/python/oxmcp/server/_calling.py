@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from pydantic import BaseModel
 
 from .._native import run_to_end, runs_in_one_step
-from .._official import raise_as_ours
+from .._official import from_official_error
 
 #: The positional and keyword arguments of a handler.
 Call = tuple[tuple[Any, ...], dict[str, Any]]
@@ -37,46 +37,53 @@ def native_context() -> Any:
     return None if request is None else request.native
 
 
+#: What a handler's failure is answered as, from the exception (oxmcp's, the official SDK's
+#: error already turned into it) and the arguments the native layer called it with.
+Failure = Callable[[Exception, tuple[Any, ...]], Exception]
+
+
 def native_callable(
     fn: Callable[..., Any],
     is_async: bool,
     prepare: Callable[..., Call],
     convert: Callable[[Any], Any] | None = None,
     make_context: Callable[[type[Any], Any], Any] | None = None,
+    failure: Failure | None = None,
 ) -> Callable[..., Any]:
     """The function the native layer calls: ``prepare(*native)`` gives `fn`'s arguments;
-    what `fn` returns goes to the core as it is, or as ``convert`` makes it. While `fn`
-    runs, :data:`running` is the request's (its native context the last of ``native``).
+    what `fn` returns goes to the core as it is, or as ``convert`` makes it; what any of
+    them raises, as ``failure`` words it (or as it is). While they run, :data:`running` is
+    the request's (its native context the last of ``native``), the failure's wording too.
 
     An ``async def`` that never waits is called by a coroutine function that does not
     either, which the native layer runs in one step, without a task of its own."""
     if is_async and not runs_in_one_step(fn):
 
         async def run_on_loop(*native: Any) -> Any:
-            args, kwargs = prepare(*native)
             token = running.set(Running(native[-1], make_context))
             try:
+                args, kwargs = prepare(*native)
                 value = await fn(*args, **kwargs)
+                return value if convert is None else convert(value)
             except Exception as error:
-                raise_as_ours(error)
+                _raise_answer(error, failure, native)
             finally:
                 running.reset(token)
-            return value if convert is None else convert(value)
 
         return run_on_loop
 
     def run_here(*native: Any) -> Any:
-        args, kwargs = prepare(*native)
         token = running.set(Running(native[-1], make_context))
         try:
+            args, kwargs = prepare(*native)
             value = fn(*args, **kwargs)
             if is_async:
                 value = run_to_end(value)
+            return value if convert is None else convert(value)
         except Exception as error:
-            raise_as_ours(error)
+            _raise_answer(error, failure, native)
         finally:
             running.reset(token)
-        return value if convert is None else convert(value)
 
     if not is_async:
         return run_here
@@ -85,6 +92,16 @@ def native_callable(
         return run_here(*native)
 
     return run_in_one_step
+
+
+def _raise_answer(error: Exception, failure: Failure | None, native: tuple[Any, ...]) -> NoReturn:
+    """Raises what a handler's `error` is answered as: oxmcp's error for the official SDK's,
+    then as ``failure`` words it; the error itself when that is what it is answered as."""
+    ours = from_official_error(error)
+    answer = ours if failure is None else failure(ours, native)
+    if answer is error:
+        raise error
+    raise answer from error
 
 
 def result_object(value: Any) -> Any:

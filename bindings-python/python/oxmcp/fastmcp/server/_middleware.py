@@ -53,7 +53,7 @@ from ...types import (
     Tool,
     WireModel,
 )
-from .._conventions import tool_failure, watched_failures
+from .._conventions import watched_failures
 from ..tools import ToolResult
 from .context import Context
 from .middleware.middleware import CallNext, MiddlewareContext, around
@@ -219,9 +219,9 @@ def tool_result(result: dict[str, Any]) -> Any:
     )
 
 
-def _failed_call(name: str, error: Exception) -> dict[str, Any]:
+def _failed_call(server: FastMCP, name: str, error: Exception) -> dict[str, Any]:
     """A tool call a hook failed, answered as the tool's failure would be."""
-    text = str(tool_failure(name, error))
+    text = str(server._conventions.tool_failure(name, error))
     return CallToolResult(content=[TextContent(text=text)], is_error=True).to_wire()
 
 
@@ -299,7 +299,7 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
             sent = run.failure(error) if isinstance(error, ToolError) else None
             if sent is not None:
                 return sent
-            return _failed_call(params.get("name", "") if isinstance(params, dict) else "", error)
+            return _failed_call(server, params.get("name", "") if isinstance(params, dict) else "", error)
 
     return intercept
 

@@ -59,7 +59,7 @@ class FastMCP(Server):
     one name, as FastMCP serves them: :mod:`oxmcp.fastmcp.server._versions`) and
     ``auth=require_scopes(...)`` (:mod:`oxmcp.fastmcp.server.auth`)."""
 
-    _conventions: ClassVar[Conventions] = FastMCPConventions()
+    _conventions: Conventions = FastMCPConventions()
     _components_type: ClassVar[type[Components]] = VersionedComponents
 
     def __init__(
@@ -75,6 +75,7 @@ class FastMCP(Server):
         list_page_size: int | None = None,
         dereference_schemas: bool = True,
         strict_input_validation: bool | None = None,
+        mask_error_details: bool | None = None,
         **kwargs: Any,
     ) -> None:
         """FastMCP's arguments (``name`` and ``instructions`` may be given in order), and
@@ -84,12 +85,16 @@ class FastMCP(Server):
         ``page_size``. A call's arguments are converted as pydantic's lax mode does (``"5"``
         for an ``int`` is 5) unless ``strict_input_validation``, which checks them against
         the input schema. Schemas are listed dereferenced (``dereference_schemas=False`` is
-        refused)."""
+        refused). With ``mask_error_details`` a tool, resource or prompt that raises
+        anything but FastMCP's errors (``ToolError``, ``ResourceError``, ``PromptError``)
+        is answered without the exception's text, as FastMCP does; the traceback is logged."""
         if not dereference_schemas:
             raise ValueError("oxmcp's FastMCP lists schemas dereferenced: dereference_schemas=False is not served")
         if list_page_size is not None:
             kwargs["page_size"] = list_page_size
         name = name or f"{type(self).__name__}-{secrets.token_hex(2)}"
+        if mask_error_details:
+            self._conventions = FastMCPConventions(masked=True)
         super().__init__(name, "0.1.0" if version is None else str(version), instructions=instructions, **kwargs)
         #: Whether a call's arguments are checked against the input schema, not converted.
         self.strict_input_validation = bool(strict_input_validation)
@@ -531,7 +536,8 @@ def function_tool(fn: Callable[..., Any], options: dict[str, Any], server: FastM
         fn = _with_timeout(fn, timeout, str(options.get("name") or fn.__name__))
     options["lax_arguments"] = server is None or not server.strict_input_validation
     context = _no_context if server is None else server._context
-    return tool_registration(FastMCP._conventions, context, fn, **options)
+    conventions = FastMCP._conventions if server is None else server._conventions
+    return tool_registration(conventions, context, fn, **options)
 
 
 def _no_context(kind: type[Context[Any]], native: Any) -> Context[Any]:
