@@ -589,6 +589,37 @@ async def test_resource_and_prompt_failures_are_json_rpc_errors(caplog: pytest.L
     assert all(secret in caplog.text for secret in ("disk on fire", "secret table monday", "10.0.0.7"))
 
 
+async def test_a_crash_of_a_completion_or_a_custom_request_is_logged_not_sent(caplog: pytest.LogCaptureFixture) -> None:
+    """As the official SDK answers them: ``Error completing argument <name>``, and
+    ``Internal server error`` for a request handler of one's own; the text in the log."""
+    server = Server("crashes")
+
+    @server.prompt(completions={"city": lambda value: {}[value]})
+    def trip(city: str, day: str) -> str:
+        return f"{city} on {day}"
+
+    @server.completion()
+    async def complete(ref: Any, argument: Any, context: Any) -> None:
+        raise RuntimeError("dsn postgres://u:pw@10.0.0.7")
+
+    @server.request_handler("acme/report")
+    def report(params: dict[str, Any]) -> dict[str, Any]:
+        raise RuntimeError("report store at 10.0.0.7")
+
+    async with Client(server) as client:
+        crashes = [
+            (client.complete("city", "pa", prompt="trip"), "Error completing argument city"),
+            (client.complete("day", "mo", prompt="trip"), "Error completing argument day"),
+            (client.request("acme/report", {}), "Internal server error"),
+        ]
+        for request, said in crashes:
+            with pytest.raises(McpError) as crashed:
+                await request
+            assert (crashed.value.code, crashed.value.message) == (-32603, said)
+    logged = ("KeyError: 'pa'", "RuntimeError: dsn postgres", "RuntimeError: report store at 10.0.0.7")
+    assert all(line in caplog.text for line in logged)
+
+
 async def test_a_fastmcp_handler_sends_a_list_change_as_fastmcp_does(notifications: Any) -> None:
     mcp = FastMCP("changes")
 

@@ -148,3 +148,28 @@ def crashed_resource(uri: str) -> tuple[str, str]:
     """What a client reads of a crash reading ``uri``, as the official SDK words it: a
     resource's, a template's."""
     return f"Error reading resource {uri}", f"Error creating resource from template {uri}"
+
+
+def request_failure(method: str, error: Exception) -> Exception:
+    """What a request of ``method`` answers when the function serving it (a custom request's
+    handler, a lister) raised ``error``: an ``McpError`` or oxmcp's ``ProtocolError`` as it
+    is, anything else a crash, -32603 ``Internal server error`` (as the official SDK
+    answers a 2026-07-28 client), the traceback logged."""
+    return _unexpected(error, "Internal server error", "The handler of %s raised an unexpected exception", method)
+
+
+def completion_failure(argument: str, error: Exception) -> Exception:
+    """What completing ``argument`` answers when the completion function raised ``error``,
+    as the official SDK words it: a crash is -32603 ``Error completing argument <name>``."""
+    said = f"Error completing argument {argument}"
+    return _unexpected(error, said, "Completion for argument %r raised an unexpected exception", argument)
+
+
+def _unexpected(error: Exception, said: str, logged: str, subject: str) -> Exception:
+    """``error`` as it is when it is an ``McpError`` or a ``ProtocolError`` (words meant for
+    the client); else a crash: ``logged`` (about ``subject``) goes to the log with the
+    traceback, and the client reads ``said``, a -32603 error."""
+    if isinstance(error, McpError | ProtocolError):
+        return error
+    _log.error(logged, subject, exc_info=error)
+    return McpError(INTERNAL_ERROR, said)

@@ -21,7 +21,14 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypedDict, TypeIs, Unpack
 
 from .. import _native, types
-from .._conventions import Conventions, OfficialConventions, crashed_resource, crashed_tool
+from .._conventions import (
+    Conventions,
+    OfficialConventions,
+    completion_failure,
+    crashed_resource,
+    crashed_tool,
+    request_failure,
+)
 from .._errors import McpError, ResourceError, ToolError, UnexpectedResourceError, UnexpectedToolError
 from .._native import INTERNAL_ERROR, INVALID_PARAMS
 from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
@@ -29,7 +36,7 @@ from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
 from ..types import Annotations, ToolAnnotations
-from ._calling import Call, Failure, native_callable, result_object
+from ._calling import Call, Failure, native_callable, raise_answer, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
 from ._mounting import Components, _Registration
 from .stdio import StdioStream
@@ -789,7 +796,8 @@ class Server(Generic[LifespanT]):
         a pydantic model. A method of the protocol cannot be taken over."""
 
         def register(fn: Handler) -> Handler:
-            self._native.add_request_handler(method, _method_handler(fn, method, self._context))
+            failure = _failure_of(request_failure, method)
+            self._native.add_request_handler(method, _method_handler(fn, method, self._context, failure=failure))
             return fn
 
         return register
@@ -1044,7 +1052,8 @@ class ResourceListing:
 
     def __call__(self, fn: Handler) -> Handler:
         server = self._server
-        lister = _method_handler(fn, "resources/list", server._context, _page)
+        failure = _failure_of(request_failure, "resources/list")
+        lister = _method_handler(fn, "resources/list", server._context, _page, failure)
         server._native.serve_from_catalog("resources/list", lister)
         return fn
 
@@ -1367,8 +1376,9 @@ def _is_resource(value: Any) -> TypeIs[Resource]:
 
 
 def _failure_of(word: Callable[[str, Exception], Exception], name: str) -> Failure:
-    """How the handler of the tool or prompt ``name`` failing is answered, as ``word`` (the
-    conventions' ``tool_failure`` or ``prompt_failure``) words it."""
+    """How a handler failing is answered, as ``word`` words it for ``name`` (the tool's,
+    the prompt's or the argument's name, the method: the conventions' ``tool_failure``,
+    ``prompt_failure``, ``completion_failure``, ``request_failure``)."""
 
     def failure(error: Exception, native: tuple[Any, ...]) -> Exception:
         return word(name, error)
@@ -1391,11 +1401,12 @@ def _method_handler(
     method: str,
     context: ContextMaker,
     convert: Callable[[Any], Any] | None = None,
+    failure: Failure | None = None,
 ) -> Callable[..., Any]:
     """A custom request's or a notification's handler as the native layer calls it, with
     the params and the native context: the params as the type the function's one
     parameter (beside the context) annotates; a result as a dict (or as `convert` makes
-    it)."""
+    it); what it raises, as ``failure`` words it."""
     spec = inspect_function(fn)
     if len(spec.parameters) > 1:
         raise TypeError(f"{spec.name}: a handler of {method} takes the params and a Context, nothing else")
@@ -1411,7 +1422,7 @@ def _method_handler(
         except ValidationError as error:
             raise McpError(INVALID_PARAMS, f"{method}: invalid params: {error.errors()[0]['msg']}") from None
 
-    return _handler(fn, spec, arguments, context, convert or result_object)
+    return _handler(fn, spec, arguments, context, convert or result_object, failure)
 
 
 def _page(value: Any) -> Any:
@@ -1468,18 +1479,22 @@ def _completers(completions: dict[str, Completer] | None) -> dict[str, Callable[
     if not completions:
         return None
 
-    def wrap(complete: Completer) -> Callable[[str, dict[str, str]], Awaitable[list[str]]]:
+    def wrap(name: str, complete: Completer) -> Callable[[str, dict[str, str]], Awaitable[list[str]]]:
         takes_context = len(inspect.signature(complete).parameters) > 1
+        failure = _failure_of(completion_failure, name)
 
         async def run(value: str, context: dict[str, str]) -> list[str]:
-            values = complete(value, context) if takes_context else complete(value)
-            if inspect.isawaitable(values):
-                values = await values
-            return list(values)
+            try:
+                values = complete(value, context) if takes_context else complete(value)
+                if inspect.isawaitable(values):
+                    values = await values
+                return list(values)
+            except Exception as error:
+                raise_answer(error, failure)
 
         return run
 
-    return {name: wrap(complete) for name, complete in completions.items()}
+    return {name: wrap(name, complete) for name, complete in completions.items()}
 
 
 def _completer(fn: Callable[..., Any]) -> Callable[[Wire, Any], Awaitable[Wire | None]]:
@@ -1501,9 +1516,12 @@ def _completer(fn: Callable[..., Any]) -> Callable[[Wire, Any], Awaitable[Wire |
 
     async def complete(params: Wire, _native_ctx: Any) -> Wire | None:
         wire = (params["ref"], params["argument"], params.get("context"))
-        completion = fn(*(adapter.validate_python(part) for adapter, part in zip(adapters, wire, strict=False)))
-        if inspect.isawaitable(completion):
-            completion = await completion
+        try:
+            completion = fn(*(adapter.validate_python(part) for adapter, part in zip(adapters, wire, strict=False)))
+            if inspect.isawaitable(completion):
+                completion = await completion
+        except Exception as error:
+            raise_answer(error, _failure_of(completion_failure, params["argument"].get("name", "")))
         if completion is None:
             return None
         if isinstance(completion, BaseModel):

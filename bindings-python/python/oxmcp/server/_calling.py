@@ -66,7 +66,7 @@ def native_callable(
                 value = await fn(*args, **kwargs)
                 return value if convert is None else convert(value)
             except Exception as error:
-                _raise_answer(error, failure, native)
+                raise_answer(error, failure, native)
             finally:
                 running.reset(token)
 
@@ -81,7 +81,7 @@ def native_callable(
                 value = run_to_end(value)
             return value if convert is None else convert(value)
         except Exception as error:
-            _raise_answer(error, failure, native)
+            raise_answer(error, failure, native)
         finally:
             running.reset(token)
 
@@ -94,7 +94,7 @@ def native_callable(
     return run_in_one_step
 
 
-def _raise_answer(error: Exception, failure: Failure | None, native: tuple[Any, ...]) -> NoReturn:
+def raise_answer(error: Exception, failure: Failure | None, native: tuple[Any, ...] = ()) -> NoReturn:
     """Raises what a handler's `error` is answered as: oxmcp's error for the official SDK's,
     then as ``failure`` words it; the error itself when that is what it is answered as."""
     ours = from_official_error(error)
