@@ -929,6 +929,18 @@ def test_a_fastmcp_servers_failures_read_the_same_with_its_imports_changed(tmp_p
     assert "1234" not in masked and "10.0.0.7" not in masked and "/srv" not in masked
 
 
+def test_openapi_references_outside_the_description_are_refused_as_fastmcp_refuses_them(tmp_path: Path) -> None:
+    """``servers/fastmcp_openapi_refs.py``: an operation whose body or response refers
+    outside the description (directly, or by a component schema's property) refused with
+    FastMCP's words; such a parameter left out; a ``$ref`` in an example, or in a component
+    no operation uses, served."""
+    published, ported = printed_both_ways("fastmcp_openapi_refs.py", tmp_path)
+    assert ported == published
+    assert "body refused: Failed to resolve reference 'other.yaml#/components/schemas/Pet'" in ported
+    assert "component property refused: External or non-local reference not supported: people.json" in ported
+    assert "parameter served: add_pet" in ported and "unused component served" in ported
+
+
 def test_a_fastmcp_server_asked_directly_lists_and_answers_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_direct.py``: ``await mcp.list_tools()`` gives FastMCP's tools
     (``parameters``, ``output_schema``, ``tags``) after the server's visibility rules and

@@ -3,10 +3,12 @@ operations (:class:`HTTPRoute`), and the schemas FastMCP gives the tools made of
 input schema of an operation's parameters and JSON body together
 (:func:`flat_parameter_schema`), and an output schema from its first successful JSON
 response (:func:`output_schema`). Local ``$ref``\\ s are followed; the component schemas a
-schema names are kept as its ``$defs``."""
+schema names are kept as its ``$defs``; a description that refers outside itself is refused,
+in FastMCP's words."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,6 +18,8 @@ from .._schema import dereferenced
 
 HttpMethod = Literal["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE"]
 ParameterLocation = Literal["path", "query", "header", "cookie"]
+
+_log = logging.getLogger("oxmcp.fastmcp")
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _COMPONENT_SCHEMA = "#/components/schemas/"
@@ -89,29 +93,85 @@ def parse_openapi_to_http_routes(spec: dict[str, Any]) -> list[HTTPRoute]:
             operation = item.get(method)
             if not isinstance(operation, dict):
                 continue
-            routes.append(
-                HTTPRoute(
-                    path=path,
-                    method=method.upper(),  # type: ignore[arg-type]
-                    operation_id=operation.get("operationId"),
-                    summary=operation.get("summary"),
-                    description=operation.get("description"),
-                    tags=list(operation.get("tags", [])),
-                    parameters=_parameters(spec, [*shared, *operation.get("parameters", [])]),
-                    request_body=_request_body(spec, operation.get("requestBody")),
-                    responses=_responses(spec, operation.get("responses", {})),
-                    schemas=schemas,
-                    openapi_version=version,
-                )
+            route = HTTPRoute(
+                path=path,
+                method=method.upper(),  # type: ignore[arg-type]
+                operation_id=operation.get("operationId"),
+                summary=operation.get("summary"),
+                description=operation.get("description"),
+                tags=list(operation.get("tags", [])),
+                parameters=_parameters(spec, [*shared, *operation.get("parameters", [])], schemas),
+                request_body=_request_body(spec, operation.get("requestBody")),
+                responses=_responses(spec, operation.get("responses", {})),
+                schemas=schemas,
+                openapi_version=version,
             )
+            _refuse_external_refs(route)
+            routes.append(route)
     return routes
+
+
+#: The keywords whose values are data, not schemas: a ``$ref`` in them is not one.
+_DATA_KEYWORDS = frozenset(("example", "examples", "default", "const", "enum"))
+
+
+def _refuse_external_refs(route: HTTPRoute) -> None:
+    """Refuses an operation whose body or response schemas refer outside the description
+    (the component schemas they name included), in FastMCP's words: it serves only what the
+    description itself holds. (Such a parameter is left out: :func:`_parameters`.)"""
+    body = route.request_body.content_schema.values() if route.request_body else ()
+    responses = (schema for response in route.responses.values() for schema in response.values())
+    for schema in (*body, *responses):
+        _refuse_outside(schema, route.schemas)
+
+
+def _refuse_outside(schema: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """Refuses ``schema`` when it is a reference outside the description, or holds one
+    (the component schemas it names included)."""
+    if isinstance(ref := schema.get("$ref"), str) and not ref.startswith("#/"):
+        raise _not_local(ref)
+    _refuse_nested_external_refs(schema, schemas, set())
+
+
+def _refuse_nested_external_refs(schema: Any, schemas: dict[str, Any], followed: set[str]) -> None:
+    """Refuses ``schema`` when it, or a component schema it names (``followed`` those seen),
+    refers outside the description."""
+    if isinstance(schema, list):
+        for item in schema:
+            _refuse_nested_external_refs(item, schemas, followed)
+        return
+    if not isinstance(schema, dict):
+        return
+    if isinstance(ref := schema.get("$ref"), str):
+        if not ref.startswith("#/"):
+            raise NotLocal(
+                f"External or non-local reference not supported: {ref}. FastMCP only supports local schema "
+                "references starting with '#/'. Please include all schema definitions within the OpenAPI document."
+            )
+        if ref.startswith(_COMPONENT_SCHEMA) and ref not in followed:
+            followed.add(ref)
+            _refuse_nested_external_refs(schemas.get(ref.removeprefix(_COMPONENT_SCHEMA)), schemas, followed)
+    for key, value in schema.items():
+        if key not in _DATA_KEYWORDS:
+            _refuse_nested_external_refs(value, schemas, followed)
+
+
+class NotLocal(ValueError):
+    """A reference outside the description, which FastMCP does not follow."""
+
+
+def _not_local(ref: str) -> NotLocal:
+    """The error of a reference outside the description, in FastMCP's words."""
+    return NotLocal(f"Failed to resolve reference '{ref}': External or non-local reference not supported: {ref}")
 
 
 def _resolved(spec: dict[str, Any], value: Any) -> Any:
     """``value``, or what its local ``$ref`` (and theirs) points at."""
     seen = set()
     while isinstance(value, dict) and isinstance(ref := value.get("$ref"), str):
-        if not ref.startswith("#/") or ref in seen:
+        if not ref.startswith("#/"):
+            raise _not_local(ref)
+        if ref in seen:
             raise ValueError(f"Invalid OpenAPI specification: cannot resolve $ref {ref}")
         seen.add(ref)
         value = spec
@@ -120,17 +180,24 @@ def _resolved(spec: dict[str, Any], value: Any) -> Any:
     return value
 
 
-def _parameters(spec: dict[str, Any], given: list[Any]) -> list[ParameterInfo]:
-    """The parameters, an operation's replacing its path's of the same name and place."""
+def _parameters(spec: dict[str, Any], given: list[Any], schemas: dict[str, Any]) -> list[ParameterInfo]:
+    """The parameters, an operation's replacing its path's of the same name and place; one
+    that refers outside the description left out (and logged), as FastMCP leaves it out."""
     found: dict[tuple[str, str], ParameterInfo] = {}
-    for parameter in given:
-        parameter = _resolved(spec, parameter)
+    for given_parameter in given:
+        try:
+            parameter = _resolved(spec, given_parameter)
+            schema = dict(parameter.get("schema") or {})
+            if not schema and parameter.get("content"):
+                schema = dict(next(iter(parameter["content"].values())).get("schema") or {})
+            _refuse_outside(schema, schemas)
+        except NotLocal as refused:
+            named = given_parameter.get("name") or given_parameter.get("$ref")
+            _log.error("Failed to extract parameter %r: %s", named, refused)
+            continue
         location = parameter.get("in")
         if location not in ("path", "query", "header", "cookie"):
             continue
-        schema = dict(parameter.get("schema") or {})
-        if not schema and parameter.get("content"):
-            schema = dict(next(iter(parameter["content"].values())).get("schema") or {})
         found[(parameter["name"], location)] = ParameterInfo(
             name=parameter["name"],
             location=location,
