@@ -17,6 +17,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as OfficialClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer as OfficialMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport as OfficialStdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -25,6 +26,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
+  McpError as OfficialMcpError,
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
@@ -44,7 +46,7 @@ import {
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from 'oxmcp';
-import { InMemoryTaskStore, UrlElicitationRequiredError } from 'oxmcp/sdk';
+import { InMemoryTaskStore, McpError, UrlElicitationRequiredError } from 'oxmcp/sdk';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -813,6 +815,40 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     // The reported case, on oxmcp's own Server too: `{}` is an empty parameters object.
     new Server({ name: 'plain', version: '1' }).registerTool('boom', { description: 'Fails', inputSchema: {} }, () => 'ok');
     await assert.rejects(server.connect({}), /StdioServerTransport/);
+  });
+
+  it("an official Client connected through InMemoryTransport, as a port's tests connect it, gets what it gets from the original", async () => {
+    const seen = async (Made, Refusal) => {
+      const server = new Made({ name: 'in-memory', version: '1.0.0' });
+      server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+        content: [{ type: 'text', text: String(a + b) }],
+      }));
+      server.registerTool('boom', { inputSchema: {} }, async () => {
+        throw new Error('the disk is full');
+      });
+      server.registerTool('refused', { inputSchema: {} }, async () => {
+        throw new Refusal(-32099, 'not for you', { why: 'policy' });
+      });
+      let closed = false;
+      server.server.onclose = () => {
+        closed = true;
+      };
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new OfficialClient({ name: 'test', version: '1.0.0' });
+      await client.connect(clientSide);
+      const answers = { tools: (await client.listTools()).tools.map((tool) => tool.name) };
+      for (const [name, args] of [['add', { a: 2, b: 3 }], ['boom', {}], ['refused', {}]]) {
+        answers[name] = await client.callTool({ name, arguments: args });
+      }
+      await client.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      return { ...answers, closed };
+    };
+    const published = await seen(OfficialMcpServer, OfficialMcpError);
+    assert.deepEqual(await seen(McpServer, McpError), published);
+    assert.deepEqual(published.refused, { content: [{ type: 'text', text: 'MCP error -32099: not for you' }], isError: true });
+    assert.equal(published.closed, true);
   });
 });
 

@@ -59,7 +59,7 @@ export {
   StreamableHTTPServerTransport,
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
-export type { McpExpressApp, SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
+export type { McpExpressApp, MessageTransport, SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
 export type { FetchHandler, NodeHandler, WebStandardRequestOptions } from './mounted';
 export type {
   Catalog,

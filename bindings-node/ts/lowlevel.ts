@@ -27,7 +27,13 @@ import type { Context, ElicitInput } from './context';
 import { McpError } from './errors';
 import { ExperimentalServerTasks, type CreateTaskResult, type StoredTask } from './experimental';
 import { CATALOG_METHODS, Server, type Catalog, type DeclarableCapability, type ServerOptions } from './server';
-import { HttpTransport, StdioServerTransport } from './transports';
+import {
+  HttpTransport,
+  StdioServerTransport,
+  isMessageTransport,
+  overMessages,
+  type MessageTransport,
+} from './transports';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -285,10 +291,15 @@ export class LowLevelServer {
   /**
    * Serves over `transport`: a `StdioServerTransport` serves this process's stdin and
    * stdout (or the streams it was given) until the input ends, telling its `onclose`; an
-   * HTTP transport serves the requests handed to its `handleRequest`. Resolves once
-   * serving (as the official `connect` does).
+   * HTTP transport serves the requests handed to its `handleRequest`; a transport of the
+   * official SDK's `Transport` shape (its `InMemoryTransport`) the messages it hands over,
+   * as stdio is served. Resolves once serving (as the official `connect` does).
    */
-  async connect(transport: StdioServerTransport | HttpTransport): Promise<void> {
+  async connect(given: StdioServerTransport | HttpTransport | MessageTransport): Promise<void> {
+    const transport =
+      given instanceof StdioServerTransport || given instanceof HttpTransport || !isMessageTransport(given)
+        ? given
+        : await overMessages(given);
     if (transport instanceof HttpTransport) {
       transport.attach(this.oxmcp);
       this.#transport = transport;
@@ -298,7 +309,7 @@ export class LowLevelServer {
     if (!(transport instanceof StdioServerTransport)) {
       throw new McpError(
         -32603,
-        "oxmcp's servers connect to a StdioServerTransport, a StreamableHTTPServerTransport, a WebStandardStreamableHTTPServerTransport or an SSEServerTransport",
+        "oxmcp's servers connect to a StdioServerTransport, a StreamableHTTPServerTransport, a WebStandardStreamableHTTPServerTransport, an SSEServerTransport or a Transport (start, send, close)",
         undefined,
         'unsupported',
       );

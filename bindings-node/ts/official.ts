@@ -35,7 +35,7 @@ import {
   type TemplateLister,
   type ToolConfig,
 } from './server';
-import type { HttpTransport, StdioServerTransport } from './transports';
+import type { HttpTransport, MessageTransport, StdioServerTransport } from './transports';
 import type { Implementation, LoggingLevel, PromptArgument, ToolAnnotations } from './types';
 
 /** The official constructor options: `capabilities` says what to declare before it is registered. */
@@ -82,7 +82,7 @@ export class McpServer {
     const validator = inputSchema === undefined ? undefined : validatorOf(inputSchema);
     // A failed check is the tool's error (`isError`), as in the official SDK.
     const check = checker(validator, (issues) => new Error(`Invalid arguments for tool ${name}: ${issues}`));
-    const handler = this.#adapt(cb as (...args: unknown[]) => Returned, check);
+    const handler = this.#adapt(cb as (...args: unknown[]) => Returned, check, toolErrorOf);
     // Listed in the official SDK's dialect, so that clients see the same schemas; a raw
     // shape is listed from the zod object made for the check, not made again.
     const listed = {
@@ -163,7 +163,7 @@ export class McpServer {
    * code, `mcpServer.oxmcp.listen({ transport: 'http' })`, `nodeHandler()` or `fetch`
    * serve every session from one endpoint.)
    */
-  async connect(transport: StdioServerTransport | HttpTransport): Promise<void> {
+  async connect(transport: StdioServerTransport | HttpTransport | MessageTransport): Promise<void> {
     await this.server.connect(transport);
   }
 
@@ -201,15 +201,35 @@ export class McpServer {
    * `cb` as oxmcp calls it: its last argument, the context, becomes the official `extra`;
    * with `check`, its first (the arguments) is read through the schema first.
    */
-  #adapt(cb: (...args: unknown[]) => Returned, check?: Check): (...args: unknown[]) => Returned {
+  #adapt(cb: (...args: unknown[]) => Returned, check?: Check, caught?: (error: unknown) => Returned): (...args: unknown[]) => Returned {
     return async (...args) => {
       const ctx = args.pop() as Context;
       if (check !== undefined) {
         args[0] = await check(args[0]);
       }
-      return this.server.within(ctx, () => cb(...args, extraOf(ctx)));
+      if (caught === undefined) {
+        return this.server.within(ctx, () => cb(...args, extraOf(ctx)));
+      }
+      try {
+        return await this.server.within(ctx, () => cb(...args, extraOf(ctx)));
+      } catch (error) {
+        return caught(error);
+      }
     };
   }
+}
+
+/**
+ * What a tool's thrown `McpError` answers, as the official `McpServer` makes it: a tool
+ * error reading `MCP error <code>: <message>`, but for -32042 (URL elicitation required),
+ * which stays the request's error, as does anything else thrown (a plain `Error` is a tool
+ * error either way).
+ */
+function toolErrorOf(error: unknown): Returned {
+  if (!(error instanceof McpError) || error.code === ErrorCode.UrlElicitationRequired) {
+    throw error;
+  }
+  return { content: [{ type: 'text', text: `MCP error ${error.code}: ${error.message}` }], isError: true };
 }
 
 /** Reads arguments through their schema, or throws. */

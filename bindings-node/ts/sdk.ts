@@ -42,5 +42,5 @@ export {
   WebStandardStreamableHTTPServerTransport,
 } from './transports';
 export type { WebStandardRequestOptions } from './mounted';
-export type { SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
+export type { MessageTransport, SSEServerTransportOptions, StreamableHTTPServerTransportOptions } from './transports';
 export type * from './types';

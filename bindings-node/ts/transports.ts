@@ -8,7 +8,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable, Writable } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 
 import { compact } from './compact';
 import { McpError } from './errors';
@@ -47,6 +48,50 @@ export class StdioServerTransport {
   async close(): Promise<void> {
     await this.#close?.();
   }
+}
+
+/**
+ * A transport of the official SDK's `Transport` shape, which hands messages over one by
+ * one: its `InMemoryTransport` (`createLinkedPair()`, as servers' tests connect an
+ * official `Client` in process), or one of one's own.
+ */
+export interface MessageTransport {
+  start(): Promise<void>;
+  send(message: unknown): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: (message: any, extra?: any) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+}
+
+/** Whether `transport` has the official SDK's `Transport` shape. */
+export function isMessageTransport(transport: unknown): transport is MessageTransport {
+  const given = transport as Partial<MessageTransport> | null;
+  return typeof given?.start === 'function' && typeof given.send === 'function' && typeof given.close === 'function';
+}
+
+/**
+ * A `StdioServerTransport` whose streams carry `transport`'s messages, one line of JSON
+ * each, so that the core serves it as it serves stdio: the messages it is handed go in,
+ * the lines the core writes are sent; its close ends the input, and the serving's end
+ * closes it.
+ */
+export async function overMessages(transport: MessageTransport): Promise<StdioServerTransport> {
+  const incoming = new PassThrough();
+  const outgoing = new PassThrough();
+  const failed = (error: unknown) => transport.onerror?.(error instanceof Error ? error : new Error(String(error)));
+  transport.onmessage = (message) => incoming.write(`${JSON.stringify(message)}\n`);
+  transport.onclose = () => incoming.end();
+  createInterface({ input: outgoing, crlfDelay: Infinity }).on('line', (line) => {
+    transport.send(JSON.parse(line)).catch(failed);
+  });
+  const stdio = new StdioServerTransport(incoming, outgoing);
+  stdio.onclose = () => {
+    transport.close().catch(failed);
+  };
+  stdio.onerror = failed;
+  await transport.start();
+  return stdio;
 }
 
 /** The official HTTP transports' options that oxmcp reads (an `eventStore` is not needed: the core keeps events). */
