@@ -920,12 +920,14 @@ def printed_both_ways(
 def test_a_fastmcp_servers_failures_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_failures.py``: FastMCP's errors' texts as they are, anything else's
     after what failed (``Error calling tool 'withdraw': ...``, ``Error reading resource
-    ...``, ``Error rendering prompt ...``), and without it under ``mask_error_details``."""
+    ...``, ``Error rendering prompt ...``), and without it under ``mask_error_details``,
+    given or from ``FASTMCP_MASK_ERROR_DETAILS``."""
     published, ported = printed_both_ways("fastmcp_failures.py", tmp_path)
     assert ported == published
     unmasked, masked = ported.split("\nTrue withdraw 500")
     assert "'vault key 1234'" in unmasked and "10.0.0.7" in unmasked
-    assert "withdraw 5 True Error calling tool 'withdraw'\n" in masked
+    assert "withdraw 5 True Error calling tool 'withdraw'\n" in masked, "masked as asked"
+    assert "None withdraw 5 True Error calling tool 'withdraw'\n" in masked, "masked by the environment"
     assert "1234" not in masked and "10.0.0.7" not in masked and "/srv" not in masked
 
 

@@ -1,15 +1,20 @@
 """A FastMCP server whose tools, resources and prompts fail the ways its users' do: with
 FastMCP's errors, meant for the client, and with exceptions nobody meant, served as they
-are and with ``mask_error_details``. `tests/test_dropin.py` runs it with FastMCP and with
-its imports changed, and compares what its client prints."""
+are and with ``mask_error_details`` (given, and left to the environment's
+``FASTMCP_MASK_ERROR_DETAILS``). `tests/test_dropin.py` runs it with FastMCP and with its
+imports changed, and compares what its client prints."""
 
 import asyncio
+import os
+
+# Before FastMCP reads its settings from the environment, at its import.
+os.environ["FASTMCP_MASK_ERROR_DETAILS"] = "true"
 
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import PromptError, ResourceError, ToolError
 
 
-def server(masked: bool) -> FastMCP:
+def server(masked: bool | None) -> FastMCP:
     mcp = FastMCP("Failures", mask_error_details=masked)
 
     @mcp.tool
@@ -41,7 +46,7 @@ def server(masked: bool) -> FastMCP:
 
 
 async def main() -> None:
-    for masked in (False, True):
+    for masked in (False, True, None):
         async with Client(server(masked)) as client:
             for amount in (500, 5):
                 result = await client.call_tool("withdraw", {"amount": amount}, raise_on_error=False)

@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 import httpx2
-
 from fastmcp import Client, FastMCP
 
 PET = {"type": "object", "properties": {"name": {"type": "string"}}}
@@ -33,7 +32,10 @@ def body(schema: dict[str, Any]) -> dict[str, Any]:
 
 CASES = {
     "parameter": described(
-        {"parameters": [{"$ref": "https://example.com/common.yaml#/Limit"}], "responses": {"200": {"description": "ok"}}},
+        {
+            "parameters": [{"$ref": "https://example.com/common.yaml#/Limit"}],
+            "responses": {"200": {"description": "ok"}},
+        },
         {},
     ),
     "parameter schema": described(

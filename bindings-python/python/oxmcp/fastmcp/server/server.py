@@ -6,11 +6,13 @@ import asyncio
 import base64
 import functools
 import inspect
+import os
 import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pydantic import TypeAdapter
 from typing_extensions import Self, Unpack
 
 from ... import types
@@ -85,14 +87,18 @@ class FastMCP(Server):
         ``page_size``. A call's arguments are converted as pydantic's lax mode does (``"5"``
         for an ``int`` is 5) unless ``strict_input_validation``, which checks them against
         the input schema. Schemas are listed dereferenced (``dereference_schemas=False`` is
-        refused). With ``mask_error_details`` a tool, resource or prompt that raises
-        anything but FastMCP's errors (``ToolError``, ``ResourceError``, ``PromptError``)
-        is answered without the exception's text, as FastMCP does; the traceback is logged."""
+        refused). With ``mask_error_details`` (by default the environment's
+        ``FASTMCP_MASK_ERROR_DETAILS``, as FastMCP's settings read it) a tool, resource or
+        prompt that raises anything but FastMCP's errors (``ToolError``, ``ResourceError``,
+        ``PromptError``) is answered without the exception's text, as FastMCP does; the
+        traceback is logged."""
         if not dereference_schemas:
             raise ValueError("oxmcp's FastMCP lists schemas dereferenced: dereference_schemas=False is not served")
         if list_page_size is not None:
             kwargs["page_size"] = list_page_size
         name = name or f"{type(self).__name__}-{secrets.token_hex(2)}"
+        if mask_error_details is None:
+            mask_error_details = TypeAdapter(bool).validate_python(os.environ.get("FASTMCP_MASK_ERROR_DETAILS", False))
         if mask_error_details:
             self._conventions = FastMCPConventions(masked=True)
         super().__init__(name, "0.1.0" if version is None else str(version), instructions=instructions, **kwargs)
