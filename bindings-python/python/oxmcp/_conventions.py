@@ -115,11 +115,9 @@ class Conventions:
     def prompt_failure(self, name: str, error: Exception) -> Exception:
         """What getting prompt ``name`` answers when its function raised ``error``, as the
         official SDK words it: an ``McpError`` as it is, anything else only ``Error
-        rendering prompt <name>`` (the traceback is logged, not sent)."""
-        if isinstance(error, McpError):
-            return error
-        _log.error("Prompt %r raised an unexpected exception", name, exc_info=error)
-        return McpError(INTERNAL_ERROR, f"Error rendering prompt {name}")
+        rendering prompt <name>`` (the traceback is logged, not sent); oxmcp's
+        ``ProtocolError`` as it is too."""
+        return _unexpected(error, f"Error rendering prompt {name}", "Prompt %r raised an unexpected exception", name)
 
     def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """The function a tool, resource or prompt is registered as: `fn` itself (no
