@@ -829,10 +829,11 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
       server.registerTool('refused', { inputSchema: {} }, async () => {
         throw new Refusal(-32099, 'not for you', { why: 'policy' });
       });
-      let closed = false;
-      server.server.onclose = () => {
-        closed = true;
-      };
+      // The port's core notices the end of the messages' stream a moment after the client
+      // closes; the official server is told at once.
+      const closed = new Promise((resolve) => {
+        server.server.onclose = () => resolve(true);
+      });
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
       const client = new OfficialClient({ name: 'test', version: '1.0.0' });
@@ -842,8 +843,8 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
         answers[name] = await client.callTool({ name, arguments: args });
       }
       await client.close();
-      await new Promise((resolve) => setImmediate(resolve));
-      return { ...answers, closed };
+      const gaveUp = new Promise((resolve) => setTimeout(resolve, 10_000, false).unref());
+      return { ...answers, closed: await Promise.race([closed, gaveUp]) };
     };
     const published = await seen(OfficialMcpServer, OfficialMcpError);
     assert.deepEqual(await seen(McpServer, McpError), published);
