@@ -296,10 +296,7 @@ export class LowLevelServer {
    * as stdio is served. Resolves once serving (as the official `connect` does).
    */
   async connect(given: StdioServerTransport | HttpTransport | MessageTransport): Promise<void> {
-    const transport =
-      given instanceof StdioServerTransport || given instanceof HttpTransport || !isMessageTransport(given)
-        ? given
-        : await overMessages(given);
+    const transport = isMessageTransport(given) ? await overMessages(given) : given;
     if (transport instanceof HttpTransport) {
       transport.attach(this.oxmcp);
       this.#transport = transport;

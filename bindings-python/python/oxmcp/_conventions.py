@@ -91,14 +91,13 @@ class Conventions:
         """What reading ``uri`` answers when its function (a template's, with ``template``)
         raised ``error``, as the official SDK words it: an ``McpError`` as it is, a
         :class:`~oxmcp.ResourceError`'s text as an internal error naming the URI, anything
-        else only ``Error reading resource <uri>`` (the traceback is logged, not sent)."""
-        if isinstance(error, McpError):
-            return error
+        else only ``Error reading resource <uri>`` (the traceback is logged, not sent);
+        oxmcp's ``ProtocolError`` as it is too."""
         if isinstance(error, ResourceError):
             _log.info("Resource %r failed: %r", uri, str(error))
             return McpError(INTERNAL_ERROR, str(error), {"uri": uri})
-        _log.error("Resource %r raised an unexpected exception", uri, exc_info=error)
-        return McpError(INTERNAL_ERROR, crashed_resource(uri)[template], {"uri": uri})
+        said = crashed_resource(uri)[template]
+        return _unexpected(error, said, "Resource %r raised an unexpected exception", uri, {"uri": uri})
 
     def tool_failure(self, name: str, error: Exception) -> Exception:
         """What a call of tool ``name`` answers when it raised ``error``: an ``McpError`` as
@@ -163,11 +162,11 @@ def completion_failure(argument: str, error: Exception) -> Exception:
     return _unexpected(error, said, "Completion for argument %r raised an unexpected exception", argument)
 
 
-def _unexpected(error: Exception, said: str, logged: str, subject: str) -> Exception:
+def _unexpected(error: Exception, said: str, logged: str, subject: str, data: Any = None) -> Exception:
     """``error`` as it is when it is an ``McpError`` or a ``ProtocolError`` (words meant for
     the client); else a crash: ``logged`` (about ``subject``) goes to the log with the
-    traceback, and the client reads ``said``, a -32603 error."""
+    traceback, and the client reads ``said`` (with ``data``), a -32603 error."""
     if isinstance(error, McpError | ProtocolError):
         return error
     _log.error(logged, subject, exc_info=error)
-    return McpError(INTERNAL_ERROR, said)
+    return McpError(INTERNAL_ERROR, said, data)
