@@ -93,7 +93,7 @@ class Conventions:
         :class:`~oxmcp.ResourceError`'s text as an internal error naming the URI, anything
         else only ``Error reading resource <uri>`` (the traceback is logged, not sent);
         oxmcp's ``ProtocolError`` as it is too."""
-        if isinstance(error, ResourceError):
+        if isinstance(error, ResourceError) and not isinstance(error, McpError):
             _log.info("Resource %r failed: %r", uri, str(error))
             return McpError(INTERNAL_ERROR, str(error), {"uri": uri})
         said = crashed_resource(uri)[template]
