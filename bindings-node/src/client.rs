@@ -388,6 +388,13 @@ impl NativeClient {
         Ok(to_value(&skills).unwrap_or_default())
     }
 
+    /// The skill whose `SKILL.md` is at `uri` (`skills/get`), listed or not.
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub async fn get_skill(&self, uri: String) -> napi::Result<Value> {
+        let skill = self.client.get_skill(&uri).await.map_err(client_error)?;
+        Ok(to_value(&skill).unwrap_or_default())
+    }
+
     /// Loads `skill`: its SKILL.md's text, once it matches the entry.
     #[napi(ts_args_type = "skill: Record<string, unknown>")]
     pub async fn load_skill(&self, skill: Value) -> napi::Result<String> {

@@ -228,6 +228,8 @@ describe('protocol messages', () => {
         assert.equal(others.length, 0);
         assert.equal(skill.uri, SKILL);
         assert.deepEqual(skill.resources.map((file) => file.uri), [SKILL, FORMS]);
+        assert.deepEqual(await client.getSkill(SKILL), skill);
+        await assert.rejects(client.getSkill('skill://nowhere/SKILL.md'), (error) => error.code === -32602);
         assert.match(await client.loadSkill(skill), /# PDF processing/);
         const forms = await client.readSkillFile(skill, FORMS);
         assert.match(Buffer.from(forms).toString('utf8'), /^Forms have fields/);

@@ -402,6 +402,15 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
   }
 
   /**
+   * The skill whose `SKILL.md` is at `uri` (`skills/get`), listed or not. Rejects with
+   * kind `unsupported` when the server does not offer skills, and with the server's -32602
+   * error for a URI that is not a skill's.
+   */
+  async getSkill(uri: string): Promise<Skill> {
+    return (await native(this.#native.getSkill(uri))) as Skill;
+  }
+
+  /**
    * Loads `skill`: the text of its `SKILL.md`, once the bytes have the size and digest the
    * skill lists and the front matter matches, field by field. A mismatch rejects with kind
    * `verification`: do not use the skill. Its other files are read when needed, with

@@ -498,6 +498,12 @@ impl Client {
         runtime::future_into_py(py, async move { reply(client.list_skills().await) })
     }
 
+    /// The skill whose `SKILL.md` is at `uri` (`skills/get`), as a dict, listed or not.
+    fn get_skill<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move { reply(client.get_skill(&uri).await) })
+    }
+
     /// Loads `skill` (a dict as `list_skills` gives it): its SKILL.md's text, once it
     /// matches the entry.
     fn load_skill<'py>(&self, py: Python<'py>, skill: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {

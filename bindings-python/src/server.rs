@@ -17,8 +17,8 @@ use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
-    namespace, DefinitionError, PromptDef, Proxy, ResourceDef, ResourceTemplateDef, Server as CoreServer, TaskLimits,
-    TaskSupport, ToolDef, ToolOutput,
+    namespace, DefinitionError, PromptDef, Proxy, ResourceDef, ResourceTemplateDef, Server as CoreServer, SkillListing,
+    TaskLimits, TaskSupport, ToolDef, ToolOutput,
 };
 use oxmcp::state::{SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
@@ -55,13 +55,17 @@ impl Server {
     /// every `task_poll_interval` seconds, at most `max_tasks` are kept, in memory or in the
     /// SQLite file `task_store`. `store` (or `OXMCP_STORE`), a `redis://` URL, shares tasks,
     /// events and the request-state key with the replicas on that Redis. `skills` is a
-    /// directory of Agent Skills to serve (the skills extension).
+    /// directory of Agent Skills to serve (the skills extension), listed among the
+    /// resources as `skill_listing` says: `"entries"` (each `SKILL.md`) or `"files"`
+    /// (every file and each skill's `_manifest`, as FastMCP lists them), each with
+    /// `skill_meta` as its `_meta`.
     #[new]
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
         client_request_timeout=None, mask_error_details=None, auth=None, task_store=None, task_ttl=None,
-        task_poll_interval=None, max_tasks=None, store=None, skills=None, declare=None, unknown_tool_error=None,
-        unknown_resource_error=None, unknown_prompt_error=None,
+        task_poll_interval=None, max_tasks=None, store=None, skills=None, skill_listing="entries", skill_meta=None,
+        declare=None,
+        unknown_tool_error=None, unknown_resource_error=None, unknown_prompt_error=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -81,6 +85,8 @@ impl Server {
         max_tasks: Option<usize>,
         store: Option<String>,
         skills: Option<PathBuf>,
+        skill_listing: &str,
+        skill_meta: Option<&Bound<'_, PyAny>>,
         declare: Option<Vec<String>>,
         unknown_tool_error: Option<String>,
         unknown_resource_error: Option<String>,
@@ -141,6 +147,14 @@ impl Server {
         }
         if let Some(dir) = skills {
             builder = builder.skills(dir);
+        }
+        builder = builder.skill_listing(match skill_listing {
+            "entries" => SkillListing::Entries,
+            "files" => SkillListing::Files,
+            other => return Err(PyValueError::new_err(format!("unknown skill listing {other:?}"))),
+        });
+        if let Some(meta) = skill_meta {
+            builder = builder.skill_meta(convert::extract(meta, "skill meta")?);
         }
         for name in declare.unwrap_or_default() {
             builder = builder.declare(name.parse().map_err(PyValueError::new_err)?);
@@ -229,6 +243,12 @@ impl Server {
         self.inner
             .add_resource(def.scopes(scopes.unwrap_or_default()))
             .map_err(definition_error)
+    }
+
+    /// Serves the Agent Skills under directory `dir` besides those the server has, listed
+    /// as the server's `skill_listing` says; a skill it already serves keeps what it has.
+    fn add_skills(&self, dir: PathBuf) -> PyResult<()> {
+        self.inner.add_skills(dir).map_err(definition_error)
     }
 
     /// Removes a static resource; returns whether it existed.

@@ -13,6 +13,7 @@ import asyncio
 import importlib.metadata
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -609,6 +610,15 @@ FASTMCP_EXAMPLES = {
         reads=["config://app", "config://env/dev", "config://features"],
         prompts={"explain-concept": {"topic": "monads"}},
     ),
+    # The skill folders under a directory (`SkillsDirectoryProvider`): every file listed and
+    # read, with each skill's manifest.
+    "skills/server": Visit(
+        reads=[
+            "skill://code-review/SKILL.md",
+            "skill://pdf-processing/reference.md",
+            "skill://pdf-processing/_manifest",
+        ]
+    ),
     # `add_transform(PromptsAsTools(mcp))`: the prompts listed and rendered by tools.
     "prompts_as_tools/server": Visit(
         calls={"list_prompts": {}, "get_prompt": {"name": "analyze_code", "arguments": {"code": "x", "language": "go"}}}
@@ -673,13 +683,39 @@ async def test_a_fastmcp_server_runs_on_oxmcp_with_its_imports_changed(
     example: str, era: str, fastmcp_examples: Path, tmp_path: Path
 ) -> None:
     original = fastmcp_examples / f"{example}.py"
-    if original.parent != fastmcp_examples:
-        # An example of a directory of its own may read the files beside it (a provider's).
-        for source in original.parent.rglob("*.py"):
-            target = tmp_path / source.relative_to(original.parent).parent
-            target.mkdir(parents=True, exist_ok=True)
-            ported_from_fastmcp(source, target)
-    await compare(original, ported_from_fastmcp(original, tmp_path), FASTMCP_EXAMPLES[example], era)
+    await compare(original, ported_example(original, fastmcp_examples, tmp_path), FASTMCP_EXAMPLES[example], era)
+
+
+def ported_example(original: Path, examples: Path, directory: Path) -> Path:
+    """FastMCP's example `original` ported into `directory`: an example in a directory of
+    its own with the files beside it (a provider's), its Python files ported."""
+    if original.parent != examples:
+        for source in original.parent.rglob("*"):
+            target = directory / source.relative_to(original.parent)
+            if source.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+            elif source.suffix == ".py":
+                ported_from_fastmcp(source, target.parent)
+            else:
+                shutil.copyfile(source, target)
+    return ported_from_fastmcp(original, directory)
+
+
+async def test_a_fastmcp_skills_server_offers_the_same_skills_ported(fastmcp_examples: Path, tmp_path: Path) -> None:
+    """The skills of FastMCP's ``skills`` example, as a 2026-07-28 client lists and gets them
+    (the skills extension: each file's digest and size), are the same from its port, and
+    they load as they verify."""
+    original = fastmcp_examples / "skills" / "server.py"
+    seen = []
+    for server in (original, ported_example(original, fastmcp_examples, tmp_path)):
+        async with Client.stdio([sys.executable, "-c", RUN, str(server)], quiet=True) as client:
+            skills = await client.list_skills()
+            got = [await client.get_skill(skill.uri) for skill in skills]
+            assert "Code Review" in await client.load_skill(skills[0])
+            seen.append([skill.model_dump(mode="json", by_alias=True, exclude_none=True) for skill in skills + got])
+    skill_uris = ["skill://code-review/SKILL.md", "skill://pdf-processing/SKILL.md"]
+    assert [skill["uri"] for skill in seen[0]] == skill_uris * 2
+    assert seen[1] == seen[0]
 
 
 #: A server of resources as a user writes one with either Python SDK (``SDK`` the import,

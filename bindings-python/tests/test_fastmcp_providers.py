@@ -22,6 +22,7 @@ from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.providers import FileSystemProvider
 from oxmcp.fastmcp.server.providers.openapi import MCPType, OpenAPIProvider, RouteMap
+from oxmcp.fastmcp.skills.provider import SkillsDirectoryProvider
 
 MODES = ("legacy", "2026-07-28")
 
@@ -102,6 +103,28 @@ async def test_a_provider_is_served_under_its_namespace(mode: str, components: P
     async with FastMCPClient(mcp, mode=mode) as client:
         assert sorted(t.name for t in await client.list_tools()) == ["files_add-numbers", "files_shout", "other_ping"]
         assert (await client.call_tool("other_ping", {})).data == "pong"
+
+
+def test_a_skills_provider_serves_each_roots_skills_the_first_root_keeping_a_path(tmp_path: Path) -> None:
+    """(FastMCP's ``skills`` example, compared with FastMCP, is ``test_dropin.py``'s.)"""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for root, text in ((first, "first"), (second, "second")):
+        (root / "review").mkdir(parents=True)
+        (root / "review" / "SKILL.md").write_text(f"---\nname: review\ndescription: {text}\n---\n")
+    mcp = FastMCP("skills", providers=[SkillsDirectoryProvider([first, second, tmp_path / "missing"])])
+
+    async def listed() -> list[tuple[str, str | None]]:
+        async with FastMCPClient(mcp) as client:
+            return [(str(r.uri), r.description) for r in await client.list_resources()]
+
+    assert asyncio.run(listed()) == [
+        ("skill://review/SKILL.md", "first"),
+        ("skill://review/_manifest", "File listing for review"),
+    ]
+    with pytest.raises(ValueError, match="reads skills once"):
+        SkillsDirectoryProvider(first, reload=True)
+    with pytest.raises(ValueError, match="without a namespace"):
+        FastMCP("x").add_provider(SkillsDirectoryProvider(first), namespace="x")
 
 
 def test_what_is_not_a_provider_is_refused() -> None:

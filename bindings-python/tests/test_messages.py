@@ -199,6 +199,10 @@ async def test_skills_are_listed_loaded_and_verified(transport: str) -> None:
         assert (skill.uri, skill.name) == (SKILL_MD, "pdf-processing")
         assert isinstance(skill.resources, list)
         assert [file.uri for file in skill.resources] == [SKILL_MD, FORMS]
+        assert await client.get_skill(SKILL_MD) == skill
+        with pytest.raises(McpError) as unknown:
+            await client.get_skill("skill://nowhere/SKILL.md")
+        assert unknown.value.code == -32602
         assert "# PDF processing" in await client.load_skill(skill)
         assert (await client.read_skill_file(skill, FORMS)).startswith(b"Forms have fields")
 
@@ -210,6 +214,21 @@ async def test_skills_are_listed_loaded_and_verified(transport: str) -> None:
     async with connect(server, transport, "legacy") as client:
         with pytest.raises(ProtocolError, match="does not offer skills"):
             await client.list_skills()
+
+
+async def test_skills_added_to_a_server_are_served(tmp_path: Path) -> None:
+    server = Server("skilled")
+    server.add_skills(SKILLS)
+    server.add_skills(SKILLS)
+    async with connect(server, "memory", "modern") as client:
+        [skill] = await client.list_skills()
+        assert skill.uri == SKILL_MD
+        assert [resource.uri for resource in await client.list_resources()] == [SKILL_MD]
+    unnamed = tmp_path / "unnamed"
+    unnamed.mkdir()
+    (unnamed / "SKILL.md").write_text("# No front matter\n")
+    with pytest.raises(ValueError, match="front matter"):
+        server.add_skills(tmp_path)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

@@ -12,10 +12,11 @@ use oxmcp::protocol::skills::{Skill, SkillResources};
 use oxmcp::protocol::{
     code, CallToolResult, ContentBlock, ElicitAction, ElicitRequestFormParams, ElicitRequestParams,
     ElicitRequestUrlParams, Era, ErrorObject, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListRootsResult, ListToolsResult, LoggingLevel, PromptMessage, Resource, Root, UrlMode,
+    ListResourcesResult, ListRootsResult, ListToolsResult, LoggingLevel, PromptMessage, Resource, ResourceContents,
+    Root, UrlMode,
 };
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
-use oxmcp::server::{Catalog, Context, HandlerError, ResourceTemplateDef, Server, ToolDef};
+use oxmcp::server::{Catalog, Context, HandlerError, ResourceDef, ResourceTemplateDef, Server, SkillListing, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
@@ -457,6 +458,66 @@ async fn skills_are_listed_loaded_and_verified_by_2026_clients() {
             .unwrap_err();
         assert_eq!(not_a_directory.as_remote().map(|e| e.code), Some(code::INVALID_PARAMS));
     }
+}
+
+/// Skills added to a running server, listed as FastMCP lists them: a connected client is
+/// told the resources changed; later clients list, get and read them; adding them again
+/// changes nothing; skills whose resource URIs are taken are refused whole.
+#[tokio::test]
+async fn skills_added_to_a_built_server_are_served_and_listed_file_by_file() {
+    let server = Server::builder("skilled", "1")
+        .skill_listing(SkillListing::Files)
+        .build()
+        .unwrap();
+    let (_, before, _listener) = clients(&server, EraMode::Legacy, options()).await.remove(0);
+    let mut notifications = before.notifications();
+    server.add_skills(skills_dir()).unwrap();
+    assert!(matches!(
+        next_notification(&mut notifications).await,
+        Some(ServerNotification::ResourceListChanged)
+    ));
+    server.add_skills(skills_dir()).unwrap();
+    for (transport, client, _listener) in clients(&server, EraMode::Modern, options()).await {
+        assert!(client.offers_skills(), "{transport}");
+        assert_eq!(client.list_skills().await.unwrap().len(), 1, "{transport}");
+        let listed: Vec<(String, String)> = client
+            .list_all_resources()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.uri, r.name))
+            .collect();
+        let named = |uri: &str, name: &str| (uri.to_owned(), name.to_owned());
+        assert_eq!(
+            listed,
+            [
+                named(SKILL, "pdf-processing/SKILL.md"),
+                named(FORMS, "pdf-processing/references/FORMS.md"),
+                named("skill://pdf-processing/_manifest", "pdf-processing/_manifest"),
+            ],
+            "{transport}"
+        );
+        let manifest = client.read_resource("skill://pdf-processing/_manifest").await.unwrap();
+        let ResourceContents::Text(manifest) = &manifest.contents[0] else {
+            panic!("{transport}: a text manifest")
+        };
+        let manifest: Value = serde_json::from_str(&manifest.text).unwrap();
+        assert_eq!(manifest["files"][1]["path"], "references/FORMS.md", "{transport}");
+    }
+
+    let taken = Server::builder("taken", "1")
+        .resource(
+            ResourceDef::new(SKILL, "mine").handler(|uri: String, _vars, _ctx: Context| async move {
+                Ok::<_, HandlerError>(ResourceContents::text(uri, "mine"))
+            }),
+        )
+        .build()
+        .unwrap();
+    let refused = taken.add_skills(skills_dir()).unwrap_err();
+    assert!(refused.to_string().contains(SKILL), "{refused}");
+    let (_, client, _listener) = clients(&taken, EraMode::Modern, options()).await.remove(0);
+    assert!(!client.offers_skills());
+    assert!(client.read_resource(FORMS).await.is_err());
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from ._errors import McpError, ProtocolError, ResourceError, ToolError
 from ._native import INTERNAL_ERROR
@@ -35,6 +35,9 @@ class Conventions:
     unknown_resource_error: str | None = None
     #: How a request for an unknown prompt is worded (``{name}`` its name); None: as here.
     unknown_prompt_error: str | None = None
+    #: How the server's skills are listed among its resources: each ``SKILL.md``
+    #: (``"entries"``), or every file of each skill and its ``_manifest`` (``"files"``).
+    skill_listing: Literal["entries", "files"] = "entries"
 
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         """A definition's description: the one given, else the docstring as written, else

@@ -428,6 +428,11 @@ class Client:
         raises :class:`~oxmcp.ProtocolError`."""
         return [Skill.model_validate(skill) for skill in await self._connection.list_skills()]
 
+    async def get_skill(self, uri: str) -> Skill:
+        """The skill whose ``SKILL.md`` is at ``uri`` (``skills/get``), listed or not. A URI
+        that is not a skill's raises the server's -32602 error (:class:`~oxmcp.McpError`)."""
+        return Skill.model_validate(await self._connection.get_skill(uri))
+
     async def load_skill(self, skill: Skill) -> str:
         """Loads ``skill``: the text of its ``SKILL.md``, once the bytes have the size and
         digest the skill lists and the front matter matches, field by field. A mismatch

@@ -64,12 +64,15 @@ pub use registry::DefinitionKind;
 pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
+pub use skills::SkillListing;
 pub use tasks::{TaskLimits, TaskSupport};
 pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 
 use crate::connection::Connection;
 use crate::protocol::skills::{self as skills_protocol, SkillsCapability};
-use crate::protocol::{methods, CacheScope, CacheableResult, Era, Implementation, ProtocolVersion, ServerCapabilities};
+use crate::protocol::{
+    methods, CacheScope, CacheableResult, Era, Implementation, Meta, ProtocolVersion, ServerCapabilities,
+};
 use crate::state::{
     EventStore, InMemorySubscriptionBus, InMemoryTaskStore, KeyRing, ServerEvent, SessionStore, SharedState,
     SubscriptionBus, TaskStore, REQUEST_STATE_KEYS_ENV, STORE_ENV,
@@ -83,7 +86,7 @@ use prompts::RegisteredPrompt;
 use registry::{Edit, Registry};
 use resources::{RegisteredResource, RegisteredTemplate};
 use session::Session;
-use skills::{SkillFiles, Skills};
+use skills::{SharedSkills, SkillFiles, Skills};
 use stamp::Stamp;
 use tools::RegisteredTool;
 use unknown::UnknownNames;
@@ -126,9 +129,13 @@ struct ServerInner {
     catalog: RwLock<Catalog>,
     /// The proxies served, in order (`serve_proxies` and `add_proxy` make their catalog).
     proxies: Mutex<Vec<Proxy>>,
-    skills: Arc<Skills>,
-    /// Reads the skills' files (their SKILL.md are registered resources; the other files
-    /// are read through it too).
+    skills: SharedSkills,
+    /// How the skills are listed among the resources.
+    skill_listing: SkillListing,
+    /// The `_meta` of each resource that lists a skill's file.
+    skill_meta: Option<Meta>,
+    /// Reads the skills' files (those listed are registered resources; the others are
+    /// read through it too).
     skill_files: Arc<dyn ResourceHandler>,
     /// Capabilities declared whether or not anything is registered for them.
     declared: Vec<Capability>,
@@ -165,6 +172,8 @@ pub struct ServerBuilder {
     completer: Option<Arc<dyn Completer>>,
     catalog: Catalog,
     skills: Option<std::path::PathBuf>,
+    skill_listing: SkillListing,
+    skill_meta: Option<Meta>,
     declared: Vec<Capability>,
 }
 
@@ -185,6 +194,19 @@ impl ServerBuilder {
     /// `resources/directory/read`. The extension is declared to 2026-07-28 clients.
     pub fn skills(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.skills = Some(dir.into());
+        self
+    }
+
+    /// How the skills are listed among the resources: each `SKILL.md` (the default), or
+    /// every file of each skill as FastMCP lists them (see [`SkillListing`]).
+    pub fn skill_listing(mut self, listing: SkillListing) -> Self {
+        self.skill_listing = listing;
+        self
+    }
+
+    /// The `_meta` of each resource that lists a skill's file (none by default).
+    pub fn skill_meta(mut self, meta: Meta) -> Self {
+        self.skill_meta = Some(meta);
         self
     }
 
@@ -448,14 +470,16 @@ impl ServerBuilder {
         for prompt in self.prompts {
             registry.add_prompt(RegisteredPrompt::compile(prompt)?)?;
         }
-        let skills = Arc::new(match &self.skills {
-            Some(dir) => Skills::load(dir)?,
-            None => Skills::default(),
-        });
+        let mut skills = Skills::default();
+        if let Some(dir) = &self.skills {
+            skills.load(dir)?;
+        }
+        let skills: SharedSkills = Arc::new(RwLock::new(Arc::new(skills)));
         let skill_files: Arc<dyn ResourceHandler> = Arc::new(SkillFiles(Arc::clone(&skills)));
-        for resource in skills.skill_md_resources() {
-            let def = ResourceDef::from_resource(resource).handler_object(Arc::clone(&skill_files));
-            registry.add_resource(RegisteredResource::compile(def)?)?;
+        let served = skills::current(&skills);
+        let listed = served.resources(&served.uris(), self.skill_listing);
+        for resource in skill_resources(listed, self.skill_meta.as_ref(), &skill_files)? {
+            registry.add_resource(resource)?;
         }
         let custom = CustomMethods::default();
         for (id, settings) in self.extensions {
@@ -505,11 +529,31 @@ impl ServerBuilder {
                 catalog: RwLock::new(self.catalog),
                 proxies: Mutex::default(),
                 skills,
+                skill_listing: self.skill_listing,
+                skill_meta: self.skill_meta,
                 skill_files,
                 declared: self.declared,
             }),
         })
     }
+}
+
+/// The registrations of the resources `listed` of skills, with `meta`, read by `files`.
+fn skill_resources(
+    listed: Vec<crate::protocol::Resource>,
+    meta: Option<&Meta>,
+    files: &Arc<dyn ResourceHandler>,
+) -> Result<Vec<RegisteredResource>, DefinitionError> {
+    listed
+        .into_iter()
+        .map(|resource| {
+            let resource = crate::protocol::Resource {
+                meta: meta.cloned(),
+                ..resource
+            };
+            RegisteredResource::compile(ResourceDef::from_resource(resource).handler_object(Arc::clone(files)))
+        })
+        .collect()
 }
 
 /// The request-state keys of a server given none: those [`REQUEST_STATE_KEYS_ENV`] holds,
@@ -564,6 +608,8 @@ impl Server {
             completer: None,
             catalog: Catalog::default(),
             skills: None,
+            skill_listing: SkillListing::default(),
+            skill_meta: None,
             declared: Vec::new(),
         }
     }
@@ -612,6 +658,29 @@ impl Server {
     pub fn add_tool(&self, tool: ToolDef) -> Result<(), DefinitionError> {
         let tool = RegisteredTool::compile(tool)?;
         self.add(DefinitionKind::Tool, |r| r.add_tool(tool))
+    }
+
+    /// Serves the Agent Skills under directory `dir` besides those the server has (see
+    /// [`ServerBuilder::skills`]), listed as the builder said: their files are read now;
+    /// a skill at a URI the server already serves keeps what it has. Every connection is
+    /// told the resource list changed. Refused, with nothing added, when a directory is not
+    /// a valid set of skills or one of their resources' URIs is another resource's.
+    pub fn add_skills(&self, dir: impl AsRef<std::path::Path>) -> Result<(), DefinitionError> {
+        let mut shared = self.inner.skills.write().unwrap_or_else(|e| e.into_inner());
+        let mut next = Skills::clone(&shared);
+        next.load(dir.as_ref())?;
+        let had = shared.uris();
+        let added: Vec<String> = next.uris().into_iter().filter(|uri| !had.contains(uri)).collect();
+        let listed = next.resources(&added, self.inner.skill_listing);
+        let defs = skill_resources(listed, self.inner.skill_meta.as_ref(), &self.inner.skill_files)?;
+        let previous = std::mem::replace(&mut *shared, Arc::new(next));
+        let registered = self.add(DefinitionKind::Resource, |registry| {
+            defs.into_iter().try_for_each(|def| registry.add_resource(def))
+        });
+        if registered.is_err() {
+            *shared = previous;
+        }
+        registered
     }
 
     /// Removes a tool, enabled or not; returns whether it existed.
@@ -875,9 +944,10 @@ impl Server {
         self.inner.event_store.as_ref()
     }
 
-    /// The skills the server serves (none unless the builder named a directory).
-    pub(crate) fn skills(&self) -> &Skills {
-        &self.inner.skills
+    /// The skills the server serves now (none unless the builder named a directory or
+    /// [`add_skills`](Self::add_skills) added some).
+    pub(crate) fn skills(&self) -> Arc<Skills> {
+        skills::current(&self.inner.skills)
     }
 
     /// What reads the skills' files.
@@ -940,7 +1010,7 @@ impl Server {
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         let era = version.era();
         let mut extensions = self.inner.custom.extensions();
-        if !self.inner.skills.is_empty() {
+        if !self.skills().is_empty() {
             let settings = SkillsCapability {
                 directory_read: Some(true),
             };

@@ -17,11 +17,16 @@
 //! that a client can verify what it reads) and described with `skills/get`; a skill's
 //! directories list their children with `resources/directory/read`. The files are held in
 //! memory: what clients verify cannot change under them.
+//!
+//! With [`SkillListing::Files`], every file of a skill is listed as a resource instead,
+//! named by its path, with the skill's `_manifest` (a JSON list of its files) beside them,
+//! as FastMCP lists a skill; each skill's `_manifest` is readable either way, for clients
+//! that read a skill without the extension (FastMCP's `read_skill`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use base64::Engine;
 use indexmap::IndexMap;
@@ -44,6 +49,8 @@ use crate::protocol::skills::{
 use crate::protocol::{CacheScope, ErrorObject, ReadResourceResult, Resource, ResourceContents};
 use crate::BoxFuture;
 
+/// The last segment of the URI of a skill's manifest.
+const MANIFEST: &str = "_manifest";
 /// The most files one skill may have (the extension's limit).
 const MAX_FILES_PER_SKILL: usize = 512;
 /// The most bytes one skill's files may hold together (the extension's limit, 16 MiB).
@@ -51,44 +58,65 @@ const MAX_BYTES_PER_SKILL: u64 = 16 * 1024 * 1024;
 /// What a path segment keeps unencoded in a `skill://` URI: RFC 3986's unreserved characters.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
+/// How a server lists its skills among its resources.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SkillListing {
+    /// Each skill's `SKILL.md` alone, named and described by its front matter.
+    #[default]
+    Entries,
+    /// Every file of each skill, named by its path (`pdf-processing/SKILL.md`, the skill's
+    /// description on its `SKILL.md`), then the skill's `_manifest`: as FastMCP lists them.
+    Files,
+}
+
 /// The skills of a server: each skill's entry, every file, every directory's children.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Skills {
     /// By the URI of their `SKILL.md`, in the order found.
     skills: IndexMap<String, Skill>,
+    /// Every file of every skill, and each skill's `_manifest`, by URI.
     files: HashMap<String, SkillFile>,
     /// Each directory of a skill (its root included), by URI: its direct children.
     directories: HashMap<String, IndexMap<String, Resource>>,
 }
 
 /// One file of a skill, as read.
+#[derive(Clone)]
 struct SkillFile {
+    /// Its path from the skill's root's parent (`pdf-processing/references/FORMS.md`).
+    name: String,
     bytes: Arc<[u8]>,
     mime_type: String,
 }
 
 impl Skills {
-    /// Reads every skill under `root`: each directory that holds a `SKILL.md`, at any
-    /// depth (a skill nested in another is also listed on its own).
-    pub(crate) fn load(root: &Path) -> Result<Skills, DefinitionError> {
+    /// Reads every skill under `root` into these: each directory that holds a
+    /// `SKILL.md`, at any depth (a skill nested in another is also listed on its own). A
+    /// skill at a URI these already have is left out: the first root read keeps it.
+    pub(crate) fn load(&mut self, root: &Path) -> Result<(), DefinitionError> {
         let failed = |what: String| DefinitionError::new(format!("skills in {}: {what}", root.display()));
         let mut found = Vec::new();
         find_skills(root, &mut Vec::new(), &mut found).map_err(|e| failed(e.to_string()))?;
-        let mut skills = Skills::default();
         for segments in found {
-            skills.add(root, &segments).map_err(failed)?;
+            self.add(root, &segments).map_err(failed)?;
         }
-        Ok(skills)
+        Ok(())
     }
 
-    /// Adds the skill in directory `segments` of `root`.
+    /// Adds the skill in directory `segments` of `root`, unless one is at its URI.
     fn add(&mut self, root: &Path, segments: &[String]) -> Result<(), String> {
         let dir = segments
             .iter()
             .fold(root.to_path_buf(), |path, segment| path.join(segment));
         let dir_uri = skill_uri(segments);
+        let skill_uri = format!("{dir_uri}/SKILL.md");
+        if self.skills.contains_key(&skill_uri) {
+            return Ok(());
+        }
         let mut files = Vec::new();
         collect_files(&dir, &mut Vec::new(), &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // By path, as a manifest lists them (a file before a directory of the same stem).
+        files.sort_by_cached_key(|(path, _)| path.join("/"));
         if files.len() > MAX_FILES_PER_SKILL {
             return Err(format!(
                 "{dir_uri} has {} files, more than {MAX_FILES_PER_SKILL}",
@@ -122,28 +150,41 @@ impl Skills {
                 "{dir_uri}: the skill's name {name:?} must be its directory's name, 1 to 64 of a-z, 0-9 and single inner hyphens"
             ));
         }
-        let skill_uri = format!("{dir_uri}/SKILL.md");
+        let skill_path = segments.join("/");
         let mut listed = Vec::with_capacity(files.len());
+        let mut manifest = Vec::with_capacity(files.len());
         for (path, bytes) in files {
             let uri = format!(
                 "{dir_uri}/{}",
                 path.iter().map(|s| encode(s)).collect::<Vec<_>>().join("/")
             );
-            listed.push(SkillResource {
+            let file = SkillResource {
                 uri: uri.clone(),
                 digest: digest(&bytes),
                 size: bytes.len() as u64,
-            });
+            };
+            manifest.push(serde_json::json!({ "path": path.join("/"), "size": file.size, "hash": file.digest }));
+            listed.push(file);
             let mime_type = mime_type(path.last().map(String::as_str).unwrap_or_default(), &bytes);
             self.add_to_directories(&dir_uri, &path, &uri, bytes.len() as u64, &mime_type);
             self.files.insert(
                 uri,
                 SkillFile {
+                    name: format!("{skill_path}/{}", path.join("/")),
                     bytes: Arc::from(bytes),
                     mime_type,
                 },
             );
         }
+        let manifest = serde_json::json!({ "skill": name, "files": manifest });
+        // A file of the skill's own named `_manifest` is what that URI reads.
+        self.files
+            .entry(format!("{dir_uri}/{MANIFEST}"))
+            .or_insert_with(|| SkillFile {
+                name: format!("{skill_path}/{MANIFEST}"),
+                bytes: Arc::from(serde_json::to_vec_pretty(&manifest).unwrap_or_default()),
+                mime_type: "application/json".to_owned(),
+            });
         self.skills.insert(
             skill_uri.clone(),
             Skill {
@@ -188,20 +229,48 @@ impl Skills {
         self.skills.is_empty()
     }
 
-    /// The `SKILL.md` of every skill as a listed resource: `text/markdown`, named and
-    /// described by its front matter.
-    pub(crate) fn skill_md_resources(&self) -> impl Iterator<Item = Resource> + '_ {
-        self.skills.values().map(|skill| Resource {
-            uri: skill.uri.clone(),
-            name: skill.name().unwrap_or_default().to_owned(),
-            title: None,
-            description: skill.description().map(str::to_owned),
-            mime_type: Some("text/markdown".to_owned()),
-            annotations: None,
-            size: self.files.get(&skill.uri).map(|file| file.bytes.len() as u64),
-            icons: None,
-            meta: None,
-        })
+    /// The resources that list the skills at `uris` (of their `SKILL.md`), as `listing` says.
+    pub(crate) fn resources(&self, uris: &[String], listing: SkillListing) -> Vec<Resource> {
+        let skills = uris.iter().filter_map(|uri| self.skills.get(uri));
+        match listing {
+            SkillListing::Entries => skills
+                .map(|skill| Resource {
+                    name: skill.name().unwrap_or_default().to_owned(),
+                    size: self.files.get(&skill.uri).map(|file| file.bytes.len() as u64),
+                    ..listed(&skill.uri, "text/markdown", skill.description())
+                })
+                .collect(),
+            SkillListing::Files => skills
+                .flat_map(|skill| {
+                    let SkillResources::Listed(files) = &skill.resources else {
+                        return Vec::new();
+                    };
+                    let manifest = format!("{}{MANIFEST}", skill.uri.trim_end_matches("SKILL.md"));
+                    let described = |uri: &str| (uri == skill.uri).then(|| skill.description()).flatten();
+                    files
+                        .iter()
+                        .map(|file| file.uri.as_str())
+                        .chain([manifest.as_str()])
+                        .filter_map(|uri| {
+                            let file = self.files.get(uri)?;
+                            let description = match described(uri) {
+                                None if uri == manifest => Some(format!("File listing for {}", skill.name()?)),
+                                said => said.map(str::to_owned),
+                            };
+                            Some(Resource {
+                                name: file.name.clone(),
+                                ..listed(uri, &file.mime_type, description.as_deref())
+                            })
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// The URIs of the skills' `SKILL.md`, in the order found.
+    pub(crate) fn uris(&self) -> Vec<String> {
+        self.skills.keys().cloned().collect()
     }
 
     /// The contents of skill file `uri`, if it is one: text when it is UTF-8, else bytes.
@@ -225,8 +294,32 @@ impl Skills {
     }
 }
 
+/// A listed resource of a skill at `uri`: named after it until the caller names it.
+fn listed(uri: &str, mime_type: &str, description: Option<&str>) -> Resource {
+    Resource {
+        uri: uri.to_owned(),
+        name: uri.to_owned(),
+        title: None,
+        description: description.map(str::to_owned),
+        mime_type: Some(mime_type.to_owned()),
+        annotations: None,
+        size: None,
+        icons: None,
+        meta: None,
+    }
+}
+
+/// The skills a server serves now: skills added after it was built take the place of
+/// what was here, so each request reads one whole set.
+pub(crate) type SharedSkills = Arc<RwLock<Arc<Skills>>>;
+
+/// The skills in `shared`, as they are now.
+pub(crate) fn current(shared: &SharedSkills) -> Arc<Skills> {
+    Arc::clone(&shared.read().unwrap_or_else(|e| e.into_inner()))
+}
+
 /// Reads the files of a server's skills, as a resource handler.
-pub(crate) struct SkillFiles(pub(crate) Arc<Skills>);
+pub(crate) struct SkillFiles(pub(crate) SharedSkills);
 
 impl ResourceHandler for SkillFiles {
     fn read(
@@ -235,7 +328,7 @@ impl ResourceHandler for SkillFiles {
         _variables: BTreeMap<String, String>,
         _ctx: Context,
     ) -> BoxFuture<'static, Result<ReadResourceResult, HandlerError>> {
-        let read = self.0.read(&uri).ok_or(HandlerError::ResourceNotFound(uri));
+        let read = current(&self.0).read(&uri).ok_or(HandlerError::ResourceNotFound(uri));
         Box::pin(std::future::ready(read))
     }
 }
@@ -251,7 +344,8 @@ impl Skills {
 /// requires them in every era).
 pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
     let cursor: CursorParams = parse_params(params)?;
-    let (page, next_cursor) = page(&server.skills().skills, cursor.cursor.as_deref(), server.page_size())?;
+    let skills = server.skills();
+    let (page, next_cursor) = page(&skills.skills, cursor.cursor.as_deref(), server.page_size())?;
     let mut result = ListSkillsResult {
         skills: page.values().cloned().collect(),
         next_cursor,
@@ -283,7 +377,8 @@ pub(super) fn get(server: &Server, params: Option<&RawValue>, stamp: Option<&Sta
 /// for a URI that is not one of the skills' directories.
 pub(super) fn read_directory(server: &Server, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
     let params: DirectoryReadRequestParams = parse_params(params)?;
-    let children = server.skills().directories.get(&params.uri).ok_or_else(|| {
+    let skills = server.skills();
+    let children = skills.directories.get(&params.uri).ok_or_else(|| {
         ErrorObject::invalid_params(format!("{} is not a directory of this server's skills", params.uri))
             .with_data(serde_json::json!({ "uri": params.uri }))
     })?;
@@ -381,6 +476,88 @@ fn mime_type(name: &str, bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    fn loaded(root: &Path) -> Result<Skills, DefinitionError> {
+        let mut skills = Skills::default();
+        skills.load(root)?;
+        Ok(skills)
+    }
+
+    fn write_skill(root: &Path, name: &str, files: &[(&str, &str)]) {
+        let dir = root.join(name);
+        fs::create_dir_all(&dir).unwrap();
+        let front = format!("---\nname: {name}\ndescription: The {name} skill\n---\n");
+        fs::write(dir.join("SKILL.md"), front).unwrap();
+        for (file, text) in files {
+            fs::write(dir.join(file), text).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_files_listing_names_each_file_by_its_path_and_adds_the_manifest() {
+        let root = tempfile::tempdir().unwrap();
+        write_skill(root.path(), "review", &[("notes.md", "Notes.")]);
+        let skills = loaded(root.path()).unwrap();
+        let listed = skills.resources(&skills.uris(), SkillListing::Files);
+        let seen: Vec<_> = listed
+            .iter()
+            .map(|r| {
+                (
+                    r.uri.as_str(),
+                    r.name.as_str(),
+                    r.description.as_deref(),
+                    r.mime_type.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (
+                    "skill://review/SKILL.md",
+                    "review/SKILL.md",
+                    Some("The review skill"),
+                    Some("text/markdown")
+                ),
+                (
+                    "skill://review/notes.md",
+                    "review/notes.md",
+                    None,
+                    Some("text/markdown")
+                ),
+                (
+                    "skill://review/_manifest",
+                    "review/_manifest",
+                    Some("File listing for review"),
+                    Some("application/json")
+                ),
+            ]
+        );
+        let entries = skills.resources(&skills.uris(), SkillListing::Entries);
+        assert_eq!(entries.len(), 1);
+        assert_eq!((entries[0].name.as_str(), entries[0].size), ("review", Some(51)));
+        let ResourceContents::Text(manifest) = &skills.read("skill://review/_manifest").unwrap().contents[0] else {
+            panic!("a text manifest")
+        };
+        let manifest: Value = serde_json::from_str(&manifest.text).unwrap();
+        assert_eq!(manifest["skill"], "review");
+        assert_eq!(manifest["files"][1]["path"], "notes.md");
+        assert_eq!(manifest["files"][1]["size"], 6);
+        assert_eq!(manifest["files"][1]["hash"], digest(b"Notes."));
+    }
+
+    #[test]
+    fn the_first_root_keeps_a_skill_two_roots_have() {
+        let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write_skill(first.path(), "review", &[("a.md", "first")]);
+        write_skill(second.path(), "review", &[("b.md", "second")]);
+        write_skill(second.path(), "deploy", &[]);
+        let mut skills = loaded(first.path()).unwrap();
+        skills.load(second.path()).unwrap();
+        assert_eq!(skills.uris(), ["skill://review/SKILL.md", "skill://deploy/SKILL.md"]);
+        assert!(skills.read("skill://review/a.md").is_some());
+        assert!(skills.read("skill://review/b.md").is_none());
+    }
+
     #[test]
     fn names_follow_the_agent_skills_rule() {
         for good in ["pdf-processing", "a", "x1-2"] {
@@ -411,7 +588,7 @@ mod tests {
         .unwrap();
         fs::write(skill.join("references").join("FORMS guide.md"), "Forms.\n").unwrap();
         fs::write(root.path().join("README.md"), "not a skill").unwrap();
-        let skills = Skills::load(root.path()).unwrap();
+        let skills = loaded(root.path()).unwrap();
         let entry = &skills.skills["skill://docs/pdf-processing/SKILL.md"];
         let SkillResources::Listed(files) = &entry.resources else {
             panic!("listed files")
@@ -441,7 +618,7 @@ mod tests {
         let skill = root.path().join("pdf");
         fs::create_dir_all(&skill).unwrap();
         fs::write(skill.join("SKILL.md"), "---\nname: other\ndescription: d\n---\n").unwrap();
-        let error = Skills::load(root.path()).err().expect("refused");
+        let error = loaded(root.path()).err().expect("refused");
         assert!(error.to_string().contains("must be its directory's name"), "{error}");
     }
 }

@@ -42,6 +42,8 @@ class FastMCPConventions(Conventions):
     unknown_tool_error = "Unknown tool: '{name}'"
     unknown_resource_error = "Resource not found: '{uri}'"
     unknown_prompt_error = "Unknown prompt: '{name}'"
+    # FastMCP lists every file of a skill, and its `_manifest`, as resources.
+    skill_listing = "files"
 
     def __init__(self, masked: bool = False) -> None:
         #: Whether an unexpected exception's text is kept from the client (FastMCP's

@@ -229,6 +229,8 @@ class Server(Generic[LifespanT]):
             max_tasks,
             store,
             skills,
+            self._conventions.skill_listing,
+            self._conventions.listed_meta(None),
             list(declare),
             self._conventions.unknown_tool_error,
             self._conventions.unknown_resource_error,
@@ -590,6 +592,14 @@ class Server(Generic[LifespanT]):
             scopes,
             conventions.contents_meta(meta),
         )
+
+    def add_skills(self, directory: str | PathLike[str]) -> None:
+        """Serves the Agent Skills under ``directory`` besides those the server has (as
+        ``skills=`` does): their files are read now, clients are told the resource list
+        changed; a skill at a URI the server already serves keeps what it has. An invalid
+        skill, or a skill file's URI that another resource has, raises ``ValueError`` and
+        adds nothing."""
+        self._native.add_skills(directory)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource, or a template by its URI template; returns whether it existed."""

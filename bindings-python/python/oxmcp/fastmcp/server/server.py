@@ -243,9 +243,17 @@ class FastMCP(Server):
         :class:`~oxmcp.fastmcp.server.providers.FileSystemProvider`, a
         :class:`~oxmcp.fastmcp.server.providers.Provider` of one's own, asked as each
         request needs) after this server's own components, under ``namespace`` if one is
-        given, as :meth:`mount` does."""
+        given, as :meth:`mount` does. A
+        :class:`~oxmcp.fastmcp.skills.provider.SkillsDirectoryProvider`'s skills are served
+        by this server itself, at their own URIs (without a namespace)."""
+        from ..skills.provider import SkillsDirectoryProvider
         from .providers.base import Provider, Served
 
+        if isinstance(provider, SkillsDirectoryProvider):
+            if namespace:
+                raise ValueError("oxmcp serves skills at their own skill:// URIs, without a namespace")
+            provider.serve_on(self)
+            return
         if isinstance(provider, Provider):
             served = Served(provider, namespace or None, self._components)
             self.add_middleware(served.asking)

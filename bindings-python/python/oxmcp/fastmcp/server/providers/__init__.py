@@ -27,6 +27,7 @@ from ..server import FastMCP
 from .base import Provider
 
 if TYPE_CHECKING:
+    from ...skills.provider import SkillsDirectoryProvider
     from .openapi import OpenAPIProvider
 
 _log = logging.getLogger("oxmcp.fastmcp")
@@ -122,7 +123,7 @@ class _Reloading(Middleware):
 
 if TYPE_CHECKING:
     #: What a server serves the components of, besides another server.
-    AnyProvider: TypeAlias = Provider | FileSystemProvider | OpenAPIProvider
+    AnyProvider: TypeAlias = Provider | FileSystemProvider | OpenAPIProvider | SkillsDirectoryProvider
 
 
 def _python_files(root: Path) -> list[Path]:
