@@ -229,6 +229,13 @@ impl NativeServer {
             .map_err(definition_error)
     }
 
+    /// Serves the Agent Skills under directory `dir` besides those the server has; a
+    /// skill it already serves keeps what it has.
+    #[napi]
+    pub fn add_skills(&self, dir: String) -> napi::Result<()> {
+        self.server.add_skills(dir).map_err(definition_error)
+    }
+
     /// Removes a static resource; returns whether it existed.
     #[napi]
     pub fn remove_resource(&self, uri: String) -> bool {

@@ -240,6 +240,13 @@ describe('protocol messages', () => {
       await withClient(new Server({ name: 'skilled', version: '1' }, { skills }), transport, 'legacy', {}, async (client) => {
         await assert.rejects(client.listSkills(), (error) => error.kind === 'unsupported');
       });
+      const added = new Server({ name: 'skilled', version: '1' });
+      added.addSkills(skills);
+      added.addSkills(skills);
+      await withClient(added, transport, 'modern', {}, async (client) => {
+        assert.deepEqual((await client.listSkills()).map((skill) => skill.uri), [SKILL]);
+      });
+      assert.throws(() => added.addSkills(fileURLToPath(new URL('../../tests/nowhere', import.meta.url))));
     });
 
     it(`a legacy client says its roots changed (${transport})`, async () => {

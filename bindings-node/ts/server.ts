@@ -700,6 +700,16 @@ export class Server {
   }
 
   /**
+   * Serves the Agent Skills under directory `dir` besides those the server has (as the
+   * `skills` option does): their files are read now, and clients are told the resources
+   * changed; a skill at a URI the server already serves keeps what it has. An invalid
+   * skill, or a skill file's URI that another resource has, throws and adds nothing.
+   */
+  addSkills(dir: string): void {
+    nativeSync(() => this.#native.addSkills(dir));
+  }
+
+  /**
    * Lists and serves what is not registered up front, as the official SDK's low-level
    * server does with its request handlers (a proxy's tools, a database's rows): each list
    * function gets the cursor (`undefined` for the first page) and the context and returns
