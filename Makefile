@@ -59,9 +59,10 @@ test-python: python-dev node-peers
 
 ## peers: the official SDKs the interop tests run against, pinned (the Python SDK and FastMCP into .venv), the web stack
 ## the mounting tests use, Pillow, which the official SDK's `images` snippet imports, dirty-equals, which
-## FastMCP's `testing_demo` tests import, and aiosqlite, which FastMCP's `providers/sqlite` example imports
+## FastMCP's `testing_demo` tests import, aiosqlite, which FastMCP's `providers/sqlite` example imports, and
+## pydantic-monty, the sandbox FastMCP's `code_mode` example runs code in
 PEER_PYTHON_PACKAGES := mcp==2.3.0 fastmcp==4.2.3 fastapi==0.165.0 uvicorn==0.54.0 pillow==12.3.0 dirty-equals==0.11 \
-	aiosqlite==0.22.1
+	aiosqlite==0.22.1 pydantic-monty==1.4.0
 .PHONY: peers
 peers: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check $(PEER_PYTHON_PACKAGES)

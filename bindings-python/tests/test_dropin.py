@@ -619,6 +619,26 @@ FASTMCP_EXAMPLES = {
             "skill://pdf-processing/_manifest",
         ]
     ),
+    # `add_transform(CodeMode())`: the tools found, described, and called by code run in
+    # pydantic-monty's sandbox, one of them failing, one unknown; a tool called directly.
+    "code_mode/server": Visit(
+        calls={
+            "search": {"query": "add numbers"},
+            "search#detailed": {"query": "text", "detail": "detailed", "limit": 2},
+            "search#full": {"query": "fibonacci numbers", "detail": "full"},
+            "search#tags": {"query": "string", "tags": ["untagged"]},
+            "get_schema": {"tools": ["add", "nope"]},
+            "get_schema#full": {"tools": ["word_count"], "detail": "full"},
+            "execute": {
+                "code": "total = await call_tool('add', {'a': 1, 'b': 2})\n"
+                "seq = await call_tool('fibonacci', {'n': 5})\n"
+                "return {'total': total, 'seq': seq, 'up': await call_tool('to_uppercase', {'text': 'hi'})}"
+            },
+            "execute#refused": {"code": "return await call_tool('add', {'a': 'one', 'b': 2})"},
+            "execute#unknown": {"code": "return await call_tool('nope', {})"},
+            "multiply": {"x": 2, "y": 3},
+        }
+    ),
     # `add_transform(PromptsAsTools(mcp))`: the prompts listed and rendered by tools.
     "prompts_as_tools/server": Visit(
         calls={"list_prompts": {}, "get_prompt": {"name": "analyze_code", "arguments": {"code": "x", "language": "go"}}}

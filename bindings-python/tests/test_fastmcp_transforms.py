@@ -5,13 +5,17 @@ as FastMCP's does is `test_dropin.py`'s `servers/fastmcp_transforms.py`.)"""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import json
+from typing import Any
 
 import pytest
 
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import Context, FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
+from oxmcp.fastmcp.experimental.transforms.code_mode import CodeMode, GetTags, ListTools, MontySandboxProvider, Search
 from oxmcp.fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
 from oxmcp.fastmcp.server.providers import LocalProvider
 from oxmcp.fastmcp.server.transforms import Namespace, ToolTransform, VersionFilter
@@ -243,3 +247,80 @@ async def test_a_version_filter_serves_one_range_of_a_shared_pool_of_versions(mo
     )
     with pytest.raises(ValueError, match="At least one of version_gte or version_lt"):
         VersionFilter()
+
+
+def code_mode_server(transform: CodeMode) -> FastMCP:
+    """A server of three tools (one tagged, one hidden by the server's rules) behind ``transform``."""
+    mcp = FastMCP("coded")
+
+    @mcp.tool(tags={"math"})
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @mcp.tool
+    def shout(text: str) -> str:
+        return text.upper()
+
+    @mcp.tool
+    def secret() -> str:
+        return "hidden"
+
+    mcp.disable(names={"secret"})
+    mcp.add_transform(transform)
+    return mcp
+
+
+class Echoing:
+    """A sandbox of one's own: runs no code, calls ``call_tool`` with what the code names
+    (``tool:{json arguments}``)."""
+
+    async def run(self, code: str, *, inputs: Any = None, external_functions: Any = None) -> Any:
+        name, _, arguments = code.partition(":")
+        return await external_functions["call_tool"](name, json.loads(arguments))
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_code_mode_lists_its_tools_and_calls_the_visible_ones_from_code(mode: str) -> None:
+    mcp = code_mode_server(CodeMode(discovery_tools=[GetTags(), ListTools()], max_tool_calls=2))
+    async with FastMCPClient(mcp, mode=mode) as client:
+        assert [t.name for t in await client.list_tools()] == ["tags", "list_tools", "execute"]
+        assert (await client.call_tool("tags", {})).data == "- math (1 tool)\n- untagged (1 tool)"
+        listed = (await client.call_tool("list_tools", {})).data
+        assert listed == "- add\n- shout"
+        code = "a = await call_tool('add', {'a': 2, 'b': 3})\nreturn await call_tool('shout', {'text': str(a)})"
+        assert (await client.call_tool("execute", {"code": code})).structured_content == {"result": "{'RESULT': 5}"}
+        thrice = "for n in range(3):\n    await call_tool('shout', {'text': 'x'})"
+        with pytest.raises(ToolError, match="Tool call limit exceeded: at most 2"):
+            await client.call_tool("execute", {"code": thrice})
+        # What the session may not see is not reached from code either.
+        with pytest.raises(ToolError, match="Unknown tool: secret"):
+            await client.call_tool("execute", {"code": "return await call_tool('secret', {})"})
+        # A tool the transform leaves out of the list is still called directly.
+        assert (await client.call_tool("add", {"a": 1, "b": 1})).data == 2
+
+
+async def test_code_mode_runs_a_sandbox_of_ones_own_and_names_what_a_refused_call_takes() -> None:
+    mcp = code_mode_server(CodeMode(sandbox_provider=Echoing(), wall_clock_timeout_secs=5))
+    async with FastMCPClient(mcp) as client:
+        assert (await client.call_tool("execute", {"code": 'add:{"a": 1, "b": 2}'})).structured_content == {"result": 3}
+        with pytest.raises(ToolError) as refused:
+            await client.call_tool("execute", {"code": 'add:{"a": "one", "b": 2}'})
+        assert str(refused.value).endswith(
+            "call_tool('add') failed: a: Input should be a valid integer, unable to parse string as an integer\n"
+            "Valid parameters for add (* = required): a*, b*"
+        )
+
+
+async def test_code_mode_bounds_the_time_of_code_and_refuses_what_it_cannot_apply() -> None:
+    class Sleeping:
+        async def run(self, code: str, **_: Any) -> Any:
+            await asyncio.sleep(10)
+
+    mcp = code_mode_server(CodeMode(sandbox_provider=Sleeping(), wall_clock_timeout_secs=0.2))
+    async with FastMCPClient(mcp) as client:
+        with pytest.raises(ToolError, match=r"wall-clock limit of 0\.2 seconds"):
+            await client.call_tool("execute", {"code": ""})
+    with pytest.raises(ValueError, match="collides with execute_tool_name"):
+        code_mode_server(CodeMode(discovery_tools=[Search(name="execute")]))
+    with pytest.raises(ValueError, match="Unsupported Monty resource limits: 'forever'"):
+        await MontySandboxProvider(limits={"forever": True}).run("return 1")

@@ -284,7 +284,7 @@ class FastMCP(Server):
         if not isinstance(transform, Transform):
             raise TypeError(
                 "oxmcp applies FastMCP's Namespace, ToolTransform, VersionFilter, PromptsAsTools, "
-                "ResourcesAsTools and search transforms; "
+                "ResourcesAsTools, search transforms and CodeMode; "
                 f"{type(transform).__name__} is not served"
             )
         transform._apply(self)

@@ -13,7 +13,8 @@ of mounted servers and providers too, after the transforms before; given to a pr
 (``provider.add_transform``), to that provider's components alone.
 
 The search transforms (:mod:`.search`) list a search tool and a tool that calls what it
-finds in place of the server's tools. Visibility is the server's ``enable`` and
+finds in place of the server's tools; ``CodeMode`` (:mod:`oxmcp.fastmcp.experimental.transforms.code_mode`)
+tools that find them and code that calls them. Visibility is the server's ``enable`` and
 ``disable`` (:mod:`.visibility`). FastMCP's other transforms and transforms of one's own
 are not served: ``add_transform`` refuses them."""
 

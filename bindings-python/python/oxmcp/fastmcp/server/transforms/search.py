@@ -52,6 +52,17 @@ _BM25_SEARCH = (
 )
 
 
+async def visible_tools(server: FastMCP, ctx: Context, leaving_out: set[str]) -> list[dict[str, Any]]:
+    """The definitions of ``server``'s tools that the session of ``ctx`` may see, but those
+    named in ``leaving_out`` (a transform's own)."""
+    rules = await ctx.visibility_rules()
+    return [
+        tool
+        for tool in server._components.definitions("tool")
+        if tool["name"] not in leaving_out and is_visible(rules, Component.listed("tool", tool))
+    ]
+
+
 def serialize_tools_for_output_json(tools: Sequence[ListedTool]) -> list[dict[str, Any]]:
     """The tools' definitions, as ``tools/list`` gives them, in the order of the protocol's
     model (the official SDK's when it is installed, as FastMCP's), their schemas' keys in
@@ -136,13 +147,8 @@ class BaseSearchTransform(Transform):
     async def _catalog(self, server: FastMCP, ctx: Context) -> list[dict[str, Any]]:
         """The tools the request may find: those its session may see, but this transform's
         own and the ones always listed."""
-        rules = await ctx.visibility_rules()
         own = {self._search_tool_name, self._call_tool_name, *self._always_visible}
-        return [
-            tool
-            for tool in server._components.definitions("tool")
-            if tool["name"] not in own and is_visible(rules, Component.listed("tool", tool))
-        ]
+        return await visible_tools(server, ctx, own)
 
     def _call_tool(self, server: FastMCP) -> Callable[..., Any]:
         transform = self

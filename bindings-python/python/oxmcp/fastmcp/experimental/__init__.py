@@ -1,0 +1,1 @@
+"""FastMCP's ``fastmcp.experimental``: :mod:`.transforms.code_mode`."""

@@ -1,0 +1,1 @@
+"""FastMCP's ``fastmcp.experimental.transforms``: :mod:`.code_mode`."""
