@@ -455,6 +455,14 @@ impl Server {
     }
 }
 
+/// The YAML front matter a `SKILL.md`'s `text` begins with, as a dict; `ValueError` when
+/// it has none, or none that is an object of JSON values.
+#[pyfunction]
+pub fn skill_frontmatter<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    let front = oxmcp::protocol::skills::frontmatter(text).map_err(PyValueError::new_err)?;
+    convert::to_python(py, &front)
+}
+
 /// The variable names of an RFC 6570 URI template, in order (none for a plain URI);
 /// `ValueError` for an invalid template.
 #[pyfunction]

@@ -710,15 +710,23 @@ def ported_example(original: Path, examples: Path, directory: Path) -> Path:
     """FastMCP's example `original` ported into `directory`: an example in a directory of
     its own with the files beside it (a provider's), its Python files ported."""
     if original.parent != examples:
-        for source in original.parent.rglob("*"):
-            target = directory / source.relative_to(original.parent)
-            if source.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-            elif source.suffix == ".py":
-                ported_from_fastmcp(source, target.parent)
-            else:
-                shutil.copyfile(source, target)
+        copied(original.parent, directory, port=True)
     return ported_from_fastmcp(original, directory)
+
+
+def copied(folder: Path, target: Path, *, port: bool, files: str = "**/*") -> None:
+    """The `files` of `folder` copied into `target`, their imports of FastMCP ported when
+    `port`."""
+    for source in folder.glob(files):
+        into = target / source.relative_to(folder)
+        if source.is_dir():
+            into.mkdir(parents=True, exist_ok=True)
+            continue
+        into.parent.mkdir(parents=True, exist_ok=True)
+        if port and source.suffix == ".py":
+            ported_from_fastmcp(source, into.parent)
+        else:
+            shutil.copyfile(source, into)
 
 
 async def test_a_fastmcp_skills_server_offers_the_same_skills_ported(fastmcp_examples: Path, tmp_path: Path) -> None:
@@ -1292,6 +1300,9 @@ FASTMCP_CLIENT_EXAMPLES = {
     # A `Provider` of tools read from a SQLite table (seeded by its `setup_db.py` first),
     # each a `Tool` subclass that runs itself.
     "providers/sqlite/server.py": "Result: {'result': 42, 'operation': 'multiply'}",
+    # A directory's skills (`SkillsDirectoryProvider`) listed, read and verified file by file,
+    # and written out, with the skills extension and without it (through each `_manifest`).
+    "skills/client.py": "Read without the Skills extension: code-review",
 }
 
 
@@ -1301,20 +1312,16 @@ def test_a_fastmcp_example_client_prints_the_same_with_its_imports_changed(
 ) -> None:
     printed = []
     for tree, port in ((tmp_path / "published", False), (tmp_path / "ported", True)):
-        # The examples import each other as the package `examples` (from its parent directory).
-        for source in (fastmcp_examples / example).parent.glob("*.py"):
-            target = tree / "examples" / source.relative_to(fastmcp_examples).parent
-            target.mkdir(parents=True, exist_ok=True)
-            if port:
-                ported_from_fastmcp(source, target)
-            else:
-                (target / source.name).write_text(source.read_text())
+        # The examples import each other as the package `examples`, run from its parent.
+        folder = (fastmcp_examples / example).parent
+        target = tree / "examples" / folder.relative_to(fastmcp_examples)
+        # The files beside an example in a folder of its own; the other examples' sources.
+        copied(folder, target, port=port, files="*.py" if folder == fastmcp_examples else "**/*")
         seeding = (tree / "examples" / example).parent / "setup_db.py"
         if seeding.exists():
             subprocess.run([sys.executable, str(seeding)], check=True, capture_output=True, timeout=120)
-        run = subprocess.run(
-            [sys.executable, str(tree / "examples" / example)], capture_output=True, text=True, timeout=120
-        )
+        module = "examples." + example.removesuffix(".py").replace("/", ".")
+        run = subprocess.run([sys.executable, "-m", module], cwd=tree, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, run.stderr
         printed.append(re.sub(r"session [0-9a-f]{8}\b", "session <id>", run.stdout))
     published, ported = printed

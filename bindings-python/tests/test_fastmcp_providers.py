@@ -12,6 +12,7 @@ import logging
 import re
 import sys
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
 from oxmcp.fastmcp.server.providers import FileSystemProvider
 from oxmcp.fastmcp.server.providers.openapi import MCPType, OpenAPIProvider, RouteMap
+from oxmcp.fastmcp.skills import Skill, SkillsClientExtension
 from oxmcp.fastmcp.skills.provider import SkillsDirectoryProvider
 
 MODES = ("legacy", "2026-07-28")
@@ -125,6 +127,66 @@ def test_a_skills_provider_serves_each_roots_skills_the_first_root_keeping_a_pat
         SkillsDirectoryProvider(first, reload=True)
     with pytest.raises(ValueError, match="without a namespace"):
         FastMCP("x").add_provider(SkillsDirectoryProvider(first), namespace="x")
+
+
+async def test_a_skill_is_read_file_by_file_and_a_file_that_changed_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    (root / "review").mkdir(parents=True)
+    (root / "review" / "SKILL.md").write_text("---\nname: review\ndescription: Reviews\n---\nRead the diff.\n")
+    (root / "review" / "notes.md").write_text("Notes.")
+    mcp = FastMCP("skills", providers=[SkillsDirectoryProvider(root)])
+    async with FastMCPClient(mcp, extensions=[SkillsClientExtension()]) as client:
+        [entry] = await client.list_skills()
+        skill = await client.read_skill(entry.uri)
+        assert (skill.name, list(skill.files)) == ("review", ["SKILL.md", "notes.md"])
+        written = skill.to_directory(tmp_path / "out" / "review")
+        assert Skill.from_directory(written) == skill
+        with pytest.raises(FileExistsError):
+            skill.to_directory(written)
+    async with FastMCPClient(mcp) as client:
+        with pytest.raises(RuntimeError, match="did not opt into the Skills extension"):
+            await client.list_skills()
+        assert await client.read_skill("skill://review/SKILL.md") == skill
+        with pytest.raises(ValueError, match=r"SKILL\.md URI"):
+            await client.read_skill("skill://review/notes.md")
+
+    # A server whose file is not what its manifest says.
+    tampered = FastMCP("tampered")
+    manifest = json.loads(skill_manifest(skill))
+    manifest["files"][1]["hash"] = "sha256:" + "0" * 64
+    tampered.resource("skill://review/_manifest")(text_of(json.dumps(manifest)))
+    for path, content in skill.files.items():
+        tampered.resource(f"skill://review/{path}")(text_of(content.decode()))
+    async with FastMCPClient(tampered) as client:
+        with pytest.raises(ValueError, match=r"skill://review/notes\.md does not have the digest"):
+            await client.read_skill("skill://review/SKILL.md")
+
+
+def text_of(text: str) -> Callable[[], str]:
+    """A resource function that reads ``text``."""
+    return lambda: text
+
+
+def skill_manifest(skill: Skill) -> str:
+    """The ``_manifest`` FastMCP serves beside ``skill``'s files."""
+    files = [{"path": path, "size": file.size, "hash": file.digest} for path, file in skill.manifest.items()]
+    return json.dumps({"skill": skill.name, "files": files}, indent=2)
+
+
+def test_a_skill_is_made_only_of_files_that_stay_in_its_folder() -> None:
+    skill_md = "---\nname: review\ndescription: Reviews\n---\n"
+    assert Skill.from_files({"SKILL.md": skill_md}).description == "Reviews"
+    for files, refusal in [
+        ({"SKILL.md": skill_md, "../escape.md": "x"}, "invalid segment"),
+        ({"SKILL.md": skill_md, "/etc/passwd": "x"}, "relative POSIX"),
+        ({"notes.md": "x"}, "must contain SKILL.md"),
+        ({"SKILL.md": "---\nname: Review\ndescription: x\n---\n"}, "lowercase"),
+        ({"SKILL.md": "no front matter"}, "front matter"),
+    ]:
+        with pytest.raises(ValueError, match=refusal):
+            Skill.from_files(files)
+    with pytest.raises(TypeError, match="from its files"):
+        Skill(name="review", description="Reviews", instructions="")
 
 
 def test_what_is_not_a_provider_is_refused() -> None:

@@ -46,6 +46,7 @@ __all__ = [
     "run_to_end",
     "runs_in_one_step",
     "shutdown",
+    "skill_frontmatter",
     "uri_from",
     "uri_in",
     "uri_template_match",
@@ -76,6 +77,9 @@ def run_to_end(coroutine: Any) -> Any:
 
 def runs_in_one_step(callable: Any) -> bool:
     """Whether `callable` is a coroutine function that never waits (no ``await``)."""
+
+def skill_frontmatter(text: str) -> dict[str, Any]:
+    """The YAML front matter a ``SKILL.md``'s text begins with; ValueError when it has none."""
 
 def uri_template_variables(template: str) -> list[str]:
     """The variable names of an RFC 6570 URI template (none for a plain URI)."""

@@ -12,21 +12,24 @@ from __future__ import annotations
 import datetime
 import functools
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, cast
+from urllib.parse import quote, unquote, urlsplit
 
 from pydantic import TypeAdapter
 
 from ... import _native, types
-from ..._errors import McpError
+from ..._errors import McpError, ProtocolError
 from ..._official import read_camel_case_names, to_official, to_official_error
 from ...client import Client as NativeClient
 from ...client import Era, NotificationHandler, ProgressHandler, RootsHandler
 from ...server import Server
 from ..exceptions import ToolError
+from ..skills.client import SKILLS_EXTENSION_ID
+from ..skills.skill import Skill
 from ..utilities.json_schema_type import json_schema_to_type
 from .elicitation import ElicitationHandler, create_elicitation_callback
 from .logging import LogHandler, create_log_callback
@@ -86,7 +89,8 @@ class Client:
     over HTTP: a bearer token, ``"oauth"``, or a client of :mod:`oxmcp.fastmcp.client.auth`;
     ``mode`` picks the protocol era as FastMCP's does: ``"auto"`` (the 2026-07-28 era when
     the server speaks it, else the handshake), ``"legacy"`` (the handshake), or
-    ``"2026-07-28"``.
+    ``"2026-07-28"``; ``extensions`` opts in to the skills extension
+    (:class:`~oxmcp.fastmcp.skills.SkillsClientExtension`).
     """
 
     def __init__(
@@ -104,9 +108,12 @@ class Client:
         name: str | None = None,
         auth: object = None,
         mode: str = "auto",
+        extensions: Sequence[Any] = (),
     ) -> None:
         era = _era(mode)
         self.mode = mode
+        #: The extensions the client opted in to (:class:`~oxmcp.fastmcp.skills.SkillsClientExtension`).
+        self._extensions = {getattr(extension, "identifier", None) for extension in extensions}
         self.transport = infer_transport(transport)
         if auth is not None:
             if not isinstance(self.transport, StreamableHttpTransport):
@@ -310,6 +317,93 @@ class Client:
     async def send_roots_list_changed(self) -> None:
         """Tells the server the roots changed."""
         await self._native.send_roots_list_changed()
+
+    @_official_errors
+    async def list_skills(self) -> list[types.Skill]:
+        """Every skill the server lists (``skills/list``); RuntimeError unless the client
+        opted in to the skills extension and the server offers it."""
+        self._require_skills()
+        return await self._native.list_skills()
+
+    @_official_errors
+    async def get_skill(self, uri: str) -> types.Skill:
+        """The skill whose ``SKILL.md`` is at ``uri`` (``skills/get``), as :meth:`list_skills`."""
+        self._require_skills()
+        return await self._native.get_skill(uri)
+
+    @_official_errors
+    async def read_skill(self, uri: str) -> Skill:
+        """Every file of the skill whose ``SKILL.md`` is at ``uri``, each checked against the
+        size and digest the server lists for it (the skills extension's entry, else the
+        skill's ``_manifest``), and the front matter against the entry's: a
+        :class:`~oxmcp.fastmcp.skills.Skill`. A file that does not match, or a skill that
+        is not one, raises ValueError."""
+        parsed = urlsplit(uri)
+        if not parsed.path.endswith("/SKILL.md") and parsed.netloc + parsed.path != "SKILL.md":
+            raise ValueError(f"read_skill takes a skill's SKILL.md URI, got {uri!r}")
+        entry = None
+        if self._skills_unavailable() is None:
+            try:
+                entry = await self._native.get_skill(uri)
+            except McpError as error:
+                if error.code not in (_native.INVALID_PARAMS, _native.METHOD_NOT_FOUND):
+                    raise
+        if entry is not None and entry.resources == "dynamic":
+            raise ValueError(f"Skill {uri!r} has no static manifest to read")
+        listed = entry or await self._manifest_entry(uri)
+        assert isinstance(listed.resources, list)
+        folder = uri[: -len("SKILL.md")]
+        try:
+            files = {
+                unquote(file.uri[len(folder) :]): await self._native.read_skill_file(listed, file.uri)
+                for file in listed.resources
+                if file.uri.startswith(folder)
+            }
+        except ProtocolError as mismatch:
+            raise ValueError(str(mismatch)) from mismatch
+        skill = Skill.from_files(files)
+        if entry is not None and skill.frontmatter != entry.frontmatter:
+            raise ValueError(f"Skill at {uri!r} does not match its entry's frontmatter")
+        named = unquote(folder.rstrip("/").rsplit("/", 1)[-1])
+        if skill.name != named:
+            raise ValueError(f"Skill at {uri!r} is named {skill.name!r} in its SKILL.md")
+        return skill
+
+    async def _manifest_entry(self, uri: str) -> types.Skill:
+        """The entry of the skill at ``uri`` its ``_manifest`` resource makes: each file's
+        URI, digest and size (the front matter is checked once read, by name)."""
+        folder = uri[: -len("SKILL.md")]
+        manifest_uri = f"{folder}_manifest"
+        contents = (await self._native.read_resource(manifest_uri)).contents
+        try:
+            [content] = contents
+            assert isinstance(content, types.TextResourceContents)
+            listed = json.loads(content.text)["files"]
+            resources = [
+                types.SkillResource(uri=folder + quote(file["path"], safe="/"), digest=file["hash"], size=file["size"])
+                for file in listed
+            ]
+        except (AssertionError, ValueError, KeyError, TypeError) as unusable:
+            raise ValueError(f"Invalid skill manifest at {manifest_uri}") from unusable
+        if not resources:
+            raise ValueError(f"Skill manifest at {manifest_uri} lists no files")
+        return types.Skill(uri=uri, frontmatter={}, resources=resources)
+
+    def _skills_unavailable(self) -> str | None:
+        """Why the connection cannot send the skills extension's requests, None when it can."""
+        if SKILLS_EXTENSION_ID not in self._extensions:
+            return (
+                "This client did not opt into the Skills extension; pass "
+                "SkillsClientExtension() in Client(extensions=[...])"
+            )
+        if SKILLS_EXTENSION_ID not in (self._native.capabilities.get("extensions") or {}):
+            return "The server does not advertise the Skills extension"
+        return None
+
+    def _require_skills(self) -> None:
+        reason = self._skills_unavailable()
+        if reason is not None:
+            raise RuntimeError(reason)
 
     async def _call(
         self,

@@ -1,0 +1,189 @@
+"""FastMCP's ``fastmcp.skills.skill``: a skill's files held in memory, as FastMCP's client
+reads a skill (``await client.read_skill(uri)``) and writes it out."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ... import _native
+
+#: The most files, and bytes, one skill may have (the skills extension's limits).
+MAX_SKILL_FILES = 512
+MAX_SKILL_BYTES = 16 * 1024 * 1024
+#: The Agent Skills naming rule: lowercase letters, digits and single inner hyphens.
+_SKILL_NAME = re.compile(r"(?!-)(?!.*--)[a-z0-9-]{1,64}(?<!-)")
+
+
+class SkillFile(BaseModel):
+    """One file of a skill, by its digest and size rather than its bytes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    digest: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
+    size: int = Field(ge=0)
+
+
+class Skill:
+    """A skill: every file (``SKILL.md`` among them) by its path in the skill's folder, as
+    bytes, checked when it is made: relative POSIX paths, a ``SKILL.md`` whose front matter
+    has a ``name`` (the Agent Skills rule: lowercase letters, digits, single inner hyphens)
+    and a ``description``, at most 512 files and 16 MiB. It does not change. Made with
+    :meth:`from_files` or :meth:`from_directory` (not yet from a name, a description and
+    instructions, as FastMCP's constructor writes a ``SKILL.md``)."""
+
+    __slots__ = ("_files", "_frontmatter")
+
+    _files: Mapping[str, bytes]
+    _frontmatter: dict[str, Any]
+
+    def __init__(self, **_: Any) -> None:
+        raise TypeError(
+            "oxmcp makes a Skill from its files: Skill.from_files({...}) or Skill.from_directory(path); "
+            "writing its SKILL.md from a name, a description and instructions is not supported yet"
+        )
+
+    @classmethod
+    def from_files(cls, files: Mapping[str, str | bytes]) -> Skill:
+        """The skill of ``files`` (text or bytes by relative path; ``SKILL.md`` among them)."""
+        given = {
+            path: content.encode() if isinstance(content, str) else bytes(content) for path, content in files.items()
+        }
+        _check_paths(given)
+        try:
+            frontmatter = _native.skill_frontmatter(given["SKILL.md"].decode("utf-8-sig"))
+        except UnicodeDecodeError as not_text:
+            raise ValueError("SKILL.md is not UTF-8 text") from not_text
+        _check_frontmatter(frontmatter)
+        skill = object.__new__(cls)
+        skill._files = MappingProxyType(dict(sorted(given.items())))
+        skill._frontmatter = frontmatter
+        return skill
+
+    @classmethod
+    def from_directory(cls, path: str | os.PathLike[str]) -> Skill:
+        """The skill in folder ``path``, read now; the folder is named after the skill, and
+        holds neither symbolic links nor special files (a skill read stays in its folder)."""
+        root = Path(path).absolute()
+        if root.is_symlink() or not root.is_dir():
+            raise ValueError(f"A skill's folder must be a directory, not a link: {root}")
+        files: dict[str, bytes] = {}
+        for found in sorted(root.rglob("*")):
+            if found.is_symlink():
+                raise ValueError(f"The skill holds a symbolic link: {found.relative_to(root)}")
+            if found.is_file():
+                files[found.relative_to(root).as_posix()] = found.read_bytes()
+            elif not found.is_dir():
+                raise ValueError(f"The skill holds a file that is not a regular one: {found.relative_to(root)}")
+        skill = cls.from_files(files)
+        if skill.name != root.name:
+            raise ValueError(f"Skill folder {root.name!r} must match its SKILL.md name {skill.name!r}")
+        return skill
+
+    @property
+    def files(self) -> Mapping[str, bytes]:
+        """Every file's bytes, by path, in path order."""
+        return self._files
+
+    @property
+    def frontmatter(self) -> dict[str, Any]:
+        """A copy of ``SKILL.md``'s front matter."""
+        return dict(self._frontmatter)
+
+    @property
+    def name(self) -> str:
+        """The front matter's ``name``."""
+        name: str = self._frontmatter["name"]
+        return name
+
+    @property
+    def description(self) -> str:
+        """The front matter's ``description``."""
+        description: str = self._frontmatter["description"]
+        return description
+
+    @property
+    def manifest(self) -> dict[str, SkillFile]:
+        """Each file's digest and size, by path."""
+        return {
+            path: SkillFile(digest=f"sha256:{hashlib.sha256(content).hexdigest()}", size=len(content))
+            for path, content in self._files.items()
+        }
+
+    def to_directory(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Writes the files into folder ``path``, named after the skill (so that
+        :meth:`from_directory` reads it back), and returns it. An existing folder is
+        replaced only with ``overwrite`` (files not of the skill go with it); the files are
+        written beside it first, so that a failure leaves it as it was."""
+        root = Path(path)
+        if root.name != self.name:
+            raise ValueError(f"The folder must be named after the skill {self.name!r}, not {root.name!r}")
+        if root.exists() and not overwrite:
+            raise FileExistsError(f"{root} exists; pass overwrite=True to replace it")
+        root.parent.mkdir(parents=True, exist_ok=True)
+        staged = Path(tempfile.mkdtemp(prefix=f".{self.name}-", dir=root.parent))
+        try:
+            for file, content in self._files.items():
+                target = staged.joinpath(*file.split("/"))
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content)
+            if root.exists():
+                shutil.rmtree(root)
+            staged.rename(root)
+        except BaseException:
+            shutil.rmtree(staged, ignore_errors=True)
+            raise
+        return root
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Skill) and self._files == other._files
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._files.items()))
+
+    def __repr__(self) -> str:
+        return f"Skill(name={self.name!r}, files={len(self._files)})"
+
+
+def _check_paths(files: Mapping[str, bytes]) -> None:
+    """Refuses what a skill's files may not be: paths that leave the folder or are not
+    POSIX, a file that is also a directory, no ``SKILL.md``, more than the limits."""
+    for path in files:
+        parts = path.split("/")
+        if not path or path.startswith("/") or "\\" in path or "\x00" in path or ":" in parts[0]:
+            raise ValueError(f"Skill file path must be relative POSIX: {path!r}")
+        if any(part in ("", ".", "..") for part in parts):
+            raise ValueError(f"Skill file path contains an invalid segment: {path!r}")
+        if any("/".join(parts[:end]) in files for end in range(1, len(parts))):
+            raise ValueError(f"Skill file is also used as a directory: {path!r}")
+    if "SKILL.md" not in files:
+        raise ValueError("A skill must contain SKILL.md")
+    if len(files) > MAX_SKILL_FILES:
+        raise ValueError(f"A skill may contain at most {MAX_SKILL_FILES} files")
+    if sum(map(len, files.values())) > MAX_SKILL_BYTES:
+        raise ValueError(f"A skill may contain at most {MAX_SKILL_BYTES} bytes")
+
+
+def _check_frontmatter(frontmatter: dict[str, Any]) -> None:
+    """Refuses front matter without an Agent Skills ``name`` or a ``description``."""
+    name = frontmatter.get("name")
+    if not isinstance(name, str) or not _SKILL_NAME.fullmatch(name):
+        raise ValueError(
+            "name must be 1-64 lowercase letters, digits, or hyphens; "
+            "it cannot start or end with a hyphen or contain consecutive hyphens"
+        )
+    description = frontmatter.get("description")
+    if not isinstance(description, str) or not description.strip() or len(description) > 1024:
+        raise ValueError("description must contain 1-1024 characters")
