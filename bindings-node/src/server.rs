@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::Function;
+use napi::bindgen_prelude::{Buffer, Function};
 use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
@@ -234,6 +234,14 @@ impl NativeServer {
     #[napi]
     pub fn add_skills(&self, dir: String) -> napi::Result<()> {
         self.server.add_skills(dir).map_err(definition_error)
+    }
+
+    /// Serves the skill at `path` below `skill://` whose files are `files` (each file's
+    /// path in the skill and its bytes, `SKILL.md` among them).
+    #[napi(ts_args_type = "path: string, files: Array<[string, Buffer]>")]
+    pub fn add_skill(&self, path: String, files: Vec<(String, Buffer)>) -> napi::Result<()> {
+        let files = files.into_iter().map(|(file, bytes)| (file, bytes.to_vec()));
+        self.server.add_skill(&path, files).map_err(definition_error)
     }
 
     /// Removes a static resource; returns whether it existed.

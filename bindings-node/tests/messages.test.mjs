@@ -247,6 +247,14 @@ describe('protocol messages', () => {
         assert.deepEqual((await client.listSkills()).map((skill) => skill.uri), [SKILL]);
       });
       assert.throws(() => added.addSkills(fileURLToPath(new URL('../../tests/nowhere', import.meta.url))));
+      const made = new Server({ name: 'skilled', version: '1' });
+      made.addSkill('ops/deploy', { 'SKILL.md': '---\nname: deploy\ndescription: Ships\n---\n', 'logo.png': new Uint8Array([137, 80]) });
+      await withClient(made, transport, 'modern', {}, async (client) => {
+        const [deploy] = await client.listSkills();
+        assert.equal(deploy.uri, 'skill://ops/deploy/SKILL.md');
+        assert.deepEqual([...(await client.readSkillFile(deploy, 'skill://ops/deploy/logo.png'))], [137, 80]);
+      });
+      assert.throws(() => made.addSkill('../escape', { 'SKILL.md': '' }), /not a relative path/);
     });
 
     it(`a legacy client says its roots changed (${transport})`, async () => {

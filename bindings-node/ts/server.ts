@@ -710,6 +710,19 @@ export class Server {
   }
 
   /**
+   * Serves the skill at `path` below `skill://` (`'ops/deploy'`, its last segment the
+   * skill's name) whose files are `files` (text or bytes by their path in the skill,
+   * `SKILL.md` among them), as `addSkills` serves one read from a directory.
+   */
+  addSkill(path: string, files: Record<string, string | Uint8Array>): void {
+    const given = Object.entries(files).map(([file, content]): [string, Buffer] => [
+      file,
+      typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content),
+    ]);
+    nativeSync(() => this.#native.addSkill(path, given));
+  }
+
+  /**
    * Lists and serves what is not registered up front, as the official SDK's low-level
    * server does with its request handlers (a proxy's tools, a database's rows): each list
    * function gets the cursor (`undefined` for the first page) and the context and returns

@@ -251,6 +251,13 @@ impl Server {
         self.inner.add_skills(dir).map_err(definition_error)
     }
 
+    /// Serves the skill at `path` below `skill://` whose files are `files` (bytes by their
+    /// path in the skill, `SKILL.md` among them), as `add_skills` serves one read from a
+    /// directory.
+    fn add_skill(&self, path: &str, files: Vec<(String, Vec<u8>)>) -> PyResult<()> {
+        self.inner.add_skill(path, files).map_err(definition_error)
+    }
+
     /// Removes a static resource; returns whether it existed.
     fn remove_resource(&self, uri: &str) -> bool {
         self.inner.remove_resource(uri)

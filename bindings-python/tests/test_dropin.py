@@ -981,6 +981,15 @@ def printed_both_ways(
     return published, ported
 
 
+def test_a_fastmcp_servers_skills_made_in_code_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_skills.py``: `Skill` objects given to `SkillCatalogProvider`s are
+    listed file by file, each skill's manifest beside them, the skills listed by URI, and
+    read back by FastMCP's client byte for byte, with the skills extension and without."""
+    published, ported = printed_both_ways("fastmcp_skills.py", tmp_path)
+    assert ported == published
+    assert "review Review a change ['SKILL.md', 'checklist.md', 'scripts/lint.py'] True" in ported
+
+
 def test_a_fastmcp_servers_failures_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_failures.py``: FastMCP's errors' texts as they are, anything else's
     after what failed (``Error calling tool 'withdraw': ...``, ``Error reading resource

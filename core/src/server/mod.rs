@@ -666,9 +666,31 @@ impl Server {
     /// told the resource list changed. Refused, with nothing added, when a directory is not
     /// a valid set of skills or one of their resources' URIs is another resource's.
     pub fn add_skills(&self, dir: impl AsRef<std::path::Path>) -> Result<(), DefinitionError> {
+        self.change_skills(|skills| skills.load(dir.as_ref()))
+    }
+
+    /// Serves the skill at `path` below `skill://` (`ops/deploy`, its last segment the
+    /// skill's name) whose files are `files`, each by its path in the skill (`SKILL.md`,
+    /// `references/FORMS.md`), as [`add_skills`](Self::add_skills) serves one read from a
+    /// directory.
+    pub fn add_skill(
+        &self,
+        path: &str,
+        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+    ) -> Result<(), DefinitionError> {
+        let files = files.into_iter().collect();
+        self.change_skills(|skills| skills.add_skill(path, files).map_err(DefinitionError::new))
+    }
+
+    /// Serves the skills `add` adds to a copy of the server's: their resources are
+    /// registered and the copy swapped in, or nothing changes.
+    fn change_skills(
+        &self,
+        add: impl FnOnce(&mut Skills) -> Result<(), DefinitionError>,
+    ) -> Result<(), DefinitionError> {
         let mut shared = self.inner.skills.write().unwrap_or_else(|e| e.into_inner());
         let mut next = Skills::clone(&shared);
-        next.load(dir.as_ref())?;
+        add(&mut next)?;
         let had = shared.uris();
         let added: Vec<String> = next.uris().into_iter().filter(|uri| !had.contains(uri)).collect();
         let listed = next.resources(&added, self.inner.skill_listing);

@@ -105,16 +105,48 @@ impl Skills {
 
     /// Adds the skill in directory `segments` of `root`, unless one is at its URI.
     fn add(&mut self, root: &Path, segments: &[String]) -> Result<(), String> {
+        if self.skills.contains_key(&format!("{}/SKILL.md", skill_uri(segments))) {
+            return Ok(());
+        }
         let dir = segments
             .iter()
             .fold(root.to_path_buf(), |path, segment| path.join(segment));
-        let dir_uri = skill_uri(segments);
-        let skill_uri = format!("{dir_uri}/SKILL.md");
-        if self.skills.contains_key(&skill_uri) {
-            return Ok(());
-        }
         let mut files = Vec::new();
         collect_files(&dir, &mut Vec::new(), &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        self.add_files(segments, files)
+    }
+
+    /// Adds the skill at `path` (`ops/deploy`, its last segment its name) whose files are
+    /// `files` (each by its path in the skill, `SKILL.md` among them), unless one is at its
+    /// URI. Paths are relative, of segments other than `.` and `..`.
+    pub(crate) fn add_skill(&mut self, path: &str, files: Vec<(String, Vec<u8>)>) -> Result<(), String> {
+        let segments = relative_segments(path).ok_or_else(|| format!("skill path {path:?} is not a relative path"))?;
+        if self.skills.contains_key(&format!("{}/SKILL.md", skill_uri(&segments))) {
+            return Ok(());
+        }
+        let files = files
+            .into_iter()
+            .map(|(file, bytes)| match relative_segments(&file) {
+                Some(file) => Ok((file, bytes)),
+                None => Err(format!("skill {path}: {file:?} is not a relative path")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut paths: Vec<String> = files.iter().map(|(file, _)| file.join("/")).collect();
+        paths.sort();
+        // Sorted, a path another one is in (or repeats) comes right before it.
+        if let Some(pair) = paths
+            .windows(2)
+            .find(|pair| pair[1] == pair[0] || pair[1].starts_with(&format!("{}/", pair[0])))
+        {
+            return Err(format!("skill {path}: {:?} is both a file and {:?}", pair[0], pair[1]));
+        }
+        self.add_files(&segments, files)
+    }
+
+    /// Adds the skill at `segments` whose files are `files`.
+    fn add_files(&mut self, segments: &[String], mut files: Vec<(Vec<String>, Vec<u8>)>) -> Result<(), String> {
+        let dir_uri = skill_uri(segments);
+        let skill_uri = format!("{dir_uri}/SKILL.md");
         // By path, as a manifest lists them (a file before a directory of the same stem).
         files.sort_by_cached_key(|(path, _)| path.join("/"));
         if files.len() > MAX_FILES_PER_SKILL {
@@ -340,12 +372,14 @@ impl Skills {
     }
 }
 
-/// `skills/list`: a page of the skills, with the server's cache hints (the extension
-/// requires them in every era).
+/// `skills/list`: a page of the skills, by URI, with the server's cache hints (the
+/// extension requires them in every era).
 pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
     let cursor: CursorParams = parse_params(params)?;
-    let skills = server.skills();
-    let (page, next_cursor) = page(&skills.skills, cursor.cursor.as_deref(), server.page_size())?;
+    // By URI, as FastMCP lists them, whatever order they were added in.
+    let mut skills = server.skills().skills.clone();
+    skills.sort_unstable_keys();
+    let (page, next_cursor) = page(&skills, cursor.cursor.as_deref(), server.page_size())?;
     let mut result = ListSkillsResult {
         skills: page.values().cloned().collect(),
         next_cursor,
@@ -437,6 +471,16 @@ fn entries(dir: &Path) -> std::io::Result<Vec<(String, std::path::PathBuf)>> {
     Ok(entries)
 }
 
+/// The segments of relative path `path`; None when it is empty, absolute, or has an empty,
+/// `.` or `..` segment.
+fn relative_segments(path: &str) -> Option<Vec<String>> {
+    let segments: Vec<String> = path.split('/').map(str::to_owned).collect();
+    let valid = segments
+        .iter()
+        .all(|s| !s.is_empty() && s != "." && s != ".." && !s.contains('\\'));
+    valid.then_some(segments)
+}
+
 /// The `skill://` URI of the skill directory at `segments` (no trailing slash).
 fn skill_uri(segments: &[String]) -> String {
     let path: Vec<String> = segments.iter().map(|s| encode(s)).collect();
@@ -464,6 +508,10 @@ fn is_skill_name(name: &str) -> bool {
 fn mime_type(name: &str, bytes: &[u8]) -> String {
     if name.ends_with(".md") {
         return "text/markdown".to_owned();
+    }
+    // A skill's scripts, which the MIME database leaves as plain text.
+    if name.ends_with(".py") {
+        return "text/x-python".to_owned();
     }
     match mime_guess::from_path(name).first() {
         Some(mime) => mime.essence_str().to_owned(),
@@ -543,6 +591,36 @@ mod tests {
         assert_eq!(manifest["files"][1]["path"], "notes.md");
         assert_eq!(manifest["files"][1]["size"], 6);
         assert_eq!(manifest["files"][1]["hash"], digest(b"Notes."));
+    }
+
+    #[test]
+    fn a_skill_made_in_code_is_served_and_paths_that_leave_it_are_refused() {
+        let skill_md = || {
+            (
+                "SKILL.md".to_owned(),
+                b"---\nname: deploy\ndescription: Deploys\n---\n".to_vec(),
+            )
+        };
+        let mut skills = Skills::default();
+        let notes = ("docs/notes.md".to_owned(), b"Notes.".to_vec());
+        skills.add_skill("ops/deploy", vec![skill_md(), notes]).unwrap();
+        assert_eq!(skills.uris(), ["skill://ops/deploy/SKILL.md"]);
+        assert!(skills.read("skill://ops/deploy/docs/notes.md").is_some());
+        for (path, file) in [
+            ("../deploy", "SKILL.md"),
+            ("deploy", "../SKILL.md"),
+            ("/deploy", "SKILL.md"),
+        ] {
+            let refused = Skills::default().add_skill(path, vec![(file.to_owned(), Vec::new()), skill_md()]);
+            assert!(refused.unwrap_err().contains("is not a relative path"), "{path} {file}");
+        }
+        let both = vec![
+            skill_md(),
+            ("docs".to_owned(), Vec::new()),
+            ("docs/a.md".to_owned(), Vec::new()),
+        ];
+        let refused = Skills::default().add_skill("deploy", both).unwrap_err();
+        assert!(refused.contains("is both a file and"), "{refused}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 import typing
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator, Iterable, Mapping, Sequence
 from os import PathLike
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
@@ -600,6 +600,14 @@ class Server(Generic[LifespanT]):
         skill, or a skill file's URI that another resource has, raises ``ValueError`` and
         adds nothing."""
         self._native.add_skills(directory)
+
+    def add_skill(self, path: str, files: Mapping[str, str | bytes]) -> None:
+        """Serves the skill at ``path`` below ``skill://`` (``"ops/deploy"``, its last
+        segment the skill's name) whose files are ``files`` (text or bytes by their path in
+        the skill, ``SKILL.md`` among them), as :meth:`add_skills` serves one read from a
+        directory."""
+        given = [(file, content.encode() if isinstance(content, str) else content) for file, content in files.items()]
+        self._native.add_skill(path, given)
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource, or a template by its URI template; returns whether it existed."""

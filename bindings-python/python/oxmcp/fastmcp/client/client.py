@@ -362,7 +362,7 @@ class Client:
         except ProtocolError as mismatch:
             raise ValueError(str(mismatch)) from mismatch
         skill = Skill.from_files(files)
-        if entry is not None and skill.frontmatter != entry.frontmatter:
+        if entry is not None and skill.frontmatter.root != entry.frontmatter:
             raise ValueError(f"Skill at {uri!r} does not match its entry's frontmatter")
         named = unquote(folder.rstrip("/").rsplit("/", 1)[-1])
         if skill.name != named:

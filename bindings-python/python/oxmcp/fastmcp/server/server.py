@@ -244,12 +244,13 @@ class FastMCP(Server):
         :class:`~oxmcp.fastmcp.server.providers.Provider` of one's own, asked as each
         request needs) after this server's own components, under ``namespace`` if one is
         given, as :meth:`mount` does. A
-        :class:`~oxmcp.fastmcp.skills.provider.SkillsDirectoryProvider`'s skills are served
+        :class:`~oxmcp.fastmcp.skills.provider.SkillsDirectoryProvider`'s or
+        :class:`~oxmcp.fastmcp.skills.provider.SkillCatalogProvider`'s skills are served
         by this server itself, at their own URIs (without a namespace)."""
-        from ..skills.provider import SkillsDirectoryProvider
+        from ..skills.provider import SkillCatalogProvider, SkillsDirectoryProvider
         from .providers.base import Provider, Served
 
-        if isinstance(provider, SkillsDirectoryProvider):
+        if isinstance(provider, SkillsDirectoryProvider | SkillCatalogProvider):
             if namespace:
                 raise ValueError("oxmcp serves skills at their own skill:// URIs, without a namespace")
             provider.serve_on(self)

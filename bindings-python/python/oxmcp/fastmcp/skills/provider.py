@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .skill import Skill
 
 if TYPE_CHECKING:
     from ..server import FastMCP
@@ -39,3 +41,35 @@ class SkillsDirectoryProvider:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(roots={list(self.roots)!r})"
+
+
+class SkillCatalogProvider:
+    """:class:`~oxmcp.fastmcp.skills.Skill` objects, served as a
+    :class:`SkillsDirectoryProvider` serves folders: each at ``skill://<path>/``, its path
+    its name (or the key it is given by, in a mapping, whose last segment is its name).
+    Two skills of one name in a list are refused. Not as FastMCP: the skills are those given
+    (``load_skills``, loading them anew at each request, is not called)."""
+
+    def __init__(self, skills: Mapping[str, Skill] | Iterable[Skill] | None = None) -> None:
+        if isinstance(skills, Mapping):
+            catalog = dict(skills)
+        else:
+            catalog = {}
+            for skill in skills or ():
+                if skill.name in catalog:
+                    raise ValueError(f"Duplicate skill name: {skill.name!r}")
+                catalog[skill.name] = skill
+        for path, skill in catalog.items():
+            if not isinstance(skill, Skill):
+                raise TypeError(f"Expected a Skill at {path!r}, got {type(skill).__name__}")
+            if path.rsplit("/", 1)[-1] != skill.name:
+                raise ValueError(f"Skill path {path!r} must end with the skill's name {skill.name!r}")
+        self.skills = catalog
+
+    def serve_on(self, server: FastMCP) -> None:
+        """Serves the skills on ``server``, besides those it has."""
+        for path, skill in self.skills.items():
+            server.add_skill(path, skill.files)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self.skills)!r})"

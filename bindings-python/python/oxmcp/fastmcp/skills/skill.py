@@ -3,6 +3,7 @@ reads a skill (``await client.read_skill(uri)``) and writes it out."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import re
@@ -13,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from ... import _native
 
@@ -31,6 +32,42 @@ class SkillFile(BaseModel):
 
     digest: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
     size: int = Field(ge=0)
+
+
+class SkillFrontmatter(RootModel[dict[str, Any]]):
+    """A ``SKILL.md``'s front matter, as it was written, with the Agent Skills fields by name."""
+
+    @property
+    def name(self) -> str:
+        """The front matter's ``name``."""
+        name: str = self.root["name"]
+        return name
+
+    @property
+    def description(self) -> str:
+        """The front matter's ``description``."""
+        description: str = self.root["description"]
+        return description
+
+    @property
+    def license(self) -> str | None:
+        """The front matter's ``license``, if any."""
+        return self.root.get("license")
+
+    @property
+    def compatibility(self) -> str | None:
+        """The front matter's ``compatibility``, if any."""
+        return self.root.get("compatibility")
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The front matter's ``metadata``, if any."""
+        return self.root.get("metadata")
+
+    @property
+    def allowed_tools(self) -> str | list[str] | None:
+        """The front matter's ``allowed-tools``, if any."""
+        return self.root.get("allowed-tools")
 
 
 class Skill:
@@ -95,21 +132,19 @@ class Skill:
         return self._files
 
     @property
-    def frontmatter(self) -> dict[str, Any]:
+    def frontmatter(self) -> SkillFrontmatter:
         """A copy of ``SKILL.md``'s front matter."""
-        return dict(self._frontmatter)
+        return SkillFrontmatter(copy.deepcopy(self._frontmatter))
 
     @property
     def name(self) -> str:
         """The front matter's ``name``."""
-        name: str = self._frontmatter["name"]
-        return name
+        return self.frontmatter.name
 
     @property
     def description(self) -> str:
         """The front matter's ``description``."""
-        description: str = self._frontmatter["description"]
-        return description
+        return self.frontmatter.description
 
     @property
     def manifest(self) -> dict[str, SkillFile]:

@@ -27,7 +27,7 @@ from ..server import FastMCP
 from .base import Provider
 
 if TYPE_CHECKING:
-    from ...skills.provider import SkillsDirectoryProvider
+    from ...skills.provider import SkillCatalogProvider, SkillsDirectoryProvider
     from .openapi import OpenAPIProvider
 
 _log = logging.getLogger("oxmcp.fastmcp")
@@ -123,7 +123,9 @@ class _Reloading(Middleware):
 
 if TYPE_CHECKING:
     #: What a server serves the components of, besides another server.
-    AnyProvider: TypeAlias = Provider | FileSystemProvider | OpenAPIProvider | SkillsDirectoryProvider
+    AnyProvider: TypeAlias = (
+        Provider | FileSystemProvider | OpenAPIProvider | SkillsDirectoryProvider | SkillCatalogProvider
+    )
 
 
 def _python_files(root: Path) -> list[Path]:
