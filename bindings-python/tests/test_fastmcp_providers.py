@@ -169,7 +169,7 @@ def text_of(text: str) -> Callable[[], str]:
 
 def skill_manifest(skill: Skill) -> str:
     """The ``_manifest`` FastMCP serves beside ``skill``'s files."""
-    files = [{"path": path, "size": file.size, "hash": file.digest} for path, file in skill.manifest.items()]
+    files = [{"path": path, "size": file.size, "hash": file.digest} for path, file in skill.manifest.files.items()]
     return json.dumps({"skill": skill.name, "files": files}, indent=2)
 
 
@@ -185,8 +185,11 @@ def test_a_skill_is_made_only_of_files_that_stay_in_its_folder() -> None:
     ]:
         with pytest.raises(ValueError, match=refusal):
             Skill.from_files(files)
-    with pytest.raises(TypeError, match="from its files"):
-        Skill(name="review", description="Reviews", instructions="")
+    written = Skill(name="review", description="Reviews", instructions="# Review\n", frontmatter={"license": "MIT"})
+    assert written.files["SKILL.md"] == b"---\nname: review\ndescription: Reviews\nlicense: MIT\n---\n# Review\n"
+    assert written.manifest.frontmatter.license == "MIT"
+    with pytest.raises(ValueError, match="as `instructions`"):
+        Skill(name="review", description="Reviews", instructions="", files={"SKILL.md": ""})
 
 
 def test_what_is_not_a_provider_is_refused() -> None:

@@ -1,4 +1,5 @@
-"""Skills made in code, the way FastMCP's users serve them: `Skill.from_files`, given to a
+"""Skills made in code, the way FastMCP's users serve them: `Skill.from_files` and
+`Skill(name=, description=, instructions=)`, given to a
 `SkillCatalogProvider` in a list and at a path of their own, read back by FastMCP's client
 with the skills extension and without it. `tests/test_dropin.py` runs it with FastMCP and,
 with its imports changed, with oxmcp, and compares what it printed."""
@@ -17,8 +18,12 @@ REVIEW = Skill.from_files(
         "scripts/lint.py": "print('lint')\n",
     }
 )
-DEPLOY = Skill.from_files(
-    {"SKILL.md": "---\nname: deploy\ndescription: Ship it\n---\nSteps.\n", "logo.png": b"\x89PNG"}
+DEPLOY = Skill(
+    name="deploy",
+    description="Ship it — safely",
+    instructions="Steps.\n",
+    files={"logo.png": b"\x89PNG"},
+    frontmatter={"metadata": {"team": "ops"}},
 )
 
 mcp = FastMCP("skills", providers=[SkillCatalogProvider([REVIEW]), SkillCatalogProvider({"ops/deploy": DEPLOY})])

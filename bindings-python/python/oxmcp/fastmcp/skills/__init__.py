@@ -5,6 +5,6 @@ reads skills (``read_skill`` gives a :class:`Skill`, every file checked against 
 and digest the server lists) once given :class:`SkillsClientExtension`."""
 
 from .client import SkillsClientExtension
-from .skill import Skill, SkillFile, SkillFrontmatter
+from .skill import Skill, SkillFile, SkillFrontmatter, SkillManifest
 
-__all__ = ["Skill", "SkillFile", "SkillFrontmatter", "SkillsClientExtension"]
+__all__ = ["Skill", "SkillFile", "SkillFrontmatter", "SkillManifest", "SkillsClientExtension"]

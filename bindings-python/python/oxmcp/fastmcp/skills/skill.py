@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import importlib
 import os
 import re
 import shutil
@@ -70,28 +71,65 @@ class SkillFrontmatter(RootModel[dict[str, Any]]):
         return self.root.get("allowed-tools")
 
 
+class SkillManifest(BaseModel):
+    """A skill's front matter and each file's digest and size, without the files."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    frontmatter: SkillFrontmatter
+    #: Every file, ``SKILL.md`` among them, by its path in the skill.
+    files: dict[str, SkillFile]
+
+
 class Skill:
     """A skill: every file (``SKILL.md`` among them) by its path in the skill's folder, as
     bytes, checked when it is made: relative POSIX paths, a ``SKILL.md`` whose front matter
     has a ``name`` (the Agent Skills rule: lowercase letters, digits, single inner hyphens)
-    and a ``description``, at most 512 files and 16 MiB. It does not change. Made with
-    :meth:`from_files` or :meth:`from_directory` (not yet from a name, a description and
-    instructions, as FastMCP's constructor writes a ``SKILL.md``)."""
+    and a ``description``, at most 512 files and 16 MiB. It does not change.
+
+    Written in code, ``Skill(name=, description=, instructions=, files=, frontmatter=)``
+    makes its ``SKILL.md`` as FastMCP does (the front matter in YAML, with PyYAML: ``pip
+    install pyyaml``, then the instructions); :meth:`from_files` and :meth:`from_directory`
+    take the files as they are."""
 
     __slots__ = ("_files", "_frontmatter")
 
     _files: Mapping[str, bytes]
     _frontmatter: dict[str, Any]
 
-    def __init__(self, **_: Any) -> None:
-        raise TypeError(
-            "oxmcp makes a Skill from its files: Skill.from_files({...}) or Skill.from_directory(path); "
-            "writing its SKILL.md from a name, a description and instructions is not supported yet"
-        )
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        instructions: str,
+        files: Mapping[str, str | bytes] | None = None,
+        frontmatter: Mapping[str, Any] | None = None,
+    ) -> None:
+        extra = dict(frontmatter or {})
+        for key in ("name", "description"):
+            if key in extra:
+                raise ValueError(f"Pass {key!r} as a Skill argument, not frontmatter")
+        header = {"name": name, "description": description, **extra}
+        _check_frontmatter(header)
+        if "SKILL.md" in (files or {}):
+            raise ValueError("Pass SKILL.md content as `instructions`")
+        try:
+            yaml = importlib.import_module("yaml")
+        except ModuleNotFoundError as missing:
+            raise ImportError("Writing a skill's SKILL.md takes PyYAML: `pip install pyyaml`") from missing
+        written = yaml.safe_dump(header, sort_keys=False, allow_unicode=True)
+        self._load({"SKILL.md": f"---\n{written}---\n{instructions}", **(files or {})})
 
     @classmethod
     def from_files(cls, files: Mapping[str, str | bytes]) -> Skill:
         """The skill of ``files`` (text or bytes by relative path; ``SKILL.md`` among them)."""
+        skill = object.__new__(cls)
+        skill._load(files)
+        return skill
+
+    def _load(self, files: Mapping[str, str | bytes]) -> None:
+        """Takes ``files`` as the skill's, once they are checked."""
         given = {
             path: content.encode() if isinstance(content, str) else bytes(content) for path, content in files.items()
         }
@@ -101,10 +139,8 @@ class Skill:
         except UnicodeDecodeError as not_text:
             raise ValueError("SKILL.md is not UTF-8 text") from not_text
         _check_frontmatter(frontmatter)
-        skill = object.__new__(cls)
-        skill._files = MappingProxyType(dict(sorted(given.items())))
-        skill._frontmatter = frontmatter
-        return skill
+        self._files = MappingProxyType(dict(sorted(given.items())))
+        self._frontmatter = frontmatter
 
     @classmethod
     def from_directory(cls, path: str | os.PathLike[str]) -> Skill:
@@ -147,12 +183,13 @@ class Skill:
         return self.frontmatter.description
 
     @property
-    def manifest(self) -> dict[str, SkillFile]:
-        """Each file's digest and size, by path."""
-        return {
+    def manifest(self) -> SkillManifest:
+        """The front matter and each file's digest and size, by path."""
+        files = {
             path: SkillFile(digest=f"sha256:{hashlib.sha256(content).hexdigest()}", size=len(content))
             for path, content in self._files.items()
         }
+        return SkillManifest(frontmatter=self.frontmatter, files=files)
 
     def to_directory(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Writes the files into folder ``path``, named after the skill (so that
