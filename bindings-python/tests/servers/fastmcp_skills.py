@@ -36,7 +36,7 @@ async def main() -> None:
         for entry in await client.list_skills():
             print(entry.model_dump(mode="json", by_alias=True, exclude_none=True))
             skill = await client.read_skill(entry.uri)
-            print(skill.name, skill.description, list(skill.files), skill in (REVIEW, DEPLOY))
+            print(entry.frontmatter.name, skill.description, list(skill.files), skill in (REVIEW, DEPLOY))
         print(json.loads((await client.read_resource("skill://ops/deploy/_manifest"))[0].text))
     async with Client(mcp) as client:
         print((await client.read_skill("skill://review/SKILL.md")).frontmatter)

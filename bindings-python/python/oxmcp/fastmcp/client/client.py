@@ -29,7 +29,7 @@ from ...client import Era, NotificationHandler, ProgressHandler, RootsHandler
 from ...server import Server
 from ..exceptions import ToolError
 from ..skills.client import SKILLS_EXTENSION_ID
-from ..skills.skill import Skill
+from ..skills.skill import MCPSkill, Skill
 from ..utilities.json_schema_type import json_schema_to_type
 from .elicitation import ElicitationHandler, create_elicitation_callback
 from .logging import LogHandler, create_log_callback
@@ -319,17 +319,17 @@ class Client:
         await self._native.send_roots_list_changed()
 
     @_official_errors
-    async def list_skills(self) -> list[types.Skill]:
+    async def list_skills(self) -> list[MCPSkill]:
         """Every skill the server lists (``skills/list``); RuntimeError unless the client
         opted in to the skills extension and the server offers it."""
         self._require_skills()
-        return await self._native.list_skills()
+        return [MCPSkill.model_validate(skill.to_wire()) for skill in await self._native.list_skills()]
 
     @_official_errors
-    async def get_skill(self, uri: str) -> types.Skill:
+    async def get_skill(self, uri: str) -> MCPSkill:
         """The skill whose ``SKILL.md`` is at ``uri`` (``skills/get``), as :meth:`list_skills`."""
         self._require_skills()
-        return await self._native.get_skill(uri)
+        return MCPSkill.model_validate((await self._native.get_skill(uri)).to_wire())
 
     @_official_errors
     async def read_skill(self, uri: str) -> Skill:

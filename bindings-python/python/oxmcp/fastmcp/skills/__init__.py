@@ -5,6 +5,14 @@ reads skills (``read_skill`` gives a :class:`Skill`, every file checked against 
 and digest the server lists) once given :class:`SkillsClientExtension`."""
 
 from .client import SkillsClientExtension
-from .skill import Skill, SkillFile, SkillFrontmatter, SkillManifest
+from .skill import MCPSkill, Skill, SkillFile, SkillFrontmatter, SkillManifest, SkillResource
 
-__all__ = ["Skill", "SkillFile", "SkillFrontmatter", "SkillManifest", "SkillsClientExtension"]
+__all__ = [
+    "MCPSkill",
+    "Skill",
+    "SkillFile",
+    "SkillFrontmatter",
+    "SkillManifest",
+    "SkillResource",
+    "SkillsClientExtension",
+]

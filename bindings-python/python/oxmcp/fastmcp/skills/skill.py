@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
@@ -69,6 +69,28 @@ class SkillFrontmatter(RootModel[dict[str, Any]]):
     def allowed_tools(self) -> str | list[str] | None:
         """The front matter's ``allowed-tools``, if any."""
         return self.root.get("allowed-tools")
+
+
+class SkillResource(BaseModel):
+    """One file of a skill as the skills extension lists it: its URI, digest and size."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    uri: str
+    digest: str
+    size: int
+
+
+class MCPSkill(BaseModel):
+    """A skill as the skills extension lists it (``skills/list``, ``skills/get``): the URI
+    of its ``SKILL.md``, its front matter, and its files (or ``"dynamic"``)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    uri: str
+    frontmatter: SkillFrontmatter
+    resources: list[SkillResource] | Literal["dynamic"]
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 class SkillManifest(BaseModel):
