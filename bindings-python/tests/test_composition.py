@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from conftest import REPO
 from oxmcp import Client, Context, Server
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
@@ -318,3 +319,22 @@ async def test_the_questions_of_the_server_behind_a_proxy_reach_the_proxys_clien
         async with Client(proxy, era=era, elicitation_handler=user) as client:
             assert (await client.call_tool("greet", {})).content[0].text == "hello, Ada"
     assert asked == ["Your name?", "Your name?"]
+
+
+async def test_a_legacy_servers_question_behind_a_proxy_reaches_its_legacy_caller() -> None:
+    """A server of 2025-11-25 (written with the official TypeScript SDK) asks on its
+    connection, not within the call: while the call is the only one pending, the proxy's
+    caller of that era answers, on its session; a 2026-07-28 caller cannot be asked
+    mid-call, and the proxy refuses the question."""
+    server = ["node", str(REPO / "tests" / "interop" / "typescript" / "server.mjs"), "--stdio"]
+    proxy = create_proxy({"mcpServers": {"typescript": {"command": server[0], "args": server[1:]}}})
+
+    async def user(request: ElicitRequest) -> ElicitResult:
+        return ElicitResult(action="accept", content={"ok": True})
+
+    async with Client(proxy, era="legacy", elicitation_handler=user) as client:
+        assert (await client.call_tool("confirm", {})).content[0].text == 'accept: {"ok":true}'
+    async with Client(proxy, era="modern", elicitation_handler=user) as client:
+        refused = await client.call_tool("confirm", {})
+        assert refused.is_error
+        assert "cannot tell which of its callers" in refused.content[0].text

@@ -231,7 +231,7 @@ impl CallOptions {
             }),
             reset_timeout_on_progress: self.reset_timeout_on_progress,
             cancellation: self.cancellation.as_ref().map(|c| c.token.clone()),
-            meta: None,
+            ..CoreCallOptions::default()
         })
     }
 

@@ -10,7 +10,8 @@ use std::time::Duration;
 use common::{interop_server, progress_log, resource_text, text};
 use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
 use oxmcp::protocol::{
-    CallToolResult, CompleteRequestParams, Completion, CompletionReference, ContentBlock, ErrorObject, ResourceContents,
+    CallToolResult, CompleteRequestParams, Completion, CompletionReference, ContentBlock, ElicitAction,
+    ElicitRequestParams, ElicitResult, ErrorObject, ResourceContents,
 };
 use oxmcp::server::{PromptDef, Proxy, Server, ToolDef};
 use serde_json::json;
@@ -19,12 +20,14 @@ use tokio_util::sync::CancellationToken;
 const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
 
 async fn connect(server: &Server, era: EraMode) -> Client {
+    connect_with(server, ClientOptions::new("proxy-tests", "1.0.0").era(era)).await
+}
+
+async fn connect_with(server: &Server, options: ClientOptions) -> Client {
     let (client_end, server_end) = oxmcp::transport::memory::pair();
     let server = server.clone();
     tokio::spawn(async move { server.serve(server_end).await });
-    Client::connect(client_end, ClientOptions::new("proxy-tests", "1.0.0").era(era))
-        .await
-        .expect("connects")
+    Client::connect(client_end, options).await.expect("connects")
 }
 
 /// The interop server, listing two items a page, behind a proxy with a tool of its own.
@@ -291,5 +294,34 @@ async fn a_modern_servers_questions_reach_the_proxys_client_in_either_era() {
         // a 2025-11-25 one.
         let answered = client.call_tool("confirm", json!({})).await.unwrap();
         assert_eq!(text(&answered), "Accept: Ada", "{era:?}");
+    }
+}
+
+/// A server of 2025-11-25 asks its question on its connection to the proxy, unrelated to
+/// any request: while the call is the only one pending, it reaches the caller of 2025-11-25
+/// on its session, as a question of the proxy's would; a 2026-07-28 caller cannot be asked
+/// mid-request, and the proxy's own client answers.
+#[tokio::test]
+async fn a_legacy_servers_question_reaches_the_proxys_legacy_caller() {
+    let upstream = interop_server();
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    tokio::spawn(async move { upstream.serve(server_end).await });
+    let own_answer = |params: ElicitRequestParams| async move {
+        assert!(matches!(params, ElicitRequestParams::Form(_)));
+        Ok::<_, ErrorObject>(ElicitResult {
+            action: ElicitAction::Accept,
+            content: Some(serde_json::Map::from_iter([("name".to_owned(), json!("the proxy"))])),
+            meta: None,
+        })
+    };
+    let options = ClientOptions::new("proxy-tests", "1.0.0")
+        .era(EraMode::Legacy)
+        .on_elicitation(own_answer, false);
+    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
+    proxy.serve_proxies([Proxy::new(Client::connect(client_end, options).await.unwrap())]);
+    for (era, answer) in [(EraMode::Legacy, "Accept: Ada"), (EraMode::Modern, "Accept: the proxy")] {
+        let client = connect_with(&proxy, common::options(era)).await;
+        let answered = client.call_tool("confirm", json!({})).await.unwrap();
+        assert_eq!(text(&answered), answer, "{era:?}");
     }
 }

@@ -45,7 +45,7 @@ pub use crate::transport::MessageDirection;
 pub use notifications::ServerNotification;
 pub use options::{ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler};
 pub(crate) use send::Round;
-pub use send::{CallOptions, ProgressCallback, MAX_INPUT_ROUNDS};
+pub use send::{Asker, CallOptions, ProgressCallback, MAX_INPUT_ROUNDS};
 pub use subscription::Subscription;
 pub use tasks::ToolTask;
 
@@ -88,6 +88,8 @@ struct ClientInner {
     details: Mutex<Option<ServerDetails>>,
     notifications: broadcast::Sender<ServerNotification>,
     progress: Mutex<HashMap<RequestId, ProgressWatch>>,
+    /// The askers of the pending requests that have one (see [`CallOptions::asker`]).
+    askers: Mutex<HashMap<RequestId, Asker>>,
     /// One permit per request of the server being answered.
     server_requests: Arc<Semaphore>,
     log_level: Mutex<Option<LoggingLevel>>,
@@ -150,6 +152,7 @@ impl Client {
                 details: Mutex::new(None),
                 notifications,
                 progress: Mutex::new(HashMap::new()),
+                askers: Mutex::new(HashMap::new()),
                 server_requests,
                 log_level: Mutex::new(None),
                 resource_streams: Mutex::new(HashMap::new()),

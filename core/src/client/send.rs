@@ -17,16 +17,22 @@ use crate::error::{Error, Result};
 use crate::protocol::headers::HeaderParam;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
-    meta, methods, ClientCapabilities, Era, InputRequiredResult, ProgressNotificationParams, ProtocolVersion,
-    RequestId, ResultType,
+    meta, methods, ClientCapabilities, Era, ErrorObject, InputRequest, InputRequiredResult, InputResponse,
+    ProgressNotificationParams, ProtocolVersion, RequestId, ResultType,
 };
 use crate::transport::Envelope;
+use crate::BoxFuture;
 
 /// How many `input_required` rounds one request may take before the client gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;
 
 /// Called with each progress notification of a request.
 pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync>;
+
+/// Answers a question a server of 2025-11-25 or earlier asks (sampling, elicitation,
+/// roots) in place of the client's handlers (see [`CallOptions::asker`]).
+pub type Asker =
+    Arc<dyn Fn(InputRequest) -> BoxFuture<'static, std::result::Result<InputResponse, ErrorObject>> + Send + Sync>;
 
 /// Per-call settings.
 #[derive(Clone, Default)]
@@ -42,6 +48,11 @@ pub struct CallOptions {
     /// Metadata for the request's `_meta` (beside what the protocol puts there: the
     /// progress token, the 2026-07-28 fields).
     pub meta: Option<Map<String, Value>>,
+    /// Answers the questions a server of 2025-11-25 or earlier asks while the request is
+    /// pending, in place of the client's handlers (a proxy asks its own caller). Such a
+    /// server's question does not say which request it belongs to: it goes to the asker
+    /// while the request is the only one pending with an asker, else to the handlers.
+    pub asker: Option<Asker>,
 }
 
 impl CallOptions {
@@ -211,6 +222,9 @@ impl Client {
             version,
             armed: true,
         };
+        if let Some(asker) = &options.asker {
+            lock(&self.inner.askers).insert(id.clone(), Arc::clone(asker));
+        }
         let text = jsonrpc::request_text(&id, method, Some(&*params));
         connection
             .send_described(text, || Envelope::request(id, method, params, version, header_params))
@@ -251,6 +265,7 @@ struct PendingGuard<'a> {
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         lock(&self.client.inner.progress).remove(&self.id);
+        lock(&self.client.inner.askers).remove(&self.id);
         if !self.armed {
             return;
         }

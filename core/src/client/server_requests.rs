@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{to_value, Client};
+use super::{lock, to_value, Client};
 use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::{self, Request};
 use crate::protocol::{
@@ -65,7 +65,7 @@ impl Client {
                     )
                 });
                 match input {
-                    Ok(input) => self.answer_input(input).await.map(|answer| to_value(&answer)),
+                    Ok(input) => self.answer_asked(input).await.map(|answer| to_value(&answer)),
                     Err(e) => Err(ErrorObject::invalid_params(e)),
                 }
             }
@@ -111,6 +111,24 @@ impl Client {
             responses.insert(key, answer);
         }
         Ok(responses)
+    }
+
+    /// Answers a question of the server (legacy era): by the asker of the one pending
+    /// request that has one, else by the registered handlers. With several such requests
+    /// pending, which one the question belongs to cannot be told.
+    async fn answer_asked(&self, request: InputRequest) -> std::result::Result<InputResponse, ErrorObject> {
+        let asker = {
+            let askers = lock(&self.inner.askers);
+            let mut each = askers.values();
+            match (each.next(), each.next()) {
+                (Some(asker), None) => Some(Arc::clone(asker)),
+                _ => None,
+            }
+        };
+        match asker {
+            Some(asker) => asker(request).await,
+            None => self.answer_input(request).await,
+        }
     }
 
     /// Answers one request of the server with the registered handlers: sampling,

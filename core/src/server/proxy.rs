@@ -11,9 +11,12 @@
 //! a 2026-07-28 server asks (elicitation, sampling, roots) go to the proxy's client, whose
 //! capabilities the forwarded request declares: a 2026-07-28 client gets them as the
 //! proxy's `input_required` and its retry brings the answers and the server's state back,
-//! a client of an earlier revision is asked on its session; an earlier server asks the
-//! [`Client`]'s own handlers. The other server's errors reach the proxy's client as they
-//! were answered; a failure to reach it is the handler's failure (a tool error for a call).
+//! a client of an earlier revision is asked on its session. An earlier server's questions
+//! do not say which request they belong to: while one forwarded request of a client of an
+//! earlier revision is pending, they go to that client, on its session; otherwise (several
+//! pending, or a 2026-07-28 client, which cannot be asked mid-request) to the [`Client`]'s
+//! own handlers. The other server's errors reach the proxy's client as they were answered;
+//! a failure to reach it is the handler's failure (a tool error for a call).
 //!
 //! ```no_run
 //! use oxmcp::client::{Client, ClientOptions};
@@ -42,7 +45,7 @@ use super::context::Context;
 use super::handler::HandlerError;
 use super::namespace;
 use super::resources::ResourceHandler;
-use crate::client::{CallOptions, Client, ProgressCallback, Round, MAX_INPUT_ROUNDS};
+use crate::client::{Asker, CallOptions, Client, ProgressCallback, Round, MAX_INPUT_ROUNDS};
 use crate::protocol::{
     code, methods, CallToolResult, CompleteRequestParams, Completion, CompletionReference, Era, ErrorObject,
     GetPromptResult, InputRequest, InputResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
@@ -500,11 +503,23 @@ fn to_json(value: &impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap_or_default()
 }
 
-/// The options of a forwarded request: the request's cancellation, and where progress goes.
+/// The options of a forwarded request: the request's cancellation, where progress goes,
+/// and, for a client of 2025-11-25 or earlier, who answers what a server of that era asks
+/// meanwhile: that client, on its session, as it would answer a question of the proxy's.
 fn forwarding(ctx: &Context, on_progress: Option<ProgressCallback>) -> CallOptions {
+    let asker = (ctx.era() == Era::Legacy).then(|| {
+        let ctx = ctx.clone();
+        let asker: Asker = Arc::new(move |request| {
+            let ctx = ctx.clone();
+            let era = ctx.era();
+            Box::pin(async move { ask_client(&ctx, request).await.map_err(|e| e.into_error_object(era)) })
+        });
+        asker
+    });
     CallOptions {
         on_progress,
         cancellation: Some(ctx.cancellation().clone()),
+        asker,
         ..CallOptions::default()
     }
 }

@@ -449,8 +449,11 @@ class Server(Generic[LifespanT]):
         it arrives, its caller cancelling cancels it, and the other server's errors come
         back as it answered them. ``upstream`` is connected while this server serves,
         unless it is connected already (then it stays so). What a 2026-07-28 server asks
-        (elicitation, sampling, roots) goes to the caller, in either era; a server of an
-        earlier revision asks ``upstream``'s handlers."""
+        (elicitation, sampling, roots) goes to the caller, in either era. A server of an
+        earlier revision asks on its connection, not within a call: while one call of a
+        caller of such a revision is pending, the question goes to that caller, on its
+        session; otherwise (several pending, or a 2026-07-28 caller's) to ``upstream``'s
+        handlers (a server asks only what they say they answer)."""
         self._upstream = upstream
 
     # Resources

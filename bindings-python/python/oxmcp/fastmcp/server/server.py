@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import TypeAdapter
 from typing_extensions import Self, Unpack
 
-from ... import types
+from ... import _native, types
 from ..._conventions import Conventions
+from ..._errors import McpError
 from ...context import Context
 from ...server import Server, resource_kind, tool_registration
 from ...server._mounting import Components, Kind, _Registration
@@ -528,11 +529,26 @@ def create_proxy(
     """FastMCP's ``create_proxy``: a server that serves what ``target`` offers (a server in
     this process, a script, a URL, an MCP configuration, a transport or a ``Client``, as
     :class:`~oxmcp.fastmcp.Client` takes them) through one connection, made while the proxy
-    serves (see :meth:`oxmcp.Server.proxy`). ``settings`` are :class:`FastMCP`'s."""
-    upstream = target if isinstance(target, Client) else Client(target)
+    serves (see :meth:`oxmcp.Server.proxy`). ``settings`` are :class:`FastMCP`'s.
+
+    The connection it makes says it can sample, elicit and list roots, as FastMCP's does,
+    so that the server asks its questions: they reach the proxy's caller (see
+    :meth:`oxmcp.Server.proxy`); one the proxy cannot relate to a caller's request (a
+    server of 2025-11-25 or earlier asking while several calls are pending, or while a
+    2026-07-28 client's is) is refused."""
+    if isinstance(target, Client):
+        upstream = target
+    else:
+        upstream = Client(target, sampling_handler=_unrelated, elicitation_handler=_unrelated, roots=_unrelated)
     proxy = FastMCP(name, **settings)
     proxy.proxy(upstream.native)
     return proxy
+
+
+async def _unrelated(*_: Any) -> Any:
+    """What a proxy's connection answers a question of the server behind it that the core
+    could not pass on to the caller it belongs to."""
+    raise McpError(_native.INVALID_REQUEST, "the proxy cannot tell which of its callers this question is for")
 
 
 def function_tool(fn: Callable[..., Any], options: dict[str, Any], server: FastMCP | None) -> _Registration:
