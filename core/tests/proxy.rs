@@ -325,3 +325,59 @@ async fn a_legacy_servers_question_reaches_the_proxys_legacy_caller() {
         assert_eq!(text(&answered), answer, "{era:?}");
     }
 }
+
+/// Over Streamable HTTP a server of 2025-11-25 asks on the stream of the call it belongs
+/// to: with two callers' calls pending at once, each question reaches its own caller
+/// (each answers only once both were asked: the calls overlap).
+#[tokio::test]
+async fn a_legacy_servers_questions_over_http_reach_the_caller_of_their_call() {
+    let upstream = interop_server();
+    let listener = upstream
+        .bind_http("127.0.0.1:0", oxmcp::server::http::HttpConfig::default())
+        .await
+        .expect("binds");
+    let transport = oxmcp::transport::http::client::connect(oxmcp::transport::http::client::HttpClientOptions::new(
+        listener.url("/mcp"),
+    ))
+    .unwrap();
+    let own_answer = |_: ElicitRequestParams| async move {
+        Ok::<_, ErrorObject>(ElicitResult {
+            action: ElicitAction::Accept,
+            content: Some(serde_json::Map::from_iter([("name".to_owned(), json!("the proxy"))])),
+            meta: None,
+        })
+    };
+    let options = ClientOptions::new("proxy-tests", "1.0.0")
+        .era(EraMode::Legacy)
+        .on_elicitation(own_answer, false);
+    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
+    proxy.serve_proxies([Proxy::new(Client::connect(transport, options).await.unwrap())]);
+    let both_asked = std::sync::Arc::new(tokio::sync::Barrier::new(2));
+    let mut callers = Vec::new();
+    for name in ["Ada", "Bob"] {
+        let both_asked = std::sync::Arc::clone(&both_asked);
+        let answer = move |_: ElicitRequestParams| {
+            let both_asked = std::sync::Arc::clone(&both_asked);
+            async move {
+                tokio::time::timeout(Duration::from_secs(10), both_asked.wait())
+                    .await
+                    .expect("both calls asked at once");
+                Ok::<_, ErrorObject>(ElicitResult {
+                    action: ElicitAction::Accept,
+                    content: Some(serde_json::Map::from_iter([("name".to_owned(), json!(name))])),
+                    meta: None,
+                })
+            }
+        };
+        let options = ClientOptions::new("caller", "1.0.0")
+            .era(EraMode::Legacy)
+            .on_elicitation(answer, false);
+        callers.push((name, connect_with(&proxy, options).await));
+    }
+    let calls = callers
+        .iter()
+        .map(|(name, client)| async move { (name, client.call_tool("confirm", json!({})).await.unwrap()) });
+    for (name, answered) in futures::future::join_all(calls).await {
+        assert_eq!(text(&answered), format!("Accept: {name}"));
+    }
+}

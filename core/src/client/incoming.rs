@@ -11,9 +11,13 @@ use crate::transport::Frame;
 impl Client {
     /// Routes one frame from the server; the read loop calls it for each, in order.
     pub(super) fn on_frame(&self, frame: Frame) {
-        let Frame::Message(bytes) = frame else {
-            tracing::warn!("dropped an oversized message from the server");
-            return;
+        let (bytes, answering) = match frame {
+            Frame::Message(bytes) => (bytes, None),
+            Frame::Answering { message, request } => (message, Some(request)),
+            Frame::Oversized { .. } => {
+                tracing::warn!("dropped an oversized message from the server");
+                return;
+            }
         };
         let messages = match jsonrpc::parse(&bytes) {
             Ok(Incoming::Single(message)) => vec![message],
@@ -48,7 +52,7 @@ impl Client {
                     self.inner.lists.on_notification(&decoded);
                     let _ = self.inner.notifications.send(decoded);
                 }
-                Message::Request(request) => self.accept_server_request(request),
+                Message::Request(request) => self.accept_server_request(request, answering.clone()),
             }
         }
     }

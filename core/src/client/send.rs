@@ -48,10 +48,11 @@ pub struct CallOptions {
     /// Metadata for the request's `_meta` (beside what the protocol puts there: the
     /// progress token, the 2026-07-28 fields).
     pub meta: Option<Map<String, Value>>,
-    /// Answers the questions a server of 2025-11-25 or earlier asks while the request is
-    /// pending, in place of the client's handlers (a proxy asks its own caller). Such a
-    /// server's question does not say which request it belongs to: it goes to the asker
-    /// while the request is the only one pending with an asker, else to the handlers.
+    /// Answers the questions a server of 2025-11-25 or earlier asks for this request, in
+    /// place of the client's handlers (a proxy asks its own caller): those sent on the
+    /// request's Streamable HTTP stream, and, over a connection that cannot tell which
+    /// request a question belongs to (stdio), those asked while it is the only request
+    /// pending with an asker.
     pub asker: Option<Asker>,
 }
 

@@ -12,19 +12,21 @@ use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::{self, Request};
 use crate::protocol::{
     code, methods, ElicitRequestParams, ErrorObject, InputRequest, InputRequests, InputResponse, InputResponses,
+    RequestId,
 };
 use crate::transport::Envelope;
 
 impl Client {
-    /// Takes a request from the server (legacy era): answered on a task of its own while
-    /// fewer than `max_server_requests` are, else refused at once, so that a server
-    /// cannot pile work up in the client.
-    pub(super) fn accept_server_request(&self, request: Request) {
+    /// Takes a request from the server (legacy era), sent while `answering` one of the
+    /// client's if the transport says so: answered on a task of its own while fewer than
+    /// `max_server_requests` are, else refused at once, so that a server cannot pile work
+    /// up in the client.
+    pub(super) fn accept_server_request(&self, request: Request, answering: Option<RequestId>) {
         match Arc::clone(&self.inner.server_requests).try_acquire_owned() {
             Ok(permit) => {
                 let client = self.clone();
                 self.inner.connection.spawn().detached(async move {
-                    client.answer_server(request).await;
+                    client.answer_server(request, answering).await;
                     drop(permit);
                 });
             }
@@ -51,7 +53,7 @@ impl Client {
     }
 
     /// Answers a request from the server (legacy era): ping, sampling, elicitation, roots.
-    async fn answer_server(&self, request: Request) {
+    async fn answer_server(&self, request: Request, answering: Option<RequestId>) {
         let outcome = match request.method.as_str() {
             methods::PING => Ok(Value::Object(Map::new())),
             methods::SAMPLING_CREATE_MESSAGE | methods::ELICITATION_CREATE | methods::ROOTS_LIST => {
@@ -65,7 +67,10 @@ impl Client {
                     )
                 });
                 match input {
-                    Ok(input) => self.answer_asked(input).await.map(|answer| to_value(&answer)),
+                    Ok(input) => self
+                        .answer_asked(input, answering)
+                        .await
+                        .map(|answer| to_value(&answer)),
                     Err(e) => Err(ErrorObject::invalid_params(e)),
                 }
             }
@@ -113,16 +118,26 @@ impl Client {
         Ok(responses)
     }
 
-    /// Answers a question of the server (legacy era): by the asker of the one pending
-    /// request that has one, else by the registered handlers. With several such requests
-    /// pending, which one the question belongs to cannot be told.
-    async fn answer_asked(&self, request: InputRequest) -> std::result::Result<InputResponse, ErrorObject> {
+    /// Answers a question of the server (legacy era) by the asker of the request it
+    /// belongs to, else by the registered handlers. It belongs to the request the server
+    /// was `answering` (on that request's stream), or, sent apart from any, to the one
+    /// pending request with an asker: with several pending, which one cannot be told.
+    async fn answer_asked(
+        &self,
+        request: InputRequest,
+        answering: Option<RequestId>,
+    ) -> std::result::Result<InputResponse, ErrorObject> {
         let asker = {
             let askers = lock(&self.inner.askers);
-            let mut each = askers.values();
-            match (each.next(), each.next()) {
-                (Some(asker), None) => Some(Arc::clone(asker)),
-                _ => None,
+            match answering {
+                Some(id) => askers.get(&id).cloned(),
+                None => {
+                    let mut each = askers.values();
+                    match (each.next(), each.next()) {
+                        (Some(asker), None) => Some(Arc::clone(asker)),
+                        _ => None,
+                    }
+                }
             }
         };
         match asker {

@@ -11,11 +11,11 @@
 //! a 2026-07-28 server asks (elicitation, sampling, roots) go to the proxy's client, whose
 //! capabilities the forwarded request declares: a 2026-07-28 client gets them as the
 //! proxy's `input_required` and its retry brings the answers and the server's state back,
-//! a client of an earlier revision is asked on its session. An earlier server's questions
-//! do not say which request they belong to: while one forwarded request of a client of an
-//! earlier revision is pending, they go to that client, on its session; otherwise (several
-//! pending, or a 2026-07-28 client, which cannot be asked mid-request) to the [`Client`]'s
-//! own handlers. The other server's errors reach the proxy's client as they were answered;
+//! a client of an earlier revision is asked on its session. An earlier server's question
+//! goes to the client of an earlier revision whose forwarded request it belongs to, on its
+//! session: the request on whose Streamable HTTP stream it came, or, over a connection
+//! that cannot tell (stdio), the one such request pending; otherwise (several pending, or
+//! a 2026-07-28 client, which cannot be asked mid-request) to the [`Client`]'s own handlers. The other server's errors reach the proxy's client as they were answered;
 //! a failure to reach it is the handler's failure (a tool error for a call).
 //!
 //! ```no_run

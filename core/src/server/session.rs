@@ -123,7 +123,7 @@ impl Session {
 
     fn on_frame(&self, frame: Frame) {
         let bytes = match frame {
-            Frame::Message(bytes) => bytes,
+            Frame::Message(bytes) | Frame::Answering { message: bytes, .. } => bytes,
             Frame::Oversized { limit } => {
                 let error = ErrorObject::invalid_request(format!("message larger than {limit} bytes"));
                 self.send_later(jsonrpc::error_text(None, &error));

@@ -11,6 +11,8 @@ use std::pin::Pin;
 use bytes::Bytes;
 use futures::{Sink, SinkExt, Stream, StreamExt};
 
+use crate::protocol::RequestId;
+
 pub mod child;
 mod codec;
 mod envelope;
@@ -33,12 +35,31 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
 pub enum Frame {
     /// The bytes of one message (or batch), not yet parsed.
     Message(Bytes),
+    /// The bytes of one message the server sent while answering a request of the client's,
+    /// on that request's own stream (Streamable HTTP): a question or notification of its
+    /// that belongs to the request.
+    Answering {
+        /// The message, not yet parsed.
+        message: Bytes,
+        /// The request it was sent while answering.
+        request: RequestId,
+    },
     /// A message longer than the transport's limit arrived and was discarded; the
     /// connection goes on.
     Oversized {
         /// The limit in bytes.
         limit: usize,
     },
+}
+
+impl Frame {
+    /// The bytes of the message, unless it was discarded.
+    pub fn message(&self) -> Option<&Bytes> {
+        match self {
+            Frame::Message(message) | Frame::Answering { message, .. } => Some(message),
+            Frame::Oversized { .. } => None,
+        }
+    }
 }
 
 /// One outgoing message (or batch), as the connection hands it to the transport.
@@ -179,7 +200,7 @@ impl Transport {
     pub fn observed(self, observer: MessageObserver) -> Transport {
         let reading = std::sync::Arc::clone(&observer);
         let incoming = self.incoming.inspect(move |frame| {
-            if let Ok(Frame::Message(bytes)) = frame {
+            if let Some(bytes) = frame.as_ref().ok().and_then(Frame::message) {
                 reading(MessageDirection::Incoming, &String::from_utf8_lossy(bytes));
             }
         });

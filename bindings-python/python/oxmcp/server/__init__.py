@@ -450,10 +450,11 @@ class Server(Generic[LifespanT]):
         back as it answered them. ``upstream`` is connected while this server serves,
         unless it is connected already (then it stays so). What a 2026-07-28 server asks
         (elicitation, sampling, roots) goes to the caller, in either era. A server of an
-        earlier revision asks on its connection, not within a call: while one call of a
-        caller of such a revision is pending, the question goes to that caller, on its
-        session; otherwise (several pending, or a 2026-07-28 caller's) to ``upstream``'s
-        handlers (a server asks only what they say they answer)."""
+        earlier revision asks a caller of such a revision, on its session, when its question
+        can be related to that caller's call (it came on the call's Streamable HTTP stream;
+        over stdio, the call is the only one pending); otherwise (a 2026-07-28 caller's
+        call, or several pending over stdio) ``upstream``'s handlers answer (a server asks
+        only what they say they answer)."""
         self._upstream = upstream
 
     # Resources

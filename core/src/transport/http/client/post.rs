@@ -262,7 +262,11 @@ impl Shared {
                     match classify(id, data) {
                         Classified::Final(reply) => return Ok(reply),
                         Classified::StrayError(_, text) | Classified::Other(text) => {
-                            self.deliver(Frame::Message(text)).await
+                            let frame = Frame::Answering {
+                                message: text,
+                                request: id.clone(),
+                            };
+                            self.deliver(frame).await
                         }
                     }
                 }
