@@ -222,6 +222,7 @@ impl Client {
             id: id.clone(),
             version,
             armed: true,
+            asks: options.asker.is_some(),
         };
         if let Some(asker) = &options.asker {
             lock(&self.inner.askers).insert(id.clone(), Arc::clone(asker));
@@ -261,12 +262,16 @@ struct PendingGuard<'a> {
     /// The version the request was sent under, which its cancellation is sent under too.
     version: Option<ProtocolVersion>,
     armed: bool,
+    /// Whether the request has an asker to forget.
+    asks: bool,
 }
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         lock(&self.client.inner.progress).remove(&self.id);
-        lock(&self.client.inner.askers).remove(&self.id);
+        if self.asks {
+            lock(&self.client.inner.askers).remove(&self.id);
+        }
         if !self.armed {
             return;
         }

@@ -164,10 +164,9 @@ impl Skills {
         let skill_md = files
             .iter()
             .find(|(path, _)| path.len() == 1 && path[0] == "SKILL.md")
-            .map(|(_, bytes)| bytes);
-        let text = skill_md
-            .and_then(|bytes| std::str::from_utf8(bytes).ok())
-            .ok_or_else(|| format!("{dir_uri}/SKILL.md is not UTF-8 text"))?;
+            .map(|(_, bytes)| bytes)
+            .ok_or_else(|| format!("{dir_uri} has no SKILL.md"))?;
+        let text = std::str::from_utf8(skill_md).map_err(|_| format!("{dir_uri}/SKILL.md is not UTF-8 text"))?;
         let front = frontmatter(text).map_err(|e| format!("{dir_uri}/SKILL.md: {e}"))?;
         let name = front.get("name").and_then(Value::as_str).unwrap_or_default();
         let description = front.get("description").and_then(Value::as_str).unwrap_or_default();
@@ -621,6 +620,8 @@ mod tests {
         ];
         let refused = Skills::default().add_skill("deploy", both).unwrap_err();
         assert!(refused.contains("is both a file and"), "{refused}");
+        let bare = Skills::default().add_skill("deploy", vec![("notes.md".to_owned(), Vec::new())]);
+        assert_eq!(bare.unwrap_err(), "skill://deploy has no SKILL.md");
     }
 
     #[test]
