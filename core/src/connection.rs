@@ -73,6 +73,11 @@ impl PendingRequests {
         let _ = self.id_prefix.set(prefix);
     }
 
+    /// How many requests await their answer.
+    pub(crate) fn count(&self) -> usize {
+        self.table().as_ref().map_or(0, HashMap::len)
+    }
+
     /// Forgets a request (it timed out or was cancelled).
     pub(crate) fn forget(&self, id: &RequestId) {
         if let Some(table) = self.table().as_mut() {

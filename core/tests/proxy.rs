@@ -381,3 +381,57 @@ async fn a_legacy_servers_questions_over_http_reach_the_caller_of_their_call() {
         assert_eq!(text(&answered), format!("Accept: {name}"));
     }
 }
+
+/// Over a connection whose questions name no request (stdio, in process), a question asked
+/// while two callers' calls are pending reaches neither caller: the proxy's own client
+/// answers it. (The legacy caller's own question, asked while its call was alone, reaches it.)
+#[tokio::test]
+async fn a_legacy_servers_question_that_cannot_be_related_reaches_no_caller() {
+    let upstream = interop_server();
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    tokio::spawn(async move { upstream.serve(server_end).await });
+    let both_asked = std::sync::Arc::new(tokio::sync::Barrier::new(2));
+    let answering = |barrier: std::sync::Arc<tokio::sync::Barrier>,
+                     name: &'static str,
+                     first: Option<std::sync::Arc<tokio::sync::Notify>>| {
+        move |_: ElicitRequestParams| {
+            let (barrier, first) = (std::sync::Arc::clone(&barrier), first.clone());
+            async move {
+                if let Some(first) = first {
+                    first.notify_one();
+                }
+                tokio::time::timeout(Duration::from_secs(10), barrier.wait())
+                    .await
+                    .expect("both questions asked at once");
+                Ok::<_, ErrorObject>(ElicitResult {
+                    action: ElicitAction::Accept,
+                    content: Some(serde_json::Map::from_iter([("name".to_owned(), json!(name))])),
+                    meta: None,
+                })
+            }
+        }
+    };
+    let options = ClientOptions::new("proxy-tests", "1.0.0")
+        .era(EraMode::Legacy)
+        .on_elicitation(answering(std::sync::Arc::clone(&both_asked), "the proxy", None), false);
+    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
+    proxy.serve_proxies([Proxy::new(Client::connect(client_end, options).await.unwrap())]);
+    let asked_first = std::sync::Arc::new(tokio::sync::Notify::new());
+    let legacy_answer = answering(both_asked, "Ada", Some(std::sync::Arc::clone(&asked_first)));
+    let legacy = connect_with(
+        &proxy,
+        ClientOptions::new("legacy", "1.0.0")
+            .era(EraMode::Legacy)
+            .on_elicitation(legacy_answer, false),
+    )
+    .await;
+    let modern = connect_with(&proxy, common::options(EraMode::Modern)).await;
+    let first = legacy.call_tool("confirm", json!({}));
+    let second = async {
+        asked_first.notified().await;
+        modern.call_tool("confirm", json!({})).await
+    };
+    let (first, second) = tokio::join!(first, second);
+    assert_eq!(text(&first.unwrap()), "Accept: Ada");
+    assert_eq!(text(&second.unwrap()), "Accept: the proxy");
+}

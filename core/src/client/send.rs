@@ -52,7 +52,7 @@ pub struct CallOptions {
     /// place of the client's handlers (a proxy asks its own caller): those sent on the
     /// request's Streamable HTTP stream, and, over a connection that cannot tell which
     /// request a question belongs to (stdio), those asked while it is the only request
-    /// pending with an asker.
+    /// pending.
     pub asker: Option<Asker>,
 }
 

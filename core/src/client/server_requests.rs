@@ -121,7 +121,8 @@ impl Client {
     /// Answers a question of the server (legacy era) by the asker of the request it
     /// belongs to, else by the registered handlers. It belongs to the request the server
     /// was `answering` (on that request's stream), or, sent apart from any, to the one
-    /// pending request with an asker: with several pending, which one cannot be told.
+    /// request pending: with several pending, which one cannot be told (a question of
+    /// one caller's must not reach another).
     async fn answer_asked(
         &self,
         request: InputRequest,
@@ -131,13 +132,8 @@ impl Client {
             let askers = lock(&self.inner.askers);
             match answering {
                 Some(id) => askers.get(&id).cloned(),
-                None => {
-                    let mut each = askers.values();
-                    match (each.next(), each.next()) {
-                        (Some(asker), None) => Some(Arc::clone(asker)),
-                        _ => None,
-                    }
-                }
+                None if self.inner.connection.pending().count() == 1 => askers.values().next().cloned(),
+                None => None,
             }
         };
         match asker {

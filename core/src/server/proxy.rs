@@ -14,8 +14,9 @@
 //! a client of an earlier revision is asked on its session. An earlier server's question
 //! goes to the client of an earlier revision whose forwarded request it belongs to, on its
 //! session: the request on whose Streamable HTTP stream it came, or, over a connection
-//! that cannot tell (stdio), the one such request pending; otherwise (several pending, or
-//! a 2026-07-28 client, which cannot be asked mid-request) to the [`Client`]'s own handlers. The other server's errors reach the proxy's client as they were answered;
+//! that cannot tell (stdio), the one request pending; otherwise (several pending, which
+//! could give one caller's question to another, or a 2026-07-28 client, which cannot be
+//! asked mid-request) to the [`Client`]'s own handlers. The other server's errors reach the proxy's client as they were answered;
 //! a failure to reach it is the handler's failure (a tool error for a call).
 //!
 //! ```no_run
