@@ -258,6 +258,15 @@ impl Server {
         self.inner.add_skill(path, files).map_err(definition_error)
     }
 
+    /// Serves the skills `other` serves now, under `namespace` if one is given, as a server
+    /// that mounts `other` serves them.
+    #[pyo3(signature = (other, namespace=None))]
+    fn add_skills_of(&self, other: PyRef<'_, Server>, namespace: Option<&str>) -> PyResult<()> {
+        self.inner
+            .add_skills_of(&other.inner, namespace)
+            .map_err(definition_error)
+    }
+
     /// Removes a static resource; returns whether it existed.
     fn remove_resource(&self, uri: &str) -> bool {
         self.inner.remove_resource(uri)

@@ -984,9 +984,11 @@ def printed_both_ways(
 def test_a_fastmcp_servers_skills_made_in_code_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_skills.py``: `Skill` objects given to `SkillCatalogProvider`s are
     listed file by file, each skill's manifest beside them, the skills listed by URI, and
-    read back by FastMCP's client byte for byte, with the skills extension and without."""
+    read back by FastMCP's client byte for byte, with the skills extension and without; a
+    server that mounts their server serves them under its namespace."""
     published, ported = printed_both_ways("fastmcp_skills.py", tmp_path)
     assert ported == published
+    assert "['skill://team/ops/deploy/SKILL.md', 'skill://team/review/SKILL.md']" in ported
     assert "review Review a change ['SKILL.md', 'checklist.md', 'scripts/lint.py'] True" in ported
 
 

@@ -1,8 +1,8 @@
 """Skills made in code, the way FastMCP's users serve them: `Skill.from_files` and
-`Skill(name=, description=, instructions=)`, given to a
-`SkillCatalogProvider` in a list and at a path of their own, read back by FastMCP's client
-with the skills extension and without it. `tests/test_dropin.py` runs it with FastMCP and,
-with its imports changed, with oxmcp, and compares what it printed."""
+`Skill(name=, description=, instructions=)`, given to a `SkillCatalogProvider` in a list and
+at a path of their own, read back by FastMCP's client with the skills extension and without
+it, and served by a server that mounts theirs. `tests/test_dropin.py` runs it with FastMCP
+and, with its imports changed, with oxmcp, and compares what it printed."""
 
 import asyncio
 import json
@@ -27,6 +27,9 @@ DEPLOY = Skill(
 )
 
 mcp = FastMCP("skills", providers=[SkillCatalogProvider([REVIEW]), SkillCatalogProvider({"ops/deploy": DEPLOY})])
+# A server that mounts it serves its skills under the namespace.
+team = FastMCP("team")
+team.mount(mcp, "team")
 
 
 async def main() -> None:
@@ -40,6 +43,10 @@ async def main() -> None:
         print(json.loads((await client.read_resource("skill://ops/deploy/_manifest"))[0].text))
     async with Client(mcp) as client:
         print((await client.read_skill("skill://review/SKILL.md")).frontmatter)
+    async with Client(team, extensions=[SkillsClientExtension()]) as client:
+        print([(resource.name, str(resource.uri)) for resource in await client.list_resources()])
+        print([entry.uri for entry in await client.list_skills()])
+        print(list((await client.read_skill("skill://team/ops/deploy/SKILL.md")).files))
 
 
 if __name__ == "__main__":

@@ -682,6 +682,15 @@ impl Server {
         self.change_skills(|skills| skills.add_skill(path, files).map_err(DefinitionError::new))
     }
 
+    /// Serves the skills `other` serves now, under `namespace` if one is given
+    /// (`skill://weather/forecasting/SKILL.md` for `skill://forecasting/SKILL.md` under
+    /// `weather`), as [`add_skill`](Self::add_skill) serves each: what a server that mounts
+    /// `other` serves of its skills.
+    pub fn add_skills_of(&self, other: &Server, namespace: Option<&str>) -> Result<(), DefinitionError> {
+        let theirs = other.skills();
+        self.change_skills(|skills| skills.add_from(&theirs, namespace).map_err(DefinitionError::new))
+    }
+
     /// Serves the skills `add` adds to a copy of the server's: their resources are
     /// registered and the copy swapped in, or nothing changes.
     fn change_skills(
@@ -693,6 +702,9 @@ impl Server {
         add(&mut next)?;
         let had = shared.uris();
         let added: Vec<String> = next.uris().into_iter().filter(|uri| !had.contains(uri)).collect();
+        if added.is_empty() {
+            return Ok(());
+        }
         let listed = next.resources(&added, self.inner.skill_listing);
         let defs = skill_resources(listed, self.inner.skill_meta.as_ref(), &self.inner.skill_files)?;
         let previous = std::mem::replace(&mut *shared, Arc::new(next));

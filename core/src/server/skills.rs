@@ -30,7 +30,7 @@ use std::sync::{Arc, RwLock};
 
 use base64::Engine;
 use indexmap::IndexMap;
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -113,13 +113,18 @@ impl Skills {
             .fold(root.to_path_buf(), |path, segment| path.join(segment));
         let mut files = Vec::new();
         collect_files(&dir, &mut Vec::new(), &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
-        self.add_files(segments, files)
+        self.add_files(segments, files, &segments.join("/"))
     }
 
     /// Adds the skill at `path` (`ops/deploy`, its last segment its name) whose files are
     /// `files` (each by its path in the skill, `SKILL.md` among them), unless one is at its
     /// URI. Paths are relative, of segments other than `.` and `..`.
     pub(crate) fn add_skill(&mut self, path: &str, files: Vec<(String, Vec<u8>)>) -> Result<(), String> {
+        self.add_skill_named(path, files, path)
+    }
+
+    /// [`add_skill`](Self::add_skill), its resources named after path `named`.
+    fn add_skill_named(&mut self, path: &str, files: Vec<(String, Vec<u8>)>, named: &str) -> Result<(), String> {
         let segments = relative_segments(path).ok_or_else(|| format!("skill path {path:?} is not a relative path"))?;
         if self.skills.contains_key(&format!("{}/SKILL.md", skill_uri(&segments))) {
             return Ok(());
@@ -140,11 +145,59 @@ impl Skills {
         {
             return Err(format!("skill {path}: {:?} is both a file and {:?}", pair[0], pair[1]));
         }
-        self.add_files(&segments, files)
+        self.add_files(&segments, files, named)
     }
 
-    /// Adds the skill at `segments` whose files are `files`.
-    fn add_files(&mut self, segments: &[String], mut files: Vec<(Vec<String>, Vec<u8>)>) -> Result<(), String> {
+    /// Adds the skills of `other`, each at its path under `namespace` if one is given,
+    /// unless one is at its URI.
+    pub(crate) fn add_from(&mut self, other: &Skills, namespace: Option<&str>) -> Result<(), String> {
+        for skill in other.skills.values() {
+            let SkillResources::Listed(listed) = &skill.resources else {
+                continue;
+            };
+            // Each file's name is the path its resources are named after, then its own.
+            let Some(named) = other
+                .files
+                .get(&skill.uri)
+                .and_then(|md| md.name.strip_suffix("/SKILL.md"))
+            else {
+                continue;
+            };
+            let files = listed
+                .iter()
+                .filter_map(|resource| other.files.get(&resource.uri))
+                .filter_map(|file| {
+                    let relative = file.name.strip_prefix(named)?.strip_prefix('/')?;
+                    Some((relative.to_owned(), file.bytes.to_vec()))
+                })
+                .collect();
+            let path = skill
+                .uri
+                .strip_prefix("skill://")
+                .and_then(|uri| uri.strip_suffix("/SKILL.md"))
+                .unwrap_or_default()
+                .split('/')
+                .map(|segment| percent_decode_str(segment).decode_utf8_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            let placed = match namespace {
+                Some(namespace) => format!("{namespace}/{path}"),
+                None => path,
+            };
+            // Served elsewhere, its resources keep the names they have there, as FastMCP's.
+            self.add_skill_named(&placed, files, named)?;
+        }
+        Ok(())
+    }
+
+    /// Adds the skill at `segments` whose files are `files`, its resources named after
+    /// path `named`.
+    fn add_files(
+        &mut self,
+        segments: &[String],
+        mut files: Vec<(Vec<String>, Vec<u8>)>,
+        named: &str,
+    ) -> Result<(), String> {
         let dir_uri = skill_uri(segments);
         let skill_uri = format!("{dir_uri}/SKILL.md");
         // By path, as a manifest lists them (a file before a directory of the same stem).
@@ -181,7 +234,6 @@ impl Skills {
                 "{dir_uri}: the skill's name {name:?} must be its directory's name, 1 to 64 of a-z, 0-9 and single inner hyphens"
             ));
         }
-        let skill_path = segments.join("/");
         let mut listed = Vec::with_capacity(files.len());
         let mut manifest = Vec::with_capacity(files.len());
         for (path, bytes) in files {
@@ -201,7 +253,7 @@ impl Skills {
             self.files.insert(
                 uri,
                 SkillFile {
-                    name: format!("{skill_path}/{}", path.join("/")),
+                    name: format!("{named}/{}", path.join("/")),
                     bytes: Arc::from(bytes),
                     mime_type,
                 },
@@ -212,7 +264,7 @@ impl Skills {
         self.files
             .entry(format!("{dir_uri}/{MANIFEST}"))
             .or_insert_with(|| SkillFile {
-                name: format!("{skill_path}/{MANIFEST}"),
+                name: format!("{named}/{MANIFEST}"),
                 bytes: Arc::from(serde_json::to_vec_pretty(&manifest).unwrap_or_default()),
                 mime_type: "application/json".to_owned(),
             });
@@ -622,6 +674,30 @@ mod tests {
         assert!(refused.contains("is both a file and"), "{refused}");
         let bare = Skills::default().add_skill("deploy", vec![("notes.md".to_owned(), Vec::new())]);
         assert_eq!(bare.unwrap_err(), "skill://deploy has no SKILL.md");
+    }
+
+    #[test]
+    fn a_mounted_servers_skills_are_served_under_its_namespace() {
+        let root = tempfile::tempdir().unwrap();
+        write_skill(root.path(), "review", &[("notes.md", "Notes.")]);
+        let theirs = loaded(root.path()).unwrap();
+        let mut ours = Skills::default();
+        ours.add_from(&theirs, Some("kid")).unwrap();
+        assert_eq!(ours.uris(), ["skill://kid/review/SKILL.md"]);
+        let ResourceContents::Text(notes) = &ours.read("skill://kid/review/notes.md").unwrap().contents[0] else {
+            panic!("a text file")
+        };
+        assert_eq!(notes.text, "Notes.");
+        let SkillResources::Listed(files) = &ours.skills["skill://kid/review/SKILL.md"].resources else {
+            panic!("listed files")
+        };
+        assert_eq!(files.iter().map(|f| f.size).collect::<Vec<_>>(), [51, 6]);
+        // Its resources keep their names; mounted again, it keeps its place below the first.
+        let listed = ours.resources(&ours.uris(), SkillListing::Files);
+        assert_eq!(listed[0].name, "review/SKILL.md");
+        let mut outer = Skills::default();
+        outer.add_from(&ours, Some("top")).unwrap();
+        assert_eq!(outer.uris(), ["skill://top/kid/review/SKILL.md"]);
     }
 
     #[test]

@@ -438,8 +438,10 @@ class Server(Generic[LifespanT]):
         already keeps what has it: its own, or the first mounted server's. What
         ``server`` proxies (:meth:`proxy`) is served here too, under the namespace
         (``tool_names`` does not rename it), after this server's own proxy; what its
-        low-level handlers and listers serve is not."""
+        low-level handlers and listers serve is not. Its skills are served here too, those
+        it has when it is mounted, under the namespace (``skill://ns/review/SKILL.md``)."""
         server._components.mount(self._components, namespace, tool_names)
+        self._native.add_skills_of(server._native, namespace)
         self._mounted.append((server, namespace))
 
     def proxy(self, upstream: Client) -> None:
