@@ -62,7 +62,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(event_loop::runs_in_one_step, m)?)?;
     m.add_function(wrap_pyfunction!(event_loop::run_to_end, m)?)?;
     m.add_function(wrap_pyfunction!(server::uri_template_variables, m)?)?;
-    m.add_function(wrap_pyfunction!(server::skill_frontmatter, m)?)?;
+    m.add_function(wrap_pyfunction!(server::skill_entry, m)?)?;
     m.add_function(wrap_pyfunction!(server::name_in, m)?)?;
     m.add_function(wrap_pyfunction!(server::uri_in, m)?)?;
     m.add_function(wrap_pyfunction!(server::uri_template_match, m)?)?;

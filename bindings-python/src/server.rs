@@ -471,12 +471,12 @@ impl Server {
     }
 }
 
-/// The YAML front matter a `SKILL.md`'s `text` begins with, as a dict; `ValueError` when
-/// it has none, or none that is an object of JSON values.
+/// The skills extension's entry (a dict) of the skill whose files are `files` (bytes by
+/// their path in it), once they are checked as a served skill is; `ValueError` if not.
 #[pyfunction]
-pub fn skill_frontmatter<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let front = oxmcp::protocol::skills::frontmatter(text).map_err(PyValueError::new_err)?;
-    convert::to_python(py, &front)
+pub fn skill_entry<'py>(py: Python<'py>, files: Vec<(String, Vec<u8>)>) -> PyResult<Bound<'py, PyAny>> {
+    let entry = oxmcp::server::skill_entry(files).map_err(definition_error)?;
+    convert::to_python(py, &entry)
 }
 
 /// The variable names of an RFC 6570 URI template, in order (none for a plain URI);

@@ -177,11 +177,11 @@ def test_a_skill_is_made_only_of_files_that_stay_in_its_folder() -> None:
     skill_md = "---\nname: review\ndescription: Reviews\n---\n"
     assert Skill.from_files({"SKILL.md": skill_md}).description == "Reviews"
     for files, refusal in [
-        ({"SKILL.md": skill_md, "../escape.md": "x"}, "invalid segment"),
-        ({"SKILL.md": skill_md, "/etc/passwd": "x"}, "relative POSIX"),
-        ({"notes.md": "x"}, "must contain SKILL.md"),
-        ({"SKILL.md": "---\nname: Review\ndescription: x\n---\n"}, "lowercase"),
-        ({"SKILL.md": "no front matter"}, "front matter"),
+        ({"SKILL.md": skill_md, "../escape.md": "x"}, "is not a relative path"),
+        ({"SKILL.md": skill_md, "/etc/passwd": "x"}, "is not a relative path"),
+        ({"notes.md": "x"}, "needs a SKILL.md"),
+        ({"SKILL.md": "---\nname: Review\ndescription: x\n---\n"}, "1 to 64 of a-z"),
+        ({"SKILL.md": "no front matter"}, "needs a SKILL.md"),
     ]:
         with pytest.raises(ValueError, match=refusal):
             Skill.from_files(files)

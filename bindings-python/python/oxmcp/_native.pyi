@@ -46,7 +46,7 @@ __all__ = [
     "run_to_end",
     "runs_in_one_step",
     "shutdown",
-    "skill_frontmatter",
+    "skill_entry",
     "uri_from",
     "uri_in",
     "uri_template_match",
@@ -78,8 +78,8 @@ def run_to_end(coroutine: Any) -> Any:
 def runs_in_one_step(callable: Any) -> bool:
     """Whether `callable` is a coroutine function that never waits (no ``await``)."""
 
-def skill_frontmatter(text: str) -> dict[str, Any]:
-    """The YAML front matter a ``SKILL.md``'s text begins with; ValueError when it has none."""
+def skill_entry(files: list[tuple[str, bytes]]) -> dict[str, Any]:
+    """The skills extension's entry of the skill of ``files``, checked as a served skill is."""
 
 def uri_template_variables(template: str) -> list[str]:
     """The variable names of an RFC 6570 URI template (none for a plain URI)."""

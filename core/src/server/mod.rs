@@ -64,7 +64,7 @@ pub use registry::DefinitionKind;
 pub use resources::{IntoReadResult, ResourceDef, ResourceHandler, ResourceTemplateDef};
 pub use returned::{Returned, ToolOutput};
 pub use schema::{schema_for, DefinitionError};
-pub use skills::SkillListing;
+pub use skills::{skill_entry, SkillListing};
 pub use tasks::{TaskLimits, TaskSupport};
 pub use tools::{IntoToolResult, Json, ToolDef, ToolHandler};
 

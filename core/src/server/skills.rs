@@ -51,6 +51,8 @@ use crate::BoxFuture;
 
 /// The last segment of the URI of a skill's manifest.
 const MANIFEST: &str = "_manifest";
+/// The longest description a skill may have, in characters (the Agent Skills limit).
+const MAX_DESCRIPTION: usize = 1024;
 /// The most files one skill may have (the extension's limit).
 const MAX_FILES_PER_SKILL: usize = 512;
 /// The most bytes one skill's files may hold together (the extension's limit, 16 MiB).
@@ -223,9 +225,14 @@ impl Skills {
         let front = frontmatter(text).map_err(|e| format!("{dir_uri}/SKILL.md: {e}"))?;
         let name = front.get("name").and_then(Value::as_str).unwrap_or_default();
         let description = front.get("description").and_then(Value::as_str).unwrap_or_default();
-        if name.is_empty() || description.is_empty() {
+        if name.is_empty() || description.trim().is_empty() {
             return Err(format!(
                 "{dir_uri}/SKILL.md: the front matter needs a `name` and a `description`"
+            ));
+        }
+        if description.chars().count() > MAX_DESCRIPTION {
+            return Err(format!(
+                "{dir_uri}/SKILL.md: the description is longer than {MAX_DESCRIPTION} characters"
             ));
         }
         let last = segments.last().map(String::as_str).unwrap_or_default();
@@ -399,6 +406,30 @@ pub(crate) type SharedSkills = Arc<RwLock<Arc<Skills>>>;
 /// The skills in `shared`, as they are now.
 pub(crate) fn current(shared: &SharedSkills) -> Arc<Skills> {
     Arc::clone(&shared.read().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The skills extension's entry of the skill whose files are `files` (each by its path in
+/// the skill, `SKILL.md` among them) at `skill://<its name>/`, once they are checked as a
+/// server checks a skill it serves: relative paths that stay in it, within the extension's
+/// limits, a `SKILL.md` whose front matter has a valid `name` and a `description`. Its
+/// resources list each file's digest and size; for a skill made in code, before it is
+/// served.
+pub fn skill_entry(files: Vec<(String, Vec<u8>)>) -> Result<Skill, DefinitionError> {
+    let named = files
+        .iter()
+        .find(|(path, _)| path == "SKILL.md")
+        .and_then(|(_, bytes)| std::str::from_utf8(bytes).ok())
+        .and_then(|text| frontmatter(text).ok())
+        .and_then(|front| front.get("name").and_then(Value::as_str).map(str::to_owned))
+        .filter(|name| is_skill_name(name))
+        .ok_or_else(|| {
+            DefinitionError::new(
+                "a skill needs a SKILL.md of UTF-8 text whose front matter's `name` is 1 to 64 of a-z, 0-9 and single inner hyphens",
+            )
+        })?;
+    let mut skills = Skills::default();
+    skills.add_skill(&named, files).map_err(DefinitionError::new)?;
+    Ok(skills.skills.into_values().next().expect("an empty set adds the skill"))
 }
 
 /// Reads the files of a server's skills, as a resource handler.
@@ -698,6 +729,27 @@ mod tests {
         let mut outer = Skills::default();
         outer.add_from(&ours, Some("top")).unwrap();
         assert_eq!(outer.uris(), ["skill://top/kid/review/SKILL.md"]);
+    }
+
+    #[test]
+    fn a_skills_entry_is_made_from_its_files_as_they_would_be_served() {
+        let skill_md = "---\nname: deploy\ndescription: Deploys\n---\n";
+        let entry = skill_entry(vec![
+            ("SKILL.md".to_owned(), skill_md.into()),
+            ("a.md".to_owned(), b"A".to_vec()),
+        ])
+        .unwrap();
+        assert_eq!(entry.uri, "skill://deploy/SKILL.md");
+        let SkillResources::Listed(files) = &entry.resources else {
+            panic!("listed files")
+        };
+        assert_eq!(files[0].uri, "skill://deploy/SKILL.md");
+        assert_eq!((files[1].size, files[1].digest.as_str()), (1, digest(b"A").as_str()));
+        let long = format!("---\nname: deploy\ndescription: {}\n---\n", "x".repeat(1025));
+        let refused = skill_entry(vec![("SKILL.md".to_owned(), long.into())]).unwrap_err();
+        assert!(refused.to_string().contains("longer than 1024"), "{refused}");
+        let unnamed = skill_entry(vec![("SKILL.md".to_owned(), b"no front matter".to_vec())]).unwrap_err();
+        assert!(unnamed.to_string().contains("needs a SKILL.md"), "{unnamed}");
     }
 
     #[test]

@@ -4,26 +4,19 @@ reads a skill (``await client.read_skill(uri)``) and writes it out."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import importlib
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from ... import _native
-
-#: The most files, and bytes, one skill may have (the skills extension's limits).
-MAX_SKILL_FILES = 512
-MAX_SKILL_BYTES = 16 * 1024 * 1024
-#: The Agent Skills naming rule: lowercase letters, digits and single inner hyphens.
-_SKILL_NAME = re.compile(r"(?!-)(?!.*--)[a-z0-9-]{1,64}(?<!-)")
 
 
 class SkillFile(BaseModel):
@@ -105,7 +98,8 @@ class SkillManifest(BaseModel):
 
 class Skill:
     """A skill: every file (``SKILL.md`` among them) by its path in the skill's folder, as
-    bytes, checked when it is made: relative POSIX paths, a ``SKILL.md`` whose front matter
+    bytes, checked when it is made by the core, as a server checks a skill it serves:
+    relative POSIX paths, a ``SKILL.md`` whose front matter
     has a ``name`` (the Agent Skills rule: lowercase letters, digits, single inner hyphens)
     and a ``description``, at most 512 files and 16 MiB. It does not change.
 
@@ -114,10 +108,11 @@ class Skill:
     install pyyaml``, then the instructions); :meth:`from_files` and :meth:`from_directory`
     take the files as they are."""
 
-    __slots__ = ("_files", "_frontmatter")
+    __slots__ = ("_files", "_frontmatter", "_manifest")
 
     _files: Mapping[str, bytes]
     _frontmatter: dict[str, Any]
+    _manifest: dict[str, SkillFile]
 
     def __init__(
         self,
@@ -133,7 +128,6 @@ class Skill:
             if key in extra:
                 raise ValueError(f"Pass {key!r} as a Skill argument, not frontmatter")
         header = {"name": name, "description": description, **extra}
-        _check_frontmatter(header)
         if "SKILL.md" in (files or {}):
             raise ValueError("Pass SKILL.md content as `instructions`")
         try:
@@ -151,18 +145,19 @@ class Skill:
         return skill
 
     def _load(self, files: Mapping[str, str | bytes]) -> None:
-        """Takes ``files`` as the skill's, once they are checked."""
+        """Takes ``files`` as the skill's, once the core checked them as it checks a skill
+        it serves (its entry gives the front matter and each file's digest and size)."""
         given = {
             path: content.encode() if isinstance(content, str) else bytes(content) for path, content in files.items()
         }
-        _check_paths(given)
-        try:
-            frontmatter = _native.skill_frontmatter(given["SKILL.md"].decode("utf-8-sig"))
-        except UnicodeDecodeError as not_text:
-            raise ValueError("SKILL.md is not UTF-8 text") from not_text
-        _check_frontmatter(frontmatter)
+        entry = _native.skill_entry(list(given.items()))
+        folder = entry["uri"].removesuffix("SKILL.md")
         self._files = MappingProxyType(dict(sorted(given.items())))
-        self._frontmatter = frontmatter
+        self._frontmatter = entry["frontmatter"]
+        self._manifest = {
+            unquote(file["uri"].removeprefix(folder)): SkillFile(digest=file["digest"], size=file["size"])
+            for file in entry["resources"]
+        }
 
     @classmethod
     def from_directory(cls, path: str | os.PathLike[str]) -> Skill:
@@ -197,21 +192,19 @@ class Skill:
     @property
     def name(self) -> str:
         """The front matter's ``name``."""
-        return self.frontmatter.name
+        name: str = self._frontmatter["name"]
+        return name
 
     @property
     def description(self) -> str:
         """The front matter's ``description``."""
-        return self.frontmatter.description
+        description: str = self._frontmatter["description"]
+        return description
 
     @property
     def manifest(self) -> SkillManifest:
         """The front matter and each file's digest and size, by path."""
-        files = {
-            path: SkillFile(digest=f"sha256:{hashlib.sha256(content).hexdigest()}", size=len(content))
-            for path, content in self._files.items()
-        }
-        return SkillManifest(frontmatter=self.frontmatter, files=files)
+        return SkillManifest(frontmatter=self.frontmatter, files=dict(self._manifest))
 
     def to_directory(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Writes the files into folder ``path``, named after the skill (so that
@@ -249,35 +242,3 @@ class Skill:
 
     def __repr__(self) -> str:
         return f"Skill(name={self.name!r}, files={len(self._files)})"
-
-
-def _check_paths(files: Mapping[str, bytes]) -> None:
-    """Refuses what a skill's files may not be: paths that leave the folder or are not
-    POSIX, a file that is also a directory, no ``SKILL.md``, more than the limits."""
-    for path in files:
-        parts = path.split("/")
-        if not path or path.startswith("/") or "\\" in path or "\x00" in path or ":" in parts[0]:
-            raise ValueError(f"Skill file path must be relative POSIX: {path!r}")
-        if any(part in ("", ".", "..") for part in parts):
-            raise ValueError(f"Skill file path contains an invalid segment: {path!r}")
-        if any("/".join(parts[:end]) in files for end in range(1, len(parts))):
-            raise ValueError(f"Skill file is also used as a directory: {path!r}")
-    if "SKILL.md" not in files:
-        raise ValueError("A skill must contain SKILL.md")
-    if len(files) > MAX_SKILL_FILES:
-        raise ValueError(f"A skill may contain at most {MAX_SKILL_FILES} files")
-    if sum(map(len, files.values())) > MAX_SKILL_BYTES:
-        raise ValueError(f"A skill may contain at most {MAX_SKILL_BYTES} bytes")
-
-
-def _check_frontmatter(frontmatter: dict[str, Any]) -> None:
-    """Refuses front matter without an Agent Skills ``name`` or a ``description``."""
-    name = frontmatter.get("name")
-    if not isinstance(name, str) or not _SKILL_NAME.fullmatch(name):
-        raise ValueError(
-            "name must be 1-64 lowercase letters, digits, or hyphens; "
-            "it cannot start or end with a hyphen or contain consecutive hyphens"
-        )
-    description = frontmatter.get("description")
-    if not isinstance(description, str) or not description.strip() or len(description) > 1024:
-        raise ValueError("description must contain 1-1024 characters")
