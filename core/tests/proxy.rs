@@ -5,6 +5,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::{interop_server, progress_log, resource_text, text};
@@ -15,6 +16,7 @@ use oxmcp::protocol::{
 };
 use oxmcp::server::{PromptDef, Proxy, Server, ToolDef};
 use serde_json::json;
+use tokio::sync::{Barrier, Notify};
 use tokio_util::sync::CancellationToken;
 
 const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
@@ -297,28 +299,58 @@ async fn a_modern_servers_questions_reach_the_proxys_client_in_either_era() {
     }
 }
 
+/// Options of a legacy client whose elicitations are accepted with `name`: once `barrier`
+/// is reached by all who wait at it, if one is given, having told `asked` first.
+fn answering(name: &'static str, barrier: Option<Arc<Barrier>>, asked: Option<Arc<Notify>>) -> ClientOptions {
+    let answer = move |_: ElicitRequestParams| {
+        let (barrier, asked) = (barrier.clone(), asked.clone());
+        async move {
+            if let Some(asked) = asked {
+                asked.notify_one();
+            }
+            if let Some(barrier) = barrier {
+                tokio::time::timeout(Duration::from_secs(10), barrier.wait())
+                    .await
+                    .expect("the questions asked at once");
+            }
+            Ok::<_, ErrorObject>(ElicitResult {
+                action: ElicitAction::Accept,
+                content: Some(serde_json::Map::from_iter([("name".to_owned(), json!(name))])),
+                meta: None,
+            })
+        }
+    };
+    ClientOptions::new(name, "1.0.0")
+        .era(EraMode::Legacy)
+        .on_elicitation(answer, false)
+}
+
+/// A proxy of the interop server reached over `transport` (in the legacy era), whose own
+/// client accepts elicitations as "the proxy" (at `barrier`, if one is given).
+async fn proxy_over(transport: oxmcp::transport::Transport, barrier: Option<Arc<Barrier>>) -> Server {
+    let upstream = Client::connect(transport, answering("the proxy", barrier, None))
+        .await
+        .unwrap();
+    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
+    proxy.serve_proxies([Proxy::new(upstream)]);
+    proxy
+}
+
+/// The interop server, served in process.
+fn in_process_upstream() -> oxmcp::transport::Transport {
+    let upstream = interop_server();
+    let (client_end, server_end) = oxmcp::transport::memory::pair();
+    tokio::spawn(async move { upstream.serve(server_end).await });
+    client_end
+}
+
 /// A server of 2025-11-25 asks its question on its connection to the proxy, unrelated to
 /// any request: while the call is the only one pending, it reaches the caller of 2025-11-25
 /// on its session, as a question of the proxy's would; a 2026-07-28 caller cannot be asked
 /// mid-request, and the proxy's own client answers.
 #[tokio::test]
 async fn a_legacy_servers_question_reaches_the_proxys_legacy_caller() {
-    let upstream = interop_server();
-    let (client_end, server_end) = oxmcp::transport::memory::pair();
-    tokio::spawn(async move { upstream.serve(server_end).await });
-    let own_answer = |params: ElicitRequestParams| async move {
-        assert!(matches!(params, ElicitRequestParams::Form(_)));
-        Ok::<_, ErrorObject>(ElicitResult {
-            action: ElicitAction::Accept,
-            content: Some(serde_json::Map::from_iter([("name".to_owned(), json!("the proxy"))])),
-            meta: None,
-        })
-    };
-    let options = ClientOptions::new("proxy-tests", "1.0.0")
-        .era(EraMode::Legacy)
-        .on_elicitation(own_answer, false);
-    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
-    proxy.serve_proxies([Proxy::new(Client::connect(client_end, options).await.unwrap())]);
+    let proxy = proxy_over(in_process_upstream(), None).await;
     for (era, answer) in [(EraMode::Legacy, "Accept: Ada"), (EraMode::Modern, "Accept: the proxy")] {
         let client = connect_with(&proxy, common::options(era)).await;
         let answered = client.call_tool("confirm", json!({})).await.unwrap();
@@ -340,38 +372,11 @@ async fn a_legacy_servers_questions_over_http_reach_the_caller_of_their_call() {
         listener.url("/mcp"),
     ))
     .unwrap();
-    let own_answer = |_: ElicitRequestParams| async move {
-        Ok::<_, ErrorObject>(ElicitResult {
-            action: ElicitAction::Accept,
-            content: Some(serde_json::Map::from_iter([("name".to_owned(), json!("the proxy"))])),
-            meta: None,
-        })
-    };
-    let options = ClientOptions::new("proxy-tests", "1.0.0")
-        .era(EraMode::Legacy)
-        .on_elicitation(own_answer, false);
-    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
-    proxy.serve_proxies([Proxy::new(Client::connect(transport, options).await.unwrap())]);
-    let both_asked = std::sync::Arc::new(tokio::sync::Barrier::new(2));
+    let proxy = proxy_over(transport, None).await;
+    let both_asked = Arc::new(Barrier::new(2));
     let mut callers = Vec::new();
     for name in ["Ada", "Bob"] {
-        let both_asked = std::sync::Arc::clone(&both_asked);
-        let answer = move |_: ElicitRequestParams| {
-            let both_asked = std::sync::Arc::clone(&both_asked);
-            async move {
-                tokio::time::timeout(Duration::from_secs(10), both_asked.wait())
-                    .await
-                    .expect("both calls asked at once");
-                Ok::<_, ErrorObject>(ElicitResult {
-                    action: ElicitAction::Accept,
-                    content: Some(serde_json::Map::from_iter([("name".to_owned(), json!(name))])),
-                    meta: None,
-                })
-            }
-        };
-        let options = ClientOptions::new("caller", "1.0.0")
-            .era(EraMode::Legacy)
-            .on_elicitation(answer, false);
+        let options = answering(name, Some(Arc::clone(&both_asked)), None);
         callers.push((name, connect_with(&proxy, options).await));
     }
     let calls = callers
@@ -387,42 +392,12 @@ async fn a_legacy_servers_questions_over_http_reach_the_caller_of_their_call() {
 /// answers it. (The legacy caller's own question, asked while its call was alone, reaches it.)
 #[tokio::test]
 async fn a_legacy_servers_question_that_cannot_be_related_reaches_no_caller() {
-    let upstream = interop_server();
-    let (client_end, server_end) = oxmcp::transport::memory::pair();
-    tokio::spawn(async move { upstream.serve(server_end).await });
-    let both_asked = std::sync::Arc::new(tokio::sync::Barrier::new(2));
-    let answering = |barrier: std::sync::Arc<tokio::sync::Barrier>,
-                     name: &'static str,
-                     first: Option<std::sync::Arc<tokio::sync::Notify>>| {
-        move |_: ElicitRequestParams| {
-            let (barrier, first) = (std::sync::Arc::clone(&barrier), first.clone());
-            async move {
-                if let Some(first) = first {
-                    first.notify_one();
-                }
-                tokio::time::timeout(Duration::from_secs(10), barrier.wait())
-                    .await
-                    .expect("both questions asked at once");
-                Ok::<_, ErrorObject>(ElicitResult {
-                    action: ElicitAction::Accept,
-                    content: Some(serde_json::Map::from_iter([("name".to_owned(), json!(name))])),
-                    meta: None,
-                })
-            }
-        }
-    };
-    let options = ClientOptions::new("proxy-tests", "1.0.0")
-        .era(EraMode::Legacy)
-        .on_elicitation(answering(std::sync::Arc::clone(&both_asked), "the proxy", None), false);
-    let proxy = Server::builder("proxy", "1.0.0").build().unwrap();
-    proxy.serve_proxies([Proxy::new(Client::connect(client_end, options).await.unwrap())]);
-    let asked_first = std::sync::Arc::new(tokio::sync::Notify::new());
-    let legacy_answer = answering(both_asked, "Ada", Some(std::sync::Arc::clone(&asked_first)));
+    let both_asked = Arc::new(Barrier::new(2));
+    let proxy = proxy_over(in_process_upstream(), Some(Arc::clone(&both_asked))).await;
+    let asked_first = Arc::new(Notify::new());
     let legacy = connect_with(
         &proxy,
-        ClientOptions::new("legacy", "1.0.0")
-            .era(EraMode::Legacy)
-            .on_elicitation(legacy_answer, false),
+        answering("Ada", Some(both_asked), Some(Arc::clone(&asked_first))),
     )
     .await;
     let modern = connect_with(&proxy, common::options(EraMode::Modern)).await;
