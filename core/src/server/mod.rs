@@ -470,14 +470,14 @@ impl ServerBuilder {
         for prompt in self.prompts {
             registry.add_prompt(RegisteredPrompt::compile(prompt)?)?;
         }
-        let mut served = Skills::default();
+        let mut skills = Skills::default();
         if let Some(dir) = &self.skills {
-            served.load(dir)?;
+            skills.load(dir)?;
         }
-        let listed = served.resources(&served.uris(), self.skill_listing);
-        served.sort_by_uri();
-        let skills: SharedSkills = Arc::new(RwLock::new(Arc::new(served)));
+        let skills: SharedSkills = Arc::new(RwLock::new(Arc::new(skills)));
         let skill_files: Arc<dyn ResourceHandler> = Arc::new(SkillFiles(Arc::clone(&skills)));
+        let served = skills::current(&skills);
+        let listed = served.resources(&served.uris(), self.skill_listing);
         for resource in skill_resources(listed, self.skill_meta.as_ref(), &skill_files)? {
             registry.add_resource(resource)?;
         }
@@ -706,7 +706,6 @@ impl Server {
             return Ok(());
         }
         let listed = next.resources(&added, self.inner.skill_listing);
-        next.sort_by_uri();
         let defs = skill_resources(listed, self.inner.skill_meta.as_ref(), &self.inner.skill_files)?;
         let previous = std::mem::replace(&mut *shared, Arc::new(next));
         let registered = self.add(DefinitionKind::Resource, |registry| {

@@ -74,8 +74,7 @@ pub enum SkillListing {
 /// The skills of a server: each skill's entry, every file, every directory's children.
 #[derive(Default, Clone)]
 pub(crate) struct Skills {
-    /// By the URI of their `SKILL.md`: in URI order once served (FastMCP's order, whatever
-    /// order they were added in), those just added after the others, in the order found.
+    /// By the URI of their `SKILL.md`, in the order found.
     skills: IndexMap<String, Skill>,
     /// Every file of every skill, and each skill's `_manifest`, by URI.
     files: HashMap<String, SkillFile>,
@@ -359,15 +358,9 @@ impl Skills {
         }
     }
 
-    /// The URIs of the skills' `SKILL.md`, in the order they are kept.
+    /// The URIs of the skills' `SKILL.md`, in the order found.
     pub(crate) fn uris(&self) -> Vec<String> {
         self.skills.keys().cloned().collect()
-    }
-
-    /// Puts the skills in URI order, as they are listed, once the resources of those just
-    /// added were made in the order they were found.
-    pub(crate) fn sort_by_uri(&mut self) {
-        self.skills.sort_unstable_keys();
     }
 
     /// The contents of skill file `uri`, if it is one: text when it is UTF-8, else bytes.
@@ -461,12 +454,14 @@ impl Skills {
     }
 }
 
-/// `skills/list`: a page of the skills (by URI), with the server's cache hints (the
+/// `skills/list`: a page of the skills, by URI, with the server's cache hints (the
 /// extension requires them in every era).
 pub(super) fn list(server: &Server, params: Option<&RawValue>, stamp: Option<&Stamp>) -> Outcome {
     let cursor: CursorParams = parse_params(params)?;
-    let skills = server.skills();
-    let (page, next_cursor) = page(&skills.skills, cursor.cursor.as_deref(), server.page_size())?;
+    // By URI, as FastMCP lists them, whatever order they were added in.
+    let mut skills = server.skills().skills.clone();
+    skills.sort_unstable_keys();
+    let (page, next_cursor) = page(&skills, cursor.cursor.as_deref(), server.page_size())?;
     let mut result = ListSkillsResult {
         skills: page.values().cloned().collect(),
         next_cursor,
