@@ -62,7 +62,7 @@ test-python: python-dev node-peers
 ## FastMCP's `testing_demo` tests import, aiosqlite, which FastMCP's `providers/sqlite` example imports, and
 ## pydantic-monty, the sandbox FastMCP's `code_mode` example runs code in
 PEER_PYTHON_PACKAGES := mcp==2.3.0 fastmcp==4.2.3 fastapi==0.165.0 uvicorn==0.54.0 pillow==12.3.0 dirty-equals==0.11 \
-	aiosqlite==0.22.1 pydantic-monty==1.4.0
+	aiosqlite==0.22.1 pydantic-monty==1.4.0 prefab-ui==0.21.1
 .PHONY: peers
 peers: $(PY)
 	$(PY) -m pip install -q --disable-pip-version-check $(PEER_PYTHON_PACKAGES)

@@ -82,6 +82,8 @@ class Visit:
     relist: bool = False
     #: The keys of a result's `_meta` that differ from run to run (a time taken).
     volatile: tuple[str, ...] = ()
+    #: Whether every resource listed is read too, after those of `reads`.
+    read_listed: bool = False
 
 
 SNIPPETS = {
@@ -228,7 +230,8 @@ async def survey(server: StdioServerParameters | str, visit: Visit, era: str) ->
             # `tool#case` calls `tool` again, with other arguments.
             called = client.call_tool(name.partition("#")[0], arguments)
             seen[f"call {name}"] = await answered(called, visit.volatile)
-        for uri in visit.reads:
+        listed_uris = [resource["uri"] for resource in seen["resources"]] if visit.read_listed else []
+        for uri in [*visit.reads, *listed_uris]:
             seen[f"read {uri}"] = await answered(client.read_resource(uri))
         for name, arguments in visit.prompts.items():
             seen[f"prompt {name}"] = await answered(client.get_prompt(name, arguments))
@@ -639,6 +642,71 @@ FASTMCP_EXAMPLES = {
             "multiply": {"x": 2, "y": 3},
         }
     ),
+    # Tools rendered by Prefab UI (`app=True`, or a Prefab component returned): their
+    # component trees, and the renderer's resource they share, read.
+    "apps/greet_server": Visit(
+        calls={"greet": {"name": "Ada", "language": "French"}, "farewell": {"name": "Ada"}}, read_listed=True
+    ),
+    "apps/chart_server": Visit(calls={"sales_chart": {"stacked": True}}, read_listed=True),
+    "apps/datatable_server": Visit(calls={"team_directory": {"department": "Engineering"}}),
+    # Buttons that call the server's other tools; those tools called, one failing.
+    "apps/inspector_demo": Visit(
+        calls={"demo": {}, "echo": {"message": "hi"}, "echo_with_logs": {"message": "m"}, "fail": {}}
+    ),
+    "apps/patterns_server": Visit(
+        calls={
+            "quarterly_revenue": {"year": 2024},
+            "contact_form": {},
+            "save_contact": {"name": "Ada", "email": "ada@example.com"},
+            "feature_flags": {},
+            "project_overview": {},
+        }
+    ),
+    "apps/showcase_server": Visit(calls={"showcase": {}}),
+    # `FastMCPApp`s: the tools that open them, whose UIs call the apps' other tools by the
+    # names the server lists them under; those tools (listed for the app) called.
+    "apps/contacts/contacts_server": Visit(
+        calls={
+            "contact_manager": {},
+            "save_contact": {"data": {"name": "Ada", "email": "ada@example.com"}},
+            "search_contacts": {"query": "ada"},
+            "list_contacts": {},
+        },
+        read_listed=True,
+    ),
+    "apps/approvals/approvals_server": Visit(
+        calls={
+            "approval_dashboard": {},
+            "approve_request": {"request_id": "REQ-001"},
+            "add_comment": {"request_id": "REQ-002", "comment": "why?"},
+            "approval_dashboard#after": {},
+        }
+    ),
+    "apps/explorer/explorer_server": Visit(
+        calls={"data_explorer": {}, "analyze_data": {"region": "North"}, "filter_data": {"product": "Widget"}}
+    ),
+    "apps/quiz/quiz_server": Visit(
+        calls={
+            "take_quiz": {"topic": "Rivers"},
+            "submit_answer": {
+                "question_index": 0,
+                "selected": 1,
+                "correct": 1,
+                "total_questions": 3,
+                "current_score": 0,
+            },
+        }
+    ),
+    "apps/sales_dashboard/sales_dashboard_server": Visit(calls={"sales_dashboard": {}}),
+    "apps/inventory/inventory_server": Visit(
+        calls={"inventory_manager": {}, "update_quantity": {"item_id": 1, "delta": 2}, "search_items": {"query": "a"}}
+    ),
+    # Listed (its map geocodes places over the network), and its tools' own annotations,
+    # the official SDK's `ToolAnnotations`.
+    "apps/map/map_server": Visit(),
+    "apps/media_picker/media_picker_server": Visit(
+        calls={"save_media": {"source": "youtube", "source_id": "dQw4w9WgXcQ", "title": "t"}}
+    ),
     # `add_transform(PromptsAsTools(mcp))`: the prompts listed and rendered by tools.
     "prompts_as_tools/server": Visit(
         calls={"list_prompts": {}, "get_prompt": {"name": "analyze_code", "arguments": {"code": "x", "language": "go"}}}
@@ -979,6 +1047,17 @@ def printed_both_ways(
         printed.append(run.stdout)
     published, ported = printed
     return published, ported
+
+
+def test_a_fastmcp_servers_apps_render_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_apps.py``: a ``FastMCPApp`` served two servers deep under a
+    namespace, whose UI names the tools it calls as the outermost server lists them (a
+    tool it does not have by its identity), and tools rendered by Prefab UI whose renderers
+    differ by the frame policy they ask for, listed and read."""
+    published, ported = printed_both_ways("fastmcp_apps.py", tmp_path)
+    assert ported == published
+    assert '"crm_save": "__' in ported and '"tool": "crm_wipe"' in ported
+    assert "https://api.example.com" in ported
 
 
 def test_a_fastmcp_servers_skills_made_in_code_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:

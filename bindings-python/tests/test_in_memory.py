@@ -281,6 +281,57 @@ async def test_async_handlers_that_never_wait_have_a_task_and_contextvars_of_the
         assert (await client.call_tool("mark", {"n": 1})).structured_content == {"result": [None, True, True]}
 
 
+async def test_definitions_take_the_official_sdks_models() -> None:
+    """A server written for the official SDK (or FastMCP, whose documentation imports
+    them from ``mcp.types``) gives its tools, resources and prompts the official
+    ``ToolAnnotations``, ``Annotations`` and ``Icon``: listed as the wire has them."""
+    server = Server("official models", icons=[mcp_types.Icon(src="https://example.com/s.png")])
+    icon = mcp_types.Icon(src="https://example.com/i.png", mime_type="image/png")
+
+    @server.tool(annotations=mcp_types.ToolAnnotations(read_only_hint=True, title="Look"), icons=[icon])
+    def look() -> str:
+        return "seen"
+
+    @server.resource("data://a", annotations=mcp_types.Annotations(priority=0.5), icons=[icon])
+    def a() -> str:
+        return "a"
+
+    @server.prompt(icons=[icon])
+    def ask() -> str:
+        return "?"
+
+    async with Client(server) as client:
+        wire_icon = {"src": "https://example.com/i.png", "mimeType": "image/png"}
+        (tool,) = await client.list_tools()
+        assert tool.to_wire()["annotations"] == {"readOnlyHint": True, "title": "Look"}
+        assert tool.to_wire()["icons"] == [wire_icon]
+        (resource,) = await client.list_resources()
+        assert resource.to_wire()["annotations"] == {"priority": 0.5}
+        assert resource.to_wire()["icons"] == [wire_icon]
+        (prompt,) = await client.list_prompts()
+        assert prompt.to_wire()["icons"] == [wire_icon]
+        assert client.server_info is not None
+        assert client.server_info.to_wire()["icons"] == [{"src": "https://example.com/s.png"}]
+
+
+async def test_each_call_of_a_plain_def_handler_has_its_own_contextvars() -> None:
+    """A plain ``def`` runs on a worker thread, each call in a copy of the thread's context,
+    as each request's task is in the official SDKs: what one call sets is not seen by the
+    next (Prefab UI names its loop variables by a counter kept so)."""
+    server = Server("worker")
+    marked: ContextVar[int | None] = ContextVar("marked", default=None)
+
+    @server.tool()
+    def mark(n: int) -> int | None:
+        before = marked.get()
+        marked.set(n)
+        return before
+
+    async with Client(server) as client:
+        for n in range(4):
+            assert (await client.call_tool("mark", {"n": n})).structured_content == {"result": None}
+
+
 async def test_async_handlers_that_wait_run_in_a_task_of_their_own() -> None:
     """An ``async def`` that waits runs as a task of its own, from its start to its end."""
     server = Server("tasks")

@@ -11,8 +11,9 @@ returned as one compact JSON text, a failing tool's message naming it. ``oxmcp.F
 (the official SDK 1.x's ``FastMCP``) keeps the official SDK's conventions."""
 
 from ..content import Audio, File, Image
+from .apps.app import FastMCPApp
 from .client import Client
 from .server import Context, FastMCP
 from .tools import ToolResult
 
-__all__ = ["Audio", "Client", "Context", "FastMCP", "File", "Image", "ToolResult"]
+__all__ = ["Audio", "Client", "Context", "FastMCP", "FastMCPApp", "File", "Image", "ToolResult"]

@@ -25,6 +25,7 @@ from .._schema import EMPTY, FunctionSpec, Output, Parameter, input_schema, is_c
 from ..server._calling import native_context
 from ..types import CallToolResult, ToolAnnotations
 from ._docstrings import parsed
+from ._prefab import is_prefab_annotation, is_prefab_value, prefab_result
 from ._schema import compressed
 from .exceptions import PromptError, ResourceError
 from .resources import ResourceContent, ResourceResult
@@ -94,7 +95,12 @@ class FastMCPConventions(Conventions):
         return schema
 
     def output(self, annotation: Any, name: str) -> Output:
-        if annotation in (None, type(None), ToolResult) or annotation is EMPTY or _says_nothing(annotation):
+        if (
+            annotation in (None, type(None), ToolResult)
+            or annotation is EMPTY
+            or _says_nothing(annotation)
+            or is_prefab_annotation(annotation)
+        ):
             return Output(None, False, _worded(None, False))
         made = output_of(annotation, name)
         if made.schema is None:
@@ -237,6 +243,8 @@ def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: boo
     def word(value: Any) -> Any:
         if isinstance(value, ToolResult):
             return value.to_result()
+        if is_prefab_value(value):
+            return prefab_result(value)
         if convert is not None:
             value = convert(value)
         if isinstance(value, bytes):

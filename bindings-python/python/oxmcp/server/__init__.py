@@ -193,7 +193,7 @@ class Server(Generic[LifespanT]):
         subscriptions and the log level; a handler that raises refuses the request).
         ``await server.run(read, write, server.create_initialization_options())`` within
         ``oxmcp.server.stdio.stdio_server()`` serves stdio, as there."""
-        info = _drop_none(
+        info = _definition(
             {
                 "name": name,
                 "version": version,
@@ -551,10 +551,8 @@ class Server(Generic[LifespanT]):
             raise TypeError("add_resource: a function needs the URI it is read at")
         fn = self._conventions.injected(fn)
         spec = inspect_function(fn)
-        if isinstance(annotations, Annotations):
-            annotations = annotations.to_wire()
         conventions = self._conventions
-        definition = _drop_none(
+        definition = _definition(
             {
                 "name": name or spec.name,
                 "title": title,
@@ -709,7 +707,7 @@ class Server(Generic[LifespanT]):
             _drop_none({"name": p.name, "description": described(spec, p), "required": p.required})
             for p in spec.parameters
         ]
-        definition = _drop_none(
+        definition = _definition(
             {
                 "name": name or spec.name,
                 "title": title,
@@ -1299,9 +1297,8 @@ def tool_registration(
     if structured_output and schema is None:
         raise TypeError(f"tool {spec.name}: structured output needs a return annotation of data, not content")
     name = name or spec.name
-    if isinstance(annotations, ToolAnnotations):
-        annotations = annotations.to_wire()
-    definition = _drop_none(
+    annotations = _as_wire(annotations)
+    definition = _definition(
         {
             "name": name,
             "title": conventions.tool_title(name, title, annotations),
@@ -1569,3 +1566,19 @@ def _check_template_parameters(uri: str, variables: list[str], spec: FunctionSpe
 
 def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _definition(fields: dict[str, Any]) -> dict[str, Any]:
+    """A definition's fields as the wire has them: those given, their models (oxmcp's, or
+    the official SDK's a server written for it gives: ``ToolAnnotations``, ``Icon``) as
+    JSON."""
+    return {key: _as_wire(value) for key, value in fields.items() if value is not None}
+
+
+def _as_wire(value: Any) -> Any:
+    """A model, or a list of them, as JSON (anything else as it is)."""
+    if isinstance(value, list):
+        return [_as_wire(item) for item in value]
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return value

@@ -5,7 +5,7 @@ thread. Either way the official SDK's errors are raised as oxmcp's."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from typing import Any, NamedTuple, NoReturn
 
 from pydantic import BaseModel
@@ -86,7 +86,13 @@ def native_callable(
             running.reset(token)
 
     if not is_async:
-        return run_here
+
+        def run_on_worker(*native: Any) -> Any:
+            # In a context of its own, as a request's task runs: what one call sets in a
+            # ContextVar is not seen by the next the worker thread runs.
+            return copy_context().run(run_here, *native)
+
+        return run_on_worker
 
     async def run_in_one_step(*native: Any) -> Any:
         return run_here(*native)

@@ -52,6 +52,14 @@ class VersionedComponents(Components):
     def __init__(self, native: _native.Server) -> None:
         super().__init__(native)
         self._versions: dict[Key, dict[str, _Registration]] = {}
+        #: What is told of each tool the server comes to serve (its own or a mount's), by
+        #: its definition: the server serves the UI resource that renders it.
+        self.on_tool: Callable[[dict[str, Any]], None] | None = None
+
+    def _register(self, registration: _Registration) -> None:
+        super()._register(registration)
+        if registration.kind == "tool" and self.on_tool is not None:
+            self.on_tool(registration.definition)
 
     def add(
         self, kind: Kind, definition: dict[str, Any], *rest: Any, titled: Callable[[str], str | None] | None = None

@@ -18,12 +18,14 @@ from typing_extensions import Self, Unpack
 from ... import _native, types
 from ..._conventions import Conventions
 from ..._errors import McpError
+from ..._schema import inspect_function
 from ...context import Context
 from ...server import Server, resource_kind, tool_registration
 from ...server._mounting import Components, Kind, _Registration
 from ...types import BlobResourceContents, TextResourceContents
 from .._conventions import FastMCPConventions
-from ..apps import AppConfig, app_config_to_meta_dict, resolve_ui_mime_type
+from .._prefab import is_placeholder, is_prefab_annotation, rendered_ui, renderer_at
+from ..apps import AppConfig, PrefabAppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
 from ..decorators import marked
@@ -115,6 +117,8 @@ class FastMCP(Server):
         self._session_rules = False
         #: Whether some tool is hidden by its transformation (``ToolTransformConfig(enabled=False)``).
         self._hiding_tools = False
+        if isinstance(self._components, VersionedComponents):
+            self._components.on_tool = self._serve_renderer
         for each in middleware or ():
             self.add_middleware(each)
         for transform in transforms or ():
@@ -292,6 +296,20 @@ class FastMCP(Server):
         transform._apply(self)
         self.transforms.append(transform)
 
+    def _serve_renderer(self, tool: dict[str, Any]) -> None:
+        """Serves the Prefab renderer ``tool`` names as its UI, if it names one the server
+        does not serve yet (tools that render alike share one; a mounted server's keeps
+        its URI, which its tools name, as FastMCP's does)."""
+        ui = (tool.get("_meta") or {}).get("ui")
+        renderer = renderer_at(ui.get("resourceUri")) if isinstance(ui, dict) else None
+        if renderer is None or self._components.definition("resource", renderer.uri) is not None:
+            return
+
+        def page() -> str:  # Undocumented: the resource has no description, as FastMCP's.
+            return renderer.html()
+
+        self.resource(renderer.uri, name="Prefab Renderer", meta=renderer.meta)(page)
+
     def _lists_tool(self, name: str) -> bool:
         """Whether the tool ``name`` is listed: its transforms may hide it (it can still be
         called)."""
@@ -352,7 +370,7 @@ class FastMCP(Server):
         *,
         tags: Iterable[str] | None = None,
         version: str | int | float | None = None,
-        app: AppConfig | dict[str, Any] | bool | None = None,
+        app: AppConfig | dict[str, Any] | None = None,
         **options: Any,
     ) -> Any:
         """:meth:`oxmcp.Server.resource`, with ``tags``, ``version`` and ``app`` (an MCP App's
@@ -557,7 +575,7 @@ def function_tool(fn: Callable[..., Any], options: dict[str, Any], server: FastM
     options = dict(options)
     tags, version, app = options.pop("tags", None), options.pop("version", None), options.pop("app", None)
     checks = [] if server is None else server._auth_checks()
-    options = _with_ui(_with_tags(options, tags, version, checks), app)
+    options = _with_tool_ui(_with_tags(options, tags, version, checks), app, fn)
     if "output_schema" in options and options["output_schema"] is None:
         del options["output_schema"]
         options["structured_output"] = False
@@ -597,13 +615,27 @@ def _with_timeout(fn: Callable[..., Any], timeout: float, name: str) -> Callable
     return timed
 
 
-def _with_ui(options: dict[str, Any], app: AppConfig | dict[str, Any] | bool | None) -> dict[str, Any]:
+def _with_ui(options: dict[str, Any], app: AppConfig | dict[str, Any] | None) -> dict[str, Any]:
     """`options` with an MCP App's configuration in the ``meta`` they give (``_meta.ui``)."""
+    if app is None:
+        return options
+    return {**options, "meta": {**(options.get("meta") or {}), "ui": app_config_to_meta_dict(app)}}
+
+
+def _with_tool_ui(
+    options: dict[str, Any], app: AppConfig | dict[str, Any] | bool | None, fn: Callable[..., Any]
+) -> dict[str, Any]:
+    """`options` with the MCP App a tool belongs to: its ``app`` (True: rendered by Prefab
+    UI, as a tool that returns a Prefab component is unless it says otherwise), its
+    ``_meta.ui`` naming Prefab's renderer when it asks for it."""
+    if app is None and is_prefab_annotation(inspect_function(fn).return_annotation):
+        app = True
+    if app is True:
+        app = PrefabAppConfig()
     if app is None or app is False:
         return options
-    if app is True:
-        raise ValueError("app=True renders with FastMCP's Prefab, which oxmcp does not serve: give an AppConfig")
-    return {**options, "meta": {**(options.get("meta") or {}), "ui": app_config_to_meta_dict(app)}}
+    ui = app_config_to_meta_dict(app)
+    return _with_ui(options, rendered_ui(ui) if is_placeholder(ui) else ui)
 
 
 def _contents_with_ui(
@@ -620,19 +652,25 @@ def _contents_with_ui(
             return BlobResourceContents(uri=uri, mime_type=mime_type, blob=blob, _meta={"ui": ui})
         return value
 
+    return converted(fn, contents)
+
+
+def converted(fn: Callable[..., Any], convert: Callable[[Any], Any]) -> Callable[..., Any]:
+    """``fn`` (its signature kept: the same parameters and return annotation), what it
+    returns given as ``convert`` makes it; an ``async def`` stays one."""
     if inspect.iscoroutinefunction(fn):
 
         @functools.wraps(fn)
-        async def read_on_loop(*args: Any, **kwargs: Any) -> Any:
-            return contents(await fn(*args, **kwargs))
+        async def on_loop(*args: Any, **kwargs: Any) -> Any:
+            return convert(await fn(*args, **kwargs))
 
-        return read_on_loop
+        return on_loop
 
     @functools.wraps(fn)
-    def read_here(*args: Any, **kwargs: Any) -> Any:
-        return contents(fn(*args, **kwargs))
+    def here(*args: Any, **kwargs: Any) -> Any:
+        return convert(fn(*args, **kwargs))
 
-    return read_here
+    return here
 
 
 def _with_tags(

@@ -12,6 +12,7 @@ import pydantic_core
 from ..._official import from_official, is_official
 from ...content import Audio, File, Image
 from ...types import CallToolResult, TextContent, WireModel
+from .._prefab import is_prefab_value, prefab_json
 
 
 class ToolResult:
@@ -37,7 +38,9 @@ class ToolResult:
     def to_result(self) -> CallToolResult:
         """The result as the client gets it."""
         structured = None
-        if self.structured_content is not None:
+        if is_prefab_value(self.structured_content):
+            structured = prefab_json(self.structured_content)
+        elif self.structured_content is not None:
             structured = pydantic_core.to_jsonable_python(self.structured_content, fallback=str)
             if not isinstance(structured, dict):
                 raise ValueError("structured_content must be an object (a dict, a model, a dataclass)")

@@ -27,6 +27,7 @@ from ..server import FastMCP
 from .base import Provider
 
 if TYPE_CHECKING:
+    from ...apps.app import FastMCPApp
     from ...skills.provider import SkillCatalogProvider, SkillsDirectoryProvider
     from .openapi import OpenAPIProvider
 
@@ -124,7 +125,7 @@ class _Reloading(Middleware):
 if TYPE_CHECKING:
     #: What a server serves the components of, besides another server.
     AnyProvider: TypeAlias = (
-        Provider | FileSystemProvider | OpenAPIProvider | SkillsDirectoryProvider | SkillCatalogProvider
+        Provider | FileSystemProvider | OpenAPIProvider | SkillsDirectoryProvider | SkillCatalogProvider | FastMCPApp
     )
 
 

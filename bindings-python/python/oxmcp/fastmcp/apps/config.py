@@ -1,5 +1,6 @@
-"""FastMCP's ``fastmcp.apps``: the configuration of MCP Apps (the ``io.modelcontextprotocol/ui``
-extension) that ``@mcp.tool(app=...)`` and ``@mcp.resource(uri, app=...)`` take. A tool names
+"""FastMCP's ``fastmcp.apps.config``: the configuration of MCP Apps (the
+``io.modelcontextprotocol/ui`` extension) that ``@mcp.tool(app=...)`` and
+``@mcp.resource(uri, app=...)`` take. A tool names
 the ``ui://`` resource that renders its results (``resource_uri``) and who it is for
 (``visibility``); a resource, the HTML it serves, says what its frame may load and do. Both
 are listed in the definition's ``_meta.ui``, and a resource's contents carry it too."""
@@ -27,10 +28,18 @@ class ResourceCSP(_UiModel):
     """The origins an app's frame may connect to and load from, for its host's
     ``Content-Security-Policy``."""
 
-    connect_domains: list[str] | None = Field(default=None, alias="connectDomains")
-    resource_domains: list[str] | None = Field(default=None, alias="resourceDomains")
-    frame_domains: list[str] | None = Field(default=None, alias="frameDomains")
-    base_uri_domains: list[str] | None = Field(default=None, alias="baseUriDomains")
+    connect_domains: list[str] | None = Field(
+        default=None, validation_alias="connectDomains", serialization_alias="connectDomains"
+    )
+    resource_domains: list[str] | None = Field(
+        default=None, validation_alias="resourceDomains", serialization_alias="resourceDomains"
+    )
+    frame_domains: list[str] | None = Field(
+        default=None, validation_alias="frameDomains", serialization_alias="frameDomains"
+    )
+    base_uri_domains: list[str] | None = Field(
+        default=None, validation_alias="baseUriDomains", serialization_alias="baseUriDomains"
+    )
 
 
 class ResourcePermissions(_UiModel):
@@ -39,19 +48,38 @@ class ResourcePermissions(_UiModel):
     camera: dict[str, Any] | None = None
     microphone: dict[str, Any] | None = None
     geolocation: dict[str, Any] | None = None
-    clipboard_write: dict[str, Any] | None = Field(default=None, alias="clipboardWrite")
+    clipboard_write: dict[str, Any] | None = Field(
+        default=None, validation_alias="clipboardWrite", serialization_alias="clipboardWrite"
+    )
 
 
 class AppConfig(_UiModel):
     """How a tool or resource takes part in MCP Apps: on a tool, the UI resource that
     renders it and its audience; on a resource (which is the UI), its frame's policy."""
 
-    resource_uri: str | None = Field(default=None, alias="resourceUri")
+    resource_uri: str | None = Field(default=None, validation_alias="resourceUri", serialization_alias="resourceUri")
     visibility: list[Literal["app", "model"]] | None = None
     csp: ResourceCSP | None = None
     permissions: ResourcePermissions | None = None
     domain: str | None = None
-    prefers_border: bool | None = Field(default=None, alias="prefersBorder")
+    prefers_border: bool | None = Field(
+        default=None, validation_alias="prefersBorder", serialization_alias="prefersBorder"
+    )
+
+
+class PrefabAppConfig(AppConfig):
+    """``app=True`` with settings of one's own: the tool's results are rendered by Prefab
+    UI's renderer, whose resource the server serves, its frame allowed what the renderer
+    needs and what this adds (``csp``, ``permissions``, ``domain``, ``prefers_border``)."""
+
+    def model_post_init(self, context: Any) -> None:
+        if self.resource_uri is None:
+            self.resource_uri = PREFAB_PLACEHOLDER_URI
+
+
+#: What a tool whose results Prefab UI renders names as its UI resource when made: the
+#: server lists the renderer's own resource in its place (see ``oxmcp.fastmcp._prefab``).
+PREFAB_PLACEHOLDER_URI = "ui://prefab/renderer.html"
 
 
 def app_config_to_meta_dict(app: AppConfig | dict[str, Any]) -> dict[str, Any]:
@@ -69,9 +97,11 @@ def resolve_ui_mime_type(uri: str, explicit_mime_type: str | None) -> str | None
 
 
 __all__ = [
+    "PREFAB_PLACEHOLDER_URI",
     "UI_EXTENSION_ID",
     "UI_MIME_TYPE",
     "AppConfig",
+    "PrefabAppConfig",
     "ResourceCSP",
     "ResourcePermissions",
     "app_config_to_meta_dict",
