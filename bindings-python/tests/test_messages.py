@@ -231,6 +231,19 @@ async def test_skills_added_to_a_server_are_served(tmp_path: Path) -> None:
         server.add_skills(tmp_path)
 
 
+async def test_the_skills_of_a_mounted_server_are_served_by_those_mounting_it_those_given_later_too() -> None:
+    """A server mounted on one mounted on another: the skills it is given after both
+    mounts are served by each, under the namespaces on the way up."""
+    top, middle, team = Server("top"), Server("middle"), Server("team")
+    top.mount(middle)
+    middle.mount(team, "team")
+    team.add_skill("review", {"SKILL.md": "---\nname: review\ndescription: Review a change\n---\n# Review\n"})
+    async with connect(top, "memory", "modern") as client:
+        [skill] = await client.list_skills()
+        assert skill.uri == "skill://team/review/SKILL.md"
+        assert "# Review" in await client.load_skill(skill)
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("era", ERAS)
 async def test_resources_not_known_up_front_are_listed_page_by_page(era: Era, transport: str) -> None:

@@ -240,6 +240,8 @@ class Server(Generic[LifespanT]):
         #: The servers mounted on this one, with their namespaces: it enters their
         #: lifespans and serves what they proxy.
         self._mounted: list[tuple[Server[Any], str | None]] = []
+        #: The servers this one is mounted on, with its namespace there: they serve its skills.
+        self._mounted_on: list[tuple[Server[Any], str | None]] = []
         #: The client whose server this one proxies, connected while this one serves.
         self._upstream: Client | None = None
         for keyword, fn in handlers.items():
@@ -439,10 +441,18 @@ class Server(Generic[LifespanT]):
         ``server`` proxies (:meth:`proxy`) is served here too, under the namespace
         (``tool_names`` does not rename it), after this server's own proxy; what its
         low-level handlers and listers serve is not. Its skills are served here too, those
-        it has when it is mounted, under the namespace (``skill://ns/review/SKILL.md``)."""
+        it has and those it is given later, under the namespace (``skill://ns/review/SKILL.md``)."""
         server._components.mount(self._components, namespace, tool_names)
-        self._native.add_skills_of(server._native, namespace)
         self._mounted.append((server, namespace))
+        server._mounted_on.append((self, namespace))
+        server._share_skills()
+
+    def _share_skills(self) -> None:
+        """Serves the skills this server has on the servers it is mounted on, under their
+        namespaces, and so on up (a skill at a URI one serves already keeps what it has)."""
+        for parent, namespace in self._mounted_on:
+            parent._native.add_skills_of(self._native, namespace)
+            parent._share_skills()
 
     def proxy(self, upstream: Client) -> None:
         """Serves what the server ``upstream`` connects to offers, after this server's own:
@@ -602,8 +612,9 @@ class Server(Generic[LifespanT]):
         ``skills=`` does): their files are read now, clients are told the resource list
         changed; a skill at a URI the server already serves keeps what it has. An invalid
         skill, or a skill file's URI that another resource has, raises ``ValueError`` and
-        adds nothing."""
+        adds nothing. The servers it is mounted on serve them too."""
         self._native.add_skills(directory)
+        self._share_skills()
 
     def add_skill(self, path: str, files: Mapping[str, str | bytes]) -> None:
         """Serves the skill at ``path`` below ``skill://`` (``"ops/deploy"``, its last
@@ -612,6 +623,7 @@ class Server(Generic[LifespanT]):
         directory."""
         given = [(file, content.encode() if isinstance(content, str) else content) for file, content in files.items()]
         self._native.add_skill(path, given)
+        self._share_skills()
 
     def remove_resource(self, uri: str) -> bool:
         """Removes a resource, or a template by its URI template; returns whether it existed."""
