@@ -1060,6 +1060,17 @@ def test_a_fastmcp_servers_apps_render_the_same_with_its_imports_changed(tmp_pat
     assert "https://api.example.com" in ported
 
 
+def test_a_fastmcp_servers_requests_are_served_the_same_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_requests.py``, written as FastMCP's documentation writes a server:
+    a completion function checking ``mcp.types``, the request's ``_meta``, state that
+    middleware sets for the request alone, ``ToolError(log_level=)`` and a dependency that
+    cannot be resolved answer alike."""
+    published, ported = printed_both_ways("fastmcp_requests.py", tmp_path)
+    assert ported == published
+    assert "poem ['nature', 'night']" in ported and "whoami object of ops" in ported
+    assert "add_expense True Error calling tool 'add_expense': Failed to resolve dependency" in ported
+
+
 def test_a_fastmcp_servers_skills_made_in_code_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_skills.py``: `Skill` objects given to `SkillCatalogProvider`s are
     listed file by file, each skill's manifest beside them, the skills listed by URI, and

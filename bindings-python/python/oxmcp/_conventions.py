@@ -38,6 +38,9 @@ class Conventions:
     #: How the server's skills are listed among its resources: each ``SKILL.md``
     #: (``"entries"``), or every file of each skill and its ``_manifest`` (``"files"``).
     skill_listing: Literal["entries", "files"] = "entries"
+    #: Whether a handler's parameters that say no type get the official SDK's models (when
+    #: it is installed), as code written for it checks them, rather than oxmcp's.
+    official_models: bool = False
 
     def description(self, given: str | None, spec: FunctionSpec) -> str | None:
         """A definition's description: the one given, else the docstring as written, else
@@ -131,6 +134,8 @@ class OfficialConventions(Conventions):
     """The official Python SDK's conventions where a ported server's clients would see
     oxmcp's differ (``MCPServer``, the 1.x SDK's ``FastMCP``): a tool's meant failure is
     worded ``Error executing tool <name>: <its text>``."""
+
+    official_models = True
 
     def tool_failure(self, name: str, error: Exception) -> Exception:
         if not isinstance(error, _MEANT):

@@ -32,6 +32,11 @@ class McpError(Exception):
 class MCPServerError(Exception):
     """The failures a server's tools and resources raise (the official SDK's base of them)."""
 
+    def __init__(self, *args: object, log_level: int | None = None) -> None:
+        super().__init__(*args)
+        #: The logging level it asks to be logged at, as FastMCP's errors take it.
+        self.log_level = log_level
+
 
 class ResourceError(MCPServerError):
     """Raise in a resource to fail with this message (an internal error naming the URI).

@@ -71,6 +71,8 @@ class RequestContext(Generic[LifespanT]):
     """What the server's ``lifespan`` yielded (``None`` without one)."""
     request: HttpRequest | None = None
     """The HTTP request that carried it (None over stdio and in process)."""
+    meta: dict[str, Any] | None = None
+    """The request's ``_meta``, as sent."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class Context(Generic[LifespanT]):
         ``ctx.request_context.request.headers``)."""
         headers = self.headers
         request = None if headers is None else HttpRequest(headers)
-        return RequestContext(self._native.request_id, self._lifespan, request)
+        return RequestContext(self._native.request_id, self._lifespan, request, self._native.meta)
 
     @property
     def request_id(self) -> int | str | None:

@@ -45,6 +45,8 @@ class FastMCPConventions(Conventions):
     unknown_prompt_error = "Unknown prompt: '{name}'"
     # FastMCP lists every file of a skill, and its `_manifest`, as resources.
     skill_listing = "files"
+    # FastMCP's users check what they are given against `mcp.types`.
+    official_models = True
 
     def __init__(self, masked: bool = False) -> None:
         #: Whether an unexpected exception's text is kept from the client (FastMCP's

@@ -3,12 +3,19 @@ result a model reads."""
 
 from __future__ import annotations
 
+import logging
+
 from .._errors import McpError as McpError
 from .._errors import ToolError as ToolError
 
 
 class FastMCPError(Exception):
     """FastMCP's base exception, for code that catches it."""
+
+    def __init__(self, *args: object, log_level: int = logging.ERROR) -> None:
+        super().__init__(*args)
+        #: The logging level it asks to be logged at.
+        self.log_level = log_level
 
 
 class ResourceError(FastMCPError):

@@ -31,6 +31,7 @@ from .._conventions import (
 )
 from .._errors import McpError, ResourceError, ToolError, UnexpectedResourceError, UnexpectedToolError
 from .._native import INTERNAL_ERROR, INVALID_PARAMS
+from .._official import to_official
 from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
 from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
@@ -744,9 +745,15 @@ class Server(Generic[LifespanT]):
 
     # Completion
 
-    def completion(self) -> Callable[[Handler], Handler]:
+    @overload
+    def completion(self, fn: Handler, /) -> Handler: ...
+
+    @overload
+    def completion(self, fn: None = None, /) -> Callable[[Handler], Handler]: ...
+
+    def completion(self, fn: Callable[..., Any] | None = None, /) -> Any:
         """Registers the server's completion handler, as the official SDK's
-        ``@mcp.completion()``::
+        ``@mcp.completion()`` (and FastMCP's ``@mcp.completion``)::
 
             @server.completion()
             async def complete(ref, argument, context):
@@ -760,14 +767,16 @@ class Server(Generic[LifespanT]):
         :class:`~oxmcp.types.ResourceTemplateReference`, ``argument`` a
         :class:`~oxmcp.types.CompletionArgument`, ``context`` a
         :class:`~oxmcp.types.CompletionContext` or None, each of the type the function
-        annotates (the official SDK's ``mcp.types`` ones too). It returns a
+        annotates (the official SDK's ``mcp.types`` ones too; those of the official SDK,
+        when it is installed, for what it leaves unannotated on a server of its
+        conventions: ``MCPServer``, either ``FastMCP``). It returns a
         :class:`~oxmcp.types.Completion`, a list of values, or None (no values)."""
 
-        def register(fn: Handler) -> Handler:
-            self._native.set_completer(_completer(fn))
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self._native.set_completer(_completer(fn, self._conventions.official_models))
             return fn
 
-        return register
+        return register if fn is None else register(fn)
 
     def list_resources(self) -> ResourceListing:
         """Awaited, the resources registered (``await server.list_resources()``, as
@@ -1530,10 +1539,11 @@ def _completers(completions: dict[str, Completer] | None) -> dict[str, Callable[
     return {name: wrap(name, complete) for name, complete in completions.items()}
 
 
-def _completer(fn: Callable[..., Any]) -> Callable[[Wire, Any], Awaitable[Wire | None]]:
+def _completer(fn: Callable[..., Any], official: bool) -> Callable[[Wire, Any], Awaitable[Wire | None]]:
     """Wraps the server's completion function as the native layer calls it: with the
-    request's params (its parts given as the models the function annotates) and the native
-    context, which the official SDK's function does not take."""
+    request's params (its parts given as the models the function annotates, else oxmcp's,
+    or the official SDK's when ``official``) and the native context, which the official
+    SDK's function does not take."""
     defaults: list[Any] = [
         types.PromptReference | types.ResourceTemplateReference,
         types.CompletionArgument,
@@ -1546,11 +1556,13 @@ def _completer(fn: Callable[..., Any]) -> Callable[[Wire, Any], Awaitable[Wire |
     # A function may take fewer than the three parts: it gets the first ones.
     names = list(inspect.signature(fn).parameters)[:3]
     adapters = [TypeAdapter(hints.get(name, default)) for name, default in zip(names, defaults, strict=False)]
+    unannotated = [official and name not in hints for name in names]
 
     async def complete(params: Wire, _native_ctx: Any) -> Wire | None:
         wire = (params["ref"], params["argument"], params.get("context"))
         try:
-            completion = fn(*(adapter.validate_python(part) for adapter, part in zip(adapters, wire, strict=False)))
+            parts = [adapter.validate_python(part) for adapter, part in zip(adapters, wire, strict=False)]
+            completion = fn(*(to_official(part) if o else part for o, part in zip(unannotated, parts, strict=True)))
             if inspect.isawaitable(completion):
                 completion = await completion
         except Exception as error:

@@ -19,7 +19,8 @@ from typing import Any, Literal, TypeVar
 from ...server._mounting import Components
 from ...types import CallToolResult
 from .._prefab import is_prefab_value, prefab_result
-from ..server.server import FastMCP, converted
+from .._wrapping import wrapped
+from ..server.server import FastMCP
 from ..tools.base import FunctionTool
 from .config import PREFAB_PLACEHOLDER_URI, AppConfig
 
@@ -152,7 +153,7 @@ def _rendered(fn: Callable[..., Any], app: str, server: FastMCP) -> Callable[...
             return value
         return _bound(prefab_result(value, _by_identity(app)), _listed_names(server._components))
 
-    return converted(fn, render)
+    return wrapped(fn, after=render)
 
 
 def _by_identity(app: str) -> Callable[[Any], Any]:

@@ -23,7 +23,7 @@ from pydantic import TypeAdapter
 
 from ... import _native, types
 from ..._errors import McpError, ProtocolError
-from ..._official import read_camel_case_names, to_official, to_official_error
+from ..._official import from_official, read_camel_case_names, to_official, to_official_error
 from ...client import Client as NativeClient
 from ...client import Era, NotificationHandler, ProgressHandler, RootsHandler
 from ...server import Server
@@ -299,7 +299,7 @@ class Client:
         context_arguments: dict[str, str] | None = None,
     ) -> types.Completion:
         """Suggestions for ``argument`` (``{"name", "value"}``) of the prompt or template ``ref``."""
-        target = ref if isinstance(ref, dict) else ref.to_wire()
+        target = ref if isinstance(ref, dict) else from_official(ref).to_wire()
         completion = await self._native.complete(
             argument["name"],
             argument["value"],

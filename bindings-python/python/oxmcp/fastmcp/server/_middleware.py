@@ -55,7 +55,7 @@ from ...types import (
 )
 from .._conventions import watched_failures
 from ..tools import ToolResult
-from .context import Context
+from .context import Context, shared_request_scope
 from .middleware.middleware import CallNext, MiddlewareContext, around
 from .transforms.visibility import Component, Visibility, is_visible, template_matches
 
@@ -255,6 +255,10 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
     it applies ``server``'s and the session's visibility rules."""
 
     async def intercept(method: str, params: Any, native_ctx: Any, call_next: Any) -> Any:
+        with shared_request_scope(native_ctx):
+            return await intercepted(method, params, native_ctx, call_next)
+
+    async def intercepted(method: str, params: Any, native_ctx: Any, call_next: Any) -> Any:
         message = _message(method, params)
         fastmcp_context = server._context(Context, native_ctx)
         rules = await fastmcp_context.visibility_rules()

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic_core
@@ -82,6 +84,32 @@ class _SessionState:
 _STATE = _SessionState()
 
 
+@dataclass
+class _RequestScope:
+    """What one request keeps apart: the state set for it alone, and the key its state is
+    kept under when it has no session (made when first needed)."""
+
+    state: dict[str, Any] = field(default_factory=dict)
+    key: str | None = None
+
+
+#: The scope of each request FastMCP's middleware runs around, by the core's request key,
+#: while it runs: the middleware's context and the handler's share one.
+_shared: dict[int, _RequestScope] = {}
+
+
+@contextmanager
+def shared_request_scope(native: Any) -> Iterator[None]:
+    """While in it, the contexts made for the request of ``native`` share what the request
+    keeps (state that middleware sets for the request is the handler's too)."""
+    key = native.request_key
+    _shared[key] = _RequestScope()
+    try:
+        yield
+    finally:
+        del _shared[key]
+
+
 class Context(OxmcpContext[Any]):
     """oxmcp's :class:`~oxmcp.Context` (``elicit(message, response_type)``,
     ``report_progress``, ``read_resource``, ``sample``...), whose log messages are FastMCP's:
@@ -89,20 +117,20 @@ class Context(OxmcpContext[Any]):
     extra}``; ``set_state``/``get_state``/``delete_state`` keep values for the session (for
     the request only where requests stand alone: 2026-07-28 over HTTP)."""
 
-    __slots__ = ("_request_key", "_request_state")
+    __slots__ = ("_request",)
 
     def __init__(self, native: Any, lifespan: Any = None, server: Server[Any] | None = None) -> None:
         super().__init__(native, lifespan, server)
-        self._request_state: dict[str, Any] = {}
-        self._request_key: str | None = None
+        shared = _shared.get(native.request_key) if _shared else None
+        self._request = shared or _RequestScope()
 
     def _state_key(self, key: str) -> str:
         """`key` within the session, or within this request when it has none."""
         session = self.session_id
         if session is None:
-            if self._request_key is None:
-                self._request_key = secrets.token_hex(16)
-            session = self._request_key
+            if self._request.key is None:
+                self._request.key = secrets.token_hex(16)
+            session = self._request.key
         return f"{session}:{key}"
 
     async def set_state(self, key: str, value: Any, *, serializable: bool = True) -> None:
@@ -110,9 +138,9 @@ class Context(OxmcpContext[Any]):
         is a copy. ``serializable=False`` keeps any object, for this request only."""
         state_key = self._state_key(key)
         if not serializable:
-            self._request_state[state_key] = value
+            self._request.state[state_key] = value
             return
-        self._request_state.pop(state_key, None)
+        self._request.state.pop(state_key, None)
         try:
             text = pydantic_core.to_json(value).decode()
         except pydantic_core.PydanticSerializationError as error:
@@ -126,14 +154,14 @@ class Context(OxmcpContext[Any]):
     async def get_state(self, key: str) -> Any:
         """The value kept under `key` (this request's first), or None."""
         state_key = self._state_key(key)
-        if state_key in self._request_state:
-            return self._request_state[state_key]
+        if state_key in self._request.state:
+            return self._request.state[state_key]
         return _STATE.get(state_key)
 
     async def delete_state(self, key: str) -> None:
         """Forgets `key`, for the request and the session."""
         state_key = self._state_key(key)
-        self._request_state.pop(state_key, None)
+        self._request.state.pop(state_key, None)
         _STATE.delete(state_key)
 
     async def elicit(

@@ -9,12 +9,15 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from uncalled_for import Provider, without_dependencies
+from uncalled_for import FailedDependency, Provider, without_dependencies
 
 from ... import auth
+from ..._errors import ToolError
 from ...context import HttpRequest
 from ...server._calling import native_context, running
 from ...server.auth.provider import AccessToken
+from .._wrapping import wrapped
+from ..exceptions import FastMCPError
 from .auth.auth import fastmcp_token
 from .context import Context
 
@@ -246,9 +249,9 @@ def without_injected_parameters(fn: Callable[..., Any]) -> Callable[..., Any]:
     ``Annotated`` metadata provides one) resolved at each call and gone from its signature,
     the others' annotations evaluated as the function's module reads them; ``fn`` itself
     when it has none."""
-    wrapper = without_dependencies(fn)
-    if wrapper is fn:
+    if without_dependencies(fn) is fn:
         return fn
+    wrapper = without_dependencies(_refusing_failed_dependencies(fn))
     try:
         evaluated = inspect.signature(fn, eval_str=True)
     except NameError:
@@ -259,6 +262,21 @@ def without_injected_parameters(fn: Callable[..., Any]) -> Callable[..., Any]:
         return_annotation=evaluated.return_annotation,
     )
     return wrapper
+
+
+def _refusing_failed_dependencies(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (its signature kept), failing as FastMCP's handlers fail when a dependency of
+    theirs could not be resolved (``TokenClaim`` without a token): FastMCP's own errors as
+    they are, any other naming the parameter."""
+
+    def refuse_failed(kwargs: dict[str, Any]) -> None:
+        for name, value in kwargs.items():
+            if isinstance(value, FailedDependency):
+                if isinstance(value.error, ToolError | FastMCPError):
+                    raise value.error
+                raise RuntimeError(f"Failed to resolve dependency {name!r} for {fn.__name__}") from value.error
+
+    return wrapped(fn, before=refuse_failed)
 
 
 __all__ = [

@@ -25,6 +25,7 @@ from ...server._mounting import Components, Kind, _Registration
 from ...types import BlobResourceContents, TextResourceContents
 from .._conventions import FastMCPConventions
 from .._prefab import is_placeholder, is_prefab_annotation, rendered_ui, renderer_at
+from .._wrapping import wrapped
 from ..apps import AppConfig, PrefabAppConfig, app_config_to_meta_dict, resolve_ui_mime_type
 from ..client import Client
 from ..client.transports import ClientTransport
@@ -652,25 +653,7 @@ def _contents_with_ui(
             return BlobResourceContents(uri=uri, mime_type=mime_type, blob=blob, _meta={"ui": ui})
         return value
 
-    return converted(fn, contents)
-
-
-def converted(fn: Callable[..., Any], convert: Callable[[Any], Any]) -> Callable[..., Any]:
-    """``fn`` (its signature kept: the same parameters and return annotation), what it
-    returns given as ``convert`` makes it; an ``async def`` stays one."""
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def on_loop(*args: Any, **kwargs: Any) -> Any:
-            return convert(await fn(*args, **kwargs))
-
-        return on_loop
-
-    @functools.wraps(fn)
-    def here(*args: Any, **kwargs: Any) -> Any:
-        return convert(fn(*args, **kwargs))
-
-    return here
+    return wrapped(fn, after=contents)
 
 
 def _with_tags(
