@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client as OfficialClient
 from mcp import MCPError, StdioServerParameters, types
@@ -1063,12 +1064,47 @@ def test_a_fastmcp_servers_apps_render_the_same_with_its_imports_changed(tmp_pat
 def test_a_fastmcp_servers_requests_are_served_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_requests.py``, written as FastMCP's documentation writes a server:
     a completion function checking ``mcp.types``, the request's ``_meta``, state that
-    middleware sets for the request alone, ``ToolError(log_level=)`` and a dependency that
-    cannot be resolved answer alike."""
+    middleware sets for the request alone, middleware that looks a tool up to refuse it,
+    changes arguments in place and reads results by the official types,
+    ``ToolError(log_level=)`` and a dependency that cannot be resolved answer alike."""
     published, ported = printed_both_ways("fastmcp_requests.py", tmp_path)
     assert ported == published
+    assert "search [\"query='hello'\"] inspected" in ported and "secret True Tool not found" in ported
     assert "poem ['nature', 'night']" in ported and "whoami object of ops" in ported
     assert "add_expense True Error calling tool 'add_expense': Failed to resolve dependency" in ported
+
+
+@pytest.mark.parametrize("run", ["run", "run_async"])
+async def test_a_fastmcp_servers_own_routes_are_served_beside_its_endpoint(run: str, tmp_path: Path) -> None:
+    """``servers/fastmcp_routes.py`` (``@mcp.custom_route``), ported and run over HTTP as
+    written (``mcp.run``, ``await mcp.run_async``): its routes answer beside the endpoint
+    (a method a route does not take is 405), and the official client uses the endpoint in
+    both eras; Ctrl-C stops it cleanly."""
+    server = ported_from_fastmcp(Path(__file__).parent / "servers" / "fastmcp_routes.py", tmp_path)
+    with http_server([sys.executable, str(server), *(["--async"] if run == "run_async" else [])]) as url:
+        async with httpx2.AsyncClient(base_url=url.removesuffix("/mcp")) as http:
+            assert (await http.get("/health")).json() == {"status": "ok"}
+            assert (await http.post("/echo/hi", content=b"!")).text == "hi!"
+            assert (await http.get("/echo/hi")).status_code == 405
+        for era in ERAS:
+            seen = await survey(url, Visit(calls={"add": {"a": 1, "b": 2}}), era)
+            assert seen["call add"]["structuredContent"] == {"result": 3}
+
+
+def test_fastmcp_servers_written_as_its_documentation_writes_them_answer_the_same_ported(tmp_path: Path) -> None:
+    """``servers/fastmcp_documented.py``: ``Field(...)`` defaults and descriptions in prompts
+    and templates (their values, not the fields), templates' variables screened for paths
+    that climb out (one exempt), a wildcard ``{path*}``, prompt arguments that are not text
+    described by their JSON schema, ``ctx.elicit``'s answers matched by class, a name
+    registered twice (replaced; refused or kept by ``on_duplicate``), ``client_log_level``,
+    ``get_logger`` and ``ctx.lifespan_context``."""
+    published, ported = printed_both_ways("fastmcp_documented.py", tmp_path)
+    assert ported == published
+    assert "Perform a 'summary' analysis of file://x." in ported and "5 as json" in ported
+    assert "Hello Ann! No name given" in ported and "connected [('warning', 'sent')]" in ported
+    assert "refused: Component already exists" in ported and "kept one" in ported
+    assert "files://..%2F..%2Fetc%2Fpasswd refused: Resource not found" in ported
+    assert "git://diff/..%2F.. diff ../.." in ported and "docs://guide/intro.md doc guide/intro.md" in ported
 
 
 def test_a_fastmcp_servers_skills_made_in_code_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:

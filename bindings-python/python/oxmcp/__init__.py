@@ -40,6 +40,7 @@ from ._errors import (
     UnexpectedResourceError,
     UnexpectedToolError,
 )
+from ._resource_security import ResourceSecurity
 from ._version import __version__
 from .content import Audio, File, Image
 from .context import Context, ElicitationResult
@@ -85,6 +86,7 @@ __all__ = [
     "ResourceError",
     "ResourceLink",
     "ResourceNotFoundError",
+    "ResourceSecurity",
     "Server",
     "Task",
     "TextContent",

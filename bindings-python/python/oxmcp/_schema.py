@@ -48,8 +48,15 @@ class Parameter:
 
     @property
     def required(self) -> bool:
-        """Whether the parameter has no default."""
-        return self.default is EMPTY
+        """Whether the parameter has no default (a ``Field(...)`` default may give none)."""
+        return self.default is EMPTY or (isinstance(self.default, FieldInfo) and self.default.is_required())
+
+    def default_of_field(self) -> Any:
+        """The value of a ``Field(...)`` default (its factory's, made now); EMPTY for any
+        other default, which the function applies itself."""
+        if isinstance(self.default, FieldInfo) and not self.default.is_required():
+            return self.default.get_default(call_default_factory=True)
+        return EMPTY
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,8 @@ def inspect_function(fn: Callable[..., Any]) -> FunctionSpec:
                 name=parameter.name,
                 annotation=parameter.annotation,
                 default=parameter.default,
-                description=_field_description(parameter.annotation),
+                description=_field_description(parameter.annotation)
+                or (parameter.default.description if isinstance(parameter.default, FieldInfo) else None),
             )
         )
     call = getattr(fn, "__call__", None)  # noqa: B004 - async callable objects count too

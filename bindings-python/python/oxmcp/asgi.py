@@ -40,14 +40,19 @@ class HttpApp:
     requests, and the server's own ``lifespan``.
     """
 
-    def __init__(self, server: Server, config: _native.HttpConfig, middleware: Sequence[Any] = ()) -> None:
+    def __init__(
+        self, server: Server, config: _native.HttpConfig, middleware: Sequence[Any] = (), routes: Sequence[Any] = ()
+    ) -> None:
         self._server = server
         self._config = config
         self._endpoint: _native.HttpEndpoint | None = None
         self._running = 0
         # Started by a request outside any lifespan: it stays up while the process runs.
         self._started_alone = contextlib.AsyncExitStack()
-        app: ASGIApp = self._serve
+        #: The server's own routes (Starlette ``Route``s, ``@mcp.custom_route``), answered
+        #: before the endpoint.
+        self._routes = list(routes)
+        app: ASGIApp = self._route if self._routes else self._serve
         # Starlette's Middleware(cls, *args, **kwargs) unpacks as (cls, args, kwargs).
         for cls, args, kwargs in reversed(middleware):
             app = cls(app, *args, **kwargs)
@@ -66,6 +71,25 @@ class HttpApp:
         elif scope["type"] == "websocket":
             await receive()
             await send({"type": "websocket.close", "code": 1003})
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request to one of the server's own routes, answered by it (by the first whose
+        path it matches, 405, when none takes its method); any other, by the endpoint."""
+        from starlette.routing import Match
+
+        partial = None
+        for route in self._routes:
+            matched, child = route.matches(scope)
+            if matched is Match.FULL:
+                await route.handle({**scope, **child}, receive, send)
+                return
+            if matched is Match.PARTIAL and partial is None:
+                partial = (route, child)
+        if partial is not None:
+            route, child = partial
+            await route.handle({**scope, **child}, receive, send)
+            return
+        await self._serve(scope, receive, send)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: object = None) -> AsyncIterator[None]:

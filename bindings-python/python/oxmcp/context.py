@@ -73,6 +73,8 @@ class RequestContext(Generic[LifespanT]):
     """The HTTP request that carried it (None over stdio and in process)."""
     meta: dict[str, Any] | None = None
     """The request's ``_meta``, as sent."""
+    session: Session | None = None
+    """The session the request came on, as the official SDK shows it."""
 
 
 @dataclass(frozen=True)
@@ -113,13 +115,19 @@ class Context(Generic[LifespanT]):
         return Session(self)
 
     @property
+    def lifespan_context(self) -> LifespanT:
+        """What the server's ``lifespan`` yielded (``None`` without one)."""
+        lifespan: LifespanT = self._lifespan
+        return lifespan
+
+    @property
     def request_context(self) -> RequestContext[LifespanT]:
         """The request id, what the server's ``lifespan`` yielded and the HTTP request, as
         the official SDK shows them (``ctx.request_context.lifespan_context``,
         ``ctx.request_context.request.headers``)."""
         headers = self.headers
         request = None if headers is None else HttpRequest(headers)
-        return RequestContext(self._native.request_id, self._lifespan, request, self._native.meta)
+        return RequestContext(self._native.request_id, self._lifespan, request, self._native.meta, self.session)
 
     @property
     def request_id(self) -> int | str | None:
@@ -403,16 +411,9 @@ class Context(Generic[LifespanT]):
 
 class ServerRequestContext(Context[LifespanT]):
     """The context a low-level server's handlers get first (the official SDK's
-    ``mcp.server.ServerRequestContext``): a :class:`Context` that also shows what the
-    server's ``lifespan`` yielded as ``lifespan_context``."""
+    ``mcp.server.ServerRequestContext``): a :class:`Context`, under that name."""
 
     __slots__ = ()
-
-    @property
-    def lifespan_context(self) -> LifespanT:
-        """What the server's ``lifespan`` yielded (``None`` without one)."""
-        lifespan: LifespanT = self._lifespan
-        return lifespan
 
 
 @dataclass(frozen=True)

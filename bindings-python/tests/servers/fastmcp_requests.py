@@ -2,8 +2,9 @@
 written there: a completion function (`@mcp.completion`, no parentheses) that checks what
 it is given against `mcp.types`, the request's `_meta` read through
 `ctx.request_context.meta`, state that middleware sets for the request alone read by the
-tool, a `ToolError` given a `log_level`, and a dependency that cannot be resolved. It
-prints what FastMCP's client gets."""
+tool, middleware that refuses calls of the tools it hides, changes arguments in place and
+inspects results by the official types, a `ToolError` given a `log_level`, and a dependency
+that cannot be resolved. It prints what FastMCP's client gets."""
 
 import asyncio
 import logging
@@ -12,7 +13,7 @@ from fastmcp import Client, Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.dependencies import TokenClaim
 from fastmcp.server.middleware import Middleware, MiddlewareContext
-from mcp.types import PromptReference, ResourceTemplateReference
+from mcp.types import PromptReference, ResourceTemplateReference, TextContent
 
 mcp = FastMCP("Requests")
 
@@ -43,7 +44,52 @@ class Caller(Middleware):
         return await call_next(context)
 
 
-mcp.add_middleware(Caller())
+class PrivateTools(Middleware):
+    """The documentation's filter: private tools left out of lists, and their calls refused
+    after looking the tool up (which does not run the middleware)."""
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next):
+        return [tool for tool in await call_next(context) if "private" not in tool.tags]
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next):
+        tool = await context.fastmcp_context.fastmcp.get_tool(context.message.name)
+        if tool is not None and "private" in tool.tags:
+            raise ToolError("Tool not found")
+        return await call_next(context)
+
+
+class Sanitizer(Middleware):
+    """The documentation's input sanitizer: arguments changed in place."""
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next):
+        if context.message.name == "search":
+            context.message.arguments["query"] = context.message.arguments["query"].strip().lower()
+        return await call_next(context)
+
+
+class TextInspection(Middleware):
+    """The documentation's inspection of a result's text blocks, by the official type."""
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next):
+        result = await call_next(context)
+        texts = [block.text for block in result.content if isinstance(block, TextContent)]
+        if context.message.name == "search":
+            result.content = [TextContent(type="text", text=f"{texts} inspected")]
+        return result
+
+
+for middleware in (Caller(), PrivateTools(), Sanitizer(), TextInspection()):
+    mcp.add_middleware(middleware)
+
+
+@mcp.tool(tags={"private"})
+def secret() -> str:
+    return "s3cret"
+
+
+@mcp.tool
+def search(query: str) -> str:
+    return f"query={query!r}"
 
 
 @mcp.tool
@@ -77,7 +123,10 @@ async def main() -> None:
         print("file", (await client.complete(template, {"name": "name", "value": "notes"})).values)
         print("whoami", (await client.call_tool("whoami", {})).data)
         print("traced", (await client.call_tool("traced", {}, meta={"trace": "t-1"})).data)
-        for name, arguments in (("count_days", {"a": 2, "b": 1}), ("add_expense", {"amount": 1.5})):
+        print("listed", sorted(tool.name for tool in await client.list_tools()))
+        print("search", (await client.call_tool("search", {"query": "  HeLLo "})).content[0].text)
+        calls = (("count_days", {"a": 2, "b": 1}), ("add_expense", {"amount": 1.5}), ("secret", {}))
+        for name, arguments in calls:
             result = await client.call_tool(name, arguments, raise_on_error=False)
             print(name, result.is_error, result.content[0].text)
 

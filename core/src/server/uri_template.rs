@@ -14,7 +14,8 @@
 //! in time linear in the URI (the template is compiled into a regular
 //! expression once, in [`UriTemplate::parse`]). Its rules:
 //! - `{var}` matches one or more characters and never crosses `/`, `?` or
-//!   `#`; `{+var}` matches one or more characters of any kind.
+//!   `#`; `{+var}` matches one or more characters of any kind; `{var*}`
+//!   crosses `/` (a whole path, as FastMCP's wildcard parameters match).
 //! - `{#var}`, `{.var}`, `{/var}` and `{;var}` may be absent from the URI,
 //!   because an undefined variable expands to nothing. `{/a,b}` matches at
 //!   most one path segment per variable unless a variable is exploded.
@@ -496,16 +497,14 @@ impl Matcher {
 /// first variable that can hold it.
 fn expression_pattern(expression: &Expression) -> String {
     match expression.operator {
+        // An exploded one (`{path*}`) takes whole paths, as FastMCP's templates do.
+        Operator::Simple if is_exploded(expression) => "([^?#]+?)".to_owned(),
         Operator::Simple => "([^/?#]+?)".to_owned(),
         Operator::Reserved => "(.+?)".to_owned(),
         Operator::Fragment => "((?:#.*?)?)".to_owned(),
         Operator::Label => r"((?:\.[^/?#]*?)?)".to_owned(),
         Operator::PathSegment => {
-            let is_exploded = expression
-                .variables
-                .iter()
-                .any(|variable| variable.modifier == Modifier::Explode);
-            let segments = if is_exploded {
+            let segments = if is_exploded(expression) {
                 "*".to_owned()
             } else {
                 format!("{{0,{}}}", expression.variables.len())
@@ -516,6 +515,14 @@ fn expression_pattern(expression: &Expression) -> String {
         Operator::Query => r"((?:\?[^#]*?)?)".to_owned(),
         Operator::QueryContinuation => "((?:&[^#]*?)?)".to_owned(),
     }
+}
+
+/// Whether one of an expression's variables is exploded (`{/list*}`).
+fn is_exploded(expression: &Expression) -> bool {
+    expression
+        .variables
+        .iter()
+        .any(|variable| variable.modifier == Modifier::Explode)
 }
 
 /// Splits the text a named expression matched into `(name, value)` pairs,
@@ -1023,6 +1030,17 @@ mod tests {
         assert_eq!(nested.matches("api/v1/users/x/list"), None);
 
         let exploded = template("tree{/segments*}");
+        let wildcard = template("docs://{path*}");
+        assert_eq!(
+            wildcard.matches("docs://guide/intro.md"),
+            Some(values(&[("path", "guide/intro.md")]))
+        );
+        let between = template("repo://{owner}/{path*}/raw");
+        assert_eq!(
+            between.matches("repo://ada/src/lib.rs/raw"),
+            Some(values(&[("owner", "ada"), ("path", "src/lib.rs")]))
+        );
+        assert_eq!(wildcard.matches("docs://guide?x=1"), None);
         assert_eq!(exploded.matches("tree/a/b/c"), Some(values(&[("segments", "a,b,c")])));
     }
 

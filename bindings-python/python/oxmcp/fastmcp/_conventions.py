@@ -16,6 +16,7 @@ from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import pydantic_core
+from pydantic import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema
 
 from .._conventions import Conventions
@@ -61,11 +62,23 @@ class FastMCPConventions(Conventions):
         return given or (inspect.cleandoc(spec.description) if spec.description else None)
 
     def argument_description(self, spec: FunctionSpec, parameter: Parameter) -> str | None:
-        return (
+        described = (
             parameter.description
             or _annotated_text(parameter.annotation)
             or parsed(spec.description).parameters.get(parameter.name)
         )
+        if parameter.annotation in (EMPTY, str):
+            return described
+        # What a prompt argument of another type is written as, since arguments are text.
+        try:
+            schema = TypeAdapter(parameter.annotation).json_schema()
+        except (PydanticSchemaGenerationError, PydanticInvalidForJsonSchema):
+            return described
+        note = (
+            f"Provide a value matching the following JSON schema: {json.dumps(schema, separators=(',', ':'))}."
+            " Encode non-string values as JSON."
+        )
+        return f"{described}\n\n{note}" if described else note
 
     def tool_title(
         self, name: str, given: str | None, annotations: ToolAnnotations | dict[str, Any] | None

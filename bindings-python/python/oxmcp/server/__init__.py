@@ -10,6 +10,7 @@ import dataclasses
 import inspect
 import logging
 import signal
+import socket
 import sys
 import threading
 import typing
@@ -29,10 +30,18 @@ from .._conventions import (
     crashed_tool,
     request_failure,
 )
-from .._errors import McpError, ResourceError, ToolError, UnexpectedResourceError, UnexpectedToolError
+from .._errors import (
+    McpError,
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedResourceError,
+    UnexpectedToolError,
+)
 from .._native import INTERNAL_ERROR, INVALID_PARAMS
 from .._official import to_official
-from .._schema import FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
+from .._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from .._schema import EMPTY, FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
 from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
@@ -127,6 +136,7 @@ class Server(Generic[LifespanT]):
         skills: str | PathLike[str] | None = None,
         declare: Iterable[Literal["tools", "resources", "prompts", "completions"]] = (),
         lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]] | None = None,
+        resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
         **handlers: Unpack[LowLevelHandlers],
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
@@ -211,6 +221,10 @@ class Server(Generic[LifespanT]):
         self._living_users = 0
         self._lifespan_exit = contextlib.AsyncExitStack()
         self._http_apps: list[HttpApp] = []
+        #: The HTTP routes of its own (:meth:`custom_route`), served beside the endpoint.
+        self._custom_routes: list[Any] = []
+        #: What its templates' variables are checked against, unless a template says.
+        self._resource_security = resource_security
         # The official SDK's settings and FastMCP's providers name what the HTTP options
         # would: they are the defaults.
         verifier, self._auth_http_options = resource_server(auth, token_verifier)
@@ -485,13 +499,17 @@ class Server(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
         scopes: list[str] | None = None,
+        security: ResourceSecurity | None = None,
     ) -> Callable[[Handler], Handler]:
         """Registers a function as a resource at ``uri``, or as a resource template when
         ``uri`` has ``{variables}`` (the function's parameters, by name).
 
         Return str (text), bytes (a blob), resource contents, or data (sent as JSON).
         ``completions`` maps template variables to ``complete(value, context)`` functions;
-        ``scopes`` are those a caller's token must grant to read it (as for tools).
+        ``scopes`` are those a caller's token must grant to read it (as for tools);
+        ``security`` checks a template's variables before the function is called (by
+        default the server's ``resource_security``: a value that climbs out of a path, an
+        absolute path or a NUL byte is answered as a resource that does not exist).
         """
 
         def register(fn: Handler) -> Handler:
@@ -509,6 +527,7 @@ class Server(Generic[LifespanT]):
                 meta=meta,
                 completions=completions,
                 scopes=scopes,
+                security=security,
             )
             return fn
 
@@ -532,6 +551,7 @@ class Server(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
         scopes: list[str] | None = None,
+        security: ResourceSecurity | None = None,
     ) -> None: ...
 
     def add_resource(
@@ -548,6 +568,7 @@ class Server(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         completions: dict[str, Completer] | None = None,
         scopes: list[str] | None = None,
+        security: ResourceSecurity | None = None,
     ) -> None:
         """Adds a resource or resource template, its URI (template) registered once: a
         function at ``uri`` (as :meth:`resource` registers it), or a
@@ -596,8 +617,13 @@ class Server(Generic[LifespanT]):
         _check_template_parameters(uri, variables, spec)
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
 
+        screening = security or self._resource_security
+        not_found = conventions.unknown_resource_error or "Resource not found: {uri}"
+
         def variables_of(uri: str, variables: dict[str, str], native_ctx: _native.Context) -> Arguments:
-            return _coerce_strings(variables, coercers, f"resource {uri}"), native_ctx
+            if screening.refuses(variables):
+                raise ResourceNotFoundError(uri, not_found.format(uri=uri))
+            return _coerce_strings(variables, spec, coercers, f"resource {uri}"), native_ctx
 
         self._components.add(
             "template",
@@ -733,7 +759,7 @@ class Server(Generic[LifespanT]):
         coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
 
         def arguments_of(arguments: dict[str, str], native_ctx: _native.Context) -> Arguments:
-            return _coerce_strings(arguments, coercers, f"prompt {definition['name']}"), native_ctx
+            return _coerce_strings(arguments, spec, coercers, f"prompt {definition['name']}"), native_ctx
 
         failure = _failure_of(self._conventions.prompt_failure, definition["name"])
         handler = _handler(fn, spec, arguments_of, self._context, failure=failure)
@@ -940,9 +966,28 @@ class Server(Generic[LifespanT]):
         if transport == "sse":
             options.setdefault("legacy_sse", True)
         config = _native.HttpConfig(**{**self._auth_http_options, **_http_options(options, host)})
-        app = HttpApp(self, config, middleware)
+        app = HttpApp(self, config, middleware, self._custom_routes)
         self._http_apps.append(app)
         return app
+
+    def custom_route(
+        self, path: str, methods: Sequence[str], name: str | None = None, include_in_schema: bool = True
+    ) -> Callable[[Handler], Handler]:
+        """Registers an HTTP route of the server's own beside its endpoint (a health check,
+        a webhook), as the official SDK's and FastMCP's ``@mcp.custom_route`` do: an
+        ``async def`` taking a Starlette ``Request`` and returning a ``Response``, served by
+        :meth:`http_app` and by :meth:`run` over HTTP (through uvicorn, which Starlette's
+        routing needs)."""
+
+        def register(fn: Handler) -> Handler:
+            from starlette.routing import Route
+
+            self._custom_routes.append(
+                Route(path, endpoint=fn, methods=list(methods), name=name, include_in_schema=include_in_schema)
+            )
+            return fn
+
+        return register
 
     def streamable_http_app(self, **options: Any) -> HttpApp:
         """The official SDK's name for :meth:`http_app`, with its options
@@ -1048,18 +1093,75 @@ class Server(Generic[LifespanT]):
             return self.serve_stdio()
         if streams:
             raise TypeError("run() takes the transport, or stdio_server()'s streams")
+        serving = self._serving(transport, options)
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_until_interrupted(serving))
+
+    async def run_async(
+        self, transport: Literal["stdio", "http", "streamable-http", "sse"] = "stdio", **options: Any
+    ) -> None:
+        """:meth:`run` in the event loop that awaits it (FastMCP's ``await mcp.run_async()``):
+        serves until cancelled (or, over stdio, until stdin closes)."""
+        await self._serving(transport, options)
+
+    async def run_stdio_async(self, **options: Any) -> None:
+        """Serves stdio in the event loop that awaits it (FastMCP's ``show_banner`` and
+        ``log_level`` taken and left aside)."""
+        await self.run_async("stdio", **options)
+
+    async def run_http_async(
+        self, transport: Literal["http", "streamable-http", "sse"] = "http", **options: Any
+    ) -> None:
+        """Serves Streamable HTTP (``"sse"``: with the 2024-11-05 endpoints) in the event loop
+        that awaits it, with :meth:`run`'s options."""
+        await self.run_async(transport, **options)
+
+    async def run_streamable_http_async(self) -> None:
+        """Serves Streamable HTTP with the default options (the official SDK's name)."""
+        await self.run_async("http")
+
+    async def _serve_app(self, transport: Any, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serves :meth:`http_app` (the endpoint and the server's own routes) with uvicorn,
+        on a socket bound first so that the URL told is the one served (port 0: any)."""
+        try:
+            import uvicorn
+        except ImportError as error:
+            raise ImportError(
+                "a server with custom routes is served over HTTP by uvicorn: pip install uvicorn"
+            ) from error
+        app = self.http_app(transport=transport, host=host, **options)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.create_server((host.strip("[]"), port), family=family) as bound:
+            url_host = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
+            print(
+                f"oxmcp: serving Streamable HTTP at http://{url_host}:{bound.getsockname()[1]}{app.path}",
+                file=sys.stderr,
+                flush=True,
+            )
+            server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning"))
+            serving = asyncio.ensure_future(server.serve(sockets=[bound]))
+            try:
+                await asyncio.shield(serving)
+            except asyncio.CancelledError:
+                # Stopped (Ctrl-C): uvicorn ends its requests and the app's lifespan first.
+                server.should_exit = True
+                await serving
+
+    def _serving(self, transport: str, options: dict[str, Any]) -> Coroutine[Any, Any, None]:
+        """What serves ``transport`` with :meth:`run`'s ``options``, FastMCP's ``show_banner``
+        and ``log_level`` left aside (no banner is shown; logging is the application's)."""
+        options = {key: value for key, value in options.items() if key not in ("show_banner", "log_level")}
+        if transport in ("http", "streamable-http", "sse") and self._custom_routes:
+            return self._serve_app(transport, **options)
         if transport in ("http", "streamable-http", "sse"):
             if transport == "sse":
                 options.setdefault("legacy_sse", True)
-            serving = self.serve_http(announce=True, **_http_options(options))
-        elif transport == "stdio":
+            return self.serve_http(announce=True, **_http_options(options))
+        if transport == "stdio":
             if options:
                 raise TypeError(f"the stdio transport takes no options: {', '.join(options)}")
-            serving = self.serve_stdio()
-        else:
-            raise ValueError(f"unknown transport {transport!r}; use 'stdio', 'http', 'streamable-http' or 'sse'")
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_until_interrupted(serving))
+            return self.serve_stdio()
+        raise ValueError(f"unknown transport {transport!r}; use 'stdio', 'http', 'streamable-http' or 'sse'")
 
 
 class MCPServer(Server):
@@ -1501,9 +1603,14 @@ def _logging_failures(run: Callable[..., Any], method: str) -> Callable[..., Any
     return run_here
 
 
-def _coerce_strings(values: dict[str, str], coercers: dict[str, Any], what: str) -> dict[str, Any]:
-    """String arguments as the annotated types; a value that does not fit is -32602."""
-    kwargs: dict[str, Any] = {}
+def _coerce_strings(values: dict[str, str], spec: FunctionSpec, coercers: dict[str, Any], what: str) -> dict[str, Any]:
+    """String arguments as the annotated types; a value that does not fit is -32602. A
+    parameter left out whose default is a ``Field(...)`` gets the field's default."""
+    kwargs: dict[str, Any] = {
+        parameter.name: default
+        for parameter in spec.parameters
+        if parameter.name not in values and (default := parameter.default_of_field()) is not EMPTY
+    }
     for key, value in values.items():
         if key not in coercers:
             continue

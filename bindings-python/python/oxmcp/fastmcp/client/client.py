@@ -23,7 +23,7 @@ from pydantic import TypeAdapter
 
 from ... import _native, types
 from ..._errors import McpError, ProtocolError
-from ..._official import from_official, read_camel_case_names, to_official, to_official_error
+from ..._official import _official_types, from_official, read_camel_case_names, to_official, to_official_error
 from ...client import Client as NativeClient
 from ...client import Era, NotificationHandler, ProgressHandler, RootsHandler
 from ...server import Server
@@ -172,6 +172,34 @@ class Client:
     def native(self) -> NativeClient:
         """oxmcp's client underneath, for what FastMCP's does not have."""
         return self._native
+
+    def __class_getitem__(cls, transport: Any) -> type[Client]:
+        # `Client[FastMCPTransport]`, as FastMCP's generic client is annotated.
+        return cls
+
+    @property
+    def server_info(self) -> Any:
+        """Who the server said it is (the official SDK's ``Implementation``), once connected."""
+        info = self._native.server_info
+        return None if info is None else to_official(info)
+
+    @property
+    def server_capabilities(self) -> Any:
+        """What the server said it offers: the official SDK's ``ServerCapabilities`` when it
+        is installed, else the JSON object."""
+        official = _official_types()
+        capabilities = self._native.capabilities
+        return capabilities if official is None else official.ServerCapabilities.model_validate(capabilities)
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions, if it gave any."""
+        return self._native.instructions
+
+    @property
+    def protocol_version(self) -> str:
+        """The protocol revision the connection speaks."""
+        return self._native.protocol_version
 
     @_official_errors
     async def ping(self) -> bool:

@@ -1,8 +1,10 @@
 """FastMCP's ``fastmcp.resources``: resources as objects (``TextResource``,
 ``FileResource``, ``DirectoryResource``..., served by ``mcp.add_resource``), templates
 (``mcp.add_template``), what a resource returns (:class:`ResourceContent`,
-:class:`ResourceResult`) and the standalone ``@resource(uri)``."""
+:class:`ResourceResult`), the standalone ``@resource(uri)`` and what a template's variables
+are checked against (:class:`ResourceSecurity`, ``security=``)."""
 
+from ..._resource_security import ResourceSecurity
 from .base import Resource, ResourceContent, ResourceResult
 from .function_resource import FunctionResource, resource
 from .template import ResourceTemplate
@@ -17,6 +19,7 @@ __all__ = [
     "Resource",
     "ResourceContent",
     "ResourceResult",
+    "ResourceSecurity",
     "ResourceTemplate",
     "TextResource",
     "resource",

@@ -208,12 +208,13 @@ class _Run:
 
 
 def tool_result(result: dict[str, Any]) -> Any:
-    """A complete tool result as a ToolResult; a task's or an input request's as it is."""
+    """A complete tool result as a ToolResult (its content the official SDK's models when it
+    is installed, as FastMCP's); a task's or an input request's as it is."""
     if result.get("resultType", "complete") != "complete" or "content" not in result:
         return result
     parsed = CallToolResult.model_validate(result)
     return ToolResult(
-        content=parsed.content,
+        content=to_official(parsed.content),
         structured_content=parsed.structured_content,
         meta=parsed.meta,
     )
@@ -260,6 +261,8 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
 
     async def intercepted(method: str, params: Any, native_ctx: Any, call_next: Any) -> Any:
         message = _message(method, params)
+        # As the message was, to tell whether a hook changed it in place (its arguments).
+        sent = _params(message)
         fastmcp_context = server._context(Context, native_ctx)
         rules = await fastmcp_context.visibility_rules()
         listed = LISTS.get(method)
@@ -278,8 +281,8 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
         async def the_method(context: MiddlewareContext[Any]) -> Any:
             if rules or server._hiding_tools:
                 _refuse_hidden(server, method, context.message, rules)
-            changed = context.message is not message
             given = _params(context.message)
+            changed = context.message is not message or given != sent
             if method != "tools/call":
                 return run.typed(await call_next(given if changed else None))
             watched_failures[key] = None

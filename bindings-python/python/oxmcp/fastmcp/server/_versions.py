@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
 from ... import _native
 from ..._errors import McpError, ResourceNotFoundError, ToolError
 from ...server._mounting import _NAMING_FIELD, Components, Key, Kind, _Registration, named
+
+_log = logging.getLogger("oxmcp.fastmcp")
 
 #: A version's place in the order: PEP 440 versions first, by their order, then text.
 VersionKey = tuple[int, Version | str]
@@ -55,6 +58,10 @@ class VersionedComponents(Components):
         #: What is told of each tool the server comes to serve (its own or a mount's), by
         #: its definition: the server serves the UI resource that renders it.
         self.on_tool: Callable[[dict[str, Any]], None] | None = None
+        #: What registering a name (and version) the server has already does, as FastMCP's
+        #: ``on_duplicate`` says: ``"error"`` refuses it, ``"warn"`` logs a warning and
+        #: replaces it, ``"replace"`` replaces it, ``"ignore"`` keeps what was there.
+        self.on_duplicate: Literal["error", "warn", "replace", "ignore"] = "error"
 
     def _register(self, registration: _Registration) -> None:
         super()._register(registration)
@@ -65,11 +72,30 @@ class VersionedComponents(Components):
         self, kind: Kind, definition: dict[str, Any], *rest: Any, titled: Callable[[str], str | None] | None = None
     ) -> None:
         version = version_of(definition)
+        name = definition[_NAMING_FIELD[kind]]
+        if self._has(kind, name, version):
+            message = f"Component already exists: {kind}:{name}@{version or ''}"
+            if self.on_duplicate == "ignore":
+                return
+            if self.on_duplicate == "error":
+                raise ValueError(message)
+            if self.on_duplicate == "warn":
+                _log.warning(message)
+            if version is None:
+                self.remove(kind, name)
+            else:
+                self.remove_version(kind, name, version)
         if version is None:
             super().add(kind, definition, *rest, titled=titled)
             return
         key: Key = (kind, definition[_NAMING_FIELD[kind]])
         self._serve(key, {**self._versions.get(key, {}), version: _Registration(kind, definition, rest, titled)})
+
+    def _has(self, kind: Kind, name: str, version: str | None) -> bool:
+        """Whether the server has a component of its own of this name (and version)."""
+        if version is None:
+            return (kind, name) not in self._versions and self._served_key((kind, name), None) is not None
+        return any(version_key(held) == version_key(version) for held in self._versions.get((kind, name), {}))
 
     def remove(self, kind: Kind, name: str) -> bool:
         self._versions.pop((kind, name), None)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import pydantic_core
 from typing_extensions import Unpack
@@ -17,6 +17,7 @@ from typing_extensions import Unpack
 from ...context import Context as OxmcpContext
 from ...context import ElicitationResult, LogLevel, _ElicitedForm
 from ...types import GetPromptResult
+from .elicitation import elicitation_result
 
 if TYPE_CHECKING:
     from ...server import Server
@@ -82,6 +83,10 @@ class _SessionState:
 #: The state of every session of this process: session ids are random, so servers in one
 #: process never share a key.
 _STATE = _SessionState()
+
+
+#: The log levels, lowest first.
+_LEVELS: tuple[LogLevel, ...] = get_args(LogLevel)
 
 
 @dataclass
@@ -175,7 +180,7 @@ class Context(OxmcpContext[Any]):
         response type (oxmcp's is a schema), in any of FastMCP's forms (see
         :meth:`oxmcp.Context.elicit`)."""
         form = _ElicitedForm.of_response_type(response_type, response_title, response_description)
-        return await self._elicit_form(message, form)
+        return elicitation_result(await self._elicit_form(message, form))
 
     async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> GetPromptResult:
         """Renders a prompt of this server as a client would get it (its handler runs with
@@ -269,8 +274,13 @@ class Context(OxmcpContext[Any]):
         logger_name: str | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> None:
-        """Sends a log message at `level` (default info)."""
-        await super().log(level or "info", {"msg": message, "extra": extra}, logger_name)
+        """Sends a log message at `level` (default info), unless the server's
+        ``client_log_level`` is above it."""
+        level = level or "info"
+        lowest = getattr(self._server, "client_log_level", None)
+        if lowest is not None and _LEVELS.index(level) < _LEVELS.index(lowest):
+            return
+        await super().log(level, {"msg": message, "extra": extra}, logger_name)
 
     async def debug(self, message: str, logger_name: str | None = None, extra: Mapping[str, Any] | None = None) -> None:
         """A debug message."""

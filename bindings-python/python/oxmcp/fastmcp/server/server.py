@@ -10,7 +10,7 @@ import os
 import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import TypeAdapter
 from typing_extensions import Self, Unpack
@@ -19,8 +19,9 @@ from ... import _native, types
 from ..._conventions import Conventions
 from ..._errors import McpError
 from ..._schema import inspect_function
-from ...context import Context
+from ...context import Context, LogLevel
 from ...server import Server, resource_kind, tool_registration
+from ...server._calling import native_context
 from ...server._mounting import Components, Kind, _Registration
 from ...types import BlobResourceContents, TextResourceContents
 from .._conventions import FastMCPConventions
@@ -38,11 +39,12 @@ from ..utilities.tasks import TaskConfig, TaskMode
 from ._middleware import ListedTool, interceptor, notification_interceptor
 from ._versions import VersionedComponents, version_key
 from .auth.auth import component_scopes
+from .context import Context as FastMCPContext
 from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
 from .middleware.dereference import DereferenceRefsMiddleware
 from .middleware.tool_injection import ToolInjectionMiddleware
-from .transforms.visibility import Criteria, Visibility
+from .transforms.visibility import Component, Criteria, Visibility, is_visible
 
 if TYPE_CHECKING:
     from .providers import AnyProvider
@@ -82,6 +84,8 @@ class FastMCP(Server):
         dereference_schemas: bool = True,
         strict_input_validation: bool | None = None,
         mask_error_details: bool | None = None,
+        on_duplicate: Literal["warn", "error", "replace", "ignore"] = "warn",
+        client_log_level: LogLevel | None = None,
         **kwargs: Any,
     ) -> None:
         """FastMCP's arguments (``name`` and ``instructions`` may be given in order), and
@@ -95,7 +99,11 @@ class FastMCP(Server):
         ``FASTMCP_MASK_ERROR_DETAILS``, as FastMCP's settings read it) a tool, resource or
         prompt that raises anything but FastMCP's errors (``ToolError``, ``ResourceError``,
         ``PromptError``) is answered without the exception's text, as FastMCP does; the
-        traceback is logged."""
+        traceback is logged. A tool, resource, template or prompt registered under a name
+        (and version) the server has already takes its place, with a warning, unless
+        ``on_duplicate`` says ``"replace"`` (no warning), ``"error"`` (``ValueError``) or
+        ``"ignore"`` (the first one stays). With ``client_log_level``, the log messages of
+        the handlers' contexts below that level are not sent."""
         if not dereference_schemas:
             raise ValueError("oxmcp's FastMCP lists schemas dereferenced: dereference_schemas=False is not served")
         if list_page_size is not None:
@@ -106,6 +114,8 @@ class FastMCP(Server):
         if mask_error_details:
             self._conventions = FastMCPConventions(masked=True)
         super().__init__(name, "0.1.0" if version is None else str(version), instructions=instructions, **kwargs)
+        #: The lowest level of the log messages handlers send clients (None: every level).
+        self.client_log_level = client_log_level
         #: Whether a call's arguments are checked against the input schema, not converted.
         self.strict_input_validation = bool(strict_input_validation)
         self.middleware: list[Middleware] = []
@@ -120,6 +130,7 @@ class FastMCP(Server):
         self._hiding_tools = False
         if isinstance(self._components, VersionedComponents):
             self._components.on_tool = self._serve_renderer
+            self._components.on_duplicate = on_duplicate
         for each in middleware or ():
             self.add_middleware(each)
         for transform in transforms or ():
@@ -459,9 +470,18 @@ class FastMCP(Server):
         return [version for tool in await self._listed_tools() for version in self._versions_of(tool)]
 
     async def get_tool(self, name: str) -> ListedTool | None:
-        """The tool ``name`` as a client is listed it (of several versions, the highest),
-        or None if no client is listed one of that name."""
-        return next((tool for tool in await self._listed_tools() if tool.name == name), None)
+        """The tool ``name`` as the server serves it (of several versions, the highest), or
+        None when it has none of that name or its visibility rules hide it (and, within a
+        request, its session's), as FastMCP's: without running the middleware, which may
+        be what looks the tool up (to refuse a call of a tool it hides from lists)."""
+        definition = self._components.definition("tool", name)
+        if definition is None:
+            return None
+        native = native_context()
+        rules = self.visibility if native is None else await self._context(FastMCPContext, native).visibility_rules()
+        if not is_visible(rules, Component.listed("tool", definition), self._components.enabled("tool", definition)):
+            return None
+        return ListedTool.model_validate(definition)
 
     async def _listed_tools(self) -> list[ListedTool]:
         """The tools a client is listed, as FastMCP's middleware sees them."""

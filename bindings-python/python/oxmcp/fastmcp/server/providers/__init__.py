@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ...decorators import marked
 from ..middleware.middleware import CallNext, Middleware, MiddlewareContext
@@ -40,9 +40,8 @@ class LocalProvider(FastMCP):
     every server given it (``FastMCP(providers=[provider])``), after their own and as their
     transforms make them. It is a FastMCP server of its own, which they mount."""
 
-    def __init__(self, on_duplicate: str = "error") -> None:
-        super().__init__(type(self).__name__)
-        self.on_duplicate = on_duplicate
+    def __init__(self, on_duplicate: Literal["warn", "error", "replace", "ignore"] = "error") -> None:
+        super().__init__(type(self).__name__, on_duplicate=on_duplicate)
 
 
 class FileSystemProvider:

@@ -1,0 +1,151 @@
+"""Servers written as FastMCP's documentation writes them: `Field(...)` defaults and
+descriptions in prompts and templates, templates' variables screened for paths that climb
+out (`security=` to exempt one), a wildcard variable (`{path*}`), prompt arguments that are
+not text, `ctx.elicit`'s answers told apart by `match`, a name registered twice (and
+`on_duplicate`), the lowest log level sent to clients (`client_log_level`), `get_logger`,
+and `ctx.lifespan_context`. It prints what FastMCP's client gets, and what it knows of the
+server."""
+
+import asyncio
+from contextlib import asynccontextmanager
+from typing import Annotated
+
+from fastmcp import Client, Context, FastMCP
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import FastMCPTransport
+from fastmcp.exceptions import McpError
+from fastmcp.resources import ResourceSecurity
+from fastmcp.server.elicitation import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
+from fastmcp.utilities.logging import get_logger
+from pydantic import Field
+
+logger = get_logger(__name__)
+
+
+@asynccontextmanager
+async def lifespan(server):
+    yield {"db": "connected"}
+
+
+mcp = FastMCP("Documented", instructions="Ask away.", lifespan=lifespan, client_log_level="warning")
+
+
+@mcp.prompt
+def analysis(
+    data_uri: str = Field(description="The URI of the data."),
+    kind: str = Field(default="summary", description="Type of analysis."),
+) -> str:
+    return f"Perform a '{kind}' analysis of {data_uri}."
+
+
+@mcp.prompt
+def average(numbers: list[int], topic: Annotated[str, Field(title="Topic", description="What about")]) -> str:
+    return f"{topic}: {sum(numbers) / len(numbers)}"
+
+
+@mcp.resource("items://{item_id}")
+def item(item_id: str, fmt: str = Field(default="json", description="The format.")) -> str:
+    return f"{item_id} as {fmt}"
+
+
+@mcp.resource("files://{name}")
+def read_file(name: str) -> str:
+    return f"file {name}"
+
+
+@mcp.resource("git://diff/{ref}", security=ResourceSecurity(exempt_params={"ref"}))
+def git_diff(ref: str) -> str:
+    return f"diff {ref}"
+
+
+@mcp.resource("docs://{path*}")
+def doc(path: str) -> str:
+    return f"doc {path}"
+
+
+@mcp.tool
+async def ask_name(ctx: Context) -> str:
+    match await ctx.elicit("Your name?", response_type=str):
+        case AcceptedElicitation(data=name):
+            return f"Hello {name}!"
+        case DeclinedElicitation():
+            return "No name given"
+        case CancelledElicitation():
+            return "Cancelled"
+    return "?"
+
+
+@mcp.tool
+async def chatty(ctx: Context) -> str:
+    await ctx.info("not sent")
+    await ctx.warning("sent")
+    return str(ctx.lifespan_context["db"])
+
+
+@mcp.tool
+def version() -> str:
+    return "one"
+
+
+@mcp.tool(name="version")
+def version_two() -> str:
+    return "two"
+
+
+strict = FastMCP("Strict", on_duplicate="error")
+strict.tool(version)
+kept = FastMCP("Kept", on_duplicate="ignore")
+kept.tool(version)
+kept.tool(name="version")(version_two)
+
+
+async def describe(client: Client[FastMCPTransport]) -> None:
+    """What the client knows of the server once connected."""
+    capabilities = client.server_capabilities
+    print(client.server_info.name, client.instructions, client.protocol_version, capabilities.tools is not None)
+
+
+async def main() -> None:
+    print("logger", logger.name)
+    answers = iter(["Ann", None])
+
+    async def answer(message, response_type, params, context):
+        given = next(answers)
+        return response_type(value=given) if given else ElicitResult(action="decline")
+
+    logs = []
+
+    async def on_log(message):
+        logs.append((message.level, message.data["msg"]))
+
+    async with Client(mcp, elicitation_handler=answer, log_handler=on_log, mode="legacy") as client:
+        await describe(client)
+        for prompt in await client.list_prompts():
+            print(prompt.name, [(a.name, a.required, a.description) for a in prompt.arguments])
+        print((await client.get_prompt("analysis", {"data_uri": "file://x"})).messages[0].content.text)
+        print((await client.get_prompt("average", {"numbers": [1, 2], "topic": "t"})).messages[0].content.text)
+        print((await client.read_resource("items://5"))[0].text)
+        for uri in (
+            "files://notes.txt",
+            "files://..%2F..%2Fetc%2Fpasswd",
+            "files://%2Fetc",
+            "git://diff/..%2F..",
+            "docs://guide/intro.md",
+        ):
+            try:
+                print(uri, (await client.read_resource(uri))[0].text)
+            except McpError as error:
+                print(uri, "refused:", error)
+        print((await client.call_tool("ask_name", {})).data, (await client.call_tool("ask_name", {})).data)
+        print((await client.call_tool("chatty", {})).data, logs)
+        print([tool.name for tool in await client.list_tools()], (await client.call_tool("version", {})).data)
+    try:
+        strict.tool(name="version")(version_two)
+    except ValueError as error:
+        print("refused:", error)
+    async with Client(kept) as client:
+        print("kept", (await client.call_tool("version", {})).data)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
