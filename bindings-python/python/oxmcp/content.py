@@ -79,6 +79,11 @@ class Image(_Media):
         data, mime_type = self._payload()
         return ImageContent(data=data, mime_type=mime_type)
 
+    def to_data_uri(self, mime_type: str | None = None) -> str:
+        """The image as a ``data:`` URI (an icon's ``src``), as FastMCP's ``Image`` gives it."""
+        data, own = self._payload()
+        return f"data:{mime_type or own};base64,{data}"
+
 
 class Audio(_Media):
     """A sound from bytes or a file: ``return Audio(path="hello.wav")``."""

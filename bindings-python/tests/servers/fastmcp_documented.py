@@ -3,8 +3,8 @@ descriptions in prompts and templates, templates' variables screened for paths t
 out (`security=` to exempt one), a wildcard variable (`{path*}`), prompt arguments that are
 not text, `ctx.elicit`'s answers told apart by `match`, a name registered twice (and
 `on_duplicate`), the lowest log level sent to clients (`client_log_level`), `get_logger`,
-and `ctx.lifespan_context`. It prints what FastMCP's client gets, and what it knows of the
-server."""
+`ctx.lifespan_context`, and a gateway whose proxied server is down. It prints what
+FastMCP's client gets, and what it knows of the server."""
 
 import asyncio
 from contextlib import asynccontextmanager
@@ -15,8 +15,10 @@ from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import FastMCPTransport
 from fastmcp.exceptions import McpError
 from fastmcp.resources import ResourceSecurity
+from fastmcp.server import create_proxy
 from fastmcp.server.elicitation import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
 from fastmcp.utilities.logging import get_logger
+from fastmcp.utilities.types import Image
 from pydantic import Field
 
 logger = get_logger(__name__)
@@ -139,12 +141,26 @@ async def main() -> None:
         print((await client.call_tool("ask_name", {})).data, (await client.call_tool("ask_name", {})).data)
         print((await client.call_tool("chatty", {})).data, logs)
         print([tool.name for tool in await client.list_tools()], (await client.call_tool("version", {})).data)
+    print("keys", sorted(tool.key for tool in await mcp.list_tools()))
+    print("icon", Image(data=b"\x89PNG", format="png").to_data_uri())
+    mcp.local_provider.remove_tool("chatty")
+    print("removed", "chatty" not in [tool.name for tool in await mcp.list_tools()])
     try:
         strict.tool(name="version")(version_two)
     except ValueError as error:
         print("refused:", error)
     async with Client(kept) as client:
         print("kept", (await client.call_tool("version", {})).data)
+    # A gateway whose proxied server is down (nothing listens on port 9) serves the rest.
+    gateway = FastMCP("Gateway")
+    gateway.mount(create_proxy("http://127.0.0.1:9/mcp"), namespace="api")
+    gateway.mount(kept, namespace="kept")
+    async with Client(gateway) as client:
+        print(
+            "gateway",
+            [tool.name for tool in await client.list_tools()],
+            (await client.call_tool("kept_version", {})).data,
+        )
 
 
 if __name__ == "__main__":

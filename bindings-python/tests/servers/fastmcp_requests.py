@@ -3,8 +3,9 @@ written there: a completion function (`@mcp.completion`, no parentheses) that ch
 it is given against `mcp.types`, the request's `_meta` read through
 `ctx.request_context.meta`, state that middleware sets for the request alone read by the
 tool, middleware that refuses calls of the tools it hides, changes arguments in place and
-inspects results by the official types, a `ToolError` given a `log_level`, and a dependency
-that cannot be resolved. It prints what FastMCP's client gets."""
+inspects results by the official types, a `ToolError` given a `log_level`, a dependency that
+cannot be resolved, and a tool reading a resource that does not exist. It prints what
+FastMCP's client gets."""
 
 import asyncio
 import logging
@@ -104,6 +105,12 @@ async def traced(ctx: Context) -> str:
 
 
 @mcp.tool
+async def process_data(uri: str, ctx: Context) -> str:
+    contents = await ctx.read_resource(uri)
+    return contents[0].content
+
+
+@mcp.tool
 def count_days(a: int, b: int) -> int:
     if a >= b:
         raise ToolError("a must be below b", log_level=logging.WARNING)
@@ -125,7 +132,12 @@ async def main() -> None:
         print("traced", (await client.call_tool("traced", {}, meta={"trace": "t-1"})).data)
         print("listed", sorted(tool.name for tool in await client.list_tools()))
         print("search", (await client.call_tool("search", {"query": "  HeLLo "})).content[0].text)
-        calls = (("count_days", {"a": 2, "b": 1}), ("add_expense", {"amount": 1.5}), ("secret", {}))
+        calls = (
+            ("count_days", {"a": 2, "b": 1}),
+            ("add_expense", {"amount": 1.5}),
+            ("secret", {}),
+            ("process_data", {"uri": "data://missing"}),
+        )
         for name, arguments in calls:
             result = await client.call_tool(name, arguments, raise_on_error=False)
             print(name, result.is_error, result.content[0].text)

@@ -1022,7 +1022,12 @@ class Server(Generic[LifespanT]):
             for server, _ in self._mounted:
                 await self._lifespan_exit.enter_async_context(server._living())
             if (upstream := self._upstream) is not None and not upstream.connected:
-                await self._lifespan_exit.enter_async_context(upstream)
+                try:
+                    await self._lifespan_exit.enter_async_context(upstream)
+                except Exception:
+                    # The server it proxies is down: the rest is served all the same (a
+                    # gateway's other servers), what it proxies not.
+                    _log.exception("server %r: the server it proxies cannot be reached; serving without it", self.name)
             if proxies := self._proxies():
                 self._native.serve_proxies(proxies)
         self._living_users += 1
@@ -1037,9 +1042,10 @@ class Server(Generic[LifespanT]):
     def _proxies(self) -> list[tuple[_native.Client, list[str]]]:
         """What this server proxies, and what the servers mounted on it proxy, with the
         namespaces their names go under (the outermost first: the server's own namespace
-        transforms, then the mounts'); their clients connected."""
+        transforms, then the mounts'); their clients connected (one that could not be is
+        left out)."""
         own: list[tuple[_native.Client, list[str]]] = []
-        if self._upstream is not None:
+        if self._upstream is not None and self._upstream.connected:
             own.append((self._upstream._connection, []))
         proxied = own + [
             (client, [namespace, *namespaces] if namespace is not None else namespaces)

@@ -91,6 +91,11 @@ class ListedTool(_Tagged, Tool):
         """The input schema, under FastMCP's name."""
         return self.input_schema
 
+    @property
+    def key(self) -> str:
+        """What FastMCP names the tool by among a server's components: ``tool:<name>@<version>``."""
+        return f"tool:{self.name}@{self.version or ''}"
+
     def to_mcp_tool(self, **overrides: Any) -> Any:
         """The tool as the protocol lists it, the official SDK's ``Tool`` when it is
         installed, with ``overrides`` of its fields."""

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import pydantic_core
 from typing_extensions import Unpack
 
+from ..._errors import ResourceNotFoundError
 from ...context import Context as OxmcpContext
-from ...context import ElicitationResult, LogLevel, _ElicitedForm
+from ...context import ElicitationResult, LogLevel, ReadResourceContents, _ElicitedForm
 from ...types import GetPromptResult
+from ..exceptions import NotFoundError
 from .elicitation import elicitation_result
 
 if TYPE_CHECKING:
@@ -181,6 +183,15 @@ class Context(OxmcpContext[Any]):
         :meth:`oxmcp.Context.elicit`)."""
         form = _ElicitedForm.of_response_type(response_type, response_title, response_description)
         return elicitation_result(await self._elicit_form(message, form))
+
+    async def read_resource(self, uri: str) -> list[ReadResourceContents]:
+        """:meth:`oxmcp.Context.read_resource`; an unknown URI raises FastMCP's
+        ``NotFoundError`` (``Unknown resource: '<uri>'``), which fails a tool as FastMCP's
+        does (the tool's error, not the request's)."""
+        try:
+            return await super().read_resource(uri)
+        except ResourceNotFoundError:
+            raise NotFoundError(f"Unknown resource: {uri!r}") from None
 
     async def get_prompt(self, name: str, arguments: Mapping[str, Any] | None = None) -> GetPromptResult:
         """Renders a prompt of this server as a client would get it (its handler runs with

@@ -540,6 +540,13 @@ class FastMCP(Server):
         async with self._asked() as client:
             return await client.get_prompt(name, arguments, version=version)
 
+    @property
+    def local_provider(self) -> Self:
+        """What holds the server's own components, as FastMCP's ``mcp.local_provider`` does
+        (``mcp.local_provider.remove_tool(name, version=)``): the server itself, whose
+        decorators, ``add_*`` and ``remove_*`` act on them."""
+        return self
+
     def remove_tool(self, name: str, version: str | None = None) -> bool:
         """Removes a tool, or one ``version`` of it; returns whether it existed."""
         return self._remove("tool", name, version)

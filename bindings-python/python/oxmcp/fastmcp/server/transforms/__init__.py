@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from .... import _native
-from ...._errors import McpError, ResourceNotFoundError
+from ...._errors import McpError
 from ....server._mounting import Kind, Renaming, _Registration
 from ....server._mounting import Transform as ComponentTransform
 from ...exceptions import NotFoundError, ToolError
@@ -291,10 +291,7 @@ class ResourcesAsTools(_ToolsOf):
             return json.dumps(listed, indent=2)
 
         async def read_resource(uri: Annotated[str, "The URI of the resource to read"], ctx: Context) -> str:
-            try:
-                contents = await ctx.read_resource(uri)
-            except ResourceNotFoundError:
-                raise NotFoundError(f"Unknown resource: {uri!r}") from None
+            contents = await ctx.read_resource(uri)
             if len(contents) == 1:
                 return _text(contents[0].content)
             return json.dumps([{"content": _text(part.content), "mime_type": part.mime_type} for part in contents])
