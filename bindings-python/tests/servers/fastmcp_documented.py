@@ -139,7 +139,14 @@ async def main() -> None:
             except McpError as error:
                 print(uri, "refused:", error)
         print((await client.call_tool("ask_name", {})).data, (await client.call_tool("ask_name", {})).data)
-        print((await client.call_tool("chatty", {})).data, logs)
+        chatted = (await client.call_tool("chatty", {})).data
+        # The log message may reach the handler just after the call's result (oxmcp's
+        # client hands notifications over apart from results).
+        for _ in range(100):
+            if logs:
+                break
+            await asyncio.sleep(0.01)
+        print(chatted, logs)
         print([tool.name for tool in await client.list_tools()], (await client.call_tool("version", {})).data)
     print("keys", sorted(tool.key for tool in await mcp.list_tools()))
     print("icon", Image(data=b"\x89PNG", format="png").to_data_uri())
