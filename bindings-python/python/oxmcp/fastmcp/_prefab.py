@@ -48,8 +48,10 @@ def _prefab_types() -> tuple[type[Any], type[Any]]:
 
 
 def _from_prefab(candidate: type[Any]) -> bool:
-    """Whether a class comes from Prefab (a cheap check that imports nothing)."""
-    return candidate.__module__.split(".")[0] == "prefab_ui"
+    """Whether a class comes from Prefab (a cheap check that imports nothing: it runs on
+    every result of a FastMCP tool)."""
+    module = candidate.__module__
+    return module.startswith("prefab_ui.") or module == "prefab_ui"
 
 
 def is_prefab_value(value: Any) -> bool:
@@ -67,34 +69,33 @@ def is_prefab_annotation(annotation: Any) -> bool:
     return False
 
 
-def prefab_json(value: Any, resolve: Callable[[Any], Any] | None = None) -> dict[str, Any]:
-    """A Prefab app or component (in an app of its own) as its wire form, the tools its
-    actions call named by ``resolve`` (by default, by their names)."""
-    app_type, _ = _prefab_types()
-    app = value if isinstance(value, app_type) else app_type(view=value)
-    data: dict[str, Any] = app.to_json(tool_resolver=resolve or _by_name)
-    return data
-
-
-def prefab_result(value: Any, resolve: Callable[[Any], Any] | None = None) -> CallToolResult:
-    """A tool's result of a Prefab app or component, as FastMCP answers it."""
-    return CallToolResult(
-        content=[TextContent(text=TEXT_FALLBACK)], structured_content=prefab_json(value, resolve), is_error=False
-    )
-
-
-def _by_name(tool: Any) -> Any:
-    """A tool an action calls, named: by its name, or a function by the name its
-    standalone ``@tool`` gave it, else its own."""
+def prefab_json(value: Any, address: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """A Prefab app or component (in an app of its own) as its wire form, each tool its
+    actions call named by its name (a function's: the one its standalone ``@tool`` gave
+    it, else its own), as ``address`` writes it."""
     from prefab_ui.app import ResolvedTool
 
     from .decorators import marked
 
-    if isinstance(tool, str):
-        return ResolvedTool(name=tool)
-    given = marked(tool)
-    name = given.options.get("name") if given is not None else None
-    return ResolvedTool(name=name or tool.__name__)
+    def resolve(tool: Any) -> Any:
+        if isinstance(tool, str):
+            name = tool
+        else:
+            given = marked(tool)
+            name = (given.options.get("name") if given is not None else None) or tool.__name__
+        return ResolvedTool(name=name if address is None else address(name))
+
+    app_type, _ = _prefab_types()
+    app = value if isinstance(value, app_type) else app_type(view=value)
+    data: dict[str, Any] = app.to_json(tool_resolver=resolve)
+    return data
+
+
+def prefab_result(value: Any, address: Callable[[str], str] | None = None) -> CallToolResult:
+    """A tool's result of a Prefab app or component, as FastMCP answers it."""
+    return CallToolResult(
+        content=[TextContent(text=TEXT_FALLBACK)], structured_content=prefab_json(value, address), is_error=False
+    )
 
 
 @dataclass(frozen=True)

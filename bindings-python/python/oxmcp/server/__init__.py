@@ -933,7 +933,7 @@ class Server(Generic[LifespanT]):
         arguments are those of :meth:`start_http`."""
         async with self._living(), await self.start_http(host, port, **options) as http:
             if announce:
-                print(f"oxmcp: serving Streamable HTTP at {http.url}", file=sys.stderr, flush=True)
+                _announce(http.url)
             await http.wait()
 
     def http_app(
@@ -1139,11 +1139,7 @@ class Server(Generic[LifespanT]):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.create_server((host.strip("[]"), port), family=family) as bound:
             url_host = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
-            print(
-                f"oxmcp: serving Streamable HTTP at http://{url_host}:{bound.getsockname()[1]}{app.path}",
-                file=sys.stderr,
-                flush=True,
-            )
+            _announce(f"http://{url_host}:{bound.getsockname()[1]}{app.path}")
             server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning"))
             serving = asyncio.ensure_future(server.serve(sockets=[bound]))
             try:
@@ -1321,6 +1317,11 @@ class SessionManager:
             for app in self._apps:
                 await stack.enter_async_context(app.lifespan())
             yield
+
+
+def _announce(url: str) -> None:
+    """Tells on stderr where the server serves Streamable HTTP."""
+    print(f"oxmcp: serving Streamable HTTP at {url}", file=sys.stderr, flush=True)
 
 
 async def _until_interrupted(serving: Awaitable[None]) -> None:

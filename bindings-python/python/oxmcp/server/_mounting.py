@@ -222,6 +222,14 @@ class Components:
         registered = self._registered.get((kind, name))
         return registered is not None and registered.placed_by is None
 
+    def outermost(self) -> Components:
+        """The components of the server that serves these at the top: the one they are
+        mounted on, and so on up, while each is mounted on one alone."""
+        components = self
+        while len(components._mounts) == 1:
+            components = components._mounts[0].parent
+        return components
+
     def _above(self) -> list[Components]:
         """The servers this one is mounted on, and theirs, and so on."""
         above = [m.parent for m in self._mounts]

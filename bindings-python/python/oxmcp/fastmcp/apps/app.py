@@ -20,6 +20,7 @@ from ...server._mounting import Components
 from ...types import CallToolResult
 from .._prefab import is_prefab_value, prefab_result
 from .._wrapping import wrapped
+from ..decorators import named
 from ..server.server import FastMCP
 from ..tools.base import FunctionTool
 from .config import PREFAB_PLACEHOLDER_URI, AppConfig
@@ -70,8 +71,8 @@ class FastMCPApp:
         """Registers a tool the app's UI calls: listed for the app (and the model too with
         ``model``); ``@app.tool``, ``@app.tool()`` or ``@app.tool("name")``."""
         visibility: list[Literal["app", "model"]] = ["app", "model"] if model else ["app"]
-        options = {"description": description, "auth": auth, "timeout": timeout}
-        return self._decorator(name_or_fn, name, AppConfig(visibility=visibility), options)
+        options = {"name": name, "description": description, "auth": auth, "timeout": timeout}
+        return self._decorator(name_or_fn, AppConfig(visibility=visibility), options)
 
     def ui(
         self,
@@ -90,6 +91,7 @@ class FastMCPApp:
         ``@app.ui``, ``@app.ui()`` or ``@app.ui("name")``."""
         app = AppConfig(resource_uri=PREFAB_PLACEHOLDER_URI, visibility=["model"])
         options = {
+            "name": name,
             "description": description,
             "title": title,
             "tags": tags,
@@ -98,7 +100,7 @@ class FastMCPApp:
             "auth": auth,
             "timeout": timeout,
         }
-        return self._decorator(name_or_fn, name, app, options)
+        return self._decorator(name_or_fn, app, options)
 
     def add_tool(self, tool: FunctionTool | Callable[..., Any]) -> None:
         """Adds a tool the app's UI calls (a function, or a tool made of one), listed for
@@ -106,9 +108,10 @@ class FastMCPApp:
         if isinstance(tool, FunctionTool):
             meta = tool.meta or {}
             ui = {"visibility": ["app"], **meta.get("ui", {})}
-            self._register(tool.fn, tool.name, AppConfig.model_validate(ui), {"description": tool.description})
+            options = {"name": tool.name, "description": tool.description}
+            self._register(tool.fn, AppConfig.model_validate(ui), options)
         else:
-            self._register(tool, None, AppConfig(visibility=["app"]), {})
+            self._register(tool, AppConfig(visibility=["app"]), {})
 
     def run(self, transport: Literal["stdio", "http", "sse", "streamable-http"] = "stdio", **options: Any) -> None:
         """Serves the app alone, on a server of its name."""
@@ -116,32 +119,28 @@ class FastMCPApp:
         server.add_provider(self)
         server.run(transport, **options)
 
-    def _decorator(self, name_or_fn: Any, name: str | None, app: AppConfig, options: dict[str, Any]) -> Any:
+    def _decorator(self, name_or_fn: Any, app: AppConfig, options: dict[str, Any]) -> Any:
         """Registers a function as :meth:`tool` and :meth:`ui` take it: given, or named
         first (``("name")``), or later."""
-        if isinstance(name_or_fn, str):
-            if name is not None:
-                raise TypeError("Cannot specify both a name as first argument and as keyword argument.")
-            name = name_or_fn
-        elif name_or_fn is not None and not callable(name_or_fn):
+        if name_or_fn is not None and not isinstance(name_or_fn, str) and not callable(name_or_fn):
             raise TypeError(f"a tool is a function, a name or nothing, not {type(name_or_fn).__name__}")
+        given = named(name_or_fn, {key: value for key, value in options.items() if value is not None})
 
         def register(fn: F) -> F:
-            self._register(fn, name, app, options)
+            self._register(fn, app, given)
             return fn
 
         return register(name_or_fn) if callable(name_or_fn) else register
 
-    def _register(self, fn: Callable[..., Any], name: str | None, app: AppConfig, options: dict[str, Any]) -> None:
-        name = name or fn.__name__
+    def _register(self, fn: Callable[..., Any], app: AppConfig, options: dict[str, Any]) -> None:
+        name = options.get("name") or fn.__name__
         if identity_address(name) is not None:
             raise ValueError(
                 f"Tool name {name!r} is reserved for generated tool addresses "
                 "(__<12 lowercase hex>_<name>). Choose a different tool name."
             )
         meta = {"fastmcp": {"app": self.name, "tool_hash": tool_identity(self.name, name)}}
-        given = {key: value for key, value in options.items() if value is not None}
-        self.server.tool(_rendered(fn, self.name, self.server), name=name, app=app, meta=meta, **given)
+        self.server.tool(_rendered(fn, self.name, self.server), app=app, meta=meta, **{**options, "name": name})
 
 
 def _rendered(fn: Callable[..., Any], app: str, server: FastMCP) -> Callable[..., Any]:
@@ -156,31 +155,22 @@ def _rendered(fn: Callable[..., Any], app: str, server: FastMCP) -> Callable[...
     return wrapped(fn, after=render)
 
 
-def _by_identity(app: str) -> Callable[[Any], Any]:
-    """What names a tool an action of the app ``app`` calls by its address: its name (a
-    function's, its own), after its identity."""
-    from prefab_ui.app import ResolvedTool
+def _by_identity(app: str) -> Callable[[str], str]:
+    """How a tool an action of the app ``app`` calls is addressed: by its identity and its
+    name (an address already, as it is)."""
 
-    def resolve(tool: Any) -> Any:
-        name = tool if isinstance(tool, str) else getattr(tool, "__name__", None)
-        if name is None:
-            raise ValueError(f"Cannot resolve tool reference: {tool!r}")
-        if identity_address(name) is None:
-            name = f"__{tool_identity(app, name)}_{name}"
-        return ResolvedTool(name=name)
+    def address(name: str) -> str:
+        return name if identity_address(name) is not None else f"__{tool_identity(app, name)}_{name}"
 
-    return resolve
+    return address
 
 
 def _listed_names(components: Components) -> dict[str, str]:
     """The name of each tool identity (one tool's alone) as the server that serves the
-    request lists it: the server these components are mounted on, and so on up, while
-    each is mounted on one alone."""
-    while len(components._mounts) == 1:
-        components = components._mounts[0].parent
+    request lists it (:meth:`Components.outermost`)."""
     names: dict[str, str] = {}
     claimed: set[str] = set()
-    for definition in components.definitions("tool"):
+    for definition in components.outermost().definitions("tool"):
         listed = (definition.get("_meta") or {}).get("fastmcp") or {}
         identity = listed.get("tool_hash")
         if isinstance(identity, str):
