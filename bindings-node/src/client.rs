@@ -16,7 +16,6 @@ use napi::threadsafe_function::ThreadsafeFunctionCallMode;
 use napi::Env;
 use napi_derive::napi;
 use serde_json::{json, Value};
-use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use oxmcp::client::auth::OAuthProvider;
@@ -129,9 +128,10 @@ pub async fn connect_stdio(
         command = command.max_message_size(convert::count(bytes, "maxMessageSize")?);
     }
     let callback = Arc::new(callback);
-    let options = client_options(config, &callback)?;
+    let closed = CancellationToken::new();
+    let options = client_options(config, &callback, &closed)?;
     let client = Client::spawn(command, options).await.map_err(client_error)?;
-    Ok(NativeClient::start(client, callback))
+    Ok(NativeClient::start(client, callback, closed))
 }
 
 /// Connects to `server` in this process, over an in-memory transport.
@@ -212,34 +212,14 @@ impl NativeClient {
 
     /// Connects over `transport` as `config` says, with `callback` answering the server.
     async fn connect(transport: Transport, config: ClientConfig, callback: Arc<ClientCallback>) -> napi::Result<Self> {
-        let options = client_options(config, &callback)?;
+        let closed = CancellationToken::new();
+        let options = client_options(config, &callback, &closed)?;
         let client = Client::connect(transport, options).await.map_err(client_error)?;
-        Ok(NativeClient::start(client, callback))
+        Ok(NativeClient::start(client, callback, closed))
     }
 
-    /// Wraps a connected client and starts forwarding its notifications.
-    fn start(client: Client, callback: Arc<ClientCallback>) -> Self {
-        let closed = CancellationToken::new();
-        let mut notifications = client.notifications();
-        let forward_to = Arc::clone(&callback);
-        let stop = closed.clone();
-        tokio::spawn(async move {
-            loop {
-                let notification = tokio::select! {
-                    _ = stop.cancelled() => break,
-                    received = notifications.recv() => match received {
-                        Ok(notification) => notification,
-                        Err(RecvError::Lagged(_)) => continue,
-                        Err(RecvError::Closed) => break,
-                    },
-                };
-                let event = convert::notification_event(notification);
-                forward_to.call(
-                    FnArgs::from(("notification".to_owned(), event)),
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
-            }
-        });
+    /// Wraps a connected client whose notifications go to `callback` until `closed`.
+    fn start(client: Client, callback: Arc<ClientCallback>, closed: CancellationToken) -> Self {
         NativeClient {
             client,
             callback,
@@ -501,7 +481,13 @@ impl Drop for CallGuard {
 
 /// The core's client options for `config`, with JavaScript answering the server's
 /// requests the config says it answers.
-fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi::Result<ClientOptions> {
+/// The core's options for `config`, with `callback` answering the server and told of
+/// each notification until `closed`.
+fn client_options(
+    config: ClientConfig,
+    callback: &Arc<ClientCallback>,
+    closed: &CancellationToken,
+) -> napi::Result<ClientOptions> {
     let era = match config.era.as_deref() {
         None | Some("auto") => EraMode::Auto,
         Some("legacy") => EraMode::Legacy,
@@ -534,6 +520,19 @@ fn client_options(config: ClientConfig, callback: &Arc<ClientCallback>) -> napi:
     if config.roots == Some(true) {
         options = options.on_roots(answerer());
     }
+    // Queued from the read loop, so a notification the server sent before a response
+    // reaches JavaScript before the awaited call settles.
+    let forward_to = Arc::clone(callback);
+    let closed = closed.clone();
+    options = options.on_notification(move |notification| {
+        if !closed.is_cancelled() {
+            let event = convert::notification_event(notification.clone());
+            forward_to.call(
+                FnArgs::from(("notification".to_owned(), event)),
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        }
+    });
     Ok(options)
 }
 

@@ -56,6 +56,7 @@ impl NativeHttpEndpoint {
             path_and_query: path,
             headers: header_pairs(headers),
             caller: caller.map(HostCaller::into_token),
+            peer: None,
         };
         let core = within_runtime_if_available(|| self.core.exchange(head));
         NativeHttpExchange { core: Arc::new(core) }
@@ -79,6 +80,7 @@ impl NativeHttpEndpoint {
             path_and_query: "/sse".to_owned(),
             headers: header_pairs(headers),
             caller: caller.map(HostCaller::into_token),
+            peer: None,
         };
         let core = within_runtime_if_available(|| self.core.open_hosted_sse(head, hosted));
         Ok(NativeHttpExchange { core: Arc::new(core) })

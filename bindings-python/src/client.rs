@@ -11,7 +11,6 @@ use std::time::Duration;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::{Map, Value};
-use tokio::sync::broadcast::error::RecvError;
 
 use oxmcp::client::{
     CallOptions, Client as CoreClient, ClientOptions, EraMode, ServerNotification, Subscription as CoreSubscription,
@@ -137,6 +136,21 @@ impl ClientConfig {
         }
         if let Some(roots) = &self.roots {
             options = options.on_roots(PyRoots(bind(roots)));
+        }
+        if let Some(listener) = &self.on_notification {
+            // Queued on the loop from the read loop, so a notification the server sent
+            // before a response runs before the awaited call returns.
+            let listener = listener.clone_ref(py);
+            let slot = slot.clone();
+            options = options.on_notification(move |notification| {
+                let (method, params) = describe(notification.clone());
+                slot.call_soon(&listener, |py| {
+                    Ok(vec![
+                        method.into_pyobject(py)?.into_any(),
+                        convert::from_json(py, &params)?,
+                    ])
+                });
+            });
         }
         options
     }
@@ -617,36 +631,11 @@ impl Client {
         let slot = LoopSlot::default();
         slot.set(py, runtime::current_locals(py)?)?;
         let options = config.get().options(py, &slot);
-        let listener = config.get().on_notification.as_ref().map(|c| c.clone_ref(py));
         let connecting = connect(py, options, &slot)?;
         runtime::future_into_py(py, async move {
             let inner = connecting.await.map_err(error::raise)?;
-            Ok(Client::start(inner, slot, listener))
+            Ok(Client { inner, slot })
         })
-    }
-
-    /// Wraps a connected client and starts forwarding notifications to `listener`.
-    fn start(inner: CoreClient, slot: LoopSlot, listener: Option<Py<PyAny>>) -> Client {
-        if let Some(listener) = listener {
-            let mut notifications = inner.notifications();
-            let slot = slot.clone();
-            drop(runtime::spawn(async move {
-                loop {
-                    let (method, params) = match notifications.recv().await {
-                        Ok(notification) => describe(notification),
-                        Err(RecvError::Lagged(_)) => continue,
-                        Err(RecvError::Closed) => return,
-                    };
-                    slot.call_soon(&listener, |py| {
-                        Ok(vec![
-                            method.into_pyobject(py)?.into_any(),
-                            convert::from_json(py, &params)?,
-                        ])
-                    });
-                }
-            }));
-        }
-        Client { inner, slot }
     }
 }
 

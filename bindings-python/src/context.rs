@@ -92,6 +92,15 @@ impl Context {
         self.inner.http_header_texts()
     }
 
+    /// The target (path and `?query`) of the HTTP POST that carried the request, and the
+    /// host and port it came from when known; None over other transports.
+    #[getter]
+    fn http_target(&self) -> Option<(String, Option<(String, u16)>)> {
+        let request = self.inner.http_request()?;
+        let peer = request.peer().map(|peer| (peer.ip().to_string(), peer.port()));
+        Some((request.uri().to_string(), peer))
+    }
+
     /// The request's raw `_meta`, if any.
     #[getter]
     fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

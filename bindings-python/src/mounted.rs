@@ -2,6 +2,7 @@
 //! facade's ASGI app hands each request to. Python reads the request from the ASGI server
 //! and writes the answer back; the core does everything between.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -28,13 +29,23 @@ impl HttpEndpoint {
 #[pymethods]
 impl HttpEndpoint {
     /// Starts answering one request: its `method`, `path` within the app (with `?query`),
-    /// and `headers` as `(name, value)` byte pairs. Its body follows through the exchange.
-    fn exchange(&self, method: String, path: String, headers: &Bound<'_, PyAny>) -> PyResult<HttpExchange> {
+    /// `headers` as `(name, value)` byte pairs, and the ASGI `client` (host and port)
+    /// when the server knows it. Its body follows through the exchange.
+    #[pyo3(signature = (method, path, headers, client=None))]
+    fn exchange(
+        &self,
+        method: String,
+        path: String,
+        headers: &Bound<'_, PyAny>,
+        client: Option<(String, u16)>,
+    ) -> PyResult<HttpExchange> {
         let head = RequestHead {
             method,
             path_and_query: path,
             headers: header_pairs(headers)?,
             caller: None,
+            // A client named other than by an IP address (a Unix socket's) is left out.
+            peer: client.and_then(|(host, port)| Some(SocketAddr::new(host.parse().ok()?, port))),
         };
         let _runtime = runtime::handle().ok_or_else(error::exiting)?.enter();
         Ok(HttpExchange {

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from balancer import free_port
 
-from conftest import REPO
+from conftest import REPO, Notifications
 from oxmcp import Client, Context, Server
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
+from oxmcp.fastmcp.client.logging import LogMessage
 from oxmcp.fastmcp.server import create_proxy
 from oxmcp.fastmcp.server.transforms import Namespace
 from oxmcp.types import ElicitRequest, ElicitResult
@@ -32,6 +34,7 @@ UPSTREAM = textwrap.dedent(
 
     @mcp.tool
     async def count(to: int, ctx: Context) -> str:
+        await ctx.info(f"counting to {to}")
         for step in range(1, to + 1):
             await ctx.report_progress(step, to)
         return f"counted to {to}"
@@ -204,7 +207,12 @@ async def test_a_proxy_serves_what_the_server_behind_it_offers(upstream: Path) -
     def own() -> str:
         return "the proxy's own"
 
-    async with FastMCPClient(upstream) as direct, FastMCPClient(proxy) as client:
+    logged: list[tuple[str, Any]] = []
+
+    async def log(message: LogMessage) -> None:
+        logged.append((message.level, message.data))
+
+    async with FastMCPClient(upstream) as direct, FastMCPClient(proxy, log_handler=log) as client:
         listed = [t.model_dump() for t in await client.list_tools()]
         assert [t["name"] for t in listed] == ["own", "count", "fail"]
         assert listed[1:] == [t.model_dump() for t in await direct.list_tools()]
@@ -217,6 +225,7 @@ async def test_a_proxy_serves_what_the_server_behind_it_offers(upstream: Path) -
         counted = await client.call_tool("count", {"to": 3}, progress_handler=heard)
         assert counted.data == "counted to 3"
         assert steps == [1, 2, 3]
+        assert logged == [("info", {"msg": "counting to 3", "extra": None})], "the log message of the call behind it"
         failed = await client.call_tool("fail", {}, raise_on_error=False)
         assert failed.is_error
         assert failed.content[0].text == (await direct.call_tool("fail", {}, raise_on_error=False)).content[0].text
@@ -225,6 +234,52 @@ async def test_a_proxy_serves_what_the_server_behind_it_offers(upstream: Path) -
         prompt = await client.get_prompt("summarize", {"text": "x"})
         assert prompt.messages[0].content.text == "Summarize: x"
         assert (await client.call_tool("own", {})).data == "the proxy's own"
+
+
+async def test_a_proxy_whose_server_is_down_at_first_serves_it_once_it_answers(
+    notifications: Notifications,
+) -> None:
+    """FastMCP's proxies connect as requests need the backend; oxmcp's tries again, less
+    and less often, and tells its clients the lists changed once the backend answers."""
+    port = free_port()
+    backend = FastMCP("Late")
+
+    @backend.tool
+    def late() -> str:
+        return "here at last"
+
+    proxy = create_proxy(f"http://127.0.0.1:{port}/mcp", name="Front")
+
+    @proxy.tool
+    def own() -> str:
+        return "the proxy's own"
+
+    async with Client(proxy, era="legacy", notification_handler=notifications) as client:
+        assert [tool.name for tool in await client.list_tools()] == ["own"]
+        async with await backend.start_http(port=port):
+            await notifications.wait_for("notifications/tools/list_changed", timeout=10)
+            assert [tool.name for tool in await client.list_tools()] == ["own", "late"]
+            assert (await client.call_tool("late")).content[0].text == "here at last"
+
+
+async def test_fastmcps_proxy_classes_serve_the_backend_and_hand_on_its_log_messages(
+    upstream: Path, notifications: Notifications
+) -> None:
+    """FastMCP's ``ProxyProvider`` (added under a namespace) and ``FastMCPProxy`` with a
+    ``ProxyClient``: the backend's components, and its log messages reach the caller of
+    their call."""
+    from oxmcp.fastmcp.server.providers.proxy import FastMCPProxy, ProxyClient, ProxyProvider
+
+    gateway = FastMCP("Gateway")
+    gateway.add_provider(ProxyProvider(lambda: ProxyClient(upstream)), namespace="up")
+    direct = FastMCPProxy(client_factory=ProxyClient(upstream).new, name="Direct")
+    for server, count in ((gateway, "up_count"), (direct, "count")):
+        async with Client(server, era="legacy", notification_handler=notifications) as client:
+            await client.set_log_level("info")
+            assert (await client.call_tool(count, {"to": 1})).content[0].text == "counted to 1"
+            assert notifications.of("notifications/message")[-1]["data"]["msg"] == "counting to 1"
+            names = {tool.name for tool in await client.list_tools()}
+            assert count in names and f"{count.removesuffix('count')}fail" in names
 
 
 async def test_a_proxy_served_over_stdio_reaches_its_server_over_stdio(upstream: Path, tmp_path: Path) -> None:

@@ -482,23 +482,33 @@ async def test_an_official_sdk_protected_resource_runs_on_oxmcp_with_its_import_
 async def test_a_fastmcp_server_reads_a_calls_http_headers_the_same_with_its_imports_changed(tmp_path: Path) -> None:
     """``servers/fastmcp_headers.py``, served by uvicorn as published and ported: what
     ``get_http_headers()`` gives (credentials left out unless included),
-    ``get_http_request().headers`` and the ``CurrentHeaders()`` dependency, in both eras."""
+    ``get_http_request()`` (headers, URL, client, query, cookies) and the
+    ``CurrentHeaders()`` dependency, in both eras."""
     original = Path(__file__).parent / "servers" / "fastmcp_headers.py"
-    headers = {"X-Tenant": "acme", "X-Trace": "t-1", "Authorization": "Bearer sesame"}
+    headers = {"X-Tenant": "acme", "X-Trace": "t-1", "Authorization": "Bearer sesame", "Cookie": "session=s-1"}
     seen = []
     for app in (original, ported_from_fastmcp(original, tmp_path)):
         uvicorn = [sys.executable, "-m", "uvicorn", "--app-dir", str(app.parent), f"{app.stem}:app", "--port", "0"]
         with http_server(uvicorn, noise_free=False) as served:
             results = {}
             for era in ERAS:
-                async with Client.http(served + "/mcp", era=era, headers=headers) as client:
-                    for tool in ("forwarded", "with_credentials", "injected"):
+                async with Client.http(served + "/mcp?via=test", era=era, headers=headers) as client:
+                    for tool in ("forwarded", "with_credentials", "origin", "injected"):
                         results[(era, tool)] = (await client.call_tool(tool)).structured_content
             seen.append(results)
     theirs, ours = seen
     assert ours == theirs
     assert ours[("modern", "forwarded")] == {"x-tenant": "acme", "x-trace": "t-1"}
     assert ours[("legacy", "injected")] == {"result": "acme with Bearer sesame"}
+    assert ours[("modern", "origin")] == {
+        "client": "127.0.0.1",
+        "path": "/mcp",
+        "host": "127.0.0.1",
+        "url": "/mcp?via=test",
+        "method": "POST",
+        "via": "test",
+        "session": "s-1",
+    }
 
 
 async def test_the_official_settings_ask_a_token_for_its_resource_only_when_they_say_so() -> None:
@@ -1095,7 +1105,8 @@ def test_fastmcp_servers_written_as_its_documentation_writes_them_answer_the_sam
     """``servers/fastmcp_documented.py``: ``Field(...)`` defaults and descriptions in prompts
     and templates (their values, not the fields), templates' variables screened for paths
     that climb out (one exempt), a wildcard ``{path*}``, prompt arguments that are not text
-    described by their JSON schema, ``ctx.elicit``'s answers matched by class, a name
+    described by their JSON schema, query parameters (a list, ``{?tags*}``; written out,
+    ``?q={q}``), a fragment left out, ``ctx.elicit``'s answers matched by class, a name
     registered twice (replaced; refused or kept by ``on_duplicate``), ``client_log_level``,
     ``get_logger`` and ``ctx.lifespan_context``."""
     published, ported = printed_both_ways("fastmcp_documented.py", tmp_path)
@@ -1105,6 +1116,9 @@ def test_fastmcp_servers_written_as_its_documentation_writes_them_answer_the_sam
     assert "refused: Component already exists" in ported and "kept one" in ported
     assert "files://..%2F..%2Fetc%2Fpasswd refused: Resource not found" in ported
     assert "git://diff/..%2F.. diff ../.." in ported and "docs://guide/intro.md doc guide/intro.md" in ported
+    assert 'tagged://books?tags=alpha&tags=beta {"category": "books", "tags": ["alpha", "beta"]}' in ported
+    assert "items://5#top 5 as json" in ported and "search://items?q= Results for ''" in ported
+    assert "search://items?q=shoes&page=2 refused: Resource not found" in ported
 
 
 def test_a_fastmcp_servers_skills_made_in_code_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
@@ -356,6 +357,68 @@ async def test_a_low_level_server_is_told_of_subscriptions_and_the_log_level(
     assert [update["uri"] for update in updates] == ["file:///a"], "the core keeps the subscriptions"
     assert [message["data"] for message in logged] == ["loud"], "and filters by the level"
     assert told == ["subscribe file:///a", "level warning", "unsubscribe file:///a"]
+
+
+CHATTY_SERVER = """
+from oxmcp import Context, Server
+
+server = Server("chatty")
+
+
+@server.tool()
+async def chatter(ctx: Context, n: int) -> str:
+    await ctx.info(f"first {n}")
+    await ctx.info(f"last {n}")
+    return "done"
+
+
+if __name__ == "__main__":
+    server.run()
+"""
+
+
+@pytest.mark.parametrize("transport", [*TRANSPORTS, "stdio"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_what_a_handler_sends_before_returning_arrives_before_its_result(
+    era: Era, transport: str, notifications: Notifications, tmp_path: Path
+) -> None:
+    """The official clients hand a notification to the handler before reading on; so
+    does oxmcp's, although the loop runs the handler and resolves the call."""
+    script = tmp_path / "chatty.py"
+    script.write_text(CHATTY_SERVER)
+    namespace: dict[str, Any] = {}
+    exec(compile(CHATTY_SERVER, str(script), "exec"), namespace)
+    calls = 40
+    if transport == "stdio":
+        client = Client.stdio([sys.executable, str(script)], era=era, notification_handler=notifications)
+        opened: contextlib.AbstractAsyncContextManager[Client] = client
+    else:
+        opened = connect(namespace["server"], transport, era, notification_handler=notifications)
+    async with opened as client:
+        await client.set_log_level("info")
+        for n in range(calls):
+            await client.call_tool("chatter", {"n": n})
+            logged = [message["data"] for message in notifications.of("notifications/message")]
+            assert logged[-2:] == [f"first {n}", f"last {n}"], f"call {n} returned before its messages"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_handler_reads_where_the_http_request_came_from(era: Era, transport: str) -> None:
+    server = Server("origins")
+
+    @server.tool()
+    def origin(ctx: Context) -> str:
+        request = ctx.request_context.request
+        if request is None:
+            return "in process"
+        client = request.client.host if request.client else "unknown"
+        return f"{request.method} {request.url.path} from {client}"
+
+    async with connect(server, transport, era) as client:
+        answer = (await client.call_tool("origin")).content[0]
+    expected = {"memory": "in process", "http": "POST /mcp from 127.0.0.1"}[transport]
+    assert answer.type == "text" and answer.text == expected
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

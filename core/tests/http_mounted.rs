@@ -39,6 +39,11 @@ fn server(started: Arc<Notify>, cancelled: Arc<AtomicBool>) -> Server {
                 )
             })
         }))
+        .tool(ToolDef::new("carrier").handler(|_, ctx: Context| async move {
+            let request = ctx.http_request().expect("an HTTP request");
+            let peer = request.peer().map_or("nowhere".to_owned(), |peer| peer.to_string());
+            format!("{} from {peer}", request.uri())
+        }))
         .tool(ToolDef::new("wait").handler(move |_, _| {
             let (started, cancelled) = (Arc::clone(&started), Arc::clone(&cancelled));
             async move {
@@ -72,6 +77,7 @@ fn post_to(path: &str, body: &Value) -> (RequestHead, Bytes) {
             .map(|(name, value)| (name.as_bytes().to_vec(), value.as_bytes().to_vec()))
             .collect(),
         caller: None,
+        peer: None,
     };
     (head, Bytes::from(serde_json::to_vec(body).unwrap()))
 }
@@ -294,6 +300,23 @@ async fn a_caller_the_host_authenticated_reaches_the_handlers_of_an_open_endpoin
     assert_eq!(answer["result"]["content"][0]["text"], "alice notes,mail");
     let (_, answer) = whoami(&endpoint, None).await;
     assert_eq!(answer["result"]["content"][0]["text"], "nobody");
+}
+
+#[tokio::test]
+async fn handlers_read_the_target_and_peer_the_host_handed_over() {
+    let (endpoint, _, _) = endpoint(HttpConfig::default().stateless(true).json_response(true));
+    let peer = "203.0.113.7:4711".parse().ok();
+    for (peer, seen) in [(peer, "203.0.113.7:4711"), (None, "nowhere")] {
+        let (head, body) = post_to("/mcp?tenant=acme", &call("carrier"));
+        let exchange = endpoint.exchange(RequestHead { peer, ..head });
+        exchange.send_whole_body(body);
+        let (_, body) = answer(&exchange).await;
+        let answer: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            format!("/mcp?tenant=acme from {seen}")
+        );
+    }
 }
 
 #[tokio::test]

@@ -83,6 +83,11 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
             let tenant = headers.and_then(|headers| headers.get("x-tenant")?.to_str().ok());
             tenant.unwrap_or("none").to_owned()
         }))
+        .tool(ToolDef::new("carrier").handler(|_, ctx: Context| async move {
+            let request = ctx.http_request().expect("an HTTP request");
+            let peer = request.peer().map(|peer| peer.ip().to_string());
+            format!("{} from {}", request.uri(), peer.as_deref().unwrap_or("nowhere"))
+        }))
         .tool(ToolDef::new("ask").handler(|_, ctx: Context| async move {
             let roots = ctx.list_roots().await?;
             Ok::<_, oxmcp::server::HandlerError>(roots.roots.len().to_string())
@@ -802,6 +807,12 @@ async fn handlers_read_the_headers_of_the_post_that_carried_their_request() {
         .modern(1, "tools/call", json!({"name": "tenant"}), &[("x-tenant", "acme")])
         .await;
     assert_eq!(text(json_of(modern).await), "acme");
+    let carrier = f.modern(7, "tools/call", json!({"name": "carrier"}), &[]).await;
+    assert_eq!(
+        text(json_of(carrier).await),
+        "/mcp from 127.0.0.1",
+        "its target and peer too"
+    );
     let session = f.initialize("2025-11-25").await;
     let headers = [
         ("mcp-session-id", session.as_str()),

@@ -5,16 +5,16 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{interop_server, progress_log, resource_text, text};
-use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
 use oxmcp::protocol::{
     CallToolResult, CompleteRequestParams, Completion, CompletionReference, ContentBlock, ElicitAction,
-    ElicitRequestParams, ElicitResult, ErrorObject, ResourceContents,
+    ElicitRequestParams, ElicitResult, ErrorObject, LoggingLevel, ResourceContents,
 };
-use oxmcp::server::{PromptDef, Proxy, Server, ToolDef};
+use oxmcp::server::{Context, PromptDef, Proxy, Server, ToolDef};
 use serde_json::json;
 use tokio::sync::{Barrier, Notify};
 use tokio_util::sync::CancellationToken;
@@ -117,6 +117,64 @@ async fn a_proxied_call_reports_its_progress_as_it_arrives() {
             assert_eq!(progress, [1.0, 2.0, 3.0], "{upstream_era:?} behind {era:?}");
         }
     }
+}
+
+#[tokio::test]
+async fn a_proxied_calls_log_messages_reach_its_caller_at_the_callers_level() {
+    let upstream = Server::builder("chatty", "1.0.0")
+        .tool(ToolDef::new("chat").handler(|_, ctx: Context| async move {
+            ctx.log(LoggingLevel::Info, Some("chat"), "hello").await;
+            ctx.log(LoggingLevel::Warning, Some("chat"), "careful").await;
+            "said"
+        }))
+        .build()
+        .unwrap();
+    for upstream_era in ERAS {
+        let proxy = proxied(&upstream, upstream_era).await;
+        for era in ERAS {
+            let logged = Arc::new(Mutex::new(Vec::new()));
+            let heard = Arc::clone(&logged);
+            let options = ClientOptions::new("proxy-tests", "1.0.0")
+                .era(era)
+                .on_notification(move |notification| {
+                    if let ServerNotification::LogMessage(message) = notification {
+                        heard
+                            .lock()
+                            .unwrap()
+                            .push((message.logger.clone(), message.data.clone()));
+                    }
+                });
+            let client = connect_with(&proxy, options).await;
+            client.set_log_level(LoggingLevel::Warning).await.unwrap();
+            assert_eq!(text(&client.call_tool("chat", json!({})).await.unwrap()), "said");
+            let logged = std::mem::take(&mut *logged.lock().unwrap());
+            let expected = [(Some("chat".to_owned()), json!("careful"))];
+            assert_eq!(logged, expected, "{upstream_era:?} behind {era:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_other_servers_list_changes_reach_the_proxys_clients() {
+    let upstream = interop_server();
+    let proxy = proxied(&upstream, EraMode::Legacy).await;
+    let client = connect(&proxy, EraMode::Legacy).await;
+    let mut notifications = client.notifications();
+    let before = client.list_all_tools().await.unwrap().len();
+    upstream
+        .add_tool(ToolDef::new("added").handler(|_, _| async { "new" }))
+        .unwrap();
+    let told = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            if notifications.recv().await.unwrap() == ServerNotification::ToolListChanged {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(told.is_ok(), "the proxy's client heard of the change");
+    assert_eq!(client.list_all_tools().await.unwrap().len(), before + 1);
+    assert_eq!(text(&client.call_tool("added", json!({})).await.unwrap()), "new");
 }
 
 #[tokio::test]

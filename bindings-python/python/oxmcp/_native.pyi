@@ -170,6 +170,8 @@ class Context:
     @property
     def http_headers(self) -> dict[str, str] | None: ...
     @property
+    def http_target(self) -> tuple[str, tuple[str, int] | None] | None: ...
+    @property
     def meta(self) -> dict[str, Any] | None: ...
     @property
     def input_responses(self) -> dict[str, Any] | None: ...
@@ -381,7 +383,13 @@ class HttpServer:
 class HttpEndpoint:
     """The endpoint of one server, served by the web app that mounts it."""
 
-    def exchange(self, method: str, path: str, headers: Iterable[Sequence[bytes]]) -> HttpExchange: ...
+    def exchange(
+        self,
+        method: str,
+        path: str,
+        headers: Iterable[Sequence[bytes]],
+        client: tuple[str, int] | None = None,
+    ) -> HttpExchange: ...
     def shutdown(self) -> Awaitable[None]: ...
 
 @final

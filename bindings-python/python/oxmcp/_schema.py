@@ -245,6 +245,27 @@ def string_coercer(annotation: Any) -> Coercer | None:
     return adapter.validate_strings
 
 
+def template_coercer(annotation: Any) -> Coercer | None:
+    """Turns a URI template variable into the annotated type; a list's items are the
+    values an exploded variable (``{?tags*}``, ``{/path*}``) matched, which the core gives
+    joined with ``,``."""
+    if not _is_sequence_type(annotation):
+        return string_coercer(annotation)
+    adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+    return lambda text: adapter.validate_python(text.split(","))
+
+
+def _is_sequence_type(annotation: Any) -> bool:
+    """Whether ``annotation`` is a list, tuple or set, optional or annotated."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _is_sequence_type(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        present = [arg for arg in get_args(annotation) if arg is not type(None)]
+        return bool(present) and all(_is_sequence_type(arg) for arg in present)
+    return origin in (list, tuple, set, frozenset) or annotation in (list, tuple, set, frozenset)
+
+
 def _field_description(annotation: Any) -> str | None:
     if get_origin(annotation) is Annotated:
         for extra in get_args(annotation)[1:]:

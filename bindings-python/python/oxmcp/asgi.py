@@ -140,7 +140,7 @@ class HttpApp:
         target = _route_path(scope)
         if query := scope.get("query_string"):
             target += "?" + query.decode("latin-1")
-        exchange = endpoint.exchange(scope["method"], target, scope["headers"])
+        exchange = endpoint.exchange(scope["method"], target, scope["headers"], scope.get("client"))
         first = await receive()
         if first["type"] == "http.disconnect":
             exchange.cancel()

@@ -8,7 +8,9 @@ import enum
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, get_args, get_origin, overload
+from http.cookies import SimpleCookie
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, NoReturn, get_args, get_origin, overload
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypeVar
@@ -54,12 +56,73 @@ class Headers(Mapping[str, str]):
         return f"Headers({self._headers!r})"
 
 
+class Address(NamedTuple):
+    """Where an HTTP request came from (Starlette's ``request.client``)."""
+
+    host: str
+    port: int
+
+
+class URL(str):
+    """An HTTP request's URL: the text, with its parts as Starlette's ``request.url``
+    names them."""
+
+    __slots__ = ()
+
+    @property
+    def _parts(self) -> SplitResult:
+        return urlsplit(self)
+
+    @property
+    def scheme(self) -> str:
+        return self._parts.scheme
+
+    @property
+    def netloc(self) -> str:
+        return self._parts.netloc
+
+    @property
+    def hostname(self) -> str | None:
+        return self._parts.hostname
+
+    @property
+    def port(self) -> int | None:
+        return self._parts.port
+
+    @property
+    def path(self) -> str:
+        return self._parts.path
+
+    @property
+    def query(self) -> str:
+        return self._parts.query
+
+
 @dataclass(frozen=True)
 class HttpRequest:
-    """The HTTP request that carried an MCP request, as handlers read it (the official
-    SDK's ``ctx.request_context.request``): its :class:`Headers`."""
+    """The HTTP POST that carried an MCP request, as handlers read it (the official SDK's
+    ``ctx.request_context.request``, FastMCP's ``get_http_request()``): what Starlette's
+    ``Request`` tells of it, less its body (the MCP message itself)."""
 
     headers: Headers
+    url: URL
+    """The URL the client posted to, as the ``Host`` header names the server (``http``:
+    a proxy that ended TLS in front of the server is not taken at its word)."""
+    client: Address | None = None
+    """The peer's address: the client's, or that of the proxy in front of the server."""
+    method: str = "POST"
+
+    @property
+    def query_params(self) -> dict[str, str]:
+        """The query's parameters (the last value of a repeated one)."""
+        return dict(parse_qsl(self.url.query, keep_blank_values=True))
+
+    @property
+    def cookies(self) -> dict[str, str]:
+        """The cookies the ``Cookie`` header sends."""
+        jar = SimpleCookie()
+        jar.load(self.headers.get("cookie", ""))
+        return {name: morsel.value for name, morsel in jar.items()}
 
 
 @dataclass(frozen=True)
@@ -125,9 +188,21 @@ class Context(Generic[LifespanT]):
         """The request id, what the server's ``lifespan`` yielded and the HTTP request, as
         the official SDK shows them (``ctx.request_context.lifespan_context``,
         ``ctx.request_context.request.headers``)."""
+        return RequestContext(
+            self._native.request_id, self._lifespan, self.http_request, self._native.meta, self.session
+        )
+
+    @property
+    def http_request(self) -> HttpRequest | None:
+        """The HTTP POST that carried the request (its headers, URL and client address);
+        None over stdio and in process."""
+        target = self._native.http_target
         headers = self.headers
-        request = None if headers is None else HttpRequest(headers)
-        return RequestContext(self._native.request_id, self._lifespan, request, self._native.meta, self.session)
+        if target is None or headers is None:
+            return None
+        path, peer = target
+        url = URL(f"http://{headers.get('host', 'localhost')}{path}")
+        return HttpRequest(headers, url, None if peer is None else Address(*peer))
 
     @property
     def request_id(self) -> int | str | None:

@@ -49,7 +49,16 @@ impl Client {
                             }
                         }
                     }
+                    if let ServerNotification::LogMessage(message) = &decoded {
+                        if let Some(on_log) = self.relay_of(answering.as_ref()).and_then(|relay| relay.on_log) {
+                            on_log(message.clone());
+                        }
+                    }
                     self.inner.lists.on_notification(&decoded);
+                    if let Some(listener) = &self.inner.options.listener {
+                        listener(&decoded);
+                    }
+                    self.tell_followers(&decoded);
                     let _ = self.inner.notifications.send(decoded);
                 }
                 Message::Request(request) => self.accept_server_request(request, answering.clone()),

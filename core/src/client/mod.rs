@@ -14,7 +14,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -45,7 +45,7 @@ pub use crate::transport::MessageDirection;
 pub use notifications::ServerNotification;
 pub use options::{ClientOptions, ElicitationHandler, EraMode, RootsHandler, SamplingHandler};
 pub(crate) use send::Round;
-pub use send::{Asker, CallOptions, ProgressCallback, MAX_INPUT_ROUNDS};
+pub use send::{Asker, CallOptions, LogCallback, ProgressCallback, MAX_INPUT_ROUNDS};
 pub use subscription::Subscription;
 pub use tasks::ToolTask;
 
@@ -75,6 +75,10 @@ pub struct ServerDetails {
     pub instructions: Option<String>,
 }
 
+/// What hears of a client's notifications beside its own listeners
+/// ([`Client::follow_notifications`]).
+pub(crate) type NotificationFollower = dyn Fn(&ServerNotification) + Send + Sync;
+
 /// A connection to an MCP server. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct Client {
@@ -88,8 +92,9 @@ struct ClientInner {
     details: Mutex<Option<ServerDetails>>,
     notifications: broadcast::Sender<ServerNotification>,
     progress: Mutex<HashMap<RequestId, ProgressWatch>>,
-    /// The askers of the pending requests that have one (see [`CallOptions::asker`]).
-    askers: Mutex<HashMap<RequestId, Asker>>,
+    /// Where the pending requests that name one want their questions and log messages
+    /// (see [`CallOptions::asker`] and [`CallOptions::on_log`]).
+    relays: Mutex<HashMap<RequestId, send::Relay>>,
     /// One permit per request of the server being answered.
     server_requests: Arc<Semaphore>,
     log_level: Mutex<Option<LoggingLevel>>,
@@ -97,6 +102,9 @@ struct ClientInner {
     tool_headers: ToolHeaders,
     /// The lists kept while the server says they are fresh.
     lists: ListCache,
+    /// Who else hears of each notification while they are there (a server proxying this
+    /// one, [`Client::follow_notifications`]).
+    followers: Mutex<Vec<Weak<NotificationFollower>>>,
     child: tokio::sync::Mutex<Option<ChildProcess>>,
     /// The capabilities every modern request declares, made once: the handlers', and the
     /// tasks extension unless turned off.
@@ -152,12 +160,13 @@ impl Client {
                 details: Mutex::new(None),
                 notifications,
                 progress: Mutex::new(HashMap::new()),
-                askers: Mutex::new(HashMap::new()),
+                relays: Mutex::new(HashMap::new()),
                 server_requests,
                 log_level: Mutex::new(None),
                 resource_streams: Mutex::new(HashMap::new()),
                 tool_headers: ToolHeaders::default(),
                 lists: ListCache::default(),
+                followers: Mutex::new(Vec::new()),
                 child: tokio::sync::Mutex::new(child),
                 modern_capabilities: to_value(&modern_capabilities),
             }),
@@ -195,6 +204,23 @@ impl Client {
     /// progress), from now on.
     pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
         self.inner.notifications.subscribe()
+    }
+
+    /// Hands `follower` each notification from the server, in the read loop, for as long
+    /// as someone else holds it: no task runs for it, and dropping it is all it takes to
+    /// stop.
+    pub(crate) fn follow_notifications(&self, follower: &Arc<NotificationFollower>) {
+        let mut followers = lock(&self.inner.followers);
+        followers.retain(|follower| follower.strong_count() > 0);
+        followers.push(Arc::downgrade(follower));
+    }
+
+    /// Hands `notification` to the followers still there.
+    fn tell_followers(&self, notification: &ServerNotification) {
+        let followers: Vec<_> = lock(&self.inner.followers).iter().filter_map(Weak::upgrade).collect();
+        for follower in followers {
+            follower(notification);
+        }
     }
 
     async fn negotiate(&self) -> Result<()> {

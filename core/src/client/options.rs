@@ -5,6 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::ServerNotification;
 use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
     ElicitationCapability, ErrorObject, Implementation, ListRootsResult, RootsCapability, SamplingCapability,
@@ -83,7 +84,11 @@ pub struct ClientOptions {
     pub(crate) tasks: bool,
     pub(crate) cache_lists: bool,
     pub(crate) observer: Option<MessageObserver>,
+    pub(crate) listener: Option<NotificationListener>,
 }
+
+/// A callback the read loop hands each notification to, in order with the responses.
+pub(crate) type NotificationListener = Arc<dyn Fn(&ServerNotification) + Send + Sync>;
 
 impl ClientOptions {
     /// A client with this name and version, era `Auto`, a 60 s request timeout, and the
@@ -106,6 +111,7 @@ impl ClientOptions {
             tasks: true,
             cache_lists: true,
             observer: None,
+            listener: None,
         }
     }
 
@@ -113,6 +119,18 @@ impl ClientOptions {
     /// inspector lists; a debugging log).
     pub fn on_message(mut self, observer: impl Fn(MessageDirection, &str) + Send + Sync + 'static) -> Self {
         self.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// Hands `listener` each notification from the server as the read loop meets it: one
+    /// sent before a response reaches `listener` before that response reaches its caller,
+    /// which [`Client::notifications`] cannot promise (its receivers run as tasks of their
+    /// own). The read loop waits for `listener`, so it should only queue the notification
+    /// for its host (a binding's event loop), as a progress callback does.
+    ///
+    /// [`Client::notifications`]: crate::client::Client::notifications
+    pub fn on_notification(mut self, listener: impl Fn(&ServerNotification) + Send + Sync + 'static) -> Self {
+        self.listener = Some(Arc::new(listener));
         self
     }
 

@@ -18,7 +18,7 @@ use crate::protocol::headers::HeaderParam;
 use crate::protocol::jsonrpc;
 use crate::protocol::{
     meta, methods, ClientCapabilities, Era, ErrorObject, InputRequest, InputRequiredResult, InputResponse,
-    ProgressNotificationParams, ProtocolVersion, RequestId, ResultType,
+    LoggingMessageNotificationParams, ProgressNotificationParams, ProtocolVersion, RequestId, ResultType,
 };
 use crate::transport::Envelope;
 use crate::BoxFuture;
@@ -33,6 +33,10 @@ pub type ProgressCallback = Arc<dyn Fn(ProgressNotificationParams) + Send + Sync
 /// roots) in place of the client's handlers (see [`CallOptions::asker`]).
 pub type Asker =
     Arc<dyn Fn(InputRequest) -> BoxFuture<'static, std::result::Result<InputResponse, ErrorObject>> + Send + Sync>;
+
+/// Called with each log message the server sends about a request (see
+/// [`CallOptions::on_log`]).
+pub type LogCallback = Arc<dyn Fn(LoggingMessageNotificationParams) + Send + Sync>;
 
 /// Per-call settings.
 #[derive(Clone, Default)]
@@ -54,6 +58,31 @@ pub struct CallOptions {
     /// request a question belongs to (stdio), those asked while it is the only request
     /// pending.
     pub asker: Option<Asker>,
+    /// Receives the log messages the server sends about this request, found as the
+    /// [`asker`](Self::asker)'s questions are (a proxy passes them on to its caller). They
+    /// reach the client's notifications too.
+    pub on_log: Option<LogCallback>,
+}
+
+/// Where a pending request wants the server's questions and log messages about it.
+#[derive(Clone)]
+pub(super) struct Relay {
+    pub(super) asker: Option<Asker>,
+    pub(super) on_log: Option<LogCallback>,
+}
+
+impl Client {
+    /// The relay of the request a message from the server is about: the request whose
+    /// stream carried it (`answering`), or, over a connection that cannot tell, the one
+    /// request pending.
+    pub(super) fn relay_of(&self, answering: Option<&RequestId>) -> Option<Relay> {
+        let relays = lock(&self.inner.relays);
+        match answering {
+            Some(id) => relays.get(id).cloned(),
+            None if self.inner.connection.pending().count() == 1 => relays.values().next().cloned(),
+            None => None,
+        }
+    }
 }
 
 impl CallOptions {
@@ -222,10 +251,14 @@ impl Client {
             id: id.clone(),
             version,
             armed: true,
-            asks: options.asker.is_some(),
+            relays: options.asker.is_some() || options.on_log.is_some(),
         };
-        if let Some(asker) = &options.asker {
-            lock(&self.inner.askers).insert(id.clone(), Arc::clone(asker));
+        if guard.relays {
+            let relay = Relay {
+                asker: options.asker.clone(),
+                on_log: options.on_log.clone(),
+            };
+            lock(&self.inner.relays).insert(id.clone(), relay);
         }
         let text = jsonrpc::request_text(&id, method, Some(&*params));
         connection
@@ -262,15 +295,15 @@ struct PendingGuard<'a> {
     /// The version the request was sent under, which its cancellation is sent under too.
     version: Option<ProtocolVersion>,
     armed: bool,
-    /// Whether the request has an asker to forget.
-    asks: bool,
+    /// Whether the request has a relay to forget.
+    relays: bool,
 }
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         lock(&self.client.inner.progress).remove(&self.id);
-        if self.asks {
-            lock(&self.client.inner.askers).remove(&self.id);
+        if self.relays {
+            lock(&self.client.inner.relays).remove(&self.id);
         }
         if !self.armed {
             return;

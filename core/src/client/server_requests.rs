@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{lock, to_value, Client};
+use super::{to_value, Client};
 use crate::error::{Error, Result};
 use crate::protocol::jsonrpc::{self, Request};
 use crate::protocol::{
@@ -128,15 +128,7 @@ impl Client {
         request: InputRequest,
         answering: Option<RequestId>,
     ) -> std::result::Result<InputResponse, ErrorObject> {
-        let asker = {
-            let askers = lock(&self.inner.askers);
-            match answering {
-                Some(id) => askers.get(&id).cloned(),
-                None if self.inner.connection.pending().count() == 1 => askers.values().next().cloned(),
-                None => None,
-            }
-        };
-        match asker {
+        match self.relay_of(answering.as_ref()).and_then(|relay| relay.asker) {
             Some(asker) => asker(request).await,
             None => self.answer_input(request).await,
         }

@@ -235,12 +235,20 @@ impl Context {
         self.inner.sender.caller.as_deref()
     }
 
+    /// The HTTP POST that carried the request: its target, headers and peer address;
+    /// `None` over other transports, for a notification's handler, and for a task's later
+    /// runs on other replicas.
+    #[cfg(feature = "http-server")]
+    pub fn http_request(&self) -> Option<&crate::server::http::HttpRequest> {
+        self.inner.sender.request.as_deref()
+    }
+
     /// The headers of the HTTP POST that carried the request (an API key, a tenant, a
-    /// trace id that the server reads or forwards); `None` over other transports, for a
-    /// notification's handler, and for a task's later runs on other replicas.
+    /// trace id that the server reads or forwards); `None` where
+    /// [`http_request`](Self::http_request) is.
     #[cfg(feature = "http-server")]
     pub fn http_headers(&self) -> Option<&http::HeaderMap> {
-        self.inner.sender.headers.as_deref()
+        self.http_request().map(crate::server::http::HttpRequest::headers)
     }
 
     /// [`http_headers`](Self::http_headers) as text by lowercase name, as the bindings
@@ -382,18 +390,21 @@ impl Context {
         self.session_or_reply().send(text).await;
     }
 
+    /// The least level of log message the client wants: in the legacy era as set by
+    /// `logging/setLevel` (every level until then), in the modern era as the request
+    /// carried it (none without).
+    pub(crate) fn log_threshold(&self) -> Option<LoggingLevel> {
+        match self.era() {
+            Era::Legacy => Some(self.inner.dispatcher.log_level().unwrap_or(LoggingLevel::Debug)),
+            Era::Modern => self.inner.exchange.log_level,
+        }
+    }
+
     /// Sends a log message to the client, if the client wants messages of this level:
     /// in the legacy era as set by `logging/setLevel`, in the modern era only when the
     /// request carried a log level.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
-        let threshold = match self.era() {
-            Era::Legacy => self.inner.dispatcher.log_level(),
-            Era::Modern => match self.inner.exchange.log_level {
-                Some(level) => Some(level),
-                None => return,
-            },
-        };
-        if threshold.is_some_and(|threshold| level < threshold) {
+        if self.log_threshold().is_none_or(|threshold| level < threshold) {
             return;
         }
         let params = LoggingMessageNotificationParams {

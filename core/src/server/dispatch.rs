@@ -81,22 +81,21 @@ impl Scope {
 }
 
 /// Who sent a request in an HTTP POST: the verified caller, on an endpoint that requires a
-/// token, and the headers of the POST, for handlers that read them. Empty over other
-/// transports.
+/// token, and the POST, for handlers that read it. Empty over other transports.
 #[derive(Clone, Default)]
 pub(crate) struct Sender {
     pub(crate) caller: Option<Arc<Caller>>,
     #[cfg(feature = "http-server")]
-    pub(crate) headers: Option<Arc<http::HeaderMap>>,
+    pub(crate) request: Option<Arc<crate::server::http::HttpRequest>>,
 }
 
 impl Sender {
-    /// The sender of an HTTP POST with `headers`, verified as `caller`.
+    /// The sender of HTTP POST `request`, verified as `caller`.
     #[cfg(feature = "http-server")]
-    pub(crate) fn http(caller: Option<Arc<Caller>>, headers: Arc<http::HeaderMap>) -> Self {
+    pub(crate) fn http(caller: Option<Arc<Caller>>, request: Arc<crate::server::http::HttpRequest>) -> Self {
         Sender {
             caller,
-            headers: Some(headers),
+            request: Some(request),
         }
     }
 }

@@ -129,6 +129,8 @@ struct ServerInner {
     catalog: RwLock<Catalog>,
     /// The proxies served, in order (`serve_proxies` and `add_proxy` make their catalog).
     proxies: Mutex<Vec<Proxy>>,
+    /// Tells the clients of the lists of the proxies' servers that changed, while held.
+    proxy_follower: Mutex<Option<proxy::ListChanges>>,
     skills: SharedSkills,
     /// How the skills are listed among the resources.
     skill_listing: SkillListing,
@@ -528,6 +530,7 @@ impl ServerBuilder {
                 interceptor: RwLock::default(),
                 catalog: RwLock::new(self.catalog),
                 proxies: Mutex::default(),
+                proxy_follower: Mutex::default(),
                 skills,
                 skill_listing: self.skill_listing,
                 skill_meta: self.skill_meta,
@@ -774,7 +777,7 @@ impl Server {
     /// Serves what the `proxies`' servers offer besides what is registered here: their
     /// lists after this server's, one after another, their tools, prompts and resources,
     /// and their completions (see [`Proxy`]). It replaces the server's [`Catalog`] and
-    /// completer, and the proxies served before.
+    /// completer, and the proxies served before; clients are told the lists changed.
     pub fn serve_proxies(&self, proxies: impl IntoIterator<Item = Proxy>) {
         let mut served = crate::lock(&self.inner.proxies);
         *served = proxies.into_iter().collect();
@@ -791,8 +794,15 @@ impl Server {
 
     fn offer_proxies(&self, proxies: &[Proxy]) {
         let proxies = proxy::Proxies::new(proxies.iter().cloned());
+        // The follower of the proxies before goes with this one's arrival.
+        let follower = proxies.follow_list_changes(Arc::clone(&self.inner.bus));
+        *crate::lock(&self.inner.proxy_follower) = Some(follower);
         self.set_catalog(proxies.catalog());
         self.set_completer(proxies);
+        // What the server lists changed with them.
+        for kind in [DefinitionKind::Tool, DefinitionKind::Resource, DefinitionKind::Prompt] {
+            self.notify_list_changed(kind);
+        }
     }
 
     /// Runs `interceptor` around every request from now on (replacing the one before);

@@ -6,8 +6,12 @@
 //! A server may serve several: their lists follow one another (the server's own
 //! definitions first, a [`Catalog`]'s rule), and a name goes to the first whose namespace
 //! it is under; among proxies whose namespaces it is under, one that does not have it
-//! passes it on to the next. A call's progress comes back to the proxy's client as it
-//! arrives, and the proxy's client cancelling cancels the forwarded request. The questions
+//! passes it on to the next. A call's progress and log messages come back to the proxy's
+//! client as they arrive (the log messages at that client's level), the proxy's client
+//! cancelling cancels the forwarded request, and the list changes the other servers tell
+//! (a server of 2025-11-25 or earlier: a 2026-07-28 one tells them only on a
+//! `subscriptions/listen` stream, which the proxy does not open) are told to the proxy's
+//! clients. The questions
 //! a 2026-07-28 server asks (elicitation, sampling, roots) go to the proxy's client, whose
 //! capabilities the forwarded request declares: a 2026-07-28 client gets them as the
 //! proxy's `input_required` and its retry brings the answers and the server's state back,
@@ -46,13 +50,17 @@ use super::context::Context;
 use super::handler::HandlerError;
 use super::namespace;
 use super::resources::ResourceHandler;
-use crate::client::{Asker, CallOptions, Client, ProgressCallback, Round, MAX_INPUT_ROUNDS};
-use crate::protocol::{
-    code, methods, CallToolResult, CompleteRequestParams, Completion, CompletionReference, Era, ErrorObject,
-    GetPromptResult, InputRequest, InputResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, ProgressNotificationParams, Prompt, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, Tool,
+use super::{list_changed_event, DefinitionKind};
+use crate::client::{
+    Asker, CallOptions, Client, NotificationFollower, ProgressCallback, Round, ServerNotification, MAX_INPUT_ROUNDS,
 };
+use crate::protocol::{
+    code, meta, methods, CallToolResult, CompleteRequestParams, Completion, CompletionReference, Era, ErrorObject,
+    GetPromptResult, InputRequest, InputResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, LoggingMessageNotificationParams, ProgressNotificationParams, Prompt,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
+};
+use crate::state::SubscriptionBus;
 use crate::{BoxFuture, Error};
 
 /// Another server, served through a connected [`Client`]: give it to
@@ -111,6 +119,13 @@ impl Proxy {
     }
 }
 
+/// The other servers' list changes told to a server's clients, while held
+/// ([`Proxies::follow_list_changes`]).
+pub(crate) struct ListChanges {
+    /// Held, not read: the upstream clients keep only weak references to it.
+    _follower: Arc<NotificationFollower>,
+}
+
 /// The proxies one server serves, in order.
 #[derive(Clone)]
 pub(crate) struct Proxies(Arc<[Proxy]>);
@@ -142,6 +157,23 @@ impl Proxies {
             .call_tool(self.clone())
             .get_prompt(self.clone())
             .read_resource_object(Arc::new(self.clone()))
+    }
+
+    /// Tells `bus` of the list changes the other servers tell, while what it gives is held.
+    pub(crate) fn follow_list_changes(&self, bus: Arc<dyn SubscriptionBus>) -> ListChanges {
+        let follower: Arc<NotificationFollower> = Arc::new(move |notification: &ServerNotification| {
+            let kind = match notification {
+                ServerNotification::ToolListChanged => DefinitionKind::Tool,
+                ServerNotification::PromptListChanged => DefinitionKind::Prompt,
+                ServerNotification::ResourceListChanged => DefinitionKind::Resource,
+                _ => return,
+            };
+            bus.publish(list_changed_event(kind));
+        });
+        for proxy in self.0.iter() {
+            proxy.upstream.follow_notifications(&follower);
+        }
+        ListChanges { _follower: follower }
     }
 
     /// A lister of one kind: the pages of each proxy in turn, renamed, one page going on
@@ -206,7 +238,8 @@ impl Proxies {
             let forward = |proxy: Proxy, name: String| {
                 let (ctx, arguments) = (ctx.clone(), arguments.clone());
                 let ask = &ask;
-                with_progress(ctx.clone(), move |options| {
+                let era = proxy.upstream.protocol_version().era();
+                relayed(ctx.clone(), era, move |options| {
                     ask(proxy.upstream, name, arguments, ctx, options)
                 })
             };
@@ -303,7 +336,8 @@ impl ResourceHandler for Proxies {
             let missing = [code::RESOURCE_NOT_FOUND, code::INVALID_PARAMS];
             let forward = |proxy: Proxy, uri: String| {
                 let ctx = ctx.clone();
-                with_progress(ctx.clone(), move |options| async move {
+                let era = proxy.upstream.protocol_version().era();
+                relayed(ctx.clone(), era, move |options| async move {
                     let upstream = &proxy.upstream;
                     let params = Map::from_iter([("uri".into(), Value::from(uri.as_str()))]);
                     let legacy = upstream.read_resource_with(&uri, &options);
@@ -416,26 +450,46 @@ fn page_of(cursor: Option<&str>, proxies: usize) -> Result<(usize, Option<String
     }
 }
 
-/// Runs `forward` with options that carry the request's cancellation and bring the other
-/// server's progress back to the request's client, in the order it came.
-async fn with_progress<R, F, Fut>(ctx: Context, forward: F) -> Result<R, HandlerError>
+/// What the other server sends about a forwarded request, for the request's client.
+enum Relayed {
+    Progress(ProgressNotificationParams),
+    Log(LoggingMessageNotificationParams),
+}
+
+/// Runs `forward` (a request to a server of `era`) with options that carry the request's
+/// cancellation and bring the other server's progress and log messages about it back to
+/// the request's client, in the order they came. A 2026-07-28 server is asked for the
+/// messages the client wants; an earlier one sends what its session's level lets through,
+/// and the client's level is applied here.
+async fn relayed<R, F, Fut>(ctx: Context, era: Era, forward: F) -> Result<R, HandlerError>
 where
     F: FnOnce(CallOptions) -> Fut,
     Fut: Future<Output = Result<R, HandlerError>>,
 {
-    let (sent, mut arrived) = mpsc::unbounded_channel::<ProgressNotificationParams>();
+    // The receiver is gone only once the answer came: later messages have no one to reach.
+    let (sent, mut arrived) = mpsc::unbounded_channel::<Relayed>();
+    let progressed = sent.clone();
     let on_progress: ProgressCallback = Arc::new(move |progress| {
-        // The receiver is gone only once the answer came: later progress has no one to reach.
-        let _ = sent.send(progress);
+        let _ = progressed.send(Relayed::Progress(progress));
     });
-    let answer = forward(forwarding(&ctx, Some(on_progress)));
+    let mut options = forwarding(&ctx, Some(on_progress));
+    options.on_log = Some(Arc::new(move |message| {
+        let _ = sent.send(Relayed::Log(message));
+    }));
+    if let Some(level) = ctx.log_threshold().filter(|_| era == Era::Modern) {
+        options.meta = Some(Map::from_iter([(meta::LOG_LEVEL.into(), to_json(&level))]));
+    }
+    let answer = forward(options);
     tokio::pin!(answer);
     loop {
         tokio::select! {
             biased;
-            Some(progress) = arrived.recv() => {
-                ctx.progress(progress.progress, progress.total, progress.message).await;
-            }
+            Some(relayed) = arrived.recv() => match relayed {
+                Relayed::Progress(progress) => {
+                    ctx.progress(progress.progress, progress.total, progress.message).await;
+                }
+                Relayed::Log(message) => ctx.log(message.level, message.logger.as_deref(), message.data).await,
+            },
             answer = &mut answer => return answer,
         }
     }

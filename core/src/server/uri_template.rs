@@ -16,6 +16,11 @@
 //! - `{var}` matches one or more characters and never crosses `/`, `?` or
 //!   `#`; `{+var}` matches one or more characters of any kind; `{var*}`
 //!   crosses `/` (a whole path, as FastMCP's wildcard parameters match).
+//!   After a literal `?` (`?q={q}`), `{var}` is the value of a query
+//!   parameter the template writes out: it runs to the next `&`, and may be
+//!   empty or hold a `/`.
+//! - A fragment (`#top`) is not part of the resource a URI names: it is left
+//!   out of the match unless the template names one (a literal `#`, `{#var}`).
 //! - `{#var}`, `{.var}`, `{/var}` and `{;var}` may be absent from the URI,
 //!   because an undefined variable expands to nothing. `{/a,b}` matches at
 //!   most one path segment per variable unless a variable is exploded.
@@ -468,11 +473,25 @@ impl Eq for Matcher {}
 impl Matcher {
     fn compile(parts: &[Part]) -> Result<Self, UriTemplateError> {
         let mut pattern = String::from(r"(?s)\A");
+        let mut in_query = false;
+        let mut names_fragment = false;
         for part in parts {
             match part {
-                Part::Literal(text) => pattern.push_str(&regex_syntax::escape(text)),
-                Part::Expression(expression) => pattern.push_str(&expression_pattern(expression)),
+                Part::Literal(text) => {
+                    pattern.push_str(&regex_syntax::escape(text));
+                    in_query |= text.contains('?');
+                    names_fragment |= text.contains('#');
+                }
+                Part::Expression(expression) => {
+                    pattern.push_str(&expression_pattern(expression, in_query));
+                    names_fragment |= expression.operator == Operator::Fragment;
+                }
             }
+        }
+        // A fragment is not part of the resource a URI names: one the template does not
+        // speak of is left out of the match.
+        if !names_fragment {
+            pattern.push_str("(?:#.*)?");
         }
         pattern.push_str(r"\z");
         // The only possible failure is exceeding the compiled size limit.
@@ -494,9 +513,12 @@ impl Matcher {
 /// The pattern for the text one expression expands to. Content quantifiers
 /// are lazy so that earlier variables take as few characters as possible;
 /// optional groups are greedy so that a value present in the URI binds to the
-/// first variable that can hold it.
-fn expression_pattern(expression: &Expression) -> String {
+/// first variable that can hold it. A simple one after a literal `?` is a value
+/// the template's query names (`?q={q}`): it runs to the next `&`, and may be
+/// empty or hold a `/`.
+fn expression_pattern(expression: &Expression, in_query: bool) -> String {
     match expression.operator {
+        Operator::Simple if in_query => "([^&#]*?)".to_owned(),
         // An exploded one (`{path*}`) takes whole paths, as FastMCP's templates do.
         Operator::Simple if is_exploded(expression) => "([^?#]+?)".to_owned(),
         Operator::Simple => "([^/?#]+?)".to_owned(),
@@ -913,7 +935,41 @@ mod tests {
         assert_eq!(greeting.matches("greeting://a/b"), None);
         assert_eq!(greeting.matches("greeting://"), None);
         assert_eq!(greeting.matches("greeting://ada?x=1"), None);
-        assert_eq!(greeting.matches("greeting://ada#top"), None);
+    }
+
+    #[test]
+    fn a_fragment_the_template_does_not_name_is_left_out() {
+        let data = template("data://{id}{?format}");
+        let expected = Some(values(&[("id", "42"), ("format", "xml")]));
+        assert_eq!(data.matches("data://42?format=xml#top"), expected);
+        assert_eq!(data.matches("data://42#top"), Some(values(&[("id", "42")])));
+        let path = template("file:///{+path}");
+        assert_eq!(path.matches("file:///a/b#c"), Some(values(&[("path", "a/b")])));
+        let anchored = template("doc://{name}#intro");
+        assert_eq!(
+            anchored.matches("doc://guide#intro"),
+            Some(values(&[("name", "guide")]))
+        );
+        assert_eq!(anchored.matches("doc://guide#other"), None);
+        let fragment = template("doc://{name}{#section}");
+        let expected = Some(values(&[("name", "guide"), ("section", "usage")]));
+        assert_eq!(fragment.matches("doc://guide#usage"), expected);
+    }
+
+    #[test]
+    fn a_variable_in_a_literal_query_runs_to_the_next_ampersand() {
+        let search = template("search://items?q={q}");
+        assert_eq!(
+            search.matches("search://items?q=shoes"),
+            Some(values(&[("q", "shoes")]))
+        );
+        assert_eq!(search.matches("search://items?q="), Some(values(&[("q", "")])));
+        assert_eq!(search.matches("search://items?q=a/b"), Some(values(&[("q", "a/b")])));
+        assert_eq!(search.matches("search://items?q=shoes&page=2"), None);
+        assert_eq!(search.matches("search://items"), None);
+        let two = template("search://items?q={q}&page={page}");
+        let expected = Some(values(&[("q", "shoes"), ("page", "2")]));
+        assert_eq!(two.matches("search://items?q=shoes&page=2"), expected);
     }
 
     #[test]

@@ -41,7 +41,16 @@ from .._errors import (
 from .._native import INTERNAL_ERROR, INVALID_PARAMS
 from .._official import to_official
 from .._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
-from .._schema import EMPTY, FunctionSpec, Output, inspect_function, json_coercer, lax_arguments, string_coercer
+from .._schema import (
+    EMPTY,
+    FunctionSpec,
+    Output,
+    inspect_function,
+    json_coercer,
+    lax_arguments,
+    string_coercer,
+    template_coercer,
+)
 from ..auth import TokenVerifier, native_verifier, resource_server
 from ..context import Context, LifespanT
 from ..context import ServerRequestContext as ServerRequestContext
@@ -87,7 +96,13 @@ class InterceptedRequest:
 #: What runs around every request a server serves (:meth:`Server.intercept`).
 Interceptor = Callable[[InterceptedRequest, NextMethod], Awaitable[Wire]]
 
+#: What makes the client of the server a server proxies (:meth:`Server.proxy`).
+UpstreamFactory = Callable[[], "Client | Awaitable[Client]"]
+
 _log = logging.getLogger("oxmcp")
+#: How long a proxy waits before trying again to reach its server, at first and at most.
+_REACH_FIRST_DELAY = 1.0
+_REACH_LONGEST_DELAY = 30.0
 
 
 class Server(Generic[LifespanT]):
@@ -257,8 +272,9 @@ class Server(Generic[LifespanT]):
         self._mounted: list[tuple[Server[Any], str | None]] = []
         #: The servers this one is mounted on, with its namespace there: they serve its skills.
         self._mounted_on: list[tuple[Server[Any], str | None]] = []
-        #: The client whose server this one proxies, connected while this one serves.
-        self._upstream: Client | None = None
+        #: The client whose server this one proxies, connected while this one serves (or
+        #: what makes it, called when this one first serves).
+        self._upstream: Client | UpstreamFactory | None = None
         for keyword, fn in handlers.items():
             served = HANDLERS.get(keyword)
             if served is None:
@@ -469,7 +485,7 @@ class Server(Generic[LifespanT]):
             parent._native.add_skills_of(self._native, namespace)
             parent._share_skills()
 
-    def proxy(self, upstream: Client) -> None:
+    def proxy(self, upstream: Client | UpstreamFactory) -> None:
         """Serves what the server ``upstream`` connects to offers, after this server's own:
         its tools, prompts, resources and templates, listed page by page and forwarded
         through the client, and its completions. A forwarded call's progress comes back as
@@ -481,7 +497,15 @@ class Server(Generic[LifespanT]):
         can be related to that caller's call (it came on the call's Streamable HTTP stream;
         over stdio, the call is the only one pending); otherwise (a 2026-07-28 caller's
         call, or several pending over stdio) ``upstream``'s handlers answer (a server asks
-        only what they say they answer)."""
+        only what they say they answer). Log messages the other server sends about a call
+        reach its caller at the caller's level, and the list changes it tells reach every
+        client.
+
+        ``upstream`` may be a function that makes the client (or an ``async`` one), called
+        when this server first serves. A server that cannot be reached then is tried
+        again, less and less often (from 1 s up to every 30 s), while this one serves the
+        rest; once it answers, what it offers is served and clients are told the lists
+        changed."""
         self._upstream = upstream
 
     # Resources
@@ -615,7 +639,7 @@ class Server(Generic[LifespanT]):
             )
             return
         _check_template_parameters(uri, variables, spec)
-        coercers = {p.name: string_coercer(p.annotation) for p in spec.parameters}
+        coercers = {p.name: template_coercer(p.annotation) for p in spec.parameters}
 
         screening = security or self._resource_security
         not_found = conventions.unknown_resource_error or "Resource not found: {uri}"
@@ -1021,13 +1045,18 @@ class Server(Generic[LifespanT]):
                 self._lifespan_state = await self._lifespan_exit.enter_async_context(self._lifespan(self))
             for server, _ in self._mounted:
                 await self._lifespan_exit.enter_async_context(server._living())
+            if callable(self._upstream):
+                made = self._upstream()
+                self._upstream = await made if inspect.isawaitable(made) else made
             if (upstream := self._upstream) is not None and not upstream.connected:
                 try:
                     await self._lifespan_exit.enter_async_context(upstream)
                 except Exception:
                     # The server it proxies is down: the rest is served all the same (a
-                    # gateway's other servers), what it proxies not.
-                    _log.exception("server %r: the server it proxies cannot be reached; serving without it", self.name)
+                    # gateway's other servers), what it proxies once it answers.
+                    _log.exception("server %r: the server it proxies cannot be reached; trying again", self.name)
+                    reaching = asyncio.ensure_future(self._reach(upstream))
+                    self._lifespan_exit.callback(reaching.cancel)
             if proxies := self._proxies():
                 self._native.serve_proxies(proxies)
         self._living_users += 1
@@ -1039,13 +1068,36 @@ class Server(Generic[LifespanT]):
                 self._lifespan_state = None
                 await self._lifespan_exit.aclose()
 
+    async def _reach(self, upstream: Client) -> None:
+        """Connects ``upstream`` once its server answers, trying less and less often; then
+        serves what it offers here and on the servers this one is mounted on."""
+        delay = _REACH_FIRST_DELAY
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                await self._lifespan_exit.enter_async_context(upstream)
+            except Exception as error:
+                _log.debug("server %r: the server it proxies still cannot be reached: %s", self.name, error)
+                delay = min(delay * 2, _REACH_LONGEST_DELAY)
+                continue
+            _log.info("server %r: the server it proxies answers; serving what it offers", self.name)
+            self._offer_proxies()
+            return
+
+    def _offer_proxies(self) -> None:
+        """Serves what this server and those mounted on it proxy, here and on the servers
+        it is mounted on, and so on up."""
+        self._native.serve_proxies(self._proxies())
+        for parent, _ in self._mounted_on:
+            parent._offer_proxies()
+
     def _proxies(self) -> list[tuple[_native.Client, list[str]]]:
         """What this server proxies, and what the servers mounted on it proxy, with the
         namespaces their names go under (the outermost first: the server's own namespace
         transforms, then the mounts'); their clients connected (one that could not be is
         left out)."""
         own: list[tuple[_native.Client, list[str]]] = []
-        if self._upstream is not None and self._upstream.connected:
+        if self._upstream is not None and not callable(self._upstream) and self._upstream.connected:
             own.append((self._upstream._connection, []))
         proxied = own + [
             (client, [namespace, *namespaces] if namespace is not None else namespaces)

@@ -17,11 +17,12 @@ use super::auth::{handle_metadata, Admitted, HostCaller, Target};
 use super::cors::{apply_cors, handle_preflight};
 use super::legacy::{post_batch, post_legacy};
 use super::modern::{is_modern, post_modern, post_modern_call, post_modern_notification, read_modern_call};
+use super::request::Posted;
 use super::response::{is_json, respond, rpc_error, Rejection, STREAM_CAPACITY};
 use super::sessions::{follow_relay, reap_idle_sessions, HttpSession};
 use super::sse_compat::{handle_sse_message, handle_sse_open};
 use super::standalone::{handle_delete, handle_get};
-use super::{ConfigError, HttpConfig};
+use super::{ConfigError, HttpConfig, HttpRequest};
 use crate::lock;
 use crate::protocol::jsonrpc::{self, Incoming, Message, Request};
 use crate::protocol::{ErrorObject, ProtocolVersion};
@@ -219,14 +220,14 @@ fn too_large(error: &axum::Error) -> bool {
 async fn handle_post(
     State(endpoint): State<Arc<Endpoint>>,
     vouched: Option<Extension<HostCaller>>,
-    headers: HeaderMap,
+    Posted(posted): Posted,
     body: Body,
 ) -> Response {
-    // Shared with the request's handlers (`Context::http_headers`), then taken back.
-    let headers = Arc::new(headers);
-    let answer = answer_post(&endpoint, vouched.as_deref(), &headers, body).await;
-    match Arc::try_unwrap(headers) {
-        Ok(map) => in_request_map(answer, map),
+    // Shared with the request's handlers (`Context::http_request`), then taken back.
+    let posted = Arc::new(posted);
+    let answer = answer_post(&endpoint, vouched.as_deref(), &posted, body).await;
+    match Arc::try_unwrap(posted) {
+        Ok(posted) => in_request_map(answer, posted.into_headers()),
         // A handler still runs (its answer streams): the answer keeps a map of its own.
         Err(_) => answer,
     }
@@ -247,9 +248,10 @@ fn in_request_map(mut answer: Response, mut map: HeaderMap) -> Response {
 async fn answer_post(
     endpoint: &Arc<Endpoint>,
     vouched: Option<&HostCaller>,
-    headers: &Arc<HeaderMap>,
+    posted: &Arc<HttpRequest>,
     body: Body,
 ) -> Response {
+    let headers = posted.headers();
     let target = Target {
         method: "POST",
         path: &endpoint.config.path,
@@ -272,7 +274,7 @@ async fn answer_post(
     };
     // The hot path: a modern `tools/call` read in one pass; anything else the usual way.
     if let Some((request, read)) = read_modern_call(endpoint, headers, &body) {
-        return post_modern_call(endpoint, headers, request, read, caller).await;
+        return post_modern_call(endpoint, posted, request, read, caller).await;
     }
     let message = match jsonrpc::parse(&body) {
         Ok(Incoming::Single(message)) => message,
@@ -284,7 +286,7 @@ async fn answer_post(
             if let Some(refused) = refusal {
                 return refused;
             }
-            return post_batch(endpoint, headers, entries, caller).await;
+            return post_batch(endpoint, posted, entries, caller).await;
         }
         Err(invalid) => return rpc_error(StatusCode::BAD_REQUEST, invalid.id(), ErrorObject::from(&invalid)),
     };
@@ -293,12 +295,12 @@ async fn answer_post(
     }
     match message {
         Message::Request(request) if is_modern(headers, request.params.as_deref()) => {
-            post_modern(endpoint, headers, request, caller).await
+            post_modern(endpoint, posted, request, caller).await
         }
         Message::Notification(notification) if is_modern(headers, notification.params.as_deref()) => {
             post_modern_notification(endpoint, notification)
         }
-        message => post_legacy(endpoint, headers, message, caller).await,
+        message => post_legacy(endpoint, posted, message, caller).await,
     }
 }
 

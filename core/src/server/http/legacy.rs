@@ -16,6 +16,7 @@ use super::endpoint::Endpoint;
 use super::header_names;
 use super::response::{header_str, json_body, respond, rpc_error, sse_response, STREAM_CAPACITY};
 use super::streams::{Attached, Event, StreamHub};
+use super::HttpRequest;
 use crate::protocol::jsonrpc::{InvalidMessage, Message};
 use crate::protocol::{methods, Era, ErrorObject, ProtocolVersion};
 use crate::server::dispatch::Sender;
@@ -34,17 +35,18 @@ fn legacy_version(headers: &HeaderMap) -> Result<ProtocolVersion, ErrorObject> {
 
 pub(super) async fn post_legacy(
     endpoint: &Arc<Endpoint>,
-    headers: &Arc<HeaderMap>,
+    posted: &Arc<HttpRequest>,
     message: Message,
     caller: Admitted,
 ) -> Response {
+    let headers = posted.headers();
     let version = match legacy_version(headers) {
         Ok(version) => version,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, None, error),
     };
     let initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
     if endpoint.config.stateless {
-        return post_stateless(endpoint, message, version, Sender::http(caller, Arc::clone(headers))).await;
+        return post_stateless(endpoint, message, version, Sender::http(caller, Arc::clone(posted))).await;
     }
     let (session, new_id) = if initialize {
         match endpoint.new_session(caller.as_deref()) {
@@ -69,7 +71,7 @@ pub(super) async fn post_legacy(
     let (tx, mut rx) = mpsc::channel(STREAM_CAPACITY);
     // Until the answer starts, a client that goes away has nothing to resume: its request
     // is cancelled. A resumable stream goes on without it.
-    let sender = Sender::http(caller, Arc::clone(headers));
+    let sender = Sender::http(caller, Arc::clone(posted));
     let cancel_on_drop = dispatcher.serve(request, Reply::Stream(tx), sender).drop_guard();
     let first = rx.recv().await;
     // The session joins the table only once its `initialize` succeeded: a refused one
@@ -120,10 +122,11 @@ pub(super) async fn post_legacy(
 /// on the session's GET stream (nowhere without a session).
 pub(super) async fn post_batch(
     endpoint: &Arc<Endpoint>,
-    headers: &Arc<HeaderMap>,
+    posted: &Arc<HttpRequest>,
     entries: Vec<Result<Message, InvalidMessage>>,
     caller: Admitted,
 ) -> Response {
+    let headers = posted.headers();
     let version = match legacy_version(headers) {
         Ok(version) => version,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, None, error),
@@ -152,7 +155,7 @@ pub(super) async fn post_batch(
         .map_or(&endpoint.stateless, |session| session.session.dispatcher());
     let reply = dispatcher.session_channel().cloned().unwrap_or_else(Reply::nowhere);
     let assumed = session.is_none().then_some(version);
-    let sender = Sender::http(caller, Arc::clone(headers));
+    let sender = Sender::http(caller, Arc::clone(posted));
     let Some(answers) = dispatcher.answer_batch(entries, reply, sender, assumed).await else {
         return StatusCode::ACCEPTED.into_response();
     };

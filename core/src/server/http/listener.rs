@@ -8,13 +8,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::{Extension, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tower_layer::Layer;
 
 use super::endpoint::Endpoint;
 use super::HttpConfig;
@@ -119,10 +121,10 @@ async fn serve(listener: TcpListener, endpoint: Arc<Endpoint>, shutdown: Cancell
             _ = shutdown.cancelled() => break,
         };
         match accepted {
-            Ok((tcp, _)) => {
+            Ok((tcp, peer)) => {
                 let _ = tcp.set_nodelay(true);
                 let connection = Arc::clone(&connections);
-                connections.tracker.spawn(connection.serve(tcp, permit));
+                connections.tracker.spawn(connection.serve(tcp, peer, permit));
             }
             Err(error) => pause_after(&error).await,
         }
@@ -149,9 +151,11 @@ async fn shut_down(endpoint: &Endpoint, connections: &Connections) {
 impl Connections {
     /// Serves one connection until it ends, the listener shuts down gracefully (after its
     /// request in flight), or shutdown aborts it.
-    async fn serve(self: Arc<Self>, tcp: TcpStream, permit: OwnedSemaphorePermit) {
+    async fn serve(self: Arc<Self>, tcp: TcpStream, peer: SocketAddr, permit: OwnedSemaphorePermit) {
         let _permit = permit;
-        let service = TowerToHyperService::new(self.router.clone());
+        // Handlers see the peer (`HttpRequest::peer`), as under axum's `ConnectInfo`.
+        let router = Extension(ConnectInfo(peer)).layer(self.router.clone());
+        let service = TowerToHyperService::new(router);
         let connection = self.http.serve_connection(TokioIo::new(tcp), service);
         let mut connection = std::pin::pin!(connection);
         tokio::select! {

@@ -32,6 +32,7 @@ mod legacy;
 mod listener;
 mod modern;
 mod mounted;
+mod request;
 mod response;
 mod sessions;
 mod sse_compat;
@@ -41,6 +42,7 @@ mod streams;
 pub use config::HttpConfig;
 pub use listener::HttpServerHandle;
 pub use mounted::{HttpEndpoint, HttpExchange, RequestHead, ResponseHead};
+pub use request::HttpRequest;
 pub use sse_compat::HostedSse;
 
 /// An [`HttpConfig`] that cannot be served as it is; the text says why.

@@ -15,6 +15,7 @@ use super::auth::Admitted;
 use super::endpoint::Endpoint;
 use super::header_names;
 use super::response::{header_str, rpc_error};
+use super::HttpRequest;
 use crate::protocol::headers::{decode_header_value, names, request_headers, RequestHeader};
 use crate::protocol::jsonrpc::{Message, Notification, Request};
 use crate::protocol::meta::is_modern_request;
@@ -51,27 +52,28 @@ fn request_meta(request: &Request) -> Option<SentRequestMeta<'_>> {
 
 pub(super) async fn post_modern(
     endpoint: &Arc<Endpoint>,
-    headers: &Arc<HeaderMap>,
+    posted: &Arc<HttpRequest>,
     request: Request,
     caller: Admitted,
 ) -> Response {
+    let headers = posted.headers();
     let read = match check_modern_headers(endpoint, headers, &request) {
         Ok(read) => read,
         Err(error) => return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error),
     };
-    answer_checked(endpoint, headers, request, read, caller).await
+    answer_checked(endpoint, posted, request, read, caller).await
 }
 
 /// Answers a modern request that passed the header checks, on the endpoint's shared
 /// dispatcher, as one JSON answer or an SSE stream.
 async fn answer_checked(
     endpoint: &Arc<Endpoint>,
-    headers: &Arc<HeaderMap>,
+    posted: &Arc<HttpRequest>,
     request: Request,
     read: ReadAhead,
     caller: Admitted,
 ) -> Response {
-    let sender = Sender::http(caller, Arc::clone(headers));
+    let sender = Sender::http(caller, Arc::clone(posted));
     endpoint
         .answer_alone(request, None, Some(read), sender, status_for_modern)
         .await
@@ -94,11 +96,12 @@ pub(super) fn read_modern_call(endpoint: &Endpoint, headers: &HeaderMap, body: &
 /// headers that mirror its name and arguments, are checked as [`post_modern`] checks them.
 pub(super) async fn post_modern_call(
     endpoint: &Arc<Endpoint>,
-    headers: &Arc<HeaderMap>,
+    posted: &Arc<HttpRequest>,
     request: Request,
     read: ReadAhead,
     caller: Admitted,
 ) -> Response {
+    let headers = posted.headers();
     let name = read.call.as_ref().map(CallParams::name);
     let refusal = endpoint.scope_refusal_of(caller.as_deref(), &request.method, || name.map(str::to_owned));
     if let Some(refused) = refusal {
@@ -110,7 +113,7 @@ pub(super) async fn post_modern_call(
     }) {
         return rpc_error(StatusCode::BAD_REQUEST, Some(&request.id), error);
     }
-    answer_checked(endpoint, headers, request, read, caller).await
+    answer_checked(endpoint, posted, request, read, caller).await
 }
 
 /// The header rules of 2026-07-28: version, method, name and parameter headers must match

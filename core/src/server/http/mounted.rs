@@ -4,9 +4,11 @@
 //! streams the answer back chunk by chunk; everything between is the endpoint's.
 
 use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
+use axum::extract::ConnectInfo;
 use axum::Router;
 use futures::FutureExt;
 use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode};
@@ -77,6 +79,9 @@ pub struct RequestHead {
     /// with a resource server of its own ([`HttpConfig::auth`]) checks the request's token
     /// itself and does not take the host's word.
     pub caller: Option<AccessToken>,
+    /// The client's address, when the host knows it (handlers read it as
+    /// [`HttpRequest::peer`](super::HttpRequest::peer)).
+    pub peer: Option<SocketAddr>,
 }
 
 /// The status and headers of an answer, with the start of its body already there: a
@@ -326,6 +331,9 @@ fn request(head: RequestHead, chunks: mpsc::Receiver<io::Result<Bytes>>) -> Resu
     }
     if let Some(caller) = head.caller {
         builder = builder.extension(HostCaller(Arc::new(caller)));
+    }
+    if let Some(peer) = head.peer {
+        builder = builder.extension(ConnectInfo(peer));
     }
     builder.body(Body::from_stream(ReceiverStream::new(chunks)))
 }

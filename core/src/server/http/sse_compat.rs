@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 
 use super::auth::{HostCaller, Target};
 use super::endpoint::Endpoint;
+use super::request::Posted;
 use super::response::{rpc_error, sse_response, STREAM_CAPACITY};
 use super::sessions::silent_transport;
 use super::ConfigError;
@@ -185,12 +186,12 @@ pub(super) async fn handle_sse_message(
     State(endpoint): State<Arc<Endpoint>>,
     Query(query): Query<SessionQuery>,
     vouched: Option<Extension<HostCaller>>,
-    headers: HeaderMap,
+    Posted(posted): Posted,
     body: Body,
 ) -> Response {
     let caller = match endpoint
         .admit(
-            &headers,
+            posted.headers(),
             Target {
                 method: "POST",
                 path: "/messages",
@@ -222,7 +223,7 @@ pub(super) async fn handle_sse_message(
             if let Some(refused) = endpoint.scope_refusal(caller.as_deref(), &message) {
                 return refused;
             }
-            session.accept(message, Sender::http(caller, Arc::new(headers)));
+            session.accept(message, Sender::http(caller, Arc::new(posted)));
             StatusCode::ACCEPTED.into_response()
         }
         Ok(Incoming::Batch(_)) => rpc_error(

@@ -66,8 +66,9 @@ _LEFT_OUT = frozenset(
 
 
 def get_http_request() -> HttpRequest:
-    """The HTTP request that carried the request whose handler runs (its ``headers``);
-    ``RuntimeError`` outside a handler or over stdio."""
+    """The HTTP request that carried the request whose handler runs (its ``headers``,
+    ``url``, ``client``, ``query_params`` and ``cookies``, as Starlette's ``Request`` names
+    them); ``RuntimeError`` outside a handler or over stdio."""
     request = get_context().request_context.request
     if request is None:
         raise RuntimeError("No active HTTP request found.")

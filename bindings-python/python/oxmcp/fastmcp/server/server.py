@@ -49,6 +49,7 @@ from .transforms.visibility import Component, Criteria, Visibility, is_visible
 if TYPE_CHECKING:
     from .providers import AnyProvider
     from .providers.openapi import ComponentFn, RouteMap, RouteMapFn
+    from .providers.proxy import FastMCPProxy
     from .transforms import Transform
 
 
@@ -569,29 +570,29 @@ class FastMCP(Server):
 def create_proxy(
     target: Client | Server | ClientTransport | str | Path | dict[str, Any],
     *,
-    name: str = "FastMCPProxy",
+    mode: str | None = None,
     **settings: Any,
-) -> FastMCP:
+) -> FastMCPProxy:
     """FastMCP's ``create_proxy``: a server that serves what ``target`` offers (a server in
     this process, a script, a URL, an MCP configuration, a transport or a ``Client``, as
     :class:`~oxmcp.fastmcp.Client` takes them) through one connection, made while the proxy
-    serves (see :meth:`oxmcp.Server.proxy`). ``settings`` are :class:`FastMCP`'s.
+    serves (see :meth:`oxmcp.Server.proxy`). ``mode`` pins the era of a connection it makes
+    (``"legacy"``, ``"auto"`` or a revision; by default the newest both sides speak: the
+    core passes questions between the eras, so the caller's need not match). ``settings``
+    are :class:`FastMCP`'s.
 
     The connection it makes says it can sample, elicit and list roots, as FastMCP's does,
     so that the server asks its questions: they reach the proxy's caller (see
     :meth:`oxmcp.Server.proxy`); one the proxy cannot relate to a caller's request (a
     server of 2025-11-25 or earlier asking while several calls are pending, or while a
     2026-07-28 client's is) is refused."""
-    if isinstance(target, Client):
-        upstream = target
-    else:
-        upstream = Client(target, sampling_handler=_unrelated, elicitation_handler=_unrelated, roots=_unrelated)
-    proxy = FastMCP(name, **settings)
-    proxy.proxy(upstream.native)
-    return proxy
+    from .providers.proxy import FastMCPProxy, ProxyClient
+
+    upstream = target if isinstance(target, Client) else ProxyClient(target, mode=mode)
+    return FastMCPProxy(client_factory=lambda: upstream, **settings)
 
 
-async def _unrelated(*_: Any) -> Any:
+async def unrelated_question(*_: Any) -> Any:
     """What a proxy's connection answers a question of the server behind it that the core
     could not pass on to the caller it belongs to."""
     raise McpError(_native.INVALID_REQUEST, "the proxy cannot tell which of its callers this question is for")
