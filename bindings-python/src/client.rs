@@ -578,6 +578,16 @@ impl Client {
         runtime::future_into_py(py, async move { reply(client.ping().await) })
     }
 
+    /// Resolves once the connection is over: the server went away (its process exited,
+    /// its pipe or stream ended) or the client was closed.
+    fn closed<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.inner.clone();
+        runtime::future_into_py(py, async move {
+            client.closed().await;
+            Ok(())
+        })
+    }
+
     /// Closes the connection; a server process is asked to exit, then stopped.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let client = self.inner.clone();

@@ -262,6 +262,49 @@ async def test_a_proxy_whose_server_is_down_at_first_serves_it_once_it_answers(
             assert (await client.call_tool("late")).content[0].text == "here at last"
 
 
+async def test_a_proxy_whose_server_went_away_reaches_it_again(tmp_path: Path, notifications: Notifications) -> None:
+    """The server behind a proxy exits: the proxy serves the rest meanwhile (its lists
+    still answer), starts it again, and serves what it offers once it answers."""
+    script = tmp_path / "leaving.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os
+            from oxmcp.fastmcp import FastMCP
+
+            mcp = FastMCP("Leaving")
+
+            @mcp.tool
+            def pid() -> int:
+                return os.getpid()
+
+            @mcp.tool
+            def leave() -> str:
+                os._exit(3)
+
+            if __name__ == "__main__":
+                mcp.run()
+            """
+        )
+    )
+    proxy = create_proxy(str(script), name="Front")
+
+    @proxy.tool
+    def own() -> str:
+        return "the proxy's own"
+
+    async with Client(proxy, era="legacy", notification_handler=notifications) as client:
+        first = (await client.call_tool("pid")).structured_content
+        left = await client.call_tool("leave")
+        assert left.is_error
+        await notifications.wait_for("notifications/tools/list_changed", timeout=10)
+        assert [tool.name for tool in await client.list_tools()] == ["own"], "served without it meanwhile"
+        await notifications.wait_for("notifications/tools/list_changed", count=2, timeout=15)
+        assert [tool.name for tool in await client.list_tools()] == ["own", "pid", "leave"]
+        again = (await client.call_tool("pid")).structured_content
+        assert again != first, "a new process of the server"
+
+
 async def test_fastmcps_proxy_classes_serve_the_backend_and_hand_on_its_log_messages(
     upstream: Path, notifications: Notifications
 ) -> None:

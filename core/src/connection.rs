@@ -117,6 +117,9 @@ pub(crate) struct Connection {
     pending: PendingRequests,
     /// Cancelled to make the writer drain its queue, close the transport and stop.
     stop_writing: CancellationToken,
+    /// Cancelled once nothing more can arrive: the peer went away, or the connection
+    /// was closed.
+    input_over: CancellationToken,
     writer: Mutex<Option<Running>>,
     /// Whether the transport reads envelopes (Streamable HTTP); over stdio and in memory
     /// none is built.
@@ -139,6 +142,7 @@ impl Connection {
             outbound,
             pending: PendingRequests::default(),
             stop_writing,
+            input_over: CancellationToken::new(),
             writer: Mutex::new(Some(writer)),
             reads_envelopes: transport.reads_envelopes,
             kind: transport.kind,
@@ -199,6 +203,12 @@ impl Connection {
     /// [`Error::ConnectionClosed`]; queued output is still written.
     pub(crate) fn input_ended(&self) {
         self.pending.close();
+        self.input_over.cancel();
+    }
+
+    /// Resolves once nothing more can arrive (see [`input_ended`](Self::input_ended)).
+    pub(crate) async fn ended(&self) {
+        self.input_over.cancelled().await;
     }
 
     /// Ends the connection: fails pending requests, writes what is queued, then closes

@@ -389,7 +389,7 @@ async fn when_the_input_ends_requests_in_flight_are_cancelled_after_the_grace_pe
 }
 
 #[tokio::test]
-async fn dropping_the_future_of_serve_ends_the_connection() {
+async fn dropping_the_future_of_serve_ends_the_connection_and_its_client_learns_it() {
     let server = Server::builder("dropped", "1").tool(tool("ping")).build().unwrap();
     for era in ERAS {
         let (client_end, server_end) = oxmcp::transport::memory::pair();
@@ -401,9 +401,15 @@ async fn dropping_the_future_of_serve_ends_the_connection() {
             .await
             .unwrap();
         assert!(client.call_tool("ping", json!({})).await.is_ok(), "{era:?}: served");
+        let closed = client.closed();
+        tokio::pin!(closed);
+        let open = tokio::time::timeout(Duration::from_millis(100), &mut closed).await;
+        assert!(open.is_err(), "{era:?}: open while served");
         // Aborting the task drops the future, as a `select!` or a timeout would.
         serving.abort();
         let _ = serving.await;
+        let heard = tokio::time::timeout(Duration::from_secs(5), closed).await;
+        assert!(heard.is_ok(), "{era:?}: the client learns that the server went away");
         let after = tokio::time::timeout(Duration::from_secs(5), client.call_tool("ping", json!({}))).await;
         assert!(
             matches!(after, Ok(Err(_))),

@@ -468,3 +468,15 @@ async fn a_legacy_servers_question_that_cannot_be_related_reaches_no_caller() {
     assert_eq!(text(&first.unwrap()), "Accept: Ada");
     assert_eq!(text(&second.unwrap()), "Accept: the proxy");
 }
+
+#[tokio::test]
+async fn a_server_that_serves_no_proxies_any_more_lists_its_own() {
+    let proxy = proxied(&interop_server(), EraMode::Legacy).await;
+    proxy.serve_proxies(Vec::<Proxy>::new());
+    for era in ERAS {
+        let client = connect(&proxy, era).await;
+        let tools = names(client.list_all_tools().await.unwrap(), |t| t.name);
+        assert_eq!(tools, ["status"], "{era:?}");
+        assert!(client.list_all_prompts().await.unwrap().is_empty());
+    }
+}

@@ -226,6 +226,14 @@ class Client:
         else:
             raise ValueError("give a Server, or use Client.stdio([...]) or Client.http(url)")
 
+    async def closed(self) -> None:
+        """Returns once the connection is over: the server went away (its process exited,
+        its pipe or stream ended) or :meth:`close` was called; at once when not connected.
+        Over Streamable HTTP, where each request goes out on its own, only :meth:`close`
+        ends it."""
+        if self._native is not None:
+            await self._native.closed()
+
     async def close(self) -> None:
         """Closes the connection; a server process is asked to exit, then stopped; an
         HTTP session is ended."""

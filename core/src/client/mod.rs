@@ -373,6 +373,13 @@ impl Client {
         params
     }
 
+    /// Resolves once the connection is over: the server went away (a server process
+    /// exited, its pipe or stream ended) or [`close`](Self::close) was called. Over
+    /// Streamable HTTP, where each request goes out on its own, it ends when closed.
+    pub async fn closed(&self) {
+        self.inner.connection.ended().await;
+    }
+
     /// Closes the connection; for a spawned server, shuts the process down (close stdin,
     /// wait, SIGTERM, wait, SIGKILL).
     pub async fn close(&self) -> Result<()> {

@@ -777,7 +777,8 @@ impl Server {
     /// Serves what the `proxies`' servers offer besides what is registered here: their
     /// lists after this server's, one after another, their tools, prompts and resources,
     /// and their completions (see [`Proxy`]). It replaces the server's [`Catalog`] and
-    /// completer, and the proxies served before; clients are told the lists changed.
+    /// completer, and the proxies served before; clients are told the lists changed (as
+    /// [`set_catalog`](Self::set_catalog) tells them).
     pub fn serve_proxies(&self, proxies: impl IntoIterator<Item = Proxy>) {
         let mut served = crate::lock(&self.inner.proxies);
         *served = proxies.into_iter().collect();
@@ -799,10 +800,6 @@ impl Server {
         *crate::lock(&self.inner.proxy_follower) = Some(follower);
         self.set_catalog(proxies.catalog());
         self.set_completer(proxies);
-        // What the server lists changed with them.
-        for kind in [DefinitionKind::Tool, DefinitionKind::Resource, DefinitionKind::Prompt] {
-            self.notify_list_changed(kind);
-        }
     }
 
     /// Runs `interceptor` around every request from now on (replacing the one before);

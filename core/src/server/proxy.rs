@@ -190,6 +190,9 @@ impl Proxies {
         move |cursor: Option<String>, ctx: Context| {
             let (proxies, list) = (proxies.clone(), list.clone());
             async move {
+                if proxies.is_empty() {
+                    return Ok(R::default());
+                }
                 let (mut index, mut cursor) = page_of(cursor.as_deref(), proxies.len())?;
                 let mut listed: Option<R> = None;
                 loop {

@@ -1049,14 +1049,15 @@ class Server(Generic[LifespanT]):
                 made = self._upstream()
                 self._upstream = await made if inspect.isawaitable(made) else made
             if (upstream := self._upstream) is not None and not upstream.connected:
+                self._lifespan_exit.push_async_callback(upstream.close)
                 try:
-                    await self._lifespan_exit.enter_async_context(upstream)
+                    await upstream.connect()
                 except Exception:
                     # The server it proxies is down: the rest is served all the same (a
                     # gateway's other servers), what it proxies once it answers.
                     _log.exception("server %r: the server it proxies cannot be reached; trying again", self.name)
-                    reaching = asyncio.ensure_future(self._reach(upstream))
-                    self._lifespan_exit.callback(reaching.cancel)
+                keeping = asyncio.ensure_future(self._keep_connected(upstream))
+                self._lifespan_exit.callback(keeping.cancel)
             if proxies := self._proxies():
                 self._native.serve_proxies(proxies)
         self._living_users += 1
@@ -1068,21 +1069,27 @@ class Server(Generic[LifespanT]):
                 self._lifespan_state = None
                 await self._lifespan_exit.aclose()
 
-    async def _reach(self, upstream: Client) -> None:
-        """Connects ``upstream`` once its server answers, trying less and less often; then
-        serves what it offers here and on the servers this one is mounted on."""
-        delay = _REACH_FIRST_DELAY
+    async def _keep_connected(self, upstream: Client) -> None:
+        """Keeps ``upstream``, the client of the server this one proxies, connected while
+        this one serves: tries again, less and less often, while that server cannot be
+        reached, or once it went away (meanwhile what it offered is not served); serves
+        what it offers here and on the servers this one is mounted on once it answers."""
         while True:
-            await asyncio.sleep(delay)
-            try:
-                await self._lifespan_exit.enter_async_context(upstream)
-            except Exception as error:
-                _log.debug("server %r: the server it proxies still cannot be reached: %s", self.name, error)
-                delay = min(delay * 2, _REACH_LONGEST_DELAY)
-                continue
+            if upstream.connected:
+                await upstream.closed()
+                _log.warning("server %r: the server it proxies went away; trying to reach it again", self.name)
+                await upstream.close()
+                self._offer_proxies()
+            delay = _REACH_FIRST_DELAY
+            while not upstream.connected:
+                await asyncio.sleep(delay)
+                try:
+                    await upstream.connect()
+                except Exception as error:
+                    _log.debug("server %r: the server it proxies still cannot be reached: %s", self.name, error)
+                    delay = min(delay * 2, _REACH_LONGEST_DELAY)
             _log.info("server %r: the server it proxies answers; serving what it offers", self.name)
             self._offer_proxies()
-            return
 
     def _offer_proxies(self) -> None:
         """Serves what this server and those mounted on it proxy, here and on the servers
