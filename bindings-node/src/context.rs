@@ -95,6 +95,23 @@ impl NativeContext {
         ))
     }
 
+    /// The target (path and `?query`) of the HTTP POST that carried the request, and the
+    /// address it came from when known (`{ target, address?, port? }`); undefined over other
+    /// transports.
+    #[napi(
+        getter,
+        ts_return_type = "{ target: string; address?: string; port?: number } | undefined"
+    )]
+    pub fn http_target(&self) -> Option<Value> {
+        let request = self.ctx.http_request()?;
+        let mut target = serde_json::Map::from_iter([("target".to_owned(), Value::from(request.uri().to_string()))]);
+        if let Some(peer) = request.peer() {
+            target.insert("address".to_owned(), Value::from(peer.ip().to_string()));
+            target.insert("port".to_owned(), Value::from(peer.port()));
+        }
+        Some(Value::Object(target))
+    }
+
     /// The request's `_meta`, if it had one.
     #[napi(getter, ts_return_type = "Record<string, unknown> | undefined")]
     pub fn meta(&self) -> Option<Value> {

@@ -2,6 +2,7 @@
 //! facade's `fetch` and Node handlers hand each request to. JavaScript reads the request
 //! from the framework and writes the answer back; the core does everything between.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{within_runtime_if_available, Buffer};
@@ -41,8 +42,9 @@ pub struct ResponseHead {
 #[napi]
 impl NativeHttpEndpoint {
     /// Starts answering one request: its `method`, `path` within the app (with `?query`),
-    /// `headers` as `[name, value]` pairs, and its `caller` when the app authenticated it.
-    /// Its body follows through the exchange.
+    /// `headers` as `[name, value]` pairs, its `caller` when the app authenticated it, and
+    /// the `peer` it came from when the server knows it. Its body follows through the
+    /// exchange.
     #[napi]
     pub fn exchange(
         &self,
@@ -50,13 +52,14 @@ impl NativeHttpEndpoint {
         path: String,
         headers: Vec<Vec<String>>,
         caller: Option<HostCaller>,
+        peer: Option<Peer>,
     ) -> NativeHttpExchange {
         let head = RequestHead {
             method,
             path_and_query: path,
             headers: header_pairs(headers),
             caller: caller.map(HostCaller::into_token),
-            peer: None,
+            peer: peer.and_then(Peer::address),
         };
         let core = within_runtime_if_available(|| self.core.exchange(head));
         NativeHttpExchange { core: Arc::new(core) }
@@ -92,6 +95,23 @@ impl NativeHttpEndpoint {
     #[napi]
     pub async fn shutdown(&self) {
         self.core.shutdown().await;
+    }
+}
+
+/// Where a request came from (Node's `req.socket.remoteAddress` and `remotePort`).
+#[napi(object)]
+pub struct Peer {
+    /// The IP address.
+    pub address: String,
+    /// The port.
+    pub port: u32,
+}
+
+impl Peer {
+    /// The socket address; none for an address that is not an IP address's text.
+    fn address(self) -> Option<SocketAddr> {
+        let ip = self.address.parse().ok()?;
+        Some(SocketAddr::new(ip, u16::try_from(self.port).ok()?))
     }
 }
 

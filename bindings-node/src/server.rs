@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::{Buffer, Function};
+use napi::bindgen_prelude::{within_runtime_if_available, Buffer, Function};
 use napi::Env;
 use napi_derive::napi;
 use serde_json::Value;
@@ -356,8 +356,11 @@ impl NativeServer {
     #[napi]
     pub fn add_proxy(&self, upstream: &crate::client::NativeClient, namespaces: Vec<String>) {
         let proxy = Proxy::new(upstream.core().clone());
-        self.server
-            .add_proxy(namespaces.into_iter().rev().fold(proxy, Proxy::namespaced));
+        // Within the runtime, where the proxy listens to a 2026-07-28 server's list changes.
+        within_runtime_if_available(|| {
+            self.server
+                .add_proxy(namespaces.into_iter().rev().fold(proxy, Proxy::namespaced));
+        });
     }
 
     /// Completes, with handler `handlerId`, the arguments no completion handler of their

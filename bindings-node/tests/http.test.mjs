@@ -136,6 +136,22 @@ describe('an HTTP listener', () => {
     }
   });
 
+  it('tells a handler the URL of its request and the address it came from', async () => {
+    const server = new Server({ name: 'origins', version: '0.0.1' });
+    server.registerTool('origin', {}, (ctx) => `${ctx.httpRequest.url.pathname} from ${ctx.httpRequest.remoteAddress}`);
+    const address = await server.listen({ transport: 'http', host: '127.0.0.1', port: 0 });
+    try {
+      const client = await Client.connectHttp(address.url, { era: 'modern' });
+      try {
+        assert.equal(textOf(await client.callTool({ name: 'origin', arguments: {} })), '/mcp from 127.0.0.1');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('serves one server on several listeners and in process at once', async () => {
     const server = makeServer();
     const first = await server.listen({ transport: 'http' });

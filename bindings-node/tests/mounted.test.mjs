@@ -34,6 +34,10 @@ function mcpServer() {
     });
   });
   server.registerTool('cancellations', {}, () => cancelled.join(','));
+  server.registerTool('origin', {}, (ctx) => {
+    const request = ctx.httpRequest;
+    return `${request.url.pathname}${request.url.search} from ${request.remoteAddress ?? 'unknown'}`;
+  });
   return server;
 }
 
@@ -101,7 +105,7 @@ function behavesAsTheListener(app) {
   it('serves the official client (legacy era), with progress and logs on the request stream', async () => {
     const seen = await officialVisit(app.endpoint);
     assert.deepEqual(seen, {
-      tools: ['cancellations', 'greet', 'wait'],
+      tools: ['cancellations', 'greet', 'origin', 'wait'],
       text: 'hello, Ada',
       progress: ['halfway'],
       logs: ['greeting Ada'],
@@ -111,6 +115,16 @@ function behavesAsTheListener(app) {
   it("serves oxmcp's client in the modern era, and a client leaving cancels its call", async () => {
     const seen = await modernVisit(app.endpoint, `left-${app.name}`);
     assert.deepEqual(seen, { era: '2026-07-28', text: 'hello, Grace', cancelled: true });
+  });
+
+  it('tells a handler the URL it was posted to and, where the app knows it, where it came from', async () => {
+    const client = await Client.connectHttp(`${app.endpoint}?via=test`, { era: 'modern' });
+    try {
+      const origin = await client.callTool({ name: 'origin' });
+      assert.equal(origin.content[0].text, `/mcp?via=test from ${app.peer}`);
+    } finally {
+      await client.close();
+    }
   });
 
   it('keeps the app’s own routes', async () => {
@@ -137,7 +151,7 @@ function behavesAsTheListener(app) {
 }
 
 describe('inside an Express app', () => {
-  const app = { name: 'express' };
+  const app = { name: 'express', peer: '127.0.0.1' };
   let server;
   let listener;
   before(async () => {
@@ -180,7 +194,8 @@ describe('inside an Express app', () => {
 });
 
 describe('inside a Hono app', () => {
-  const app = { name: 'hono' };
+  // A web-standard Request says nothing of its peer.
+  const app = { name: 'hono', peer: 'unknown' };
   let server;
   let listener;
   before(async () => {

@@ -29,6 +29,18 @@ export type ElicitInput =
   | ElicitRequestParams
   | { mode?: 'form'; message: string; requestedSchema: SchemaInput; _meta?: Meta };
 
+/** The HTTP POST that carried a request, as its handler reads it (`ctx.httpRequest`). */
+export interface HttpRequestInfo {
+  /** Its headers, by lowercase name. */
+  headers: Record<string, string>;
+  /** The URL it was posted to, as its `Host` header names the server (`http:` whatever a proxy in front says). */
+  url: URL;
+  /** The address it came from, when the server knows it (the client's, or a proxy's). */
+  remoteAddress?: string;
+  /** The port it came from, beside `remoteAddress`. */
+  remotePort?: number;
+}
+
 /** The per-request context every server handler receives as its last argument. */
 export class Context {
   readonly #native: NativeContext;
@@ -107,6 +119,20 @@ export class Context {
    */
   get httpHeaders(): Record<string, string> | undefined {
     return this.#native.httpHeaders ?? undefined;
+  }
+
+  /**
+   * The HTTP POST that carried the request: its headers, URL and the address it came
+   * from; undefined over stdio and in process.
+   */
+  get httpRequest(): HttpRequestInfo | undefined {
+    const target = this.#native.httpTarget ?? undefined;
+    const headers = this.httpHeaders;
+    if (target === undefined || headers === undefined) {
+      return undefined;
+    }
+    const url = new URL(target.target, `http://${headers.host ?? 'localhost'}`);
+    return { headers, url, remoteAddress: target.address, remotePort: target.port };
   }
 
   /** The request's `_meta` (progress token, client metadata…), if it had one. */

@@ -30,7 +30,7 @@ export type {
   SubscriptionFilter,
 } from './client';
 export { Context } from './context';
-export type { ElicitInput } from './context';
+export type { ElicitInput, HttpRequestInfo } from './context';
 export { completable } from './completable';
 export type { CompleteCallback } from './completable';
 export { ErrorCode, InputRequired, McpError, ResourceNotFoundError, UrlElicitationRequiredError } from './errors';

@@ -76,6 +76,8 @@ export interface OutgoingMessage {
 export interface RequestInfo {
   /** Its headers, by lowercase name. */
   headers: Record<string, string>;
+  /** The URL it was posted to. */
+  url?: URL;
 }
 
 /** The official SDK's second handler argument, made from oxmcp's `Context`. */
@@ -493,6 +495,12 @@ function withMeta(params: Record<string, unknown>, ctx: Context): Record<string,
   return ctx.meta === undefined ? params : { ...params, _meta: ctx.meta };
 }
 
+/** The official `requestInfo` of the HTTP request that carried `ctx`'s request. */
+function requestInfoOf(ctx: Context): RequestInfo | undefined {
+  const request = ctx.httpRequest;
+  return request === undefined ? undefined : { headers: request.headers, url: request.url };
+}
+
 /** The official `extra` of a handler run with `ctx`. */
 export function extraOf(ctx: Context): RequestHandlerExtra {
   return {
@@ -501,7 +509,7 @@ export function extraOf(ctx: Context): RequestHandlerExtra {
     sessionId: ctx.sessionId,
     _meta: ctx.meta,
     authInfo: ctx.accessToken === undefined ? undefined : authInfoOf(ctx.accessToken),
-    requestInfo: ctx.httpHeaders === undefined ? undefined : { headers: ctx.httpHeaders },
+    requestInfo: requestInfoOf(ctx),
     ctx,
     closeSSEStream: () => void ctx.closeStream(),
     async sendNotification({ method, params = {} }) {

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { AuthInfo } from './lowlevel';
-import type { HostCaller, NativeHttpEndpoint, NativeHttpExchange, ResponseHead } from './native';
+import type { HostCaller, NativeHttpEndpoint, NativeHttpExchange, Peer, ResponseHead } from './native';
 
 /** A web-standard handler: a `Request` in, its `Response` out. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -111,9 +111,15 @@ export async function answerNodeAt(
   res: ServerResponse,
   accept?: (head: ResponseHead) => boolean,
 ): Promise<void> {
-  const exchange = endpoint.exchange(req.method ?? 'GET', path, headersOf(req), callerOf(authOf(req)));
+  const exchange = endpoint.exchange(req.method ?? 'GET', path, headersOf(req), callerOf(authOf(req)), peerOf(req));
   void feed(exchange, bodyOf(req));
   await relay(exchange, res, accept);
+}
+
+/** Where `req` came from, when its socket says. */
+function peerOf(req: IncomingMessage): Peer | undefined {
+  const { remoteAddress, remotePort } = req.socket;
+  return remoteAddress === undefined || remotePort === undefined ? undefined : { address: remoteAddress, port: remotePort };
 }
 
 /** What an auth middleware left in `req.auth`. */

@@ -22,6 +22,7 @@ export type {
   NativeOAuth,
   NativeToolTask,
   OAuthOptions,
+  Peer,
   ResponseHead,
 } from '../native/index.js';
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyConnectionError, PyValueError};
 use pyo3::prelude::*;
 
-use oxmcp::protocol::{Implementation, Prompt, Resource, ResourceTemplate, Tool};
+use oxmcp::protocol::{CacheScope, Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
 use oxmcp::server::uri_template::UriTemplate;
 use oxmcp::server::{
@@ -66,6 +66,7 @@ impl Server {
         task_poll_interval=None, max_tasks=None, store=None, skills=None, skill_listing="entries", skill_meta=None,
         declare=None,
         unknown_tool_error=None, unknown_resource_error=None, unknown_prompt_error=None,
+        cache_ttl=None, cache_scope=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -91,6 +92,8 @@ impl Server {
         unknown_tool_error: Option<String>,
         unknown_resource_error: Option<String>,
         unknown_prompt_error: Option<String>,
+        cache_ttl: Option<f64>,
+        cache_scope: Option<&str>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
@@ -123,6 +126,9 @@ impl Server {
         }
         if let Some(template) = unknown_prompt_error {
             builder = builder.unknown_prompt_error(template);
+        }
+        if let Some((ttl, scope)) = cache_hints(cache_ttl, cache_scope)? {
+            builder = builder.cache_hints(ttl, scope);
         }
         let defaults = TaskLimits::default();
         builder = builder.task_limits(TaskLimits {
@@ -379,12 +385,15 @@ impl Server {
     /// Serves what other servers offer after what is registered here: their lists, tools,
     /// prompts, resources and completions, forwarded through `proxies`, each a client and
     /// the namespaces its names go under (the outermost first).
-    fn serve_proxies(&self, proxies: Vec<(Bound<'_, crate::client::Client>, Vec<String>)>) {
+    fn serve_proxies(&self, proxies: Vec<(Bound<'_, crate::client::Client>, Vec<String>)>) -> PyResult<()> {
+        // Within the runtime, where the proxies listen to 2026-07-28 servers' list changes.
+        let _runtime = runtime::handle().ok_or_else(error::exiting)?.enter();
         self.inner
             .serve_proxies(proxies.into_iter().map(|(upstream, namespaces)| {
                 let proxy = Proxy::new(upstream.get().core().clone());
                 namespaces.into_iter().rev().fold(proxy, Proxy::namespaced)
             }));
+        Ok(())
     }
 
     /// Answers requests of `method`, one the protocol does not define:
@@ -523,4 +532,31 @@ pub fn uri_from(namespace: &str, uri: &str) -> Option<String> {
 
 fn definition_error(error: DefinitionError) -> PyErr {
     PyValueError::new_err(error.to_string())
+}
+
+/// The caching hints of `cache_ttl` seconds and `cache_scope` (`"private"` unless given):
+/// their milliseconds and scope; none without a TTL, which a scope alone cannot stand for.
+fn cache_hints(ttl: Option<f64>, scope: Option<&str>) -> PyResult<Option<(u64, CacheScope)>> {
+    let Some(ttl) = ttl else {
+        return match scope {
+            None => Ok(None),
+            Some(_) => Err(PyValueError::new_err(
+                "cache_scope needs cache_ttl: a scope without a TTL does not let clients cache",
+            )),
+        };
+    };
+    let scope = match scope {
+        None | Some("private") => CacheScope::Private,
+        Some("public") => CacheScope::Public,
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "cache_scope must be \"public\" or \"private\", not {other:?}"
+            )))
+        }
+    };
+    let ttl = convert::seconds(ttl, "cache_ttl")?;
+    if ttl.is_zero() {
+        return Err(PyValueError::new_err("cache_ttl must be a positive number of seconds"));
+    }
+    Ok(Some((u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX), scope)))
 }

@@ -1106,7 +1106,9 @@ def test_fastmcp_servers_written_as_its_documentation_writes_them_answer_the_sam
     and templates (their values, not the fields), templates' variables screened for paths
     that climb out (one exempt), a wildcard ``{path*}``, prompt arguments that are not text
     described by their JSON schema, query parameters (a list, ``{?tags*}``; written out,
-    ``?q={q}``), a fragment left out, ``ctx.elicit``'s answers matched by class, a name
+    ``?q={q}``), a fragment left out, a client initialized by hand (``auto_initialize=False``),
+    ``get_tool(name, version=VersionSpec(...))``,
+    ``ctx.elicit``'s answers matched by class, a name
     registered twice (replaced; refused or kept by ``on_duplicate``), ``client_log_level``,
     ``get_logger`` and ``ctx.lifespan_context``."""
     published, ported = printed_both_ways("fastmcp_documented.py", tmp_path)
@@ -1119,6 +1121,8 @@ def test_fastmcp_servers_written_as_its_documentation_writes_them_answer_the_sam
     assert 'tagged://books?tags=alpha&tags=beta {"category": "books", "tags": ["alpha", "beta"]}' in ported
     assert "items://5#top 5 as json" in ported and "search://items?q= Results for ''" in ported
     assert "search://items?q=shoes&page=2 refused: Resource not found" in ported
+    assert "manual True True" in ported and "initialized Documented 2025-11-25 True" in ported
+    assert "get_tool VersionSpec(gte=None, lt='2.0', eq=None) ('calc', '1.0', ['x'])" in ported
 
 
 def test_a_fastmcp_servers_skills_made_in_code_read_the_same_with_its_imports_changed(tmp_path: Path) -> None:
@@ -1287,15 +1291,39 @@ def test_a_providers_components_are_asked_for_as_fastmcp_asks_with_its_imports_c
     assert "disabled True [\"Unknown tool: 'add_numbers'\"]" in ported and "lifespan ['opened', 'closed']" in ported
 
 
+def test_a_fastmcp_client_group_routes_and_connects_as_fastmcps_does_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_group.py``: FastMCP's ``ClientGroup`` over two servers in two
+    eras: tools listed under each server's name, calls routed, nested blocks (the clients
+    stay connected until the last one ends, a client's own block keeps it), a route
+    resolved, an unknown name refused, a group made from a configuration."""
+    published, ported = printed_both_ways("fastmcp_group.py", tmp_path)
+    assert ported == published
+    assert "['notes_count', 'notes_forecast_note', 'weather_forecast']" in ported
+    assert "kept by its own block True" in ported
+
+
+def test_official_sdk_tools_of_classes_it_has_no_schema_for_answer_the_same_ported(tmp_path: Path) -> None:
+    """``servers/official_returns.py``: a tool returning a date, a UUID, a decimal, an enum,
+    a path, a duration, a class of one's own or a bare container has no output schema under
+    the official SDK, and its value goes out as its JSON text (a list's and a tuple's item
+    by item); ``int`` and ``list[int]`` are wrapped as before."""
+    published, on_oxmcp = printed_both_ways("official_returns.py", tmp_path, ported)
+    assert on_oxmcp == published
+    assert 'datetime null | [{"type": "text", "text": "\\"2026-01-02T03:04:05\\""}] None' in on_oxmcp
+    assert "int {" in on_oxmcp and "{'result': 1}" in on_oxmcp
+
+
 def test_fastmcp_tools_results_follow_their_return_annotations_as_fastmcps_do(tmp_path: Path) -> None:
     """``servers/fastmcp_returns.py``: for each return annotation (bare and parameterized
     sequences, objects, scalars, ``Any``, ``None``, optional, bytes, models, dataclasses,
-    TypedDicts, unions), the output schema listed and the content, structured content and
-    ``_meta`` of a call, as FastMCP makes them."""
+    TypedDicts, unions, dates, UUIDs, durations), the output schema listed and the content,
+    structured content and ``_meta`` of a call, as FastMCP makes them, and the values
+    FastMCP's client reads of them."""
     published, ported = printed_both_ways("fastmcp_returns.py", tmp_path)
     assert ported == published
     assert "bare_list null |" in ported and 'binary null | [{"text": "/wA=", "type": "text"}]' in ported
     assert 'any_object null | [{"text": "{\\"a\\":1}", "type": "text"}] {"a": 1}' in ported
+    assert "uuid reads UUID('00000000-0000-0000-0000-000000000005')" in ported
 
 
 def test_a_tool_transform_versions_tools_as_fastmcps_does_with_its_imports_changed(tmp_path: Path) -> None:

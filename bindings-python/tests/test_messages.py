@@ -402,6 +402,32 @@ async def test_what_a_handler_sends_before_returning_arrives_before_its_result(
             assert logged[-2:] == [f"first {n}", f"last {n}"], f"call {n} returned before its messages"
 
 
+async def test_a_servers_cache_hints_reach_modern_clients_of_its_lists_and_reads() -> None:
+    for settings, expected in (
+        ({}, (0, "public", "private")),
+        ({"cache_ttl": 60}, (60_000, "private", "private")),
+        ({"cache_ttl": 1.5, "cache_scope": "public"}, (1_500, "public", "public")),
+    ):
+        server = Server("cached", **settings)
+
+        @server.tool()
+        def echo(text: str) -> str:
+            return text
+
+        @server.resource("note://today")
+        def note() -> str:
+            return "today"
+
+        async with Client(server, era="modern") as client:
+            listed = await client.request("tools/list")
+            read = await client.request("resources/read", {"uri": "note://today"})
+        assert (listed.get("ttlMs"), listed.get("cacheScope"), read.get("cacheScope")) == expected, settings
+        assert read.get("ttlMs") == expected[0]
+    for refused in ({"cache_scope": "public"}, {"cache_ttl": 0}, {"cache_ttl": 5, "cache_scope": "everyone"}):
+        with pytest.raises(ValueError, match="cache_"):
+            Server("refused", **refused)
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_handler_reads_where_the_http_request_came_from(era: Era, transport: str) -> None:

@@ -76,6 +76,23 @@ async def test_a_fastmcp_tool_runs_as_a_task_with_its_task_setting() -> None:
         assert refused.value.code == -32021
 
 
+async def test_a_fastmcp_server_with_tasks_on_runs_each_tool_as_a_task_unless_it_says_otherwise() -> None:
+    mcp = FastMCP("fastmcp tasks", tasks=True, task_poll_interval=0.05)
+
+    @mcp.tool
+    async def triple(n: int) -> int:
+        return n * 3
+
+    @mcp.tool(task=False)
+    def quick() -> str:
+        return "now"
+
+    async with Client(mcp, era="modern") as client:
+        listed = {tool.name: tool.to_wire().get("execution") for tool in await client.list_tools()}
+        assert listed == {"triple": {"taskSupport": "optional"}, "quick": None}
+        assert (await client.call_tool("triple", {"n": 2})).structured_content == {"result": 6}
+
+
 def handle_server() -> Server:
     server = task_server()
 

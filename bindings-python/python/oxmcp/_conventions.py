@@ -12,9 +12,11 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
+import pydantic_core
+
 from ._errors import McpError, ProtocolError, ResourceError, ToolError
 from ._native import INTERNAL_ERROR
-from ._schema import FunctionSpec, Output, Parameter, input_schema, output_of
+from ._schema import FunctionSpec, Output, Parameter, class_output, input_schema, is_plain_class, output_of
 from .types import ToolAnnotations
 
 _log = logging.getLogger("oxmcp")
@@ -66,7 +68,11 @@ class Conventions:
         return input_schema(spec)
 
     def output(self, annotation: Any, name: str) -> Output:
-        """What a tool's return annotation makes of its results."""
+        """What a tool's return annotation makes of its results: as the official SDK makes
+        them, no schema for a class that is neither a primitive nor a model (a
+        ``datetime``, a bare ``list``), its value sent as its JSON text."""
+        if is_plain_class(annotation):
+            return class_output(annotation, _json_text)
         return output_of(annotation, name)
 
     def unstructured_output(self) -> Output:
@@ -178,3 +184,11 @@ def _unexpected(error: Exception, said: str, logged: str, subject: str, data: An
         return error
     _log.error(logged, subject, exc_info=error)
     return McpError(INTERNAL_ERROR, said, data)
+
+
+def _json_text(value: Any) -> Any:
+    """A value as the official SDK writes one it has no schema for: what JSON has as it is
+    (text as text, a list item by item), anything else as its JSON, indented."""
+    if value is None or isinstance(value, str | int | float | list | tuple | dict | set | frozenset):
+        return value
+    return pydantic_core.to_json(value, fallback=str, indent=2).decode()

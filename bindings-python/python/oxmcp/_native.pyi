@@ -225,6 +225,8 @@ class Server:
         unknown_tool_error: str | None = None,
         unknown_resource_error: str | None = None,
         unknown_prompt_error: str | None = None,
+        cache_ttl: float | None = None,
+        cache_scope: str | None = None,
     ) -> Server: ...
     def add_tool(
         self,

@@ -164,10 +164,34 @@ def output_of(annotation: Any, function: str) -> Output:
     except PydanticSchemaGenerationError:
         if not isinstance(annotation, type):
             raise
-    model = _attributes_model(annotation)
-    if model is None:
-        return Output(None, False, str)
-    return Output(model.model_json_schema(mode="serialization"), False, _dumped_by(model))
+    return class_output(annotation, str)
+
+
+def is_plain_class(annotation: Any) -> bool:
+    """Whether ``annotation`` is a class the official SDK makes no wrapped result of: not
+    text, a number, a boolean, bytes or None, nor a model, dataclass or TypedDict (a
+    ``datetime``, a ``UUID``, an enum, a bare ``list`` or ``dict``, a class of one's own)."""
+    return (
+        isinstance(annotation, type)
+        and annotation not in _WRAPPED_CLASSES
+        and annotation not in (EMPTY, object)
+        and not _is_object_type(annotation)
+        and not is_content(annotation)
+    )
+
+
+def class_output(cls: type, text: Coercer) -> Output:
+    """The results of a class's values: an object of its annotated attributes, or, when it
+    annotates none, no schema and ``text`` of the value (a list or tuple as its items, a
+    dict or set as it is)."""
+    model = _attributes_model(cls)
+    if model is not None:
+        return Output(model.model_json_schema(mode="serialization"), False, _dumped_by(model))
+    return Output(None, False, None if issubclass(cls, list | tuple | dict | set | frozenset) else text)
+
+
+#: What the official SDK wraps as ``{"result": value}`` among classes.
+_WRAPPED_CLASSES = (str, int, float, bool, bytes, type(None))
 
 
 def _attributes_model(cls: type) -> type[BaseModel] | None:

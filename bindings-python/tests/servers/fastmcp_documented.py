@@ -19,6 +19,7 @@ from fastmcp.server import create_proxy
 from fastmcp.server.elicitation import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
 from fastmcp.utilities.logging import get_logger
 from fastmcp.utilities.types import Image
+from fastmcp.utilities.versions import VersionSpec
 from pydantic import Field
 
 logger = get_logger(__name__)
@@ -104,6 +105,19 @@ def version_two() -> str:
     return "two"
 
 
+versioned = FastMCP("Versioned")
+
+
+@versioned.tool(version="1.0")
+def calc(x: int) -> int:
+    return x
+
+
+@versioned.tool(name="calc", version="2.0")
+def calc_two(x: int, y: int = 0) -> int:
+    return x + y
+
+
 strict = FastMCP("Strict", on_duplicate="error")
 strict.tool(version)
 kept = FastMCP("Kept", on_duplicate="ignore")
@@ -158,6 +172,14 @@ async def main() -> None:
         print((await client.call_tool("ask_name", {})).data, (await client.call_tool("ask_name", {})).data)
         print((await client.call_tool("chatty", {})).data, logs)
         print([tool.name for tool in await client.list_tools()], (await client.call_tool("version", {})).data)
+    manual = Client(mcp, auto_initialize=False, mode="legacy")
+    async with manual:
+        print("manual", manual.is_connected(), manual.initialize_result is None)
+        result = await manual.initialize(timeout=10.0)
+        print("initialized", result.server_info.name, result.protocol_version, await manual.initialize() == result)
+    for spec in (None, VersionSpec(eq="1"), VersionSpec(lt="2.0"), VersionSpec(gte="1.5"), VersionSpec(eq="3")):
+        found = await versioned.get_tool("calc", spec)
+        print("get_tool", spec, found and (found.name, found.version, sorted(found.parameters["properties"])))
     print("keys", sorted(tool.key for tool in await mcp.list_tools()))
     print("icon", Image(data=b"\x89PNG", format="png").to_data_uri())
     mcp.local_provider.remove_tool("chatty")

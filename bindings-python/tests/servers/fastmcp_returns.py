@@ -1,13 +1,16 @@
 """Tools that return values of every kind of return annotation, the way FastMCP's users
 annotate them. `tests/test_dropin.py` runs it with FastMCP and, with its imports changed,
 with oxmcp, and compares each tool's output schema and what a call of it answers: its
-content, structured content and `_meta`."""
+content, structured content and `_meta`, and what FastMCP's client reads of the values
+that are more than JSON (dates, UUIDs, durations)."""
 
 import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any, Optional
+from uuid import UUID
 
 from fastmcp import Client, FastMCP
 from pydantic import BaseModel
@@ -25,6 +28,11 @@ class Size:
 
 class Named(TypedDict):
     name: str
+
+
+class Dated(BaseModel):
+    when: datetime
+    id: UUID
 
 
 #: A function with no return annotation.
@@ -59,7 +67,14 @@ RETURNS: dict[str, tuple[Any, Any]] = {
     "bytes": (bytes, b"text"),
     "binary": (bytes, b"\xff\x00"),
     "optional_bytes": (bytes | None, b"x"),
+    "datetime": (datetime, datetime(2026, 1, 2, 3, 4, 5)),
+    "date": (date, date(2026, 1, 2)),
+    "uuid": (UUID, UUID(int=5)),
+    "duration": (timedelta, timedelta(seconds=90)),
+    "dated_model": (Dated, Dated(when=datetime(2026, 1, 2), id=UUID(int=1))),
 }
+#: The tools whose values FastMCP's client reads as more than JSON.
+RICH = ("datetime", "date", "uuid", "duration", "dated_model")
 
 mcp = FastMCP("Returns")
 
@@ -89,6 +104,8 @@ async def main() -> None:
                 meta,
                 result.is_error,
             )
+        for name in RICH:
+            print(name, "reads", repr((await client.call_tool(name, {})).data))
 
 
 if __name__ == "__main__":

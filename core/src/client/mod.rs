@@ -14,6 +14,7 @@
 //! ```
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, Weak};
 
 use serde::de::DeserializeOwned;
@@ -95,6 +96,9 @@ struct ClientInner {
     /// Where the pending requests that name one want their questions and log messages
     /// (see [`CallOptions::asker`] and [`CallOptions::on_log`]).
     relays: Mutex<HashMap<RequestId, send::Relay>>,
+    /// How many `subscriptions/listen` requests are pending: they say nothing of their own,
+    /// so a message no stream relates is not theirs (see `Client::relay_of`).
+    listens: AtomicUsize,
     /// One permit per request of the server being answered.
     server_requests: Arc<Semaphore>,
     log_level: Mutex<Option<LoggingLevel>>,
@@ -161,6 +165,7 @@ impl Client {
                 notifications,
                 progress: Mutex::new(HashMap::new()),
                 relays: Mutex::new(HashMap::new()),
+                listens: AtomicUsize::new(0),
                 server_requests,
                 log_level: Mutex::new(None),
                 resource_streams: Mutex::new(HashMap::new()),

@@ -2,6 +2,7 @@
 //! era's `_meta`, the `input_required` rounds of the 2026-07-28 era, and telling the
 //! server to stop a request the client gave up on.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -74,12 +75,15 @@ pub(super) struct Relay {
 impl Client {
     /// The relay of the request a message from the server is about: the request whose
     /// stream carried it (`answering`), or, over a connection that cannot tell, the one
-    /// request pending.
+    /// request pending (`subscriptions/listen` streams aside).
     pub(super) fn relay_of(&self, answering: Option<&RequestId>) -> Option<Relay> {
         let relays = lock(&self.inner.relays);
+        let listens = self.inner.listens.load(Ordering::Relaxed);
         match answering {
             Some(id) => relays.get(id).cloned(),
-            None if self.inner.connection.pending().count() == 1 => relays.values().next().cloned(),
+            None if self.inner.connection.pending().count().saturating_sub(listens) == 1 => {
+                relays.values().next().cloned()
+            }
             None => None,
         }
     }

@@ -2,6 +2,7 @@
 //! era, a `subscriptions/listen` stream in the modern era) and [`Subscription`], the open
 //! stream.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -84,6 +85,7 @@ impl Client {
             ..Default::default()
         };
         self.inner.connection.spawn().detached(async move {
+            let _listening = Listening::start(&client);
             let ended: Result<Value> = client
                 .request(methods::SUBSCRIPTIONS_LISTEN, params, &stream_options)
                 .await;
@@ -115,6 +117,22 @@ impl Client {
             acknowledged = acknowledged => acknowledged.map_err(|_| Error::Timeout(timeout))??,
         };
         Ok(subscription)
+    }
+}
+
+/// Counts a `subscriptions/listen` request among the client's while it is pending.
+struct Listening(Client);
+
+impl Listening {
+    fn start(client: &Client) -> Self {
+        client.inner.listens.fetch_add(1, Ordering::Relaxed);
+        Listening(client.clone())
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.0.inner.listens.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -9,9 +9,8 @@
 //! passes it on to the next. A call's progress and log messages come back to the proxy's
 //! client as they arrive (the log messages at that client's level), the proxy's client
 //! cancelling cancels the forwarded request, and the list changes the other servers tell
-//! (a server of 2025-11-25 or earlier: a 2026-07-28 one tells them only on a
-//! `subscriptions/listen` stream, which the proxy does not open) are told to the proxy's
-//! clients. The questions
+//! (a 2026-07-28 server on a `subscriptions/listen` stream the proxy opens) are told to
+//! the proxy's clients. The questions
 //! a 2026-07-28 server asks (elicitation, sampling, roots) go to the proxy's client, whose
 //! capabilities the forwarded request declares: a 2026-07-28 client gets them as the
 //! proxy's `input_required` and its retry brings the answers and the server's state back,
@@ -43,6 +42,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
+use tokio_util::task::AbortOnDropHandle;
 
 use super::catalog::{Catalog, Lister, PromptGetter, ToolCaller};
 use super::completion::Completer;
@@ -58,7 +58,7 @@ use crate::protocol::{
     code, meta, methods, CallToolResult, CompleteRequestParams, Completion, CompletionReference, Era, ErrorObject,
     GetPromptResult, InputRequest, InputResponse, InputResponses, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, LoggingMessageNotificationParams, ProgressNotificationParams, Prompt,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, SubscriptionFilter, Tool,
 };
 use crate::state::SubscriptionBus;
 use crate::{BoxFuture, Error};
@@ -124,6 +124,22 @@ impl Proxy {
 pub(crate) struct ListChanges {
     /// Held, not read: the upstream clients keep only weak references to it.
     _follower: Arc<NotificationFollower>,
+    /// Holds the `subscriptions/listen` streams of the 2026-07-28 servers open.
+    _listening: Option<AbortOnDropHandle<()>>,
+}
+
+/// Opens a `subscriptions/listen` stream for the list changes of each of `upstreams` and
+/// holds them open until aborted; a server that refuses one just tells none.
+async fn listen_for_list_changes(upstreams: Vec<Client>) {
+    let filter = SubscriptionFilter {
+        tools_list_changed: Some(true),
+        prompts_list_changed: Some(true),
+        resources_list_changed: Some(true),
+        ..SubscriptionFilter::default()
+    };
+    let listening = futures::future::join_all(upstreams.iter().map(|upstream| upstream.listen(filter.clone()))).await;
+    let _open: Vec<_> = listening.into_iter().filter_map(Result::ok).collect();
+    std::future::pending::<()>().await;
 }
 
 /// The proxies one server serves, in order.
@@ -159,7 +175,9 @@ impl Proxies {
             .read_resource_object(Arc::new(self.clone()))
     }
 
-    /// Tells `bus` of the list changes the other servers tell, while what it gives is held.
+    /// Tells `bus` of the list changes the other servers tell, while what it gives is held:
+    /// a 2026-07-28 server is asked for them on a `subscriptions/listen` stream (opened when
+    /// there is a tokio runtime to run it; closed with what it gives).
     pub(crate) fn follow_list_changes(&self, bus: Arc<dyn SubscriptionBus>) -> ListChanges {
         let follower: Arc<NotificationFollower> = Arc::new(move |notification: &ServerNotification| {
             let kind = match notification {
@@ -173,7 +191,18 @@ impl Proxies {
         for proxy in self.0.iter() {
             proxy.upstream.follow_notifications(&follower);
         }
-        ListChanges { _follower: follower }
+        let modern: Vec<Client> = (self.0.iter())
+            .map(|proxy| proxy.upstream.clone())
+            .filter(|upstream| upstream.protocol_version().era() == Era::Modern)
+            .collect();
+        let listening = tokio::runtime::Handle::try_current()
+            .ok()
+            .filter(|_| !modern.is_empty())
+            .map(|runtime| AbortOnDropHandle::new(runtime.spawn(listen_for_list_changes(modern))));
+        ListChanges {
+            _follower: follower,
+            _listening: listening,
+        }
     }
 
     /// A lister of one kind: the pages of each proxy in turn, renamed, one page going on

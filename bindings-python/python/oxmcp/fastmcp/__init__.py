@@ -12,8 +12,8 @@ returned as one compact JSON text, a failing tool's message naming it. ``oxmcp.F
 
 from ..content import Audio, File, Image
 from .apps.app import FastMCPApp
-from .client import Client
+from .client import Client, ClientGroup
 from .server import Context, FastMCP
 from .tools import ToolResult
 
-__all__ = ["Audio", "Client", "Context", "FastMCP", "FastMCPApp", "File", "Image", "ToolResult"]
+__all__ = ["Audio", "Client", "ClientGroup", "Context", "FastMCP", "FastMCPApp", "File", "Image", "ToolResult"]

@@ -279,11 +279,13 @@ def _worded(convert: Callable[[Any], Any] | None, structured: bool, wrapped: boo
             # Without an output schema, an object is structured content all the same.
             structured_content = jsonable if isinstance(jsonable, dict) else None
             return CallToolResult(content=content_of(value), structured_content=structured_content, is_error=False)
+        # A value its schema writes as a string (a date, a UUID) is that text, unquoted.
+        content = content_of(jsonable if isinstance(jsonable, str) else value)
         if not wrapped:
-            return CallToolResult(content=content_of(value), structured_content=jsonable, is_error=False)
+            return CallToolResult(content=content, structured_content=jsonable, is_error=False)
         # Marked wrapped, as FastMCP marks it: its client unwraps a tool it has not listed by it.
         return CallToolResult(
-            content=[] if value is None else content_of(value),
+            content=[] if value is None else content,
             structured_content={"result": jsonable},
             is_error=False,
             _meta={"fastmcp": {"wrap_result": True}},

@@ -152,6 +152,8 @@ class Server(Generic[LifespanT]):
         declare: Iterable[Literal["tools", "resources", "prompts", "completions"]] = (),
         lifespan: Callable[[Server], contextlib.AbstractAsyncContextManager[Any]] | None = None,
         resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
+        cache_ttl: float | None = None,
+        cache_scope: Literal["public", "private"] | None = None,
         **handlers: Unpack[LowLevelHandlers],
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
@@ -182,6 +184,11 @@ class Server(Generic[LifespanT]):
         (default 0.5), at most ``max_tasks`` are kept (default 10,000). They live in memory,
         or with ``task_store`` in that SQLite file: a restarted server still gives the
         results of tasks that finished, and reports those it was running as failed.
+
+        ``cache_ttl`` (seconds) lets 2026-07-28 clients keep the lists and read resources
+        that long (``ttlMs``), ``cache_scope`` (``"private"`` by default, or ``"public"``)
+        says who may keep them (``cacheScope``, SEP-2549); without it results are fresh
+        each time, lists public and reads private.
 
         ``store`` (default: the ``OXMCP_STORE`` environment variable), a ``redis://`` URL,
         makes replicas behind a load balancer one server: tasks, list changes and resource
@@ -265,6 +272,8 @@ class Server(Generic[LifespanT]):
             self._conventions.unknown_tool_error,
             self._conventions.unknown_resource_error,
             self._conventions.unknown_prompt_error,
+            cache_ttl,
+            cache_scope,
         )
         self._components = self._components_type(self._native)
         #: The servers mounted on this one, with their namespaces: it enters their

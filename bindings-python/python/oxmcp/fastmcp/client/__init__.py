@@ -2,6 +2,7 @@
 
 from .auth import BearerAuth, ClientCredentialsOAuthProvider, OAuth
 from .client import CallToolResult, Client
+from .group import ClientGroup, ToolRoute
 from .messages import MessageHandler
 from .transports import (
     ClientTransport,
@@ -18,6 +19,7 @@ __all__ = [
     "CallToolResult",
     "Client",
     "ClientCredentialsOAuthProvider",
+    "ClientGroup",
     "ClientTransport",
     "FastMCPTransport",
     "MessageHandler",
@@ -27,4 +29,5 @@ __all__ = [
     "SSETransport",
     "StdioTransport",
     "StreamableHttpTransport",
+    "ToolRoute",
 ]

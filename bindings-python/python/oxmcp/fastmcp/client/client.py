@@ -9,6 +9,7 @@ fields when it is not, and their fields read by their wire names too (``tool.inp
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import functools
 import json
@@ -90,7 +91,9 @@ class Client:
     ``mode`` picks the protocol era as FastMCP's does: ``"auto"`` (the 2026-07-28 era when
     the server speaks it, else the handshake), ``"legacy"`` (the handshake), or
     ``"2026-07-28"``; ``extensions`` opts in to the skills extension
-    (:class:`~oxmcp.fastmcp.skills.SkillsClientExtension`).
+    (:class:`~oxmcp.fastmcp.skills.SkillsClientExtension`). With ``auto_initialize=False``,
+    ``async with`` leaves the connection to :meth:`initialize` (oxmcp connects and
+    negotiates in one step, so nothing goes to the server until then).
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class Client:
         auth: object = None,
         mode: str = "auto",
         extensions: Sequence[Any] = (),
+        auto_initialize: bool = True,
     ) -> None:
         era = _era(mode)
         self.mode = mode
@@ -138,6 +142,13 @@ class Client:
         elif name is not None:
             options["name"] = name
         self._native = self.transport.client(**options)
+        self._auto_initialize = auto_initialize
+        #: Whether the client is within ``async with`` while its connection waits for
+        #: :meth:`initialize`.
+        self._awaiting_initialize = False
+        #: How many ``async with`` blocks the client is in: the first connects, the last
+        #: closes, as FastMCP's client counts them.
+        self._entered = 0
         self._hears_logs = log_handler is not None or message_handler is not None
         #: Each tool's output schema, by name, as listed.
         self._output_schemas: dict[str, dict[str, Any] | None] = {}
@@ -145,12 +156,57 @@ class Client:
         self._readers: dict[tuple[str, bool], TypeAdapter[Any] | None] = {}
 
     async def __aenter__(self) -> Client:
+        if self._entered == 0 and not self.is_connected():
+            if self._auto_initialize:
+                await self._connect()
+            else:
+                self._awaiting_initialize = True
+        self._entered += 1
+        return self
+
+    async def _connect(self) -> None:
         await self._native.connect()
         if self._hears_logs and self._native.protocol_version >= MODERN:
             # A 2026-07-28 server sends a request's log messages only when it names a
             # level; FastMCP's handlers expect every message.
             await self._native.set_log_level("debug")
-        return self
+
+    async def initialize(self, timeout: datetime.timedelta | float | None = None) -> Any:
+        """The handshake of a connection made with ``auto_initialize=False`` (made now,
+        within ``timeout``), or of one made already: the server's ``InitializeResult`` (the
+        official SDK's when installed). ``RuntimeError`` outside ``async with``, when the
+        handshake times out, or when the connection speaks the 2026-07-28 era, which has no
+        handshake (``mode="legacy"`` asks for one)."""
+        if not self._native.connected:
+            if not self._awaiting_initialize:
+                raise RuntimeError("the client is not connected: use `async with client:`")
+            try:
+                await asyncio.wait_for(self._connect(), None if timeout is None else _seconds(timeout))
+            except TimeoutError as error:
+                raise RuntimeError("the server did not answer the handshake in time") from error
+            self._awaiting_initialize = False
+        result = self.initialize_result
+        if result is None:
+            raise RuntimeError(
+                "a 2026-07-28 connection has no initialize handshake: read protocol_version, server_info, "
+                "server_capabilities and instructions, or connect with mode='legacy'"
+            )
+        return result
+
+    @property
+    def initialize_result(self) -> Any:
+        """The server's answer to the handshake (the official SDK's ``InitializeResult``
+        when installed); None before it and on a 2026-07-28 connection, which has none."""
+        info = self._native.server_info if self._native.connected else None
+        if info is None or self._native.protocol_version >= MODERN:
+            return None
+        result = types.InitializeResult(
+            protocol_version=self._native.protocol_version,
+            capabilities=self._native.capabilities,
+            server_info=info,
+            instructions=self._native.instructions,
+        )
+        return to_official(result)
 
     async def __aexit__(
         self,
@@ -158,15 +214,19 @@ class Client:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await self.close()
+        self._entered -= 1
+        if self._entered == 0:
+            await self.close()
 
     async def close(self) -> None:
         """Ends the connection."""
+        self._awaiting_initialize = False
         await self._native.close()
 
     def is_connected(self) -> bool:
-        """Whether the client is connected."""
-        return self._native.connected
+        """Whether the client is connected (within ``async with`` before :meth:`initialize`
+        too, as FastMCP's is)."""
+        return self._native.connected or self._awaiting_initialize
 
     @property
     def native(self) -> NativeClient:
@@ -416,6 +476,10 @@ class Client:
         if not resources:
             raise ValueError(f"Skill manifest at {manifest_uri} lists no files")
         return types.Skill(uri=uri, frontmatter={}, resources=resources)
+
+    def offers_skills(self) -> bool:
+        """Whether the client opted in to the skills extension and its server offers it."""
+        return self._skills_unavailable() is None
 
     def _skills_unavailable(self) -> str | None:
         """Why the connection cannot send the skills extension's requests, None when it can."""

@@ -36,6 +36,7 @@ from ..resources import FunctionResource, Resource, ResourceTemplate
 from ..tools import ToolResult
 from ..tools.base import FunctionTool, Tool, function_options
 from ..utilities.tasks import TaskConfig, TaskMode
+from ..utilities.versions import VersionSpec
 from ._middleware import ListedTool, interceptor, notification_interceptor
 from ._versions import VersionedComponents, version_key
 from .auth.auth import component_scopes
@@ -87,6 +88,7 @@ class FastMCP(Server):
         mask_error_details: bool | None = None,
         on_duplicate: Literal["warn", "error", "replace", "ignore"] = "warn",
         client_log_level: LogLevel | None = None,
+        tasks: bool | None = None,
         **kwargs: Any,
     ) -> None:
         """FastMCP's arguments (``name`` and ``instructions`` may be given in order), and
@@ -104,7 +106,8 @@ class FastMCP(Server):
         (and version) the server has already takes its place, with a warning, unless
         ``on_duplicate`` says ``"replace"`` (no warning), ``"error"`` (``ValueError``) or
         ``"ignore"`` (the first one stays). With ``client_log_level``, the log messages of
-        the handlers' contexts below that level are not sent."""
+        the handlers' contexts below that level are not sent. ``tasks=True`` lets a client
+        run each tool as a task unless its own ``task=`` says otherwise."""
         if not dereference_schemas:
             raise ValueError("oxmcp's FastMCP lists schemas dereferenced: dereference_schemas=False is not served")
         if list_page_size is not None:
@@ -117,6 +120,8 @@ class FastMCP(Server):
         super().__init__(name, "0.1.0" if version is None else str(version), instructions=instructions, **kwargs)
         #: The lowest level of the log messages handlers send clients (None: every level).
         self.client_log_level = client_log_level
+        #: Whether a tool without a ``task=`` of its own may run as a task.
+        self.tasks_by_default = bool(tasks)
         #: Whether a call's arguments are checked against the input schema, not converted.
         self.strict_input_validation = bool(strict_input_validation)
         self.middleware: list[Middleware] = []
@@ -470,12 +475,16 @@ class FastMCP(Server):
         FastMCP gives them (a client is listed the highest)."""
         return [version for tool in await self._listed_tools() for version in self._versions_of(tool)]
 
-    async def get_tool(self, name: str) -> ListedTool | None:
-        """The tool ``name`` as the server serves it (of several versions, the highest), or
-        None when it has none of that name or its visibility rules hide it (and, within a
-        request, its session's), as FastMCP's: without running the middleware, which may
-        be what looks the tool up (to refuse a call of a tool it hides from lists)."""
+    async def get_tool(self, name: str, version: VersionSpec | str | None = None) -> ListedTool | None:
+        """The tool ``name`` as the server serves it (of several versions, the highest, or
+        the highest ``version`` matches: a :class:`VersionSpec` or one version), or None
+        when it has none of that name and version or its visibility rules hide it (and,
+        within a request, its session's), as FastMCP's: without running the middleware,
+        which may be what looks the tool up (to refuse a call of a tool it hides from
+        lists)."""
         definition = self._components.definition("tool", name)
+        if definition is not None and version is not None:
+            definition = self._version_of(name, definition, version)
         if definition is None:
             return None
         native = native_context()
@@ -483,6 +492,18 @@ class FastMCP(Server):
         if not is_visible(rules, Component.listed("tool", definition), self._components.enabled("tool", definition)):
             return None
         return ListedTool.model_validate(definition)
+
+    def _version_of(self, name: str, highest: dict[str, Any], version: VersionSpec | str) -> dict[str, Any] | None:
+        """The definition of the highest version of tool ``name`` that ``version`` matches
+        (``highest`` is the highest of all), None when none does."""
+        spec = VersionSpec(eq=version) if isinstance(version, str) else version
+        versions: dict[str | None, dict[str, Any]] = {ListedTool.model_validate(highest).version: highest}
+        versions.update(self._components.versions("tool", name) or {})
+        matching = [(tag, definition) for tag, definition in versions.items() if spec.matches(tag)]
+        if not matching:
+            return None
+        _, definition = max(matching, key=lambda item: version_key(item[0]) if item[0] is not None else ())
+        return {**definition, "name": name}
 
     async def _listed_tools(self) -> list[ListedTool]:
         """The tools a client is listed, as FastMCP's middleware sees them."""
@@ -608,7 +629,10 @@ def function_tool(fn: Callable[..., Any], options: dict[str, Any], server: FastM
     if "output_schema" in options and options["output_schema"] is None:
         del options["output_schema"]
         options["structured_output"] = False
-    if (task := options.pop("task", None)) is not None:
+    task = options.pop("task", None)
+    if task is None and server is not None and server.tasks_by_default:
+        task = True
+    if task is not None:
         options["task"] = _task_support(task)
     if (timeout := options.pop("timeout", None)) is not None:
         fn = _with_timeout(fn, timeout, str(options.get("name") or fn.__name__))

@@ -1,16 +1,31 @@
 """FastMCP's ``fastmcp.utilities.json_schema_type``: the Python type a JSON Schema
 describes, as FastMCP's client reads values with (a tool's structured result, the answer
 to an elicitation): an object with properties is a dataclass, so its fields read as
-attributes; an object without is a dict."""
+attributes; an object without is a dict; a string of a ``format`` such as ``date-time``
+or ``uuid`` is a ``datetime`` or ``UUID`` (an ``email`` stays text)."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
 import keyword
+from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, Union
+from uuid import UUID
+
+from pydantic import AnyUrl, Json
 
 _SCALARS: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "null": type(None)}
+#: The type of a string of each ``format`` FastMCP reads as more than text.
+_FORMATS: dict[str, Any] = {
+    "date-time": datetime,
+    "date": date,
+    "time": time,
+    "duration": timedelta,
+    "uuid": UUID,
+    "uri": AnyUrl,
+    "json": Json,
+}
 
 
 def json_schema_to_type(schema: dict[str, Any], name: str | None = None) -> Any:
@@ -45,6 +60,8 @@ class _Reader:
             return list[self.type_of(schema.get("items"))]  # type: ignore[misc]
         if kind == "object" or "properties" in schema:
             return self.object_type(schema, name or schema.get("title"))
+        if kind == "string":
+            return _FORMATS.get(str(schema.get("format")), str)
         return _SCALARS.get(str(kind), Any)
 
     def definition(self, name: str) -> Any:
