@@ -526,7 +526,7 @@ fn client_options(
     let closed = closed.clone();
     options = options.on_notification(move |notification| {
         if !closed.is_cancelled() {
-            let event = convert::notification_event(notification.clone());
+            let event = convert::notification_event(notification);
             forward_to.call(
                 FnArgs::from(("notification".to_owned(), event)),
                 ThreadsafeFunctionCallMode::NonBlocking,

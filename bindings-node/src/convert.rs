@@ -310,8 +310,8 @@ pub(crate) fn count(n: f64, what: &str) -> napi::Result<usize> {
 }
 
 /// A server notification as the facade's `{ method, params }` event.
-pub(crate) fn notification_event(notification: ServerNotification) -> Value {
-    let (method, params) = notification.into_parts();
+pub(crate) fn notification_event(notification: &ServerNotification) -> Value {
+    let (method, params) = notification.parts();
     serde_json::json!({ "method": method, "params": params })
 }
 
@@ -444,7 +444,7 @@ mod tests {
     #[test]
     fn notifications_become_events() {
         assert_eq!(
-            notification_event(ServerNotification::ToolListChanged),
+            notification_event(&ServerNotification::ToolListChanged),
             json!({"method": "notifications/tools/list_changed", "params": null})
         );
     }

@@ -1158,6 +1158,7 @@ describe("an Express app protected with the official SDK's bearer middleware, it
       team: 'docs',
       expires: 'number',
       tenant: 'alice-team',
+      path: '/mcp',
     });
     assert.equal(port.alice.add.content[0].text, 'added: ship it');
     assert.equal(JSON.parse(port.bob.whoami.content[0].text).clientId, 'bob');

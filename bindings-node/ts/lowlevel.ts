@@ -497,8 +497,17 @@ function withMeta(params: Record<string, unknown>, ctx: Context): Record<string,
 
 /** The official `requestInfo` of the HTTP request that carried `ctx`'s request. */
 function requestInfoOf(ctx: Context): RequestInfo | undefined {
-  const request = ctx.httpRequest;
-  return request === undefined ? undefined : { headers: request.headers, url: request.url };
+  const headers = ctx.httpHeaders;
+  if (headers === undefined) {
+    return undefined;
+  }
+  // Made when read: every official-style handler gets an `extra`, few read its URL.
+  return {
+    headers,
+    get url() {
+      return ctx.httpRequest?.url;
+    },
+  };
 }
 
 /** The official `extra` of a handler run with `ctx`. */

@@ -143,7 +143,7 @@ impl ClientConfig {
             let listener = listener.clone_ref(py);
             let slot = slot.clone();
             options = options.on_notification(move |notification| {
-                let (method, params) = describe(notification.clone());
+                let (method, params) = describe(notification);
                 slot.call_soon(&listener, |py| {
                     Ok(vec![
                         method.into_pyobject(py)?.into_any(),
@@ -650,8 +650,8 @@ impl Client {
 }
 
 /// A notification's method and params.
-fn describe(notification: ServerNotification) -> (String, Value) {
-    let (method, params) = notification.into_parts();
+fn describe(notification: &ServerNotification) -> (String, Value) {
+    let (method, params) = notification.parts();
     (method, params.unwrap_or(Value::Null))
 }
 

@@ -436,3 +436,12 @@ async def test_a_legacy_servers_question_behind_a_proxy_reaches_its_legacy_calle
         refused = await client.call_tool("confirm", {})
         assert refused.is_error
         assert "cannot tell which of its callers" in refused.content[0].text
+
+
+def test_fastmcps_proxy_classes_refuse_to_forward_skills_they_cannot(upstream: Path) -> None:
+    from oxmcp.fastmcp.server.providers.proxy import FastMCPProxy, ProxyClient, ProxyProvider
+
+    with pytest.raises(NotImplementedError, match="skills"):
+        ProxyProvider(lambda: ProxyClient(upstream), skills=True)
+    with pytest.raises(NotImplementedError, match="skills"):
+        FastMCPProxy(client_factory=ProxyClient(upstream).new, skills=True)

@@ -284,7 +284,7 @@ fn forward_notifications(client: &Client, inspector: &Arc<Inspector>) {
             if matches!(notification, ServerNotification::Progress(_)) {
                 continue;
             }
-            let (method, params) = notification.into_parts();
+            let (method, params) = notification.parts();
             let params = params.unwrap_or(Value::Null);
             inspector.tell(json!({"type": "notification", "method": method, "params": params}));
         }

@@ -66,7 +66,7 @@ impl From<oxmcp::client::ServerNotification> for ServerNotification {
                 message: p.message,
             },
             other @ (N::SubscriptionAcknowledged(_) | N::ElicitationComplete(_) | N::Other { .. }) => {
-                let (method, params) = other.into_parts();
+                let (method, params) = other.parts();
                 ServerNotification::Other {
                     method,
                     params_json: params.as_ref().map(json_text),

@@ -62,7 +62,7 @@ impl ServerNotification {
 
     /// The notification as it came: its method and params (for a binding that hands
     /// notifications on as plain data).
-    pub fn into_parts(self) -> (String, Option<Value>) {
+    pub fn parts(&self) -> (String, Option<Value>) {
         fn json(params: &impl serde::Serialize) -> Option<Value> {
             serde_json::to_value(params).ok()
         }
@@ -70,14 +70,12 @@ impl ServerNotification {
             ServerNotification::ToolListChanged => (methods::TOOLS_LIST_CHANGED, None),
             ServerNotification::PromptListChanged => (methods::PROMPTS_LIST_CHANGED, None),
             ServerNotification::ResourceListChanged => (methods::RESOURCES_LIST_CHANGED, None),
-            ServerNotification::ResourceUpdated(params) => (methods::RESOURCES_UPDATED, json(&params)),
-            ServerNotification::LogMessage(params) => (methods::MESSAGE, json(&params)),
-            ServerNotification::Progress(params) => (methods::PROGRESS, json(&params)),
-            ServerNotification::SubscriptionAcknowledged(params) => {
-                (methods::SUBSCRIPTIONS_ACKNOWLEDGED, json(&params))
-            }
-            ServerNotification::ElicitationComplete(params) => (methods::ELICITATION_COMPLETE, json(&params)),
-            ServerNotification::Other { method, params } => return (method, params),
+            ServerNotification::ResourceUpdated(params) => (methods::RESOURCES_UPDATED, json(params)),
+            ServerNotification::LogMessage(params) => (methods::MESSAGE, json(params)),
+            ServerNotification::Progress(params) => (methods::PROGRESS, json(params)),
+            ServerNotification::SubscriptionAcknowledged(params) => (methods::SUBSCRIPTIONS_ACKNOWLEDGED, json(params)),
+            ServerNotification::ElicitationComplete(params) => (methods::ELICITATION_COMPLETE, json(params)),
+            ServerNotification::Other { method, params } => return (method.clone(), params.clone()),
         };
         (method.to_owned(), params)
     }

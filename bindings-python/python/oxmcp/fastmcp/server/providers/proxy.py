@@ -59,7 +59,7 @@ class ProxyProvider(FastMCP):
     after the server's own, as a mounted server's are. The factory is called once, when
     the server first serves. The backend's lists are asked for as clients ask (the core's
     client keeps them while the backend says they are fresh), so ``cache_ttl`` is taken and
-    changes nothing."""
+    changes nothing. Forwarding the backend's skills (``skills=True``) is not offered."""
 
     def __init__(
         self,
@@ -69,6 +69,7 @@ class ProxyProvider(FastMCP):
         identity: str = "proxy",
         skills: bool = False,
     ) -> None:
+        _refuse_skills(skills)
         super().__init__("ProxyProvider")
         self.client_factory = client_factory
         self.identity = identity
@@ -77,7 +78,8 @@ class ProxyProvider(FastMCP):
 
 class FastMCPProxy(FastMCP):
     """A FastMCP server that serves the backend ``client_factory``'s client connects to
-    (``create_proxy`` makes one from a target); ``settings`` are :class:`FastMCP`'s."""
+    (``create_proxy`` makes one from a target); ``settings`` are :class:`FastMCP`'s.
+    Forwarding the backend's skills (``skills=True``) is not offered."""
 
     def __init__(
         self,
@@ -88,11 +90,19 @@ class FastMCPProxy(FastMCP):
         skills: bool = False,
         **settings: Any,
     ) -> None:
+        _refuse_skills(skills)
         settings.setdefault("name", "FastMCPProxy")
         super().__init__(**settings)
         self.client_factory = client_factory
         self.provider_error_strategy = provider_error_strategy
         self.proxy(_connecting(client_factory))
+
+
+def _refuse_skills(skills: bool) -> None:
+    """Says plainly that a proxy does not forward its backend's skills, rather than serving
+    none of them without a word."""
+    if skills:
+        raise NotImplementedError("oxmcp's proxies do not forward the backend's skills (skills=True)")
 
 
 def _connecting(client_factory: ClientFactoryT) -> Callable[[], Awaitable[NativeClient]]:
