@@ -1306,11 +1306,16 @@ def test_official_sdk_tools_of_classes_it_has_no_schema_for_answer_the_same_port
     """``servers/official_returns.py``: a tool returning a date, a UUID, a decimal, an enum,
     a path, a duration, a class of one's own or a bare container has no output schema under
     the official SDK, and its value goes out as its JSON text (a list's and a tuple's item
-    by item); ``int`` and ``list[int]`` are wrapped as before."""
+    by item); ``int`` and ``list[int]`` are wrapped as before, and a wrapped value that is
+    not JSON as Python holds it (bytes, an optional date, a list of dates) has its own JSON
+    as text, quoted; a class with annotated attributes is an object with its ``repr`` as
+    text."""
     published, on_oxmcp = printed_both_ways("official_returns.py", tmp_path, ported)
     assert on_oxmcp == published
     assert 'datetime null | [{"type": "text", "text": "\\"2026-01-02T03:04:05\\""}] None' in on_oxmcp
     assert "int {" in on_oxmcp and "{'result': 1}" in on_oxmcp
+    assert """[{"type": "text", "text": "\\"2026-01-02T03:04:05\\""}] {'result': '2026-01-02T03:04:05'}""" in on_oxmcp
+    assert """[{"type": "text", "text": "\\"Hinted(x, 2)\\""}] {'name': 'x', 'size': 2}""" in on_oxmcp
 
 
 def test_fastmcp_tools_results_follow_their_return_annotations_as_fastmcps_do(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use axum::extract::Request;
 use axum::middleware::{self, Next};
-use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode};
-use oxmcp::protocol::{CallToolResult, Era, ErrorObject, ListRootsResult, Root};
+use oxmcp::client::{CallOptions, Client, ClientOptions, EraMode, ServerNotification};
+use oxmcp::protocol::{CallToolResult, Era, ErrorObject, ListRootsResult, LoggingLevel, Root};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
-use oxmcp::server::{Context, Server, ToolDef};
+use oxmcp::server::{Context, HandlerError, ResourceTemplateDef, Server, ToolDef};
 use oxmcp::transport::http::client::{connect, HttpClientOptions};
 use oxmcp::Error;
 use serde_json::{json, Map, Value};
@@ -315,4 +315,81 @@ async fn a_handler_reads_the_headers_its_client_sent_on_each_transport() {
         client.close().await.unwrap();
     }
     handle.shutdown().await.unwrap();
+}
+
+/// `test_server`, with resources to subscribe to, whose subscriptions and log levels are
+/// noted in `told`.
+fn recording_server(told: &Arc<Mutex<Vec<String>>>) -> Server {
+    let server = test_server(Arc::new(AtomicBool::new(false)));
+    server.add_resource_template(
+        ResourceTemplateDef::new("file:///{name}", "files")
+            .handler(|uri: String, _, _: Context| async move { Ok::<_, HandlerError>(uri) }),
+    )
+    .unwrap();
+    for method in ["resources/subscribe", "logging/setLevel"] {
+        let told = Arc::clone(told);
+        server
+            .add_request_handler(method, move |params: Value, _: Context| {
+                let told = Arc::clone(&told);
+                async move {
+                    let what = params.get("uri").or(params.get("level")).cloned().unwrap_or_default();
+                    told.lock()
+                        .unwrap()
+                        .push(format!("{method} {}", what.as_str().unwrap_or_default()));
+                    Ok(json!({}))
+                }
+            })
+            .unwrap();
+    }
+    server
+}
+
+/// A server that restarted no longer knows the client's legacy session and answers 404 for
+/// it: the client begins a new session (once, however many calls found the old one gone),
+/// sends each call again in it, and asks again for the log level and the subscriptions the
+/// old session held, whose updates reach it as before.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restarted_server_is_reached_in_a_new_legacy_session() {
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let first = recording_server(&told);
+    let handle = first.bind_http("127.0.0.1:0", HttpConfig::default()).await.unwrap();
+    let address = handle.local_addr();
+    let client = client(handle.url("/mcp"), EraMode::Legacy).await;
+    client.subscribe_resource("file:///a").await.unwrap();
+    client.set_log_level(LoggingLevel::Warning).await.unwrap();
+    assert_eq!(told.lock().unwrap().len(), 2);
+
+    handle.shutdown().await.unwrap();
+    // As a real restart takes: the client sees the old connections close before it
+    // reuses one (a POST on a connection closing under it fails, and is not sent again).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    told.lock().unwrap().clear();
+    let restarted = recording_server(&told);
+    let _handle = restarted.bind_http(address, HttpConfig::default()).await.unwrap();
+    let calls = (0..4).map(|i| client.call_tool("echo", json!({ "text": format!("call {i}") })));
+    for (i, echoed) in futures::future::join_all(calls).await.into_iter().enumerate() {
+        assert_eq!(
+            text(&echoed.expect("sent again in the new session")),
+            format!("call {i}")
+        );
+    }
+    assert_eq!(
+        *told.lock().unwrap(),
+        ["logging/setLevel warning", "resources/subscribe file:///a"],
+        "asked for once, in the new session"
+    );
+    let mut notifications = client.notifications();
+    let updated = async {
+        loop {
+            restarted.notify_resource_updated("file:///a");
+            match tokio::time::timeout(Duration::from_millis(200), notifications.recv()).await {
+                Ok(Ok(ServerNotification::ResourceUpdated(params))) => return params.uri,
+                _ => continue,
+            }
+        }
+    };
+    let uri = tokio::time::timeout(Duration::from_secs(10), updated)
+        .await
+        .expect("the update arrives");
+    assert_eq!(uri, "file:///a");
 }

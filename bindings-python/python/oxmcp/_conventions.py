@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pydantic_core
 
 from ._errors import McpError, ProtocolError, ResourceError, ToolError
 from ._native import INTERNAL_ERROR
-from ._schema import FunctionSpec, Output, Parameter, class_output, input_schema, is_plain_class, output_of
-from .types import ToolAnnotations
+from ._official import from_official
+from ._schema import (
+    FunctionSpec,
+    Output,
+    Parameter,
+    class_output,
+    input_schema,
+    is_plain_class,
+    output_of,
+    sent_as_json,
+)
+from .content import Audio, Image
+from .types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
 
 _log = logging.getLogger("oxmcp")
 
@@ -72,8 +83,14 @@ class Conventions:
         them, no schema for a class that is neither a primitive nor a model (a
         ``datetime``, a bare ``list``), its value sent as its JSON text."""
         if is_plain_class(annotation):
-            return class_output(annotation, _json_text)
-        return output_of(annotation, name)
+            made = class_output(annotation, _json_text)
+            # Its structured content is the object of its attributes, its text the value's.
+            return made if made.schema is None else Output(made.schema, False, _officially_sent(made.convert))
+        made = output_of(annotation, name)
+        if made.wrapped and not sent_as_json(annotation):
+            # `{"result": value}` as structured content, the value's own JSON as text.
+            return Output(made.schema, True, _officially_sent(_wrapped))
+        return made
 
     def unstructured_output(self) -> Output:
         """What a tool without structured output (``structured_output=False``) makes of
@@ -184,6 +201,41 @@ def _unexpected(error: Exception, said: str, logged: str, subject: str, data: An
         return error
     _log.error(logged, subject, exc_info=error)
     return McpError(INTERNAL_ERROR, said, data)
+
+
+def _officially_sent(structured: Callable[[Any], Any] | None) -> Callable[[Any], CallToolResult]:
+    """What sends a value as the official SDK sends one whose text is not its structured
+    content: ``structured(value)`` as structured content, the value's content blocks as
+    :func:`_official_content` makes them."""
+
+    def result(value: Any) -> CallToolResult:
+        return CallToolResult(
+            content=_official_content(value),
+            structured_content=value if structured is None else structured(value),
+        )
+
+    return result
+
+
+def _wrapped(value: Any) -> dict[str, Any]:
+    return {"result": pydantic_core.to_jsonable_python(value, by_alias=True, fallback=str)}
+
+
+def _official_content(value: Any) -> list[ContentBlock]:
+    """A tool's value as the official SDK makes content of it: nothing of None, a list's or
+    a tuple's items one by one, content as it is, text as text, anything else its JSON
+    text (a value pydantic cannot write as its ``str``, quoted)."""
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return [block for item in value for block in _official_content(item)]
+    if isinstance(value, Image | Audio):
+        return [value.to_content()]
+    value = from_official(value)
+    if getattr(value, "__mcp_kind__", None) == "content":
+        return [cast(ContentBlock, value)]
+    text = value if isinstance(value, str) else pydantic_core.to_json(value, fallback=str, indent=2).decode()
+    return [TextContent(type="text", text=text)]
 
 
 def _json_text(value: Any) -> Any:

@@ -290,6 +290,24 @@ def _is_sequence_type(annotation: Any) -> bool:
     return origin in (list, tuple, set, frozenset) or annotation in (list, tuple, set, frozenset)
 
 
+def sent_as_json(annotation: Any) -> bool:
+    """Whether the values of ``annotation`` are JSON as Python holds them (text, numbers,
+    booleans, None, and lists, tuples and dicts of those), so that a value's text is the
+    JSON of its structured content."""
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return True
+    if origin is Annotated:
+        return sent_as_json(get_args(annotation)[0])
+    if origin in (Union, types.UnionType, list, tuple, dict):
+        return all(arg is Ellipsis or sent_as_json(arg) for arg in get_args(annotation))
+    return annotation in _JSON_VALUES
+
+
+#: The classes whose values are JSON as they are.
+_JSON_VALUES: frozenset[Any] = frozenset({str, int, float, bool, type(None), None, list, tuple, dict})
+
+
 def _field_description(annotation: Any) -> str | None:
     if get_origin(annotation) is Annotated:
         for extra in get_args(annotation)[1:]:

@@ -1,6 +1,7 @@
 """Tools written with the official SDK that return values of classes it has no schema for
 (dates, UUIDs, decimals, enums, paths, durations, a class of one's own, the bare
-containers) beside ones it wraps. `tests/test_dropin.py` runs it with the official SDK and,
+containers) beside ones it wraps (numbers, bytes, optional dates, lists of dates) and a
+class with annotated attributes. `tests/test_dropin.py` runs it with the official SDK and,
 with its import changed, with oxmcp, and compares each tool's output schema and what a
 direct call of it answers."""
 
@@ -18,6 +19,16 @@ from mcp.server.mcpserver import MCPServer
 
 class Color(enum.Enum):
     RED = "red"
+
+
+class Hinted:
+    """A class the official SDK makes an object schema of: its text is the value's `repr`."""
+
+    name: str = "x"
+    size: int = 2
+
+    def __repr__(self) -> str:
+        return "Hinted(x, 2)"
 
 
 class Plain:
@@ -40,6 +51,13 @@ RETURNS: dict[str, tuple[Any, Any]] = {
     "bare_tuple": (tuple, (1, 2)),
     "bare_set": (set, {1}),
     "int": (int, 1),
+    "bytes": (bytes, b"ab"),
+    "optional_datetime": (datetime | None, datetime(2026, 1, 2, 3, 4, 5)),
+    "optional_int": (int | None, None),
+    "list_of_date": (list[date], [date(2026, 1, 2), date(2026, 1, 3)]),
+    "tuple_of": (tuple[int, str], (1, "a")),
+    "dict_of_uuid": (dict[str, UUID], {"a": UUID(int=5)}),
+    "hinted": (Hinted, Hinted()),
     "list_of_int": (list[int], [1, 2]),
 }
 

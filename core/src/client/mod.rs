@@ -33,6 +33,7 @@ mod pages;
 mod requests;
 mod send;
 mod server_requests;
+mod session;
 mod skills;
 mod subscription;
 mod tasks;
@@ -102,6 +103,8 @@ struct ClientInner {
     /// One permit per request of the server being answered.
     server_requests: Arc<Semaphore>,
     log_level: Mutex<Option<LoggingLevel>>,
+    /// The legacy session over Streamable HTTP, begun again when the server forgot it.
+    session: session::Session,
     resource_streams: Mutex<HashMap<String, Subscription>>,
     tool_headers: ToolHeaders,
     /// The lists kept while the server says they are fresh.
@@ -168,6 +171,7 @@ impl Client {
                 listens: AtomicUsize::new(0),
                 server_requests,
                 log_level: Mutex::new(None),
+                session: session::Session::default(),
                 resource_streams: Mutex::new(HashMap::new()),
                 tool_headers: ToolHeaders::default(),
                 lists: ListCache::default(),
@@ -380,7 +384,9 @@ impl Client {
 
     /// Resolves once the connection is over: the server went away (a server process
     /// exited, its pipe or stream ended) or [`close`](Self::close) was called. Over
-    /// Streamable HTTP, where each request goes out on its own, it ends when closed.
+    /// Streamable HTTP, where each request goes out on its own, it ends when closed: a
+    /// server that restarted is reached by the next request (in the legacy era, in a new
+    /// session the client begins).
     pub async fn closed(&self) {
         self.inner.connection.ended().await;
     }

@@ -221,8 +221,29 @@ impl Client {
     /// [`Envelope`] tells the transport it is sent under `version` (`None` before one is
     /// settled: `initialize`) and, for a modern `tools/call`, carries the `Mcp-Param-*`
     /// headers of the tool's `header_params`. `params` is borrowed so that a request sent
-    /// again (after a HeaderMismatch) needs no copy; only its progress token changes.
+    /// again (after a HeaderMismatch) needs no copy; only its progress token changes. A
+    /// request whose legacy session the server no longer knows is sent again in a new one.
     pub(super) async fn send_request(
+        &self,
+        method: &str,
+        params: &mut Map<String, Value>,
+        options: &CallOptions,
+        version: Option<ProtocolVersion>,
+        header_params: &[HeaderParam],
+    ) -> Result<Box<RawValue>> {
+        let session = self.inner.session.current();
+        match self.send_once(method, params, options, version, header_params).await {
+            Err(error) if Self::renews_session(&error, method, version) => {
+                // Boxed: beginning a session sends requests itself.
+                Box::pin(self.renew_session(session)).await?;
+                self.send_once(method, params, options, version, header_params).await
+            }
+            outcome => outcome,
+        }
+    }
+
+    /// Sends a request once (see [`Client::send_request`]).
+    async fn send_once(
         &self,
         method: &str,
         params: &mut Map<String, Value>,

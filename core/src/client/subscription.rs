@@ -27,6 +27,7 @@ impl Client {
         if self.protocol_version().era() == Era::Legacy {
             let params = Map::from_iter([("uri".to_owned(), Value::from(uri))]);
             let _: Value = self.request(methods::RESOURCES_SUBSCRIBE, params, options).await?;
+            self.inner.session.note_subscription(uri, true);
             return Ok(());
         }
         let filter = SubscriptionFilter {
@@ -48,6 +49,7 @@ impl Client {
         if self.protocol_version().era() == Era::Legacy {
             let params = Map::from_iter([("uri".to_owned(), Value::from(uri))]);
             let _: Value = self.request(methods::RESOURCES_UNSUBSCRIBE, params, options).await?;
+            self.inner.session.note_subscription(uri, false);
             return Ok(());
         }
         lock(&self.inner.resource_streams).remove(uri);

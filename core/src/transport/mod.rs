@@ -27,6 +27,11 @@ pub use envelope::{Envelope, MessageKind};
 pub use spawner::Spawner;
 pub(crate) use spawner::{AbortOnDrop, Running, Spawn};
 
+/// The key, in an error's `data`, that says the server no longer knows the client's legacy
+/// session (Streamable HTTP: it answered 404 for it, as a server that restarted does): the
+/// request was not handled, and the client begins a new session ([`crate::Client`] does).
+pub const SESSION_EXPIRED_KEY: &str = "sessionExpired";
+
 /// The default largest message a transport accepts: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
 

@@ -190,6 +190,9 @@ struct State {
     mode: Mode,
     /// The legacy session, from the `initialize` answer.
     session_id: Option<HeaderValue>,
+    /// Whether the server said it no longer knows the session (404): until the next
+    /// `initialize`, requests fail as that request did, unsent.
+    session_lost: bool,
     /// The session's legacy version, from the envelope of `notifications/initialized`:
     /// the GET stream and the DELETE carry it too.
     session_version: Option<HeaderValue>,

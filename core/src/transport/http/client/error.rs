@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::message::error_of;
 use crate::protocol::{code, ErrorObject};
+use crate::transport::SESSION_EXPIRED_KEY;
 
 /// What sending on a closed transport gives.
 pub(super) fn closed_error() -> io::Error {
@@ -59,10 +60,12 @@ pub(super) fn transport_error(error: &reqwest::Error) -> ErrorObject {
     ErrorObject::new(code::INTERNAL_ERROR, message)
 }
 
-/// The error for a request whose legacy session the server ended (HTTP 404).
+/// The error for a request whose legacy session the server ended (HTTP 404), marked with
+/// [`SESSION_EXPIRED_KEY`].
 pub(super) fn session_expired() -> ErrorObject {
     ErrorObject::new(
         code::INTERNAL_ERROR,
         "HTTP 404: the server ended the session; initialize again to start a new one",
     )
+    .with_data(json!({ HTTP_STATUS_KEY: 404, SESSION_EXPIRED_KEY: true }))
 }

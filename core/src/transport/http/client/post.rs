@@ -139,6 +139,9 @@ impl Shared {
             let mut headers = body_headers(&message.envelope);
             let mut session = None;
             if !message.envelope.is_modern() && message.method() != methods::INITIALIZE {
+                if state.session_lost {
+                    return Err(session_expired());
+                }
                 if let Some(id) = &state.session_id {
                     headers.push((HeaderName::from_static(names::SESSION_ID), id.clone()));
                     session = Some(id.clone());

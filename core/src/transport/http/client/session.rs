@@ -17,6 +17,7 @@ impl Shared {
     pub(super) fn start_session(&self, id: Option<HeaderValue>) {
         let mut state = self.state();
         state.session_id = id;
+        state.session_lost = false;
         state.session_version = None;
         if let Some(listener) = state.listener.take() {
             listener.cancel();
@@ -29,6 +30,7 @@ impl Shared {
         if state.session_id.as_ref() == sent {
             tracing::debug!("the server ended the session");
             state.session_id = None;
+            state.session_lost = true;
             if let Some(listener) = state.listener.take() {
                 listener.cancel();
             }
