@@ -405,6 +405,12 @@ impl NativeServer {
         self.server.declare_extension(id, settings);
     }
 
+    /// Declares `name` with its `settings` in `capabilities.experimental` (every era).
+    #[napi(ts_args_type = "name: string, settings: Record<string, unknown>")]
+    pub fn declare_experimental(&self, name: String, settings: Value) {
+        self.server.declare_experimental(name, settings);
+    }
+
     /// Tells subscribers of `uri` that it changed.
     #[napi]
     pub fn notify_resource_updated(&self, uri: String) {

@@ -817,9 +817,10 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     await assert.rejects(server.connect({}), /StdioServerTransport/);
   });
 
-  it("an official Client connected through InMemoryTransport, as a port's tests connect it, gets what it gets from the original", async () => {
+  it("an official Client connected through InMemoryTransport, as a port's tests connect it, gets what it gets from the original (experimental capabilities too)", async () => {
     const seen = async (Made, Refusal) => {
-      const server = new Made({ name: 'in-memory', version: '1.0.0' });
+      const experimental = { 'acme/flags': { beta: true } };
+      const server = new Made({ name: 'in-memory', version: '1.0.0' }, { capabilities: { experimental } });
       server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
         content: [{ type: 'text', text: String(a + b) }],
       }));
@@ -838,7 +839,10 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
       await server.connect(serverSide);
       const client = new OfficialClient({ name: 'test', version: '1.0.0' });
       await client.connect(clientSide);
-      const answers = { tools: (await client.listTools()).tools.map((tool) => tool.name) };
+      const answers = {
+        experimental: client.getServerCapabilities()?.experimental,
+        tools: (await client.listTools()).tools.map((tool) => tool.name),
+      };
       for (const [name, args] of [['add', { a: 2, b: 3 }], ['boom', {}], ['refused', {}]]) {
         answers[name] = await client.callTool({ name, arguments: args });
       }
@@ -850,6 +854,7 @@ describe('servers of the official TypeScript SDK with their imports changed', ()
     assert.deepEqual(await seen(McpServer, McpError), published);
     assert.deepEqual(published.refused, { content: [{ type: 'text', text: 'MCP error -32099: not for you' }], isError: true });
     assert.equal(published.closed, true);
+    assert.deepEqual(published.experimental, { 'acme/flags': { beta: true } });
   });
 });
 

@@ -227,6 +227,10 @@ export class LowLevelServer {
       taskStore: typeof taskStore === 'string' ? taskStore : undefined,
       declare: [...(settings.declare ?? []), ...declare],
     });
+    const experimental = (capabilities.experimental ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [name, declared] of Object.entries(experimental)) {
+      this.oxmcp.declareExperimental(name, declared);
+    }
     this.#hearInitialized();
   }
 

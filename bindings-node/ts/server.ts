@@ -911,6 +911,15 @@ export class Server {
     this.#native.declareExtension(id, settings);
   }
 
+  /**
+   * Declares `name` in `capabilities.experimental`, with its settings (`{}` for none), as
+   * the official SDK's `capabilities: { experimental }` declares what is not in the
+   * protocol yet.
+   */
+  declareExperimental(name: string, settings: Record<string, unknown> = {}): void {
+    this.#native.declareExperimental(name, settings);
+  }
+
   /** Tells clients subscribed to `uri` that it changed. */
   notifyResourceUpdated(uri: string): void {
     this.#native.notifyResourceUpdated(uri);

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyConnectionError, PyValueError};
 use pyo3::prelude::*;
+use serde_json::{Map, Value};
 
 use oxmcp::protocol::{CacheScope, Implementation, Prompt, Resource, ResourceTemplate, Tool};
 use oxmcp::server::auth::TokenVerifier;
@@ -20,7 +21,7 @@ use oxmcp::server::{
     namespace, DefinitionError, PromptDef, Proxy, ResourceDef, ResourceTemplateDef, Server as CoreServer, SkillListing,
     TaskLimits, TaskSupport, ToolDef, ToolOutput,
 };
-use oxmcp::state::{SharedState, SqliteTaskStore};
+use oxmcp::state::{KeyRing, SealingKey, SharedState, SqliteTaskStore};
 use oxmcp::transport::Transport;
 
 use crate::event_loop::LoopSlot;
@@ -58,7 +59,11 @@ impl Server {
     /// directory of Agent Skills to serve (the skills extension), listed among the
     /// resources as `skill_listing` says: `"entries"` (each `SKILL.md`) or `"files"`
     /// (every file and each skill's `_manifest`, as FastMCP lists them), each with
-    /// `skill_meta` as its `_meta`.
+    /// `skill_meta` as its `_meta`. `request_state_keys` (secrets of 32 bytes or more, the
+    /// first sealing) seal `requestState` for servers of `request_state_audience` (default:
+    /// the server's name) in place of a key of the process's or the shared store's; it
+    /// stays valid `request_state_ttl` seconds. `experimental` is declared in
+    /// `capabilities.experimental`.
     #[new]
     #[pyo3(signature = (
         info, instructions=None, page_size=None, max_in_flight=None, max_subscriptions=None, end_grace=None,
@@ -66,7 +71,8 @@ impl Server {
         task_poll_interval=None, max_tasks=None, store=None, skills=None, skill_listing="entries", skill_meta=None,
         declare=None,
         unknown_tool_error=None, unknown_resource_error=None, unknown_prompt_error=None,
-        cache_ttl=None, cache_scope=None,
+        cache_ttl=None, cache_scope=None, request_state_keys=None, request_state_audience=None,
+        request_state_ttl=None, experimental=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -94,8 +100,13 @@ impl Server {
         unknown_prompt_error: Option<String>,
         cache_ttl: Option<f64>,
         cache_scope: Option<&str>,
+        request_state_keys: Option<Vec<Vec<u8>>>,
+        request_state_audience: Option<String>,
+        request_state_ttl: Option<f64>,
+        experimental: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let info: Implementation = convert::extract(info, "server info")?;
+        let info_name = info.name.clone();
         let mut builder = CoreServer::builder(info.name.clone(), info.version.clone()).info(info);
         if let Some(instructions) = instructions {
             builder = builder.instructions(instructions);
@@ -151,6 +162,13 @@ impl Server {
                 .map_err(|e| PyConnectionError::new_err(format!("the shared store: {e}")))?;
             builder = builder.shared_state(shared);
         }
+        if let Some(secrets) = request_state_keys {
+            let audience = request_state_audience.as_deref().unwrap_or(&info_name);
+            builder = builder.request_state_keys(key_ring(&secrets, audience)?);
+        }
+        if let Some(ttl) = request_state_ttl {
+            builder = builder.request_state_ttl(convert::seconds(ttl, "request_state_ttl")?);
+        }
         if let Some(dir) = skills {
             builder = builder.skills(dir);
         }
@@ -171,6 +189,12 @@ impl Server {
             builder = builder.task_store(Arc::new(store));
         }
         let inner = builder.build().map_err(definition_error)?;
+        if let Some(experimental) = experimental {
+            let declared: Map<String, Value> = convert::extract(experimental, "experimental capabilities")?;
+            for (name, settings) in declared {
+                inner.declare_experimental(name, settings);
+            }
+        }
         let slot = LoopSlot::default();
         Ok(Server {
             inner,
@@ -532,6 +556,16 @@ pub fn uri_from(namespace: &str, uri: &str) -> Option<String> {
 
 fn definition_error(error: DefinitionError) -> PyErr {
     PyValueError::new_err(error.to_string())
+}
+
+/// The ring of `secrets` (the first sealing) for servers of `audience`.
+fn key_ring(secrets: &[Vec<u8>], audience: &str) -> PyResult<KeyRing> {
+    let keys = secrets
+        .iter()
+        .map(|secret| SealingKey::from_secret(secret, audience))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(PyValueError::new_err)?;
+    KeyRing::new(keys).ok_or_else(|| PyValueError::new_err("request_state_keys needs at least one key"))
 }
 
 /// The caching hints of `cache_ttl` seconds and `cache_scope` (`"private"` unless given):

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 from balancer import free_port
+from key_value.aio.stores.memory import MemoryStore
 
 from conftest import REPO, Notifications
 from oxmcp import Client, Context, Server
 from oxmcp.fastmcp import Client as FastMCPClient
+from oxmcp.fastmcp import Context as FastMCPContext
 from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.client.logging import LogMessage
 from oxmcp.fastmcp.server import create_proxy
@@ -445,3 +447,40 @@ def test_fastmcps_proxy_classes_refuse_to_forward_skills_they_cannot(upstream: P
         ProxyProvider(lambda: ProxyClient(upstream), skills=True)
     with pytest.raises(NotImplementedError, match="skills"):
         FastMCPProxy(client_factory=ProxyClient(upstream).new, skills=True)
+
+
+async def test_servers_given_one_session_state_store_share_what_handlers_keep_in_it() -> None:
+    """``FastMCP(session_state_store=...)``, FastMCP's way for a server and the one mounted
+    on it (or replicas) to share ``ctx.set_state``: the values live in that store's
+    ``fastmcp_state`` collection, as FastMCP keeps them, and a server given none keeps its
+    own."""
+    store = MemoryStore()
+    parent = FastMCP("Parent", session_state_store=store)
+    child = FastMCP("Child", session_state_store=store)
+    alone = FastMCP("Alone")
+
+    @parent.tool
+    async def remember(value: str, ctx: FastMCPContext) -> str:
+        await ctx.set_state("memo", {"v": value})
+        return "kept"
+
+    async def recall(ctx: FastMCPContext) -> str:
+        return repr(await ctx.get_state("memo"))
+
+    async def forget(ctx: FastMCPContext) -> str:
+        await ctx.delete_state("memo")
+        return repr(await ctx.get_state("memo"))
+
+    for server in (child, alone):
+        server.tool(recall)
+        server.tool(forget)
+    parent.mount(child, namespace="c")
+    parent.mount(alone, namespace="a")
+    async with FastMCPClient(parent) as client:
+        assert (await client.call_tool("remember", {"value": "x"})).data == "kept"
+        assert (await client.call_tool("c_recall", {})).data == "{'v': 'x'}"
+        assert (await client.call_tool("a_recall", {})).data == "None", "a server given no store keeps its own"
+        [key] = await store.keys(collection="fastmcp_state")
+        assert await store.get(key=key, collection="fastmcp_state") == {"value": {"v": "x"}}
+        assert (await client.call_tool("c_forget", {})).data == "None"
+        assert await store.keys(collection="fastmcp_state") == []

@@ -496,11 +496,13 @@ async def test_capabilities_say_what_is_registered_and_what_is_declared(era: Era
         if era == "modern":
             async with await client.listen(tools_list_changed=True, prompts_list_changed=True) as subscription:
                 assert subscription.acknowledged == {"toolsListChanged": True}
-    declaring = Server("declaring", declare=["prompts", "completions"])
+    flags = {"acme/flags": {"beta": True}}
+    declaring = Server("declaring", declare=["prompts", "completions"], experimental_capabilities=flags)
     async with connect(declaring, transport, era) as client:
         capabilities = client.capabilities
         assert capabilities["prompts"] == {"listChanged": True}, capabilities
         assert "completions" in capabilities and "tools" not in capabilities, capabilities
+        assert capabilities["experimental"] == flags, capabilities
     with pytest.raises(ValueError, match="not a capability"):
         Server("wrong", declare=["logging"])  # type: ignore[list-item]
 

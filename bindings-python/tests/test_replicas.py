@@ -6,7 +6,8 @@ on one replica reaches a subscriber on another, a legacy session opened on one r
 served by all (our client and the official one, elicitation included) and its SSE stream,
 cut, resumes on another; one replica killed under load costs only its requests in flight,
 and Redis crashing and coming back costs no replica a restart. Without Redis, replicas
-given the same ``OXMCP_REQUEST_STATE_KEYS`` open each other's sealed state."""
+given the same ``OXMCP_REQUEST_STATE_KEYS``, or the same ``RequestStateSecurity`` keys,
+open each other's sealed state."""
 
 from __future__ import annotations
 
@@ -159,6 +160,24 @@ async def test_replicas_without_a_store_share_sealing_keys_given_in_the_environm
             for _ in range(2):
                 result = await client.call_tool("confirm")
                 assert result.content[0].text.startswith("confirmed by "), result
+
+
+async def test_replicas_given_the_same_request_state_security_open_each_others_state(tmp_path: Path) -> None:
+    """``Server(request_state_security=RequestStateSecurity(keys=[...]))``, as the official
+    SDK's servers give it: replicas given one secret serve each other's rounds, replicas
+    given different ones refuse them."""
+    shared = secrets.token_hex(32)
+    for secrets_given, served in (((shared, shared), True), ((shared, secrets.token_hex(32)), False)):
+        with contextlib.ExitStack() as stack:
+            running = [stack.enter_context(replicas({"REPLICA_SECRET": secret}, 1))[0] for secret in secrets_given]
+            url = stack.enter_context(nginx([url for _, url in running], tmp_path))
+            async with Client.http(url, era="modern", elicitation_handler=accept) as client:
+                for _ in range(2):
+                    if served:
+                        assert (await client.call_tool("confirm")).content[0].text.startswith("confirmed by ")
+                    else:
+                        with pytest.raises(McpError, match="requestState"):
+                            await client.call_tool("confirm")
 
 
 async def test_a_replica_killed_under_load_costs_only_its_requests_in_flight_and_redis_may_restart(

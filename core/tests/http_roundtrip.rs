@@ -321,11 +321,12 @@ async fn a_handler_reads_the_headers_its_client_sent_on_each_transport() {
 /// noted in `told`.
 fn recording_server(told: &Arc<Mutex<Vec<String>>>) -> Server {
     let server = test_server(Arc::new(AtomicBool::new(false)));
-    server.add_resource_template(
-        ResourceTemplateDef::new("file:///{name}", "files")
-            .handler(|uri: String, _, _: Context| async move { Ok::<_, HandlerError>(uri) }),
-    )
-    .unwrap();
+    server
+        .add_resource_template(
+            ResourceTemplateDef::new("file:///{name}", "files")
+                .handler(|uri: String, _, _: Context| async move { Ok::<_, HandlerError>(uri) }),
+        )
+        .unwrap();
     for method in ["resources/subscribe", "logging/setLevel"] {
         let told = Arc::clone(told);
         server

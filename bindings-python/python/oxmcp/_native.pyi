@@ -227,6 +227,10 @@ class Server:
         unknown_prompt_error: str | None = None,
         cache_ttl: float | None = None,
         cache_scope: str | None = None,
+        request_state_keys: list[bytes] | None = None,
+        request_state_audience: str | None = None,
+        request_state_ttl: float | None = None,
+        experimental: dict[str, dict[str, Any]] | None = None,
     ) -> Server: ...
     def add_tool(
         self,

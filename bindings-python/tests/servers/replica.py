@@ -1,5 +1,6 @@
 """One replica of a server that runs behind a load balancer: its state is shared through the
-Redis that ``OXMCP_STORE`` names. ``python replica.py`` serves Streamable HTTP on a free port
+Redis that ``OXMCP_STORE`` names, or its ``requestState`` sealed with the secret that
+``REPLICA_SECRET`` holds. ``python replica.py`` serves Streamable HTTP on a free port
 of 127.0.0.1 and tells its URL on stderr; each answer says which replica (process) gave it."""
 
 from __future__ import annotations
@@ -8,8 +9,14 @@ import asyncio
 import os
 
 from oxmcp import Context, Server
+from oxmcp.server.request_state import RequestStateSecurity
 
-server = Server("replica", task_poll_interval=0.05)
+SECRET = os.environ.get("REPLICA_SECRET")
+server = Server(
+    "replica",
+    task_poll_interval=0.05,
+    request_state_security=RequestStateSecurity(keys=[SECRET], ttl=60) if SECRET else None,
+)
 REPLICA = str(os.getpid())
 
 

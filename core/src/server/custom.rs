@@ -98,7 +98,25 @@ pub(crate) struct CustomMethods {
     requests: RwLock<HashMap<String, Arc<dyn RequestHandler>>>,
     notifications: RwLock<HashMap<String, Arc<dyn NotificationHandler>>>,
     /// Declared in `capabilities.extensions` (2026-07-28), by identifier.
-    extensions: RwLock<Map<String, Value>>,
+    pub(crate) extensions: Declarations,
+    /// Declared in `capabilities.experimental`, by name.
+    pub(crate) experimental: Declarations,
+}
+
+/// Capabilities a server declares by name, each with its settings.
+#[derive(Default)]
+pub(crate) struct Declarations(RwLock<Map<String, Value>>);
+
+impl Declarations {
+    /// Declares `name` with its `settings`, replacing an earlier declaration.
+    pub(crate) fn declare(&self, name: String, settings: Value) {
+        write(&self.0).insert(name, settings);
+    }
+
+    /// What is declared.
+    pub(crate) fn all(&self) -> Map<String, Value> {
+        read(&self.0).clone()
+    }
 }
 
 impl CustomMethods {
@@ -129,16 +147,6 @@ impl CustomMethods {
             &methods::SERVER_NOTIFICATIONS
         };
         insert(&self.notifications, method, handler, reserved, "notification")
-    }
-
-    /// Declares extension `id` with its `settings`, replacing an earlier declaration.
-    pub(crate) fn declare_extension(&self, id: String, settings: Value) {
-        write(&self.extensions).insert(id, settings);
-    }
-
-    /// The declared extensions.
-    pub(crate) fn extensions(&self) -> Map<String, Value> {
-        read(&self.extensions).clone()
     }
 
     /// What the handler of notification `method` does with `params`, in the context

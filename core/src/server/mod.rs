@@ -485,7 +485,7 @@ impl ServerBuilder {
         }
         let custom = CustomMethods::default();
         for (id, settings) in self.extensions {
-            custom.declare_extension(id, settings);
+            custom.extensions.declare(id, settings);
         }
         for (method, handler) in self.requests {
             custom.add_request(method, handler)?;
@@ -862,7 +862,14 @@ impl Server {
     /// Declares extension `id` with its `settings` to clients that connect from now on
     /// (as [`ServerBuilder::extension`]).
     pub fn declare_extension(&self, id: impl Into<String>, settings: serde_json::Value) {
-        self.inner.custom.declare_extension(id.into(), settings);
+        self.inner.custom.extensions.declare(id.into(), settings);
+    }
+
+    /// Declares `name` with its `settings` in `capabilities.experimental` (every era), to
+    /// clients that connect from now on: what is not in the protocol yet, as the official
+    /// SDKs' `experimental_capabilities` declare it.
+    pub fn declare_experimental(&self, name: impl Into<String>, settings: serde_json::Value) {
+        self.inner.custom.experimental.declare(name.into(), settings);
     }
 
     /// Tells every client that the list of `kind` changed, for lists the registry does not
@@ -1050,7 +1057,8 @@ impl Server {
     /// run as a task, 2025-11-25 is told of `tasks` and 2026-07-28 of the tasks extension.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         let era = version.era();
-        let mut extensions = self.inner.custom.extensions();
+        let mut extensions = self.inner.custom.extensions.all();
+        let experimental = self.inner.custom.experimental.all();
         if !self.skills().is_empty() {
             let settings = SkillsCapability {
                 directory_read: Some(true),
@@ -1076,6 +1084,7 @@ impl Server {
         let mut capabilities = ServerCapabilities {
             logging: Some(Default::default()),
             extensions: (era == Era::Modern && !extensions.is_empty()).then_some(extensions),
+            experimental: (!experimental.is_empty()).then_some(experimental),
             tasks,
             ..Default::default()
         };

@@ -15,6 +15,8 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 
 const KEY_ID_LEN: usize = 4;
 const NONCE_LEN: usize = 24;
+/// The fewest bytes of a secret a key is derived from ([`SealingKey::from_secret`]).
+pub const MIN_SECRET_LEN: usize = 32;
 
 /// One 256-bit key and the id that names it in sealed blobs.
 #[derive(Clone)]
@@ -50,6 +52,25 @@ impl SealingKey {
             id,
             cipher: Arc::new(cipher),
         }
+    }
+
+    /// A key from `secret`, at least [`MIN_SECRET_LEN`] bytes of randomness in any form
+    /// (text too), for servers of `audience` (HKDF-SHA256, the audience in its info):
+    /// replicas given the same secret and audience open each other's state, a server of
+    /// another audience does not.
+    pub fn from_secret(secret: &[u8], audience: &str) -> Result<Self, String> {
+        if secret.len() < MIN_SECRET_LEN {
+            return Err(format!(
+                "a request-state key needs at least {MIN_SECRET_LEN} bytes of secret randomness, not {}",
+                secret.len()
+            ));
+        }
+        let mut key = [0u8; 32];
+        let info = [b"oxmcp/request-state/v1\0".as_slice(), audience.as_bytes()].concat();
+        hkdf::Hkdf::<sha2::Sha256>::new(None, secret)
+            .expand(&info, &mut key)
+            .map_err(|e| e.to_string())?;
+        Ok(Self::from_bytes(key))
     }
 
     /// A fresh random key.
@@ -207,6 +228,16 @@ mod tests {
             ring.seal(b"state", b"tools/call\0book").unwrap(),
             "nonces differ"
         );
+    }
+
+    #[test]
+    fn keys_from_the_same_secret_and_audience_open_each_others_state() {
+        let secret = b"a secret of thirty-two bytes or more";
+        let ring = |audience| KeyRing::new(vec![SealingKey::from_secret(secret, audience).unwrap()]).unwrap();
+        let sealed = ring("notes").seal(b"state", b"b").unwrap();
+        assert_eq!(ring("notes").open(&sealed, b"b").unwrap(), b"state");
+        assert_eq!(ring("other").open(&sealed, b"b"), Err(SealError::Invalid));
+        assert!(SealingKey::from_secret(b"too short", "notes").is_err());
     }
 
     #[test]

@@ -58,6 +58,7 @@ from ..types import Annotations, ToolAnnotations
 from ._calling import Call, Failure, native_callable, raise_answer, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
 from ._mounting import Components, _Registration
+from .request_state import RequestStateSecurity
 from .stdio import StdioStream
 
 if TYPE_CHECKING:
@@ -154,6 +155,8 @@ class Server(Generic[LifespanT]):
         resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
         cache_ttl: float | None = None,
         cache_scope: Literal["public", "private"] | None = None,
+        request_state_security: RequestStateSecurity | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         **handlers: Unpack[LowLevelHandlers],
     ) -> None:
         """``page_size`` splits list results into pages of at most that many items (default:
@@ -193,6 +196,11 @@ class Server(Generic[LifespanT]):
         ``store`` (default: the ``OXMCP_STORE`` environment variable), a ``redis://`` URL,
         makes replicas behind a load balancer one server: tasks, list changes and resource
         updates, and the key that seals ``requestState`` are shared through that Redis.
+        ``request_state_security`` (:class:`~oxmcp.server.request_state.RequestStateSecurity`,
+        as in the official SDK) gives the keys that seal ``requestState`` instead, and how
+        long it stays valid.
+
+        ``experimental_capabilities`` are declared in ``capabilities.experimental``, by name.
 
         ``skills`` is a directory of Agent Skills to serve (the skills extension, SEP-2640):
         each directory below it with a ``SKILL.md`` (YAML front matter with ``name``, the
@@ -274,6 +282,8 @@ class Server(Generic[LifespanT]):
             self._conventions.unknown_prompt_error,
             cache_ttl,
             cache_scope,
+            *_request_state_options(request_state_security),
+            experimental_capabilities,
         )
         self._components = self._components_type(self._native)
         #: The servers mounted on this one, with their namespaces: it enters their
@@ -1465,6 +1475,21 @@ class HttpServer:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+
+def _request_state_options(
+    security: RequestStateSecurity | None,
+) -> tuple[list[bytes] | None, str | None, float | None]:
+    """The keys, audience and TTL the core seals ``requestState`` with, from ``security``
+    (None: the core's own keys and TTL)."""
+    if security is None:
+        return None, None, None
+    if not isinstance(security, RequestStateSecurity):
+        raise TypeError(
+            "request_state_security: oxmcp seals requestState in its core and needs the keys; "
+            "import RequestStateSecurity from oxmcp.server.request_state (the same arguments)"
+        )
+    return security.keys, security.audience, security.ttl
 
 
 def resource_kind(uri: str) -> Literal["resource", "template"]:

@@ -58,7 +58,7 @@ class _SessionState:
     def __init__(self) -> None:
         self._values: dict[str, tuple[float, str]] = {}
 
-    def get(self, key: str) -> Any:
+    async def get(self, key: str) -> Any:
         kept = self._values.get(key)
         if kept is None:
             return None
@@ -68,7 +68,8 @@ class _SessionState:
             return None
         return pydantic_core.from_json(text)
 
-    def put(self, key: str, text: str) -> None:
+    async def put(self, key: str, value: Any) -> None:
+        text = pydantic_core.to_json(value).decode()
         self._values.pop(key, None)
         if len(self._values) >= MAX_STATE_ENTRIES:
             now = time.monotonic()
@@ -78,12 +79,36 @@ class _SessionState:
                 del self._values[next(iter(self._values))]
         self._values[key] = (time.monotonic() + STATE_TTL_SECONDS, text)
 
-    def delete(self, key: str) -> None:
+    async def delete(self, key: str) -> None:
         self._values.pop(key, None)
 
 
-#: The state of every session of this process: session ids are random, so servers in one
-#: process never share a key.
+class _StoredState:
+    """The values handlers set with ``set_state``, in the key-value store the server was
+    given (``FastMCP(session_state_store=...)``, py-key-value's ``AsyncKeyValue``: memory,
+    Redis, disk...), as FastMCP keeps them there: ``{"value": ...}`` in the
+    ``fastmcp_state`` collection, for a day."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+
+    async def get(self, key: str) -> Any:
+        kept = await self._store.get(key=key, collection=_STATE_COLLECTION)
+        return None if kept is None else kept.get("value")
+
+    async def put(self, key: str, value: Any) -> None:
+        kept = {"value": pydantic_core.to_jsonable_python(value)}
+        await self._store.put(key=key, value=kept, collection=_STATE_COLLECTION, ttl=STATE_TTL_SECONDS)
+
+    async def delete(self, key: str) -> None:
+        await self._store.delete(key=key, collection=_STATE_COLLECTION)
+
+
+#: The collection FastMCP keeps session state in.
+_STATE_COLLECTION = "fastmcp_state"
+
+#: The state of every session of this process kept by no store of its server's: session
+#: ids are random, so servers in one process never share a key.
 _STATE = _SessionState()
 
 
@@ -149,27 +174,31 @@ class Context(OxmcpContext[Any]):
             return
         self._request.state.pop(state_key, None)
         try:
-            text = pydantic_core.to_json(value).decode()
+            await self._state().put(state_key, value)
         except pydantic_core.PydanticSerializationError as error:
             raise TypeError(
                 f"Value for state key {key!r} is not serializable. Use set_state({key!r}, value, "
                 "serializable=False) to store non-serializable values. Note: non-serializable "
                 "state is request-scoped and will not persist across requests."
             ) from error
-        _STATE.put(state_key, text)
 
     async def get_state(self, key: str) -> Any:
         """The value kept under `key` (this request's first), or None."""
         state_key = self._state_key(key)
         if state_key in self._request.state:
             return self._request.state[state_key]
-        return _STATE.get(state_key)
+        return await self._state().get(state_key)
 
     async def delete_state(self, key: str) -> None:
         """Forgets `key`, for the request and the session."""
         state_key = self._state_key(key)
         self._request.state.pop(state_key, None)
-        _STATE.delete(state_key)
+        await self._state().delete(state_key)
+
+    def _state(self) -> _SessionState | _StoredState:
+        """Where the server keeps session state: the store it was given, else this process."""
+        store = getattr(self._server, "session_state_store", None)
+        return _STATE if store is None else _StoredState(store)
 
     async def elicit(
         self,

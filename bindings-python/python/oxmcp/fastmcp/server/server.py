@@ -89,6 +89,7 @@ class FastMCP(Server):
         on_duplicate: Literal["warn", "error", "replace", "ignore"] = "warn",
         client_log_level: LogLevel | None = None,
         tasks: bool | None = None,
+        session_state_store: Any = None,
         **kwargs: Any,
     ) -> None:
         """FastMCP's arguments (``name`` and ``instructions`` may be given in order), and
@@ -107,7 +108,11 @@ class FastMCP(Server):
         ``on_duplicate`` says ``"replace"`` (no warning), ``"error"`` (``ValueError``) or
         ``"ignore"`` (the first one stays). With ``client_log_level``, the log messages of
         the handlers' contexts below that level are not sent. ``tasks=True`` lets a client
-        run each tool as a task unless its own ``task=`` says otherwise."""
+        run each tool as a task unless its own ``task=`` says otherwise. What handlers keep
+        with ``ctx.set_state`` lives in ``session_state_store`` (py-key-value's
+        ``AsyncKeyValue``: ``MemoryStore``, ``RedisStore``... which servers and replicas
+        may share), else in this process. ``request_state_security`` and
+        ``experimental_capabilities`` are :class:`oxmcp.Server`'s."""
         if not dereference_schemas:
             raise ValueError("oxmcp's FastMCP lists schemas dereferenced: dereference_schemas=False is not served")
         if list_page_size is not None:
@@ -122,6 +127,8 @@ class FastMCP(Server):
         self.client_log_level = client_log_level
         #: Whether a tool without a ``task=`` of its own may run as a task.
         self.tasks_by_default = bool(tasks)
+        #: Where ``ctx.set_state`` keeps values (None: this process).
+        self.session_state_store = session_state_store
         #: Whether a call's arguments are checked against the input schema, not converted.
         self.strict_input_validation = bool(strict_input_validation)
         self.middleware: list[Middleware] = []
