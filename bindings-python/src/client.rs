@@ -19,7 +19,7 @@ use oxmcp::client::{
 use oxmcp::protocol::skills::Skill;
 use oxmcp::protocol::{CompletionReference, LoggingLevel, ProgressNotificationParams, SubscriptionFilter};
 use oxmcp::transport::child::{StderrMode, StdioCommand};
-use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
+use oxmcp::transport::http::client::{Certificate, HeaderName, HeaderValue, HttpClientOptions};
 use oxmcp::transport::memory;
 
 use crate::event_loop::LoopSlot;
@@ -216,10 +216,12 @@ impl Client {
     /// `connect_timeout` and `request_timeout` in seconds; `max_message_size` in bytes;
     /// `reconnect` is (initial wait, longest wait, attempts) for broken SSE streams;
     /// `legacy_sse_fallback` allows the HTTP+SSE fallback; `auth` is an `OAuth` client.
+    /// Over https, `tls_roots` (DER certificates) are the only roots trusted when given,
+    /// and `tls_insecure` accepts any certificate.
     #[staticmethod]
     #[pyo3(signature = (
         url, config, headers=None, bearer_token=None, connect_timeout=None, legacy_sse_fallback=true,
-        request_timeout=None, max_message_size=None, reconnect=None, auth=None,
+        request_timeout=None, max_message_size=None, reconnect=None, auth=None, tls_roots=None, tls_insecure=false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
@@ -234,8 +236,19 @@ impl Client {
         max_message_size: Option<usize>,
         reconnect: Option<(f64, f64, u32)>,
         auth: Option<Py<OAuth>>,
+        tls_roots: Option<Vec<Vec<u8>>>,
+        tls_insecure: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut http = HttpClientOptions::new(url).legacy_sse_fallback(legacy_sse_fallback);
+        let roots = tls_roots
+            .unwrap_or_default()
+            .iter()
+            .map(|der| Certificate::from_der(der))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| PyValueError::new_err(format!("a trusted certificate: {e}")))?;
+        let mut http = HttpClientOptions::new(url)
+            .legacy_sse_fallback(legacy_sse_fallback)
+            .trust_only(roots)
+            .danger_accept_invalid_certs(tls_insecure);
         for (name, value) in headers.unwrap_or_default() {
             let header = HeaderName::try_from(name.as_str())
                 .map_err(|e| PyValueError::new_err(format!("invalid header name {name:?}: {e}")))?;

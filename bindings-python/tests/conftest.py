@@ -30,7 +30,7 @@ TRANSPORTS = ["stdio", "http"]
 #: Every (transport, era) pair, for fixture params; test ids like "http-modern".
 CONNECTIONS = [pytest.param((transport, era), id=f"{transport}-{era}") for transport in TRANSPORTS for era in ERAS]
 NOISE = ("Traceback", "Event loop is closed", "Exception ignored", "panicked")
-_URL = re.compile(r"http://127\.0\.0\.1:\d+(/\S*)?")
+_URL = re.compile(r"https?://127\.0\.0\.1:\d+(/\S*)?")
 MRTR_PENDING = "multi round-trip"
 #: Where a server process tells its URL.
 Stream = Literal["stderr", "stdout"]

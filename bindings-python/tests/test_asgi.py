@@ -1,24 +1,35 @@
 """A server mounted in a web app: ``server.http_app()`` inside a FastAPI app with routes of
 its own (tests/servers/web_app.py), served by uvicorn, driven by the official client in both
-eras and by raw HTTP. The protocol is the core's; what is tested here is that the ASGI app
-carries it whole: streamed answers, the core's checks, a client leaving, the lifespan."""
+eras and by raw HTTP, and over https by clients told whose certificates to trust. The
+protocol is the core's; what is tested here is that the ASGI app carries it whole: streamed
+answers, the core's checks, a client leaving, the lifespan."""
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import http.client
+import ipaddress
 import json
+import shutil
+import ssl
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from mcp import Client as OfficialClient
 from mcp import types
 
 from conftest import ERAS, TESTS, http_server
-from oxmcp import Client
+from oxmcp import Client, McpError
+from oxmcp.fastmcp import Client as FastMCPClient
 
 ENDPOINT = "/tools/mcp"
 
@@ -120,3 +131,74 @@ def test_the_servers_lifespan_runs_with_the_apps(lifespan_log: Path) -> None:
     with http_server(command, env={"OXMCP_LIFESPAN_LOG": str(lifespan_log)}):
         assert lifespan_log.read_text().split() == ["up"]
     assert lifespan_log.read_text().split() == ["up", "down"]
+
+
+def issue_certificates(directory: Path) -> tuple[Path, Path, Path]:
+    """A CA of the test's own and a certificate it issued for 127.0.0.1: the CA's PEM, the
+    server's certificate and its key."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def issued(subject: str, issuer: str, public: Any, extensions: list[Any]) -> x509.Certificate:
+        made = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(public)
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+        )
+        for extension, critical in extensions:
+            made = made.add_extension(extension, critical=critical)
+        return made.sign(key, hashes.SHA256())
+
+    authority = [(x509.BasicConstraints(ca=True, path_length=None), True)]
+    ca = issued("oxmcp test CA", "oxmcp test CA", key.public_key(), authority)
+    server_key = ec.generate_private_key(ec.SECP256R1())
+    server = issued(
+        "127.0.0.1",
+        "oxmcp test CA",
+        server_key.public_key(),
+        [
+            (x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False),
+            (x509.BasicConstraints(ca=False, path_length=None), True),
+        ],
+    )
+    paths = directory / "ca.pem", directory / "server.pem", directory / "server.key"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(server.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(
+        server_key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return paths
+
+
+async def test_a_client_trusts_an_https_server_as_verify_says(tmp_path: Path, lifespan_log: Path) -> None:
+    """``Client.http(url, verify=...)`` (and FastMCP's ``Client(url, verify=...)``), as
+    httpx's ``verify``: the platform's roots by default, which do not know the test's CA;
+    its bundle (a file or a directory), an ``SSLContext`` that loaded it, or ``False``."""
+    authority = tmp_path / "authority"
+    authority.mkdir()
+    ca, certificate, key = issue_certificates(authority)
+    command = [
+        *[sys.executable, "-m", "uvicorn", "--app-dir", str(TESTS / "servers"), "web_app:app", "--port", "0"],
+        *["--ssl-certfile", str(certificate), "--ssl-keyfile", str(key)],
+    ]
+    with http_server(command, env={"OXMCP_LIFESPAN_LOG": str(lifespan_log)}, noise_free=False) as base:
+        url = base + ENDPOINT
+        assert url.startswith("https://")
+        with pytest.raises(McpError, match="invalid peer certificate: UnknownIssuer"):
+            async with Client.http(url, era="legacy", timeout=10):
+                pass
+        trusted = ssl.create_default_context(cafile=ca)
+        for verify in (str(ca), authority / "ca.pem", trusted, False):
+            async with Client.http(url, era="legacy", verify=verify) as client:
+                assert (await client.call_tool("greet", {"name": "tls"})).content[0].text == "hello, tls"
+        only_certs = tmp_path / "bundle"
+        only_certs.mkdir()
+        shutil.copy(ca, only_certs / "ca.pem")
+        async with FastMCPClient(url, verify=str(only_certs)) as fastmcp_client:
+            assert (await fastmcp_client.call_tool("greet", {"name": "dir"})).content[0].text == "hello, dir"

@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import ssl
 from collections.abc import Awaitable, Callable, Sequence
+from os import PathLike
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, NamedTuple
 
@@ -161,6 +164,7 @@ class Client:
         max_message_size: int | None = None,
         reconnect: Reconnect | None = None,
         auth: OAuth | None = None,
+        verify: ssl.SSLContext | bool | str | PathLike[str] | None = None,
         **options: Any,
     ) -> Client:
         """A client of the Streamable HTTP endpoint at ``url`` (e.g.
@@ -172,8 +176,12 @@ class Client:
         request until its answer is complete (or its stream's headers arrive), in seconds;
         ``max_message_size`` bounds one message from the server, in bytes (4 MiB);
         ``reconnect`` paces the reconnection of broken SSE streams; ``auth`` signs in to a
-        protected server with OAuth (see :class:`oxmcp.auth.OAuth`). The other options are
-        the constructor's."""
+        protected server with OAuth (see :class:`oxmcp.auth.OAuth`). ``verify`` says whose
+        certificates an https server may present, as httpx's ``verify`` does: ``True`` (or
+        None) what the platform trusts, a CA bundle's path (a PEM file, or a directory of
+        them) or an ``ssl.SSLContext``'s loaded CAs only those, ``False`` anything (only
+        for a server under test: the traffic is then open to whoever sits between). The
+        other options are the constructor's."""
         client = cls(**options)
         headers = dict(headers or {})
         token = None
@@ -191,6 +199,7 @@ class Client:
             "max_message_size": max_message_size,
             "reconnect": reconnect,
             "auth": auth._native if auth else None,
+            **_tls_trust(verify),
         }
         return client
 
@@ -593,3 +602,20 @@ def _roots(handler: RootsHandler) -> Callable[[], Awaitable[dict[str, Any]]]:
         return {"roots": [root.to_wire() for root in roots]}
 
     return answer
+
+
+def _tls_trust(verify: ssl.SSLContext | bool | str | PathLike[str] | None) -> dict[str, Any]:
+    """The native connection's ``tls_roots`` and ``tls_insecure`` for httpx's ``verify``."""
+    if verify is None or verify is True:
+        return {}
+    if verify is False:
+        return {"tls_insecure": True}
+    if isinstance(verify, ssl.SSLContext):
+        if verify.verify_mode == ssl.CERT_NONE:
+            return {"tls_insecure": True}
+        return {"tls_roots": verify.get_ca_certs(binary_form=True) or None}
+    bundle = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    path = Path(verify)
+    for file in sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]:
+        bundle.load_verify_locations(cafile=file)
+    return {"tls_roots": bundle.get_ca_certs(binary_form=True)}

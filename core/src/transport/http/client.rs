@@ -55,6 +55,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::Sink;
 pub use reqwest::header::{HeaderName, HeaderValue};
+pub use reqwest::Certificate;
 use reqwest::Url;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -74,6 +75,7 @@ mod session;
 pub use self::authorization::{HttpAuthorizer, TokenSource};
 pub use self::error::HTTP_STATUS_KEY;
 pub use self::options::HttpClientOptions;
+use self::options::TlsTrust;
 
 use self::error::closed_error;
 use self::message::Outgoing;
@@ -117,7 +119,12 @@ pub fn connect(options: HttpClientOptions) -> io::Result<Transport> {
             format!("the MCP endpoint must be an http or https URL, not {url}"),
         ));
     }
-    let http = super::tls::client_builder()
+    let trusting = match &options.tls {
+        TlsTrust::Platform => super::tls::client_builder(),
+        TlsTrust::Only(roots) => reqwest::Client::builder().tls_certs_only(roots.iter().cloned()),
+        TlsTrust::Anything => reqwest::Client::builder().tls_danger_accept_invalid_certs(true),
+    };
+    let http = trusting
         .tcp_nodelay(true)
         .connect_timeout(options.connect_timeout)
         .pool_idle_timeout(Duration::from_secs(90))

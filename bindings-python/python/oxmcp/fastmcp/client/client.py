@@ -13,6 +13,7 @@ import asyncio
 import datetime
 import functools
 import json
+import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,7 +94,10 @@ class Client:
     ``"2026-07-28"``; ``extensions`` opts in to the skills extension
     (:class:`~oxmcp.fastmcp.skills.SkillsClientExtension`). With ``auto_initialize=False``,
     ``async with`` leaves the connection to :meth:`initialize` (oxmcp connects and
-    negotiates in one step, so nothing goes to the server until then).
+    negotiates in one step, so nothing goes to the server until then); ``init_timeout``
+    bounds that step. ``verify`` says whose certificates an https server may present, as
+    httpx's ``verify``: ``True``, a CA bundle's path, an ``ssl.SSLContext`` or ``False``
+    (:meth:`oxmcp.Client.http`).
     """
 
     def __init__(
@@ -113,6 +117,8 @@ class Client:
         mode: str = "auto",
         extensions: Sequence[Any] = (),
         auto_initialize: bool = True,
+        init_timeout: datetime.timedelta | float | None = None,
+        verify: ssl.SSLContext | bool | str | None = None,
     ) -> None:
         era = _era(mode)
         self.mode = mode
@@ -123,6 +129,11 @@ class Client:
             if not isinstance(self.transport, StreamableHttpTransport):
                 raise ValueError("auth is for a server reached over HTTP")
             self.transport.auth = auth
+        if verify is not None:
+            if not isinstance(self.transport, StreamableHttpTransport):
+                raise ValueError("The 'verify' parameter is only supported for HTTP transports.")
+            self.transport.verify = verify
+        self._init_timeout = init_timeout
         self._progress_handler = progress_handler
         options: dict[str, Any] = {
             "roots_handler": _roots(roots),
@@ -158,7 +169,7 @@ class Client:
     async def __aenter__(self) -> Client:
         if self._entered == 0 and not self.is_connected():
             if self._auto_initialize:
-                await self._connect()
+                await self._connect_within(self._init_timeout)
             else:
                 self._awaiting_initialize = True
         self._entered += 1
@@ -171,6 +182,12 @@ class Client:
             # level; FastMCP's handlers expect every message.
             await self._native.set_log_level("debug")
 
+    async def _connect_within(self, timeout: datetime.timedelta | float | None) -> None:
+        try:
+            await asyncio.wait_for(self._connect(), None if timeout is None else _seconds(timeout))
+        except TimeoutError as error:
+            raise RuntimeError("the server did not answer the handshake in time") from error
+
     async def initialize(self, timeout: datetime.timedelta | float | None = None) -> Any:
         """The handshake of a connection made with ``auto_initialize=False`` (made now,
         within ``timeout``), or of one made already: the server's ``InitializeResult`` (the
@@ -180,10 +197,7 @@ class Client:
         if not self._native.connected:
             if not self._awaiting_initialize:
                 raise RuntimeError("the client is not connected: use `async with client:`")
-            try:
-                await asyncio.wait_for(self._connect(), None if timeout is None else _seconds(timeout))
-            except TimeoutError as error:
-                raise RuntimeError("the server did not answer the handshake in time") from error
+            await self._connect_within(self._init_timeout if timeout is None else timeout)
             self._awaiting_initialize = False
         result = self.initialize_result
         if result is None:

@@ -4,6 +4,7 @@ the client infers one as FastMCP does (:func:`infer_transport`)."""
 
 from __future__ import annotations
 
+import ssl
 import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -37,14 +38,17 @@ class FastMCPTransport(ClientTransport):
 @dataclass
 class StreamableHttpTransport(ClientTransport):
     """A Streamable HTTP endpoint (``http://127.0.0.1:8000/mcp``); ``auth`` is a bearer
-    token, ``"oauth"`` or an OAuth client of :mod:`oxmcp.fastmcp.client.auth`."""
+    token, ``"oauth"`` or an OAuth client of :mod:`oxmcp.fastmcp.client.auth`; ``verify``
+    whose certificates an https server may present (:meth:`oxmcp.Client.http`)."""
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
     auth: object = None
+    verify: ssl.SSLContext | bool | str | None = None
 
     def client(self, **options: Any) -> Client:
-        return Client.http(self.url, headers=self.headers, **http_auth(self.auth), **options)
+        auth = http_auth(self.auth)
+        return Client.http(self.url, headers=self.headers, verify=self.verify, **auth, **options)
 
 
 @dataclass

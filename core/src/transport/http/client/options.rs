@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::Certificate;
 
 use super::authorization::{HttpAuthorizer, TokenSource};
 use super::reconnect::Backoff;
@@ -34,6 +35,19 @@ pub struct HttpClientOptions {
     pub(super) max_message_size: usize,
     pub(super) reconnect: Backoff,
     pub(super) legacy_sse_fallback: bool,
+    pub(super) tls: TlsTrust,
+}
+
+/// Which servers' certificates the transport trusts over https.
+#[derive(Clone, Default)]
+pub(super) enum TlsTrust {
+    /// What the platform trusts.
+    #[default]
+    Platform,
+    /// These roots only (a private CA, a self-signed server).
+    Only(Vec<Certificate>),
+    /// Any certificate: no verification at all.
+    Anything,
 }
 
 impl std::fmt::Debug for HttpClientOptions {
@@ -48,6 +62,14 @@ impl std::fmt::Debug for HttpClientOptions {
             .field("max_message_size", &self.max_message_size)
             .field("reconnect", &self.reconnect)
             .field("legacy_sse_fallback", &self.legacy_sse_fallback)
+            .field(
+                "tls",
+                &match &self.tls {
+                    TlsTrust::Platform => "platform".to_owned(),
+                    TlsTrust::Only(roots) => format!("{} roots", roots.len()),
+                    TlsTrust::Anything => "anything".to_owned(),
+                },
+            )
             .finish()
     }
 }
@@ -73,6 +95,7 @@ impl HttpClientOptions {
                 attempts: 4,
             },
             legacy_sse_fallback: true,
+            tls: TlsTrust::Platform,
         }
     }
 
@@ -135,6 +158,28 @@ impl HttpClientOptions {
             max: max.max(initial),
             attempts,
         };
+        self
+    }
+
+    /// Trusts only the certificates `roots` lead to, in place of what the platform trusts
+    /// (a server of a private CA, or self-signed). An empty list keeps the platform's.
+    pub fn trust_only(mut self, roots: Vec<Certificate>) -> Self {
+        self.tls = if roots.is_empty() {
+            TlsTrust::Platform
+        } else {
+            TlsTrust::Only(roots)
+        };
+        self
+    }
+
+    /// Accepts any certificate, whoever holds it: only for a server under test, as anyone
+    /// on the path may then read and change the traffic (and the tokens it carries).
+    pub fn danger_accept_invalid_certs(mut self, accept: bool) -> Self {
+        if accept {
+            self.tls = TlsTrust::Anything;
+        } else if matches!(self.tls, TlsTrust::Anything) {
+            self.tls = TlsTrust::Platform;
+        }
         self
     }
 
