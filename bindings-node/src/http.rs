@@ -12,7 +12,7 @@ use tokio::sync::watch;
 
 use oxmcp::server::auth::{ResourceServer, TokenVerifier};
 use oxmcp::server::http::{HttpConfig, HttpServerHandle};
-use oxmcp::transport::http::client::{HeaderName, HeaderValue, HttpClientOptions};
+use oxmcp::transport::http::client::{Certificate, HeaderName, HeaderValue, HttpClientOptions};
 
 use crate::client::ClientCallback;
 use crate::convert::{self, count, duration_ms, Failure};
@@ -317,6 +317,11 @@ pub struct HttpSettings {
     /// How broken SSE streams are reconnected (default: after 250 ms, doubling up to 5 s,
     /// 4 tries).
     pub reconnect: Option<ReconnectPolicy>,
+    /// The CA certificates (PEM) trusted over https in place of the platform's, as Node's
+    /// `https` `ca` option.
+    pub ca: Option<Vec<String>>,
+    /// `false` accepts any certificate (a server under test only), as Node's option.
+    pub reject_unauthorized: Option<bool>,
 }
 
 /// How a broken SSE stream is reconnected: wait `initialMs` (or the server's `retry:`, up
@@ -361,6 +366,15 @@ impl HttpSettings {
                 policy.attempts,
             );
         }
+        if let Some(pems) = self.ca {
+            options = options.trust_only(certificates(pems.iter().map(String::as_bytes), "ca")?);
+        }
+        if let Some(extra) = extra_ca_certs() {
+            options = options.trust_also(extra);
+        }
+        if self.reject_unauthorized == Some(false) {
+            options = options.danger_accept_invalid_certs(true);
+        }
         if self.bearer == Some(true) {
             let callback = Arc::clone(callback);
             options = options.bearer_token(move || {
@@ -369,6 +383,34 @@ impl HttpSettings {
             });
         }
         Ok(options)
+    }
+}
+
+/// The certificates of PEM `bundles` (`what` names them in an error).
+fn certificates<'a>(bundles: impl Iterator<Item = &'a [u8]>, what: &str) -> napi::Result<Vec<Certificate>> {
+    let mut roots = Vec::new();
+    for pem in bundles {
+        roots.extend(Certificate::from_pem_bundle(pem).map_err(|e| invalid(format!("{what}: {e}")))?);
+    }
+    Ok(roots)
+}
+
+/// The certificates `NODE_EXTRA_CA_CERTS` names, which Node's own clients trust besides
+/// its roots; as Node does, a file that cannot be read is warned of and left out.
+fn extra_ca_certs() -> Option<Vec<Certificate>> {
+    let path = std::env::var_os("NODE_EXTRA_CA_CERTS").filter(|path| !path.is_empty())?;
+    let read = std::fs::read(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|pem| certificates(std::iter::once(pem.as_slice()), "NODE_EXTRA_CA_CERTS").map_err(|e| e.reason));
+    match read {
+        Ok(roots) => Some(roots),
+        Err(error) => {
+            eprintln!(
+                "Warning: Ignoring extra certs from `{}`, load failed: {error}",
+                path.to_string_lossy()
+            );
+            None
+        }
     }
 }
 

@@ -4,8 +4,13 @@
 // oxmcp's client in the modern era. The protocol is the core's; what is tested here is
 // that the adapters carry it whole: streamed answers, the core's checks, a client leaving.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
 import { serve } from '@hono/node-server';
@@ -227,5 +232,51 @@ describe('inside a Hono app', () => {
     assert.equal((await answered.json()).result.serverInfo.name, 'plain');
     await plain.close();
     await assert.rejects(fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', body: INITIALIZE })), /closed/);
+  });
+});
+
+/** A CA of the test's own and a certificate it issued for 127.0.0.1 (openssl, from Debian's ca-certificates' dependencies). */
+function issueCertificates(directory) {
+  const run = (...args) => execFileSync('openssl', args, { cwd: directory, stdio: 'pipe' });
+  const curve = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  run('req', '-x509', ...curve, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=oxmcp test CA');
+  run('req', ...curve, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  writeFileSync(join(directory, 'server.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n');
+  run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-days', '1', '-extfile', 'server.ext', '-out', 'server.pem');
+  const read = (name) => readFileSync(join(directory, name), 'utf8');
+  return { ca: read('ca.pem'), cert: read('server.pem'), key: read('server.key'), caPath: join(directory, 'ca.pem') };
+}
+
+describe('over https, behind node:https', () => {
+  it("trusts the server's certificate as ca, NODE_EXTRA_CA_CERTS and rejectUnauthorized say", async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'oxmcp-tls-'));
+    const { ca, cert, key, caPath } = issueCertificates(directory);
+    const server = mcpServer();
+    const listener = createHttpsServer({ key, cert }, server.nodeHandler());
+    listener.listen(0, '127.0.0.1');
+    await once(listener, 'listening');
+    const url = `https://127.0.0.1:${listener.address().port}/mcp`;
+    const greets = async (options) => {
+      const client = await Client.connectHttp(url, { era: 'legacy', ...options });
+      try {
+        return (await client.listTools()).tools.some((tool) => tool.name === 'greet');
+      } finally {
+        await client.close();
+      }
+    };
+    try {
+      await assert.rejects(greets({}), /invalid peer certificate: UnknownIssuer/);
+      assert.equal(await greets({ ca }), true);
+      assert.equal(await greets({ ca: [Buffer.from(ca)] }), true);
+      assert.equal(await greets({ rejectUnauthorized: false }), true);
+      process.env.NODE_EXTRA_CA_CERTS = caPath;
+      assert.equal(await greets({}), true);
+    } finally {
+      delete process.env.NODE_EXTRA_CA_CERTS;
+      await server.close();
+      listener.closeAllConnections();
+      listener.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

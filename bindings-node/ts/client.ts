@@ -132,6 +132,14 @@ export interface HttpClientOptions extends ClientOptions {
   reconnect?: { initial: number; max: number; attempts: number };
   /** Signs in to a protected server with OAuth (see `OAuth`). */
   auth?: OAuth;
+  /**
+   * The CA certificates (PEM) an https server's certificate must lead to, in place of the
+   * platform's, as Node's `https` `ca` option (the file `NODE_EXTRA_CA_CERTS` names is
+   * trusted besides the platform's roots, as by Node's own clients).
+   */
+  ca?: string | Buffer | ReadonlyArray<string | Buffer>;
+  /** `false` accepts any certificate, as Node's option: only for a server under test. */
+  rejectUnauthorized?: boolean;
 }
 
 /** Per-request settings. */
@@ -267,6 +275,7 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
   static async connectHttp(url: string | URL, options: HttpClientOptions = {}): Promise<Client> {
     const { headers, token, connectTimeout, requestTimeout, legacySseFallback, maxMessageSize, reconnect, auth } =
       options;
+    const { ca, rejectUnauthorized } = options;
     const channel = new ClientChannel(options);
     const http: HttpSettings = compact({
       headers,
@@ -276,6 +285,8 @@ export class Client extends EventEmitter<ClientEvents & Record<string, unknown[]
       legacySseFallback,
       maxMessageSize,
       reconnect: reconnect && { initialMs: reconnect.initial, maxMs: reconnect.max, attempts: reconnect.attempts },
+      ca: ca === undefined ? undefined : (Array.isArray(ca) ? ca : [ca]).map(String),
+      rejectUnauthorized,
     });
     const connect = auth ? auth.native.connectHttp.bind(auth.native) : nativeModule.connectHttp;
     const connected = await native(connect(String(url), http, clientConfig(options), channel.receive));

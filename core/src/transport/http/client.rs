@@ -120,7 +120,7 @@ pub fn connect(options: HttpClientOptions) -> io::Result<Transport> {
         ));
     }
     let trusting = match &options.tls {
-        TlsTrust::Platform => super::tls::client_builder(),
+        TlsTrust::Platform(extra) => super::tls::client_builder().tls_certs_merge(extra.iter().cloned()),
         TlsTrust::Only(roots) => reqwest::Client::builder().tls_certs_only(roots.iter().cloned()),
         TlsTrust::Anything => reqwest::Client::builder().tls_danger_accept_invalid_certs(true),
     };

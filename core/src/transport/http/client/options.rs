@@ -39,11 +39,10 @@ pub struct HttpClientOptions {
 }
 
 /// Which servers' certificates the transport trusts over https.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(super) enum TlsTrust {
-    /// What the platform trusts.
-    #[default]
-    Platform,
+    /// What the platform trusts, and these roots too.
+    Platform(Vec<Certificate>),
     /// These roots only (a private CA, a self-signed server).
     Only(Vec<Certificate>),
     /// Any certificate: no verification at all.
@@ -65,7 +64,7 @@ impl std::fmt::Debug for HttpClientOptions {
             .field(
                 "tls",
                 &match &self.tls {
-                    TlsTrust::Platform => "platform".to_owned(),
+                    TlsTrust::Platform(extra) => format!("platform and {} roots", extra.len()),
                     TlsTrust::Only(roots) => format!("{} roots", roots.len()),
                     TlsTrust::Anything => "anything".to_owned(),
                 },
@@ -95,7 +94,7 @@ impl HttpClientOptions {
                 attempts: 4,
             },
             legacy_sse_fallback: true,
-            tls: TlsTrust::Platform,
+            tls: TlsTrust::Platform(Vec::new()),
         }
     }
 
@@ -165,10 +164,20 @@ impl HttpClientOptions {
     /// (a server of a private CA, or self-signed). An empty list keeps the platform's.
     pub fn trust_only(mut self, roots: Vec<Certificate>) -> Self {
         self.tls = if roots.is_empty() {
-            TlsTrust::Platform
+            TlsTrust::Platform(Vec::new())
         } else {
             TlsTrust::Only(roots)
         };
+        self
+    }
+
+    /// Trusts the certificates `roots` lead to as well as what is trusted already (as
+    /// Node's `NODE_EXTRA_CA_CERTS` adds to its roots).
+    pub fn trust_also(mut self, roots: Vec<Certificate>) -> Self {
+        match &mut self.tls {
+            TlsTrust::Platform(extra) | TlsTrust::Only(extra) => extra.extend(roots),
+            TlsTrust::Anything => {}
+        }
         self
     }
 
@@ -178,7 +187,7 @@ impl HttpClientOptions {
         if accept {
             self.tls = TlsTrust::Anything;
         } else if matches!(self.tls, TlsTrust::Anything) {
-            self.tls = TlsTrust::Platform;
+            self.tls = TlsTrust::Platform(Vec::new());
         }
         self
     }
