@@ -394,3 +394,35 @@ async fn a_restarted_server_is_reached_in_a_new_legacy_session() {
         .expect("the update arrives");
     assert_eq!(uri, "file:///a");
 }
+
+/// A restarted server's 404 found by the client's GET stream, while no request is made:
+/// the client begins a new session at once, and the server's notifications reach it again
+/// without it asking anything.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restarted_server_is_heard_again_before_the_next_request() {
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let first = recording_server(&told);
+    let handle = first.bind_http("127.0.0.1:0", HttpConfig::default()).await.unwrap();
+    let address = handle.local_addr();
+    let client = client(handle.url("/mcp"), EraMode::Legacy).await;
+    client.subscribe_resource("file:///a").await.unwrap();
+    let mut notifications = client.notifications();
+
+    handle.shutdown().await.unwrap();
+    let restarted = recording_server(&told);
+    let _handle = restarted.bind_http(address, HttpConfig::default()).await.unwrap();
+    let updated = async {
+        loop {
+            restarted.notify_resource_updated("file:///a");
+            match tokio::time::timeout(Duration::from_millis(200), notifications.recv()).await {
+                Ok(Ok(ServerNotification::ResourceUpdated(params))) => return params.uri,
+                _ => continue,
+            }
+        }
+    };
+    let uri = tokio::time::timeout(Duration::from_secs(10), updated)
+        .await
+        .expect("the update arrives with no request made");
+    assert_eq!(uri, "file:///a");
+    assert_eq!(told.lock().unwrap().last().map(String::as_str), Some("resources/subscribe file:///a"));
+}

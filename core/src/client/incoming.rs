@@ -18,6 +18,7 @@ impl Client {
                 tracing::warn!("dropped an oversized message from the server");
                 return;
             }
+            Frame::SessionExpired => return self.renew_session_now(),
         };
         let messages = match jsonrpc::parse(&bytes) {
             Ok(Incoming::Single(message)) => vec![message],

@@ -59,8 +59,21 @@ impl Client {
         expired && method != methods::INITIALIZE && version.is_some_and(|version| version.era() == Era::Legacy)
     }
 
+    /// Begins a new legacy session in the background, the transport having found the old
+    /// one gone while no request was: its notifications (the GET stream) resume at once.
+    pub(super) fn renew_session_now(&self) {
+        let client = self.clone();
+        let failed_in = self.inner.session.current();
+        self.inner.connection.spawn().detached(async move {
+            if let Err(error) = client.renew_session(failed_in).await {
+                tracing::warn!(%error, "could not begin a new session");
+            }
+        });
+    }
+
     /// Begins a new legacy session unless one was begun since session `failed_in`, and
-    /// asks in it for what the old one held.
+    /// asks in it for what the old one held; the lists kept are forgotten (the server may
+    /// offer others now).
     pub(super) async fn renew_session(&self, failed_in: u64) -> Result<()> {
         let session = &self.inner.session;
         let _renewing = session.renewing.lock().await;
@@ -70,6 +83,7 @@ impl Client {
         tracing::info!("the server no longer knows the session; beginning a new one");
         self.initialize(self.protocol_version()).await?;
         session.renewals.fetch_add(1, Ordering::AcqRel);
+        self.inner.lists.forget_all();
         let options = CallOptions::default();
         let level = *lock(&self.inner.log_level);
         if let Some(level) = level {

@@ -129,6 +129,8 @@ impl Session {
                 self.send_later(jsonrpc::error_text(None, &error));
                 return;
             }
+            // Only a client's transport says so.
+            Frame::SessionExpired => return,
         };
         // The hot path: a `tools/call` read in one pass; anything else the usual way.
         if let Some((request, read)) = self.dispatcher.read_call_frame(&bytes) {

@@ -55,6 +55,10 @@ pub enum Frame {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The server no longer knows the client's legacy session (Streamable HTTP: its GET
+    /// stream was answered 404, as a server that restarted answers): the client begins a
+    /// new one ([`SESSION_EXPIRED_KEY`] marks the same news on a request's error).
+    SessionExpired,
 }
 
 impl Frame {
@@ -62,7 +66,7 @@ impl Frame {
     pub fn message(&self) -> Option<&Bytes> {
         match self {
             Frame::Message(message) | Frame::Answering { message, .. } => Some(message),
-            Frame::Oversized { .. } => None,
+            Frame::Oversized { .. } | Frame::SessionExpired => None,
         }
     }
 }

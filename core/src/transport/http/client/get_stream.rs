@@ -60,6 +60,7 @@ impl Shared {
         }
         if status == StatusCode::NOT_FOUND && session.is_some() {
             self.session_gone(session.as_ref());
+            self.deliver(Frame::SessionExpired).await;
             return Err(GetFailure::Fatal(session_expired()));
         }
         let body = self.read_error_body(response).await;
