@@ -1302,6 +1302,14 @@ def test_a_fastmcp_client_group_routes_and_connects_as_fastmcps_does_with_its_im
     assert "kept by its own block True" in ported
 
 
+def test_a_fastmcp_server_lists_its_own_components_before_those_it_mounted_as_fastmcp_does(tmp_path: Path) -> None:
+    """``servers/fastmcp_order.py``: a server's own tools, resources and prompts first, then
+    each mounted server's in the order they were mounted, whenever each was registered."""
+    published, ported = printed_both_ways("fastmcp_order.py", tmp_path)
+    assert ported == published
+    assert "Parent tools ['own', 'first_early', 'first_late', 'first_last', 'first_nested_deep', 'second_other']" in ported
+
+
 def test_official_sdk_tools_of_classes_it_has_no_schema_for_answer_the_same_ported(tmp_path: Path) -> None:
     """``servers/official_returns.py``: a tool returning a date, a UUID, a decimal, an enum,
     a path, a duration, a class of one's own or a bare container has no output schema under

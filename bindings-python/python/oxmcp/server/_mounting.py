@@ -12,6 +12,7 @@ same names: see ``Server._proxies``.)
 
 from __future__ import annotations
 
+import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -103,12 +104,18 @@ class Renaming(Transform):
         return _native.uri_in(self.namespace, name)
 
 
+#: Numbers mounts in the order they are made.
+_MOUNTS = itertools.count(1)
+
+
 @dataclass(eq=False)
 class Mount:
     """One server mounted on another: how its components are renamed there."""
 
     parent: Components
     renaming: Renaming
+    #: Where what it places is listed: after the server's own and the earlier mounts'.
+    rank: int = field(default_factory=lambda: next(_MOUNTS))
 
     def renamed(self, registration: _Registration) -> _Registration:
         """The registration as the parent serves it (before the parent's transforms)."""
@@ -270,6 +277,20 @@ class Components:
         )
 
     def _register(self, registration: _Registration) -> None:
+        # Lists give the server's own first, then each mount's in the order they were
+        # mounted, as FastMCP lists its providers: what ranks behind this one goes after it.
+        behind = [
+            held
+            for (kind, _), held in self._registered.items()
+            if kind == registration.kind and _rank(held) > _rank(registration)
+        ]
+        for held in behind:
+            self._withdraw(held.key)
+        self._register_last(registration)
+        for held in behind:
+            self._register(held)
+
+    def _register_last(self, registration: _Registration) -> None:
         kind, definition = registration.kind, registration.definition
         if kind == "tool":
             self._native.add_tool(definition, *registration.rest)
@@ -296,3 +317,9 @@ class Components:
             self._native.remove_prompt(name)
         for mount in self._mounts:
             mount.parent._unplace(mount, kind, name)
+
+
+def _rank(registration: _Registration) -> int:
+    """Where a component is listed among its kind: the server's own first (0), then each
+    mount's, in the order they were mounted."""
+    return 0 if registration.placed_by is None else registration.placed_by.rank
