@@ -25,6 +25,7 @@ import pytest
 from conftest import AUTHORIZATION_SERVER, ERAS, http_server
 from oxmcp import Client, Context, HttpServer, McpError, Server
 from oxmcp.auth import AccessToken, IntrospectionVerifier, JWTVerifier, OAuth, TokenVerifier
+from oxmcp.fastmcp.server.sessions import SessionId, UserSession
 
 REDIRECT_URI = "http://127.0.0.1:9/callback"
 
@@ -486,6 +487,53 @@ async def test_a_fastmcp_server_verifies_tokens_with_its_provider() -> None:
         FastMCPJWTVerifier(public_key="-----BEGIN PUBLIC KEY-----", issuer="https://as.example")
     with pytest.raises(TypeError, match="require_scopes"):
         fastmcp_notes(None).tool(auth=lambda context: True)(lambda: "x")
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_fastmcp_sessions_are_kept_by_caller(era: str) -> None:
+    """FastMCP's session state over HTTP with tokens: ``session: UserSession`` is each
+    caller's own bucket, kept across calls (in the 2026-07-28 era too, whose requests stand
+    alone), and a session ``create_session`` made for one caller does not resolve for
+    another (the same words as an id never made)."""
+    from oxmcp.fastmcp import FastMCP
+    from oxmcp.fastmcp.server.auth import RemoteAuthProvider
+    from oxmcp.fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+    from oxmcp.fastmcp.server.dependencies import get_session
+    from oxmcp.fastmcp.server.sessions import SessionProvider
+
+    tokens = {"ada": {"client_id": "ada", "scopes": []}, "bob": {"client_id": "bob", "scopes": []}}
+    verifier = StaticTokenVerifier(tokens)
+    provider = RemoteAuthProvider(token_verifier=verifier, authorization_servers=["https://as.example"], base_url=None)
+    mcp = FastMCP("facts", auth=provider)
+    mcp.add_provider(SessionProvider())
+
+    @mcp.tool
+    async def remember(fact: str, session: UserSession) -> list[str]:
+        facts: list[str] = await session.get("facts", default=[])
+        await session.set("facts", [*facts, fact])
+        return [*facts, fact]
+
+    @mcp.tool
+    async def note(text: str, session_id: SessionId) -> str:
+        session = await get_session(session_id)
+        await session.set("note", text)
+        return f"{session.id == session_id}"
+
+    async with await mcp.start_http(port=0) as http:
+        async with (
+            Client.http(http.url, bearer_token="ada", era=era) as ada,
+            Client.http(http.url, bearer_token="bob", era=era) as bob,
+        ):
+            for fact in ("a", "b"):
+                await ada.call_tool("remember", {"fact": fact})
+            assert (await bob.call_tool("remember", {"fact": "z"})).structured_content == {"result": ["z"]}
+            assert (await ada.call_tool("remember", {"fact": "c"})).structured_content == {"result": ["a", "b", "c"]}
+            made = text(await ada.call_tool("create_session"))
+            assert text(await ada.call_tool("note", {"text": "x", "session_id": made})) == "True"
+            refused = await bob.call_tool("note", {"text": "y", "session_id": made})
+            assert refused.is_error and text(refused) == "Invalid or unknown session."
+            assert text(await ada.call_tool("end_session", {"session_id": made})) == "session ended"
+            assert (await ada.call_tool("note", {"text": "x", "session_id": made})).is_error
 
 
 async def test_a_fastmcp_server_accepts_the_tokens_its_debug_verifier_validates() -> None:

@@ -1311,6 +1311,16 @@ def test_a_fastmcp_server_lists_its_own_components_before_those_it_mounted_as_fa
     assert f"Parent tools {listed}" in ported
 
 
+def test_a_fastmcp_servers_sessions_answer_as_fastmcps_with_its_imports_changed(tmp_path: Path) -> None:
+    """``servers/fastmcp_sessions.py``: FastMCP's session state (``SessionProvider``,
+    ``SessionId`` arguments listed with FastMCP's description, ``get_session``, a cart kept
+    across calls, cleared and ended, ids never made refused, ``UserSession`` refused without
+    a token and None when optional) answers the same."""
+    published, ported = printed_both_ways("fastmcp_sessions.py", tmp_path)
+    assert ported == published
+    assert "2 items in cart: ['apple', 'pear']" in ported and "Invalid or unknown session." in ported
+
+
 def test_official_sdk_tools_of_classes_it_has_no_schema_for_answer_the_same_ported(tmp_path: Path) -> None:
     """``servers/official_returns.py``: a tool returning a date, a UUID, a decimal, an enum,
     a path, a duration, a class of one's own or a bare container has no output schema under

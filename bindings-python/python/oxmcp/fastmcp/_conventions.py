@@ -28,8 +28,9 @@ from ..types import CallToolResult, ToolAnnotations
 from ._docstrings import parsed
 from ._prefab import is_prefab_annotation, is_prefab_value, prefab_result
 from ._schema import compressed
-from .exceptions import PromptError, ResourceError
+from .exceptions import FastMCPError, NotFoundError, PromptError, ResourceError
 from .resources import ResourceContent, ResourceResult
+from .server._sessions import SESSION_ID_DESCRIPTION, is_session_id, with_sessions_injected
 from .server.dependencies import without_injected_parameters
 from .tools import ToolResult, content_of, is_content_value
 
@@ -100,7 +101,9 @@ class FastMCPConventions(Conventions):
         # Text in a parameter's `Annotated[...]` describes it, as a `Field`'s description
         # does; what the docstring says of it, unless its annotation does.
         for parameter in spec.parameters:
-            text = _annotated_text(parameter.annotation)
+            text = (
+                SESSION_ID_DESCRIPTION if is_session_id(parameter.annotation) else _annotated_text(parameter.annotation)
+            )
             if text is not None and parameter.name in schema["properties"]:
                 schema["properties"][parameter.name].setdefault("description", text)
         for name, described in parsed(spec.description).parameters.items():
@@ -162,7 +165,7 @@ class FastMCPConventions(Conventions):
     def injected(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """`fn` with FastMCP's dependencies (``ctx = CurrentContext()``, ``Depends(...)``)
         resolved at each call and out of its schema."""
-        return without_injected_parameters(fn)
+        return without_injected_parameters(with_sessions_injected(fn))
 
     def tool_failure(self, name: str, error: Exception) -> Exception:
         return _watched(tool_failure(name, error, self.masked))
@@ -200,10 +203,14 @@ def _annotated_text(annotation: Any) -> str | None:
 
 def tool_failure(name: str, error: Exception, masked: bool = False) -> Exception:
     """What tool ``name`` failing with ``error`` answers, as FastMCP words it: a ``ToolError``
-    or ``McpError`` as it is, any other ``Error calling tool 'name': ...`` (without its
-    text when ``masked``)."""
+    or ``McpError`` as it is, FastMCP's other errors (``InvalidSession``, a
+    ``ResourceError``...) as their text, any other ``Error calling tool 'name': ...``
+    (without its text when ``masked``)."""
     if isinstance(error, ToolError | McpError):
         return error
+    if isinstance(error, FastMCPError) and not isinstance(error, NotFoundError):
+        # FastMCP's NotFoundError is no FastMCPError of its: a crash like any other.
+        return ToolError(str(error))
     return ToolError(_unexpected(f"Error calling tool {name!r}", error, masked))
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -52,8 +53,9 @@ _LIST_CHANGED: dict[str, Literal["tools", "resources", "prompts"]] = {
 
 
 class _SessionState:
-    """The values handlers set with ``set_state``, keyed by session and name, as JSON text
-    (what is read back is a copy, as FastMCP's store gives one), each until its TTL."""
+    """The values handlers set with ``set_state`` (and sessions), by key, as JSON text
+    (what is read back is a copy, as FastMCP's store gives one), each until its TTL (a
+    day unless told; None: until the oldest go, past the bound)."""
 
     def __init__(self) -> None:
         self._values: dict[str, tuple[float, str]] = {}
@@ -68,7 +70,7 @@ class _SessionState:
             return None
         return pydantic_core.from_json(text)
 
-    async def put(self, key: str, value: Any) -> None:
+    async def put(self, key: str, value: Any, ttl: float | None = STATE_TTL_SECONDS) -> None:
         text = pydantic_core.to_json(value).decode()
         self._values.pop(key, None)
         if len(self._values) >= MAX_STATE_ENTRIES:
@@ -77,7 +79,7 @@ class _SessionState:
                 del self._values[expired]
             while len(self._values) >= MAX_STATE_ENTRIES:
                 del self._values[next(iter(self._values))]
-        self._values[key] = (time.monotonic() + STATE_TTL_SECONDS, text)
+        self._values[key] = (math.inf if ttl is None else time.monotonic() + ttl, text)
 
     async def delete(self, key: str) -> None:
         self._values.pop(key, None)
@@ -96,19 +98,32 @@ class _StoredState:
         kept = await self._store.get(key=key, collection=_STATE_COLLECTION)
         return None if kept is None else kept.get("value")
 
-    async def put(self, key: str, value: Any) -> None:
+    async def put(self, key: str, value: Any, ttl: float | None = STATE_TTL_SECONDS) -> None:
         kept = {"value": pydantic_core.to_jsonable_python(value)}
-        await self._store.put(key=key, value=kept, collection=_STATE_COLLECTION, ttl=STATE_TTL_SECONDS)
+        await self._store.put(key=key, value=kept, collection=_STATE_COLLECTION, ttl=ttl)
 
     async def delete(self, key: str) -> None:
         await self._store.delete(key=key, collection=_STATE_COLLECTION)
 
 
+def state_of(server: Any) -> _SessionState | _StoredState:
+    """Where ``server`` keeps state (``set_state``, sessions): the store a FastMCP server
+    was given (``session_state_store``), else its own in this process (as FastMCP gives
+    each server a memory store of its own)."""
+    kept: _SessionState | _StoredState | None = getattr(server, "kept_state", None)
+    return _STATE if kept is None else kept
+
+
+def kept_state(store: Any) -> _SessionState | _StoredState:
+    """What a FastMCP server given ``store`` (None: none) keeps its state in."""
+    return _SessionState() if store is None else _StoredState(store)
+
+
 #: The collection FastMCP keeps session state in.
 _STATE_COLLECTION = "fastmcp_state"
 
-#: The state of every session of this process kept by no store of its server's: session
-#: ids are random, so servers in one process never share a key.
+#: The state kept by handlers of servers that keep none of their own (a FastMCP context
+#: on a server that is no FastMCP): their keys are of random session ids.
 _STATE = _SessionState()
 
 
@@ -196,9 +211,7 @@ class Context(OxmcpContext[Any]):
         await self._state().delete(state_key)
 
     def _state(self) -> _SessionState | _StoredState:
-        """Where the server keeps session state: the store it was given, else this process."""
-        store = getattr(self._server, "session_state_store", None)
-        return _STATE if store is None else _StoredState(store)
+        return state_of(self._server)
 
     async def elicit(
         self,

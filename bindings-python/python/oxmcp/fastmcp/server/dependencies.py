@@ -19,9 +19,10 @@ from ...server.auth.provider import AccessToken
 from .._wrapping import wrapped
 from ..exceptions import FastMCPError
 from .auth.auth import fastmcp_token
-from .context import Context
+from .context import Context, state_of
 
 if TYPE_CHECKING:
+    from ._sessions import Session
     from .server import FastMCP
 
 
@@ -92,6 +93,20 @@ def get_access_token() -> AccessToken | None:
     context = native_context()
     fields = None if context is None else context.access_token
     return None if fields is None else fastmcp_token(auth.AccessToken(**fields))
+
+
+async def get_session(session_id: str) -> Session:
+    """The session ``session_id`` names, made by ``create_session`` for the caller of the
+    request whose handler runs (:mod:`oxmcp.fastmcp.server.sessions`); ``InvalidSession``
+    when there is none (never made, ended, or another caller's: the same words for each)."""
+    from ._sessions import InvalidSession, Session, current_principal
+
+    session = Session(
+        store=state_of(get_server()), principal=current_principal(), session_id=session_id, public_id=session_id
+    )
+    if not await session._exists():
+        raise InvalidSession
+    return session
 
 
 class _CurrentContext(Provider[Context]):
@@ -294,5 +309,6 @@ __all__ = [
     "get_http_headers",
     "get_http_request",
     "get_server",
+    "get_session",
     "without_injected_parameters",
 ]

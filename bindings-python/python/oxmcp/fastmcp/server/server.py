@@ -41,6 +41,7 @@ from ._middleware import ListedTool, interceptor, notification_interceptor
 from ._versions import VersionedComponents, version_key
 from .auth.auth import component_scopes
 from .context import Context as FastMCPContext
+from .context import kept_state
 from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
 from .middleware.dereference import DereferenceRefsMiddleware
@@ -127,8 +128,10 @@ class FastMCP(Server):
         self.client_log_level = client_log_level
         #: Whether a tool without a ``task=`` of its own may run as a task.
         self.tasks_by_default = bool(tasks)
-        #: Where ``ctx.set_state`` keeps values (None: this process).
+        #: The store ``ctx.set_state`` and sessions keep values in (None: none given).
         self.session_state_store = session_state_store
+        #: Where they are kept: that store, else the server's own memory.
+        self.kept_state = kept_state(session_state_store)
         #: Whether a call's arguments are checked against the input schema, not converted.
         self.strict_input_validation = bool(strict_input_validation)
         self.middleware: list[Middleware] = []
@@ -287,6 +290,8 @@ class FastMCP(Server):
             return
         if isinstance(provider, Provider):
             served = Served(provider, namespace or None, self._components)
+            # A provider's tools keep state where the server serving them does.
+            served.server.kept_state = self.kept_state
             self.add_middleware(served.asking)
             provider = served.server
         elif not isinstance(provider, FastMCP):
