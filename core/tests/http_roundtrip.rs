@@ -380,19 +380,29 @@ async fn a_restarted_server_is_reached_in_a_new_legacy_session() {
         "asked for once, in the new session"
     );
     let mut notifications = client.notifications();
+    assert_eq!(
+        updated(&restarted, &mut notifications).await.as_deref(),
+        Some("file:///a")
+    );
+}
+
+/// The URI of the first resource update `notifications` bring while `server` tells of
+/// `file:///a` again and again; None after 10 s.
+async fn updated(
+    server: &Server,
+    notifications: &mut tokio::sync::broadcast::Receiver<ServerNotification>,
+) -> Option<String> {
     let updated = async {
         loop {
-            restarted.notify_resource_updated("file:///a");
-            match tokio::time::timeout(Duration::from_millis(200), notifications.recv()).await {
-                Ok(Ok(ServerNotification::ResourceUpdated(params))) => return params.uri,
-                _ => continue,
+            server.notify_resource_updated("file:///a");
+            if let Ok(Ok(ServerNotification::ResourceUpdated(params))) =
+                tokio::time::timeout(Duration::from_millis(200), notifications.recv()).await
+            {
+                return params.uri;
             }
         }
     };
-    let uri = tokio::time::timeout(Duration::from_secs(10), updated)
-        .await
-        .expect("the update arrives");
-    assert_eq!(uri, "file:///a");
+    tokio::time::timeout(Duration::from_secs(10), updated).await.ok()
 }
 
 /// A restarted server's 404 found by the client's GET stream, while no request is made:
@@ -411,18 +421,14 @@ async fn a_restarted_server_is_heard_again_before_the_next_request() {
     handle.shutdown().await.unwrap();
     let restarted = recording_server(&told);
     let _handle = restarted.bind_http(address, HttpConfig::default()).await.unwrap();
-    let updated = async {
-        loop {
-            restarted.notify_resource_updated("file:///a");
-            match tokio::time::timeout(Duration::from_millis(200), notifications.recv()).await {
-                Ok(Ok(ServerNotification::ResourceUpdated(params))) => return params.uri,
-                _ => continue,
-            }
-        }
-    };
-    let uri = tokio::time::timeout(Duration::from_secs(10), updated)
-        .await
-        .expect("the update arrives with no request made");
-    assert_eq!(uri, "file:///a");
-    assert_eq!(told.lock().unwrap().last().map(String::as_str), Some("resources/subscribe file:///a"));
+    let uri = updated(&restarted, &mut notifications).await;
+    assert_eq!(
+        uri.as_deref(),
+        Some("file:///a"),
+        "the update arrives with no request made"
+    );
+    assert_eq!(
+        told.lock().unwrap().last().map(String::as_str),
+        Some("resources/subscribe file:///a")
+    );
 }
