@@ -77,6 +77,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         versions.set_item(version.as_str(), context::era_name(version.era()))?;
     }
     m.add("PROTOCOL_VERSIONS", versions)?;
+    m.add("PROTOCOL_REQUESTS", oxmcp::protocol::methods::SERVER_REQUESTS.to_vec())?;
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(runtime::after_fork_in_child, m)?)?;

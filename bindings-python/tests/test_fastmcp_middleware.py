@@ -4,6 +4,7 @@ message it passes on and what comes back, or answer by itself, in both eras."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -11,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
-from oxmcp import McpError
+from oxmcp import Client, McpError
 from oxmcp.fastmcp import Client as FastMCPClient
 from oxmcp.fastmcp import FastMCP
 from oxmcp.fastmcp.exceptions import ToolError
+from oxmcp.fastmcp.server.extensions import MethodBinding, ServerExtension, read_client_extension_settings
 from oxmcp.fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from oxmcp.fastmcp.server.middleware.caching import CallToolSettings, ResponseCachingMiddleware
 from oxmcp.fastmcp.server.middleware.error_handling import ErrorHandlingMiddleware, RetryMiddleware
@@ -386,3 +389,82 @@ async def test_a_quiet_session_is_pinged(tmp_path: Path) -> None:
         if server.returncode is None:
             server.kill()
             await server.wait()
+
+
+class Forecast(BaseModel):
+    city: str
+
+
+class WeatherExtension(ServerExtension):
+    """An extension as FastMCP's documentation writes one: settings, a method of its own
+    (2026-07-28 only), an interceptor that answers one tool itself, and a lifespan."""
+
+    identifier = "com.example/weather"
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+
+    def settings(self) -> dict[str, Any]:
+        return {"units": ["metric"]}
+
+    def methods(self) -> list[MethodBinding]:
+        async def forecast(ctx: Any, params: Forecast) -> dict[str, Any]:
+            asked = read_client_extension_settings(ctx, self.identifier)
+            return {"city": params.city, "sky": "clear", "server": self.server.name, "asked": asked}
+
+        return [MethodBinding("weather/forecast", Forecast, forecast, frozenset({"2026-07-28"}))]
+
+    async def intercept_tool_call(self, params: Any, context: Any, call_next: Any) -> Any:
+        self.events.append(f"call {params.name}")
+        if params.name == "blocked":
+            return ToolResult(content="blocked by the extension")
+        return await call_next()
+
+    @contextlib.asynccontextmanager
+    async def _living(self) -> Any:
+        self.events.append("up")
+        yield
+        self.events.append("down")
+
+    def lifespan(self) -> Any:
+        return self._living()
+
+
+async def test_a_server_extension_declares_serves_intercepts_and_lives_with_its_server() -> None:
+    """FastMCP's ``ServerExtension`` through ``add_extension``: its settings declared to
+    2026-07-28 clients, its method answered (params checked, other protocol versions told
+    it is unknown), its interceptor around each tool call, its lifespan with the server's;
+    an identifier without a reverse-DNS prefix, and a binding of a protocol method, refused."""
+    events: list[str] = []
+    mcp = FastMCP("weather")
+
+    @mcp.tool
+    def blocked() -> str:
+        return "ran"
+
+    @mcp.tool
+    def allowed() -> str:
+        return "ran"
+
+    mcp.add_extension(WeatherExtension(events))
+    async with Client(mcp, era="modern") as client:
+        assert client.capabilities["extensions"]["com.example/weather"] == {"units": ["metric"]}
+        answer = await client.request("weather/forecast", {"city": "Oslo"})
+        assert answer["city"] == "Oslo" and answer["server"] == "weather" and answer["asked"] is None
+        with pytest.raises(McpError, match="Invalid params for weather/forecast"):
+            await client.request("weather/forecast", {"town": "Oslo"})
+        assert (await client.call_tool("blocked")).content[0].text == "blocked by the extension"
+        assert (await client.call_tool("allowed")).content[0].text == "ran"
+    async with Client(mcp, era="legacy") as client:
+        with pytest.raises(McpError, match="not available at protocol version '2025-11-25'"):
+            await client.request("weather/forecast", {"city": "Oslo"})
+    assert events == ["up", "call blocked", "call allowed", "down", "up", "down"]
+
+    class Unprefixed(ServerExtension):
+        pass
+
+    with pytest.raises(TypeError, match="reverse-DNS prefix"):
+        Unprefixed.identifier = "weather"
+        FastMCP("x").add_extension(Unprefixed())
+    with pytest.raises(ValueError, match="cannot bind spec method 'tools/call'"):
+        MethodBinding("tools/call", Forecast, WeatherExtension(events).methods()[0].handler)

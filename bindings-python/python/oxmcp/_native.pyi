@@ -13,6 +13,7 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "MISSING_REQUIRED_CLIENT_CAPABILITY",
     "PARSE_ERROR",
+    "PROTOCOL_REQUESTS",
     "PROTOCOL_VERSIONS",
     "REQUEST_TIMEOUT",
     "RESOURCE_NOT_FOUND",
@@ -69,6 +70,8 @@ MISSING_REQUIRED_CLIENT_CAPABILITY: int
 UNSUPPORTED_PROTOCOL_VERSION: int
 #: Every protocol revision the core speaks, newest first, with its era.
 PROTOCOL_VERSIONS: dict[str, Literal["legacy", "modern"]]
+#: The requests the protocol defines that a server answers (the core answers them).
+PROTOCOL_REQUESTS: list[str]
 CONNECTION_CLOSED: int
 REQUEST_TIMEOUT: int
 

@@ -42,6 +42,7 @@ from ._versions import VersionedComponents, version_key
 from .auth.auth import component_scopes
 from .context import Context as FastMCPContext
 from .context import kept_state
+from .extensions import ServerExtension, add_extension
 from .middleware import Middleware
 from .middleware.authorization import AuthMiddleware
 from .middleware.dereference import DereferenceRefsMiddleware
@@ -155,6 +156,13 @@ class FastMCP(Server):
             self.add_tool(tool)
         for provider in providers or ():
             self.add_provider(provider)
+
+    def add_extension(self, extension: ServerExtension) -> None:
+        """Adds a server extension (SEP-2133, :mod:`oxmcp.fastmcp.server.extensions`): its
+        settings declared, its methods served, its interceptor around every tool call (the
+        first added outermost, inside the middleware given before it), its lifespan entered
+        with the server's."""
+        add_extension(self, extension)
 
     def add_middleware(self, middleware: Middleware) -> None:
         """Runs ``middleware`` around every request but the handshake, inside those added
