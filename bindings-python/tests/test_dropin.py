@@ -1064,7 +1064,8 @@ def test_a_fastmcp_servers_apps_render_the_same_with_its_imports_changed(tmp_pat
     """``servers/fastmcp_apps.py``: a ``FastMCPApp`` served two servers deep under a
     namespace, whose UI names the tools it calls as the outermost server lists them (a
     tool it does not have by its identity), and tools rendered by Prefab UI whose renderers
-    differ by the frame policy they ask for, listed and read."""
+    differ by the frame policy they ask for, listed and read; a renderer no longer served
+    once the only tool that names it is hidden."""
     published, ported = printed_both_ways("fastmcp_apps.py", tmp_path)
     assert ported == published
     assert '"crm_save": "__' in ported and '"tool": "crm_wipe"' in ported

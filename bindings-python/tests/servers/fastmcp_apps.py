@@ -62,6 +62,10 @@ async def chart(points: int = 3) -> PrefabApp:
     return PrefabApp(view=view)
 
 
+def card() -> PrefabApp:
+    return PrefabApp(view=Text("card"))
+
+
 async def main() -> None:
     async with Client(mcp) as client:
         for tool in sorted(await client.list_tools(), key=lambda t: t.name):
@@ -76,6 +80,18 @@ async def main() -> None:
             result = await client.call_tool(name, arguments)
             print(name, [block.text for block in result.content], json.dumps(result.structured_content, sort_keys=True))
         print("saved", (await client.call_tool("crm_save", {"text": "a"})).data)
+    # A renderer is served while a tool the server shows names it.
+    cards = FastMCP("cards")
+    cards.tool(app=True, tags={"ui"})(card)
+    async with Client(cards) as client:
+        [renderer] = [str(resource.uri) for resource in await client.list_resources()]
+    cards.disable(tags={"ui"})
+    async with Client(cards) as client:
+        print("hidden", [str(resource.uri) for resource in await client.list_resources()])
+        try:
+            await client.read_resource(renderer)
+        except Exception as error:
+            print("refused", str(error).split(":")[0])
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ from ...types import (
     WireModel,
 )
 from .._conventions import watched_failures
+from .._prefab import renderer_at
 from ..tools import ToolResult
 from .context import Context, shared_request_scope
 from .middleware.middleware import CallNext, MiddlewareContext, around
@@ -254,6 +255,23 @@ def _refuse_hidden(server: FastMCP, method: str, message: Any, rules: list[Visib
         rules, Component.listed(kind, found), server._components.enabled(kind, found)
     ):
         raise unknown
+    if kind == "resource" and found is not None and not _rendering(server, rules, found["uri"]):
+        raise unknown
+
+
+def _rendering(server: FastMCP, rules: list[Visibility], uri: str) -> bool:
+    """Whether the resource at ``uri`` is served as far as the Prefab renderers go: one is
+    while a tool the rules show names it as its UI, as FastMCP serves them; any other
+    resource is."""
+    if renderer_at(uri) is None:
+        return True
+    for tool in server._components.definitions("tool"):
+        ui = (tool.get("_meta") or {}).get("ui")
+        if isinstance(ui, dict) and ui.get("resourceUri") == uri:
+            enabled = server._components.enabled("tool", tool)
+            if is_visible(rules, Component.listed("tool", tool), enabled):
+                return True
+    return False
 
 
 def interceptor(server: FastMCP) -> Callable[..., Any]:
@@ -278,7 +296,11 @@ def interceptor(server: FastMCP) -> Callable[..., Any]:
             def shown(item: dict[str, Any]) -> bool:
                 hidden = kind == "tool" and not server._lists_tool(item["name"])
                 enabled = server._components.enabled(kind, item)
-                return not hidden and is_visible(rules, Component.listed(kind, item), enabled)
+                return (
+                    not hidden
+                    and is_visible(rules, Component.listed(kind, item), enabled)
+                    and (kind != "resource" or _rendering(server, rules, item["uri"]))
+                )
 
         run = _Run(method, shown)
         key = native_ctx.request_key
