@@ -88,6 +88,10 @@ pub struct ClientConfig {
     /// Declare the 2026-07-28 tasks extension (default on): tool calls answered with a
     /// task are followed to their result.
     pub tasks: Option<bool>,
+    /// Keep full listings while the server says they are fresh (its `ttlMs`; default on).
+    pub cache_lists: Option<bool>,
+    /// How many `input_required` rounds (2026-07-28) one request may take (default 8).
+    pub max_input_rounds: Option<f64>,
 }
 
 /// Per-call settings.
@@ -509,6 +513,12 @@ fn client_options(
     }
     if let Some(on) = config.tasks {
         options = options.tasks(on);
+    }
+    if let Some(on) = config.cache_lists {
+        options = options.cache_lists(on);
+    }
+    if let Some(rounds) = config.max_input_rounds {
+        options = options.max_input_rounds(convert::count(rounds, "maxInputRounds")?);
     }
     let answerer = || JsAnswerer::new(callback);
     if config.sampling == Some(true) {

@@ -346,3 +346,26 @@ describe('definitions', () => {
     server.registerTool('strings', { inputSchema: { type: 'object' } }, () => 'x');
   });
 });
+
+describe('the client bounds the input rounds of a request', () => {
+  it('fails a 2026-07-28 call that asks more rounds than maxInputRounds allows', async () => {
+    const server = new Server({ name: 'asking', version: '1.0.0' });
+    server.registerTool('survey', {}, async (ctx) => {
+      for (let round = 0; round < 3; round++) {
+        await ctx.elicit({ message: 'Again?', requestedSchema: { ok: z.boolean() } });
+      }
+      return 'asked thrice';
+    });
+    const elicitation = () => ({ action: 'accept', content: { ok: true } });
+    const bounded = await Client.connectInProcess(server, { era: 'modern', elicitation, maxInputRounds: 2, cacheLists: false });
+    const roomy = await Client.connectInProcess(server, { era: 'modern', elicitation });
+    try {
+      await assert.rejects(bounded.callTool({ name: 'survey' }), /after 2 input rounds/);
+      assert.equal(textOf(await roomy.callTool({ name: 'survey' })), 'asked thrice');
+    } finally {
+      await bounded.close();
+      await roomy.close();
+      await server.close();
+    }
+  });
+});

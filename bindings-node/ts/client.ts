@@ -83,6 +83,13 @@ export interface ClientOptions extends ClientHandlers {
   maxServerRequests?: number;
   /** How many sampling requests one 2026-07-28 `input_required` round may ask for (default 8). */
   maxSamplingPerRound?: number;
+  /** How many 2026-07-28 `input_required` rounds one request may take (default 8). */
+  maxInputRounds?: number;
+  /**
+   * Keep a full listing while the server says it is fresh (its `ttlMs`, 2026-07-28) and has
+   * not said the list changed (default `true`); `false` asks the server each time.
+   */
+  cacheLists?: boolean;
   /**
    * Declare the 2026-07-28 tasks extension (default `true`): a tool call the server answers
    * with a task is followed to its result (polled, its questions answered by the handlers,
@@ -561,6 +568,8 @@ function clientConfig(options: ClientOptions): ClientConfig {
     maxListPages: options.maxListPages,
     maxServerRequests: options.maxServerRequests,
     maxSamplingPerRound: options.maxSamplingPerRound,
+    maxInputRounds: options.maxInputRounds,
+    cacheLists: options.cacheLists,
     tasks: options.tasks,
   }) as unknown as ClientConfig;
 }

@@ -46,6 +46,8 @@ pub struct ClientConfig {
     tasks: bool,
     sampling_tools: bool,
     elicitation_url: bool,
+    cache_lists: bool,
+    max_input_rounds: Option<usize>,
 }
 
 #[pymethods]
@@ -58,12 +60,13 @@ impl ClientConfig {
     /// declares the 2026-07-28 tasks extension (tool calls answered with a task are
     /// followed to their result). `sampling_tools` declares sampling with tools (the
     /// sampling handler may get `tools` and answer with tool uses); `elicitation_url`
-    /// declares URL-mode elicitation.
+    /// declares URL-mode elicitation. `cache_lists` keeps full listings while the server
+    /// says they are fresh; `max_input_rounds` bounds a request's `input_required` rounds.
     #[new]
     #[pyo3(signature = (
         name, version, era="auto", timeout=None, sampling=None, elicitation=None, roots=None, on_notification=None,
         max_list_pages=None, max_server_requests=None, max_sampling_per_round=None, tasks=true,
-        sampling_tools=false, elicitation_url=false,
+        sampling_tools=false, elicitation_url=false, cache_lists=true, max_input_rounds=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -81,6 +84,8 @@ impl ClientConfig {
         tasks: bool,
         sampling_tools: bool,
         elicitation_url: bool,
+        cache_lists: bool,
+        max_input_rounds: Option<usize>,
     ) -> PyResult<Self> {
         let era = match era {
             "auto" => EraMode::Auto,
@@ -107,6 +112,8 @@ impl ClientConfig {
             tasks,
             sampling_tools,
             elicitation_url,
+            cache_lists,
+            max_input_rounds,
         })
     }
 }
@@ -117,7 +124,11 @@ impl ClientConfig {
         let mut options = ClientOptions::new(&self.name, &self.version)
             .era(self.era)
             .timeout(self.timeout)
-            .tasks(self.tasks);
+            .tasks(self.tasks)
+            .cache_lists(self.cache_lists);
+        if let Some(rounds) = self.max_input_rounds {
+            options = options.max_input_rounds(rounds);
+        }
         if let Some(pages) = self.max_list_pages {
             options = options.max_list_pages(pages);
         }

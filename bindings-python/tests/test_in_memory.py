@@ -1099,3 +1099,34 @@ async def test_a_tool_reads_the_servers_own_resources(era: Literal["legacy", "mo
     assert result.content == [
         TextContent(text="# Today (text/markdown); b'\\x89PNGsmall' (image/png); Resource not found: notes://nowhere")
     ]
+
+
+async def test_a_fastmcp_client_keeps_listings_only_when_told_and_bounds_input_rounds() -> None:
+    """FastMCP's ``Client(cache=...)``: off by default, as FastMCP's, a listing is asked
+    of the server each time even while the server says it is fresh; ``cache=True`` keeps it
+    (the core's list cache). ``input_required_max_rounds`` bounds the rounds one call may
+    take (a tool asking three questions in the 2026-07-28 era fails with two)."""
+    mcp = FastMCP("cached", cache_ttl=60)
+    mcp.tool(lambda: "a", name="first")
+
+    @mcp.tool
+    async def survey(ctx: FastMCPContext) -> str:
+        for _ in range(3):
+            await ctx.elicit("Again?", response_type=bool)
+        return "asked thrice"
+
+    async def accept(message: str, response_type: Any, params: Any, context: Any) -> bool:
+        return True
+
+    async with (
+        FastMCPClient(mcp, mode="2026-07-28") as fresh,
+        FastMCPClient(mcp, mode="2026-07-28", cache=True) as caching,
+        FastMCPClient(mcp, mode="2026-07-28", elicitation_handler=accept, input_required_max_rounds=2) as bounded,
+    ):
+        for client in (fresh, caching):
+            assert len(await client.list_tools()) == 2
+        mcp.tool(lambda: "b", name="second")
+        assert len(await fresh.list_tools()) == 3
+        assert len(await caching.list_tools()) == 2, "kept while the server says it is fresh"
+        with pytest.raises(Exception, match="after 2 input rounds"):
+            await bounded.call_tool("survey")

@@ -432,6 +432,8 @@ class ClientConfig:
         tasks: bool = True,
         sampling_tools: bool = False,
         elicitation_url: bool = False,
+        cache_lists: bool = True,
+        max_input_rounds: int | None = None,
     ) -> ClientConfig: ...
 
 @final

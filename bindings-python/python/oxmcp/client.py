@@ -78,7 +78,12 @@ class Client:
     The limits hold a hostile server back (None keeps the default): ``max_list_pages``
     pages followed by the ``list_*`` methods (100), ``max_server_requests`` of the
     server's requests answered at once (16; more are refused), ``max_sampling_per_round``
-    sampling requests in one 2026-07-28 ``input_required`` round (8).
+    sampling requests in one 2026-07-28 ``input_required`` round (8), ``max_input_rounds``
+    ``input_required`` rounds of one request (8).
+
+    ``cache_lists`` keeps a full listing (``list_tools()``...) while the server says it is
+    fresh (its ``ttlMs``, 2026-07-28) and has not said the list changed (default on); off,
+    every listing asks the server.
 
     ``tasks`` declares the 2026-07-28 tasks extension (default on): a tool call the server
     answers with a task is followed to its result (polled, what it asks answered by the
@@ -106,6 +111,8 @@ class Client:
         tasks: bool = True,
         sampling_tools: bool = False,
         elicitation_url: bool = False,
+        cache_lists: bool = True,
+        max_input_rounds: int | None = None,
     ) -> None:
         self._server = server
         self._command: list[str] | None = None
@@ -126,6 +133,8 @@ class Client:
             tasks,
             sampling_tools,
             elicitation_url,
+            cache_lists,
+            max_input_rounds,
         )
         self._native: _native.Client | None = None
         # An in-process server's lifespan, held while connected.

@@ -83,6 +83,7 @@ pub struct ClientOptions {
     pub(crate) max_sampling_per_round: usize,
     pub(crate) tasks: bool,
     pub(crate) cache_lists: bool,
+    pub(crate) max_input_rounds: usize,
     pub(crate) observer: Option<MessageObserver>,
     pub(crate) listener: Option<NotificationListener>,
 }
@@ -93,7 +94,8 @@ pub(crate) type NotificationListener = Arc<dyn Fn(&ServerNotification) + Send + 
 impl ClientOptions {
     /// A client with this name and version, era `Auto`, a 60 s request timeout, and the
     /// limits that hold a hostile server back: 100 pages per listing, 16 of the server's
-    /// requests answered at once, 8 sampling requests per `input_required` round.
+    /// requests answered at once, 8 sampling requests per `input_required` round, and
+    /// [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS) rounds per request.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ClientOptions {
             info: Implementation::new(name, version),
@@ -110,6 +112,7 @@ impl ClientOptions {
             max_sampling_per_round: 8,
             tasks: true,
             cache_lists: true,
+            max_input_rounds: super::MAX_INPUT_ROUNDS,
             observer: None,
             listener: None,
         }
@@ -197,6 +200,14 @@ impl ClientOptions {
     /// drops what is kept. A server that gives no TTL is asked each time either way.
     pub fn cache_lists(mut self, on: bool) -> Self {
         self.cache_lists = on;
+        self
+    }
+
+    /// How many `input_required` rounds (2026-07-28) one request may take before the
+    /// client gives up with [`Error::Protocol`] (default
+    /// [`MAX_INPUT_ROUNDS`](super::MAX_INPUT_ROUNDS), at least 1).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds.max(1);
         self
     }
 

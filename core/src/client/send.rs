@@ -24,7 +24,8 @@ use crate::protocol::{
 use crate::transport::Envelope;
 use crate::BoxFuture;
 
-/// How many `input_required` rounds one request may take before the client gives up.
+/// How many `input_required` rounds one request may take before the client gives up,
+/// unless [`ClientOptions::max_input_rounds`](super::ClientOptions::max_input_rounds) says.
 pub const MAX_INPUT_ROUNDS: usize = 8;
 
 /// Called with each progress notification of a request.
@@ -106,7 +107,7 @@ impl Client {
     /// Sends a request in the connection's era and decodes its final result. In the
     /// 2026-07-28 era an `input_required` answer is handled here: each input request goes
     /// to the registered handler, and the request is retried with the answers and the
-    /// server's `requestState`, for at most [`MAX_INPUT_ROUNDS`] rounds; a task (the tasks
+    /// server's `requestState`, for at most the rounds the options allow; a task (the tasks
     /// extension) is followed to its result.
     pub async fn request<R: DeserializeOwned>(
         &self,
@@ -129,7 +130,8 @@ impl Client {
         options: &CallOptions,
     ) -> Result<Answered> {
         let mut raw = self.request_raw(method, params.clone(), options).await?;
-        for _ in 0..MAX_INPUT_ROUNDS {
+        let rounds = self.inner.options.max_input_rounds;
+        for _ in 0..rounds {
             let head: ResultHead = decode(&raw)?;
             match head.result_type {
                 Some(ResultType::InputRequired) => {}
@@ -150,7 +152,7 @@ impl Client {
             raw = self.request_raw(method, retry, options).await?;
         }
         Err(Error::Protocol(format!(
-            "{method}: still no result after {MAX_INPUT_ROUNDS} input rounds"
+            "{method}: still no result after {rounds} input rounds"
         )))
     }
 

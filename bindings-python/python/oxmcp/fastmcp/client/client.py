@@ -74,6 +74,10 @@ class CallToolResult:
     is_error: bool = False
 
 
+#: How many ``input_required`` rounds a request may take, as FastMCP's client allows.
+DEFAULT_INPUT_REQUIRED_MAX_ROUNDS = 10
+
+
 class Client:
     """A client as FastMCP's ``Client`` is used::
 
@@ -97,7 +101,10 @@ class Client:
     negotiates in one step, so nothing goes to the server until then); ``init_timeout``
     bounds that step. ``verify`` says whose certificates an https server may present, as
     httpx's ``verify``: ``True``, a CA bundle's path, an ``ssl.SSLContext`` or ``False``
-    (:meth:`oxmcp.Client.http`).
+    (:meth:`oxmcp.Client.http`). ``sampling_capabilities`` with ``tools`` declares sampling
+    with tools; ``input_required_max_rounds`` bounds a 2026-07-28 request's rounds (10);
+    ``cache`` (off by default, as FastMCP's) keeps listings while the server says they
+    are fresh (SEP-2549): ``True`` or a ``CacheConfig`` turns it on.
     """
 
     def __init__(
@@ -119,6 +126,9 @@ class Client:
         auto_initialize: bool = True,
         init_timeout: datetime.timedelta | float | None = None,
         verify: ssl.SSLContext | bool | str | None = None,
+        sampling_capabilities: Any = None,
+        input_required_max_rounds: int = DEFAULT_INPUT_REQUIRED_MAX_ROUNDS,
+        cache: Any = None,
     ) -> None:
         era = _era(mode)
         self.mode = mode
@@ -141,6 +151,9 @@ class Client:
             "elicitation_handler": create_elicitation_callback(elicitation_handler) if elicitation_handler else None,
             "notification_handler": _notifications(log_handler, message_handler),
             "era": era,
+            "sampling_tools": _with_tools(sampling_capabilities),
+            "max_input_rounds": input_required_max_rounds,
+            "cache_lists": bool(cache),
         }
         if timeout is not None:
             options["timeout"] = _seconds(timeout)
@@ -617,6 +630,15 @@ def _notifications(
                 await heard
 
     return each
+
+
+def _with_tools(capabilities: Any) -> bool:
+    """Whether a sampling capability (the official SDK's model, or its wire form) says
+    sampling with tools."""
+    if capabilities is None:
+        return False
+    tools = capabilities.get("tools") if isinstance(capabilities, dict) else getattr(capabilities, "tools", None)
+    return tools is not None
 
 
 def _seconds(timeout: datetime.timedelta | float) -> float:
