@@ -206,9 +206,12 @@ def _unexpected(error: Exception, said: str, logged: str, subject: str, data: An
 def _officially_sent(structured: Callable[[Any], Any] | None) -> Callable[[Any], CallToolResult]:
     """What sends a value as the official SDK sends one whose text is not its structured
     content: ``structured(value)`` as structured content, the value's content blocks as
-    :func:`_official_content` makes them."""
+    :func:`_official_content` makes them; a complete result as it is."""
 
     def result(value: Any) -> CallToolResult:
+        value = from_official(value)
+        if isinstance(value, CallToolResult):
+            return value
         return CallToolResult(
             content=_official_content(value),
             structured_content=value if structured is None else structured(value),

@@ -15,6 +15,7 @@ from typing import Any
 from uuid import UUID
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
 
 
 class Color(enum.Enum):
@@ -58,6 +59,10 @@ RETURNS: dict[str, tuple[Any, Any]] = {
     "tuple_of": (tuple[int, str], (1, "a")),
     "dict_of_uuid": (dict[str, UUID], {"a": UUID(int=5)}),
     "hinted": (Hinted, Hinted()),
+    "given_result": (
+        datetime | None,
+        CallToolResult(content=[TextContent(type="text", text="given")], structured_content={"result": None}),
+    ),
     "list_of_int": (list[int], [1, 2]),
 }
 
