@@ -29,7 +29,8 @@ pub(crate) use spawner::{AbortOnDrop, Running, Spawn};
 
 /// The key, in an error's `data`, that says the server no longer knows the client's legacy
 /// session (Streamable HTTP: it answered 404 for it, as a server that restarted does): the
-/// request was not handled, and the client begins a new session ([`crate::Client`] does).
+/// request was not handled, and the client begins a new session ([`crate::client::Client`]
+/// does).
 pub const SESSION_EXPIRED_KEY: &str = "sessionExpired";
 
 /// The default largest message a transport accepts: 4 MiB.
