@@ -17,6 +17,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.prompts import Prompt
 from fastmcp.resources import Resource, ResourceTemplate
+from fastmcp.server.dependencies import get_server
 from fastmcp.server.providers import Provider
 from fastmcp.server.transforms import Namespace, ToolTransform, VersionFilter
 from fastmcp.tools import Tool, ToolResult
@@ -49,7 +50,9 @@ class Plain(Tool):
     """A tool that answers text alone."""
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        return ToolResult(content=f"{self.name} got {json.dumps(arguments, sort_keys=True)}")
+        # A provider's tool runs as the serving server's.
+        served_by = get_server().name
+        return ToolResult(content=f"{self.name} got {json.dumps(arguments, sort_keys=True)} on {served_by}")
 
 
 class Note(Resource):

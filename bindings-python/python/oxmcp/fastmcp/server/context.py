@@ -252,7 +252,7 @@ class Context(OxmcpContext[Any]):
 
         if not isinstance(self._server, FastMCP):
             raise RuntimeError("this context's request is not served by a FastMCP server")
-        return self._server
+        return self._server.serving or self._server
 
     async def enable_components(self, *, match_all: bool = False, **criteria: Unpack[Criteria]) -> None:
         """Shows what matches every criterion given to this session, over the server's

@@ -133,6 +133,9 @@ class FastMCP(Server):
         self.session_state_store = session_state_store
         #: Where they are kept: that store, else the server's own memory.
         self.kept_state = kept_state(session_state_store)
+        #: For a server that holds a provider's components, the server serving the
+        #: provider: its handlers' ``ctx.fastmcp`` and ``get_server()``, as in FastMCP.
+        self.serving: FastMCP | None = None
         #: Whether a call's arguments are checked against the input schema, not converted.
         self.strict_input_validation = bool(strict_input_validation)
         self.middleware: list[Middleware] = []
@@ -298,7 +301,8 @@ class FastMCP(Server):
             return
         if isinstance(provider, Provider):
             served = Served(provider, namespace or None, self._components)
-            # A provider's tools keep state where the server serving them does.
+            # A provider's handlers are the serving server's, and keep state where it does.
+            served.server.serving = self
             served.server.kept_state = self.kept_state
             self.add_middleware(served.asking)
             provider = served.server
