@@ -345,6 +345,18 @@ fn recording_server(told: &Arc<Mutex<Vec<String>>>) -> Server {
     server
 }
 
+/// A legacy client of a `recording_server` noting in `told`, subscribed to `file:///a`;
+/// and the server's listener, to shut down as a restart does.
+async fn subscribed_client(told: &Arc<Mutex<Vec<String>>>) -> (Client, HttpServerHandle) {
+    let handle = recording_server(told)
+        .bind_http("127.0.0.1:0", HttpConfig::default())
+        .await
+        .unwrap();
+    let client = client(handle.url("/mcp"), EraMode::Legacy).await;
+    client.subscribe_resource("file:///a").await.unwrap();
+    (client, handle)
+}
+
 /// A server that restarted no longer knows the client's legacy session and answers 404 for
 /// it: the client begins a new session (once, however many calls found the old one gone),
 /// sends each call again in it, and asks again for the log level and the subscriptions the
@@ -352,11 +364,8 @@ fn recording_server(told: &Arc<Mutex<Vec<String>>>) -> Server {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_restarted_server_is_reached_in_a_new_legacy_session() {
     let told = Arc::new(Mutex::new(Vec::new()));
-    let first = recording_server(&told);
-    let handle = first.bind_http("127.0.0.1:0", HttpConfig::default()).await.unwrap();
+    let (client, handle) = subscribed_client(&told).await;
     let address = handle.local_addr();
-    let client = client(handle.url("/mcp"), EraMode::Legacy).await;
-    client.subscribe_resource("file:///a").await.unwrap();
     client.set_log_level(LoggingLevel::Warning).await.unwrap();
     assert_eq!(told.lock().unwrap().len(), 2);
 
@@ -411,11 +420,8 @@ async fn updated(
 #[tokio::test(flavor = "multi_thread")]
 async fn a_restarted_server_is_heard_again_before_the_next_request() {
     let told = Arc::new(Mutex::new(Vec::new()));
-    let first = recording_server(&told);
-    let handle = first.bind_http("127.0.0.1:0", HttpConfig::default()).await.unwrap();
+    let (client, handle) = subscribed_client(&told).await;
     let address = handle.local_addr();
-    let client = client(handle.url("/mcp"), EraMode::Legacy).await;
-    client.subscribe_resource("file:///a").await.unwrap();
     let mut notifications = client.notifications();
 
     handle.shutdown().await.unwrap();
