@@ -357,7 +357,7 @@ describe('the client bounds the input rounds of a request', () => {
       return 'asked thrice';
     });
     const elicitation = () => ({ action: 'accept', content: { ok: true } });
-    const bounded = await Client.connectInProcess(server, { era: 'modern', elicitation, maxInputRounds: 2, cacheLists: false });
+    const bounded = await Client.connectInProcess(server, { era: 'modern', elicitation, maxInputRounds: 2 });
     const roomy = await Client.connectInProcess(server, { era: 'modern', elicitation });
     try {
       await assert.rejects(bounded.callTool({ name: 'survey' }), /after 2 input rounds/);

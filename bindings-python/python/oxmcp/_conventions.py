@@ -237,8 +237,7 @@ def _official_content(value: Any) -> list[ContentBlock]:
     value = from_official(value)
     if getattr(value, "__mcp_kind__", None) == "content":
         return [cast(ContentBlock, value)]
-    text = value if isinstance(value, str) else pydantic_core.to_json(value, fallback=str, indent=2).decode()
-    return [TextContent(type="text", text=text)]
+    return [TextContent(type="text", text=value if isinstance(value, str) else _json_of(value))]
 
 
 def _json_text(value: Any) -> Any:
@@ -246,4 +245,10 @@ def _json_text(value: Any) -> Any:
     (text as text, a list item by item), anything else as its JSON, indented."""
     if value is None or isinstance(value, str | int | float | list | tuple | dict | set | frozenset):
         return value
+    return _json_of(value)
+
+
+def _json_of(value: Any) -> str:
+    """A value's JSON, indented, as the official SDK writes it (what pydantic cannot
+    write, as its ``str``)."""
     return pydantic_core.to_json(value, fallback=str, indent=2).decode()

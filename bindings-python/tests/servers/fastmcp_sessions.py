@@ -29,8 +29,11 @@ async def add_to_cart(item: str, session_id: SessionId) -> str:
 @mcp.tool
 async def empty(session_id: SessionId) -> str:
     session = await get_session(session_id)
+    await session.set("nothing", None)
+    await session.delete("nothing")
+    deleted = await session.get("nothing", default="gone")
     await session.clear()
-    return repr(await session.get("cart"))
+    return repr((await session.get("cart"), deleted))
 
 
 @mcp.tool

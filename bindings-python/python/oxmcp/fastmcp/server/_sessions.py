@@ -128,7 +128,8 @@ class Session:
         """Forgets ``key``."""
         stored = await self._stored()
         values = self._values_of(stored)
-        if stored is not None and values.pop(key, None) is not None:
+        if stored is not None and key in values:
+            del values[key]
             await self._store_values(stored, values)
 
     async def clear(self) -> None:
@@ -161,6 +162,14 @@ def is_session_id(annotation: Any) -> bool:
     """Whether a parameter's annotation is :data:`SessionId`."""
     return get_origin(annotation) is Annotated and any(
         isinstance(extra, _SessionIdMarker) for extra in get_args(annotation)[1:]
+    )
+
+
+def named_session(session_id: str) -> Session:
+    """The caller's session ``session_id`` names, on the server whose handler runs (made
+    or not: ``get_session`` checks)."""
+    return Session(
+        store=state_of(get_server()), principal=current_principal(), session_id=session_id, public_id=session_id
     )
 
 

@@ -19,7 +19,7 @@ from ...server.auth.provider import AccessToken
 from .._wrapping import wrapped
 from ..exceptions import FastMCPError
 from .auth.auth import fastmcp_token
-from .context import Context, state_of
+from .context import Context
 
 if TYPE_CHECKING:
     from ._sessions import Session
@@ -99,11 +99,9 @@ async def get_session(session_id: str) -> Session:
     """The session ``session_id`` names, made by ``create_session`` for the caller of the
     request whose handler runs (:mod:`oxmcp.fastmcp.server.sessions`); ``InvalidSession``
     when there is none (never made, ended, or another caller's: the same words for each)."""
-    from ._sessions import InvalidSession, Session, current_principal
+    from ._sessions import InvalidSession, named_session
 
-    session = Session(
-        store=state_of(get_server()), principal=current_principal(), session_id=session_id, public_id=session_id
-    )
+    session = named_session(session_id)
     if not await session._exists():
         raise InvalidSession
     return session

@@ -29,10 +29,10 @@ from ._sessions import (
     SessionId,
     UserSession,
     current_principal,
+    named_session,
     session_storage_key,
 )
-from .context import state_of
-from .dependencies import get_server, get_session
+from .dependencies import get_session
 from .providers.base import Provider
 
 
@@ -40,10 +40,7 @@ async def create_session() -> str:
     """Creates a session of the caller's and gives its id: pass it as the `session_id`
     of later calls to keep state across them."""
     session_id = str(uuid.uuid4())
-    session = Session(
-        store=state_of(get_server()), principal=current_principal(), session_id=session_id, public_id=session_id
-    )
-    await session._create()
+    await named_session(session_id)._create()
     return session_id
 
 
