@@ -211,7 +211,7 @@ class Context(OxmcpContext[Any]):
         await self._state().delete(state_key)
 
     def _state(self) -> _SessionState | _StoredState:
-        return state_of(self._server)
+        return state_of(getattr(self._server, "serving", None) or self._server)
 
     async def elicit(
         self,

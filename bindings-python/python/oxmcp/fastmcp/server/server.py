@@ -301,9 +301,8 @@ class FastMCP(Server):
             return
         if isinstance(provider, Provider):
             served = Served(provider, namespace or None, self._components)
-            # A provider's handlers are the serving server's, and keep state where it does.
+            # A provider's handlers are the serving server's (and keep state where it does).
             served.server.serving = self
-            served.server.kept_state = self.kept_state
             self.add_middleware(served.asking)
             provider = served.server
         elif not isinstance(provider, FastMCP):
