@@ -344,7 +344,7 @@ pub fn era_name(era: Era) -> &'static str {
 }
 
 /// The list a binding names: "tools", "resources" or "prompts".
-fn list_kind(kind: &str) -> PyResult<DefinitionKind> {
+pub(crate) fn list_kind(kind: &str) -> PyResult<DefinitionKind> {
     match kind {
         "tools" => Ok(DefinitionKind::Tool),
         "resources" => Ok(DefinitionKind::Resource),

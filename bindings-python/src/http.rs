@@ -12,6 +12,7 @@ use tokio::sync::watch;
 use oxmcp::server::auth::{ResourceServer, TokenVerifier};
 use oxmcp::server::http::{HttpConfig as CoreHttpConfig, HttpServerHandle};
 
+use crate::event_loop::LoopSlot;
 use crate::{convert, error, runtime};
 
 /// The endpoint's path unless told otherwise (the core's default too).
@@ -23,6 +24,9 @@ pub struct HttpConfig {
     core: CoreHttpConfig,
     path: String,
     auth: AuthSettings,
+    /// What checks this endpoint's tokens in place of the server's verifier (a low-level
+    /// server given its auth with the app, as the official SDK's are).
+    verifier: Option<Py<PyAny>>,
 }
 
 /// The resource-server settings, applied when the server has a verifier.
@@ -58,7 +62,8 @@ impl HttpConfig {
     /// SSE; `legacy_sse` also serves the 2024-11-05 HTTP+SSE endpoints; `cors_origins` get
     /// CORS headers. The bounds against hostile clients: durations in seconds
     /// (`session_idle_timeout`, `new_session_timeout`, `header_read_timeout`,
-    /// `body_read_timeout`, `shutdown_timeout`), counts (`max_sessions`, `max_connections`,
+    /// `body_read_timeout`, `shutdown_timeout`, and `sse_retry`, how long a client whose
+    /// SSE stream ended waits before it reconnects), counts (`max_sessions`, `max_connections`,
     /// `max_in_flight`), sizes in bytes (`body_limit`, and `event_bytes_kept` as
     /// `(per_session, total)`). For a server with `auth`: its public `resource_url`, the
     /// `authorization_servers` it names, the `required_scopes` of every request, the scopes
@@ -66,15 +71,15 @@ impl HttpConfig {
     /// use (`list_only_permitted`), whether DPoP proofs need the server's nonce
     /// (`dpop_nonces`), whether a token must name the resource in its audience
     /// (`check_audience`, on by default as the spec asks; off only for a verifier that
-    /// checks it itself).
+    /// checks it itself), and the `verifier` of this endpoint, when it is not the server's.
     #[new]
     #[pyo3(signature = (
         path=None, allowed_origins=None, allowed_hosts=None, stateless=None, json_response=None,
         session_idle_timeout=None, max_sessions=None, body_limit=None, legacy_sse=None, cors_origins=None,
         new_session_timeout=None, header_read_timeout=None, body_read_timeout=None, shutdown_timeout=None,
-        max_connections=None, max_in_flight=None, event_bytes_kept=None,
+        max_connections=None, max_in_flight=None, event_bytes_kept=None, sse_retry=None,
         resource_url=None, authorization_servers=None, required_scopes=None, scope_implies=None,
-        list_only_permitted=None, dpop_nonces=None, check_audience=None,
+        list_only_permitted=None, dpop_nonces=None, check_audience=None, verifier=None,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -95,6 +100,7 @@ impl HttpConfig {
         max_connections: Option<usize>,
         max_in_flight: Option<usize>,
         event_bytes_kept: Option<(usize, usize)>,
+        sse_retry: Option<f64>,
         resource_url: Option<String>,
         authorization_servers: Option<Vec<String>>,
         required_scopes: Option<Vec<String>>,
@@ -102,6 +108,7 @@ impl HttpConfig {
         list_only_permitted: Option<bool>,
         dpop_nonces: Option<bool>,
         check_audience: Option<bool>,
+        verifier: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let path = path.unwrap_or_else(|| DEFAULT_PATH.to_owned());
         if !path.starts_with('/') {
@@ -115,6 +122,7 @@ impl HttpConfig {
         let header_read_timeout = seconds(header_read_timeout, "header_read_timeout")?;
         let body_read_timeout = seconds(body_read_timeout, "body_read_timeout")?;
         let shutdown_timeout = seconds(shutdown_timeout, "shutdown_timeout")?;
+        let sse_retry = seconds(sse_retry, "sse_retry")?;
         let config = CoreHttpConfig::default().path(path.clone());
         let config = set(config, allowed_origins, CoreHttpConfig::allowed_origins);
         let config = set(config, allowed_hosts, CoreHttpConfig::allowed_hosts);
@@ -125,6 +133,7 @@ impl HttpConfig {
         let config = set(config, header_read_timeout, CoreHttpConfig::header_read_timeout);
         let config = set(config, body_read_timeout, CoreHttpConfig::body_read_timeout);
         let config = set(config, shutdown_timeout, CoreHttpConfig::shutdown_timeout);
+        let config = set(config, sse_retry, CoreHttpConfig::retry);
         let config = set(config, max_sessions, CoreHttpConfig::max_sessions);
         let config = set(config, max_connections, CoreHttpConfig::max_connections);
         let config = set(config, max_in_flight, CoreHttpConfig::max_in_flight);
@@ -147,6 +156,7 @@ impl HttpConfig {
             core: config,
             path,
             auth,
+            verifier,
         })
     }
 
@@ -158,9 +168,19 @@ impl HttpConfig {
 }
 
 impl HttpConfig {
-    /// The core's settings, for a server whose tokens `verifier` checks (if any).
-    pub fn core(&self, verifier: Option<Arc<dyn TokenVerifier>>) -> PyResult<CoreHttpConfig> {
-        let Some(verifier) = verifier else {
+    /// The core's settings, for a server whose tokens `verifier` checks (if any), unless
+    /// the endpoint has a verifier of its own (whose callbacks run on `slot`'s loop).
+    pub fn core(
+        &self,
+        py: Python<'_>,
+        verifier: Option<Arc<dyn TokenVerifier>>,
+        slot: &LoopSlot,
+    ) -> PyResult<CoreHttpConfig> {
+        let own = self
+            .verifier
+            .as_ref()
+            .map(|object| crate::auth::verifier(object.bind(py), slot.clone()));
+        let Some(verifier) = own.or(verifier) else {
             if self.auth.any() {
                 return Err(PyValueError::new_err(
                     "resource_url, required_scopes and the other token settings need a server with auth: Server(..., auth=...)",

@@ -358,6 +358,13 @@ impl Server {
         self.inner.remove_prompt(name)
     }
 
+    /// Tells every client that the list of `kind` ("tools", "resources" or "prompts")
+    /// changed.
+    fn notify_list_changed(&self, kind: &str) -> PyResult<()> {
+        self.inner.notify_list_changed(crate::context::list_kind(kind)?);
+        Ok(())
+    }
+
     /// Tells subscribers of `uri` that it changed.
     fn notify_resource_updated(&self, uri: &str) {
         self.inner.notify_resource_updated(uri);
@@ -376,7 +383,10 @@ impl Server {
         self.slot.set(py, runtime::current_locals(py)?)?;
         let server = self.inner.clone();
         let config = config.get();
-        let (core, path) = (config.core(self.auth.clone())?, config.path().to_owned());
+        let (core, path) = (
+            config.core(py, self.auth.clone(), &self.slot)?,
+            config.path().to_owned(),
+        );
         runtime::future_into_py(py, async move {
             let handle = server
                 .bind_http((host.as_str(), port), core)
@@ -463,7 +473,7 @@ impl Server {
     /// facade's ASGI app); handlers run on the running asyncio loop.
     fn http_endpoint(&self, py: Python<'_>, config: &Bound<'_, HttpConfig>) -> PyResult<HttpEndpoint> {
         self.slot.set(py, runtime::current_locals(py)?)?;
-        let core = config.get().core(self.auth.clone())?;
+        let core = config.get().core(py, self.auth.clone(), &self.slot)?;
         let runtime = runtime::handle().ok_or_else(error::exiting)?;
         let _entered = runtime.enter();
         let endpoint = self

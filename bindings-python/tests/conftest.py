@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.metadata
 import os
 import re
 import signal
 import subprocess
 import sys
+import tarfile
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +41,36 @@ Stream = Literal["stderr", "stdout"]
 # ignored signal: the Ctrl-C tests would then test nothing. A handler here is reset to the
 # default in every child at exec.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def unpacked_sdist(package: str, directory: Path) -> Path:
+    """The source distribution of the installed version of `package`, unpacked in
+    `directory`."""
+    version = importlib.metadata.version(package)
+    # The source of `package` only: with `:all:`, pip builds the tools that read its
+    # metadata from their sources too, which takes minutes without a cache.
+    command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary", package, "--no-deps"]
+    subprocess.run([*command, f"{package}=={version}", "-d", str(directory)], check=True, timeout=300)
+    with tarfile.open(directory / f"{package}-{version}.tar.gz") as sdist:
+        sdist.extractall(directory, filter="data")
+    return directory / f"{package}-{version}"
+
+
+#: An import of the official SDK's server (``mcp.server``, ``mcp.server.lowlevel``, ...).
+_OFFICIAL_SERVER_MODULE = re.compile(r"(?<![\w.])mcp\.server\b")
+
+
+def ported_from_official(text: str) -> str:
+    """A module written with the official SDK's server, its imports of it turned to
+    oxmcp's: ``from mcp.server.mcpserver import`` to ``from oxmcp import``, ``mcp.server``
+    to ``oxmcp.server``."""
+    text = re.sub(r"^from mcp\.server\.mcpserver\.(prompts|resources)\b", r"from oxmcp.\1", text, flags=re.MULTILINE)
+    text = text.replace("from mcp.server.mcpserver.exceptions import", "from oxmcp import")
+    text = text.replace("from mcp.server.mcpserver.context import", "from oxmcp.context import")
+    text = text.replace("from mcp.server.mcpserver import", "from oxmcp import")
+    text = _OFFICIAL_SERVER_MODULE.sub("oxmcp.server", text)
+    assert not _OFFICIAL_SERVER_MODULE.search(text), "every import of the official server is replaced"
+    return text
 
 
 def rust_server(binary: str = "fixture-server") -> Path:

@@ -10,13 +10,11 @@ in both eras."""
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
 import json
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import urllib.error
 import urllib.request
@@ -31,7 +29,7 @@ from mcp import Client as OfficialClient
 from mcp import MCPError, StdioServerParameters, types
 from pydantic import BaseModel, TypeAdapter
 
-from conftest import ERAS, http_server
+from conftest import ERAS, http_server, ported_from_official, unpacked_sdist
 from oxmcp import Client, Context, MCPServer
 
 REFERENCE: TypeAdapter[types.PromptReference | types.ResourceTemplateReference] = TypeAdapter(
@@ -62,8 +60,6 @@ async def serve():
 asyncio.run(found["run"]() if "run" in found else serve())
 """
 #: The official SDK's server package where a module path names it (``mcp.server.stdio``),
-#: not within another name (``oxmcp.server``).
-OFFICIAL_SERVER = re.compile(r"(?<![\w.])mcp\.server\b")
 #: The picture the ``images`` snippet makes a thumbnail of (written by `a_picture`).
 PICTURE = Path(tempfile.gettempdir()) / "oxmcp-dropin-picture.png"
 
@@ -151,19 +147,6 @@ def a_picture() -> None:
     Image.new("RGB", (300, 200), (30, 120, 200)).save(PICTURE)
 
 
-def unpacked_sdist(package: str, directory: Path) -> Path:
-    """The source distribution of the installed version of `package`, unpacked in
-    `directory`."""
-    version = importlib.metadata.version(package)
-    # The source of `package` only: with `:all:`, pip builds the tools that read its
-    # metadata from their sources too, which takes minutes without a cache.
-    command = [sys.executable, "-m", "pip", "download", "-q", "--no-binary", package, "--no-deps"]
-    subprocess.run([*command, f"{package}=={version}", "-d", str(directory)], check=True, timeout=300)
-    with tarfile.open(directory / f"{package}-{version}.tar.gz") as sdist:
-        sdist.extractall(directory, filter="data")
-    return directory / f"{package}-{version}"
-
-
 @pytest.fixture(scope="module")
 def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The official SDK's server snippets."""
@@ -172,14 +155,8 @@ def snippets(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def ported(source: Path, directory: Path) -> Path:
     """The snippet with its imports from the official SDK's server turned to oxmcp's."""
-    text = source.read_text()
-    text = re.sub(r"^from mcp\.server\.mcpserver\.(prompts|resources)\b", r"from oxmcp.\1", text, flags=re.MULTILINE)
-    text = text.replace("from mcp.server.mcpserver.exceptions import", "from oxmcp import")
-    text = text.replace("from mcp.server.mcpserver import", "from oxmcp import")
-    text = OFFICIAL_SERVER.sub("oxmcp.server", text)
-    assert not OFFICIAL_SERVER.search(text), "every import of the official server is replaced"
     path = directory / source.name
-    path.write_text(text)
+    path.write_text(ported_from_official(source.read_text()))
     return path
 
 

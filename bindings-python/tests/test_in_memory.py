@@ -677,8 +677,8 @@ async def test_a_fastmcp_handler_sends_a_list_change_as_fastmcp_does(notificatio
     @mcp.tool
     async def refresh(ctx: FastMCPContext) -> str:
         await ctx.send_notification(mcp_types.PromptListChangedNotification())
-        with pytest.raises(TypeError, match="list changes"):
-            await ctx.send_notification(mcp_types.ProgressNotification(params={"progressToken": 1, "progress": 1}))
+        with pytest.raises(TypeError, match="sends no 'notifications/roots/list_changed'"):
+            await ctx.send_notification(mcp_types.RootsListChangedNotification())
         return "sent"
 
     async with Client(mcp, era="legacy", notification_handler=notifications) as client:

@@ -40,11 +40,20 @@ from ._errors import (
     UnexpectedResourceError,
     UnexpectedToolError,
 )
-from ._resource_security import ResourceSecurity
+from ._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from ._version import __version__
 from .content import Audio, File, Image
-from .context import Context, ElicitationResult
+from .context import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    Context,
+    DeclinedElicitation,
+    ElicitationResult,
+)
+from .prompts.base import AssistantMessage, Message, UserMessage
 from .server import FastMCP, HttpOptions, HttpServer, MCPServer, Server
+from .server.extension import Extension, MethodBinding, ResourceBinding, ToolBinding, require_client_extension
+from .server.request_state import RequestStateBoundary, RequestStateSecurity
 from .types import (
     CallToolResult,
     EmbeddedResource,
@@ -64,12 +73,18 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_native.after_fork_in_child)
 
 __all__ = [
+    "DEFAULT_RESOURCE_SECURITY",
+    "AcceptedElicitation",
+    "AssistantMessage",
     "Audio",
     "CallToolResult",
+    "CancelledElicitation",
     "Client",
     "Context",
+    "DeclinedElicitation",
     "ElicitationResult",
     "EmbeddedResource",
+    "Extension",
     "FastMCP",
     "File",
     "GetPromptResult",
@@ -79,10 +94,15 @@ __all__ = [
     "MCPServer",
     "MCPServerError",
     "McpError",
+    "Message",
+    "MethodBinding",
     "PromptMessage",
     "ProtocolError",
     "ReadResourceResult",
     "Reconnect",
+    "RequestStateBoundary",
+    "RequestStateSecurity",
+    "ResourceBinding",
     "ResourceError",
     "ResourceLink",
     "ResourceNotFoundError",
@@ -90,11 +110,14 @@ __all__ = [
     "Server",
     "Task",
     "TextContent",
+    "ToolBinding",
     "ToolError",
     "ToolTask",
     "UnexpectedResourceError",
     "UnexpectedToolError",
+    "UserMessage",
     "__version__",
+    "require_client_extension",
     "types",
 ]
 

@@ -151,3 +151,34 @@ def _as_official(ours: type[McpError]) -> type[McpError] | None:
     both: type[McpError] = type("MCPError", (ours, MCPError), {"__init__": __init__, "__str__": MCPError.__str__})
     _AS_OFFICIAL[ours] = both
     return both
+
+
+def is_input_required(value: Any) -> bool:
+    """Whether a handler returned an ``InputRequiredResult`` (2026-07-28's guard pattern,
+    as the official SDK and FastMCP write it): its ``input_requests`` must be answered, and
+    the request sent again, before it can complete."""
+    return isinstance(value, BaseModel) and getattr(value, "result_type", None) == "input_required"
+
+
+def is_input_required_type(annotation: Any) -> bool:
+    """Whether a return annotation names an ``InputRequiredResult`` (a control-flow signal,
+    not data: it has no part in the output schema)."""
+    return (
+        isinstance(annotation, type)
+        and issubclass(annotation, BaseModel)
+        and annotation.__name__ == "InputRequiredResult"
+    )
+
+
+def official_input_responses(responses: dict[str, Any]) -> dict[str, Any]:
+    """The answers to a guard's input requests as the official SDK's models
+    (``ElicitResult``, ``CreateMessageResult``, ``ListRootsResult``), which code written for
+    it checks with ``isinstance``; as sent when it is not installed."""
+    adapter = _input_responses()
+    return responses if adapter is None else adapter.validate_python(responses)
+
+
+@functools.cache
+def _input_responses() -> TypeAdapter[Any] | None:
+    union = getattr(_official_types(), "InputResponses", None)
+    return None if union is None else TypeAdapter(union)

@@ -26,7 +26,7 @@ from pydantic.fields import FieldInfo
 from typing_extensions import NotRequired, TypedDict, is_typeddict
 
 from ._errors import ArgumentsRefused
-from ._official import from_official, is_official
+from ._official import from_official, is_input_required_type, is_official
 from .content import Audio, Image
 from .context import Context
 from .types import CallToolResult, WireModel
@@ -109,8 +109,25 @@ def inspect_function(fn: Callable[..., Any]) -> FunctionSpec:
         context_parameter=context_parameter,
         context_type=context_type,
         is_async=is_async,
-        return_annotation=signature.return_annotation,
+        return_annotation=_data_returned(signature.return_annotation),
     )
+
+
+def _data_returned(annotation: Any) -> Any:
+    """A return annotation without its ``InputRequiredResult`` arms, which ask for input
+    rather than answer (as the official SDK reads ``-> str | InputRequiredResult``); no
+    annotation when that is all it names."""
+    if is_input_required_type(annotation):
+        return EMPTY
+    if get_origin(annotation) not in (Union, types.UnionType):
+        return annotation
+    arms = get_args(annotation)
+    data = tuple(arm for arm in arms if not is_input_required_type(arm))
+    if len(data) == len(arms):
+        return annotation
+    if not data:
+        return EMPTY
+    return data[0] if len(data) == 1 else Union[data]  # noqa: UP007 - arms known at run time only
 
 
 def input_schema(spec: FunctionSpec) -> dict[str, Any]:

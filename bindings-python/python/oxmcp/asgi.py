@@ -58,6 +58,11 @@ class HttpApp:
             app = cls(app, *args, **kwargs)
         self._app = app
 
+    def add_middleware(self, middleware_class: Callable[..., ASGIApp], *args: Any, **kwargs: Any) -> None:
+        """Wraps the app in ``middleware_class(app, *args, **kwargs)`` (CORS, sessions,
+        logging), outside those added before, as Starlette's ``app.add_middleware`` does."""
+        self._app = middleware_class(self._app, *args, **kwargs)
+
     @property
     def path(self) -> str:
         """The endpoint's path within this app."""

@@ -16,8 +16,18 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import TypeVar
 
 from . import _native
+from ._official import official_input_responses, to_official
 from .auth import AccessToken
-from .types import ContentBlock, CreateMessageResult, ListRootsResult, LoggingLevel, Root, SamplingMessage, Tool
+from .types import (
+    ContentBlock,
+    CreateMessageResult,
+    ElicitResult,
+    ListRootsResult,
+    LoggingLevel,
+    Root,
+    SamplingMessage,
+    Tool,
+)
 
 if TYPE_CHECKING:
     from .server import Server
@@ -25,6 +35,9 @@ if TYPE_CHECKING:
 LogLevel = LoggingLevel
 Data = TypeVar("Data")
 LifespanT = TypeVar("LifespanT", default=Any)
+#: The official SDK's second parameter of a context (its request's type), taken so that
+#: handlers annotated ``Context[AppState, Any]`` run; oxmcp's requests are of one type.
+RequestT = TypeVar("RequestT", default=Any)
 
 
 @functools.cache
@@ -138,6 +151,8 @@ class RequestContext(Generic[LifespanT]):
     """The request's ``_meta``, as sent."""
     session: Session | None = None
     """The session the request came on, as the official SDK shows it."""
+    protocol_version: str | None = None
+    """The protocol version the request was made in."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +169,35 @@ class ElicitationResult(Generic[Data]):
         return self.action == "accept"
 
 
-class Context(Generic[LifespanT]):
+@dataclass(frozen=True)
+class AcceptedElicitation(ElicitationResult[Data]):
+    """The user accepted: ``data`` holds the answer (None for a URL's)."""
+
+    action: Literal["accept", "decline", "cancel"] = "accept"
+
+
+@dataclass(frozen=True)
+class DeclinedElicitation(ElicitationResult[None]):
+    """The user declined to answer."""
+
+    action: Literal["accept", "decline", "cancel"] = "decline"
+
+
+@dataclass(frozen=True)
+class CancelledElicitation(ElicitationResult[None]):
+    """The user dismissed the question."""
+
+    action: Literal["accept", "decline", "cancel"] = "cancel"
+
+
+def _elicited(action: str, data: Any = None) -> ElicitationResult[Any]:
+    """What the user did, as the class of it (for ``isinstance`` and ``match``)."""
+    if action == "accept":
+        return AcceptedElicitation(data=data)
+    return DeclinedElicitation() if action == "decline" else CancelledElicitation()
+
+
+class Context(Generic[LifespanT, RequestT]):
     """What a handler knows about its request, and how it talks back to the client.
 
     Declare a parameter annotated ``Context`` in a tool, resource or prompt function to
@@ -189,7 +232,12 @@ class Context(Generic[LifespanT]):
         the official SDK shows them (``ctx.request_context.lifespan_context``,
         ``ctx.request_context.request.headers``)."""
         return RequestContext(
-            self._native.request_id, self._lifespan, self.http_request, self._native.meta, self.session
+            self._native.request_id,
+            self._lifespan,
+            self.http_request,
+            self._native.meta,
+            self.session,
+            self._native.protocol_version,
         )
 
     @property
@@ -271,8 +319,18 @@ class Context(Generic[LifespanT]):
     @property
     def input_responses(self) -> dict[str, Any] | None:
         """The answers the client sent with this retry, by the keys of
-        :meth:`input_required` (wire dicts); None on a first run."""
-        return self._native.input_responses
+        :meth:`input_required` (wire dicts; the official SDK's models on servers ported
+        from it or from FastMCP); None on a first run."""
+        responses = self._native.input_responses
+        if responses is None or not self._official_models:
+            return responses
+        return official_input_responses(responses)
+
+    @property
+    def _official_models(self) -> bool:
+        """Whether the server's handlers get the official SDK's models (a server ported
+        from it or from FastMCP)."""
+        return self._server is not None and self._server._conventions.official_models
 
     @property
     def request_state(self) -> str | None:
@@ -335,6 +393,24 @@ class Context(Generic[LifespanT]):
         what this session is shown changed. In the 2026-07-28 era, which has no sessions,
         every client is told."""
         await self._native.notify_session_list_changed(kind)
+
+    async def notify_tools_changed(self) -> None:
+        """Tells every client the list of tools changed (the official SDK's name)."""
+        self.notify_list_changed("tools")
+
+    async def notify_prompts_changed(self) -> None:
+        """Tells every client the list of prompts changed (the official SDK's name)."""
+        self.notify_list_changed("prompts")
+
+    async def notify_resources_changed(self) -> None:
+        """Tells every client the list of resources changed (the official SDK's name)."""
+        self.notify_list_changed("resources")
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """Tells the clients subscribed to ``uri`` that it changed."""
+        if self._server is None:
+            raise RuntimeError("only a server's handler can tell its clients a resource changed")
+        self._server.notify_resource_updated(str(uri))
 
     async def log(self, level: LogLevel, data: Any, logger: str | None = None) -> None:
         """Sends a log message, if the client wants messages of this level."""
@@ -412,15 +488,15 @@ class Context(Generic[LifespanT]):
         answer = await self._native.elicit({"mode": "form", "message": message, "requestedSchema": form.schema})
         content = answer.get("content")
         if answer["action"] != "accept" or content is None:
-            return ElicitationResult(answer["action"])
-        return ElicitationResult("accept", form.read(content))
+            return _elicited(answer["action"])
+        return _elicited("accept", form.read(content))
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitationResult[None]:
         """Asks the client's user to complete something at `url` out of band (a sign-in, a
         payment): the result says whether they accepted, declined or cancelled."""
         params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
         answer = await self._native.elicit(params)
-        return ElicitationResult(answer["action"])
+        return _elicited(answer["action"])
 
     async def sample(
         self,
@@ -484,11 +560,26 @@ class Context(Generic[LifespanT]):
         await self._native.notify_elicitation_complete(elicitation_id)
 
 
-class ServerRequestContext(Context[LifespanT]):
+class ServerRequestContext(Context[LifespanT, RequestT]):
     """The context a low-level server's handlers get first (the official SDK's
-    ``mcp.server.ServerRequestContext``): a :class:`Context`, under that name."""
+    ``mcp.server.ServerRequestContext``): a :class:`Context`, under that name. The
+    official SDK's middleware (``server.middleware``) gets one whose ``method`` and
+    ``params`` (as sent) are the request's; a middleware that sets ``ctx.params`` before
+    ``call_next(ctx)`` passes those on."""
 
-    __slots__ = ()
+    __slots__ = ("method", "params")
+
+    def __init__(
+        self,
+        native: _native.Context,
+        lifespan: Any = None,
+        server: Server[Any] | None = None,
+        method: str = "",
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(native, lifespan, server)
+        self.method = method
+        self.params = params
 
 
 @dataclass(frozen=True)
@@ -499,6 +590,14 @@ class ReadResourceContents:
     content: str | bytes
     mime_type: str | None = None
     uri: str | None = None
+
+
+#: The list each ``notifications/*/list_changed`` method says changed.
+_LIST_CHANGED: dict[str, Literal["tools", "resources", "prompts"]] = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/resources/list_changed": "resources",
+    "notifications/prompts/list_changed": "prompts",
+}
 
 
 class Session:
@@ -532,9 +631,67 @@ class Session:
             model_preferences=None if model_preferences is None else _wire(model_preferences),
         )
         try:
-            return result.model_copy(update={"content": _content_block().validate_python(result.content)})
+            result = result.model_copy(update={"content": _content_block().validate_python(result.content)})
         except ValidationError:
-            return result
+            pass
+        return to_official(result)
+
+    async def elicit_form(
+        self, message: str, requested_schema: dict[str, Any], related_request_id: int | str | None = None
+    ) -> ElicitResult:
+        """Asks the client's user to fill in the form ``requested_schema`` describes; the
+        answer as the ``elicitation/create`` result (``action``, ``content``).
+        ``related_request_id`` is taken: the question goes with this context's request."""
+        params = {"mode": "form", "message": message, "requestedSchema": requested_schema}
+        return to_official(ElicitResult.model_validate(await self._context._native.elicit(params)))
+
+    elicit = elicit_form
+
+    async def elicit_url(
+        self, message: str, url: str, elicitation_id: str, related_request_id: int | str | None = None
+    ) -> ElicitResult:
+        """Asks the client's user to complete something at ``url`` out of band; the answer
+        as the ``elicitation/create`` result."""
+        params = {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id}
+        return to_official(ElicitResult.model_validate(await self._context._native.elicit(params)))
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Reports this request's progress (:meth:`Context.progress`)."""
+        await self._context.progress(progress, total, message)
+
+    async def send_log_message(
+        self, level: LogLevel, data: Any, logger: str | None = None, related_request_id: int | str | None = None
+    ) -> None:
+        """Sends a log message (:meth:`Context.log`)."""
+        await self._context.log(level, data, logger)
+
+    async def send_resource_updated(self, uri: str) -> None:
+        """Tells the clients subscribed to ``uri`` that it changed."""
+        await self._context.notify_resource_updated(str(uri))
+
+    async def send_notification(self, notification: Any, related_request_id: int | str | None = None) -> None:
+        """Sends ``notification`` (a model of either SDK's, or its wire dict): a list change
+        to this session's client (every client in 2026-07-28), a log message or this
+        request's progress on the request's stream, a resource's update to its
+        subscribers. ``related_request_id`` is taken: what is sent goes with the request
+        the context is of. Other notifications are refused (``TypeError``)."""
+        wire = (
+            notification.model_dump(by_alias=True, exclude_none=True, mode="json")
+            if isinstance(notification, BaseModel)
+            else dict(notification)
+        )
+        method, params = wire.get("method"), wire.get("params") or {}
+        kind = _LIST_CHANGED.get(method) if isinstance(method, str) else None
+        if kind is not None:
+            await self._context.notify_session_list_changed(kind)
+        elif method == "notifications/message":
+            await self._context.log(params["level"], params.get("data"), params.get("logger"))
+        elif method == "notifications/progress":
+            await self._context.progress(params["progress"], params.get("total"), params.get("message"))
+        elif method == "notifications/resources/updated":
+            await self._context.notify_resource_updated(params["uri"])
+        else:
+            raise TypeError(f"oxmcp sends no {method!r} notification from a handler")
 
     async def send_tool_list_changed(self) -> None:
         """Tells this session's client the list of tools changed (every client, in
@@ -565,7 +722,7 @@ class Session:
     async def list_roots(self) -> ListRootsResult:
         """The client's roots as the ``roots/list`` result, as the official SDK's
         ``ctx.session.list_roots()`` gives them."""
-        return ListRootsResult(roots=await self._context.list_roots())
+        return to_official(ListRootsResult(roots=await self._context.list_roots()))
 
 
 def _wire(value: BaseModel | dict[str, Any]) -> dict[str, Any]:

@@ -80,6 +80,14 @@ pub(crate) enum Run<T> {
     BeginTask,
 }
 
+/// The one error any state that cannot be used is refused with, as the official SDKs word
+/// it; why is logged, never told (it would help whoever forges state).
+fn state_refused(why: &dyn std::fmt::Display) -> ErrorObject {
+    tracing::debug!("requestState refused: {why}");
+    ErrorObject::new(crate::protocol::code::INVALID_PARAMS, "Invalid or expired requestState")
+        .with_data(serde_json::json!({ "reason": "invalid_request_state" }))
+}
+
 impl InputRound {
     /// Opens the request's state (if any), bound to what `bind` gives, and merges its
     /// responses. Invalid, expired or foreign state is rejected with -32602 before any
@@ -93,16 +101,13 @@ impl InputRound {
         let (mut answers, round, handler_state) = match request_state {
             None => (BTreeMap::new(), 0, None),
             Some(sealed) => {
-                let plaintext = policy
-                    .keys
-                    .open(sealed, &bind())
-                    .map_err(|e| ErrorObject::invalid_params(format!("requestState: {e}")))?;
+                let plaintext = policy.keys.open(sealed, &bind()).map_err(|e| state_refused(&e))?;
                 let state: SealedState = serde_json::from_slice(&plaintext)
                     .ok()
                     .filter(|s: &SealedState| s.v == STATE_VERSION)
-                    .ok_or_else(|| ErrorObject::invalid_params("requestState: unknown layout"))?;
+                    .ok_or_else(|| state_refused(&"its layout is unknown"))?;
                 if state.exp < now_secs() {
-                    return Err(ErrorObject::invalid_params("requestState: expired"));
+                    return Err(state_refused(&"it expired"));
                 }
                 (state.answers, state.round, state.handler)
             }

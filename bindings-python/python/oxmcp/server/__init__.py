@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import inspect
 import logging
 import signal
@@ -58,8 +59,10 @@ from ..types import Annotations, ToolAnnotations
 from ._calling import Call, Failure, native_callable, raise_answer, result_object
 from ._low_level import HANDLERS, LowLevelHandler, LowLevelHandlers, low_level_handler
 from ._mounting import Components, _Registration
+from .extension import Extension, add_extension
 from .request_state import RequestStateSecurity
 from .stdio import StdioStream
+from .subscriptions import ListenHandler
 
 if TYPE_CHECKING:
     from ..asgi import HttpApp
@@ -251,6 +254,10 @@ class Server(Generic[LifespanT]):
         self._living_users = 0
         self._lifespan_exit = contextlib.AsyncExitStack()
         self._http_apps: list[HttpApp] = []
+        #: The official SDK's middleware (``server.middleware.append(fn)``): each
+        #: ``async (ctx, call_next) -> result`` around every request but the handshake,
+        #: the first outermost, from when the server starts serving.
+        self.middleware: list[Any] = []
         #: The HTTP routes of its own (:meth:`custom_route`), served beside the endpoint.
         self._custom_routes: list[Any] = []
         #: What its templates' variables are checked against, unless a template says.
@@ -276,7 +283,7 @@ class Server(Generic[LifespanT]):
             skills,
             self._conventions.skill_listing,
             self._conventions.listed_meta(None),
-            list(declare),
+            [*declare, *(["resources"] if "on_subscriptions_listen" in handlers else [])],
             self._conventions.unknown_tool_error,
             self._conventions.unknown_resource_error,
             self._conventions.unknown_prompt_error,
@@ -295,6 +302,9 @@ class Server(Generic[LifespanT]):
         #: what makes it, called when this one first serves).
         self._upstream: Client | UpstreamFactory | None = None
         for keyword, fn in handlers.items():
+            if keyword == "on_subscriptions_listen" and isinstance(fn, ListenHandler):
+                fn.serve(self)
+                continue
             served = HANDLERS.get(keyword)
             if served is None:
                 raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
@@ -894,6 +904,23 @@ class Server(Generic[LifespanT]):
 
         self._native.set_interceptor(run)
 
+    #: Whether ``middleware`` holds the official SDK's middleware (FastMCP's is its own).
+    _runs_official_middleware: ClassVar[bool] = True
+
+    def _run_official_middleware(self) -> None:
+        """Runs ``self.middleware`` around each request, as the official SDK's server does."""
+        chain = self.middleware
+
+        async def run(method: str, params: Any, native: _native.Context, call_next: NextMethod) -> Any:
+            async def through(index: int, ctx: ServerRequestContext[Any]) -> Any:
+                if index == len(chain):
+                    return await call_next(ctx.params)
+                return result_object(await chain[index](ctx, functools.partial(through, index + 1)))
+
+            return await through(0, ServerRequestContext(native, self._lifespan_state, self, method, params))
+
+        self._native.set_interceptor(run)
+
     def request_handler(self, method: str) -> Callable[[Handler], Handler]:
         """Answers requests of ``method``, one the protocol does not define (an
         extension's)::
@@ -934,6 +961,23 @@ class Server(Generic[LifespanT]):
             return fn
 
         return register
+
+    def add_request_handler(self, method: str, params_type: type[Any], handler: Callable[..., Any]) -> None:
+        """The official SDK's way to answer requests of ``method``: ``handler(ctx, params)``
+        gets the params checked as ``params_type`` (-32602 when they do not fit), as
+        :meth:`request_handler` serves it."""
+        self.request_handler(method)(_taking_params(params_type, handler))
+
+    def add_notification_handler(self, method: str, params_type: type[Any], handler: Callable[..., Any]) -> None:
+        """The official SDK's way to act on notifications of ``method``: ``handler(ctx,
+        params)``, as :meth:`notification_handler` serves it."""
+        self.notification_handler(method)(_taking_params(params_type, handler))
+
+    def add_extension(self, extension: Extension) -> None:
+        """Adds an :class:`~oxmcp.server.extension.Extension`: declares it with its
+        settings, registers its tools and resources, serves its methods, and runs its
+        ``intercept_tool_call`` around every tool call (the first added outermost)."""
+        add_extension(self, extension)
 
     def extension(self, id: str, settings: dict[str, Any] | None = None) -> None:
         """Declares extension ``id`` in the capabilities 2026-07-28 clients see, with its
@@ -1001,15 +1045,27 @@ class Server(Generic[LifespanT]):
         address the app is served on, accepts any ``Host`` header when it is not a loopback
         address (a remote server), as the official SDK does; the other options are those of
         :class:`HttpOptions`, under their names or the official SDK's (``stateless_http``,
-        ``streamable_http_path``)."""
+        ``streamable_http_path``, ``transport_security``, ``retry_interval``,
+        ``custom_starlette_routes`` served beside the endpoint, and a low-level server's
+        ``auth`` and ``token_verifier``, which this app checks; an
+        ``event_store`` is taken and not needed: the core keeps each stream's events for
+        resumption itself)."""
         from ..asgi import HttpApp
 
         if path is not None:
             options["path"] = path
         if transport == "sse":
             options.setdefault("legacy_sse", True)
-        config = _native.HttpConfig(**{**self._auth_http_options, **_http_options(options, host)})
-        app = HttpApp(self, config, middleware, self._custom_routes)
+        routes = options.pop("custom_starlette_routes", ())
+        auth, token_verifier = options.pop("auth", None), options.pop("token_verifier", None)
+        if auth is None and token_verifier is None:
+            config = _native.HttpConfig(**{**self._auth_http_options, **_http_options(options, host)})
+        else:
+            # A low-level server's auth, given with the app as the official SDK takes it.
+            verifier, auth_options = resource_server(auth, token_verifier)
+            endpoint_verifier = None if verifier is None else native_verifier(verifier)
+            config = _native.HttpConfig(**{**auth_options, **_http_options(options, host)}, verifier=endpoint_verifier)
+        app = HttpApp(self, config, middleware, [*self._custom_routes, *routes])
         self._http_apps.append(app)
         return app
 
@@ -1055,6 +1111,8 @@ class Server(Generic[LifespanT]):
         """Within the lifespans of the server and of the servers mounted on it, and
         connected to the server it proxies: entered by the first that serves the server,
         left when the last one stops."""
+        if self._living_users == 0 and self.middleware and self._runs_official_middleware:
+            self._run_official_middleware()
         if self._lifespan is None and not self._mounted and self._upstream is None:
             yield
             return
@@ -1244,13 +1302,19 @@ class Server(Generic[LifespanT]):
         raise ValueError(f"unknown transport {transport!r}; use 'stdio', 'http', 'streamable-http' or 'sse'")
 
 
-class MCPServer(Server):
+class MCPServer(Server[LifespanT]):
     """The official SDK's server (``from mcp.server.mcpserver import MCPServer``): its servers
     run on oxmcp with the import line changed to ``from oxmcp import MCPServer``, and their
     clients read what the official SDK's would, a tool's meant failure worded ``Error
-    executing tool <name>: <its text>`` too."""
+    executing tool <name>: <its text>`` too. ``extensions`` are added as
+    :meth:`add_extension` adds them."""
 
     _conventions = OfficialConventions()
+
+    def __init__(self, *args: Any, extensions: Sequence[Extension] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for extension in extensions:
+            self.add_extension(extension)
 
 
 FastMCP = MCPServer
@@ -1351,6 +1415,10 @@ class HttpOptions(TypedDict, total=False):
     shutdown_timeout: float
     """Seconds :meth:`HttpServer.close` lets requests in flight finish before it cancels
     them (default 10)."""
+    sse_retry: float
+    """Seconds a client whose SSE stream the server ended (``ctx.close_sse_stream()``)
+    waits before it reconnects, the streams' ``retry`` (default 1; the official SDK's
+    ``retry_interval`` is this in milliseconds)."""
     legacy_sse: bool
     """Also serve the deprecated HTTP+SSE transport of 2024-11-05 at ``/sse`` and
     ``/messages``."""
@@ -1428,6 +1496,13 @@ def _http_options(options: dict[str, Any], host: str | None = None) -> dict[str,
     the same when bound)."""
     aliases = {"stateless_http": "stateless", "streamable_http_path": "path"}
     options = {aliases.get(name, name): value for name, value in options.items()}
+    security = options.pop("transport_security", None)
+    if security is not None:
+        options = {**security.http_options(), **options}
+    if (retry_ms := options.pop("retry_interval", None)) is not None:
+        options["sse_retry"] = retry_ms / 1000
+    # The core keeps every stream's events for resumption itself (``event_bytes_kept``).
+    options.pop("event_store", None)
     if host is not None and host not in _LOOPBACK_HOSTS:
         options.setdefault("allowed_hosts", [])
     return options
@@ -1667,6 +1742,23 @@ def _method_handler(
             raise McpError(INVALID_PARAMS, f"{method}: invalid params: {error.errors()[0]['msg']}") from None
 
     return _handler(fn, spec, arguments, context, convert or result_object, failure)
+
+
+def _taking_params(params_type: type[Any], handler: Callable[..., Any]) -> Callable[..., Any]:
+    """``handler(ctx, params)`` (the official SDK's order) as a method handler whose
+    params are read as ``params_type``."""
+
+    async def answer(params: Any, ctx: ServerRequestContext[Any]) -> Any:
+        answered = handler(ctx, params)
+        return await answered if inspect.isawaitable(answered) else answered
+
+    answer.__signature__ = inspect.signature(answer).replace(  # type: ignore[attr-defined]
+        parameters=[
+            inspect.Parameter("params", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=params_type),
+            inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ServerRequestContext),
+        ]
+    )
+    return answer
 
 
 def _page(value: Any) -> Any:

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, NoReturn
 from pydantic import BaseModel
 
 from .._native import run_to_end, runs_in_one_step
-from .._official import from_official_error
+from .._official import from_official_error, is_input_required
 
 #: The positional and keyword arguments of a handler.
 Call = tuple[tuple[Any, ...], dict[str, Any]]
@@ -64,7 +64,7 @@ def native_callable(
             try:
                 args, kwargs = prepare(*native)
                 value = await fn(*args, **kwargs)
-                return value if convert is None else convert(value)
+                return answered(value, convert, native)
             except Exception as error:
                 raise_answer(error, failure, native)
             finally:
@@ -79,7 +79,7 @@ def native_callable(
             value = fn(*args, **kwargs)
             if is_async:
                 value = run_to_end(value)
-            return value if convert is None else convert(value)
+            return answered(value, convert, native)
         except Exception as error:
             raise_answer(error, failure, native)
         finally:
@@ -98,6 +98,16 @@ def native_callable(
         return run_here(*native)
 
     return run_in_one_step
+
+
+def answered(value: Any, convert: Callable[[Any], Any] | None, native: tuple[Any, ...]) -> Any:
+    """What the core gets of a handler's `value`: as ``convert`` makes it; an
+    ``InputRequiredResult`` ends the run asking for its input (the guard pattern), its
+    ``request_state`` sealed by the core."""
+    if is_input_required(value):
+        asked = value.model_dump(by_alias=True, exclude_none=True, mode="json")
+        raise native[-1].input_required(asked.get("inputRequests") or {}, asked.get("requestState"))
+    return value if convert is None else convert(value)
 
 
 def raise_answer(error: Exception, failure: Failure | None, native: tuple[Any, ...] = ()) -> NoReturn:

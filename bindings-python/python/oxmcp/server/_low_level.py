@@ -40,6 +40,9 @@ class LowLevelHandlers(TypedDict, total=False):
     on_completion: LowLevelHandler
     on_roots_list_changed: LowLevelHandler
     on_progress: LowLevelHandler
+    on_subscriptions_listen: Any
+    """A :class:`~oxmcp.server.subscriptions.ListenHandler`: its bus's events reach the
+    server's clients."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,8 @@ def low_level_handler(fn: Callable[..., Any], served: Served, lifespan: Callable
 
     def prepare(given: Any, native_ctx: Any) -> Call:
         params = ({"cursor": given} if given is not None else None) if served.role == "list" else given
+        if served.role == "catalog":
+            params = _with_answers(params, native_ctx)
         try:
             parsed = adapter.validate_python(params)
         except ValidationError as error:
@@ -94,6 +99,16 @@ def low_level_handler(fn: Callable[..., Any], served: Served, lifespan: Callable
 
     convert = _completion if served.role == "completer" else result_object
     return native_callable(fn, inspect.iscoroutinefunction(fn), prepare, convert)
+
+
+def _with_answers(params: Any, native_ctx: Any) -> Any:
+    """A retried request's params with the answers it brought and the state the handler
+    gave last time, opened (the core checked it), as a guard reads them
+    (``params.input_responses``, ``params.request_state``)."""
+    if not isinstance(params, dict):
+        return params
+    carried = {"inputResponses": native_ctx.input_responses, "requestState": native_ctx.request_state}
+    return {**params, **{key: value for key, value in carried.items() if value is not None}}
 
 
 def _completion(value: Any) -> Any:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-__all__ = ["RequestStateSecurity"]
+__all__ = ["RequestStateBoundary", "RequestStateSecurity"]
 
 #: The fewest bytes of secret randomness a key is made from (as the official SDK asks).
 MIN_KEY_BYTES = 32
@@ -65,9 +65,34 @@ class RequestStateSecurity:
         self.keys: list[bytes] = material
         self.ttl = ttl
         self.audience = audience
+        #: Whether the keys were made by :meth:`ephemeral` (held by this process alone).
+        self.ephemeral_keys = False
 
     @classmethod
     def ephemeral(cls, *, ttl: float = 600.0, audience: str | None = None) -> RequestStateSecurity:
         """A key made now and held by this process alone: state sealed before a restart or
         by another replica does not open."""
-        return cls(keys=[os.urandom(MIN_KEY_BYTES)], ttl=ttl, audience=audience)
+        security = cls(keys=[os.urandom(MIN_KEY_BYTES)], ttl=ttl, audience=audience)
+        security.ephemeral_keys = True
+        return security
+
+
+class RequestStateBoundary:
+    """The official SDK's middleware that seals a low-level server's ``requestState``
+    (``server.middleware.append(RequestStateBoundary(...))``). oxmcp's core seals every
+    server's state already, so the boundary passes requests on: a handler reads the
+    state it gave, and tampered or expired state is refused before it runs. Keys of one's
+    own go to the server (``Server(request_state_security=...)``): a boundary takes only
+    :meth:`RequestStateSecurity.ephemeral` keys, which the server holds already."""
+
+    def __init__(self, security: RequestStateSecurity, *, default_audience: str | None) -> None:
+        if not security.ephemeral_keys:
+            raise ValueError(
+                "oxmcp seals requestState in its core: give these keys to the server, "
+                "Server(request_state_security=...), not to a RequestStateBoundary"
+            )
+        self.security = security
+        self.default_audience = default_audience
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await call_next(ctx)

@@ -20,7 +20,6 @@ from ...context import Context as OxmcpContext
 from ...context import ElicitationResult, LogLevel, ReadResourceContents, _ElicitedForm
 from ...types import GetPromptResult
 from ..exceptions import NotFoundError
-from .elicitation import elicitation_result
 
 if TYPE_CHECKING:
     from ...server import Server
@@ -42,13 +41,6 @@ _LIST_OF: dict[Kind, Literal["tools", "resources", "prompts"]] = {
     "resource": "resources",
     "template": "resources",
     "prompt": "prompts",
-}
-
-#: The list each list-change notification names.
-_LIST_CHANGED: dict[str, Literal["tools", "resources", "prompts"]] = {
-    "notifications/tools/list_changed": "tools",
-    "notifications/resources/list_changed": "resources",
-    "notifications/prompts/list_changed": "prompts",
 }
 
 
@@ -224,7 +216,7 @@ class Context(OxmcpContext[Any]):
         response type (oxmcp's is a schema), in any of FastMCP's forms (see
         :meth:`oxmcp.Context.elicit`)."""
         form = _ElicitedForm.of_response_type(response_type, response_title, response_description)
-        return elicitation_result(await self._elicit_form(message, form))
+        return await self._elicit_form(message, form)
 
     async def read_resource(self, uri: str) -> list[ReadResourceContents]:
         """:meth:`oxmcp.Context.read_resource`; an unknown URI raises FastMCP's
@@ -306,18 +298,11 @@ class Context(OxmcpContext[Any]):
         return carried
 
     async def send_notification(self, notification: Any) -> None:
-        """Sends ``notification``, the official SDK's model of a list change
-        (``ToolListChangedNotification()`` and its siblings), as FastMCP's: to this session's
-        client (every client in 2026-07-28, where a session is a request). Log messages and
-        progress go through :meth:`log` and :meth:`report_progress`."""
-        method = getattr(notification, "method", None)
-        kind = _LIST_CHANGED.get(method) if isinstance(method, str) else None
-        if kind is None:
-            raise TypeError(
-                f"send_notification sends list changes; {method!r} is sent by the methods of its own "
-                "(log, report_progress)"
-            )
-        await self.notify_session_list_changed(kind)
+        """Sends ``notification``, the official SDK's model of it, as FastMCP's: a list
+        change to this session's client (every client in 2026-07-28, where a session is a
+        request), a log message, progress or a resource's update
+        (:meth:`oxmcp.context.Session.send_notification`)."""
+        await self.session.send_notification(notification)
 
     # FastMCP's logging methods take the message first and name their arguments its way.
     async def log(  # type: ignore[override]

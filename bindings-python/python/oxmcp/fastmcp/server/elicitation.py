@@ -11,40 +11,6 @@ Each is an :class:`oxmcp.ElicitationResult` (``action``, ``data``) too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from ...server.elicitation import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
 
-from ...context import ElicitationResult
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class AcceptedElicitation(ElicitationResult[T]):
-    """The user accepted: ``data`` holds the answer."""
-
-    action: Literal["accept", "decline", "cancel"] = "accept"
-
-
-@dataclass(frozen=True)
-class DeclinedElicitation(ElicitationResult[None]):
-    """The user declined to answer."""
-
-    action: Literal["accept", "decline", "cancel"] = "decline"
-
-
-@dataclass(frozen=True)
-class CancelledElicitation(ElicitationResult[None]):
-    """The user dismissed the question."""
-
-    action: Literal["accept", "decline", "cancel"] = "cancel"
-
-
-def elicitation_result(result: ElicitationResult[Any]) -> ElicitationResult[Any]:
-    """``result`` as the class of what the user did."""
-    if result.action == "accept":
-        return AcceptedElicitation(data=result.data)
-    return DeclinedElicitation() if result.action == "decline" else CancelledElicitation()
-
-
-__all__ = ["AcceptedElicitation", "CancelledElicitation", "DeclinedElicitation", "elicitation_result"]
+__all__ = ["AcceptedElicitation", "CancelledElicitation", "DeclinedElicitation"]

@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import re
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
-
-from ... import _native
-from ..._errors import McpError
-from ..._native import INVALID_PARAMS, METHOD_NOT_FOUND
 from ...context import ServerRequestContext
+from ...server.extension import (
+    ExtensionRequestHandler,
+    MethodBinding,
+    read_client_extension_settings,
+    validate_extension_identifier,
+)
 from ...types import CallToolRequestParams
 from .middleware.middleware import CallNext, Middleware, MiddlewareContext
 
@@ -35,65 +34,8 @@ if TYPE_CHECKING:
     from .context import Context
     from .server import FastMCP
 
-#: What a method binding's handler is: given the request's context and its checked
-#: params, it returns the result (a model or a dict; None for an empty one).
-ExtensionRequestHandler = Callable[[ServerRequestContext[Any], Any], Awaitable[BaseModel | dict[str, Any] | None]]
 #: What an interceptor awaits to run the rest: the inner interceptors, then the tool.
 ToolCallContinuation = Callable[[], Awaitable[Any]]
-
-#: An extension's identifier: a reverse-DNS prefix (labels that start with a letter and
-#: end with a letter or digit), ``/``, and a name, as the spec's ``_meta`` keys are named.
-_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_IDENTIFIER = re.compile(rf"{_LABEL}(?:\.{_LABEL})*/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
-
-
-def validate_extension_identifier(identifier: Any, *, owner: str) -> None:
-    """``TypeError`` unless ``identifier`` is a ``vendor-prefix/name`` text."""
-    if not isinstance(identifier, str) or not _IDENTIFIER.fullmatch(identifier):
-        raise TypeError(
-            f"{owner}.identifier must be a `vendor-prefix/name` string "
-            f"(reverse-DNS prefix required), got {identifier!r}"
-        )
-
-
-@dataclass(frozen=True)
-class MethodBinding:
-    """A request method an extension serves: its params are checked against
-    ``params_type`` (a pydantic model; -32602 when they do not fit), then ``handler`` answers;
-    with ``protocol_versions``, only requests of those protocol versions (any other is
-    answered as an unknown method). A method the protocol defines is refused."""
-
-    method: str
-    params_type: type[BaseModel]
-    handler: ExtensionRequestHandler
-    protocol_versions: frozenset[str] | None = None
-
-    def __post_init__(self) -> None:
-        if self.method in _native.PROTOCOL_REQUESTS:
-            raise ValueError(
-                f"MethodBinding cannot bind spec method {self.method!r}; extension "
-                "methods are additive. Use ServerExtension.intercept_tool_call or "
-                "FastMCP middleware to wrap core behaviour."
-            )
-        if self.protocol_versions is not None and not self.protocol_versions:
-            raise ValueError(
-                f"MethodBinding for {self.method!r} has an empty protocol_versions "
-                "set, so it could never be served; use None to admit every version."
-            )
-
-    async def answer(self, params: dict[str, Any] | None, ctx: ServerRequestContext[Any]) -> Any:
-        """The answer to one request of the method."""
-        if self.protocol_versions is not None and ctx.protocol_version not in self.protocol_versions:
-            message = f"Method {self.method!r} is not available at protocol version {ctx.protocol_version!r}."
-            raise McpError(METHOD_NOT_FOUND, message)
-        try:
-            checked = self.params_type.model_validate(params or {})
-        except ValidationError as refused:
-            raise McpError(INVALID_PARAMS, f"Invalid params for {self.method}: {refused}") from None
-        answered = await self.handler(ctx, checked)
-        if isinstance(answered, BaseModel):
-            return answered.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return {} if answered is None else answered
 
 
 class ServerExtension:
@@ -155,14 +97,6 @@ class ServerExtension:
     def client_settings(self, ctx: ServerRequestContext[Any]) -> dict[str, Any] | None:
         """The settings the client declared for this extension, or None when it did not."""
         return read_client_extension_settings(ctx, self.identifier)
-
-
-def read_client_extension_settings(ctx: ServerRequestContext[Any], identifier: str) -> dict[str, Any] | None:
-    """The settings the client of the request declared for extension ``identifier`` (in
-    each request's ``_meta`` in the 2026-07-28 era, at the handshake before), or None."""
-    extensions = ctx.client_capabilities.get("extensions")
-    settings = extensions.get(identifier) if isinstance(extensions, Mapping) else None
-    return dict(settings) if isinstance(settings, Mapping) else None
 
 
 def add_extension(server: FastMCP, extension: ServerExtension) -> None:

@@ -71,6 +71,8 @@ class FastMCP(Server):
     one name, as FastMCP serves them: :mod:`oxmcp.fastmcp.server._versions`) and
     ``auth=require_scopes(...)`` (:mod:`oxmcp.fastmcp.server.auth`)."""
 
+    _runs_official_middleware = False
+
     _conventions: Conventions = FastMCPConventions()
     _components_type: ClassVar[type[Components]] = VersionedComponents
 
@@ -160,7 +162,8 @@ class FastMCP(Server):
         for provider in providers or ():
             self.add_provider(provider)
 
-    def add_extension(self, extension: ServerExtension) -> None:
+    # FastMCP's extensions are its own kind (``ServerExtension``), not the official SDK's.
+    def add_extension(self, extension: ServerExtension) -> None:  # type: ignore[override]
         """Adds a server extension (SEP-2133, :mod:`oxmcp.fastmcp.server.extensions`): its
         settings declared, its methods served, its interceptor around every tool call (the
         first added outermost, inside the middleware given before it), its lifespan entered
