@@ -23,7 +23,7 @@ from pydantic.alias_generators import to_camel
 
 from ..context import Context
 from ..resources import Resource, TextResource
-from .extension import Extension, ResourceBinding, ToolBinding
+from .extension import Extension, ResourceBinding, ToolBinding, read_client_extension_settings
 
 __all__ = [
     "APP_MIME_TYPE",
@@ -166,9 +166,8 @@ class Apps(Extension):
 def client_supports_apps(ctx: Context[Any]) -> bool:
     """Whether the request's client declared MCP Apps with the app MIME type among its
     ``mimeTypes``: a tool then answers for its UI, and in text alone otherwise."""
-    extensions = ctx.client_capabilities.get("extensions")
-    settings = extensions.get(EXTENSION_ID) if isinstance(extensions, dict) else None
-    mime_types = settings.get("mimeTypes") if isinstance(settings, dict) else None
+    settings = read_client_extension_settings(ctx, EXTENSION_ID)
+    mime_types = None if settings is None else settings.get("mimeTypes")
     return isinstance(mime_types, list | tuple) and APP_MIME_TYPE in mime_types
 
 

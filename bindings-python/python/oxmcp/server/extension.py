@@ -27,7 +27,7 @@ from .. import _native
 from .._errors import McpError
 from .._native import INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
 from .._official import to_official
-from ..context import ServerRequestContext
+from ..context import Context, ServerRequestContext
 from ..types import CallToolRequestParams
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ class _ToolCallInterceptor:
         return await self.extension.intercept_tool_call(params, ctx, call_next)
 
 
-def read_client_extension_settings(ctx: ServerRequestContext[Any], identifier: str) -> dict[str, Any] | None:
+def read_client_extension_settings(ctx: Context[Any], identifier: str) -> dict[str, Any] | None:
     """The settings the client of the request declared for extension ``identifier`` (in
     each request's ``_meta`` in the 2026-07-28 era, at the handshake before), or None."""
     extensions = ctx.client_capabilities.get("extensions")
